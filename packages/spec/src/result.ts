@@ -1,0 +1,81 @@
+import { z } from "zod";
+
+/** The closed set of reasons a graded run ends with. Exit code 0 only for PASS. The README documents each. */
+export const REASON_CODES = {
+  PASS: "Every test of both suites ran and passed.",
+  TESTS_FAILED: "A test of the existing or hidden suite failed or errored.",
+  NO_TESTS_RAN: "A suite ran no test (all skipped, none collected, or the runner died before any).",
+  DIFF_INVALID: "The diff is not a unified diff the oracle can parse.",
+  DIFF_EMPTY_AFTER_FILTER: "Nothing of the diff is left after the allow/deny filter.",
+  DIFF_DOES_NOT_APPLY: "git apply --check refused the filtered diff.",
+  CHECKOUT_FAILED: "The base commit could not be checked out from the mirror.",
+  TIMEOUT: "The run passed its wall-clock limit; the whole container was killed.",
+  OUT_OF_MEMORY: "The container hit its memory limit and was OOM-killed.",
+  REPORT_MISSING: "A suite wrote no JUnit report to $ORACLE_JUNIT.",
+  REPORT_INVALID: "A suite's JUnit report is not well-formed JUnit XML.",
+  REPORT_INCONSISTENT: "A suite's runner exited non-zero while its report says every test passed, or the report contradicts the oracle's sentinels.",
+  IMAGE_NOT_BUILT: "The task's image has no current recorded digest.",
+  INFRA_ERROR: "The engine or the host failed; not the diff's fault.",
+} as const;
+export type ReasonCode = keyof typeof REASON_CODES;
+export const ReasonCodeSchema = z.enum(Object.keys(REASON_CODES) as [ReasonCode, ...ReasonCode[]]);
+
+export const TestOutcomeSchema = z.enum(["passed", "failed", "error", "skipped"]);
+export type TestOutcome = z.output<typeof TestOutcomeSchema>;
+
+export const TestCaseSchema = z.strictObject({
+  /** `<suite>:<file or classname>::<test name>` */
+  id: z.string(),
+  outcome: TestOutcomeSchema,
+  timeSeconds: z.number().nonnegative().optional(),
+  message: z.string().optional(),
+});
+export type TestCase = z.output<typeof TestCaseSchema>;
+
+export const SuiteResultSchema = z.strictObject({
+  status: z.enum(["PASS", "FAIL", "NOT_RUN"]),
+  reason: ReasonCodeSchema.optional(),
+  exitCode: z.number().int().nullable(),
+  durationMs: z.number().nonnegative(),
+  counts: z.strictObject({
+    passed: z.number().int(),
+    failed: z.number().int(),
+    error: z.number().int(),
+    skipped: z.number().int(),
+  }),
+  tests: z.array(TestCaseSchema),
+  output: z.strictObject({ bytes: z.number().int().nonnegative(), truncated: z.boolean() }),
+});
+export type SuiteResult = z.output<typeof SuiteResultSchema>;
+
+export const DroppedEntrySchema = z.strictObject({
+  path: z.string(),
+  hunk: z.string().optional(),
+  why: z.string(),
+});
+export type DroppedEntry = z.output<typeof DroppedEntrySchema>;
+
+export const GradeResultSchema = z.strictObject({
+  graderVersion: z.string(),
+  task: z.string(),
+  mode: z.enum(["grade", "baseline"]),
+  verdict: z.enum(["PASS", "FAIL"]),
+  reason: ReasonCodeSchema,
+  message: z.string(),
+  testsHash: z.string().regex(/^[0-9a-f]{64}$/),
+  testIds: z.array(z.string()),
+  suites: z.strictObject({ existing: SuiteResultSchema, hidden: SuiteResultSchema }),
+  image: z.strictObject({ name: z.string(), reference: z.string().nullable(), digest: z.string().nullable() }),
+  diff: z
+    .strictObject({
+      sha256: z.string(),
+      filteredSha256: z.string().nullable(),
+      dropped: z.array(DroppedEntrySchema),
+    })
+    .nullable(),
+  timings: z.record(z.string(), z.number().nonnegative()),
+  logPath: z.string(),
+  startedAt: z.iso.datetime(),
+  durationMs: z.number().nonnegative(),
+});
+export type GradeResult = z.output<typeof GradeResultSchema>;

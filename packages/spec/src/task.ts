@@ -1,0 +1,144 @@
+import { readdir, stat } from "node:fs/promises";
+import { isAbsolute, join, resolve } from "node:path";
+import { z } from "zod";
+import { OracleError } from "./errors.js";
+import { parseWith, readJsonFile } from "./parse.js";
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Variables the oracle fixes in every run; a task may not override them. */
+export const RESERVED_ENV = ["TZ", "LC_ALL", "PYTHONHASHSEED", "SOURCE_DATE_EPOCH", "HOME", "PATH"] as const;
+
+const globs = z.array(z.string().min(1, "a glob may not be empty"));
+
+const suiteCommand = z
+  .string()
+  .min(1, "may not be empty")
+  .describe("Shell command run in the checkout (sh -c) as the non-root user; writes JUnit XML to $ORACLE_JUNIT.");
+
+export const ExistingSuiteSchema = z.strictObject({
+  command: suiteCommand,
+  files: globs
+    .min(1, "list at least one glob")
+    .describe("Globs of the existing suite's files; reset to the base commit after the diff is applied."),
+});
+
+export const HiddenSuiteSchema = z.strictObject({ command: suiteCommand });
+
+export const ResourcesSchema = z.strictObject({
+  memoryMb: z.number().int().min(64).max(65536).default(2048).describe("Memory limit, no swap."),
+  cpus: z.number().positive().max(64).default(2).describe("CPU limit in cores."),
+  pids: z.number().int().min(16).max(65536).default(512).describe("Process limit."),
+});
+
+export const TaskSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    id: z.string().regex(NAME, "letters, digits, '.', '_' or '-', starting with a letter or digit"),
+    description: z.string().optional(),
+    image: z.string().regex(NAME, "the name of a folder under images/"),
+    repo: z.strictObject({
+      mirror: z
+        .string()
+        .min(1, "may not be empty")
+        .describe(
+          "Bare repository or git bundle. With mirrorIn 'host': a path relative to the task folder, or absolute on the oracle host. With 'image': an absolute path inside the image.",
+        ),
+      mirrorIn: z.enum(["host", "image"]).default("host"),
+      baseCommit: z.string().regex(/^[0-9a-f]{40}$/, "must be a full 40-character lowercase hex commit sha"),
+    }),
+    suites: z.strictObject({ existing: ExistingSuiteSchema, hidden: HiddenSuiteSchema }),
+    diff: z
+      .strictObject({ allow: globs.default(["**"]), deny: globs.default([]) })
+      .default({ allow: ["**"], deny: [] }),
+    timeoutSeconds: z.number().int().min(1).max(86400).default(300),
+    env: z.record(z.string().regex(ENV_NAME, "not a valid variable name"), z.string()).default({}),
+    resources: ResourcesSchema.default({ memoryMb: 2048, cpus: 2, pids: 512 }),
+    framework: z
+      .enum(["pytest", "vitest", "jest", "mocha", "node-test", "go", "cargo", "maven", "other"])
+      .optional()
+      .describe("The test runner, a hint for must-fail sentinels and report parsing."),
+  })
+  .superRefine((task, ctx) => {
+    for (const name of RESERVED_ENV) {
+      if (name in task.env) ctx.addIssue({ code: "custom", path: ["env", name], message: "set by the oracle; a task may not override it" });
+    }
+    for (const name of Object.keys(task.env)) {
+      if (name.startsWith("ORACLE_")) ctx.addIssue({ code: "custom", path: ["env", name], message: "ORACLE_* names are reserved" });
+    }
+    if (task.repo.mirrorIn === "image" && !task.repo.mirror.startsWith("/")) {
+      ctx.addIssue({ code: "custom", path: ["repo", "mirror"], message: "with mirrorIn 'image' it must be an absolute path inside the image" });
+    }
+  });
+
+export type Task = z.output<typeof TaskSchema>;
+
+/** A loaded task: the parsed file plus where its pieces are on the host. */
+export interface LoadedTask {
+  task: Task;
+  /** Absolute path of tasks/<id>/. */
+  dir: string;
+  /** Absolute host path of the mirror, or null when it is baked into the image. */
+  mirrorPath: string | null;
+  hiddenTestsDir: string;
+  goldDiff: string | null;
+}
+
+export function tasksDir(root: string): string {
+  return join(resolve(root), "tasks");
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Checks that do not fit a schema: the id names the folder, the mirror and hidden tests exist. */
+async function checkTaskFolder(task: Task, dir: string, label: string): Promise<LoadedTask> {
+  const folder = dir.split(/[\\/]/).pop();
+  const problems: string[] = [];
+  if (task.id !== folder) problems.push(`${label}: id: must equal the folder name '${folder}', found '${task.id}'`);
+  let mirrorPath: string | null = null;
+  if (task.repo.mirrorIn === "host") {
+    mirrorPath = isAbsolute(task.repo.mirror) ? task.repo.mirror : resolve(dir, task.repo.mirror);
+    if (!(await exists(mirrorPath))) problems.push(`${label}: repo.mirror: ${mirrorPath} does not exist`);
+  }
+  const hiddenTestsDir = join(dir, "hidden-tests");
+  if (!(await exists(hiddenTestsDir))) problems.push(`${label}: hidden-tests/: the folder is missing`);
+  if (problems.length > 0) {
+    throw new OracleError("TASK_INVALID", problems.join("\n"), { hint: `fix ${label} and try again` });
+  }
+  const gold = join(dir, "gold.diff");
+  return { task, dir, mirrorPath, hiddenTestsDir, goldDiff: (await exists(gold)) ? gold : null };
+}
+
+/** Parses a task object that is already in memory (no folder checks). */
+export function parseTask(data: unknown, label = "task.json"): Task {
+  return parseWith(TaskSchema, data, label, "TASK_INVALID");
+}
+
+/** Loads tasks/<id>/task.json under `root`, with errors that name the file and the field. */
+export async function loadTask(root: string, id: string): Promise<LoadedTask> {
+  if (!NAME.test(id)) throw new OracleError("TASK_NOT_FOUND", `'${id}' is not a task id`, { hint: "task ids are folder names under tasks/" });
+  const dir = join(tasksDir(root), id);
+  const label = `tasks/${id}/task.json`;
+  if (!(await exists(dir))) {
+    throw new OracleError("TASK_NOT_FOUND", `no task '${id}' under ${tasksDir(root)}`, { hint: "list the tasks with: ls tasks/" });
+  }
+  const task = await readJsonFile(TaskSchema, join(dir, "task.json"), label, "TASK_INVALID");
+  return checkTaskFolder(task, dir, label);
+}
+
+/** The ids of every folder under tasks/ that holds a task.json, sorted. */
+export async function listTaskIds(root: string): Promise<string[]> {
+  const dir = tasksDir(root);
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  const ids: string[] = [];
+  for (const entry of entries) {
+    if (entry.isDirectory() && (await exists(join(dir, entry.name, "task.json")))) ids.push(entry.name);
+  }
+  return ids.sort();
+}
