@@ -1,27 +1,9 @@
-export { ERROR_CODES, OracleError, formatError, isOracleError } from "./errors.js";
 export type { ErrorCode, OracleErrorOptions } from "./errors.js";
-export { describeIssues, parseWith, readJsonFile } from "./parse.js";
+export { ERROR_CODES, formatError, isOracleError, OracleError } from "./errors.js";
 export { writeJsonAtomic } from "./files.js";
-export {
-  ExistingSuiteSchema,
-  HiddenSuiteSchema,
-  RESERVED_ENV,
-  ResourcesSchema,
-  TaskSchema,
-  listTaskIds,
-  loadTask,
-  parseTask,
-  tasksDir,
-} from "./task.js";
-export type { LoadedTask, Task } from "./task.js";
-export {
-  ImageBuildSchema,
-  ImageRecordSchema,
-  RegistryFileSchema,
-  readRegistryFile,
-  registryFilePath,
-} from "./registry.js";
-export type { ImageBuild, ImageRecord, RegistryFile } from "./registry.js";
+export { taskJsonSchema } from "./json-schema.js";
+export { describeIssues, parseWith, readJsonFile } from "./parse.js";
+export type { QuarantineEntry, QuarantineFile, QuarantineFlag, QuarantineReason } from "./quarantine.js";
 export {
   QUARANTINE_FLAGS,
   QuarantineEntrySchema,
@@ -30,7 +12,15 @@ export {
   quarantineFilePath,
   readQuarantineFile,
 } from "./quarantine.js";
-export type { QuarantineEntry, QuarantineFile, QuarantineFlag, QuarantineReason } from "./quarantine.js";
+export type { ImageBuild, ImageRecord, RegistryFile } from "./registry.js";
+export {
+  ImageBuildSchema,
+  ImageRecordSchema,
+  RegistryFileSchema,
+  readRegistryFile,
+  registryFilePath,
+} from "./registry.js";
+export type { DroppedEntry, GradeResult, ReasonCode, SuiteResult, TestCase, TestOutcome } from "./result.js";
 export {
   DroppedEntrySchema,
   GradeResultSchema,
@@ -40,5 +30,15 @@ export {
   TestCaseSchema,
   TestOutcomeSchema,
 } from "./result.js";
-export type { DroppedEntry, GradeResult, ReasonCode, SuiteResult, TestCase, TestOutcome } from "./result.js";
-export { taskJsonSchema } from "./json-schema.js";
+export type { LoadedTask, Task } from "./task.js";
+export {
+  ExistingSuiteSchema,
+  HiddenSuiteSchema,
+  listTaskIds,
+  loadTask,
+  parseTask,
+  RESERVED_ENV,
+  ResourcesSchema,
+  TaskSchema,
+  tasksDir,
+} from "./task.js";

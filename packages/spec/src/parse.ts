@@ -1,9 +1,12 @@
 import { readFile } from "node:fs/promises";
-import { z } from "zod";
-import { OracleError, type ErrorCode } from "./errors.js";
+import type { z } from "zod";
+import { type ErrorCode, OracleError } from "./errors.js";
 
 function issuePath(path: readonly PropertyKey[]): string {
-  return path.map((part) => (typeof part === "number" ? `[${part}]` : String(part))).join(".").replace(/\.\[/g, "[");
+  return path
+    .map((part) => (typeof part === "number" ? `[${part}]` : String(part)))
+    .join(".")
+    .replace(/\.\[/g, "[");
 }
 
 const errorMap: z.core.$ZodErrorMap = (issue) => {
@@ -49,9 +52,13 @@ export async function readJsonFile<T extends z.ZodType>(
   try {
     text = await readFile(file, "utf8");
   } catch (cause) {
-    throw new OracleError(code, `${label}: cannot be read (${(cause as NodeJS.ErrnoException).code ?? cause})`, {
-      cause,
-    });
+    throw new OracleError(
+      code,
+      `${label}: cannot be read (${(cause as NodeJS.ErrnoException).code ?? cause})`,
+      {
+        cause,
+      },
+    );
   }
   let data: unknown;
   try {

@@ -48,7 +48,8 @@ export async function readQuarantineFile(root: string): Promise<QuarantineFile> 
   try {
     return await readJsonFile(QuarantineFileSchema, quarantineFilePath(root), "tasks/quarantine.json");
   } catch (error) {
-    if ((error as { cause?: NodeJS.ErrnoException }).cause?.code === "ENOENT") return { version: 1, tasks: {} };
+    if ((error as { cause?: NodeJS.ErrnoException }).cause?.code === "ENOENT")
+      return { version: 1, tasks: {} };
     throw error;
   }
 }

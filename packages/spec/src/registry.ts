@@ -46,7 +46,8 @@ export async function readRegistryFile(root: string): Promise<RegistryFile> {
   try {
     return await readJsonFile(RegistryFileSchema, file, "images/registry.json");
   } catch (error) {
-    if ((error as { cause?: NodeJS.ErrnoException }).cause?.code === "ENOENT") return { version: 1, images: {} };
+    if ((error as { cause?: NodeJS.ErrnoException }).cause?.code === "ENOENT")
+      return { version: 1, images: {} };
     throw error;
   }
 }

@@ -13,7 +13,8 @@ export const REASON_CODES = {
   OUT_OF_MEMORY: "The container hit its memory limit and was OOM-killed.",
   REPORT_MISSING: "A suite wrote no JUnit report to $ORACLE_JUNIT.",
   REPORT_INVALID: "A suite's JUnit report is not well-formed JUnit XML.",
-  REPORT_INCONSISTENT: "A suite's runner exited non-zero while its report says every test passed, or the report contradicts the oracle's sentinels.",
+  REPORT_INCONSISTENT:
+    "A suite's runner exited non-zero while its report says every test passed, or the report contradicts the oracle's sentinels.",
   IMAGE_NOT_BUILT: "The task's image has no current recorded digest.",
   INFRA_ERROR: "The engine or the host failed; not the diff's fault.",
 } as const;
@@ -65,7 +66,11 @@ export const GradeResultSchema = z.strictObject({
   testsHash: z.string().regex(/^[0-9a-f]{64}$/),
   testIds: z.array(z.string()),
   suites: z.strictObject({ existing: SuiteResultSchema, hidden: SuiteResultSchema }),
-  image: z.strictObject({ name: z.string(), reference: z.string().nullable(), digest: z.string().nullable() }),
+  image: z.strictObject({
+    name: z.string(),
+    reference: z.string().nullable(),
+    digest: z.string().nullable(),
+  }),
   diff: z
     .strictObject({
       sha256: z.string(),

@@ -15,7 +15,9 @@ const globs = z.array(z.string().min(1, "a glob may not be empty"));
 const suiteCommand = z
   .string()
   .min(1, "may not be empty")
-  .describe("Shell command run in the checkout (sh -c) as the non-root user; writes JUnit XML to $ORACLE_JUNIT.");
+  .describe(
+    "Shell command run in the checkout (sh -c) as the non-root user; writes JUnit XML to $ORACLE_JUNIT.",
+  );
 
 export const ExistingSuiteSchema = z.strictObject({
   command: suiteCommand,
@@ -31,6 +33,21 @@ export const ResourcesSchema = z.strictObject({
   cpus: z.number().positive().max(64).default(2).describe("CPU limit in cores."),
   pids: z.number().int().min(16).max(65536).default(512).describe("Process limit."),
 });
+
+/** Variable names: valid for a shell, and none the oracle sets itself. */
+function checkEnvNames(
+  env: Record<string, string>,
+  ctx: z.core.$RefinementCtx<Record<string, string>>,
+): void {
+  for (const name of Object.keys(env)) {
+    let message: string | null = null;
+    if (!ENV_NAME.test(name)) message = "not a valid variable name";
+    else if ((RESERVED_ENV as readonly string[]).includes(name))
+      message = "set by the oracle; a task may not override it";
+    else if (name.startsWith("ORACLE_")) message = "ORACLE_* names are reserved";
+    if (message) ctx.addIssue({ code: "custom", path: [name], message });
+  }
+}
 
 export const TaskSchema = z
   .strictObject({
@@ -53,7 +70,7 @@ export const TaskSchema = z
       .strictObject({ allow: globs.default(["**"]), deny: globs.default([]) })
       .default({ allow: ["**"], deny: [] }),
     timeoutSeconds: z.number().int().min(1).max(86400).default(300),
-    env: z.record(z.string().regex(ENV_NAME, "not a valid variable name"), z.string()).default({}),
+    env: z.record(z.string(), z.string()).superRefine(checkEnvNames).default({}),
     resources: ResourcesSchema.default({ memoryMb: 2048, cpus: 2, pids: 512 }),
     framework: z
       .enum(["pytest", "vitest", "jest", "mocha", "node-test", "go", "cargo", "maven", "other"])
@@ -61,14 +78,12 @@ export const TaskSchema = z
       .describe("The test runner, a hint for must-fail sentinels and report parsing."),
   })
   .superRefine((task, ctx) => {
-    for (const name of RESERVED_ENV) {
-      if (name in task.env) ctx.addIssue({ code: "custom", path: ["env", name], message: "set by the oracle; a task may not override it" });
-    }
-    for (const name of Object.keys(task.env)) {
-      if (name.startsWith("ORACLE_")) ctx.addIssue({ code: "custom", path: ["env", name], message: "ORACLE_* names are reserved" });
-    }
     if (task.repo.mirrorIn === "image" && !task.repo.mirror.startsWith("/")) {
-      ctx.addIssue({ code: "custom", path: ["repo", "mirror"], message: "with mirrorIn 'image' it must be an absolute path inside the image" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["repo", "mirror"],
+        message: "with mirrorIn 'image' it must be an absolute path inside the image",
+      });
     }
   });
 
@@ -100,7 +115,8 @@ async function exists(path: string): Promise<boolean> {
 async function checkTaskFolder(task: Task, dir: string, label: string): Promise<LoadedTask> {
   const folder = dir.split(/[\\/]/).pop();
   const problems: string[] = [];
-  if (task.id !== folder) problems.push(`${label}: id: must equal the folder name '${folder}', found '${task.id}'`);
+  if (task.id !== folder)
+    problems.push(`${label}: id: must equal the folder name '${folder}', found '${task.id}'`);
   let mirrorPath: string | null = null;
   if (task.repo.mirrorIn === "host") {
     mirrorPath = isAbsolute(task.repo.mirror) ? task.repo.mirror : resolve(dir, task.repo.mirror);
@@ -122,11 +138,16 @@ export function parseTask(data: unknown, label = "task.json"): Task {
 
 /** Loads tasks/<id>/task.json under `root`, with errors that name the file and the field. */
 export async function loadTask(root: string, id: string): Promise<LoadedTask> {
-  if (!NAME.test(id)) throw new OracleError("TASK_NOT_FOUND", `'${id}' is not a task id`, { hint: "task ids are folder names under tasks/" });
+  if (!NAME.test(id))
+    throw new OracleError("TASK_NOT_FOUND", `'${id}' is not a task id`, {
+      hint: "task ids are folder names under tasks/",
+    });
   const dir = join(tasksDir(root), id);
   const label = `tasks/${id}/task.json`;
   if (!(await exists(dir))) {
-    throw new OracleError("TASK_NOT_FOUND", `no task '${id}' under ${tasksDir(root)}`, { hint: "list the tasks with: ls tasks/" });
+    throw new OracleError("TASK_NOT_FOUND", `no task '${id}' under ${tasksDir(root)}`, {
+      hint: "list the tasks with: ls tasks/",
+    });
   }
   const task = await readJsonFile(TaskSchema, join(dir, "task.json"), label, "TASK_INVALID");
   return checkTaskFolder(task, dir, label);
