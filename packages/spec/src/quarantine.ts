@@ -14,6 +14,7 @@ export const QUARANTINE_FLAGS = {
   FLAKY: "Repeated runs of the same check gave different outcomes.",
   TESTS_HASH_UNSTABLE: "Repeated runs of the same check ran different tests.",
   TIMEOUT: "A check ran past the task's wall-clock limit.",
+  OUT_OF_MEMORY: "A check was OOM-killed at the task's memory limit.",
   INFRA_ERROR: "The engine failed on every retry; reported apart, not the task's fault.",
 } as const;
 export type QuarantineFlag = keyof typeof QUARANTINE_FLAGS;
