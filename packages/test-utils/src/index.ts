@@ -72,11 +72,18 @@ export function run(
     });
     child.on("error", fail);
     child.on("close", (code, signal) => done({ code, signal, stdout, stderr, ms: Date.now() - started }));
+    // A child that exits without reading its input closes the pipe first: not a failure of the run.
+    child.stdin.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE") fail(error);
+    });
     child.stdin.end(options.input ?? "");
   });
 }
 
 /** Containers (running or not) carrying `label` (`key` or `key=value`). */
-export async function containersWithLabel(label: string, docker: Docker = new Docker()): Promise<Docker.ContainerInfo[]> {
+export async function containersWithLabel(
+  label: string,
+  docker: Docker = new Docker(),
+): Promise<Docker.ContainerInfo[]> {
   return docker.listContainers({ all: true, filters: { label: [label] } });
 }
