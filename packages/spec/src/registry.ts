@@ -17,6 +17,8 @@ export const ImageBuildSchema = z.strictObject({
   dockerfileHash: hex64,
   /** Lockfile path (relative to the image folder) -> its fingerprint. */
   lockfiles: z.record(z.string(), hex64),
+  /** Every build-context file (relative path) -> the hash it counts by; lets the builder say which file changed. */
+  files: z.record(z.string(), hex64).optional(),
   builtAt: z.iso.datetime(),
   durationMs: z.number().int().nonnegative(),
 });

@@ -1,0 +1,131 @@
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { OracleError, parseWith } from "@oracle/spec";
+import { z } from "zod";
+import { DEFAULT_BUILD_TIMEOUT_MS, DEFAULT_REGISTRY } from "./build-images.js";
+
+export const HELP = `Usage: oracle-build-images [options] [NAME...]
+       pnpm build-images [options] [NAME...]
+
+Builds each images/<name>/ whose fingerprint (build context, lockfiles by their resolved content)
+differs from its record in images/registry.json, or whose recorded image is gone; pushes it and
+records the pinned reference (<repo>@sha256:...). Unchanged images are skipped.
+
+Options:
+  --root DIR             folder holding images/ and tasks/ (default: nearest folder upwards with images/)
+  --only NAME            build only this image (repeatable, or comma-separated; NAME... works too)
+  --force                rebuild even if up to date (without the layer cache)
+  --watch                keep running; rebuild an image when its folder changes (Ctrl-C stops)
+  --registry HOST:PORT   registry to push to (default ${DEFAULT_REGISTRY})
+  --no-push              do not push; record the local image ID (sha256:...)
+  --ca-file FILE         CA bundle offered to builds as oracle-build-ca.pem (env ORACLE_BUILD_CA_FILE)
+  --build-timeout SECS   limit per image build and push (default ${DEFAULT_BUILD_TIMEOUT_MS / 1000})
+  --json                 print a JSON summary on stdout (one line per pass with --watch)
+  -h, --help             show this help
+
+Exit codes: 0 every image built or up to date, 1 a build failed (others still built), 2 usage error.
+Build logs: <root>/logs/build/<name>-<utc>.log.
+`;
+
+/** The CLI's options, parsed and checked. */
+export interface CliOptions {
+  help: boolean;
+  root: string;
+  only: string[];
+  force: boolean;
+  watch: boolean;
+  registry: string | null;
+  caFile: string | undefined;
+  buildTimeoutMs: number;
+  json: boolean;
+}
+
+const HOST_PORT =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9-]+)*|\[[0-9a-fA-F:]+\])(?::\d{1,5})?$/;
+
+const RawSchema = z.strictObject({
+  help: z.boolean().default(false),
+  root: z.string().min(1).optional(),
+  only: z.array(z.string()).default([]),
+  force: z.boolean().default(false),
+  watch: z.boolean().default(false),
+  registry: z.string().regex(HOST_PORT, "must be HOST or HOST:PORT, e.g. 127.0.0.1:5000").optional(),
+  "no-push": z.boolean().default(false),
+  "ca-file": z.string().min(1).optional(),
+  "build-timeout": z
+    .string()
+    .regex(/^[1-9]\d*$/, "must be a whole number of seconds > 0")
+    .transform(Number)
+    .optional(),
+  json: z.boolean().default(false),
+});
+
+/** The nearest folder upwards from `start` that has an images/ folder; `start` when none has. */
+export function findDefaultRoot(start: string): string {
+  for (let dir = resolve(start); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, "images"))) return dir;
+    if (dirname(dir) === dir) return resolve(start);
+  }
+}
+
+function usage(message: string): OracleError {
+  return new OracleError("USAGE", message, { hint: "see oracle-build-images --help" });
+}
+
+/** Maps argv (without node and the script) and the environment to options; throws USAGE on bad input. */
+export function parseCliArgs(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  cwd = process.cwd(),
+): CliOptions {
+  let parsed: ReturnType<typeof parseRaw>;
+  try {
+    parsed = parseRaw(argv);
+  } catch (cause) {
+    throw usage((cause as Error).message);
+  }
+  const raw = parseWith(RawSchema, parsed.values, "options", "USAGE");
+  if (raw.registry !== undefined && raw["no-push"])
+    throw usage("--registry and --no-push exclude each other");
+  const only = [...raw.only, ...parsed.positionals]
+    .flatMap((name) => name.split(","))
+    .map((name) => name.trim())
+    .filter(Boolean);
+  return {
+    help: raw.help,
+    root: resolve(cwd, raw.root ?? findDefaultRoot(cwd)),
+    only: [...new Set(only)],
+    force: raw.force,
+    watch: raw.watch,
+    registry: raw["no-push"] ? null : (raw.registry ?? DEFAULT_REGISTRY),
+    caFile: caFileOf(raw["ca-file"] ?? (env.ORACLE_BUILD_CA_FILE || undefined), cwd),
+    buildTimeoutMs:
+      raw["build-timeout"] === undefined ? DEFAULT_BUILD_TIMEOUT_MS : raw["build-timeout"] * 1000,
+    json: raw.json,
+  };
+}
+
+function parseRaw(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      help: { type: "boolean", short: "h" },
+      root: { type: "string" },
+      only: { type: "string", multiple: true },
+      force: { type: "boolean" },
+      watch: { type: "boolean" },
+      registry: { type: "string" },
+      "no-push": { type: "boolean" },
+      "ca-file": { type: "string" },
+      "build-timeout": { type: "string" },
+      json: { type: "boolean" },
+    },
+  });
+}
+
+function caFileOf(file: string | undefined, cwd: string): string | undefined {
+  return file === undefined ? undefined : resolve(cwd, file);
+}
