@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { parseCliArgs } from "./args.js";
+
+describe("parseCliArgs", () => {
+  it("has defaults for everything", () => {
+    expect(parseCliArgs([])).toEqual({
+      help: false,
+      options: { root: ".", tasks: [], repeat: 1, infraRetries: 2, json: false, failOnNew: false },
+    });
+  });
+
+  it("maps every flag, and takes bare arguments after --tasks as more globs", () => {
+    const parsed = parseCliArgs([
+      "--root",
+      "/r",
+      "--tasks",
+      "a-*",
+      "b",
+      "--concurrency",
+      "4",
+      "--repeat",
+      "3",
+      "--report",
+      "out",
+      "--infra-retries",
+      "0",
+      "--json",
+      "--fail-on-new",
+    ]);
+    expect(parsed).toEqual({
+      help: false,
+      options: {
+        root: "/r",
+        tasks: ["a-*", "b"],
+        concurrency: 4,
+        repeat: 3,
+        report: "out",
+        infraRetries: 0,
+        json: true,
+        failOnNew: true,
+      },
+    });
+  });
+
+  it("answers --help and -h", () => {
+    expect(parseCliArgs(["--help"])).toEqual({ help: true });
+    expect(parseCliArgs(["-h", "--repeat", "x"])).toEqual({ help: true });
+  });
+
+  it("refuses unknown flags and bad numbers with USAGE errors that name the flag", () => {
+    expect(() => parseCliArgs(["--repat", "3"])).toThrow(expect.objectContaining({ code: "USAGE" }));
+    expect(() => parseCliArgs(["--repeat", "0"])).toThrow(/--repeat: must be at least 1/);
+    expect(() => parseCliArgs(["--concurrency", "two"])).toThrow(/--concurrency: must be a whole number/);
+    expect(() => parseCliArgs(["--infra-retries", "11"])).toThrow(/--infra-retries: must be at most 10/);
+    expect(() => parseCliArgs(["--json=yes"])).toThrow(expect.objectContaining({ code: "USAGE" }));
+    expect(() => parseCliArgs(["--tasks", ""])).toThrow(/--tasks\[0\]: a glob may not be empty/);
+  });
+});

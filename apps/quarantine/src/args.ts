@@ -1,0 +1,106 @@
+import { availableParallelism } from "node:os";
+import { parseArgs } from "node:util";
+import { describeIssues, OracleError } from "@oracle/spec";
+import { z } from "zod";
+
+export const USAGE = `Usage: oracle-quarantine-sweep [options] [GLOB...]
+
+Runs every task's baseline (and its gold.diff, where it has one) in the oracle, K times, flags the
+tasks that cannot be trusted, updates tasks/quarantine.json and writes report.json, report.md and
+report.html.
+
+Options:
+  --root DIR          the oracle root holding tasks/, images/ and logs/ (default: the current folder)
+  --tasks GLOB...     sweep only the tasks whose id matches a glob (bare GLOB arguments count too);
+                      only their entries in tasks/quarantine.json are updated
+  --concurrency N     grades running at once (default: the number of cores, ${availableParallelism()} here)
+  --repeat K          run every check K times; differences are FLAKY / TESTS_HASH_UNSTABLE (default 1)
+  --report DIR        where the reports go (default: <root>/logs/sweep/<utc>/)
+  --infra-retries N   retries of a run the engine failed (INFRA_ERROR) before it counts (default 2)
+  --json              print report.json on stdout
+  --fail-on-new       exit 1 when a task was newly quarantined
+  -h, --help          this text
+
+Exit codes:
+  0    the sweep ran (whatever it found)
+  1    --fail-on-new and at least one task was newly quarantined
+  2    usage error, or a file the sweep reads is invalid (nothing was run)
+  3    the sweep could not run: the Docker engine does not answer, or an internal error
+  130  interrupted (Ctrl-C): every running grade was stopped and removed, nothing was written
+`;
+
+const count = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, "must be a whole number")
+    .transform(Number)
+    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+
+const ArgvSchema = z.strictObject({
+  root: z.string().min(1).default("."),
+  tasks: z.array(z.string().min(1, "a glob may not be empty")).default([]),
+  concurrency: count(1, 64).optional(),
+  repeat: count(1, 50).default(1),
+  report: z.string().min(1).optional(),
+  infraRetries: count(0, 10).default(2),
+  json: z.boolean().default(false),
+  failOnNew: z.boolean().default(false),
+});
+
+/** What the command line asks for. */
+export type CliOptions = z.output<typeof ArgvSchema>;
+export type ParsedArgs = { help: true } | { help: false; options: CliOptions };
+
+const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+
+function usageError(message: string): OracleError {
+  return new OracleError("USAGE", message, { hint: "see oracle-quarantine-sweep --help" });
+}
+
+function readArgv(argv: readonly string[]) {
+  try {
+    return parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        root: { type: "string" },
+        tasks: { type: "string", multiple: true },
+        concurrency: { type: "string" },
+        repeat: { type: "string" },
+        report: { type: "string" },
+        "infra-retries": { type: "string" },
+        json: { type: "boolean" },
+        "fail-on-new": { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (cause) {
+    throw usageError((cause as Error).message);
+  }
+}
+
+/** Parses argv (without node and the script) into the sweep's options; a USAGE OracleError on any problem. */
+export function parseCliArgs(argv: readonly string[]): ParsedArgs {
+  const { values, positionals } = readArgv(argv);
+  if (values.help) return { help: true };
+  const data = {
+    root: values.root,
+    tasks: [...(values.tasks ?? []), ...positionals],
+    concurrency: values.concurrency,
+    repeat: values.repeat,
+    report: values.report,
+    infraRetries: values["infra-retries"],
+    json: values.json,
+    failOnNew: values["fail-on-new"],
+  };
+  const result = ArgvSchema.safeParse(data);
+  if (!result.success) {
+    throw usageError(
+      describeIssues(result.error)
+        .map((line) => `--${kebab(line)}`)
+        .join("\n"),
+    );
+  }
+  return { help: false, options: result.data };
+}

@@ -1,0 +1,196 @@
+import { describe, expect, it } from "vitest";
+import { assessTask } from "./assess.js";
+import { baselineFindings, goldFindings } from "./checks.js";
+import { stabilityFindings } from "./stability.js";
+import { record } from "./testing/fake-grade.js";
+import type { RunObservation, RunRecord, SuiteSummary } from "./types.js";
+
+const suite = (
+  status: SuiteSummary["status"],
+  reason: SuiteSummary["reason"],
+  failed = 0,
+  passed = 0,
+): SuiteSummary => ({
+  status,
+  reason,
+  counts: { passed, failed, error: 0, skipped: 0 },
+});
+const flags = (findings: Array<{ flag: string }>) => findings.map((f) => f.flag);
+const observe = (r: RunRecord, tests: Record<string, string> = {}): RunObservation => ({
+  record: r,
+  tests: new Map(Object.entries(tests)),
+});
+
+describe("baselineFindings", () => {
+  it("finds nothing in a healthy baseline: existing PASS, hidden FAIL on a test", () => {
+    expect(baselineFindings(record({ mode: "baseline" }))).toEqual([]);
+  });
+
+  it("flags an existing suite that fails, and one that ran no test", () => {
+    const fails = record({ mode: "baseline", existing: suite("FAIL", "TESTS_FAILED", 1) });
+    expect(flags(baselineFindings(fails))).toEqual(["EXISTING_SUITE_FAILS"]);
+    const none = record({ mode: "baseline", existing: suite("FAIL", "NO_TESTS_RAN") });
+    expect(flags(baselineFindings(none))).toEqual(["NO_EXISTING_TESTS"]);
+  });
+
+  it("flags hidden tests that pass at the base commit, or that do not fail on any test", () => {
+    const passes = record({ mode: "baseline", hidden: suite("PASS", null, 0, 2) });
+    expect(flags(baselineFindings(passes))).toEqual(["HIDDEN_PASS_AT_BASELINE"]);
+    const noTests = record({ mode: "baseline", hidden: suite("FAIL", "NO_TESTS_RAN") });
+    expect(flags(baselineFindings(noTests))).toEqual(["NO_HIDDEN_TESTS"]);
+    const missing = record({ mode: "baseline", hidden: suite("FAIL", "REPORT_MISSING") });
+    expect(flags(baselineFindings(missing))).toEqual(["NO_HIDDEN_TESTS"]);
+  });
+
+  it("does not blame the hidden suite when the existing suite failed first and stopped the run", () => {
+    const run = record({
+      mode: "baseline",
+      existing: suite("FAIL", "TESTS_FAILED", 1),
+      hidden: suite("NOT_RUN", null),
+    });
+    expect(flags(baselineFindings(run))).toEqual(["EXISTING_SUITE_FAILS"]);
+  });
+
+  it("maps run-level stops to their flags and says nothing about INFRA_ERROR", () => {
+    const stop = (reason: RunRecord["reason"]) =>
+      flags(baselineFindings(record({ mode: "baseline", reason, existing: null, hidden: null })));
+    expect(stop("TIMEOUT")).toEqual(["TIMEOUT"]);
+    expect(stop("IMAGE_NOT_BUILT")).toEqual(["IMAGE_NOT_BUILT"]);
+    expect(stop("OUT_OF_MEMORY")).toEqual(["OUT_OF_MEMORY"]);
+    expect(stop("CHECKOUT_FAILED")).toEqual(["INVALID_TASK"]);
+    expect(stop("TASK_INVALID")).toEqual(["INVALID_TASK"]);
+    expect(stop("INFRA_ERROR")).toEqual([]);
+  });
+});
+
+describe("goldFindings", () => {
+  it("wants PASS, and names the grader's reason otherwise", () => {
+    expect(goldFindings(record({ mode: "gold" }))).toEqual([]);
+    const fails = goldFindings(
+      record({ mode: "gold", verdict: "FAIL", reason: "DIFF_DOES_NOT_APPLY", message: "no" }),
+    );
+    expect(fails).toMatchObject([{ flag: "GOLD_FAILS", detail: "DIFF_DOES_NOT_APPLY: no" }]);
+    expect(flags(goldFindings(record({ mode: "gold", verdict: "FAIL", reason: "TIMEOUT" })))).toEqual([
+      "TIMEOUT",
+    ]);
+  });
+});
+
+describe("stabilityFindings", () => {
+  it("finds nothing when every repeat behaved the same", () => {
+    const runs = [1, 2, 3].map((repeat) => observe(record({ mode: "baseline", repeat }), { t: "failed" }));
+    expect(stabilityFindings("baseline", runs)).toEqual([]);
+  });
+
+  it("calls a check FLAKY when its outcome changes between repeats", () => {
+    const runs = [
+      observe(record({ mode: "gold", repeat: 1 })),
+      observe(record({ mode: "gold", repeat: 2, verdict: "FAIL", reason: "TESTS_FAILED" })),
+    ];
+    const [flaky] = stabilityFindings("gold", runs);
+    expect(flaky).toMatchObject({ flag: "FLAKY", mode: "gold" });
+    expect(flaky?.detail).toContain("PASS/PASS/PASS/PASS ×1");
+    expect(flaky?.logs).toEqual(["logs/gold-1.jsonl", "logs/gold-2.jsonl"]);
+  });
+
+  it("calls a check FLAKY when a single test flips though the suite verdicts agree", () => {
+    const runs = [
+      observe(record({ mode: "baseline", repeat: 1 }), { a: "failed", r1: "passed" }),
+      observe(record({ mode: "baseline", repeat: 2 }), { a: "failed", r1: "failed" }),
+    ];
+    expect(stabilityFindings("baseline", runs)).toMatchObject([
+      { flag: "FLAKY", detail: expect.stringContaining("r1") },
+    ]);
+  });
+
+  it("calls a check TESTS_HASH_UNSTABLE when different tests ran", () => {
+    const runs = [
+      observe(record({ mode: "baseline", repeat: 1, testsHash: "a".repeat(64) })),
+      observe(record({ mode: "baseline", repeat: 2, testsHash: "b".repeat(64) })),
+    ];
+    expect(flags(stabilityFindings("baseline", runs))).toEqual(["TESTS_HASH_UNSTABLE"]);
+  });
+
+  it("ignores runs the engine failed and the tests of timed-out runs", () => {
+    const runs = [
+      observe(record({ mode: "baseline", repeat: 1 }), { a: "failed" }),
+      observe(
+        record({
+          mode: "baseline",
+          repeat: 2,
+          reason: "INFRA_ERROR",
+          verdict: null,
+          testsHash: "c".repeat(64),
+        }),
+      ),
+    ];
+    expect(stabilityFindings("baseline", runs)).toEqual([]);
+    const timeouts = [1, 2].map((repeat) =>
+      observe(record({ mode: "baseline", repeat, reason: "TIMEOUT", testsHash: `${repeat}`.repeat(64) }), {
+        a: `${repeat}`,
+      }),
+    );
+    expect(stabilityFindings("baseline", timeouts)).toEqual([]);
+  });
+});
+
+describe("assessTask", () => {
+  it("is healthy when baseline and gold meet their expectations every time", () => {
+    const runs = [
+      record({ mode: "baseline" }),
+      record({ mode: "baseline", repeat: 2 }),
+      record({ mode: "gold" }),
+    ];
+    expect(assessTask(runs.map((r) => observe(r)))).toMatchObject({ status: "healthy", reasons: [] });
+  });
+
+  it("gives one reason per flag, with counts per mode and the logs as evidence", () => {
+    const bad = (repeat: number) =>
+      record({ mode: "baseline", repeat, existing: suite("FAIL", "TESTS_FAILED", 2) });
+    const assessment = assessTask([
+      observe(bad(1)),
+      observe(bad(2)),
+      observe(record({ mode: "baseline", repeat: 3 })),
+    ]);
+    expect(assessment.status).toBe("quarantined");
+    expect(flags(assessment.reasons)).toEqual(["EXISTING_SUITE_FAILS", "FLAKY"]);
+    const [existing] = assessment.reasons;
+    expect(existing?.message).toMatch(/^baseline: 2 of 3 runs: TESTS_FAILED: 0 passed, 2 failed/);
+    expect(existing?.evidence).toEqual([
+      "baseline: 2 of 3 runs",
+      "logs/baseline-1.jsonl",
+      "logs/baseline-2.jsonl",
+    ]);
+  });
+
+  it("reports INFRA_ERROR apart: the task is neither healthy nor quarantined for it", () => {
+    const infra = record({
+      mode: "baseline",
+      repeat: 2,
+      reason: "INFRA_ERROR",
+      verdict: null,
+      attempts: 3,
+      message: "engine died",
+    });
+    infra.retriedLogs = ["logs/r1.jsonl", "logs/r2.jsonl"];
+    const assessment = assessTask([observe(record({ mode: "baseline" })), observe(infra)]);
+    expect(assessment).toMatchObject({ status: "infra-error", reasons: [] });
+    expect(assessment.infra).toEqual({
+      failedRuns: 1,
+      retries: 2,
+      messages: ["engine died"],
+      logs: ["logs/r1.jsonl", "logs/r2.jsonl", "logs/baseline-2.jsonl"],
+    });
+  });
+
+  it("quarantines for a real flag even when another run was an infra error", () => {
+    const infra = record({ mode: "gold", reason: "INFRA_ERROR", verdict: null });
+    const assessment = assessTask([
+      observe(record({ mode: "baseline", hidden: suite("PASS", null, 0, 1) })),
+      observe(infra),
+    ]);
+    expect(assessment.status).toBe("quarantined");
+    expect(flags(assessment.reasons)).toEqual(["HIDDEN_PASS_AT_BASELINE"]);
+    expect(assessment.infra.failedRuns).toBe(1);
+  });
+});

@@ -1,0 +1,102 @@
+import { QUARANTINE_FLAGS, type QuarantineFlag, type QuarantineReason } from "@oracle/spec";
+import { baselineFindings, type Finding, goldFindings } from "./checks.js";
+import { stabilityFindings } from "./stability.js";
+import type { CheckMode, InfraSummary, RunObservation, RunRecord, TaskStatus } from "./types.js";
+
+const FLAG_ORDER = Object.keys(QUARANTINE_FLAGS) as QuarantineFlag[];
+const MAX_DETAILS = 3;
+
+export interface Assessment {
+  status: TaskStatus;
+  reasons: QuarantineReason[];
+  infra: InfraSummary;
+}
+
+interface Group {
+  parts: string[];
+  evidence: Set<string>;
+}
+
+function unique(values: Iterable<string>): string[] {
+  return [...new Set(values)];
+}
+
+/** One reason per flag; its message has one part per mode, with how many of that mode's runs showed it. */
+function toReasons(
+  perRun: Finding[],
+  acrossRuns: Finding[],
+  runsPerMode: Record<CheckMode, number>,
+): QuarantineReason[] {
+  const groups = new Map<QuarantineFlag, Group>();
+  const group = (flag: QuarantineFlag): Group => {
+    const existing = groups.get(flag) ?? { parts: [], evidence: new Set<string>() };
+    groups.set(flag, existing);
+    return existing;
+  };
+  for (const mode of ["baseline", "gold"] as const) {
+    for (const flag of unique(perRun.filter((f) => f.mode === mode).map((f) => f.flag)) as QuarantineFlag[]) {
+      const hits = perRun.filter((f) => f.mode === mode && f.flag === flag);
+      const details = unique(hits.map((f) => f.detail))
+        .slice(0, MAX_DETAILS)
+        .join(" | ");
+      const count = `${mode}: ${hits.length} of ${runsPerMode[mode]} runs`;
+      const g = group(flag);
+      g.parts.push(`${count}: ${details}`);
+      g.evidence.add(count);
+      for (const f of hits) for (const log of f.logs) g.evidence.add(log);
+    }
+  }
+  for (const f of acrossRuns) {
+    const g = group(f.flag);
+    g.parts.push(`${f.mode}: ${f.detail}`);
+    for (const log of f.logs) g.evidence.add(log);
+  }
+  return FLAG_ORDER.filter((flag) => groups.has(flag)).map((flag) => {
+    const g = groups.get(flag)!;
+    return { flag, message: g.parts.join("; "), evidence: [...g.evidence] };
+  });
+}
+
+/** INFRA_ERROR runs, and the retries that hid one: reported apart, never the task's fault. */
+export function summariseInfra(records: readonly RunRecord[]): InfraSummary {
+  const failed = records.filter((r) => r.reason === "INFRA_ERROR");
+  return {
+    failedRuns: failed.length,
+    retries: records.reduce((sum, r) => sum + r.attempts - 1, 0),
+    messages: unique(failed.map((r) => r.message)),
+    logs: unique(
+      records.flatMap((r) => [...r.retriedLogs, ...(r.reason === "INFRA_ERROR" && r.log ? [r.log] : [])]),
+    ),
+  };
+}
+
+/**
+ * Judges one task from all of its runs. Quarantined when any check failed its expectation; else
+ * `infra-error` when an engine failure left a check unproven; else healthy.
+ */
+export function assessTask(observations: readonly RunObservation[]): Assessment {
+  const records = observations.map((o) => o.record);
+  const perRun = records.flatMap((r) => (r.mode === "baseline" ? baselineFindings(r) : goldFindings(r)));
+  const acrossRuns = [
+    ...stabilityFindings("baseline", observations),
+    ...stabilityFindings("gold", observations),
+  ];
+  const runsPerMode = {
+    baseline: records.filter((r) => r.mode === "baseline").length,
+    gold: records.filter((r) => r.mode === "gold").length,
+  };
+  const reasons = toReasons(perRun, acrossRuns, runsPerMode);
+  const infra = summariseInfra(records);
+  const status: TaskStatus =
+    reasons.length > 0 ? "quarantined" : infra.failedRuns > 0 ? "infra-error" : "healthy";
+  return { status, reasons, infra };
+}
+
+/** The assessment of a task whose folder does not load: no run was possible. */
+export function invalidTask(id: string, message: string): Assessment {
+  return {
+    status: "quarantined",
+    reasons: [{ flag: "INVALID_TASK", message, evidence: [`tasks/${id}/task.json`] }],
+    infra: summariseInfra([]),
+  };
+}

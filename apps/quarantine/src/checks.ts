@@ -1,0 +1,80 @@
+import type { QuarantineFlag } from "@oracle/spec";
+import type { CheckMode, RunReason, RunRecord, SuiteSummary } from "./types.js";
+
+/** One problem seen in one run (or across the runs of one check). */
+export interface Finding {
+  flag: QuarantineFlag;
+  mode: CheckMode;
+  detail: string;
+  logs: string[];
+}
+
+/** Run-level reasons that end a run before its suites say anything, and the flag each one means. */
+const STOPPING_REASONS: Partial<Record<RunReason, QuarantineFlag>> = {
+  TASK_INVALID: "INVALID_TASK",
+  CHECKOUT_FAILED: "INVALID_TASK",
+  IMAGE_NOT_BUILT: "IMAGE_NOT_BUILT",
+  TIMEOUT: "TIMEOUT",
+  OUT_OF_MEMORY: "OUT_OF_MEMORY",
+};
+
+function counted(suite: SuiteSummary): string {
+  const { passed, failed, error, skipped } = suite.counts;
+  return `${passed} passed, ${failed} failed, ${error} errors, ${skipped} skipped`;
+}
+
+function finding(flag: QuarantineFlag, run: RunRecord, detail: string): Finding {
+  return { flag, mode: run.mode, detail, logs: run.log ? [run.log] : [] };
+}
+
+function stoppedRun(run: RunRecord): Finding | null {
+  const flag = STOPPING_REASONS[run.reason];
+  return flag ? finding(flag, run, `${run.reason}: ${run.message}`) : null;
+}
+
+function existingAtBaseline(run: RunRecord, existing: SuiteSummary | null): Finding | null {
+  if (existing === null || existing.status === "NOT_RUN") {
+    return finding("EXISTING_SUITE_FAILS", run, `the existing suite did not run (${run.reason})`);
+  }
+  if (existing.status === "PASS") return null;
+  if (existing.reason === "NO_TESTS_RAN") return finding("NO_EXISTING_TESTS", run, "no existing test ran");
+  return finding("EXISTING_SUITE_FAILS", run, `${existing.reason ?? "FAIL"}: ${counted(existing)}`);
+}
+
+function hiddenAtBaseline(run: RunRecord, existingRan: boolean, hidden: SuiteSummary | null): Finding | null {
+  if (hidden === null || hidden.status === "NOT_RUN") {
+    return existingRan ? finding("NO_HIDDEN_TESTS", run, "the hidden suite did not run") : null;
+  }
+  if (hidden.status === "PASS") return finding("HIDDEN_PASS_AT_BASELINE", run, counted(hidden));
+  if (hidden.counts.failed + hidden.counts.error > 0) return null;
+  return finding(
+    "NO_HIDDEN_TESTS",
+    run,
+    `no hidden test failed (${hidden.reason ?? "FAIL"}: ${counted(hidden)})`,
+  );
+}
+
+/**
+ * What one baseline run says about its task. A healthy baseline: the existing suite PASS, and the
+ * hidden suite FAIL because at least one of its tests failed. INFRA_ERROR runs say nothing.
+ */
+export function baselineFindings(run: RunRecord): Finding[] {
+  if (run.reason === "INFRA_ERROR") return [];
+  const stopped = stoppedRun(run);
+  if (stopped) return [stopped];
+  const findings: Finding[] = [];
+  const existing = existingAtBaseline(run, run.existing);
+  if (existing) findings.push(existing);
+  const existingRan = run.existing !== null && run.existing.status === "PASS";
+  const hidden = hiddenAtBaseline(run, existingRan, run.hidden);
+  if (hidden) findings.push(hidden);
+  return findings;
+}
+
+/** What one run of the gold diff says: anything but PASS is a finding. */
+export function goldFindings(run: RunRecord): Finding[] {
+  if (run.reason === "INFRA_ERROR" || run.verdict === "PASS") return [];
+  const stopped = stoppedRun(run);
+  if (stopped) return [stopped];
+  return [finding("GOLD_FAILS", run, `${run.reason}: ${run.message}`)];
+}

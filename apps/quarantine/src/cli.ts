@@ -1,0 +1,117 @@
+import { resolve } from "node:path";
+import { formatError, isOracleError } from "@oracle/spec";
+import Docker from "dockerode";
+import { type CliOptions, parseCliArgs, USAGE } from "./args.js";
+import { dockerEngine } from "./engine.js";
+import { closeLogger, createSweepLogger } from "./logger.js";
+import { type ProgressDisplay, plainProgress, ttyProgress } from "./progress.js";
+import { reportFiles } from "./report-files.js";
+import { sweep, sweepPaths, sweepStamp } from "./sweep.js";
+import type { GradeFn, SweepReport } from "./types.js";
+
+// Loaded when a sweep starts, so that --help and usage errors work without the grader.
+const GRADER = "@oracle/grader";
+
+/** The exit codes, in one place. */
+export const EXIT = { OK: 0, NEW_QUARANTINE: 1, USAGE: 2, CANNOT_RUN: 3, INTERRUPTED: 130 } as const;
+
+function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
+  return new Promise((done) => stream.write(text, () => done()));
+}
+
+function chooseProgress(): ProgressDisplay {
+  const tty = process.stderr.isTTY && !process.env.CI;
+  return tty ? ttyProgress(process.stderr) : plainProgress((line) => process.stderr.write(`${line}\n`));
+}
+
+function summary(report: SweepReport): string {
+  const c = report.counts;
+  const files = reportFiles(report.reportDir);
+  const lines = [
+    `swept ${c.tasks} tasks (${c.runs} runs): ${c.healthy} healthy, ${c.quarantined} quarantined, ${c.infraError} infra errors`,
+  ];
+  if (report.newlyQuarantined.length > 0)
+    lines.push(`newly quarantined: ${report.newlyQuarantined.join(", ")}`);
+  if (report.released.length > 0) lines.push(`released: ${report.released.join(", ")}`);
+  if (report.removed.length > 0)
+    lines.push(`dropped from the list (task gone): ${report.removed.join(", ")}`);
+  lines.push(`reports: ${files.html}`, `         ${files.markdown}`, `         ${files.json}`);
+  return `${lines.join("\n")}\n`;
+}
+
+/** Ctrl-C (or SIGTERM) aborts the sweep; a second one exits at once. Returns the uninstaller. */
+function trapSignals(controller: AbortController): () => void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (controller.signal.aborted) process.exit(EXIT.INTERRUPTED);
+    process.stderr.write(`\n${signal}: stopping every running grade and removing its container…\n`);
+    controller.abort(new DOMException(`interrupted by ${signal}`, "AbortError"));
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  return () => {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  };
+}
+
+async function runSweep(options: CliOptions): Promise<number> {
+  const { grade } = (await import(GRADER)) as { grade: GradeFn };
+  const root = resolve(options.root);
+  const runId = sweepStamp(new Date());
+  const logger = createSweepLogger(sweepPaths(root, runId).sweepLog);
+  const docker = new Docker();
+  const controller = new AbortController();
+  const untrap = trapSignals(controller);
+  const progress = chooseProgress();
+  try {
+    const report = await sweep({
+      root,
+      runId,
+      tasks: options.tasks,
+      repeat: options.repeat,
+      infraRetries: options.infraRetries,
+      grade,
+      logger,
+      docker,
+      engine: dockerEngine(docker),
+      signal: controller.signal,
+      progress,
+      ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+      ...(options.report ? { reportDir: resolve(options.report) } : {}),
+    });
+    progress.stop();
+    await write(process.stdout, options.json ? `${JSON.stringify(report, null, 2)}\n` : summary(report));
+    return options.failOnNew && report.newlyQuarantined.length > 0 ? EXIT.NEW_QUARANTINE : EXIT.OK;
+  } catch (error) {
+    progress.stop();
+    if (controller.signal.aborted) {
+      await write(
+        process.stderr,
+        "interrupted: no grade is left running; tasks/quarantine.json and the reports were not written\n",
+      );
+      return EXIT.INTERRUPTED;
+    }
+    throw error;
+  } finally {
+    untrap();
+    await closeLogger(logger);
+  }
+}
+
+/** The command: argv in, exit code out. Only here are errors turned into exit codes. */
+export async function main(argv: readonly string[]): Promise<number> {
+  try {
+    const parsed = parseCliArgs(argv);
+    if (parsed.help) {
+      await write(process.stdout, USAGE);
+      return EXIT.OK;
+    }
+    return await runSweep(parsed.options);
+  } catch (error) {
+    await write(process.stderr, `${formatError(error)}\n`);
+    const usage = isOracleError(error, "USAGE") || isOracleError(error, "FILE_INVALID");
+    return usage ? EXIT.USAGE : EXIT.CANNOT_RUN;
+  }
+}
+
+process.exit(await main(process.argv.slice(2)));

@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { eta, plainProgress, taskLine } from "./progress.js";
+import type { TaskOutcome } from "./task-sweep.js";
+
+const outcome = (id: string, status: TaskOutcome["status"], flags: string[] = []): TaskOutcome => ({
+  id,
+  status,
+  hasGold: false,
+  runs: [],
+  runMs: 2500,
+  reasons: flags.map((flag) => ({ flag: flag as "FLAKY", message: "", evidence: [] })),
+  infra: { failedRuns: status === "infra-error" ? 1 : 0, retries: 0, messages: [], logs: [] },
+});
+
+describe("progress", () => {
+  it("prints one plain line per task with done/total, status and flags", () => {
+    const lines: string[] = [];
+    const progress = plainProgress((line) => lines.push(line));
+    progress.start?.(2, 6);
+    progress.taskDone?.(outcome("a", "quarantined", ["FLAKY", "TIMEOUT"]));
+    progress.taskDone?.(outcome("b", "infra-error"));
+    expect(lines).toEqual([
+      "sweep: 2 tasks, 6 runs",
+      "sweep: [1/2] a quarantined (FLAKY, TIMEOUT) 2.5 s",
+      "sweep: [2/2] b infra-error (INFRA_ERROR) 2.5 s",
+    ]);
+    expect(taskLine(outcome("c", "healthy"))).toBe("c healthy 2.5 s");
+  });
+
+  it("estimates the time left from the pace so far", () => {
+    expect(eta({ runs: 10, runsDone: 0, started: 0 }, 5000)).toBeNull();
+    expect(eta({ runs: 10, runsDone: 4, started: 0 }, 8000)).toBe(12000);
+  });
+});

@@ -1,0 +1,98 @@
+import { formatDuration, modeSummary } from "./summary.js";
+import type { SweepReport, TaskReport } from "./types.js";
+
+/** Escapes text for a Markdown table cell or list item: no markup, no HTML, no line breaks. */
+export function escapeMarkdown(text: string): string {
+  return text
+    .replace(/[\r\n]+/g, " ")
+    .replace(/[\\`*_{}[\]()#+!|<>~]/g, (c) => `\\${c}`)
+    .replace(/&/g, "&amp;");
+}
+
+const STATUS_TEXT: Record<TaskReport["status"], string> = {
+  healthy: "healthy",
+  quarantined: "**quarantined**",
+  "infra-error": "infra error",
+};
+const CHANGE_TEXT: Record<TaskReport["change"], string> = {
+  new: "new",
+  released: "released",
+  kept: "still",
+  none: "",
+};
+
+function countsTable(report: SweepReport): string[] {
+  const c = report.counts;
+  const o = report.options;
+  return [
+    "| | |",
+    "|---|---:|",
+    `| tasks | ${c.tasks} |`,
+    `| healthy | ${c.healthy} |`,
+    `| quarantined | ${c.quarantined} |`,
+    `| newly quarantined | ${c.newlyQuarantined} |`,
+    `| released | ${c.released} |`,
+    `| infra errors (not the tasks' fault) | ${c.infraError} |`,
+    `| runs (repeat ${o.repeat}, concurrency ${o.concurrency}) | ${c.runs} |`,
+    `| infra retries | ${c.infraRetries} |`,
+    `| duration | ${formatDuration(report.durationMs)} |`,
+  ];
+}
+
+function reasonsText(task: TaskReport): string {
+  return task.reasons.map((r) => `\`${r.flag}\`: ${escapeMarkdown(r.message)}`).join(" · ");
+}
+
+/** `describe` returns Markdown: it escapes what it interpolates. */
+function listSection(title: string, tasks: TaskReport[], describe: (t: TaskReport) => string): string[] {
+  if (tasks.length === 0) return [];
+  return ["", `## ${title}`, "", ...tasks.map((t) => `- ${escapeMarkdown(t.id)}: ${describe(t)}`)];
+}
+
+function taskRow(task: TaskReport): string {
+  const cells = [
+    escapeMarkdown(task.id),
+    STATUS_TEXT[task.status],
+    CHANGE_TEXT[task.change],
+    task.reasons.map((r) => `\`${r.flag}\``).join(", "),
+    escapeMarkdown(modeSummary(task.runs, "baseline")),
+    escapeMarkdown(task.hasGold ? modeSummary(task.runs, "gold") : "no gold.diff"),
+    formatDuration(task.runMs),
+  ];
+  return `| ${cells.join(" | ")} |`;
+}
+
+/** report.md: the CI job summary. Counts, the newly quarantined and released tasks, then every task. */
+export function renderMarkdown(report: SweepReport): string {
+  const c = report.counts;
+  const byId = (ids: string[]) => report.tasks.filter((t) => ids.includes(t.id));
+  const lines = [
+    `# Quarantine sweep: ${c.quarantined} of ${c.tasks} tasks quarantined, ${c.newlyQuarantined} new, ${c.released} released`,
+    "",
+    `Started ${report.startedAt}, finished ${report.finishedAt}.`,
+    "",
+    ...countsTable(report),
+    ...listSection("Newly quarantined", byId(report.newlyQuarantined), reasonsText),
+    ...listSection(
+      "Released",
+      byId(report.released),
+      () => "healthy again: removed from tasks/quarantine.json",
+    ),
+    ...listSection(
+      "Infra errors (runs the engine failed, retried; not the tasks' fault)",
+      report.tasks.filter((t) => t.infra.failedRuns > 0),
+      (t) =>
+        `${t.infra.failedRuns} run(s) failed after ${t.infra.retries} retries: ${escapeMarkdown(t.infra.messages.join(" · "))}`,
+    ),
+    "",
+    "## Tasks",
+    "",
+    "| task | status | change | reasons | baseline runs | gold runs | run time |",
+    "|---|---|---|---|---|---|---:|",
+    ...report.tasks.map(taskRow),
+    "",
+  ];
+  if (report.removed.length > 0)
+    lines.push(`Dropped from the list (task folder gone): ${escapeMarkdown(report.removed.join(", "))}`, "");
+  return lines.join("\n");
+}

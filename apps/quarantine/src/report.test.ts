@@ -1,0 +1,99 @@
+import { describe, expect, it } from "vitest";
+import { renderHtml } from "./report-html.js";
+import { escapeMarkdown, renderMarkdown } from "./report-md.js";
+import { record } from "./testing/fake-grade.js";
+import type { SweepReport, TaskReport } from "./types.js";
+
+const evil = `<script>alert("x")</script> & | *bold* ' \n`;
+
+function task(partial: Partial<TaskReport> & Pick<TaskReport, "id" | "status">): TaskReport {
+  return {
+    reasons: [],
+    infra: { failedRuns: 0, retries: 0, messages: [], logs: [] },
+    wasQuarantined: false,
+    change: "none",
+    firstSeen: null,
+    hasGold: false,
+    runs: [record({ mode: "baseline", log: `logs/sweep/s/runs/${partial.id}/baseline-1.jsonl` })],
+    runMs: 1500,
+    ...partial,
+  };
+}
+
+const report: SweepReport = {
+  version: 1,
+  root: "/work/root",
+  startedAt: "2026-12-01T00:00:00.000Z",
+  finishedAt: "2026-12-01T00:01:00.000Z",
+  durationMs: 60_000,
+  options: { tasks: [], repeat: 1, concurrency: 2, infraRetries: 2 },
+  counts: {
+    tasks: 3,
+    healthy: 1,
+    quarantined: 1,
+    infraError: 1,
+    newlyQuarantined: 1,
+    released: 0,
+    runs: 3,
+    infraRetries: 2,
+    flags: { GOLD_FAILS: 1 },
+  },
+  newlyQuarantined: ["bad"],
+  released: [],
+  removed: [],
+  quarantineFile: "tasks/quarantine.json",
+  reportDir: "/work/root/sweep-report",
+  sweepLog: "logs/sweep/s/sweep.jsonl",
+  tasks: [
+    task({
+      id: "bad",
+      status: "quarantined",
+      change: "new",
+      reasons: [{ flag: "GOLD_FAILS", message: evil, evidence: [] }],
+    }),
+    task({ id: "good", status: "healthy" }),
+    task({
+      id: "shaky engine",
+      status: "infra-error",
+      infra: { failedRuns: 1, retries: 2, messages: [evil], logs: [] },
+    }),
+  ],
+};
+
+describe("renderHtml", () => {
+  const html = renderHtml(report);
+
+  it("escapes everything it interpolates", () => {
+    expect(html).not.toContain("<script");
+    expect(html).toContain("&#60;script&#62;alert(&#34;x&#34;)&#60;/script&#62; &#38; | *bold* &#39;");
+  });
+
+  it("is self-contained: no script, no external resource", () => {
+    expect(html).not.toMatch(/<(script|link|img|iframe)\b/i);
+    expect(html.match(/(src|href)="(https?:)?\/\//g)).toBeNull();
+    expect(html).toContain("Content-Security-Policy");
+  });
+
+  it("has one table row per task with its status, and relative links to the logs", () => {
+    expect(html.match(/<tr class="[a-z-]+" data-task=/g)).toHaveLength(3);
+    expect(html).toContain('data-task="bad" data-status="quarantined" data-flags="GOLD_FAILS"');
+    expect(html).toContain('href="../logs/sweep/s/runs/shaky%20engine/baseline-1.jsonl"');
+    expect(html).toContain("<svg");
+  });
+});
+
+describe("renderMarkdown", () => {
+  it("escapes table cells and lists the newly quarantined", () => {
+    expect(escapeMarkdown(evil)).toBe(`\\<script\\>alert\\("x"\\)\\</script\\> &amp; \\| \\*bold\\* '  `);
+    const md = renderMarkdown(report);
+    expect(md).toContain("# Quarantine sweep: 1 of 3 tasks quarantined, 1 new, 0 released");
+    expect(md).toMatch(/## Newly quarantined\n\n- bad: `GOLD_FAILS`: \\<script/);
+    expect(md).toContain(
+      "| bad | **quarantined** | new | `GOLD_FAILS` | existing PASS, hidden FAIL ×1 | no gold.diff | 1.5 s |",
+    );
+    expect(md).toContain("## Infra errors");
+    for (const line of md.split("\n").filter((l) => l.startsWith("| "))) {
+      expect(line.split(/(?<!\\)\|/).length, line).toBeGreaterThanOrEqual(3);
+    }
+  });
+});

@@ -1,0 +1,263 @@
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { OracleError, readQuarantineFile } from "@oracle/spec";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import winston from "winston";
+import type { SweepEngine } from "./engine.js";
+import { type SweepOptions, sweep } from "./sweep.js";
+import { type FakeRun, fakeGrade, writeTask } from "./testing/fake-grade.js";
+import type { GradeOptions } from "./types.js";
+
+const logger = winston.createLogger({ silent: true });
+let root: string;
+
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), "quarantine-sweep-"));
+});
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+const behaviour: Record<string, FakeRun> = {
+  healthy: {},
+  "existing-fails": { existing: { a: "failed" } },
+  "hidden-passes": { hidden: { h: "passed" } },
+  slow: { stop: "TIMEOUT" },
+};
+
+function byTask(options: GradeOptions): FakeRun {
+  if (options.mode === "grade")
+    return options.task === "gold-fails" ? { hidden: { h: "failed" } } : { hidden: { h: "passed" } };
+  return behaviour[options.task] ?? {};
+}
+
+async function run(options: Partial<SweepOptions> & Pick<SweepOptions, "grade">) {
+  let clock = Date.parse("2026-12-01T00:00:00Z");
+  const now = () => {
+    clock += 1000;
+    return new Date(clock);
+  };
+  return sweep({ root, logger, retryDelayMs: 1, now, ...options });
+}
+
+describe("sweep", () => {
+  it("flags exactly the bad tasks, writes the list and the three reports", async () => {
+    for (const id of ["healthy", "existing-fails", "hidden-passes", "slow"]) await writeTask(root, id);
+    await writeTask(root, "gold-fails", { gold: true });
+    await writeTask(root, "good-gold", { gold: true });
+    await writeTask(root, "broken", { raw: '{"id": "broken"' });
+    const grade = fakeGrade(byTask);
+    const report = await run({ grade, repeat: 2, concurrency: 2 });
+
+    const statuses = Object.fromEntries(
+      report.tasks.map((t) => [t.id, [t.status, ...t.reasons.map((r) => r.flag)]]),
+    );
+    expect(statuses).toEqual({
+      broken: ["quarantined", "INVALID_TASK"],
+      "existing-fails": ["quarantined", "EXISTING_SUITE_FAILS"],
+      "gold-fails": ["quarantined", "GOLD_FAILS"],
+      "good-gold": ["healthy"],
+      healthy: ["healthy"],
+      "hidden-passes": ["quarantined", "HIDDEN_PASS_AT_BASELINE"],
+      slow: ["quarantined", "TIMEOUT"],
+    });
+    expect(grade.calls).toHaveLength(2 * 6 + 2 * 2);
+    expect(grade.calls.every((c) => c.allowQuarantined === true)).toBe(true);
+    expect(grade.calls.filter((c) => c.mode === "grade").map((c) => c.diff)).toContainEqual({
+      path: join(root, "tasks", "gold-fails", "gold.diff"),
+    });
+    expect(report.newlyQuarantined).toEqual([
+      "broken",
+      "existing-fails",
+      "gold-fails",
+      "hidden-passes",
+      "slow",
+    ]);
+    expect(report.counts).toMatchObject({ tasks: 7, healthy: 2, quarantined: 5, runs: 16 });
+
+    const list = await readQuarantineFile(root);
+    expect(Object.keys(list.tasks)).toEqual([
+      "broken",
+      "existing-fails",
+      "gold-fails",
+      "hidden-passes",
+      "slow",
+    ]);
+    expect(list.tasks.slow?.firstSeen).toBe(report.finishedAt);
+    const files = ["report.json", "report.md", "report.html"].map((f) => join(report.reportDir, f));
+    for (const file of files) expect((await stat(file)).size).toBeGreaterThan(100);
+    expect(JSON.parse(await readFile(files[0]!, "utf8")).counts.quarantined).toBe(5);
+    expect(report.reportDir).toBe(join(root, "logs", "sweep", "20261201T000001Z"));
+    const slowRun = report.tasks.find((t) => t.id === "slow")?.runs[0];
+    expect(slowRun?.log).toBe("logs/sweep/20261201T000001Z/runs/slow/baseline-1.jsonl");
+  });
+
+  it("keeps firstSeen, releases a fixed task, and leaves tasks outside --tasks alone", async () => {
+    for (const id of ["a-bad", "b-bad", "c-good"]) await writeTask(root, id);
+    const bad = new Set(["a-bad", "b-bad"]);
+    const grade = fakeGrade((o) => (bad.has(o.task) ? { existing: { x: "failed" } } : {}));
+    const first = await run({ grade });
+    const before = await readQuarantineFile(root);
+
+    bad.delete("a-bad");
+    bad.delete("b-bad");
+    const second = await run({ grade, tasks: ["a-*"] });
+    expect(second.tasks.map((t) => t.id)).toEqual(["a-bad"]);
+    expect(second.released).toEqual(["a-bad"]);
+    expect(second.tasks[0]?.change).toBe("released");
+    const after = await readQuarantineFile(root);
+    expect(Object.keys(after.tasks)).toEqual(["b-bad"]);
+    expect(after.tasks["b-bad"]).toEqual(before.tasks["b-bad"]);
+    expect(first.newlyQuarantined).toEqual(["a-bad", "b-bad"]);
+
+    bad.add("b-bad");
+    const third = await run({ grade, tasks: ["b-bad"] });
+    expect(third.newlyQuarantined).toEqual([]);
+    expect(third.tasks[0]?.change).toBe("kept");
+    const kept = (await readQuarantineFile(root)).tasks["b-bad"];
+    expect(kept?.firstSeen).toBe(before.tasks["b-bad"]?.firstSeen);
+    expect(kept?.lastChecked).toBe(third.finishedAt);
+  });
+
+  it("catches a flaky task with --repeat and drops list entries whose task is gone", async () => {
+    await writeTask(root, "flaky");
+    await writeFile(
+      join(root, "tasks", "quarantine.json"),
+      JSON.stringify({
+        version: 1,
+        tasks: {
+          vanished: {
+            reasons: [{ flag: "FLAKY", message: "x" }],
+            firstSeen: "2026-01-01T00:00:00Z",
+            lastChecked: "2026-01-01T00:00:00Z",
+          },
+        },
+      }),
+    );
+    const grade = fakeGrade((_, call) => ({
+      hidden: { h: "failed", r: call % 2 === 0 ? "passed" : "failed" },
+    }));
+    const report = await run({ grade, repeat: 3 });
+    expect(report.tasks[0]?.reasons.map((r) => r.flag)).toEqual(["FLAKY"]);
+    expect(report.tasks[0]?.reasons[0]?.message).toContain("hidden:t.py::r");
+    expect(report.removed).toEqual(["vanished"]);
+    expect(Object.keys((await readQuarantineFile(root)).tasks)).toEqual(["flaky"]);
+  });
+
+  it("retries INFRA_ERROR runs, and never quarantines or releases a task for the engine's failures", async () => {
+    for (const id of ["recovers", "engine-down", "was-bad"]) await writeTask(root, id);
+    await writeFile(
+      join(root, "tasks", "quarantine.json"),
+      JSON.stringify({
+        version: 1,
+        tasks: {
+          "was-bad": {
+            reasons: [{ flag: "FLAKY", message: "x" }],
+            firstSeen: "2026-01-01T00:00:00Z",
+            lastChecked: "2026-01-01T00:00:00Z",
+          },
+        },
+      }),
+    );
+    let recoverCalls = 0;
+    const grade = fakeGrade((o): FakeRun => {
+      if (o.task === "recovers") return ++recoverCalls === 1 ? { stop: "INFRA_ERROR" } : {};
+      if (o.task === "engine-down") throw new Error("socket hang up");
+      return { stop: "INFRA_ERROR" };
+    });
+    const report = await run({ grade, infraRetries: 2 });
+    const byId = Object.fromEntries(report.tasks.map((t) => [t.id, t]));
+    expect(byId.recovers).toMatchObject({ status: "healthy", infra: { failedRuns: 0, retries: 1 } });
+    expect(byId.recovers?.runs[0]?.attempts).toBe(2);
+    expect(byId["engine-down"]).toMatchObject({
+      status: "infra-error",
+      reasons: [],
+      infra: { failedRuns: 1, retries: 2 },
+    });
+    expect(byId["engine-down"]?.infra.messages[0]).toContain("socket hang up");
+    expect(byId["was-bad"]).toMatchObject({ status: "infra-error", change: "kept" });
+    expect(
+      grade.calls.filter((c) => c.task === "engine-down").map((c) => c.logFile?.split("/").pop()),
+    ).toEqual(["baseline-1.jsonl", "baseline-1-retry1.jsonl", "baseline-1-retry2.jsonl"]);
+    const list = await readQuarantineFile(root);
+    expect(Object.keys(list.tasks)).toEqual(["was-bad"]);
+    expect(list.tasks["was-bad"]?.lastChecked).toBe("2026-01-01T00:00:00Z");
+    expect(report.counts).toMatchObject({ infraError: 2, newlyQuarantined: 0, released: 0, infraRetries: 5 });
+  });
+
+  it("holds the concurrency limit and keeps going when one task's grade throws a task error", async () => {
+    for (const id of ["t1", "t2", "t3", "t4", "t5"]) await writeTask(root, id);
+    let active = 0;
+    let peak = 0;
+    const grade = fakeGrade(async (o) => {
+      active += 1;
+      peak = Math.max(peak, active);
+      await new Promise((r) => setTimeout(r, 5));
+      active -= 1;
+      if (o.task === "t3") throw new OracleError("TASK_INVALID", "bad mirror");
+      return {};
+    });
+    const report = await run({ grade, concurrency: 2, repeat: 2 });
+    expect(peak).toBe(2);
+    expect(report.tasks.filter((t) => t.status === "healthy")).toHaveLength(4);
+    expect(report.tasks.find((t) => t.id === "t3")?.reasons).toMatchObject([{ flag: "INVALID_TASK" }]);
+  });
+
+  it("refuses a glob that matches nothing, before running anything", async () => {
+    await writeTask(root, "t1");
+    const grade = fakeGrade(() => ({}));
+    await expect(run({ grade, tasks: ["nope-*"] })).rejects.toMatchObject({ code: "USAGE" });
+    expect(grade.calls).toHaveLength(0);
+  });
+
+  it("on abort: stops every running grade, waits for them, removes leftovers and writes nothing", async () => {
+    for (const id of ["t1", "t2", "t3", "t4"]) await writeTask(root, id);
+    const controller = new AbortController();
+    let running = 0;
+    let cleanedUp = 0;
+    const grade = fakeGrade(
+      (o) =>
+        new Promise<FakeRun>((_, reject) => {
+          running += 1;
+          if (running === 2) setTimeout(() => controller.abort(new DOMException("stop", "AbortError")), 5);
+          o.signal?.addEventListener("abort", () =>
+            setTimeout(() => {
+              cleanedUp += 1;
+              reject(o.signal?.reason);
+            }, 20),
+          );
+        }),
+    );
+    let leftoverCalls = 0;
+    const engine: SweepEngine = {
+      ping: async () => {},
+      removeLeftovers: async () => {
+        leftoverCalls += 1;
+        return [];
+      },
+    };
+    await expect(
+      run({ grade, engine, concurrency: 2, repeat: 3, signal: controller.signal }),
+    ).rejects.toMatchObject({
+      name: "AbortError",
+    });
+    expect(grade.calls).toHaveLength(2);
+    expect(cleanedUp).toBe(2);
+    expect(leftoverCalls).toBe(1);
+    await expect(stat(join(root, "tasks", "quarantine.json"))).rejects.toThrow();
+  });
+
+  it("does not start when the engine does not answer", async () => {
+    await writeTask(root, "t1");
+    const engine: SweepEngine = {
+      ping: async () => {
+        throw Object.assign(new Error("down"), { code: "DOCKER_UNAVAILABLE" });
+      },
+      removeLeftovers: async () => [],
+    };
+    await expect(run({ grade: fakeGrade(() => ({})), engine })).rejects.toMatchObject({
+      code: "DOCKER_UNAVAILABLE",
+    });
+  });
+});

@@ -1,0 +1,161 @@
+import { availableParallelism } from "node:os";
+import { join, resolve } from "node:path";
+import { quarantineFilePath, readQuarantineFile, writeJsonAtomic } from "@oracle/spec";
+import type Docker from "dockerode";
+import pLimit from "p-limit";
+import type { Logger } from "winston";
+import { coveredBy, selectTasks } from "./discover.js";
+import type { SweepEngine } from "./engine.js";
+import { updateQuarantineList } from "./quarantine-list.js";
+import { buildReport } from "./report.js";
+import { writeReports } from "./report-files.js";
+import {
+  checksOf,
+  type PlannedTask,
+  planTask,
+  type SweepContext,
+  sweepTask,
+  type TaskOutcome,
+} from "./task-sweep.js";
+import type { GradeFn, RunRecord, SweepReport } from "./types.js";
+
+/** Hooks a progress display implements; every one is optional. */
+export interface SweepProgress {
+  start?(tasks: number, runs: number): void;
+  runDone?(task: string, run: RunRecord): void;
+  taskDone?(task: TaskOutcome): void;
+}
+
+export interface SweepOptions {
+  root: string;
+  /** Globs matched on task ids; none means every task. */
+  tasks?: string[];
+  /** Grades running at once; default: the number of cores. */
+  concurrency?: number;
+  /** How many times each check runs; default 1. */
+  repeat?: number;
+  /** Where report.json/.md/.html go; default `<root>/logs/sweep/<runId>/`. */
+  reportDir?: string;
+  /** Names this sweep's folder under logs/sweep/; default: the UTC start time. */
+  runId?: string;
+  /** Retries of a run that ends in INFRA_ERROR; default 2. */
+  infraRetries?: number;
+  retryDelayMs?: number;
+  grade: GradeFn;
+  logger: Logger;
+  engine?: SweepEngine;
+  docker?: Docker;
+  signal?: AbortSignal;
+  progress?: SweepProgress;
+  now?: () => Date;
+}
+
+/** `20261202T150405Z`: sortable, and safe in file names. */
+export function sweepStamp(date: Date): string {
+  return date
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z");
+}
+
+/** The folders and files of one sweep under a root. */
+export function sweepPaths(root: string, runId: string, reportDir?: string) {
+  const base = join(resolve(root), "logs", "sweep", runId);
+  return {
+    base,
+    runLogDir: join(base, "runs"),
+    sweepLog: join(base, "sweep.jsonl"),
+    reportDir: reportDir ? resolve(reportDir) : base,
+  };
+}
+
+function abortError(signal: AbortSignal): Error {
+  return signal.reason instanceof Error
+    ? signal.reason
+    : new DOMException("the sweep was interrupted", "AbortError");
+}
+
+async function runAll(
+  ctx: SweepContext,
+  planned: PlannedTask[],
+  options: SweepOptions,
+): Promise<TaskOutcome[]> {
+  const settled = await Promise.allSettled(
+    planned.map(async (task) => {
+      const outcome = await sweepTask(ctx, task);
+      options.progress?.taskDone?.(outcome);
+      ctx.logger.info("task checked", {
+        task: task.id,
+        status: outcome.status,
+        flags: outcome.reasons.map((r) => r.flag),
+      });
+      return outcome;
+    }),
+  );
+  if (ctx.signal.aborted) {
+    const leftovers = await options.engine?.removeLeftovers().catch((error: Error) => {
+      ctx.logger.error("could not remove leftover containers", { error: error.message });
+      return [];
+    });
+    ctx.logger.warn("sweep interrupted", { leftoversRemoved: leftovers?.length ?? 0 });
+    throw abortError(ctx.signal);
+  }
+  return settled.map((s) => {
+    if (s.status === "rejected") throw s.reason;
+    return s.value;
+  });
+}
+
+/**
+ * Sweeps the tasks under a root: runs each task's baseline (and gold.diff, where there is one)
+ * `repeat` times through `grade`, flags every task that fails an expectation, updates
+ * tasks/quarantine.json for the tasks it checked, and writes report.json, report.md and report.html.
+ * Throws OracleError when it cannot start (bad globs, unreadable quarantine list, engine down) and
+ * the abort reason when interrupted (after every running grade has cleaned up); nothing is written then.
+ */
+export async function sweep(options: SweepOptions): Promise<SweepReport> {
+  const clock = options.now ?? (() => new Date());
+  const startedAt = clock();
+  const root = resolve(options.root);
+  const globs = options.tasks ?? [];
+  const settings = {
+    tasks: globs,
+    repeat: options.repeat ?? 1,
+    concurrency: options.concurrency ?? availableParallelism(),
+    infraRetries: options.infraRetries ?? 2,
+  };
+  const paths = sweepPaths(root, options.runId ?? sweepStamp(startedAt), options.reportDir);
+  await options.engine?.ping();
+  const ids = await selectTasks(root, globs);
+  await readQuarantineFile(root);
+  const planned = await Promise.all(ids.map((id) => planTask(root, id)));
+  options.progress?.start?.(
+    planned.length,
+    planned.reduce((n, t) => n + checksOf(t, settings.repeat).length, 0),
+  );
+  options.logger.info("sweep started", { root, taskCount: ids.length, ...settings });
+  const ctx: SweepContext = {
+    grade: options.grade,
+    root,
+    runLogDir: paths.runLogDir,
+    repeat: settings.repeat,
+    infraRetries: settings.infraRetries,
+    retryDelayMs: options.retryDelayMs ?? 2000,
+    limit: pLimit(settings.concurrency),
+    signal: options.signal ?? new AbortController().signal,
+    logger: options.logger,
+    onRun: (task, run) => options.progress?.runDone?.(task, run),
+    ...(options.docker ? { docker: options.docker } : {}),
+  };
+  const outcomes = await runAll(ctx, planned, options);
+  const finishedAt = clock();
+  const before = await readQuarantineFile(root);
+  const covered = coveredBy(globs);
+  const gone = Object.keys(before.tasks).filter((id) => covered(id) && !ids.includes(id));
+  const update = updateQuarantineList(before, outcomes, gone, finishedAt.toISOString());
+  await writeJsonAtomic(quarantineFilePath(root), update.file);
+  const report = buildReport({ root, paths, settings, outcomes, before, update, startedAt, finishedAt });
+  await writeReports(report);
+  options.logger.info("sweep finished", { counts: report.counts, newlyQuarantined: report.newlyQuarantined });
+  return report;
+}

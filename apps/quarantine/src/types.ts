@@ -1,0 +1,117 @@
+import type { GradeResult, QuarantineFlag, QuarantineReason, ReasonCode, SuiteResult } from "@oracle/spec";
+import type Docker from "dockerode";
+import type { Logger } from "winston";
+
+/** The options of `grade()` from @oracle/grader, as the sweep uses them (the shared contract). */
+export interface GradeOptions {
+  root: string;
+  task: string;
+  mode: "grade" | "baseline";
+  diff?: { path: string } | { text: string };
+  timeoutSeconds?: number;
+  logFile?: string;
+  allowQuarantined?: boolean;
+  signal?: AbortSignal;
+  logger?: Logger;
+  docker?: Docker;
+}
+
+/** `grade()` from @oracle/grader; injected so the sweep logic can be tested with a small fake. */
+export type GradeFn = (options: GradeOptions) => Promise<GradeResult>;
+
+/** A check is one kind of run repeated K times: the baseline, or the task's gold.diff. */
+export type CheckMode = "baseline" | "gold";
+
+/** Why a run ended: the grader's reason, or TASK_INVALID when the grader refused the task. */
+export type RunReason = ReasonCode | "TASK_INVALID";
+
+export interface SuiteSummary {
+  status: SuiteResult["status"];
+  reason: ReasonCode | null;
+  counts: SuiteResult["counts"];
+}
+
+/** One run of one check, after infra retries. */
+export interface RunRecord {
+  mode: CheckMode;
+  /** 1..K */
+  repeat: number;
+  /** 1 + the number of infra retries it took. */
+  attempts: number;
+  verdict: "PASS" | "FAIL" | null;
+  reason: RunReason;
+  message: string;
+  existing: SuiteSummary | null;
+  hidden: SuiteSummary | null;
+  testsHash: string | null;
+  durationMs: number;
+  /** Oracle log of the counted attempt, relative to the root (forward slashes); null when none was written. */
+  log: string | null;
+  /** Oracle logs of the attempts that ended in INFRA_ERROR and were retried. */
+  retriedLogs: string[];
+}
+
+/** A run plus its per-test outcomes; the outcomes are compared across repeats, not reported whole. */
+export interface RunObservation {
+  record: RunRecord;
+  tests: ReadonlyMap<string, string>;
+}
+
+/** What the sweep found about one task. */
+export type TaskStatus = "healthy" | "quarantined" | "infra-error";
+
+export interface InfraSummary {
+  /** Runs still INFRA_ERROR after every retry: their checks are inconclusive. */
+  failedRuns: number;
+  /** Retries spent, including the ones that later succeeded. */
+  retries: number;
+  messages: string[];
+  logs: string[];
+}
+
+export interface TaskReport {
+  id: string;
+  status: TaskStatus;
+  reasons: QuarantineReason[];
+  infra: InfraSummary;
+  /** Whether the task was on tasks/quarantine.json before this sweep. */
+  wasQuarantined: boolean;
+  /** newly quarantined | released | still quarantined | unchanged */
+  change: "new" | "released" | "kept" | "none";
+  firstSeen: string | null;
+  hasGold: boolean;
+  runs: RunRecord[];
+  /** Sum of the runs' durations. */
+  runMs: number;
+}
+
+export interface SweepCounts {
+  tasks: number;
+  healthy: number;
+  quarantined: number;
+  infraError: number;
+  newlyQuarantined: number;
+  released: number;
+  runs: number;
+  infraRetries: number;
+  flags: Partial<Record<QuarantineFlag, number>>;
+}
+
+/** report.json, and what `sweep()` returns. */
+export interface SweepReport {
+  version: 1;
+  root: string;
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  options: { tasks: string[]; repeat: number; concurrency: number; infraRetries: number };
+  counts: SweepCounts;
+  newlyQuarantined: string[];
+  released: string[];
+  /** Entries dropped from tasks/quarantine.json because their task folder is gone. */
+  removed: string[];
+  quarantineFile: string;
+  reportDir: string;
+  sweepLog: string;
+  tasks: TaskReport[];
+}
