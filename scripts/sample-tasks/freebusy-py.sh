@@ -314,7 +314,7 @@ cat > "$task/task.json.in" <<'EOF'
   "suites": {
     "existing": {
       "command": "python3 -m pytest -p no:cacheprovider -q --junitxml=\"$ORACLE_JUNIT\" tests --ignore=tests/regression",
-      "files": ["tests/**", "conftest.py", "pyproject.toml", "pytest.ini", "setup.cfg", "tox.ini"]
+      "files": ["tests/**", "**/conftest.py", "pyproject.toml", "pytest.ini", "setup.cfg", "tox.ini"]
     },
     "hidden": {
       "command": "python3 -m pytest -p no:cacheprovider -q --junitxml=\"$ORACLE_JUNIT\" tests/regression"
