@@ -55,5 +55,6 @@ declare module "tar-fs" {
     map?: (header: TarHeader) => TarHeader;
   }
   export function pack(cwd: string, options?: PackOptions): TarPack;
+  export function extract(cwd: string): import("node:stream").Writable;
   export type { TarHeader, TarPack };
 }

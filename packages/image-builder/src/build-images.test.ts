@@ -1,0 +1,113 @@
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { OracleError, readRegistryFile } from "@oracle/spec";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { buildImages } from "./build-images.js";
+import type { BuildRequest, EngineClient, PushRequest } from "./docker.js";
+
+const fixtures = resolve(import.meta.dirname, "../../../test/fixtures/images");
+
+/** A fake engine: builds succeed unless the Dockerfile says FAIL; it remembers what exists. */
+class FakeEngine implements EngineClient {
+  readonly existing = new Set<string>();
+  readonly built: string[] = [];
+  #n = 0;
+  async ping() {}
+  async build(request: BuildRequest) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request.context) chunks.push(chunk as Buffer);
+    request.onStep?.("Step 1/1 : FROM debian:bookworm-slim");
+    if (Buffer.concat(chunks).includes("FAIL"))
+      throw new OracleError("BUILD_FAILED", "Step 2/2 : RUN FAIL: exit 1");
+    this.built.push(request.tag);
+    const imageId = `sha256:${String(++this.#n).padStart(64, "0")}`;
+    this.existing.add(imageId);
+    return { imageId };
+  }
+  async push(request: PushRequest) {
+    const digest = `sha256:${String(this.#n).padStart(64, "f")}`;
+    this.existing.add(`${request.repository}@${digest}`);
+    return { digest };
+  }
+  async imageExists(reference: string) {
+    return this.existing.has(reference);
+  }
+}
+
+let root: string;
+let engine: FakeEngine;
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), "oracle-build-"));
+  await cp(fixtures, join(root, "images"), { recursive: true });
+  engine = new FakeEngine();
+});
+afterEach(() => rm(root, { recursive: true, force: true }));
+
+describe("buildImages (fake engine)", () => {
+  it("builds new images, records pinned references, then skips them", async () => {
+    const first = await buildImages({ root, engine });
+    expect(first.ok).toBe(true);
+    expect(first.images.map((i) => [i.name, i.status, i.why])).toEqual([
+      ["npm-demo", "built", ["new image (no record)"]],
+      ["text-demo", "built", ["new image (no record)"]],
+    ]);
+    const registry = await readRegistryFile(root);
+    expect(registry.images["npm-demo"]?.reference).toMatch(
+      /^127\.0\.0\.1:5000\/oracle\/npm-demo@sha256:f+1$/,
+    );
+    expect(engine.built[0]).toMatch(/^127\.0\.0\.1:5000\/oracle\/npm-demo:[0-9a-f]{12}$/);
+    const logs = await readdir(join(root, "logs", "build"));
+    expect(logs.filter((f) => f.startsWith("npm-demo-"))).toHaveLength(1);
+
+    const second = await buildImages({ root, engine });
+    expect(second.images.map((i) => i.status)).toEqual(["up-to-date", "up-to-date"]);
+    expect(engine.built).toHaveLength(2);
+  });
+
+  it("records nothing for a failed build, keeps the previous record, and still builds the others", async () => {
+    await buildImages({ root, engine, registry: null });
+    const before = await readFile(join(root, "images", "registry.json"), "utf8");
+    await writeFile(join(root, "images", "text-demo", "Dockerfile"), "FROM debian:bookworm-slim\nRUN FAIL\n");
+    await writeFile(join(root, "images", "npm-demo", "extra.txt"), "new file\n");
+    const summary = await buildImages({ root, engine, registry: null });
+    expect(summary.ok).toBe(false);
+    const [npm, text] = summary.images;
+    expect(npm).toMatchObject({ status: "built", why: ["context file extra.txt added"] });
+    expect(text).toMatchObject({
+      status: "failed",
+      why: ["Dockerfile changed"],
+      error: { code: "BUILD_FAILED" },
+    });
+    expect(await readFile(text!.logFile!, "utf8")).toContain("FAILED: Step 2/2 : RUN FAIL");
+    const registry = await readRegistryFile(root);
+    expect(registry.images["text-demo"]).toEqual(JSON.parse(before).images["text-demo"]);
+    expect(registry.images["npm-demo"]?.history).toHaveLength(1);
+    expect(registry.images["npm-demo"]?.reference).toMatch(/^sha256:/);
+  });
+
+  it("rebuilds an image whose recorded image is gone, and only with --only the named one", async () => {
+    await buildImages({ root, engine });
+    engine.existing.clear();
+    const summary = await buildImages({ root, engine, only: ["text-demo"] });
+    expect(summary.images).toHaveLength(1);
+    expect(summary.images[0]?.why[0]).toMatch(
+      /^recorded image 127\.0\.0\.1:5000\/oracle\/text-demo@sha256:\w+ is gone/,
+    );
+  });
+
+  it("reports an out-of-sync lockfile as that image's failure", async () => {
+    await writeFile(
+      join(root, "images", "npm-demo", "package.json"),
+      '{"name":"x","dependencies":{"left-pad":"1.3.0"}}',
+    );
+    const summary = await buildImages({ root, engine });
+    expect(summary.images[0]).toMatchObject({ status: "failed", error: { code: "LOCKFILE_OUT_OF_SYNC" } });
+    expect(summary.images[1]?.status).toBe("built");
+  });
+
+  it("rejects an unknown --only name with USAGE before building", async () => {
+    await expect(buildImages({ root, engine, only: ["nope"] })).rejects.toMatchObject({ code: "USAGE" });
+    expect(engine.built).toEqual([]);
+  });
+});
