@@ -1,0 +1,153 @@
+import type Docker from "dockerode";
+
+/** Where things live inside the grading container. */
+export const PATHS = {
+  work: "/work",
+  checkout: "/work/repo",
+  tmp: "/tmp",
+  home: "/home/oracle",
+  report: "/oracle/report",
+  hidden: "/oracle/hidden",
+  mirror: "/oracle/mirror",
+  diff: "/oracle/diff/filtered.diff",
+} as const;
+
+/** The uid:gid that runs every step; the keeper runs as another uid so `kill -KILL -1` cannot reach it. */
+export const RUN_USER = "1000:1000";
+export const KEEPER_USER = "1001:1001";
+
+export interface ContainerPlan {
+  image: string;
+  labels: Record<string, string>;
+  memoryMb: number;
+  cpus: number;
+  pids: number;
+  /** Read-only binds: host path -> container path. */
+  binds: Array<{ source: string; target: string }>;
+}
+
+const MIB = 1024 * 1024;
+
+/** Sizes of the writable tmpfs mounts, in MiB; their pages count against the memory limit too. */
+function tmpfsFor(memoryMb: number): Record<string, string> {
+  const size = (mb: number) => `size=${Math.max(16, Math.min(mb, memoryMb))}m`;
+  const owned = "uid=1000,gid=1000";
+  return {
+    [PATHS.work]: `rw,exec,nosuid,nodev,${size(2048)},${owned},mode=0755`,
+    [PATHS.tmp]: `rw,exec,nosuid,nodev,${size(1024)},mode=1777`,
+    [PATHS.home]: `rw,exec,nosuid,nodev,${size(256)},${owned},mode=0700`,
+    [PATHS.report]: `rw,noexec,nosuid,nodev,${size(64)},${owned},mode=0755`,
+  };
+}
+
+export function ulimitsFor(pids: number): Docker.HostConfig["Ulimits"] {
+  const nproc = Math.max(pids * 4, 4096);
+  return [
+    { Name: "nofile", Soft: 8192, Hard: 8192 },
+    { Name: "nproc", Soft: nproc, Hard: nproc },
+    { Name: "fsize", Soft: 1024 * MIB, Hard: 1024 * MIB },
+    { Name: "core", Soft: 0, Hard: 0 },
+  ];
+}
+
+/** The create options of the one container of a run: every protection the protocol relies on. */
+export function containerOptions(plan: ContainerPlan): Docker.ContainerCreateOptions {
+  const memory = plan.memoryMb * MIB;
+  return {
+    Image: plan.image,
+    Entrypoint: ["sleep", "infinity"],
+    Cmd: [],
+    User: KEEPER_USER,
+    WorkingDir: PATHS.work,
+    Hostname: "oracle",
+    Env: [],
+    Labels: plan.labels,
+    Tty: false,
+    OpenStdin: false,
+    AttachStdin: false,
+    AttachStdout: false,
+    AttachStderr: false,
+    NetworkDisabled: true,
+    StopTimeout: 1,
+    HostConfig: {
+      NetworkMode: "none",
+      CapDrop: ["ALL"],
+      CapAdd: [],
+      SecurityOpt: ["no-new-privileges"],
+      Privileged: false,
+      Init: true,
+      IpcMode: "private",
+      PidsLimit: plan.pids,
+      Memory: memory,
+      MemorySwap: memory,
+      NanoCpus: Math.round(plan.cpus * 1e9),
+      Ulimits: ulimitsFor(plan.pids),
+      ReadonlyRootfs: true,
+      Tmpfs: tmpfsFor(plan.memoryMb),
+      Mounts: plan.binds.map((bind) => ({
+        Type: "bind",
+        Source: bind.source,
+        Target: bind.target,
+        ReadOnly: true,
+      })),
+      LogConfig: { Type: "json-file", Config: { "max-size": "1m", "max-file": "1" } },
+      AutoRemove: false,
+      RestartPolicy: { Name: "no", MaximumRetryCount: 0 },
+    },
+  };
+}
+
+type Check = [name: string, ok: boolean];
+
+/**
+ * Reads back what the engine made of the options and names every protection that is missing or
+ * different (the engine silently ignores misspelt fields). Empty when all hold.
+ */
+export function missingProtections(info: Docker.ContainerInspectInfo, plan: ContainerPlan): string[] {
+  const host = info.HostConfig as Docker.HostConfig & { Init?: boolean; Tmpfs?: Record<string, string> };
+  const config = info.Config as Docker.ContainerInspectInfo["Config"] & { NetworkDisabled?: boolean };
+  const memory = plan.memoryMb * MIB;
+  const expectedTmpfs = tmpfsFor(plan.memoryMb);
+  const mounts = info.Mounts ?? [];
+  const ulimits = new Map((host.Ulimits ?? []).map((u) => [u.Name, `${u.Soft}/${u.Hard}`]));
+  const wantUlimits = ulimitsFor(plan.pids) ?? [];
+  const tmpfs = host.Tmpfs ?? {};
+  const checks: Check[] = [
+    ["Config.User is the keeper user", config.User === KEEPER_USER],
+    ["Config.NetworkDisabled", config.NetworkDisabled === true],
+    ["HostConfig.NetworkMode none", host.NetworkMode === "none"],
+    ["HostConfig.CapDrop ALL", (host.CapDrop ?? []).map((c: string) => c.toUpperCase()).includes("ALL")],
+    ["HostConfig.CapAdd empty", (host.CapAdd ?? []).length === 0],
+    [
+      "HostConfig.SecurityOpt no-new-privileges",
+      (host.SecurityOpt ?? []).some((o: string) => /^no-new-privileges(:true|=true)?$/.test(o)),
+    ],
+    ["HostConfig.Privileged false", host.Privileged !== true],
+    ["HostConfig.Init", host.Init === true],
+    ["HostConfig.PidsLimit", host.PidsLimit === plan.pids],
+    ["HostConfig.Memory", host.Memory === memory],
+    ["HostConfig.MemorySwap equals Memory", host.MemorySwap === memory],
+    ["HostConfig.NanoCpus", host.NanoCpus === Math.round(plan.cpus * 1e9)],
+    [
+      "HostConfig.Ulimits",
+      ulimits.size === wantUlimits.length &&
+        wantUlimits.every((u) => ulimits.get(u.Name) === `${u.Soft}/${u.Hard}`),
+    ],
+    ["HostConfig.ReadonlyRootfs", host.ReadonlyRootfs === true],
+    [
+      "HostConfig.Tmpfs",
+      Object.keys(tmpfs).length === Object.keys(expectedTmpfs).length &&
+        Object.entries(expectedTmpfs).every(([k, v]) => tmpfs[k] === v),
+    ],
+    [
+      "no mount but the read-only binds",
+      mounts.length === plan.binds.length && mounts.every((m) => m.Type === "bind" && m.RW === false),
+    ],
+    [
+      "every bind present",
+      plan.binds.every((b) => mounts.some((m) => m.Destination === b.target && m.Source === b.source)),
+    ],
+    ["labels", Object.entries(plan.labels).every(([k, v]) => config.Labels?.[k] === v)],
+  ];
+  return checks.filter(([, ok]) => !ok).map(([name]) => name);
+}

@@ -1,0 +1,167 @@
+import type { Writable } from "node:stream";
+import Docker from "dockerode";
+
+/** What the grader needs of the engine; the real one wraps dockerode, unit tests use a fake. */
+export interface GradeDocker {
+  /** The local image's ID and repo digests, or null when the engine does not have it. */
+  findImage(reference: string): Promise<{ id: string; repoDigests: string[] } | null>;
+  pull(reference: string): Promise<void>;
+  createContainer(options: Docker.ContainerCreateOptions): Promise<GradeContainer>;
+  /** Containers (any state) carrying every label given as `key=value`. */
+  listContainers(labels: string[]): Promise<Array<{ id: string; labels: Record<string, string> }>>;
+  removeContainer(id: string): Promise<void>;
+}
+
+/** One exec's result: its exit code (null when it could not be read). */
+export interface ExecOutcome {
+  exitCode: number | null;
+}
+
+export interface ExecOptions {
+  user: string;
+  env: string[];
+  workingDir: string;
+  stdout: Writable;
+  stderr: Writable;
+}
+
+export interface GradeContainer {
+  readonly id: string;
+  inspect(): Promise<Docker.ContainerInspectInfo>;
+  start(): Promise<void>;
+  exec(cmd: string[], options: ExecOptions): Promise<ExecOutcome>;
+  kill(): Promise<void>;
+  remove(): Promise<void>;
+}
+
+/**
+ * Splits Docker's multiplexed exec stream (8-byte frame headers: stream type, 3 zero bytes, size)
+ * into stdout and stderr without ever holding more than one partial frame.
+ */
+export class Demuxer {
+  private pending: Buffer = Buffer.alloc(0);
+
+  constructor(
+    private readonly stdout: (chunk: Buffer) => void,
+    private readonly stderr: (chunk: Buffer) => void,
+  ) {}
+
+  push(chunk: Buffer): void {
+    let data = this.pending.length > 0 ? Buffer.concat([this.pending, chunk]) : chunk;
+    while (data.length >= 8) {
+      const size = data.readUInt32BE(4);
+      const type = data[0];
+      const available = Math.min(size, data.length - 8);
+      if (available > 0) {
+        const payload = data.subarray(8, 8 + available);
+        (type === 2 ? this.stderr : this.stdout)(payload);
+      }
+      if (available < size) {
+        // Rewrite the header so the rest of this frame is read next time.
+        const header = Buffer.alloc(8);
+        header[0] = type ?? 1;
+        header.writeUInt32BE(size - available, 4);
+        this.pending = header;
+        return;
+      }
+      data = data.subarray(8 + size);
+    }
+    this.pending = Buffer.from(data);
+  }
+}
+
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+function writeTo(target: Writable): (chunk: Buffer) => void {
+  return (chunk) => {
+    target.write(chunk);
+  };
+}
+
+class DockerodeContainer implements GradeContainer {
+  constructor(private readonly container: Docker.Container) {}
+
+  get id(): string {
+    return this.container.id;
+  }
+
+  inspect(): Promise<Docker.ContainerInspectInfo> {
+    return this.container.inspect();
+  }
+
+  async start(): Promise<void> {
+    await this.container.start();
+  }
+
+  async exec(cmd: string[], options: ExecOptions): Promise<ExecOutcome> {
+    const exec = await this.container.exec({
+      Cmd: cmd,
+      User: options.user,
+      Env: options.env,
+      WorkingDir: options.workingDir,
+      AttachStdin: false,
+      AttachStdout: true,
+      AttachStderr: true,
+      Tty: false,
+    });
+    const stream = await exec.start({ hijack: true, stdin: false });
+    const demux = new Demuxer(writeTo(options.stdout), writeTo(options.stderr));
+    await new Promise<void>((done, fail) => {
+      stream.on("data", (chunk: Buffer) => demux.push(chunk));
+      stream.on("end", () => done());
+      stream.on("close", () => done());
+      stream.on("error", fail);
+    });
+    for (let attempt = 0; attempt < 50; attempt += 1) {
+      const info = await exec.inspect();
+      if (!info.Running) return { exitCode: info.ExitCode ?? null };
+      await sleep(20);
+    }
+    return { exitCode: null };
+  }
+
+  async kill(): Promise<void> {
+    await this.container.kill({ signal: "SIGKILL" });
+  }
+
+  async remove(): Promise<void> {
+    await this.container.remove({ force: true, v: true });
+  }
+}
+
+/** The grader's view of a real engine through dockerode. */
+export function dockerodeGradeDocker(docker: Docker = new Docker()): GradeDocker {
+  return {
+    async findImage(reference) {
+      try {
+        const info = await docker.getImage(reference).inspect();
+        return { id: info.Id, repoDigests: info.RepoDigests ?? [] };
+      } catch (error) {
+        if ((error as { statusCode?: number }).statusCode === 404) return null;
+        throw error;
+      }
+    },
+    async pull(reference) {
+      const stream = await docker.pull(reference);
+      await new Promise<void>((done, fail) => {
+        docker.modem.followProgress(
+          stream,
+          (error: Error | null) => (error ? fail(error) : done()),
+          (event: { error?: string }) => {
+            if (event.error) fail(new Error(event.error));
+          },
+        );
+      });
+    },
+    async createContainer(options) {
+      return new DockerodeContainer(await docker.createContainer(options));
+    },
+    async listContainers(labels) {
+      const list = await docker.listContainers({ all: true, filters: { label: labels } });
+      return list.map((c) => ({ id: c.Id, labels: c.Labels ?? {} }));
+    },
+    async removeContainer(id) {
+      await docker.getContainer(id).remove({ force: true, v: true });
+    },
+  };
+}

@@ -1,0 +1,48 @@
+import { OracleError } from "@oracle/spec";
+import type Docker from "dockerode";
+import type winston from "winston";
+import { z } from "zod";
+
+/** What to grade and how. `diff` is required in grade mode and forbidden in baseline mode. */
+export interface GradeOptions {
+  root: string;
+  task: string;
+  mode: "grade" | "baseline";
+  diff?: { path: string } | { text: string };
+  /** Overrides the task's timeoutSeconds. */
+  timeoutSeconds?: number;
+  /** The oracle log; default `<root>/logs/grade/<task>-<utc>-<diffsha12>.jsonl`. */
+  logFile?: string;
+  allowQuarantined?: boolean;
+  signal?: AbortSignal;
+  /** Receives the short human account. */
+  logger?: winston.Logger;
+  docker?: Docker;
+}
+
+const GradeOptionsSchema = z
+  .object({
+    root: z.string().min(1),
+    task: z.string().min(1),
+    mode: z.enum(["grade", "baseline"]),
+    diff: z
+      .union([z.strictObject({ path: z.string().min(1) }), z.strictObject({ text: z.string() })])
+      .optional(),
+    timeoutSeconds: z.number().int().min(1).max(86400).optional(),
+    logFile: z.string().min(1).optional(),
+    allowQuarantined: z.boolean().optional(),
+  })
+  .refine((o) => (o.mode === "grade") === (o.diff !== undefined), {
+    message: "grade mode needs a diff; baseline mode takes none",
+    path: ["diff"],
+  });
+
+/** Checks the options' shape; USAGE when they are wrong. */
+export function checkGradeOptions(options: GradeOptions): void {
+  const { signal: _s, logger: _l, docker: _d, ...plain } = options;
+  const parsed = GradeOptionsSchema.safeParse(plain);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join(".") || "options"}: ${i.message}`);
+    throw new OracleError("USAGE", lines.join("\n"));
+  }
+}

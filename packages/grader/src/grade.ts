@@ -1,0 +1,92 @@
+import { createHash, randomBytes } from "node:crypto";
+import { readFile, stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { type GradeResult, type LoadedTask, loadTask, OracleError, readQuarantineFile } from "@oracle/spec";
+import { dockerodeGradeDocker } from "./docker.js";
+import { checkGradeOptions, type GradeOptions } from "./grade-options.js";
+import { defaultLogPath, openRunLog } from "./oracle-log.js";
+import { superviseRun } from "./supervise.js";
+import { GRADER_VERSION } from "./version.js";
+
+/** Diffs larger than this are not parsed: DIFF_INVALID. */
+export const MAX_DIFF_BYTES = 64 * 1024 * 1024;
+
+async function checkQuarantine(root: string, task: string, allowed: boolean): Promise<void> {
+  const entry = (await readQuarantineFile(root)).tasks[task];
+  if (!entry || allowed) return;
+  const reasons = entry.reasons.map((r) => `${r.flag}: ${r.message}`).join("; ");
+  throw new OracleError("TASK_QUARANTINED", `task '${task}' is quarantined (${reasons})`, {
+    hint: "fix the task and run pnpm quarantine-sweep, or grade it anyway with --allow-quarantined",
+  });
+}
+
+/** The diff's bytes, or a marker that it is too large to parse. */
+async function readDiff(diff: NonNullable<GradeOptions["diff"]>): Promise<Buffer | { tooLarge: number }> {
+  if ("text" in diff) {
+    const bytes = Buffer.from(diff.text, "utf8");
+    return bytes.length > MAX_DIFF_BYTES ? { tooLarge: bytes.length } : bytes;
+  }
+  try {
+    const info = await stat(diff.path);
+    if (!info.isFile()) throw new Error("not a regular file");
+    if (info.size > MAX_DIFF_BYTES) return { tooLarge: info.size };
+    return await readFile(diff.path);
+  } catch (cause) {
+    throw new OracleError(
+      "DIFF_UNREADABLE",
+      `cannot read the diff ${diff.path}: ${(cause as Error).message}`,
+      {
+        hint: "pass a readable unified diff file with --diff",
+        cause,
+      },
+    );
+  }
+}
+
+const sha256 = (data: Buffer): string => createHash("sha256").update(data).digest("hex");
+
+/**
+ * Grades one task: the diff (grade mode) or nothing (baseline mode) against the task's existing and
+ * hidden suites inside a pinned, network-less container. Throws an OracleError only when no run
+ * happened (USAGE, TASK_NOT_FOUND, TASK_INVALID, TASK_QUARANTINED, DIFF_UNREADABLE); every run that
+ * started returns a result, FAIL with its reason when anything went wrong. When `signal` aborts, the
+ * container is removed and the promise rejects with `signal.reason`.
+ */
+export async function grade(options: GradeOptions): Promise<GradeResult> {
+  checkGradeOptions(options);
+  options.signal?.throwIfAborted();
+  const root = resolve(options.root);
+  const loaded: LoadedTask = await loadTask(root, options.task);
+  await checkQuarantine(root, options.task, options.allowQuarantined === true);
+  const diff = options.diff ? await readDiff(options.diff) : null;
+  const startedAt = new Date();
+  const diffSha = diff === null ? null : Buffer.isBuffer(diff) ? sha256(diff) : null;
+  const logPath = resolve(options.logFile ?? defaultLogPath(root, options.task, startedAt, diffSha));
+  const runId = `${startedAt.getTime().toString(36)}-${randomBytes(4).toString("hex")}`;
+  const log = openRunLog(logPath, { run: runId, task: options.task }, options.logger);
+  log.event("start", {
+    graderVersion: GRADER_VERSION,
+    root,
+    mode: options.mode,
+    pid: process.pid,
+    diffSha256: diffSha,
+    task: loaded.task,
+  });
+  try {
+    return await superviseRun({
+      loaded,
+      mode: options.mode,
+      diff,
+      runId,
+      startedAt,
+      logPath,
+      timeoutMs: (options.timeoutSeconds ?? loaded.task.timeoutSeconds) * 1000,
+      docker: dockerodeGradeDocker(options.docker),
+      log,
+      root,
+      signal: options.signal,
+    });
+  } finally {
+    await log.close();
+  }
+}

@@ -1,0 +1,11 @@
+export type { DiffRules, FilteredDiff } from "./diff/filter.js";
+export { filterDiff, pathsToReset } from "./diff/filter.js";
+export type { DiffFile, DiffHunk } from "./diff/split.js";
+export { DiffParseError, splitDiff } from "./diff/split.js";
+export { grade, MAX_DIFF_BYTES } from "./grade.js";
+export type { GradeOptions } from "./grade-options.js";
+export type { SuiteName } from "./junit.js";
+export { parseJUnit, ReportInvalidError, testId } from "./junit.js";
+export { gradeLabels, removeLeftovers } from "./leftovers.js";
+export { sortIds, testsHash } from "./tests-hash.js";
+export { GRADER_VERSION } from "./version.js";

@@ -1,0 +1,67 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import winston from "winston";
+
+/** The run's log: every event to the JSON-lines oracle log, the short account to the caller's logger. */
+export interface RunLog {
+  /** Everything, to the oracle log file only. */
+  event(step: string, data?: Record<string, unknown>): void;
+  /** A line of the human account (also in the oracle log). */
+  info(message: string, data?: Record<string, unknown>): void;
+  warn(message: string, data?: Record<string, unknown>): void;
+  /** Flushes and closes the oracle log file. */
+  close(): Promise<void>;
+}
+
+/** The default oracle log path: `<root>/logs/grade/<task>-<utc>-<diffsha12>.jsonl`. */
+export function defaultLogPath(
+  root: string,
+  task: string,
+  startedAt: Date,
+  diffSha256: string | null,
+): string {
+  const utc = startedAt
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z");
+  const suffix = diffSha256 ? diffSha256.slice(0, 12) : "baseline";
+  return `${root}/logs/grade/${task}-${utc}-${suffix}.jsonl`;
+}
+
+/** Opens the oracle log (winston, JSON lines) at `file`; `human` receives the short account. */
+export function openRunLog(file: string, meta: Record<string, string>, human?: winston.Logger): RunLog {
+  mkdirSync(dirname(file), { recursive: true });
+  const transport = new winston.transports.File({ filename: file });
+  const logger = winston.createLogger({
+    level: "debug",
+    format: winston.format.combine(winston.format.timestamp(), winston.format.json()),
+    defaultMeta: { component: "grade", ...meta },
+    transports: [transport],
+  });
+  let closed = false;
+  return {
+    event(step, data = {}) {
+      if (!closed) logger.debug(step, { step, ...data });
+    },
+    info(message, data = {}) {
+      if (!closed) logger.info(message, data);
+      human?.info(message);
+    },
+    warn(message, data = {}) {
+      if (!closed) logger.warn(message, data);
+      human?.warn(message);
+    },
+    close() {
+      if (closed) return Promise.resolve();
+      closed = true;
+      return new Promise<void>((done) => {
+        const timer = setTimeout(done, 3000);
+        transport.once("finish", () => {
+          clearTimeout(timer);
+          done();
+        });
+        logger.end();
+      });
+    },
+  };
+}

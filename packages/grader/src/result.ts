@@ -1,0 +1,48 @@
+import type { GradeResult, ReasonCode, SuiteResult } from "@oracle/spec";
+import { GradeResultSchema } from "@oracle/spec";
+import type { FilteredDiff } from "./diff/filter.js";
+import { notRunSuite, ranIds } from "./suite-result.js";
+import { sortIds, testsHash } from "./tests-hash.js";
+import { GRADER_VERSION } from "./version.js";
+
+export interface ResultParts {
+  task: string;
+  mode: "grade" | "baseline";
+  reason: ReasonCode;
+  message: string;
+  suites: Partial<Record<"existing" | "hidden", SuiteResult>>;
+  image: GradeResult["image"];
+  diff: { sha256: string; filtered: FilteredDiff | null } | null;
+  timings: Record<string, number>;
+  logPath: string;
+  startedAt: Date;
+}
+
+/** Assembles the result: PASS only when the reason is PASS; tests_hash over the tests that ran. */
+export function buildResult(parts: ResultParts): GradeResult {
+  const existing = parts.suites.existing ?? notRunSuite();
+  const hidden = parts.suites.hidden ?? notRunSuite();
+  const ids = sortIds([...ranIds(existing), ...ranIds(hidden)]);
+  const result: GradeResult = {
+    graderVersion: GRADER_VERSION,
+    task: parts.task,
+    mode: parts.mode,
+    verdict: parts.reason === "PASS" ? "PASS" : "FAIL",
+    reason: parts.reason,
+    message: parts.message,
+    testsHash: testsHash(ids),
+    testIds: ids,
+    suites: { existing, hidden },
+    image: parts.image,
+    diff: parts.diff && {
+      sha256: parts.diff.sha256,
+      filteredSha256: parts.diff.filtered?.filteredSha256 ?? null,
+      dropped: parts.diff.filtered?.dropped ?? [],
+    },
+    timings: parts.timings,
+    logPath: parts.logPath,
+    startedAt: parts.startedAt.toISOString(),
+    durationMs: Math.max(0, Date.now() - parts.startedAt.getTime()),
+  };
+  return GradeResultSchema.parse(result);
+}

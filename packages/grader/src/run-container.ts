@@ -1,0 +1,303 @@
+import type { LoadedTask, ReasonCode, SuiteResult } from "@oracle/spec";
+import { BoundedOutput } from "./bounded-output.js";
+import {
+  type ContainerPlan,
+  containerOptions,
+  missingProtections,
+  PATHS,
+  RUN_USER,
+} from "./container-config.js";
+import type { FilteredDiff } from "./diff/filter.js";
+import { pathsToReset } from "./diff/filter.js";
+import { displayPath } from "./diff/paths.js";
+import type { GradeContainer, GradeDocker } from "./docker.js";
+import type { SuiteName } from "./junit.js";
+import type { RunLog } from "./oracle-log.js";
+import { collectScript, PREP_EXIT, prepScript, REPORT_EXIT } from "./scripts.js";
+import { judgeSuite, type ReportRead } from "./suite-result.js";
+
+const MAX_REPORT_BYTES = 16 * 1024 * 1024;
+const OUTPUT_HEAD = 256 * 1024;
+const OUTPUT_TAIL = 64 * 1024;
+
+/** Everything the container part of a run needs. */
+export interface ContainerRunInputs {
+  loaded: LoadedTask;
+  image: string;
+  labels: Record<string, string>;
+  /** The filtered diff and the host folder holding filtered.diff (grade mode), else null. */
+  diff: { filtered: FilteredDiff; hostDir: string } | null;
+  hiddenFiles: string[];
+  docker: GradeDocker;
+  log: RunLog;
+}
+
+/** Mutable state shared with the deadline and abort handlers. */
+export interface RunState {
+  container: GradeContainer | null;
+  /** Set when the run is over (deadline, abort): no new step may start. */
+  closed: boolean;
+  suites: Partial<Record<SuiteName, SuiteResult>>;
+  timings: Record<string, number>;
+  oomKills: number;
+}
+
+export interface RunOutcome {
+  reason: ReasonCode;
+  message: string;
+}
+
+class RunClosed extends Error {}
+
+async function timed<T>(state: RunState, step: string, log: RunLog, work: () => Promise<T>): Promise<T> {
+  if (state.closed) throw new RunClosed(step);
+  const started = performance.now();
+  try {
+    return await work();
+  } finally {
+    const ms = Math.round(performance.now() - started);
+    state.timings[step] = ms;
+    log.event("step", { name: step, ms });
+  }
+}
+
+function planFor(inputs: ContainerRunInputs): ContainerPlan {
+  const { task, hiddenTestsDir, mirrorPath } = inputs.loaded;
+  const binds: ContainerPlan["binds"] = [{ source: hiddenTestsDir, target: PATHS.hidden }];
+  if (mirrorPath) binds.push({ source: mirrorPath, target: PATHS.mirror });
+  if (inputs.diff) binds.push({ source: `${inputs.diff.hostDir}/filtered.diff`, target: PATHS.diff });
+  return { image: inputs.image, labels: inputs.labels, ...task.resources, binds };
+}
+
+/** Creates the container, checks every protection, starts the keeper. Returns a refusal message or null. */
+async function startContainer(inputs: ContainerRunInputs, state: RunState): Promise<string | null> {
+  const plan = planFor(inputs);
+  const options = containerOptions(plan);
+  inputs.log.event("container.create", { options });
+  const container = await timed(state, "create", inputs.log, () => inputs.docker.createContainer(options));
+  state.container = container;
+  if (state.closed) throw new RunClosed("create");
+  const info = await timed(state, "inspect", inputs.log, () => container.inspect());
+  const missing = missingProtections(info, plan);
+  if (missing.length > 0) return `refusing to run: the engine did not apply ${missing.join(", ")}`;
+  await timed(state, "start", inputs.log, () => container.start());
+  inputs.log.event("container.started", { id: container.id });
+  return null;
+}
+
+interface ExecResult {
+  exitCode: number | null;
+  stdout: BoundedOutput;
+  stderr: BoundedOutput;
+}
+
+async function execIn(
+  state: RunState,
+  cmd: string[],
+  env: string[],
+  workingDir: string,
+  bounds: { head: number; tail: number },
+  onChunk?: (stream: "stdout" | "stderr", chunk: Buffer) => void,
+): Promise<ExecResult> {
+  if (state.closed || !state.container) throw new RunClosed("exec");
+  const stdout = new BoundedOutput(bounds.head, bounds.tail, onChunk && ((c) => onChunk("stdout", c)));
+  const stderr = new BoundedOutput(bounds.head, bounds.tail, onChunk && ((c) => onChunk("stderr", c)));
+  const { exitCode } = await state.container.exec(cmd, { user: RUN_USER, env, workingDir, stdout, stderr });
+  return { exitCode, stdout, stderr };
+}
+
+const BASE_ENV = [
+  "TZ=UTC",
+  "LC_ALL=C.UTF-8",
+  "PYTHONHASHSEED=0",
+  `HOME=${PATHS.home}`,
+  `TMPDIR=${PATHS.tmp}`,
+];
+const reportPath = (suite: SuiteName) => `${PATHS.report}/${suite}/junit.xml`;
+
+function prepFailure(code: number | null, stderr: string): RunOutcome {
+  const detail = stderr.trim().split("\n").slice(-12).join("\n");
+  if (code === PREP_EXIT.applyCheck || code === PREP_EXIT.apply)
+    return { reason: "DIFF_DOES_NOT_APPLY", message: detail };
+  if (code === PREP_EXIT.checkout) return { reason: "CHECKOUT_FAILED", message: detail };
+  if (code === PREP_EXIT.reset || code === PREP_EXIT.hidden)
+    return { reason: "DIFF_DOES_NOT_APPLY", message: detail };
+  return { reason: "INFRA_ERROR", message: `prep step failed (exit ${code}): ${detail}` };
+}
+
+/** Compares what git changed with what the filter kept; a message when they differ. */
+export function compareApplied(expected: readonly string[], changed: readonly string[]): string | null {
+  const want = new Set(expected);
+  const got = new Set(changed);
+  const extra = [...got].filter((p) => !want.has(p)).map(displayPath);
+  const missing = [...want].filter((p) => !got.has(p)).map(displayPath);
+  if (extra.length === 0 && missing.length === 0) return null;
+  const parts = [];
+  if (extra.length) parts.push(`git changed files the filter did not keep: ${extra.slice(0, 10).join(", ")}`);
+  if (missing.length)
+    parts.push(`git did not change files the diff touches: ${missing.slice(0, 10).join(", ")}`);
+  return parts.join("; ");
+}
+
+async function prepare(
+  inputs: ContainerRunInputs,
+  state: RunState,
+  suite: SuiteName,
+): Promise<{ epoch: string } | RunOutcome> {
+  const { task } = inputs.loaded;
+  const script = prepScript({
+    baseCommit: task.repo.baseCommit,
+    mirror: task.repo.mirrorIn === "image" ? task.repo.mirror : PATHS.mirror,
+    applyDiff: inputs.diff !== null,
+    reset: inputs.diff ? pathsToReset(inputs.diff.filtered.kept, task.suites.existing.files) : [],
+    hiddenFiles: suite === "hidden" ? inputs.hiddenFiles : null,
+    reportDir: `${PATHS.report}/${suite}`,
+  });
+  inputs.log.event("prep.script", { suite, script: Buffer.from(script, "latin1").toString("utf8") });
+  const prep = await timed(state, `prep.${suite}`, inputs.log, () =>
+    execIn(
+      state,
+      ["sh", "-c", Buffer.from(script, "latin1").toString("utf8"), "oracle-prep"],
+      BASE_ENV,
+      PATHS.work,
+      { head: 64 * 1024 * 1024, tail: 0 },
+    ),
+  );
+  const stderr = prep.stderr.keptBuffer().toString("utf8");
+  inputs.log.event("prep.done", { suite, exitCode: prep.exitCode, stderr });
+  if (prep.exitCode !== 0) return prepFailure(prep.exitCode, stderr);
+  const out = prep.stdout.keptBuffer().toString("latin1");
+  const newline = out.indexOf("\n");
+  const epoch = out.slice(0, newline);
+  const changed = out
+    .slice(newline + 1)
+    .split("\0")
+    .filter((p) => p.length > 0);
+  const mismatch = compareApplied(inputs.diff?.filtered.expectedChanged ?? [], changed);
+  inputs.log.event("prep.changed", { suite, changed: changed.map(displayPath) });
+  if (mismatch) return { reason: "DIFF_DOES_NOT_APPLY", message: mismatch };
+  if (!/^\d+$/.test(epoch))
+    return { reason: "INFRA_ERROR", message: `prep printed no commit time: ${JSON.stringify(epoch)}` };
+  return { epoch };
+}
+
+async function collect(
+  inputs: ContainerRunInputs,
+  state: RunState,
+  suite: SuiteName,
+): Promise<{ report: ReportRead; oomKills: number }> {
+  const result = await timed(state, `collect.${suite}`, inputs.log, () =>
+    execIn(
+      state,
+      ["sh", "-c", collectScript(MAX_REPORT_BYTES), "oracle-collect", reportPath(suite)],
+      BASE_ENV,
+      PATHS.work,
+      {
+        head: MAX_REPORT_BYTES + 1,
+        tail: 0,
+      },
+    ),
+  );
+  const stderr = result.stderr.keptBuffer().toString("utf8");
+  inputs.log.event("collect.done", { suite, exitCode: result.exitCode, stderr });
+  const survivors = Number(/^survivors (\d+)$/m.exec(stderr)?.[1] ?? "0");
+  if (survivors > 0) throw new Error(`${survivors} process(es) of the ${suite} suite survived SIGKILL`);
+  const oom = /^oom_kill (\d+)$/m.exec(stderr);
+  const oomKills = oom ? Number(oom[1]) : 0;
+  const code = result.exitCode;
+  if (code === REPORT_EXIT.ok)
+    return { report: { kind: "ok", xml: result.stdout.keptBuffer().toString("utf8") }, oomKills };
+  if (code === REPORT_EXIT.missing) return { report: { kind: "missing" }, oomKills };
+  if (code === REPORT_EXIT.notRegular)
+    return {
+      report: { kind: "invalid", why: "$ORACLE_JUNIT is not a regular file (a symlink or special file)" },
+      oomKills,
+    };
+  if (code === REPORT_EXIT.tooLarge)
+    return { report: { kind: "invalid", why: `larger than ${MAX_REPORT_BYTES} bytes` }, oomKills };
+  throw new Error(`the collect step failed (exit ${code}): ${stderr.trim()}`);
+}
+
+async function runSuite(
+  inputs: ContainerRunInputs,
+  state: RunState,
+  suite: SuiteName,
+): Promise<RunOutcome | null> {
+  const prepared = await prepare(inputs, state, suite);
+  if (!("epoch" in prepared)) return prepared;
+  const { task } = inputs.loaded;
+  const command = task.suites[suite].command;
+  const env = [
+    ...Object.entries(task.env).map(([k, v]) => `${k}=${v}`),
+    ...BASE_ENV,
+    `SOURCE_DATE_EPOCH=${prepared.epoch}`,
+    `ORACLE_JUNIT=${reportPath(suite)}`,
+  ];
+  inputs.log.event("suite.start", { suite, command, env });
+  inputs.log.info(`${suite}: running ${command}`);
+  const started = performance.now();
+  const onChunk = (stream: string, chunk: Buffer) =>
+    inputs.log.event("suite.output", { suite, stream, text: chunk.toString("utf8") });
+  const ran = await timed(state, `suite.${suite}`, inputs.log, () =>
+    execIn(
+      state,
+      ["sh", "-c", command],
+      env,
+      PATHS.checkout,
+      { head: OUTPUT_HEAD, tail: OUTPUT_TAIL },
+      onChunk,
+    ),
+  );
+  const durationMs = Math.round(performance.now() - started);
+  const out = ran.stdout.captured();
+  const err = ran.stderr.captured();
+  inputs.log.event("suite.exit", {
+    suite,
+    exitCode: ran.exitCode,
+    durationMs,
+    stdoutBytes: out.bytes,
+    stderrBytes: err.bytes,
+    stdoutTail: out.truncated ? out.tail : undefined,
+    stderrTail: err.truncated ? err.tail : undefined,
+  });
+  const { report, oomKills } = await collect(inputs, state, suite);
+  const output = { bytes: out.bytes + err.bytes, truncated: out.truncated || err.truncated };
+  const oomKilled = oomKills > state.oomKills;
+  state.oomKills = oomKills;
+  const { result, message } = judgeSuite({ suite, exitCode: ran.exitCode, durationMs, report, output });
+  if (oomKilled && ran.exitCode !== 0) {
+    state.suites[suite] = { ...result, status: "FAIL", reason: "OUT_OF_MEMORY" };
+    return {
+      reason: "OUT_OF_MEMORY",
+      message: `${suite} suite: a process was OOM-killed at the ${task.resources.memoryMb} MiB limit`,
+    };
+  }
+  state.suites[suite] = result;
+  inputs.log.info(message, {
+    suite,
+    counts: result.counts,
+    tests: result.tests.map((t) => `${t.outcome} ${t.id}`),
+  });
+  return null;
+}
+
+/**
+ * The container part of a run: create and check the container, then for the existing suite and
+ * then the hidden suite a fresh checkout, the suite, and its report. Returns the run's reason.
+ */
+export async function runInContainer(inputs: ContainerRunInputs, state: RunState): Promise<RunOutcome> {
+  const refused = await startContainer(inputs, state);
+  if (refused) return { reason: "INFRA_ERROR", message: refused };
+  for (const suite of ["existing", "hidden"] as const) {
+    const stop = await runSuite(inputs, state, suite);
+    if (stop) return stop;
+  }
+  for (const suite of ["existing", "hidden"] as const) {
+    const result = state.suites[suite];
+    if (result && result.status !== "PASS")
+      return { reason: result.reason ?? "TESTS_FAILED", message: `${suite} suite failed: ${result.reason}` };
+  }
+  return { reason: "PASS", message: "both suites ran and passed" };
+}
+
+export { RunClosed };

@@ -1,0 +1,215 @@
+import { createHash } from "node:crypto";
+import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { GradeResult, LoadedTask } from "@oracle/spec";
+import { type FilteredDiff, filterDiff } from "./diff/filter.js";
+import { DiffParseError } from "./diff/split.js";
+import type { GradeDocker } from "./docker.js";
+import { listHiddenFiles } from "./hidden-files.js";
+import { resolveImage } from "./image.js";
+import { gradeLabels, removeLeftovers } from "./leftovers.js";
+import type { RunLog } from "./oracle-log.js";
+import { buildResult } from "./result.js";
+import { RunClosed, type RunOutcome, type RunState, runInContainer } from "./run-container.js";
+
+export interface SuperviseInputs {
+  loaded: LoadedTask;
+  mode: "grade" | "baseline";
+  diff: Buffer | { tooLarge: number } | null;
+  runId: string;
+  startedAt: Date;
+  logPath: string;
+  timeoutMs: number;
+  docker: GradeDocker;
+  log: RunLog;
+  root: string;
+  signal: AbortSignal | undefined;
+}
+
+/** What the steps learnt so far; the result is built from it whichever way the run ends. */
+interface RunFacts {
+  image: GradeResult["image"];
+  diff: { sha256: string; filtered: FilteredDiff | null } | null;
+  tempDir: string | null;
+}
+
+const bounded = <T>(promise: Promise<T>, ms: number): Promise<T | undefined> =>
+  Promise.race([promise, new Promise<undefined>((done) => setTimeout(() => done(undefined), ms).unref())]);
+
+function filterStep(inputs: SuperviseInputs, facts: RunFacts): RunOutcome | FilteredDiff | null {
+  const { diff, log, loaded } = inputs;
+  if (diff === null) return null;
+  if (!Buffer.isBuffer(diff)) {
+    facts.diff = { sha256: "(not hashed: too large)", filtered: null };
+    return {
+      reason: "DIFF_INVALID",
+      message: `the diff is ${diff.tooLarge} bytes, more than the grader parses`,
+    };
+  }
+  try {
+    const filtered = filterDiff(diff, loaded.task.diff);
+    facts.diff = { sha256: filtered.sha256, filtered };
+    log.event("diff.filtered", {
+      sha256: filtered.sha256,
+      filteredSha256: filtered.filteredSha256,
+      kept: filtered.kept.length,
+      dropped: filtered.dropped,
+    });
+    for (const entry of filtered.dropped)
+      log.warn(`dropped ${entry.path}${entry.hunk ? ` ${entry.hunk}` : ""}: ${entry.why}`, { entry });
+    log.info(
+      `diff: ${filtered.kept.length} file(s) kept, ${new Set(filtered.dropped.map((d) => d.path)).size} dropped`,
+    );
+    if (filtered.kept.length === 0)
+      return {
+        reason: "DIFF_EMPTY_AFTER_FILTER",
+        message: "nothing of the diff is left after the allow/deny filter",
+      };
+    return filtered;
+  } catch (error) {
+    if (!(error instanceof DiffParseError)) throw error;
+    facts.diff = { sha256: filterDiffSha(diff), filtered: null };
+    return { reason: "DIFF_INVALID", message: `the diff cannot be parsed: ${error.message}` };
+  }
+}
+
+const filterDiffSha = (diff: Buffer): string => createHash("sha256").update(diff).digest("hex");
+
+async function steps(inputs: SuperviseInputs, state: RunState, facts: RunFacts): Promise<RunOutcome> {
+  const { docker, log, loaded } = inputs;
+  const removed = await removeLeftovers(docker).catch((error: Error) => {
+    log.warn(`could not look for leftover containers: ${error.message}`);
+    return [];
+  });
+  if (removed.length > 0)
+    log.info(`removed ${removed.length} leftover container(s) of dead graders`, { removed });
+  const filtered = filterStep(inputs, facts);
+  if (filtered !== null && !("kept" in filtered)) return filtered;
+  const image = await resolveImage(inputs.root, loaded.task.image, docker);
+  facts.image = { name: image.name, reference: image.reference, digest: image.digest };
+  log.event("image", { ...image });
+  if (!image.ok) return { reason: "IMAGE_NOT_BUILT", message: image.message };
+  log.info(`image: ${image.reference}`);
+  let diff: { filtered: FilteredDiff; hostDir: string } | null = null;
+  if (filtered) {
+    facts.tempDir = await mkdtemp(join(tmpdir(), "oracle-grade-"));
+    await chmod(facts.tempDir, 0o755);
+    await writeFile(join(facts.tempDir, "filtered.diff"), filtered.filtered, { mode: 0o644 });
+    diff = { filtered, hostDir: facts.tempDir };
+  }
+  const hiddenFiles = await listHiddenFiles(loaded.hiddenTestsDir);
+  const labels = gradeLabels(inputs.runId, loaded.task.id);
+  return runInContainer({ loaded, image: image.runAs, labels, diff, hiddenFiles, docker, log }, state);
+}
+
+type Ending =
+  | { kind: "done"; outcome: RunOutcome }
+  | { kind: "error"; error: unknown }
+  | { kind: "timeout" }
+  | { kind: "abort" };
+
+async function cleanUp(state: RunState, work: Promise<unknown>, facts: RunFacts, log: RunLog): Promise<void> {
+  await bounded(
+    work.catch(() => undefined),
+    state.container ? 2000 : 5000,
+  );
+  const container = state.container;
+  if (container) {
+    const removed = await bounded(
+      container.remove().then(
+        () => true,
+        (error: Error) => {
+          log.warn(`could not remove container ${container.id}: ${error.message}`);
+          return false;
+        },
+      ),
+      8000,
+    );
+    log.event("container.removed", { id: container.id, removed: removed === true });
+  }
+  if (facts.tempDir) await rm(facts.tempDir, { recursive: true, force: true });
+}
+
+/** Runs the steps under one wall-clock deadline and the abort signal; always removes the container. */
+export async function superviseRun(inputs: SuperviseInputs): Promise<GradeResult> {
+  const { log, loaded, signal } = inputs;
+  const state: RunState = { container: null, closed: false, suites: {}, timings: {}, oomKills: 0 };
+  const facts: RunFacts = {
+    image: { name: loaded.task.image, reference: null, digest: null },
+    diff: null,
+    tempDir: null,
+  };
+  const work = steps(inputs, state, facts);
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const ending = await Promise.race<Ending>([
+    work.then(
+      (outcome) => ({ kind: "done", outcome }),
+      (error: unknown) => ({ kind: "error", error }),
+    ),
+    new Promise<Ending>((done) => {
+      timer = setTimeout(
+        () => done({ kind: "timeout" }),
+        Math.max(0, inputs.timeoutMs - (Date.now() - inputs.startedAt.getTime())),
+      );
+    }),
+    new Promise<Ending>((done) => {
+      onAbort = () => done({ kind: "abort" });
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener("abort", onAbort, { once: true });
+    }),
+  ]);
+  clearTimeout(timer);
+  if (onAbort) signal?.removeEventListener("abort", onAbort);
+  state.closed = true;
+  if ((ending.kind === "timeout" || ending.kind === "abort") && state.container) {
+    await bounded(
+      state.container.kill().catch(() => undefined),
+      5000,
+    );
+  }
+  await cleanUp(state, work, facts, log);
+  if (ending.kind === "abort") {
+    log.warn("aborted: the container was removed");
+    throw signal?.reason ?? new Error("aborted");
+  }
+  const outcome = endingOutcome(ending, inputs.timeoutMs);
+  const result = buildResult({
+    task: loaded.task.id,
+    mode: inputs.mode,
+    ...outcome,
+    suites: state.suites,
+    image: facts.image,
+    diff: facts.diff,
+    timings: state.timings,
+    logPath: inputs.logPath,
+    startedAt: inputs.startedAt,
+  });
+  log.event("verdict", {
+    verdict: result.verdict,
+    reason: result.reason,
+    message: result.message,
+    testsHash: result.testsHash,
+    testIds: result.testIds,
+    timings: result.timings,
+  });
+  log.info(`verdict: ${result.verdict} (${result.reason}) ${result.message}`);
+  log.info(`log: ${inputs.logPath}`);
+  return result;
+}
+
+function endingOutcome(ending: Ending, timeoutMs: number): RunOutcome {
+  if (ending.kind === "done") return ending.outcome;
+  if (ending.kind === "timeout")
+    return {
+      reason: "TIMEOUT",
+      message: `the run passed its ${timeoutMs / 1000} s limit; the container was killed`,
+    };
+  const error = ending.kind === "error" ? ending.error : new Error("aborted");
+  if (error instanceof RunClosed) return { reason: "INFRA_ERROR", message: "the run was closed" };
+  return {
+    reason: "INFRA_ERROR",
+    message: `engine or host failure: ${(error as Error).message ?? String(error)}`,
+  };
+}
