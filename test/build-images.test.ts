@@ -147,6 +147,23 @@ describe("oracle-build-images", () => {
     );
   });
 
+  it("a build past --build-timeout fails at its step and the engine stops it", async () => {
+    const dockerfile = join(root, "images", TEXT, "Dockerfile");
+    await writeFile(dockerfile, `FROM debian:bookworm-slim\nRUN sleep 120 && echo ${suffix}\n`);
+    const { code, summary } = await buildImages("--only", TEXT, "--build-timeout", "3");
+    expect(code).toBe(1);
+    expect(byName(summary, TEXT)?.error?.message).toMatch(
+      /^build timed out after 3 s at Step 2\/\d+ : RUN sleep 120/,
+    );
+    const running = async () =>
+      (await docker.listContainers({ all: true })).filter((c) => c.Command.includes(suffix)).map((c) => c.Id);
+    const deadline = Date.now() + 20_000;
+    while ((await running()).length > 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 500));
+    expect(await running()).toEqual([]);
+    await cp(join(repoRoot, "test/fixtures/images/text-demo/Dockerfile"), dockerfile);
+  });
+
   it("--watch picks up a lockfile edit, rebuilds that image, and stops cleanly on SIGINT", async () => {
     const child = spawn(bin, ["--root", root, "--watch", "--json"], { stdio: ["ignore", "pipe", "pipe"] });
     const out = collect(child);
