@@ -27,7 +27,7 @@ export function createProgressReporter(out: Output, tty: boolean): BuildReporter
     out.write(`${text}\n`);
   };
   const fitWidth = (text: string) => {
-    const width = Math.max(20, (out.columns ?? 100) - 1);
+    const width = Math.max(20, (out.columns || 100) - 1);
     const flat = text.replace(/\s+/g, " ");
     return flat.length > width ? `${flat.slice(0, width - 1)}…` : flat;
   };
