@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { compareApplied } from "./run-container.js";
+import { judgeSuite, type SuiteRun } from "./suite-result.js";
+
+const report = (cases: string) => ({
+  kind: "ok" as const,
+  xml: `<testsuites><testsuite name="s">${cases}</testsuite></testsuites>`,
+});
+const run = (over: Partial<SuiteRun>): SuiteRun => ({
+  suite: "hidden",
+  exitCode: 0,
+  durationMs: 5,
+  report: report('<testcase classname="c" name="a"/>'),
+  output: { bytes: 0, truncated: false },
+  ...over,
+});
+const reason = (over: Partial<SuiteRun>) => judgeSuite(run(over)).result.reason ?? "PASS";
+
+describe("judgeSuite", () => {
+  it("PASS when every test that ran passed and the runner exited 0", () => {
+    const { result } = judgeSuite(run({}));
+    expect(result.status).toBe("PASS");
+    expect(result.tests).toEqual([{ id: "hidden:c::a", outcome: "passed" }]);
+  });
+  it("TESTS_FAILED on a failure or an error, whatever the exit code", () => {
+    expect(reason({ report: report('<testcase classname="c" name="a"><failure/></testcase>') })).toBe(
+      "TESTS_FAILED",
+    );
+    expect(
+      reason({ exitCode: 1, report: report('<testcase classname="c" name="a"><error/></testcase>') }),
+    ).toBe("TESTS_FAILED");
+  });
+  it("REPORT_INCONSISTENT when the runner failed but the report says all passed", () => {
+    expect(reason({ exitCode: 1 })).toBe("REPORT_INCONSISTENT");
+    expect(reason({ exitCode: null })).toBe("REPORT_INCONSISTENT");
+  });
+  it("NO_TESTS_RAN when all were skipped or none were collected", () => {
+    expect(reason({ report: report('<testcase classname="c" name="a"><skipped/></testcase>') })).toBe(
+      "NO_TESTS_RAN",
+    );
+    expect(reason({ report: report("") })).toBe("NO_TESTS_RAN");
+  });
+  it("REPORT_MISSING and REPORT_INVALID", () => {
+    expect(reason({ report: { kind: "missing" } })).toBe("REPORT_MISSING");
+    expect(reason({ report: { kind: "invalid", why: "symlink" } })).toBe("REPORT_INVALID");
+    expect(reason({ report: { kind: "ok", xml: "PASSED 10 tests" } })).toBe("REPORT_INVALID");
+  });
+});
+
+describe("compareApplied", () => {
+  it("accepts exactly the expected paths", () => expect(compareApplied(["a", "b"], ["b", "a"])).toBeNull());
+  it("names paths git changed that the filter did not keep", () =>
+    expect(compareApplied(["a"], ["a", ".git/x"])).toMatch(/did not keep: \.git\/x/));
+  it("names paths git skipped", () =>
+    expect(compareApplied(["a", "b"], ["a"])).toMatch(/did not change .*: b/));
+});
