@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { filterDiff, pathsToReset } from "./filter.js";
 import { DiffParseError } from "./split.js";
 
-const ALL = { allow: ["**"], deny: [] };
+const ALL: { allow: string[]; deny: string[] } = { allow: ["**"], deny: [] };
 const run = (text: string, rules: { allow: string[]; deny: string[] } = ALL) =>
   filterDiff(Buffer.from(text, "latin1"), rules);
 const kept = (text: string, rules = ALL) => run(text, rules).kept.map((f) => f.newPath ?? f.oldPath);
