@@ -251,7 +251,7 @@ async function buildAndRecord(
     return { ...common, status: "built", reference: build.reference, logFile };
   } catch (error) {
     if (run.signal?.aborted) throw error;
-    run.logger.error("build failed", { image: name, error: (error as Error).message });
+    run.logger.info("build failed", { image: name, error: (error as Error).message });
     const logFile = (error as { logFile?: string }).logFile;
     return { ...common, status: "failed", error: errorInfo(error), ...(logFile ? { logFile } : {}) };
   }

@@ -151,16 +151,7 @@ export function createEngineClient(docker: Docker = new Docker()): EngineClient 
 async function buildWith(docker: Docker, request: BuildRequest): Promise<{ imageId: string }> {
   const tracker = new BuildStreamTracker();
   let lastStep: string | undefined;
-  const stream = (await raceSignal(
-    docker.buildImage(request.context, {
-      t: request.tag,
-      labels: request.labels,
-      rm: true,
-      forcerm: true,
-      nocache: request.noCache,
-    }),
-    request.signal,
-  )) as Readable;
+  const stream = await startBuild(docker, request);
   await followStream(stream, Object.assign(tracker, { hasError: () => tracker.error !== undefined }), {
     ...request,
     onMessage: () => {
@@ -185,6 +176,19 @@ async function buildWith(docker: Docker, request: BuildRequest): Promise<{ image
   if (tracker.imageId) return { imageId: tracker.imageId };
   const inspected = await docker.getImage(request.tag).inspect();
   return { imageId: inspected.Id };
+}
+
+async function startBuild(docker: Docker, request: BuildRequest): Promise<Readable> {
+  const options = { t: request.tag, labels: request.labels, rm: true, forcerm: true, nocache: request.noCache };
+  try {
+    return (await raceSignal(docker.buildImage(request.context, options), request.signal)) as Readable;
+  } catch (cause) {
+    if (request.signal?.aborted) throw cause;
+    throw new OracleError("BUILD_FAILED", `the engine refused the build: ${(cause as Error).message}`, {
+      cause,
+      hint: "check the Dockerfile's syntax and the engine's log",
+    });
+  }
 }
 
 async function pushWith(docker: Docker, request: PushRequest): Promise<{ digest: string }> {
