@@ -45,7 +45,10 @@ function flakiness(mode: CheckMode, runs: RunObservation[]): Finding | null {
   const completed = runs.filter((o) => o.record.reason !== "TIMEOUT");
   const flipped = flippedTests(completed);
   if (new Set(signatures).size < 2 && flipped.length === 0) return null;
-  const parts = [`${runs.length} runs gave ${tally(signatures)}`];
+  const distinct = new Set(signatures).size;
+  const parts = [
+    distinct > 1 ? `${runs.length} runs gave ${tally(signatures)}` : `${runs.length} runs, same verdicts`,
+  ];
   if (flipped.length > 0) parts.push(`tests that changed outcome: ${named(flipped)}`);
   return { flag: "FLAKY", mode, detail: parts.join("; "), logs: logsOf(runs) };
 }

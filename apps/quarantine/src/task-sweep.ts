@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { formatError, type LoadedTask, loadTask } from "@oracle/spec";
+import { formatError, isOracleError, type LoadedTask, loadTask } from "@oracle/spec";
 import type Docker from "dockerode";
 import type { LimitFunction } from "p-limit";
 import type { Logger } from "winston";
@@ -39,7 +39,8 @@ export async function planTask(root: string, id: string): Promise<PlannedTask> {
   try {
     return { id, loaded: await loadTask(root, id) };
   } catch (error) {
-    return { id, error: formatError(error).replace(/^error [A-Z_]+: /, "") };
+    const hint = isOracleError(error) && error.hint ? ` (${error.hint})` : "";
+    return { id, error: `${error instanceof Error ? error.message : String(error)}${hint}` };
   }
 }
 
