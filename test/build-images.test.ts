@@ -164,7 +164,7 @@ describe("oracle-build-images", () => {
     await cp(join(repoRoot, "test/fixtures/images/text-demo/Dockerfile"), dockerfile);
   });
 
-  it("--watch picks up a lockfile edit, rebuilds that image, and stops cleanly on SIGINT", async () => {
+  it("--watch picks up a lockfile edit, rebuilds that image, survives a failed build, stops cleanly on SIGINT", async () => {
     const child = spawn(bin, ["--root", root, "--watch", "--json"], { stdio: ["ignore", "pipe", "pipe"] });
     const out = collect(child);
     try {
@@ -182,6 +182,14 @@ describe("oracle-build-images", () => {
         [NPM, "built", ["lockfile package-lock.json changed"]],
       ]);
       expect((await registryFile()).images[NPM]!.reference).toBe(pass.images[0]!.reference);
+      // A failing build is reported and watching goes on.
+      const dockerfile = join(root, "images", TEXT, "Dockerfile");
+      await writeFile(dockerfile, "FROM debian:bookworm-slim\nRUN exit 7\n");
+      await out.waitFor(() => passes().length >= 3, 120_000);
+      expect(passes()[2]!.images.map((image) => [image.name, image.status])).toEqual([[TEXT, "failed"]]);
+      await cp(join(repoRoot, "test/fixtures/images/text-demo/Dockerfile"), dockerfile);
+      await out.waitFor(() => passes().length >= 4, 120_000);
+      expect(passes()[3]!.images.map((image) => [image.name, image.status])).toEqual([[TEXT, "up-to-date"]]);
       child.kill("SIGINT");
       const exit = await out.exited;
       expect(exit, out.stderr).toEqual({ code: 0, signal: null });
