@@ -179,7 +179,13 @@ async function buildWith(docker: Docker, request: BuildRequest): Promise<{ image
 }
 
 async function startBuild(docker: Docker, request: BuildRequest): Promise<Readable> {
-  const options = { t: request.tag, labels: request.labels, rm: true, forcerm: true, nocache: request.noCache };
+  const options = {
+    t: request.tag,
+    labels: request.labels,
+    rm: true,
+    forcerm: true,
+    nocache: request.noCache,
+  };
   try {
     return (await raceSignal(docker.buildImage(request.context, options), request.signal)) as Readable;
   } catch (cause) {

@@ -7,8 +7,9 @@ export type { RebuildDecision, RebuildReason } from "./decision.js";
 export { decideRebuild, describeReason } from "./decision.js";
 export type { BuildRequest, EngineClient, PushRequest } from "./docker.js";
 export { createEngineClient, registryHasManifest } from "./docker.js";
-export type { ImageFingerprint } from "./fingerprint.js";
+export type { FingerprintOptions, ImageFingerprint } from "./fingerprint.js";
 export { fingerprintImage } from "./fingerprint.js";
+export { LockfileCache } from "./lockfile-cache.js";
 export {
   fingerprintNpmLockfile,
   fingerprintTextLockfile,
