@@ -1,0 +1,65 @@
+import { createHash, randomUUID } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { basename, extname, join, resolve } from "node:path";
+import { readJsonFile, writeJsonAtomic } from "@oracle/spec";
+import { z } from "zod";
+
+/** The files of a batch's output folder. */
+export interface BatchPaths {
+  outDir: string;
+  /** batch.json: the batch id (kept across resumes; queue job ids derive from it). */
+  batchFile: string;
+  results: string;
+  summary: string;
+}
+
+export function batchPaths(outDir: string): BatchPaths {
+  const dir = resolve(outDir);
+  return {
+    outDir: dir,
+    batchFile: join(dir, "batch.json"),
+    results: join(dir, "results.jsonl"),
+    summary: join(dir, "summary.json"),
+  };
+}
+
+export async function fileSha256(file: string): Promise<string> {
+  return createHash("sha256")
+    .update(await readFile(file))
+    .digest("hex");
+}
+
+/** The default output folder: `<root>/logs/batch/<file name>-<sha12 of its content>/`, the same on a rerun of the same file. */
+export function defaultOutDir(root: string, predictionsFile: string, predictionsSha256: string): string {
+  const name = basename(predictionsFile, extname(predictionsFile)).replace(/[^A-Za-z0-9._-]/g, "_");
+  return join(resolve(root), "logs", "batch", `${name}-${predictionsSha256.slice(0, 12)}`);
+}
+
+const BatchFileSchema = z.strictObject({
+  batchId: z.string().regex(/^[0-9a-f-]{36}$/),
+  predictionsFile: z.string(),
+  predictionsSha256: z.string(),
+  createdAt: z.string(),
+});
+export type BatchFile = z.output<typeof BatchFileSchema>;
+
+/** batch.json of the output folder, created on the first run and read back on a resume. */
+export async function openBatchFile(
+  paths: BatchPaths,
+  predictionsFile: string,
+  sha: string,
+): Promise<BatchFile> {
+  try {
+    return await readJsonFile(BatchFileSchema, paths.batchFile);
+  } catch (error) {
+    if ((error as { cause?: NodeJS.ErrnoException }).cause?.code !== "ENOENT") throw error;
+  }
+  const created: BatchFile = {
+    batchId: randomUUID(),
+    predictionsFile: resolve(predictionsFile),
+    predictionsSha256: sha,
+    createdAt: new Date().toISOString(),
+  };
+  await writeJsonAtomic(paths.batchFile, created);
+  return created;
+}

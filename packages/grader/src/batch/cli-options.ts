@@ -1,0 +1,147 @@
+import { availableParallelism } from "node:os";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { OracleError } from "@oracle/spec";
+import { z } from "zod";
+import { findRoot } from "../cli-options.js";
+import { queueConnection } from "../queue/connection.js";
+
+export const BATCH_HELP = `Usage: oracle-grade --batch PREDICTIONS.jsonl [--out DIR] [--concurrency N] [--queue redis://HOST:PORT] [options]
+       pnpm grade --batch PREDICTIONS.jsonl ...
+
+Grades every prediction of a JSON Lines file, one {"id": ..., "task": ..., "diff": "<unified diff>"}
+(or "diffPath": a file, relative to the predictions file) per line. Any bad line, or an id used twice,
+stops the batch before anything runs (exit 2), with every problem and its line number.
+
+Writes <out>/results.jsonl (one line per prediction as it finishes: id, task, outcome, verdict,
+reason, tests_hash, log, seconds, cached, ...) and <out>/summary.json (pass rate over graded
+predictions; quarantined tasks, infra errors and errors reported apart, not counted).
+A rerun with the same --out resumes: predictions already in results.jsonl are skipped.
+A result recorded for the same image digest, task folder content, diff and grader version is reused
+(cached: true in its line, "cached" in the progress) unless --no-cache.
+
+Options:
+  --batch FILE          the predictions (JSON Lines)
+  --out DIR             output folder (default <root>/logs/batch/<file name>-<sha12 of the file>/)
+  --concurrency N       grades running at once here (default ${availableParallelism()}, the number of cores)
+  --queue URL           enqueue every prediction on the BullMQ queue at redis://HOST:PORT and collect
+                        the results from oracle-worker processes instead of grading here
+  --root DIR            folder holding tasks/ and images/ (default: nearest folder upwards with tasks/)
+  --timeout SECONDS     wall-clock limit per grade (default: each task's timeoutSeconds)
+  --infra-retries N     runs after an INFRA_ERROR before it is reported as one (default 2)
+  --no-cache            neither reuse nor record results in <root>/.oracle/cache/
+  --allow-quarantined   grade tasks listed in tasks/quarantine.json too
+  --json                print summary.json on stdout
+  -h, --help            show this help
+
+Exit codes: 0 every prediction graded (or its task quarantined); 1 some predictions ended in an infra
+error or were not graded (unknown task, unreadable diff; see the summary); 2 nothing ran (bad
+arguments, invalid predictions file); 130/143 interrupted (running grades stopped and removed,
+results so far kept: rerun with the same --out to resume).`;
+
+/** The batch command line, parsed and checked. */
+export interface BatchCliOptions {
+  help: boolean;
+  root: string;
+  predictionsFile: string;
+  outDir?: string;
+  concurrency: number;
+  queueUrl?: string;
+  timeoutSeconds?: number;
+  infraRetries: number;
+  cache: boolean;
+  allowQuarantined: boolean;
+  json: boolean;
+}
+
+const whole = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, "must be a whole number")
+    .transform(Number)
+    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+
+const ArgsSchema = z.strictObject({
+  batch: z.string().min(1, "name the predictions file"),
+  out: z.string().min(1).optional(),
+  concurrency: whole(1, 256).optional(),
+  queue: z.string().min(1).optional(),
+  root: z.string().min(1).optional(),
+  timeout: whole(1, 86400).optional(),
+  infraRetries: whole(0, 10).default(2),
+  noCache: z.boolean().default(false),
+  allowQuarantined: z.boolean().default(false),
+  json: z.boolean().default(false),
+});
+
+const usage = (message: string) =>
+  new OracleError("USAGE", message, { hint: "see oracle-grade --batch --help" });
+
+function readArgv(argv: readonly string[]) {
+  try {
+    return parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        batch: { type: "string" },
+        out: { type: "string" },
+        concurrency: { type: "string" },
+        queue: { type: "string" },
+        root: { type: "string" },
+        timeout: { type: "string" },
+        "infra-retries": { type: "string" },
+        "no-cache": { type: "boolean" },
+        "allow-quarantined": { type: "boolean" },
+        json: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (error) {
+    throw usage((error as Error).message);
+  }
+}
+
+/** Whether argv asks for a batch (`--batch` anywhere), so the grade CLI hands it over. */
+export function isBatchInvocation(argv: readonly string[]): boolean {
+  return argv.some((arg) => arg === "--batch" || arg.startsWith("--batch="));
+}
+
+/** Maps a `--batch` argv to options; relative paths resolve against `cwd`. */
+export function parseBatchArgs(argv: readonly string[], cwd: string): BatchCliOptions {
+  const { values, positionals } = readArgv(argv);
+  if (positionals.length > 0)
+    throw usage(`--batch grades the tasks its file names; unexpected: ${positionals.join(" ")}`);
+  const base = { root: cwd, predictionsFile: "", concurrency: 1, infraRetries: 2, cache: true };
+  if (values.help) return { help: true, ...base, allowQuarantined: false, json: false };
+  const {
+    "infra-retries": infraRetries,
+    "no-cache": noCache,
+    "allow-quarantined": allowQuarantined,
+    help: _h,
+    ...rest
+  } = values;
+  const parsed = ArgsSchema.safeParse({ ...rest, infraRetries, noCache, allowQuarantined });
+  if (!parsed.success)
+    throw usage(
+      parsed.error.issues
+        .map((i) => (i.path.length ? `--${i.path.join(".")}: ${i.message}` : i.message))
+        .join("\n"),
+    );
+  const a = parsed.data;
+  if (a.queue) queueConnection(a.queue);
+  const at = (path: string) => resolve(cwd, path);
+  return {
+    help: false,
+    root: a.root ? at(a.root) : findRoot(cwd),
+    predictionsFile: at(a.batch),
+    ...(a.out ? { outDir: at(a.out) } : {}),
+    concurrency: a.concurrency ?? availableParallelism(),
+    ...(a.queue ? { queueUrl: a.queue } : {}),
+    ...(a.timeout ? { timeoutSeconds: a.timeout } : {}),
+    infraRetries: a.infraRetries,
+    cache: !a.noCache,
+    allowQuarantined: a.allowQuarantined,
+    json: a.json,
+  };
+}

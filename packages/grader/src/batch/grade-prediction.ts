@@ -1,0 +1,73 @@
+import type { GradeResult } from "@oracle/spec";
+import type Docker from "dockerode";
+import type { GradeOptions } from "../grade-options.js";
+import { isAbort, lineFromError, lineFromResult } from "./lines.js";
+import type { ResultLine } from "./results-file.js";
+
+/** `grade()`, or a stand-in with its contract (tests inject a fake). */
+export type GradeFn = (options: GradeOptions) => Promise<GradeResult>;
+
+/** One prediction to run through the grader (a baseline run, for the quarantine sweep, has no diff). */
+export interface PredictionRun {
+  id: string;
+  task: string;
+  mode?: "grade" | "baseline";
+  diff: { text: string } | { path: string } | null;
+  diffSha256: string | null;
+}
+
+/** The line of a prediction, and the grader's whole result when a run happened. */
+export interface GradedPrediction {
+  line: ResultLine;
+  result: GradeResult | null;
+}
+
+export interface GradePredictionOptions {
+  root: string;
+  grade: GradeFn;
+  /** Runs after an INFRA_ERROR before the line says infra_error (default 2). */
+  infraRetries?: number;
+  timeoutSeconds?: number;
+  allowQuarantined?: boolean;
+  signal?: AbortSignal;
+  docker?: Docker;
+  worker?: string;
+}
+
+/**
+ * Grades one prediction and turns the outcome into its result line: a run's result, retried while
+ * it is INFRA_ERROR; a refusal (quarantined, unknown task, unreadable diff) as a line that is not
+ * counted. Only an abort rejects.
+ */
+export async function gradePrediction(
+  run: PredictionRun,
+  options: GradePredictionOptions,
+): Promise<GradedPrediction> {
+  const retries = options.infraRetries ?? 2;
+  for (let attempt = 1; ; attempt += 1) {
+    let result: GradeResult;
+    try {
+      result = await options.grade({
+        root: options.root,
+        task: run.task,
+        mode: run.mode ?? "grade",
+        ...(run.diff ? { diff: run.diff } : {}),
+        ...(options.timeoutSeconds ? { timeoutSeconds: options.timeoutSeconds } : {}),
+        ...(options.allowQuarantined ? { allowQuarantined: true } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.docker ? { docker: options.docker } : {}),
+      });
+    } catch (error) {
+      if (isAbort(error) || options.signal?.aborted) throw error;
+      const line = lineFromError(run, error, {
+        diffSha256: run.diffSha256,
+        ...(options.worker ? { worker: options.worker } : {}),
+      });
+      return { line, result: null };
+    }
+    if (result.reason !== "INFRA_ERROR" || attempt > retries) {
+      const worker = options.worker ? { worker: options.worker } : {};
+      return { line: lineFromResult(run, result, { attempts: attempt, ...worker }), result };
+    }
+  }
+}

@@ -1,0 +1,96 @@
+import { hostname } from "node:os";
+import { type GradeResult, isOracleError } from "@oracle/spec";
+import type { CacheEntry } from "./cache.js";
+import type { ResultLine } from "./results-file.js";
+
+/** `host:pid` of this process, recorded as the `worker` of the lines it grades. */
+export const WORKER_NAME = `${hostname()}:${process.pid}`;
+
+/** What a line is about: the prediction's id and task. */
+export interface LineSubject {
+  id: string;
+  task: string;
+}
+
+const seconds = (ms: number) => Math.round(ms) / 1000;
+
+/** The line of a run: INFRA_ERROR is an infra error; IMAGE_NOT_BUILT is an error of the set-up; both are not counted. */
+export function lineFromResult(
+  subject: LineSubject,
+  result: GradeResult,
+  run: { attempts: number; worker?: string },
+): ResultLine {
+  const outcome =
+    result.reason === "INFRA_ERROR"
+      ? "infra_error"
+      : result.reason === "IMAGE_NOT_BUILT"
+        ? "error"
+        : "graded";
+  return {
+    id: subject.id,
+    task: subject.task,
+    outcome,
+    verdict: result.verdict,
+    reason: result.reason,
+    message: result.message,
+    tests_hash: result.testsHash,
+    log: result.logPath,
+    seconds: seconds(result.durationMs),
+    cached: false,
+    attempts: run.attempts,
+    diff_sha256: result.diff?.sha256 ?? null,
+    image_digest: result.image.digest,
+    worker: run.worker ?? WORKER_NAME,
+  };
+}
+
+/** The line of a prediction that was not run: quarantined task, unknown or invalid task, unreadable diff, refused job. */
+export function lineFromError(
+  subject: LineSubject,
+  error: unknown,
+  extra: { diffSha256?: string | null; worker?: string | null; outcome?: ResultLine["outcome"] } = {},
+): ResultLine {
+  const code = isOracleError(error) ? error.code : "INTERNAL";
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    id: subject.id,
+    task: subject.task,
+    outcome: extra.outcome ?? (code === "TASK_QUARANTINED" ? "quarantined" : "error"),
+    verdict: null,
+    reason: code,
+    message,
+    tests_hash: null,
+    log: null,
+    seconds: 0,
+    cached: false,
+    attempts: 0,
+    diff_sha256: extra.diffSha256 ?? null,
+    image_digest: null,
+    worker: extra.worker === undefined ? WORKER_NAME : extra.worker,
+  };
+}
+
+/** The line of a result reused from the cache (its log is the original run's). */
+export function lineFromCache(subject: LineSubject, entry: CacheEntry): ResultLine {
+  return {
+    id: subject.id,
+    task: subject.task,
+    outcome: "graded",
+    verdict: entry.verdict,
+    reason: entry.reason,
+    message: entry.message,
+    tests_hash: entry.tests_hash,
+    log: entry.log,
+    seconds: entry.seconds,
+    cached: true,
+    attempts: 0,
+    diff_sha256: entry.inputs.diffSha256,
+    image_digest: entry.inputs.imageDigest,
+    worker: null,
+  };
+}
+
+/** Whether an error is an abort (Ctrl-C, shutdown) rather than a reason not to grade. */
+export function isAbort(error: unknown): boolean {
+  return error instanceof Error && error.name === "AbortError";
+}

@@ -1,0 +1,112 @@
+import { type FileHandle, mkdir, open, readFile } from "node:fs/promises";
+import { dirname } from "node:path";
+import { z } from "zod";
+
+/**
+ * How a prediction ended: `graded` counts in the pass rate; `quarantined` (the task is on the
+ * quarantine list), `infra_error` (the engine or host failed, after retries) and `error` (no run:
+ * unknown or invalid task, unreadable diff, refused job) are reported apart and not counted.
+ */
+export const OUTCOMES = ["graded", "quarantined", "infra_error", "error"] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+/** One line of results.jsonl. */
+export const ResultLineSchema = z.strictObject({
+  id: z.string(),
+  task: z.string(),
+  outcome: z.enum(OUTCOMES),
+  /** The grader's verdict when a run happened, null when none did. */
+  verdict: z.enum(["PASS", "FAIL"]).nullable(),
+  /** A grade reason code (PASS, TESTS_FAILED, …) or, when no run happened, an error code. */
+  reason: z.string(),
+  message: z.string(),
+  tests_hash: z.string().nullable(),
+  /** The oracle log of the counted run, on the host that ran it. */
+  log: z.string().nullable(),
+  seconds: z.number().nonnegative(),
+  /** True when the result was reused from the result cache instead of running the grade. */
+  cached: z.boolean(),
+  /** Runs it took (INFRA_ERROR runs are retried). 0 when cached or no run happened. */
+  attempts: z.number().int().nonnegative(),
+  diff_sha256: z.string().nullable(),
+  image_digest: z.string().nullable(),
+  /** `host:pid` of the process that graded it. */
+  worker: z.string().nullable(),
+});
+export type ResultLine = z.output<typeof ResultLineSchema>;
+
+/**
+ * The lines already in results.jsonl, by id (the first line of an id wins). A torn last line (a
+ * crash mid-write) is not a result; `validBytes` is where the good part ends, so the writer can cut
+ * the tear off before appending.
+ */
+export async function readResultLines(
+  file: string,
+): Promise<{ lines: Map<string, ResultLine>; validBytes: number }> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { lines: new Map(), validBytes: 0 };
+    throw error;
+  }
+  const lines = new Map<string, ResultLine>();
+  let validBytes = 0;
+  let offset = 0;
+  for (const raw of text.split("\n")) {
+    const end = offset + Buffer.byteLength(raw, "utf8") + 1;
+    const complete = end <= Buffer.byteLength(text, "utf8");
+    offset = end;
+    if (raw.trim() === "") {
+      if (complete) validBytes = end;
+      continue;
+    }
+    const parsed = complete ? safeLine(raw) : null;
+    if (!parsed) break;
+    if (!lines.has(parsed.id)) lines.set(parsed.id, parsed);
+    validBytes = end;
+  }
+  return { lines, validBytes };
+}
+
+function safeLine(raw: string): ResultLine | null {
+  try {
+    const parsed = ResultLineSchema.safeParse(JSON.parse(raw));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Appends result lines to results.jsonl, one write + fsync per line, so a crash loses at most the line being written. */
+export class ResultsWriter {
+  private constructor(
+    private readonly handle: FileHandle,
+    private queue: Promise<void> = Promise.resolve(),
+  ) {}
+
+  /** Opens `file` for appending, first cutting it to `validBytes` (drops a torn last line). */
+  static async open(file: string, validBytes: number): Promise<ResultsWriter> {
+    await mkdir(dirname(file), { recursive: true });
+    const handle = await open(file, "a+");
+    const { size } = await handle.stat();
+    if (size > validBytes) await handle.truncate(validBytes);
+    return new ResultsWriter(handle);
+  }
+
+  /** Appends one line; lines are written in call order. */
+  append(line: ResultLine): Promise<void> {
+    const text = `${JSON.stringify(ResultLineSchema.parse(line))}\n`;
+    const next = this.queue.then(async () => {
+      await this.handle.write(text);
+      await this.handle.sync();
+    });
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  async close(): Promise<void> {
+    await this.queue;
+    await this.handle.close();
+  }
+}

@@ -1,0 +1,109 @@
+import type { ResultLine } from "./results-file.js";
+
+interface Tally {
+  graded: number;
+  pass: number;
+  fail: number;
+  /** pass / graded, null when nothing was graded. */
+  passRate: number | null;
+}
+
+/** summary.json: the batch's figures, computed from results.jsonl. */
+export interface BatchSummary {
+  predictions: number;
+  /** Predictions with a line in results.jsonl. */
+  done: number;
+  /** Predictions still without a result (an interrupted batch). */
+  missing: number;
+  /** Over graded predictions only: quarantined, infra errors and errors are not counted. */
+  overall: Tally;
+  byTask: Record<string, Tally & { quarantined: number; infraErrors: number; errors: number }>;
+  byReason: Record<string, number>;
+  quarantined: { count: number; ids: string[] };
+  infraErrors: { count: number; ids: string[] };
+  errors: { count: number; ids: string[] };
+  /** Results reused from the result cache. */
+  cached: number;
+  /** Sum of the runs' seconds (cached results count 0). */
+  gradeSeconds: number;
+}
+
+const rate = (pass: number, graded: number): number | null =>
+  graded === 0 ? null : Math.round((pass / graded) * 1e6) / 1e6;
+
+function emptyTask() {
+  return { graded: 0, pass: 0, fail: 0, passRate: null, quarantined: 0, infraErrors: 0, errors: 0 };
+}
+
+/** The figures of a batch of `predictions` predictions from its result lines (one per id). */
+export function summarize(predictions: number, lines: readonly ResultLine[]): BatchSummary {
+  const overall = { graded: 0, pass: 0, fail: 0 };
+  const byTask: BatchSummary["byTask"] = {};
+  const byReason: Record<string, number> = {};
+  const apart = { quarantined: [] as string[], infra_error: [] as string[], error: [] as string[] };
+  let cached = 0;
+  let gradeSeconds = 0;
+  for (const line of lines) {
+    const task = byTask[line.task] ?? emptyTask();
+    byTask[line.task] = task;
+    byReason[line.reason] = (byReason[line.reason] ?? 0) + 1;
+    if (line.cached) cached += 1;
+    else gradeSeconds += line.seconds;
+    if (line.outcome === "graded") {
+      const passed = line.verdict === "PASS";
+      for (const tally of [overall, task]) {
+        tally.graded += 1;
+        if (passed) tally.pass += 1;
+        else tally.fail += 1;
+      }
+    } else {
+      apart[line.outcome].push(line.id);
+      if (line.outcome === "quarantined") task.quarantined += 1;
+      else if (line.outcome === "infra_error") task.infraErrors += 1;
+      else task.errors += 1;
+    }
+  }
+  for (const task of Object.values(byTask)) task.passRate = rate(task.pass, task.graded);
+  return {
+    predictions,
+    done: lines.length,
+    missing: Math.max(0, predictions - lines.length),
+    overall: { ...overall, passRate: rate(overall.pass, overall.graded) },
+    byTask,
+    byReason,
+    quarantined: { count: apart.quarantined.length, ids: apart.quarantined },
+    infraErrors: { count: apart.infra_error.length, ids: apart.infra_error },
+    errors: { count: apart.error.length, ids: apart.error },
+    cached,
+    gradeSeconds: Math.round(gradeSeconds * 1000) / 1000,
+  };
+}
+
+const percent = (value: number | null): string => (value === null ? "n/a" : `${(value * 100).toFixed(1)}%`);
+
+function listIds(ids: string[]): string {
+  return ids.length <= 10 ? ids.join(", ") : `${ids.slice(0, 10).join(", ")}, … (${ids.length - 10} more)`;
+}
+
+/** A few lines for a person. */
+export function renderSummary(summary: BatchSummary): string {
+  const o = summary.overall;
+  const lines = [`pass rate ${percent(o.passRate)}: ${o.pass} PASS / ${o.graded} graded (${o.fail} FAIL)`];
+  for (const [task, t] of Object.entries(summary.byTask).sort(([a], [b]) => a.localeCompare(b))) {
+    lines.push(`  ${task}: ${percent(t.passRate)} (${t.pass}/${t.graded})`);
+  }
+  if (summary.quarantined.count > 0)
+    lines.push(
+      `quarantined, not counted: ${summary.quarantined.count} (${listIds(summary.quarantined.ids)})`,
+    );
+  if (summary.infraErrors.count > 0)
+    lines.push(
+      `infra errors after retries, not counted: ${summary.infraErrors.count} (${listIds(summary.infraErrors.ids)})`,
+    );
+  if (summary.errors.count > 0)
+    lines.push(`not graded (errors), not counted: ${summary.errors.count} (${listIds(summary.errors.ids)})`);
+  if (summary.cached > 0) lines.push(`reused from the result cache: ${summary.cached}`);
+  if (summary.missing > 0)
+    lines.push(`still without a result: ${summary.missing} (rerun with the same --out to resume)`);
+  return lines.join("\n");
+}

@@ -1,0 +1,135 @@
+import { OracleError } from "@oracle/spec";
+import { type Job, Queue, QueueEvents } from "bullmq";
+import { lineFromError } from "../batch/lines.js";
+import { QUEUE_NAME, queueConnection } from "./connection.js";
+import { type GradeJob, type GradeJobResult, GradeJobResultSchema, gradeJobOptions } from "./job.js";
+
+/** A job to enqueue and collect: its id, its data, and what to do with its result. */
+export interface CollectedJob {
+  jobId: string;
+  data: GradeJob;
+}
+
+export interface CollectOptions {
+  queueUrl: string;
+  infraRetries: number;
+  /** How often unresolved jobs are looked up, in case an event was missed (default 5000 ms). */
+  pollMs?: number;
+  signal?: AbortSignal;
+  onResult: (job: CollectedJob, outcome: GradeJobResult) => Promise<void>;
+  /** Told about a failed lookup (Redis restarting); the collector keeps trying. */
+  onQueueError?: (error: Error) => void;
+  /** Told once when no worker is connected to the queue. */
+  onNoWorker?: () => void;
+}
+
+/** The outcome of a finished job, or null while it is not finished. A job that failed for good is an infra error. */
+function finishedOutcome(job: Job, collected: CollectedJob, state: string): GradeJobResult | null {
+  if (state === "completed") {
+    const parsed = GradeJobResultSchema.safeParse(job.returnvalue);
+    if (parsed.success) return parsed.data;
+    const error = new OracleError("INFRA_ERROR", "the worker returned a result this collector cannot read");
+    return {
+      line: lineFromError(collected.data, error, { outcome: "infra_error", worker: null }),
+      result: null,
+    };
+  }
+  if (state === "failed") {
+    const error = new OracleError("INFRA_ERROR", `job failed on the queue: ${job.failedReason}`);
+    return {
+      line: lineFromError(collected.data, error, { outcome: "infra_error", worker: null }),
+      result: null,
+    };
+  }
+  return null;
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((done) => {
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        done();
+      },
+      { once: true },
+    );
+  });
+
+/**
+ * Enqueues `jobs` (idempotent: a job id already in the queue is not added again) and calls
+ * `onResult` exactly once per job as results arrive, from queue events and, as a safety net, by
+ * polling. A job that vanished from Redis is enqueued again. On abort, the jobs not yet taken by a
+ * worker are removed from the queue and the call rejects with the signal's reason.
+ */
+export async function enqueueAndCollect(
+  jobs: readonly CollectedJob[],
+  options: CollectOptions,
+): Promise<void> {
+  const connection = queueConnection(options.queueUrl);
+  const queue = new Queue(QUEUE_NAME, { connection });
+  const events = new QueueEvents(QUEUE_NAME, { connection });
+  const remaining = new Map(jobs.map((j) => [j.jobId, j]));
+  let wake: () => void = () => undefined;
+  try {
+    await events.waitUntilReady();
+    await queue.waitUntilReady();
+    const add = (list: readonly CollectedJob[]) =>
+      queue.addBulk(
+        list.map((j) => ({
+          name: "grade",
+          data: j.data,
+          opts: gradeJobOptions(j.jobId, options.infraRetries),
+        })),
+      );
+    for (let i = 0; i < jobs.length; i += 500) await add(jobs.slice(i, i + 500));
+    if ((await queue.getWorkersCount()) === 0) options.onNoWorker?.();
+    const check = async (jobId: string) => {
+      const collected = remaining.get(jobId);
+      if (!collected) return;
+      const job = await queue.getJob(jobId);
+      if (!job) return void (await add([collected]));
+      const outcome = finishedOutcome(job, collected, await job.getState());
+      if (!outcome || !remaining.delete(jobId)) return;
+      await options.onResult(collected, outcome);
+    };
+    let checking = Promise.resolve();
+    const enqueueCheck = (jobId: string) => {
+      checking = checking
+        .then(() => check(jobId))
+        .catch((error: Error) => options.onQueueError?.(error))
+        .then(() => wake());
+    };
+    events.on("completed", ({ jobId }) => enqueueCheck(jobId));
+    events.on("failed", ({ jobId }) => enqueueCheck(jobId));
+    while (remaining.size > 0) {
+      options.signal?.throwIfAborted();
+      for (const jobId of [...remaining.keys()]) enqueueCheck(jobId);
+      await checking;
+      if (remaining.size === 0) break;
+      await new Promise<void>((done) => {
+        wake = () => {
+          if (remaining.size === 0) done();
+        };
+        void sleep(options.pollMs ?? 5000, options.signal).then(done);
+      });
+    }
+    await checking;
+  } catch (error) {
+    if (options.signal?.aborted) await removeWaiting(queue, remaining.keys());
+    throw error;
+  } finally {
+    await events.close().catch(() => undefined);
+    await queue.close().catch(() => undefined);
+  }
+}
+
+/** Removes the jobs not yet taken by a worker; active ones cannot be removed and finish on their worker. */
+async function removeWaiting(queue: Queue, jobIds: Iterable<string>): Promise<void> {
+  for (const jobId of jobIds) {
+    const job = await queue.getJob(jobId).catch(() => undefined);
+    if (job && ["waiting", "delayed", "prioritized"].includes(await job.getState()))
+      await job.remove().catch(() => undefined);
+  }
+}

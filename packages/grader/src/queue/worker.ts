@@ -1,0 +1,111 @@
+import { resolve } from "node:path";
+import { type Job, WaitingError, Worker } from "bullmq";
+import Docker from "dockerode";
+import type winston from "winston";
+import type { GradeFn } from "../batch/grade-prediction.js";
+import { isAbort, WORKER_NAME } from "../batch/lines.js";
+import { dockerodeGradeDocker } from "../docker.js";
+import { removeLeftovers } from "../leftovers.js";
+import { QUEUE_NAME, queueConnection } from "./connection.js";
+import { type GradeJobResult, GradeJobSchema } from "./job.js";
+import { processGradeJob } from "./process-job.js";
+
+export interface WorkerOptions {
+  queueUrl: string;
+  root: string;
+  grade: GradeFn;
+  concurrency: number;
+  /**
+   * How long a job's lock lasts without renewal (default 30). A worker that dies holds its jobs that
+   * long; then they are stalled and another worker takes them over.
+   */
+  lockSeconds?: number;
+  /** How often leftover containers of dead graders on this host are removed (default 60). */
+  leftoversEverySeconds?: number;
+  logger: winston.Logger;
+  docker?: Docker;
+}
+
+/** A running worker. `close()` stops taking jobs, aborts running grades and puts their jobs back in the queue. */
+export interface RunningWorker {
+  readonly name: string;
+  close(): Promise<void>;
+  /** Resolves when the worker has closed. */
+  readonly closed: Promise<void>;
+}
+
+async function sweepLeftovers(docker: Docker, logger: winston.Logger): Promise<void> {
+  try {
+    const removed = await removeLeftovers(dockerodeGradeDocker(docker));
+    if (removed.length > 0)
+      logger.info(`removed ${removed.length} leftover grade container(s) of dead graders`);
+  } catch (error) {
+    logger.warn(`could not look for leftover containers: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Consumes grade jobs from the queue at `queueUrl`, `concurrency` at a time, grading each against this
+ * host's root. Stalled jobs of dead workers are taken over; leftover containers of dead graders on
+ * this host are removed at start and periodically.
+ */
+export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
+  const root = resolve(options.root);
+  const docker = options.docker ?? new Docker();
+  const { logger } = options;
+  const lockMs = (options.lockSeconds ?? 30) * 1000;
+  const stop = new AbortController();
+  await sweepLeftovers(docker, logger);
+  const processor = async (job: Job, token?: string): Promise<GradeJobResult> => {
+    const data = GradeJobSchema.parse(job.data);
+    logger.info(`${job.id}: ${data.task} ${data.id} (attempt ${job.attemptsMade + 1})`);
+    try {
+      const graded = await processGradeJob(data, {
+        root,
+        grade: options.grade,
+        worker: WORKER_NAME,
+        signal: stop.signal,
+        docker,
+      });
+      const attemptsLeft = job.attemptsMade + 1 < (job.opts.attempts ?? 1);
+      if (graded.line.outcome === "infra_error" && attemptsLeft) throw new Error(graded.line.message);
+      logger.info(
+        `${job.id}: ${data.task} ${data.id} ${graded.line.verdict ?? graded.line.outcome} ${graded.line.reason}`,
+      );
+      return graded;
+    } catch (error) {
+      if (!isAbort(error) && !stop.signal.aborted) throw error;
+      // Shutting down: give the job back untouched, it does not count as an attempt.
+      await job.moveToWait(token);
+      throw new WaitingError();
+    }
+  };
+  const worker = new Worker(QUEUE_NAME, processor, {
+    connection: queueConnection(options.queueUrl),
+    concurrency: options.concurrency,
+    lockDuration: lockMs,
+    stalledInterval: lockMs,
+    maxStalledCount: 2,
+    autorun: false,
+  });
+  worker.on("error", (error) => logger.warn(`queue: ${error.message}`));
+  worker.on("stalled", (jobId) => logger.warn(`${jobId}: stalled (its worker died); queued again`));
+  const timer = setInterval(
+    () => void sweepLeftovers(docker, logger),
+    (options.leftoversEverySeconds ?? 60) * 1000,
+  );
+  timer.unref();
+  const running = worker.run();
+  await worker.waitUntilReady();
+  let closing: Promise<void> | null = null;
+  const close = () => {
+    closing ??= (async () => {
+      clearInterval(timer);
+      stop.abort(Object.assign(new Error("worker shutting down"), { name: "AbortError" }));
+      await worker.close();
+      await running.catch(() => undefined);
+    })();
+    return closing;
+  };
+  return { name: WORKER_NAME, close, closed: running.then(() => undefined).catch(() => undefined) };
+}
