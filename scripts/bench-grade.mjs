@@ -1,0 +1,127 @@
+#!/usr/bin/env node
+// Benchmark: oracle-grade's wall time on a task's gold diff against the floor, the same steps done by
+// a plain shell script with the docker CLI (docker run --rm --network none ..., a fresh clone + apply
+// per suite, the hidden tests copied in, both suites). Paired runs in alternating order, medians.
+// Usage: node scripts/bench-grade.mjs [--root DIR] [--task calc-node] [--runs 5]
+// Needs built images recorded in <root>/images/registry.json (pnpm build-images) and the built grader.
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const { values } = parseArgs({
+  options: {
+    root: { type: "string", default: repo },
+    task: { type: "string", default: "calc-node" },
+    runs: { type: "string", default: "5" },
+  },
+});
+const root = resolve(values.root);
+const runs = Number(values.runs);
+const taskDir = join(root, "tasks", values.task);
+const task = JSON.parse(readFileSync(join(taskDir, "task.json"), "utf8"));
+const record = JSON.parse(readFileSync(join(root, "images", "registry.json"), "utf8")).images[task.image];
+if (!record)
+  throw new Error(`no recorded image '${task.image}' in ${root}/images/registry.json: run pnpm build-images`);
+const rootBin = join(repo, "node_modules", ".bin", "oracle-grade");
+const grader = existsSync(rootBin) ? rootBin : join(repo, "packages", "grader", "bin", "oracle-grade.js");
+const gold = join(taskDir, "gold.diff");
+const mirror = resolve(taskDir, task.repo.mirror);
+const env = Object.entries(task.env ?? {}).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
+
+const suite = (name, command) => `
+rm -rf /work/repo /tmp/report && mkdir -p /tmp/report
+git clone -q --no-checkout /m /work/repo && cd /work/repo && git checkout -q --detach ${task.repo.baseCommit}
+git apply --check /d/gold.diff && git apply /d/gold.diff
+${name === "hidden" ? "cp -R /h/. /work/repo/" : ""}
+ORACLE_JUNIT=/tmp/report/junit.xml SOURCE_DATE_EPOCH=$(git log -1 --format=%ct) sh -c '${command.replaceAll("'", "'\\''")}' > /dev/null 2>&1 || status=1
+cp /tmp/report/junit.xml /tmp/${name}.xml; cd /`;
+const floorScript = `status=0\n${suite("existing", task.suites.existing.command)}\n${suite("hidden", task.suites.hidden.command)}\nexit $status`;
+
+function floor() {
+  const args = [
+    "run",
+    "--rm",
+    "--network",
+    "none",
+    "-u",
+    "1000:1000",
+    "--cap-drop",
+    "ALL",
+    "--security-opt",
+    "no-new-privileges",
+    "--init",
+    "-e",
+    "HOME=/tmp",
+    "-e",
+    "TZ=UTC",
+    "-e",
+    "LC_ALL=C.UTF-8",
+    "-e",
+    "PYTHONHASHSEED=0",
+    ...env,
+    "--tmpfs",
+    "/work:rw,exec,uid=1000,gid=1000",
+    "--tmpfs",
+    "/tmp:rw,exec,mode=1777",
+    "-v",
+    `${mirror}:/m:ro`,
+    "-v",
+    `${join(taskDir, "hidden-tests")}:/h:ro`,
+    "-v",
+    `${taskDir}:/d:ro`,
+    "-w",
+    "/work",
+    "--entrypoint",
+    "sh",
+    record.reference,
+    "-c",
+    floorScript,
+  ];
+  return spawnSync("docker", args, { stdio: ["ignore", "ignore", "pipe"] });
+}
+
+function oracle() {
+  return spawnSync(grader, ["--root", root, values.task, "--diff", gold], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
+
+function timed(fn) {
+  const started = process.hrtime.bigint();
+  const result = fn();
+  return { ms: Number(process.hrtime.bigint() - started) / 1e6, code: result.status };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const oracleMs = [];
+const floorMs = [];
+oracle(); // warm the image and the page cache
+for (let i = 0; i < runs; i += 1) {
+  const pair =
+    i % 2 === 0
+      ? [
+          ["oracle", oracle],
+          ["floor", floor],
+        ]
+      : [
+          ["floor", floor],
+          ["oracle", oracle],
+        ];
+  for (const [name, fn] of pair) {
+    const { ms, code } = timed(fn);
+    (name === "oracle" ? oracleMs : floorMs).push(ms);
+    process.stderr.write(`run ${i + 1} ${name}: ${(ms / 1000).toFixed(2)} s (exit ${code})\n`);
+  }
+}
+const summary = {
+  task: values.task,
+  runs,
+  grader,
+  oracleMedianMs: Math.round(median(oracleMs)),
+  floorMedianMs: Math.round(median(floorMs)),
+};
+summary.ratio = Number((summary.oracleMedianMs / summary.floorMedianMs).toFixed(3));
+process.stdout.write(`${JSON.stringify(summary)}\n`);

@@ -1,0 +1,251 @@
+// oracle-grade end to end: the built CLI against a temporary root (the repo's tasks/ and images/,
+// images built there by oracle-build-images) and the real engine. Per sample task: gold PASS,
+// baseline (existing PASS, hidden FAIL), a stable tests_hash equal to the logged list's, a diff that
+// does not apply, garbage, a diff touching only denied paths, an edit of the existing tests (dropped
+// by the task's deny list, and reset when the deny list lets it through), a timeout; after every run
+// the container is gone and stdout is exactly one line. Plus a task whose mirror is baked into its image.
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type GradeResult, listTaskIds, loadTask } from "@oracle/spec";
+import { binPath, containersWithLabel, makeTempRoot, repoRoot, requireDocker, run } from "@oracle/test-utils";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const GIT_ENV = {
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_CONFIG_GLOBAL: "/dev/null",
+  LC_ALL: "C",
+  GIT_AUTHOR_NAME: "t",
+  GIT_AUTHOR_EMAIL: "t@t",
+  GIT_COMMITTER_NAME: "t",
+  GIT_COMMITTER_EMAIL: "t@t",
+};
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync("git", args, { cwd, env: { ...process.env, ...GIT_ENV } }).toString();
+const TASKS = await listTaskIds(repoRoot);
+
+let root = "";
+let cleanup: () => Promise<void> = async () => undefined;
+let scratch = "";
+
+interface Graded {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+  result: GradeResult;
+  runId: string;
+}
+
+async function grade(task: string, ...args: string[]): Promise<Graded> {
+  const resultFile = join(scratch, `result-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
+  const out = await run(binPath("oracle-grade"), ["--root", root, task, "--result", resultFile, ...args], {
+    timeoutMs: 240_000,
+  });
+  if (out.code !== 0 && out.code !== 1) throw new Error(`oracle-grade exited ${out.code}: ${out.stderr}`);
+  const result = JSON.parse(readFileSync(resultFile, "utf8")) as GradeResult;
+  const runId = (JSON.parse(readFileSync(result.logPath, "utf8").split("\n")[0]!) as { run: string }).run;
+  expect(out.stdout).toBe(`tests_hash=${result.testsHash}\n`);
+  expect(out.code).toBe(result.verdict === "PASS" ? 0 : 1);
+  expect(await containersWithLabel(`dev.oracle.run=${runId}`)).toEqual([]);
+  return { ...out, result, runId };
+}
+
+/** A diff made in a clone of the task's bundle at its base commit. */
+async function makeDiff(task: string, name: string, edit: (dir: string) => void): Promise<string> {
+  const loaded = await loadTask(root, task);
+  const dir = mkdtempSync(join(scratch, `${task}-clone-`));
+  git(scratch, "clone", "-q", "--no-checkout", loaded.mirrorPath!, dir);
+  git(dir, "checkout", "-q", "--detach", loaded.task.repo.baseCommit);
+  edit(dir);
+  git(dir, "add", "-A");
+  const file = join(scratch, `${task}-${name}.diff`);
+  writeFileSync(file, git(dir, "diff", "--cached", "--binary", "HEAD"));
+  return file;
+}
+
+function trackedFiles(dir: string, globs: readonly string[] = []): string[] {
+  return git(dir, "ls-files", "-z", "--", ...globs.map((g) => `:(glob)${g}`))
+    .split("\0")
+    .filter(Boolean);
+}
+
+/** A test file holding one trivially passing test for the task's runner. */
+function trivialTest(framework: string | undefined, original: string): string {
+  if (framework === "pytest") return "def test_oracle_trivial():\n    pass\n";
+  if (framework === "go") {
+    const pkg = /^package (\w+)/m.exec(original)?.[1] ?? "main";
+    return `package ${pkg}\n\nimport "testing"\n\nfunc TestOracleTrivial(t *testing.T) {}\n`;
+  }
+  return 'it("oracle trivial", () => {});\n';
+}
+
+/** Empties every source file and replaces every existing test with a trivial one: passes only if the tests are not reset. */
+async function sabotage(task: string): Promise<string> {
+  const { task: t } = await loadTask(root, task);
+  const code = /\.(py|js|mjs|ts|go)$/;
+  return makeDiff(task, "sabotage", (dir) => {
+    const tests = new Set(trackedFiles(dir, t.suites.existing.files));
+    const isTest = (p: string) => tests.has(p);
+    const isTestCode = (p: string) => isTest(p) && code.test(p);
+    for (const path of trackedFiles(dir)) {
+      const file = join(dir, path);
+      if (isTestCode(path)) writeFileSync(file, trivialTest(t.framework, readFileSync(file, "utf8")));
+      else if (!isTest(path) && code.test(path)) writeFileSync(file, "");
+    }
+  });
+}
+
+beforeAll(async () => {
+  await requireDocker();
+  ({ root, cleanup } = await makeTempRoot({ tasks: "tasks", images: "images" }));
+  rmSync(join(root, "tasks", "quarantine.json"), { force: true });
+  // A lock copied from a build-images run in the repo at that moment is not ours.
+  rmSync(join(root, "images", ".registry.lock"), { recursive: true, force: true });
+  rmSync(join(root, "images", ".registry.lock.owner"), { force: true });
+  scratch = mkdtempSync(join(tmpdir(), "oracle-grade-e2e-"));
+  const built = await run(
+    binPath("oracle-build-images"),
+    ["--root", root, "--no-push", "--ca-file", "/etc/ssl/certs/ca-certificates.crt"],
+    { timeoutMs: 1_500_000 },
+  );
+  if (built.code !== 0) throw new Error(`oracle-build-images failed: ${built.stderr}`);
+}, 1_600_000);
+
+afterAll(async () => {
+  await cleanup();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+describe.each(TASKS)("oracle-grade %s", (task) => {
+  let baselineExisting: string[] = [];
+
+  it("baseline: existing PASS, hidden FAIL, exit 1", async () => {
+    const { result } = await grade(task, "--baseline");
+    expect(result.mode).toBe("baseline");
+    expect(result.suites.existing.status).toBe("PASS");
+    expect(result.suites.hidden.status).toBe("FAIL");
+    expect(result.reason).toBe("TESTS_FAILED");
+    expect(result.diff).toBeNull();
+    baselineExisting = result.suites.existing.tests.map((t) => t.id);
+  });
+
+  it("gold: PASS three times with the same tests_hash, equal to sort | sha256sum of the logged list", async () => {
+    const loaded = await loadTask(root, task);
+    const runs = [];
+    for (let i = 0; i < 3; i += 1) runs.push(await grade(task, "--diff", loaded.goldDiff!));
+    for (const r of runs) {
+      expect(r.result.verdict, r.stderr).toBe("PASS");
+      expect(r.result.testsHash).toBe(runs[0]!.result.testsHash);
+    }
+    const logged = readFileSync(runs[0]!.result.logPath, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { step?: string; testIds?: string[] });
+    const ids = logged.find((l) => l.step === "verdict")!.testIds!;
+    const sorted = execFileSync("sort", [], {
+      input: ids.map((id) => `${id}\n`).join(""),
+      env: { LC_ALL: "C" },
+    });
+    expect(createHash("sha256").update(sorted).digest("hex")).toBe(runs[0]!.result.testsHash);
+    expect(ids.filter((id) => id.startsWith("hidden:")).length).toBeGreaterThan(0);
+    expect(runs[0]!.result.diff?.dropped).toEqual([]);
+    expect(runs[0]!.result.image.reference).toMatch(/^sha256:[0-9a-f]{64}$|@sha256:/);
+  });
+
+  it("a diff that does not apply: FAIL DIFF_DOES_NOT_APPLY", async () => {
+    const gold = readFileSync((await loadTask(root, task)).goldDiff!, "latin1");
+    const broken = gold.replace(/^([- ])(?!--)(.*)$/m, "$1$2 /* oracle: no such line */");
+    const file = join(scratch, `${task}-broken.diff`);
+    writeFileSync(file, broken, "latin1");
+    const { result } = await grade(task, "--diff", file);
+    expect(result.reason).toBe("DIFF_DOES_NOT_APPLY");
+    expect(result.message).toMatch(/patch|apply/i);
+    expect(result.testsHash).toBe(createHash("sha256").update("").digest("hex"));
+  });
+
+  it("garbage: FAIL DIFF_INVALID", async () => {
+    const file = join(scratch, "garbage.diff");
+    writeFileSync(file, "this is not a diff\n@@ nor is this\n");
+    const { result } = await grade(task, "--diff", file);
+    expect(result.reason).toBe("DIFF_INVALID");
+  });
+
+  it("a diff touching only denied paths: dropped, logged, FAIL DIFF_EMPTY_AFTER_FILTER", async () => {
+    const file = await sabotage(task);
+    const onlyTests = readFileSync(file, "latin1")
+      .split(/(?=^diff --git )/m)
+      .filter((section) => section.includes("oracle") || section.includes("Oracle"))
+      .join("");
+    const denied = join(scratch, `${task}-denied.diff`);
+    writeFileSync(denied, onlyTests, "latin1");
+    const { result, stderr } = await grade(task, "--diff", denied);
+    expect(result.reason).toBe("DIFF_EMPTY_AFTER_FILTER");
+    expect(result.diff?.dropped.length).toBeGreaterThan(0);
+    expect(result.diff?.dropped.every((d) => d.why.startsWith("matches diff.deny"))).toBe(true);
+    expect(stderr).toMatch(/dropped /);
+    expect(readFileSync(result.logPath, "utf8")).toContain("matches diff.deny");
+  });
+
+  it("a diff that edits the existing tests so they pass: denied by the task, and reset when let through", async () => {
+    const file = await sabotage(task);
+    const { result } = await grade(task, "--diff", file);
+    expect(result.verdict).toBe("FAIL");
+    expect(result.testIds.some((id) => /oracle.trivial/i.test(id))).toBe(false);
+    // The same task with an open deny list: the edits apply, then the reset restores the tests.
+    const open = `${task}-open`;
+    cpSync(join(root, "tasks", task), join(root, "tasks", open), { recursive: true });
+    const json = JSON.parse(readFileSync(join(root, "tasks", open, "task.json"), "utf8"));
+    writeFileSync(
+      join(root, "tasks", open, "task.json"),
+      JSON.stringify({ ...json, id: open, diff: { allow: ["**"], deny: [] } }),
+    );
+    const reset = await grade(open, "--diff", file);
+    expect(reset.result.verdict).toBe("FAIL");
+    expect(reset.result.suites.existing.status).toBe("FAIL");
+    expect(reset.result.testIds.some((id) => /oracle.trivial/i.test(id))).toBe(false);
+    expect(reset.result.diff?.dropped).toEqual([]);
+    expect(baselineExisting.length).toBeGreaterThan(0);
+  });
+
+  it("a timeout: FAIL TIMEOUT, container gone, bounded return", async () => {
+    const loaded = await loadTask(root, task);
+    const { result, ms } = await grade(task, "--diff", loaded.goldDiff!, "--timeout", "3");
+    expect(result.reason).toBe("TIMEOUT");
+    expect(ms).toBeLessThan(13_000);
+  });
+});
+
+describe("a mirror baked into the image (mirrorIn: image)", () => {
+  it("grades the gold diff and the baseline", async () => {
+    const source = TASKS.find((t) => t.includes("py")) ?? TASKS[0]!;
+    const loaded = await loadTask(root, source);
+    const registry = JSON.parse(readFileSync(join(root, "images", "registry.json"), "utf8"));
+    const base = registry.images[loaded.task.image].imageId as string;
+    const imageDir = join(root, "images", "baked-mirror");
+    mkdirSync(imageDir, { recursive: true });
+    cpSync(loaded.mirrorPath!, join(imageDir, "repo.bundle"));
+    writeFileSync(join(imageDir, "Dockerfile"), `FROM ${base}\nCOPY repo.bundle /opt/mirror/repo.bundle\n`);
+    const built = await run(binPath("oracle-build-images"), ["--root", root, "--no-push", "baked-mirror"], {
+      timeoutMs: 600_000,
+    });
+    expect(built.code, built.stderr).toBe(0);
+    const id = "baked-mirror-task";
+    cpSync(loaded.dir, join(root, "tasks", id), { recursive: true });
+    rmSync(join(root, "tasks", id, readdirSync(loaded.dir).find((f) => f.endsWith(".bundle"))!), {
+      force: true,
+    });
+    const json = JSON.parse(readFileSync(join(root, "tasks", id, "task.json"), "utf8"));
+    json.id = id;
+    json.image = "baked-mirror";
+    json.repo = { ...json.repo, mirror: "/opt/mirror/repo.bundle", mirrorIn: "image" };
+    writeFileSync(join(root, "tasks", id, "task.json"), JSON.stringify(json));
+    const gold = await grade(id, "--diff", loaded.goldDiff!);
+    expect(gold.result.verdict, gold.stderr).toBe("PASS");
+    const baseline = await grade(id, "--baseline");
+    expect(baseline.result.suites.existing.status).toBe("PASS");
+    expect(baseline.result.suites.hidden.status).toBe("FAIL");
+  });
+});
