@@ -1,0 +1,287 @@
+import { appendFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { cacheKey, isReusable } from "./cache.js";
+import { localExecutor } from "./executor.js";
+import { gradeBatch } from "./grade-batch.js";
+import { lineFromError } from "./lines.js";
+import { readPredictions } from "./predictions.js";
+import { type ResultLine, ResultsWriter, readResultLines } from "./results-file.js";
+import { renderSummary, summarize } from "./summary.js";
+import { taskContentHash } from "./task-context.js";
+import { fakeGrade, tempRootWithTasks } from "./testing.js";
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "oracle-batch-test-"));
+});
+afterEach(() => rm(dir, { recursive: true, force: true }));
+
+async function predictionsFile(lines: unknown[]): Promise<string> {
+  const file = join(dir, "preds.jsonl");
+  await writeFile(file, lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n"));
+  return file;
+}
+
+function line(
+  id: string,
+  task: string,
+  outcome: ResultLine["outcome"],
+  verdict: ResultLine["verdict"],
+): ResultLine {
+  return {
+    id,
+    task,
+    outcome,
+    verdict,
+    reason: verdict ?? "TASK_QUARANTINED",
+    message: "",
+    tests_hash: null,
+    log: null,
+    seconds: 2,
+    cached: false,
+    attempts: 1,
+    diff_sha256: null,
+    image_digest: null,
+    worker: null,
+  };
+}
+
+describe("readPredictions", () => {
+  it("parses diff text and diffPath (relative to the file), numbers as ids, skips blank lines", async () => {
+    const file = await predictionsFile([
+      { id: 1, task: "a", diff: "x" },
+      "",
+      { id: "b", task: "a", diffPath: "d/x.diff" },
+    ]);
+    const got = await readPredictions(file);
+    expect(got).toEqual([
+      { id: "1", task: "a", line: 1, diff: { text: "x" } },
+      { id: "b", task: "a", line: 3, diff: { path: join(dir, "d/x.diff") } },
+    ]);
+  });
+
+  it("fails the whole batch listing every bad line with its number", async () => {
+    const file = await predictionsFile([
+      { id: "a", task: "t", diff: "" },
+      "{not json",
+      { id: "b", task: "t" },
+      { id: "a", task: "t", diff: "", extra: 1 },
+      { id: "c", task: "t", diff: "", diffPath: "x" },
+    ]);
+    const error = await readPredictions(file, "preds.jsonl").catch((e: Error & { code: string }) => e);
+    expect((error as { code: string }).code).toBe("FILE_INVALID");
+    const message = (error as Error).message.split("\n");
+    expect(message[0]).toMatch(/^preds\.jsonl:2: not valid JSON/);
+    expect(message).toContain(
+      'preds.jsonl:3: diff: give exactly one of "diff" (the diff text) or "diffPath"',
+    );
+    expect(message).toContain("preds.jsonl:4: extra: Unknown field");
+    expect(message).toContain(
+      'preds.jsonl:5: diff: give exactly one of "diff" (the diff text) or "diffPath"',
+    );
+  });
+
+  it("rejects an id used twice and an empty file", async () => {
+    const twice = await predictionsFile([
+      { id: "a", task: "t", diff: "" },
+      { id: "a", task: "u", diff: "" },
+    ]);
+    await expect(readPredictions(twice, "p")).rejects.toThrow("p:2: id: 'a' already used on line 1");
+    const empty = await predictionsFile(["", ""]);
+    await expect(readPredictions(empty, "p")).rejects.toThrow("p: holds no prediction");
+  });
+});
+
+describe("results.jsonl", () => {
+  it("reads back what was appended and cuts a torn last line before appending", async () => {
+    const file = join(dir, "out", "results.jsonl");
+    const writer = await ResultsWriter.open(file, 0);
+    await writer.append(line("a", "t", "graded", "PASS"));
+    await writer.close();
+    await appendFile(file, '{"id":"b","task":');
+    const read = await readResultLines(file);
+    expect([...read.lines.keys()]).toEqual(["a"]);
+    const again = await ResultsWriter.open(file, read.validBytes);
+    await again.append(line("c", "t", "graded", "FAIL"));
+    await again.close();
+    expect(
+      (await readFile(file, "utf8"))
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l).id),
+    ).toEqual(["a", "c"]);
+  });
+});
+
+describe("cache keys", () => {
+  const inputs = {
+    graderVersion: "1",
+    imageDigest: "sha256:a",
+    taskHash: "t",
+    diffSha256: "d",
+    timeoutSeconds: 60,
+  };
+  it("change with every input", () => {
+    const base = cacheKey(inputs);
+    expect(cacheKey({ ...inputs })).toBe(base);
+    for (const change of [
+      { graderVersion: "2" },
+      { imageDigest: "sha256:b" },
+      { taskHash: "u" },
+      { diffSha256: "e" },
+      { timeoutSeconds: 61 },
+    ])
+      expect(cacheKey({ ...inputs, ...change })).not.toBe(base);
+  });
+
+  it("records only graded results whose reason depends on the inputs alone", () => {
+    expect(isReusable(line("a", "t", "graded", "PASS"))).toBe(true);
+    expect(isReusable({ ...line("a", "t", "graded", "FAIL"), reason: "TIMEOUT" })).toBe(false);
+    expect(isReusable({ ...line("a", "t", "infra_error", "FAIL"), reason: "INFRA_ERROR" })).toBe(false);
+    expect(isReusable(line("a", "t", "quarantined", null))).toBe(false);
+  });
+
+  it("task content hash changes when any file of the task folder changes", async () => {
+    const temp = await tempRootWithTasks("calc-node");
+    try {
+      const folder = join(temp.root, "tasks", "calc-node");
+      const before = await taskContentHash(folder);
+      expect(before).toMatch(/^[0-9a-f]{64}$/);
+      await appendFile(join(folder, "hidden-tests", "extra.txt"), "x");
+      expect(await taskContentHash(folder)).not.toBe(before);
+    } finally {
+      await temp.cleanup();
+    }
+  });
+});
+
+describe("summary", () => {
+  it("counts the pass rate over graded predictions only, with the rest reported apart", () => {
+    const s = summarize(6, [
+      line("1", "a", "graded", "PASS"),
+      line("2", "a", "graded", "FAIL"),
+      line("3", "b", "graded", "PASS"),
+      line("4", "b", "quarantined", null),
+      { ...line("5", "a", "infra_error", "FAIL"), reason: "INFRA_ERROR" },
+    ]);
+    expect(s.overall).toEqual({ graded: 3, pass: 2, fail: 1, passRate: 0.666667 });
+    expect(s.byTask.a).toMatchObject({ graded: 2, pass: 1, passRate: 0.5, infraErrors: 1 });
+    expect(s.byTask.b).toMatchObject({ graded: 1, pass: 1, passRate: 1, quarantined: 1 });
+    expect(s.quarantined).toEqual({ count: 1, ids: ["4"] });
+    expect(s.infraErrors).toEqual({ count: 1, ids: ["5"] });
+    expect(s.missing).toBe(1);
+    expect(s.gradeSeconds).toBe(10);
+    const text = renderSummary(s);
+    expect(text).toContain("pass rate 66.7%: 2 PASS / 3 graded (1 FAIL)");
+    expect(text).toContain("quarantined, not counted: 1 (4)");
+    expect(text).toContain("still without a result: 1");
+  });
+
+  it("says n/a when nothing was graded", () => {
+    expect(summarize(1, [line("1", "a", "quarantined", null)]).overall.passRate).toBeNull();
+    expect(renderSummary(summarize(0, []))).toContain("pass rate n/a");
+  });
+});
+
+describe("gradeBatch with a fake grader", () => {
+  it("grades, resumes without regrading, retries INFRA_ERROR and reports unknown tasks apart", async () => {
+    const temp = await tempRootWithTasks("calc-node");
+    try {
+      const file = await predictionsFile([
+        { id: "p1", task: "calc-node", diff: "fix" },
+        { id: "p2", task: "calc-node", diff: "wrong" },
+        { id: "p3", task: "calc-node", diff: "flaky fix" },
+        { id: "p4", task: "no-such-task", diff: "fix" },
+      ]);
+      const grade = fakeGrade({ "flaky fix": ["INFRA_ERROR"] });
+      const executor = localExecutor({ root: temp.root, grade, concurrency: 2 });
+      const out = join(dir, "out");
+      const first = await gradeBatch({ root: temp.root, predictionsFile: file, outDir: out, executor });
+      expect(first.interrupted).toBe(false);
+      expect(first.summary.overall).toEqual({ graded: 3, pass: 2, fail: 1, passRate: 0.666667 });
+      expect(first.summary.errors.ids).toEqual(["p4"]);
+      const lines = (await readFile(first.resultsFile, "utf8"))
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
+      expect(lines.find((l) => l.id === "p3")).toMatchObject({ verdict: "PASS", attempts: 2 });
+      expect(lines.find((l) => l.id === "p4")).toMatchObject({ outcome: "error", reason: "TASK_NOT_FOUND" });
+      expect(grade.calls).toHaveLength(4);
+      const again = await gradeBatch({ root: temp.root, predictionsFile: file, outDir: out, executor });
+      expect(grade.calls).toHaveLength(4);
+      expect(again.summary).toEqual(first.summary);
+      expect(JSON.parse(await readFile(join(out, "summary.json"), "utf8")).batchId).toBe(first.batchId);
+    } finally {
+      await temp.cleanup();
+    }
+  });
+
+  it("reports quarantined tasks apart without grading them", async () => {
+    const temp = await tempRootWithTasks("calc-node");
+    try {
+      const now = new Date().toISOString();
+      const entry = {
+        reasons: [{ flag: "FLAKY", message: "m", evidence: [] }],
+        firstSeen: now,
+        lastChecked: now,
+      };
+      await writeFile(
+        join(temp.root, "tasks", "quarantine.json"),
+        JSON.stringify({ version: 1, tasks: { "calc-node": entry } }),
+      );
+      const file = await predictionsFile([{ id: "p1", task: "calc-node", diff: "fix" }]);
+      const grade = fakeGrade();
+      const executor = localExecutor({ root: temp.root, grade, concurrency: 1 });
+      const outcome = await gradeBatch({
+        root: temp.root,
+        predictionsFile: file,
+        outDir: join(dir, "o"),
+        executor,
+      });
+      expect(grade.calls).toHaveLength(0);
+      expect(outcome.summary.quarantined.ids).toEqual(["p1"]);
+      expect(outcome.summary.overall.passRate).toBeNull();
+    } finally {
+      await temp.cleanup();
+    }
+  });
+
+  it("stops on abort, keeps the results so far and says it was interrupted", async () => {
+    const temp = await tempRootWithTasks("calc-node");
+    try {
+      const file = await predictionsFile(
+        [1, 2, 3, 4].map((n) => ({ id: `p${n}`, task: "calc-node", diff: "fix" })),
+      );
+      const controller = new AbortController();
+      const base = fakeGrade();
+      const grade: typeof base = Object.assign(
+        async (o: Parameters<typeof base>[0]) => {
+          if (base.calls.length === 2)
+            controller.abort(Object.assign(new Error("stop"), { name: "AbortError" }));
+          return base(o);
+        },
+        { calls: base.calls },
+      );
+      const executor = localExecutor({ root: temp.root, grade, concurrency: 1 });
+      const outcome = await gradeBatch({
+        root: temp.root,
+        predictionsFile: file,
+        outDir: join(dir, "o"),
+        executor,
+        signal: controller.signal,
+      });
+      expect(outcome.interrupted).toBe(true);
+      expect(outcome.summary.done).toBe(2);
+      expect(outcome.summary.missing).toBe(2);
+    } finally {
+      await temp.cleanup();
+    }
+  });
+
+  it("turns a refusal into a line that is not counted", () => {
+    const l = lineFromError({ id: "x", task: "t" }, new Error("boom"), { worker: null });
+    expect(l).toMatchObject({ outcome: "error", reason: "INTERNAL", verdict: null, cached: false });
+  });
+});
