@@ -9,9 +9,6 @@ import { reportFiles } from "./report-files.js";
 import { sweep, sweepPaths, sweepStamp } from "./sweep.js";
 import type { GradeFn, SweepReport } from "./types.js";
 
-// Loaded when a sweep starts, so that --help and usage errors work without the grader.
-const GRADER = "@oracle/grader";
-
 /** The exit codes, in one place. */
 export const EXIT = { OK: 0, NEW_QUARANTINE: 1, USAGE: 2, CANNOT_RUN: 3, INTERRUPTED: 130 } as const;
 
@@ -55,7 +52,8 @@ function trapSignals(controller: AbortController): () => void {
 }
 
 async function runSweep(options: CliOptions): Promise<number> {
-  const { grade } = (await import(GRADER)) as { grade: GradeFn };
+  // Loaded here, not at the top, so that --help and usage errors work even without a built grader.
+  const grade: GradeFn = (await import("@oracle/grader")).grade;
   const root = resolve(options.root);
   const runId = sweepStamp(new Date());
   const logger = createSweepLogger(sweepPaths(root, runId).sweepLog);

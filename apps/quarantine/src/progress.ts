@@ -77,7 +77,7 @@ export function ttyProgress(stream: NodeJS.WriteStream): ProgressDisplay {
       ...(tally.infra > 0 ? [`${tally.infra} infra errors`] : []),
       left === null ? "estimating…" : `${formatDuration(left)} left`,
     ];
-    stream.write(`\r\x1b[2K${parts.join(" · ").slice(0, Math.max(20, (stream.columns ?? 100) - 1))}`);
+    stream.write(`\r\x1b[2K${parts.join(" · ").slice(0, Math.max(20, (stream.columns || 120) - 1))}`);
   };
   const timer = setInterval(draw, 1000);
   timer.unref();

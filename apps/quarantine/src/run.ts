@@ -58,6 +58,7 @@ function fromResult(
     hidden: summarise(result.suites.hidden),
     testsHash: result.testsHash,
     durationMs: result.durationMs,
+    timings: result.timings,
     log,
     retriedLogs: [],
   };
@@ -88,6 +89,7 @@ function fromError(
     hidden: null,
     testsHash: null,
     durationMs: ms,
+    timings: {},
     log,
     retriedLogs: [],
   };

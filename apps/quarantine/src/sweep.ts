@@ -7,7 +7,7 @@ import type { Logger } from "winston";
 import { coveredBy, selectTasks } from "./discover.js";
 import type { SweepEngine } from "./engine.js";
 import { updateQuarantineList } from "./quarantine-list.js";
-import { buildReport } from "./report.js";
+import { buildReport, type ReportInput } from "./report.js";
 import { writeReports } from "./report-files.js";
 import {
   checksOf,
@@ -117,16 +117,15 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
   const clock = options.now ?? (() => new Date());
   const startedAt = clock();
   const root = resolve(options.root);
-  const globs = options.tasks ?? [];
   const settings = {
-    tasks: globs,
+    tasks: options.tasks ?? [],
     repeat: options.repeat ?? 1,
     concurrency: options.concurrency ?? availableParallelism(),
     infraRetries: options.infraRetries ?? 2,
   };
   const paths = sweepPaths(root, options.runId ?? sweepStamp(startedAt), options.reportDir);
   await options.engine?.ping();
-  const ids = await selectTasks(root, globs);
+  const ids = await selectTasks(root, settings.tasks);
   await readQuarantineFile(root);
   const planned = await Promise.all(ids.map((id) => planTask(root, id)));
   options.progress?.start?.(
@@ -148,14 +147,21 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
     ...(options.docker ? { docker: options.docker } : {}),
   };
   const outcomes = await runAll(ctx, planned, options);
-  const finishedAt = clock();
-  const before = await readQuarantineFile(root);
-  const covered = coveredBy(globs);
-  const gone = Object.keys(before.tasks).filter((id) => covered(id) && !ids.includes(id));
-  const update = updateQuarantineList(before, outcomes, gone, finishedAt.toISOString());
-  await writeJsonAtomic(quarantineFilePath(root), update.file);
-  const report = buildReport({ root, paths, settings, outcomes, before, update, startedAt, finishedAt });
-  await writeReports(report);
+  const report = await record({ root, paths, settings, outcomes, ids, startedAt, finishedAt: clock() });
   options.logger.info("sweep finished", { counts: report.counts, newlyQuarantined: report.newlyQuarantined });
+  return report;
+}
+
+/** Updates tasks/quarantine.json for the tasks checked (read again: it is the latest list that counts) and writes the reports. */
+async function record(
+  input: Omit<ReportInput, "before" | "update"> & { ids: string[] },
+): Promise<SweepReport> {
+  const before = await readQuarantineFile(input.root);
+  const covered = coveredBy(input.settings.tasks);
+  const gone = Object.keys(before.tasks).filter((id) => covered(id) && !input.ids.includes(id));
+  const update = updateQuarantineList(before, input.outcomes, gone, input.finishedAt.toISOString());
+  await writeJsonAtomic(quarantineFilePath(input.root), update.file);
+  const report = buildReport({ ...input, before, update });
+  await writeReports(report);
   return report;
 }

@@ -45,6 +45,8 @@ export interface RunRecord {
   hidden: SuiteSummary | null;
   testsHash: string | null;
   durationMs: number;
+  /** The grader's step timings (ms), e.g. create, start, prep.existing, suite.existing, ... */
+  timings: Record<string, number>;
   /** Oracle log of the counted attempt, relative to the root (forward slashes); null when none was written. */
   log: string | null;
   /** Oracle logs of the attempts that ended in INFRA_ERROR and were retried. */

@@ -117,6 +117,7 @@ export function record(partial: Partial<RunRecord> & Pick<RunRecord, "mode">): R
     hidden: partial.mode === "gold" ? { ...existing } : hidden,
     testsHash: "a".repeat(64),
     durationMs: 100,
+    timings: {},
     log: `logs/${partial.mode}-${partial.repeat ?? 1}.jsonl`,
     retriedLogs: [],
     ...partial,

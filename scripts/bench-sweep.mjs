@@ -1,0 +1,184 @@
+#!/usr/bin/env node
+// Benchmark of `oracle-quarantine-sweep`: the same sweep of 8 fixture tasks (10 grades) at
+// --concurrency 1 and 2, in pairs whose order alternates (1,2 then 2,1 ...) so that drift in the
+// machine's load hits both sides alike. Prints each pair's speedup, the median, and where the time
+// goes: the grader's step timings per run at each concurrency, and the sweep's own overhead.
+//
+//   node scripts/bench-sweep.mjs [--pairs N] [--json] [--keep]
+//
+// Needs the Docker engine (bash scripts/setup.sh) and the built CLIs (pnpm build).
+import { spawn } from "node:child_process";
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const fixtures = join(repo, "test", "fixtures", "quarantine");
+const bin = (name) => join(repo, "node_modules", ".bin", name);
+// Every task that runs real grades; times-out (dominated by its limit), no-image and invalid (no run) are left out.
+const TASKS = [
+  "healthy-gold",
+  "healthy-plain",
+  "existing-fails",
+  "no-existing-tests",
+  "hidden-passes",
+  "gold-fails",
+  "flaky",
+  "unstable-ids",
+];
+const TARGET = 1.6;
+
+const { values: args } = parseArgs({
+  options: { pairs: { type: "string", default: "3" }, json: { type: "boolean" }, keep: { type: "boolean" } },
+});
+const pairs = Number(args.pairs);
+const say = (line) => process.stderr.write(`${line}\n`);
+
+function exec(command, argv, options = {}) {
+  return new Promise((done, fail) => {
+    const child = spawn(command, argv, { stdio: ["ignore", "pipe", "pipe"], ...options });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c) => (stdout += c));
+    child.stderr.on("data", (c) => (stderr += c));
+    child.on("error", fail);
+    child.on("close", (code) => done({ code, stdout, stderr }));
+  });
+}
+
+async function git(cwd, ...argv) {
+  const env = {
+    ...process.env,
+    GIT_AUTHOR_DATE: "2026-01-01T00:00:00Z",
+    GIT_COMMITTER_DATE: "2026-01-01T00:00:00Z",
+  };
+  const result = await exec(
+    "git",
+    ["-c", "user.name=oracle", "-c", "user.email=oracle@example.invalid", ...argv],
+    { cwd, env },
+  );
+  if (result.code !== 0) throw new Error(`git ${argv.join(" ")}: ${result.stderr}`);
+  return result.stdout.trim();
+}
+
+/** A root with the fixture image (built) and the benchmark's tasks, each with the fixture repository. */
+async function prepareRoot() {
+  const root = await mkdtemp(join(tmpdir(), "oracle-bench-sweep-"));
+  await cp(join(fixtures, "images", "qpy"), join(root, "images", "qpy"), { recursive: true });
+  await cp(join(fixtures, "repo"), join(root, "fixture-repo"), { recursive: true });
+  await git(root, "init", "-q", "-b", "main", "fixture-repo");
+  await git(join(root, "fixture-repo"), "add", "-A");
+  await git(join(root, "fixture-repo"), "commit", "-q", "-m", "base");
+  const sha = await git(join(root, "fixture-repo"), "rev-parse", "HEAD");
+  await git(join(root, "fixture-repo"), "bundle", "create", "-q", join(root, "repo.bundle"), "--all");
+  for (const id of TASKS) {
+    const dir = join(root, "tasks", id);
+    await cp(join(fixtures, "tasks", id), dir, { recursive: true });
+    await cp(join(root, "repo.bundle"), join(dir, "repo.bundle"));
+    const file = join(dir, "task.json");
+    await writeFile(file, (await readFile(file, "utf8")).replace("0".repeat(40), sha));
+  }
+  const build = await exec(bin("oracle-build-images"), ["--root", root, "--no-push"]);
+  if (build.code !== 0) throw new Error(`oracle-build-images failed:\n${build.stderr}`);
+  return root;
+}
+
+async function sweepOnce(root, concurrency, label) {
+  const started = process.hrtime.bigint();
+  const argv = [
+    "--root",
+    root,
+    "--concurrency",
+    String(concurrency),
+    "--json",
+    "--report",
+    join(root, "bench", label),
+  ];
+  const result = await exec(bin("oracle-quarantine-sweep"), argv, { env: { ...process.env, CI: "1" } });
+  const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
+  if (result.code !== 0) throw new Error(`sweep exited ${result.code}:\n${result.stderr}`);
+  const report = JSON.parse(result.stdout);
+  const runs = report.tasks.flatMap((t) => t.runs);
+  const steps = {};
+  for (const run of runs)
+    for (const [step, ms] of Object.entries(run.timings)) steps[step] = (steps[step] ?? 0) + ms;
+  const runMs = runs.reduce((sum, r) => sum + r.durationMs, 0);
+  const infra = runs.filter((r) => r.reason === "INFRA_ERROR").length;
+  return { concurrency, wallMs, runs: runs.length, runMs, steps, infra, sweepMs: report.durationMs };
+}
+
+const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const sec = (ms) => `${(ms / 1000).toFixed(1)} s`;
+
+function stepTable(samples) {
+  const by = (c) => samples.filter((s) => s.concurrency === c);
+  const names = [...new Set(samples.flatMap((s) => Object.keys(s.steps)))];
+  const perRun = (c, step) => mean(by(c).map((s) => (s.steps[step] ?? 0) / s.runs));
+  const rows = names.map((step) => ({ step, c1: perRun(1, step), c2: perRun(2, step) }));
+  const total = (c) => mean(by(c).map((s) => s.runMs / s.runs));
+  rows.push({ step: "whole run (grader durationMs)", c1: total(1), c2: total(2) });
+  const overhead = (c) => mean(by(c).map((s) => s.wallMs - s.runMs / c));
+  rows.push({ step: "sweep overhead (wall - run time / concurrency)", c1: overhead(1), c2: overhead(2) });
+  return rows;
+}
+
+async function main() {
+  say(`bench-sweep: preparing a root with ${TASKS.length} tasks and building the fixture image…`);
+  const root = await prepareRoot();
+  try {
+    say("bench-sweep: warm-up sweep (not counted)");
+    await sweepOnce(root, 2, "warmup");
+    const samples = [];
+    const speedups = [];
+    for (let i = 0; i < pairs; i++) {
+      const order = i % 2 === 0 ? [1, 2] : [2, 1];
+      const pair = {};
+      for (const c of order) {
+        pair[c] = await sweepOnce(root, c, `pair${i + 1}-c${c}`);
+        samples.push(pair[c]);
+        say(
+          `bench-sweep: pair ${i + 1} concurrency ${c}: ${sec(pair[c].wallMs)} (${pair[c].runs} runs, ${pair[c].infra} infra errors)`,
+        );
+      }
+      speedups.push(pair[1].wallMs / pair[2].wallMs);
+      say(`bench-sweep: pair ${i + 1} speedup ${speedups.at(-1).toFixed(2)}×`);
+    }
+    const steps = stepTable(samples);
+    const result = {
+      tasks: TASKS.length,
+      runsPerSweep: samples[0].runs,
+      pairs,
+      speedups,
+      medianSpeedup: median(speedups),
+      target: TARGET,
+      steps,
+    };
+    if (args.json) {
+      process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    } else {
+      console.log(
+        `\nspeedup at concurrency 2 vs 1 (${pairs} pairs, ${TASKS.length} tasks, ${result.runsPerSweep} grades per sweep):`,
+      );
+      console.log(
+        `  per pair ${speedups.map((s) => `${s.toFixed(2)}×`).join(", ")}; median ${result.medianSpeedup.toFixed(2)}× (target ${TARGET}×)`,
+      );
+      console.log("\nwhere the time goes, mean per run (ms):");
+      console.log(`  ${"step".padEnd(48)} ${"c=1".padStart(8)} ${"c=2".padStart(8)}`);
+      for (const row of steps)
+        console.log(
+          `  ${row.step.padEnd(48)} ${row.c1.toFixed(0).padStart(8)} ${row.c2.toFixed(0).padStart(8)}`,
+        );
+    }
+  } finally {
+    if (args.keep) say(`bench-sweep: kept ${root}`);
+    else await rm(root, { recursive: true, force: true });
+  }
+}
+
+await main();
