@@ -14,7 +14,7 @@ function describeLine(line: ResultLine): string {
       ? `${line.verdict} ${line.reason}`
       : `${line.outcome.toUpperCase()} ${line.reason}`;
   const where = line.worker && !line.cached ? ` on ${line.worker}` : "";
-  return `${line.id} (${line.task}): ${what}, ${line.seconds.toFixed(1)}s${line.cached ? ", cached (reused result)" : ""}${where}`;
+  return `${line.id} (${line.task}): ${what}, ${line.cached ? `cached (reused the result of a ${line.seconds.toFixed(1)}s run)` : `${line.seconds.toFixed(1)}s`}${where}`;
 }
 
 const clock = (ms: number) => {

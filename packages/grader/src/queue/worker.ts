@@ -89,7 +89,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     autorun: false,
   });
   worker.on("error", (error) => logger.warn(`queue: ${error.message}`));
-  worker.on("stalled", (jobId) => logger.warn(`${jobId}: stalled (its worker died); queued again`));
+  worker.on("stalled", (jobId) => {
+    logger.warn(`${jobId}: stalled (its worker died); queued again`);
+    void sweepLeftovers(docker, logger);
+  });
   const timer = setInterval(
     () => void sweepLeftovers(docker, logger),
     (options.leftoversEverySeconds ?? 60) * 1000,
