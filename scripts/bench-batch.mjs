@@ -1,0 +1,191 @@
+#!/usr/bin/env node
+// Benchmark of batch grading on the sample tasks: local concurrency 1 vs 2, and two queue workers
+// (oracle-worker, concurrency 1 each, real redis-server) vs local concurrency 2. Every run grades the
+// same predictions with --no-cache into its own --out. Prints wall time, throughput, the mean grade
+// time, the queue's overhead per job, and where the time of a grade goes (the steps the oracle log
+// times). Uses the built CLIs: run `pnpm build` first.
+//   node scripts/bench-batch.mjs [--n 40] [--only local1,local2,queue] [--keep]
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, openSync, readFileSync } from "node:fs";
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
+const bin = (name) => join(repo, "node_modules", ".bin", name);
+const { values } = parseArgs({
+  options: {
+    n: { type: "string", default: "40" },
+    only: { type: "string", default: "local1,local2,queue" },
+    keep: { type: "boolean" },
+  },
+});
+const n = Number(values.n);
+const only = new Set(values.only.split(","));
+if (!Number.isInteger(n) || n < 1) throw new Error("--n must be a whole number");
+
+const NOOP = `diff --git a/ORACLE_NOTE.txt b/ORACLE_NOTE.txt
+new file mode 100644
+--- /dev/null
++++ b/ORACLE_NOTE.txt
+@@ -0,0 +1 @@
++not a fix
+`;
+// semver-go compiles on every run (~3x the others): it gets a fifth of the predictions.
+const MIX = ["calc-node", "freebusy-py", "calc-node", "freebusy-py", "semver-go"];
+
+async function writePredictions(root, file) {
+  const lines = [];
+  for (let i = 0; i < n; i++) {
+    const task = MIX[i % MIX.length];
+    const diff = i % 2 === 0 ? await readFile(join(root, "tasks", task, "gold.diff"), "utf8") : NOOP;
+    lines.push(JSON.stringify({ id: `b${String(i).padStart(3, "0")}`, task, diff }));
+  }
+  await writeFile(file, `${lines.join("\n")}\n`);
+}
+
+function runToEnd(command, args, logFile) {
+  const started = Date.now();
+  const out = openSync(logFile, "a");
+  const child = spawn(command, args, { stdio: ["ignore", "pipe", out] });
+  let stdout = "";
+  child.stdout.on("data", (d) => {
+    stdout += d;
+  });
+  return new Promise((done) => child.on("exit", (code) => done({ code, stdout, ms: Date.now() - started })));
+}
+
+async function freePort() {
+  const server = createServer();
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address();
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+async function startRedis(dir) {
+  const port = await freePort();
+  const args = [
+    "--port",
+    String(port),
+    "--bind",
+    "127.0.0.1",
+    "--dir",
+    dir,
+    "--appendonly",
+    "yes",
+    "--save",
+    "",
+  ];
+  const child = spawn("redis-server", [...args, "--logfile", "redis.log"], { stdio: "ignore" });
+  for (let i = 0; i < 100; i++) {
+    if (
+      spawnSync("redis-cli", ["-p", String(port), "ping"])
+        .stdout?.toString()
+        .includes("PONG")
+    )
+      break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { url: `redis://127.0.0.1:${port}`, child };
+}
+
+/** Sums the step timings of every graded line's oracle log: where the time of a grade goes. */
+function stepTimes(resultsFile) {
+  const steps = {};
+  let runs = 0;
+  for (const text of readFileSync(resultsFile, "utf8").trim().split("\n")) {
+    const line = JSON.parse(text);
+    if (!line.log || !existsSync(line.log)) continue;
+    const match = [...readFileSync(line.log, "utf8").matchAll(/"timings":(\{[^}]*\})/g)].pop();
+    if (!match) continue;
+    runs += 1;
+    for (const [step, ms] of Object.entries(JSON.parse(match[1]))) steps[step] = (steps[step] ?? 0) + ms;
+  }
+  return { runs, steps };
+}
+
+async function batch(name, root, preds, extra, env = {}) {
+  const out = join(root, `out-${name}`);
+  const log = join(root, `${name}.log`);
+  const args = ["--batch", preds, "--out", out, "--root", root, "--no-cache", "--json", ...extra];
+  process.stderr.write(`bench: ${name}: oracle-grade ${args.join(" ")}\n`);
+  const result = await runToEnd(bin("oracle-grade"), args, log, env);
+  if (result.code !== 0) throw new Error(`${name}: oracle-grade exited ${result.code}; see ${log}`);
+  const summary = JSON.parse(result.stdout);
+  return { name, wallMs: result.ms, summary, ...stepTimes(join(out, "results.jsonl")) };
+}
+
+function workerProcess(root, url, name) {
+  const linked = bin("oracle-worker");
+  const [command, pre] = existsSync(linked)
+    ? [linked, []]
+    : [process.execPath, [join(repo, "packages/grader/bin/oracle-worker.js")]];
+  const out = openSync(join(root, `${name}.log`), "a");
+  return spawn(command, [...pre, "--queue", url, "--concurrency", "1", "--root", root], {
+    stdio: ["ignore", out, out],
+  });
+}
+
+async function queueBatch(root, preds) {
+  const redis = await startRedis(
+    await mkdir(join(root, "redis"), { recursive: true }).then(() => join(root, "redis")),
+  );
+  const workers = [workerProcess(root, redis.url, "worker-1"), workerProcess(root, redis.url, "worker-2")];
+  try {
+    return await batch("queue", root, preds, ["--queue", redis.url]);
+  } finally {
+    for (const w of workers) w.kill("SIGTERM");
+    await Promise.all(workers.map((w) => new Promise((r) => (w.exitCode !== null ? r() : w.on("exit", r)))));
+    redis.child.kill("SIGTERM");
+  }
+}
+
+function report(runs) {
+  const s = (ms) => `${(ms / 1000).toFixed(1)}s`;
+  const rows = runs.map((r) => {
+    const perGrade = (r.summary.gradeSeconds / r.summary.done).toFixed(1);
+    const rate = ((r.summary.done / r.wallMs) * 60000).toFixed(1);
+    return `${r.name.padEnd(8)} wall ${s(r.wallMs).padStart(7)}  ${rate.padStart(5)} predictions/min  mean grade ${perGrade}s  pass ${r.summary.overall.pass}/${r.summary.overall.graded}`;
+  });
+  console.log(`\n${n} predictions (${MIX.join(", ")} cycled; gold and no-op diffs alternating), --no-cache`);
+  for (const row of rows) console.log(row);
+  const get = (name) => runs.find((r) => r.name === name);
+  const [l1, l2, q] = [get("local1"), get("local2"), get("queue")];
+  if (l1 && l2) console.log(`local concurrency 2 vs 1: ${(l1.wallMs / l2.wallMs).toFixed(2)}x faster`);
+  if (l2 && q)
+    console.log(
+      `queue (2 workers) vs local concurrency 2: ${((q.wallMs - l2.wallMs) / n / 1000).toFixed(2)}s more per job`,
+    );
+  for (const r of runs) {
+    const total = Object.values(r.steps).reduce((a, b) => a + b, 0);
+    const parts = Object.entries(r.steps)
+      .sort(([, a], [, b]) => b - a)
+      .map(([step, ms]) => `${step} ${((ms / total) * 100).toFixed(0)}%`);
+    console.log(
+      `${r.name}: where a grade's time goes (${r.runs} oracle logs, mean ${s(total / Math.max(1, r.runs))}): ${parts.join(", ")}`,
+    );
+  }
+}
+
+const root = await mkdtemp(join(tmpdir(), "oracle-bench-"));
+try {
+  await cp(join(repo, "tasks"), join(root, "tasks"), { recursive: true });
+  await cp(join(repo, "images"), join(root, "images"), { recursive: true });
+  const ca = ["--ca-file", "/etc/ssl/certs/ca-certificates.crt"];
+  const build = await runToEnd(bin("oracle-build-images"), ["--root", root, ...ca], join(root, "build.log"));
+  if (build.code !== 0) throw new Error(`oracle-build-images failed; see ${root}/build.log`);
+  const preds = join(root, "predictions.jsonl");
+  await writePredictions(root, preds);
+  const runs = [];
+  if (only.has("local1")) runs.push(await batch("local1", root, preds, ["--concurrency", "1"]));
+  if (only.has("local2")) runs.push(await batch("local2", root, preds, ["--concurrency", "2"]));
+  if (only.has("queue")) runs.push(await queueBatch(root, preds));
+  report(runs);
+} finally {
+  if (values.keep) console.log(`kept ${root}`);
+  else await rm(root, { recursive: true, force: true });
+}

@@ -1,0 +1,176 @@
+// `oracle-grade --batch` end to end on the sample tasks, with the real engine and a real Redis: a local
+// batch, then the same file through two `oracle-worker` processes while one is SIGKILLed mid-job and
+// Redis is restarted; every prediction gets exactly one result, equal to the local run's; a third run
+// reuses the recorded results and says so.
+import type { ChildProcess } from "node:child_process";
+import { mkdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { binPath, containersWithLabel, makeTempRoot, requireDocker, run } from "@oracle/test-utils";
+import type Docker from "dockerode";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type ExpectedPrediction,
+  exited,
+  readLog,
+  startProcess,
+  TestRedis,
+  waitFor,
+  workerCommand,
+  writeSamplePredictions,
+} from "./fixtures/batch/harness.js";
+
+const GRADE = binPath("oracle-grade");
+const CA = "/etc/ssl/certs/ca-certificates.crt";
+
+interface Line {
+  id: string;
+  task: string;
+  outcome: string;
+  verdict: string | null;
+  reason: string;
+  tests_hash: string | null;
+  cached: boolean;
+  worker: string | null;
+}
+
+async function resultLines(outDir: string): Promise<Line[]> {
+  const text = await readFile(join(outDir, "results.jsonl"), "utf8");
+  return text
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Line);
+}
+
+const byId = (lines: Line[]) => new Map(lines.map((l) => [l.id, l]));
+
+let docker: Docker;
+let temp: { root: string; cleanup: () => Promise<void> };
+let redis: TestRedis;
+let preds: string;
+let expected: ExpectedPrediction[];
+const workers: ChildProcess[] = [];
+let local: Line[] = [];
+
+function startWorker(name: string): { child: ChildProcess; log: string } {
+  const [command, args] = workerCommand();
+  const log = join(temp.root, `${name}.log`);
+  const argv = [
+    ...args,
+    "--queue",
+    redis.url,
+    "--concurrency",
+    "1",
+    "--lock-seconds",
+    "4",
+    "--root",
+    temp.root,
+  ];
+  const child = startProcess(command, argv, log);
+  workers.push(child);
+  return { child, log };
+}
+
+beforeAll(async () => {
+  docker = await requireDocker();
+  temp = await makeTempRoot({ tasks: "tasks", images: "images" });
+  const build = await run(binPath("oracle-build-images"), ["--root", temp.root, "--ca-file", CA], {
+    timeoutMs: 1_800_000,
+  });
+  if (build.code !== 0) throw new Error(`oracle-build-images failed:\n${build.stderr}`);
+  preds = join(temp.root, "predictions.jsonl");
+  expected = await writeSamplePredictions(temp.root, preds);
+  await mkdir(join(temp.root, "redis"));
+  redis = await TestRedis.start(join(temp.root, "redis"));
+});
+
+afterAll(async () => {
+  for (const child of workers)
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+  await Promise.all(workers.map(exited));
+  for (const child of workers) {
+    for (const c of await containersWithLabel(`dev.oracle.pid=${child.pid}`, docker))
+      await docker.getContainer(c.Id).remove({ force: true });
+  }
+  await redis?.down();
+  await temp?.cleanup();
+});
+
+describe("oracle-grade --batch on the sample tasks", () => {
+  it("grades locally: gold PASS, a diff that fixes nothing FAIL with tests run, an empty diff FAIL", async () => {
+    const out = join(temp.root, "out-local");
+    const result = await run(
+      GRADE,
+      ["--batch", preds, "--out", out, "--concurrency", "2", "--no-cache", "--root", temp.root],
+      {
+        env: { CI: "1" },
+      },
+    );
+    expect(result.stderr).toContain("pass rate 40.0%: 4 PASS / 10 graded (6 FAIL)");
+    expect(result.code).toBe(0);
+    local = await resultLines(out);
+    expect(local.map((l) => l.id).sort()).toEqual(expected.map((e) => e.id).sort());
+    for (const e of expected) {
+      const line = byId(local).get(e.id) as Line;
+      if (e.kind === "gold") expect(line, e.id).toMatchObject({ verdict: "PASS", reason: "PASS" });
+      if (e.kind === "noop") expect(line, e.id).toMatchObject({ verdict: "FAIL", reason: "TESTS_FAILED" });
+      if (e.kind === "empty")
+        expect(line, e.id).toMatchObject({ verdict: "FAIL", reason: "DIFF_EMPTY_AFTER_FILTER" });
+    }
+    const summary = JSON.parse(await readFile(join(out, "summary.json"), "utf8"));
+    expect(summary.overall).toEqual({ graded: 10, pass: 4, fail: 6, passRate: 0.4 });
+  });
+
+  it("through two queue workers, one killed mid-job and Redis restarted, gives each prediction one result equal to the local one", async () => {
+    expect(local).toHaveLength(expected.length);
+    const a = startWorker("worker-a");
+    const b = startWorker("worker-b");
+    const out = join(temp.root, "out-queue");
+    const batchLog = join(temp.root, "batch-queue.log");
+    const args = ["--batch", preds, "--out", out, "--queue", redis.url, "--root", temp.root];
+    const batch = startProcess(GRADE, args, batchLog);
+    const started = await waitFor(
+      "worker A to start a job",
+      () => /(grade-[0-9a-f]+): \S+ \S+ \(attempt 1\)/.exec(readLog(a.log))?.[1],
+    );
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(readLog(a.log)).not.toMatch(new RegExp(`${started}: \\S+ \\S+ (PASS|FAIL)`));
+    a.child.kill("SIGKILL");
+    await exited(a.child);
+    const c = startWorker("worker-c");
+    await waitFor("worker C to be up", () => (readLog(c.log).includes("worker ") ? true : undefined));
+    await redis.down();
+    await new Promise((r) => setTimeout(r, 1000));
+    await redis.up();
+    const code = await waitFor("the queued batch to finish", () => batch.exitCode ?? undefined, 600_000);
+    expect(readLog(batchLog)).toContain("pass rate 40.0%: 4 PASS / 10 graded (6 FAIL)");
+    expect(code).toBe(0);
+    const queued = await resultLines(out);
+    expect(queued.map((l) => l.id).sort()).toEqual(expected.map((e) => e.id).sort());
+    const localById = byId(local);
+    for (const line of queued) {
+      const same = localById.get(line.id) as Line;
+      expect({ verdict: line.verdict, reason: line.reason, tests_hash: line.tests_hash }, line.id).toEqual({
+        verdict: same.verdict,
+        reason: same.reason,
+        tests_hash: same.tests_hash,
+      });
+      expect(line.worker, line.id).not.toBe(`${line.worker?.split(":")[0]}:${a.child.pid}`);
+    }
+    expect(readLog(b.log) + readLog(c.log)).toContain(`${started}: stalled`);
+    expect(await containersWithLabel(`dev.oracle.pid=${a.child.pid}`, docker)).toEqual([]);
+  });
+
+  it("reuses recorded results for identical inputs and says so", async () => {
+    const out = join(temp.root, "out-cached");
+    const result = await run(GRADE, ["--batch", preds, "--out", out, "--root", temp.root], {
+      env: { CI: "1" },
+    });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain("reused from the result cache: 10");
+    expect(result.stderr).toMatch(/calc-node-gold \(calc-node\): PASS PASS, cached \(reused the result of a/);
+    const lines = await resultLines(out);
+    expect(lines.every((l) => l.cached)).toBe(true);
+    const localById = byId(local);
+    for (const line of lines) expect(line.tests_hash, line.id).toBe(localById.get(line.id)?.tests_hash);
+  });
+});
