@@ -1,6 +1,5 @@
 import { formatError, isOracleError, writeJsonAtomic } from "@oracle/spec";
 import winston from "winston";
-import { batchMain } from "./batch/cli.js";
 import { isBatchInvocation } from "./batch/cli-options.js";
 import { type CliOptions, HELP, invocationCwd, parseCliArgs } from "./cli-options.js";
 import { grade } from "./grade.js";
@@ -37,7 +36,11 @@ async function gradeFromCli(options: CliOptions, signal: AbortSignal): Promise<n
 
 /** The oracle-grade command: exit 0 PASS, 1 FAIL, 2 no run, 128+n on SIGINT/SIGTERM. */
 export async function main(argv: readonly string[]): Promise<number> {
-  if (isBatchInvocation(argv)) return batchMain(argv);
+  if (isBatchInvocation(argv)) {
+    // Loaded only for --batch: the queue client is heavy and a single grade must start fast.
+    const { batchMain } = await import("./batch/cli.js");
+    return batchMain(argv);
+  }
   const controller = new AbortController();
   let signalled: NodeJS.Signals | null = null;
   const onSignal = (signal: NodeJS.Signals) => {

@@ -1,25 +1,23 @@
 import { stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { fingerprintImage } from "@oracle/image-builder";
-import { readRegistryFile } from "@oracle/spec";
+import { type ImageRecord, readRegistryFile } from "@oracle/spec";
 import type { GradeDocker } from "./docker.js";
 
 /** The image a run uses, or why there is none. */
 export type ResolvedImage =
-  | { ok: true; name: string; reference: string; digest: string; runAs: string; fingerprint: string }
+  | { ok: true; name: string; reference: string; digest: string; runAs: string; record: ImageRecord }
   | { ok: false; name: string; reference: string | null; digest: string | null; message: string };
 
 const BUILD_HINT = "run pnpm build-images";
 
 /**
- * Resolves the task's image to its recorded, current, present build: the record in
- * images/registry.json, its fingerprint equal to the folder's, and the image in the engine (pulled
- * by digest when missing; a local image whose ID or repo digest matches the record also does).
+ * Resolves the task's image to its recorded build, present in the engine: the record in
+ * images/registry.json, the image found by its reference (pulled by digest when missing), or a local
+ * image whose ID matches the record. Whether the record is still current is {@link staleImageMessage}'s job.
  */
 export async function resolveImage(root: string, name: string, docker: GradeDocker): Promise<ResolvedImage> {
-  const registry = await readRegistryFile(root);
-  const record = registry.images[name];
-  if (!record)
+  const record = (await readRegistryFile(root)).images[name];
+  if (!record) {
     return {
       ok: false,
       name,
@@ -27,26 +25,6 @@ export async function resolveImage(root: string, name: string, docker: GradeDock
       digest: null,
       message: `image '${name}' has no recorded build in images/registry.json; ${BUILD_HINT}`,
     };
-  const stale = (message: string) => ({
-    ok: false as const,
-    name,
-    reference: record.reference,
-    digest: record.digest,
-    message,
-  });
-  const folder = join(resolve(root), "images", name);
-  if (
-    !(await stat(folder).then(
-      (s) => s.isDirectory(),
-      () => false,
-    ))
-  )
-    return stale(`images/${name}/ does not exist; ${BUILD_HINT}`);
-  const current = await fingerprintImage(folder);
-  if (current.fingerprint !== record.fingerprint) {
-    return stale(
-      `image '${name}' is stale: images/${name}/ changed since it was built (fingerprint ${current.fingerprint.slice(0, 12)} ≠ recorded ${record.fingerprint.slice(0, 12)}); ${BUILD_HINT}`,
-    );
   }
   const matches = (found: { id: string; repoDigests: string[] } | null) =>
     found !== null &&
@@ -57,7 +35,7 @@ export async function resolveImage(root: string, name: string, docker: GradeDock
     reference: record.reference,
     digest: record.digest,
     runAs,
-    fingerprint: record.fingerprint,
+    record,
   });
   if (matches(await docker.findImage(record.reference))) return ok(record.reference);
   if (record.pushed) {
@@ -65,9 +43,38 @@ export async function resolveImage(root: string, name: string, docker: GradeDock
       await docker.pull(record.reference);
       if (matches(await docker.findImage(record.reference))) return ok(record.reference);
     } catch {
-      // Fall back to a local image of the same ID below.
+      // The registry may be down: a local image of the same ID does as well.
     }
   }
   if (matches(await docker.findImage(record.imageId))) return ok(record.imageId);
-  return stale(`image '${name}' (${record.reference}) is neither in the engine nor pullable; ${BUILD_HINT}`);
+  return {
+    ok: false,
+    name,
+    reference: record.reference,
+    digest: record.digest,
+    message: `image '${name}' (${record.reference}) is neither in the engine nor pullable; ${BUILD_HINT}`,
+  };
+}
+
+/**
+ * Null when images/<name>/ still has the recorded fingerprint, else why the record is stale. The
+ * image builder (and its lockfile readers) is loaded only here, so it can run beside container start-up.
+ */
+export async function staleImageMessage(
+  root: string,
+  name: string,
+  record: ImageRecord,
+): Promise<string | null> {
+  const folder = join(resolve(root), "images", name);
+  if (
+    !(await stat(folder).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ))
+  )
+    return `images/${name}/ does not exist; ${BUILD_HINT}`;
+  const { fingerprintImage } = await import("@oracle/image-builder");
+  const current = await fingerprintImage(folder);
+  if (current.fingerprint === record.fingerprint) return null;
+  return `image '${name}' is stale: images/${name}/ changed since it was built (fingerprint ${current.fingerprint.slice(0, 12)} ≠ recorded ${record.fingerprint.slice(0, 12)}); ${BUILD_HINT}`;
 }

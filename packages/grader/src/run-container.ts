@@ -30,6 +30,8 @@ export interface ContainerRunInputs {
   hiddenFiles: string[];
   docker: GradeDocker;
   log: RunLog;
+  /** Resolves to a reason to stop (a stale image) or null; awaited before anything runs in the container. */
+  imageCurrent: () => Promise<RunOutcome | null>;
 }
 
 /** Mutable state shared with the deadline and abort handlers. */
@@ -288,6 +290,8 @@ async function runSuite(
 export async function runInContainer(inputs: ContainerRunInputs, state: RunState): Promise<RunOutcome> {
   const refused = await startContainer(inputs, state);
   if (refused) return { reason: "INFRA_ERROR", message: refused };
+  const stale = await inputs.imageCurrent();
+  if (stale) return stale;
   for (const suite of ["existing", "hidden"] as const) {
     const stop = await runSuite(inputs, state, suite);
     if (stop) return stop;

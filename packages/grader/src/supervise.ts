@@ -7,7 +7,7 @@ import { type FilteredDiff, filterDiff } from "./diff/filter.js";
 import { DiffParseError } from "./diff/split.js";
 import type { GradeDocker } from "./docker.js";
 import { listHiddenFiles } from "./hidden-files.js";
-import { resolveImage } from "./image.js";
+import { resolveImage, staleImageMessage } from "./image.js";
 import { gradeLabels, removeLeftovers } from "./leftovers.js";
 import type { RunLog } from "./oracle-log.js";
 import { buildResult } from "./result.js";
@@ -90,6 +90,18 @@ async function steps(inputs: SuperviseInputs, state: RunState, facts: RunFacts):
   facts.image = { name: image.name, reference: image.reference, digest: image.digest };
   log.event("image", { ...image });
   if (!image.ok) return { reason: "IMAGE_NOT_BUILT", message: image.message };
+  // The fingerprint check (lockfile trees) runs while the container starts; nothing runs in it before it passes.
+  const stale = timedPromise(
+    state,
+    "image.fingerprint",
+    log,
+    staleImageMessage(inputs.root, image.name, image.record),
+  );
+  stale.catch(() => undefined);
+  const imageCurrent = async (): Promise<RunOutcome | null> => {
+    const message = await stale;
+    return message ? { reason: "IMAGE_NOT_BUILT", message } : null;
+  };
   log.info(`image: ${image.reference}`);
   let diff: { filtered: FilteredDiff; hostDir: string } | null = null;
   if (filtered) {
@@ -100,7 +112,18 @@ async function steps(inputs: SuperviseInputs, state: RunState, facts: RunFacts):
   }
   const hiddenFiles = await listHiddenFiles(loaded.hiddenTestsDir);
   const labels = gradeLabels(inputs.runId, loaded.task.id);
-  return runInContainer({ loaded, image: image.runAs, labels, diff, hiddenFiles, docker, log }, state);
+  return runInContainer(
+    { loaded, image: image.runAs, labels, diff, hiddenFiles, docker, log, imageCurrent },
+    state,
+  );
+}
+
+function timedPromise<T>(state: RunState, step: string, log: RunLog, promise: Promise<T>): Promise<T> {
+  const started = performance.now();
+  return promise.finally(() => {
+    state.timings[step] = Math.round(performance.now() - started);
+    log.event("step", { name: step, ms: state.timings[step] });
+  });
 }
 
 type Ending =
