@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent machine set-up for the oracle (Debian, as root). Does only what is missing and prints
 # one line per step: "done" or "already there". On failure it names the step and exits non-zero.
-#   pnpm 10.34.9 · Docker engine · local registry on 127.0.0.1:5000 · debian:bookworm-slim · deps · build
+#   pnpm 10.34.9 · Docker engine · local registry on 127.0.0.1:5000 · debian:bookworm-slim · redis-server · deps · build
 # Environment: ORACLE_REGISTRY_DIR (registry storage, default /var/lib/oracle/registry),
 #              ORACLE_SETUP_SKIP_BUILD=1 (skip pnpm install/build), ORACLE_DOCKER_WAIT (seconds, default 60).
 set -uo pipefail
@@ -111,6 +111,20 @@ else
     || { rm -rf "$rootfs"; fail "docker import failed"; }
   rm -rf "$rootfs"
   report done "debootstrap + import, $(elapsed)"
+fi
+
+# --- redis-server (queue tests, oracle-worker): installed, never started here -------------------
+begin "redis-server"
+if have redis-server; then report "already there" "$(redis-server --version | awk '{print $3}')"
+else
+  # The package's maintainer script would start a system-wide server; forbid it for this install.
+  policy_added=0
+  if [ ! -e /usr/sbin/policy-rc.d ]; then printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d; chmod +x /usr/sbin/policy-rc.d; policy_added=1; fi
+  apt_install redis-server; status=$?
+  [ $policy_added = 1 ] && rm -f /usr/sbin/policy-rc.d
+  [ $status = 0 ] || fail "apt-get install redis-server failed, see $LOG_DIR/apt.log"
+  have redis-server || fail "no redis-server after installing redis-server"
+  report done "$(elapsed)"
 fi
 
 # --- dependencies and build ------------------------------------------------------------------
