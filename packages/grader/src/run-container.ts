@@ -267,7 +267,8 @@ async function runSuite(
   const oomKilled = oomKills > state.oomKills;
   state.oomKills = oomKills;
   const { result, message } = judgeSuite({ suite, exitCode: ran.exitCode, durationMs, report, output });
-  if (oomKilled && ran.exitCode !== 0) {
+  // Any OOM kill fails the suite, even when its runner carried on: the tests ran starved.
+  if (oomKilled) {
     state.suites[suite] = { ...result, status: "FAIL", reason: "OUT_OF_MEMORY" };
     return {
       reason: "OUT_OF_MEMORY",
