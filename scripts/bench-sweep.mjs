@@ -9,7 +9,7 @@
 // Needs the Docker engine (bash scripts/setup.sh) and the built CLIs (pnpm build).
 import { spawn } from "node:child_process";
 import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -85,7 +85,17 @@ async function prepareRoot() {
   return root;
 }
 
+/** Busy and total CPU jiffies of the whole host (all cores), from /proc/stat. */
+async function hostCpu() {
+  const [line] = (await readFile("/proc/stat", "utf8")).split("\n");
+  const fields = line.trim().split(/\s+/).slice(1).map(Number);
+  const idle = fields[3] + (fields[4] ?? 0);
+  const total = fields.reduce((a, b) => a + b, 0);
+  return { busy: total - idle, total };
+}
+
 async function sweepOnce(root, concurrency, label) {
+  const cpuBefore = await hostCpu();
   const started = process.hrtime.bigint();
   const argv = [
     "--root",
@@ -98,6 +108,9 @@ async function sweepOnce(root, concurrency, label) {
   ];
   const result = await exec(bin("oracle-quarantine-sweep"), argv, { env: { ...process.env, CI: "1" } });
   const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
+  const cpuAfter = await hostCpu();
+  // How busy the whole host was during the sweep (1 = every core busy): ours plus everyone else's load.
+  const hostBusy = (cpuAfter.busy - cpuBefore.busy) / (cpuAfter.total - cpuBefore.total);
   if (result.code !== 0) throw new Error(`sweep exited ${result.code}:\n${result.stderr}`);
   const report = JSON.parse(result.stdout);
   const runs = report.tasks.flatMap((t) => t.runs);
@@ -106,7 +119,7 @@ async function sweepOnce(root, concurrency, label) {
     for (const [step, ms] of Object.entries(run.timings)) steps[step] = (steps[step] ?? 0) + ms;
   const runMs = runs.reduce((sum, r) => sum + r.durationMs, 0);
   const infra = runs.filter((r) => r.reason === "INFRA_ERROR").length;
-  return { concurrency, wallMs, runs: runs.length, runMs, steps, infra, sweepMs: report.durationMs };
+  return { concurrency, wallMs, runs: runs.length, runMs, steps, infra, hostBusy, loadAvg: loadavg()[0] };
 }
 
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -125,6 +138,8 @@ function stepTable(samples) {
   rows.push({ step: "whole run (grader durationMs)", c1: total(1), c2: total(2) });
   const overhead = (c) => mean(by(c).map((s) => s.wallMs - s.runMs / c));
   rows.push({ step: "sweep overhead (wall - run time / concurrency)", c1: overhead(1), c2: overhead(2) });
+  const busy = (c) => mean(by(c).map((s) => s.hostBusy * 100));
+  rows.push({ step: "host CPU busy during the sweep (%, all processes)", c1: busy(1), c2: busy(2) });
   return rows;
 }
 
@@ -143,7 +158,7 @@ async function main() {
         pair[c] = await sweepOnce(root, c, `pair${i + 1}-c${c}`);
         samples.push(pair[c]);
         say(
-          `bench-sweep: pair ${i + 1} concurrency ${c}: ${sec(pair[c].wallMs)} (${pair[c].runs} runs, ${pair[c].infra} infra errors)`,
+          `bench-sweep: pair ${i + 1} concurrency ${c}: ${sec(pair[c].wallMs)} (${pair[c].runs} runs, ${pair[c].infra} infra errors, host CPU ${(pair[c].hostBusy * 100).toFixed(0)}% busy, load ${pair[c].loadAvg.toFixed(1)})`,
         );
       }
       speedups.push(pair[1].wallMs / pair[2].wallMs);
