@@ -42,6 +42,13 @@ describe("parseCliArgs", () => {
     });
   });
 
+  it("takes --queue redis://HOST:PORT to grade on queue workers", () => {
+    expect(parseCliArgs(["--queue", "redis://h:6379"])).toMatchObject({
+      options: { queue: "redis://h:6379" },
+    });
+    expect(() => parseCliArgs(["--queue", "h:6379"])).toThrow(/--queue: must be a redis:\/\/ url/);
+  });
+
   it("answers --help and -h", () => {
     expect(parseCliArgs(["--help"])).toEqual({ help: true });
     expect(parseCliArgs(["-h", "--repeat", "x"])).toEqual({ help: true });

@@ -17,6 +17,8 @@ Options:
   --repeat K          run every check K times; differences are FLAKY / TESTS_HASH_UNSTABLE (default 1)
   --report DIR        where the reports go (default: <root>/logs/sweep/<utc>/)
   --infra-retries N   retries of a run the engine failed (INFRA_ERROR) before it counts (default 2)
+  --queue URL         run the grades on oracle-worker processes through the BullMQ queue at
+                      redis://HOST:PORT instead of here (oracle logs are then on the workers' hosts)
   --json              print report.json on stdout
   --fail-on-new       exit 1 when a task was newly quarantined
   -h, --help          this text
@@ -43,6 +45,10 @@ const ArgvSchema = z.strictObject({
   repeat: count(1, 50).default(1),
   report: z.string().min(1).optional(),
   infraRetries: count(0, 10).default(2),
+  queue: z
+    .string()
+    .regex(/^rediss?:\/\/./, "must be a redis:// url, e.g. redis://127.0.0.1:6379")
+    .optional(),
   json: z.boolean().default(false),
   failOnNew: z.boolean().default(false),
 });
@@ -70,6 +76,7 @@ function readArgv(argv: readonly string[]) {
         repeat: { type: "string" },
         report: { type: "string" },
         "infra-retries": { type: "string" },
+        queue: { type: "string" },
         json: { type: "boolean" },
         "fail-on-new": { type: "boolean" },
         help: { type: "boolean", short: "h" },
@@ -91,6 +98,7 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
     repeat: values.repeat,
     report: values.report,
     infraRetries: values["infra-retries"],
+    queue: values.queue,
     json: values.json,
     failOnNew: values["fail-on-new"],
   };

@@ -2,12 +2,14 @@ import { resolve } from "node:path";
 import { formatError, isOracleError } from "@oracle/spec";
 import Docker from "dockerode";
 import { type CliOptions, parseCliArgs, USAGE } from "./args.js";
-import { dockerEngine } from "./engine.js";
+import { dockerEngine, type SweepEngine } from "./engine.js";
 import { closeLogger, createSweepLogger } from "./logger.js";
 import { type ProgressDisplay, plainProgress, ttyProgress } from "./progress.js";
 import { reportFiles } from "./report-files.js";
 import { sweep, sweepPaths, sweepStamp } from "./sweep.js";
 import type { GradeFn, SweepReport } from "./types.js";
+
+const queueOnlyEngine: SweepEngine = { ping: async () => undefined, removeLeftovers: async () => [] };
 
 /** The exit codes, in one place. */
 export const EXIT = { OK: 0, NEW_QUARANTINE: 1, USAGE: 2, CANNOT_RUN: 3, INTERRUPTED: 130 } as const;
@@ -53,7 +55,8 @@ function trapSignals(controller: AbortController): () => void {
 
 async function runSweep(options: CliOptions): Promise<number> {
   // Loaded here, not at the top, so that --help and usage errors work even without a built grader.
-  const grade: GradeFn = (await import("@oracle/grader")).grade;
+  const grader = await import("@oracle/grader");
+  const grade: GradeFn = options.queue ? grader.queueGrade(options.queue) : grader.grade;
   const root = resolve(options.root);
   const runId = sweepStamp(new Date());
   const logger = createSweepLogger(sweepPaths(root, runId).sweepLog);
@@ -71,7 +74,8 @@ async function runSweep(options: CliOptions): Promise<number> {
       grade,
       logger,
       docker,
-      engine: dockerEngine(docker),
+      // With --queue the grades and their containers are on the workers' hosts, not here.
+      engine: options.queue ? queueOnlyEngine : dockerEngine(docker),
       signal: controller.signal,
       progress,
       ...(options.concurrency ? { concurrency: options.concurrency } : {}),
