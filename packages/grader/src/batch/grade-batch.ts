@@ -94,6 +94,39 @@ async function triage(
   };
 }
 
+/** Triage of the pending predictions: lines for those settled without a run, jobs for the rest. */
+async function triageAll(
+  pending: readonly Prediction[],
+  options: GradeBatchOptions,
+  cache: ResultCache | null,
+  emit: (line: ResultLine) => Promise<void>,
+): Promise<BatchJob[]> {
+  const contexts = await loadTaskContexts(
+    resolve(options.root),
+    pending.map((p) => p.task),
+  );
+  const jobs: BatchJob[] = [];
+  for (const p of pending) {
+    const t = await triage(p, contexts.get(p.task) as TaskContext, options, cache);
+    if ("line" in t) await emit(t.line);
+    else jobs.push(t.job);
+  }
+  return jobs;
+}
+
+/** The output folder with what is already done in it, and the predictions still to grade. */
+async function openBatch(options: GradeBatchOptions) {
+  const predictions = await readPredictions(options.predictionsFile);
+  const sha = await fileSha256(options.predictionsFile);
+  const paths = batchPaths(options.outDir ?? defaultOutDir(options.root, options.predictionsFile, sha));
+  const batch = await openBatchFile(paths, options.predictionsFile, sha);
+  const wanted = new Set(predictions.map((p) => p.id));
+  const previous = await readResultLines(paths.results);
+  const lines = new Map([...previous.lines].filter(([id]) => wanted.has(id)));
+  const writer = await ResultsWriter.open(paths.results, previous.validBytes);
+  return { predictions, paths, batchId: batch.batchId, lines, writer };
+}
+
 /**
  * Grades every prediction of a JSON Lines file through `executor`, appending one line per prediction
  * to `<out>/results.jsonl` as results arrive (fsynced), then writes `<out>/summary.json`. Predictions
@@ -102,26 +135,13 @@ async function triage(
  * aborts, running grades are stopped, the summary of what is done is written, and `interrupted` is true.
  */
 export async function gradeBatch(options: GradeBatchOptions): Promise<BatchOutcome> {
-  const root = resolve(options.root);
-  const predictions = await readPredictions(options.predictionsFile);
-  const sha = await fileSha256(options.predictionsFile);
-  const paths = batchPaths(options.outDir ?? defaultOutDir(root, options.predictionsFile, sha));
-  const batch = await openBatchFile(paths, options.predictionsFile, sha);
-  const wanted = new Set(predictions.map((p) => p.id));
-  const previous = await readResultLines(paths.results);
-  const lines = new Map([...previous.lines].filter(([id]) => wanted.has(id)));
+  const { predictions, paths, batchId, lines, writer } = await openBatch(options);
   const pending = predictions.filter((p) => !lines.has(p.id));
-  const writer = await ResultsWriter.open(paths.results, previous.validBytes);
-  const cache = options.cache === false ? null : new ResultCache(root);
+  const cache = options.cache === false ? null : new ResultCache(options.root);
   const total = predictions.length;
-  options.onEvent?.({
-    type: "start",
-    total,
-    pending: pending.length,
-    resumed: lines.size,
-    outDir: paths.outDir,
-    executor: options.executor.description,
-  });
+  const { description } = options.executor;
+  const start = { pending: pending.length, resumed: lines.size, outDir: paths.outDir, executor: description };
+  options.onEvent?.({ type: "start", total, ...start });
   const emit = async (line: ResultLine, job?: BatchJob) => {
     if (lines.has(line.id)) return;
     lines.set(line.id, line);
@@ -132,36 +152,21 @@ export async function gradeBatch(options: GradeBatchOptions): Promise<BatchOutco
   };
   let interrupted = false;
   try {
-    const contexts = await loadTaskContexts(
-      root,
-      pending.map((p) => p.task),
-    );
-    const jobs: BatchJob[] = [];
-    for (const p of pending) {
-      const t = await triage(p, contexts.get(p.task) as TaskContext, options, cache);
-      if ("line" in t) await emit(t.line);
-      else jobs.push(t.job);
-    }
+    const jobs = await triageAll(pending, options, cache, emit);
     const byId = new Map(jobs.map((j) => [j.id, j]));
-    await options.executor.run(jobs, (line) => emit(line, byId.get(line.id)), {
-      batchId: batch.batchId,
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
+    const signal = options.signal ? { signal: options.signal } : {};
+    await options.executor.run(jobs, (line) => emit(line, byId.get(line.id)), { batchId, ...signal });
   } catch (error) {
     if (!isAbort(error) && !options.signal?.aborted) throw error;
     interrupted = true;
   } finally {
     await writer.close();
   }
-  const ordered = predictions.flatMap((p) => lines.get(p.id) ?? []);
-  const summary = summarize(total, ordered);
-  await writeJsonAtomic(paths.summary, { batchId: batch.batchId, graderVersion: GRADER_VERSION, ...summary });
-  return {
-    batchId: batch.batchId,
-    outDir: paths.outDir,
-    resultsFile: paths.results,
-    summaryFile: paths.summary,
-    summary,
-    interrupted,
-  };
+  const summary = summarize(
+    total,
+    predictions.flatMap((p) => lines.get(p.id) ?? []),
+  );
+  await writeJsonAtomic(paths.summary, { batchId, graderVersion: GRADER_VERSION, ...summary });
+  const files = { outDir: paths.outDir, resultsFile: paths.results, summaryFile: paths.summary };
+  return { batchId, ...files, summary, interrupted };
 }

@@ -44,6 +44,45 @@ async function sweepLeftovers(docker: Docker, logger: winston.Logger): Promise<v
   }
 }
 
+interface ProcessorContext {
+  root: string;
+  grade: GradeFn;
+  docker: Docker;
+  logger: winston.Logger;
+  stop: AbortSignal;
+}
+
+/**
+ * The BullMQ processor: grades one job. An INFRA_ERROR with attempts left throws, so the queue retries
+ * the job (maybe on another worker); on shutdown the job goes back to the queue without using an attempt.
+ */
+function jobProcessor(ctx: ProcessorContext) {
+  const { logger } = ctx;
+  return async (job: Job, token?: string): Promise<GradeJobResult> => {
+    const data = GradeJobSchema.parse(job.data);
+    logger.info(`${job.id}: ${data.task} ${data.id} (attempt ${job.attemptsMade + 1})`);
+    try {
+      const options = {
+        root: ctx.root,
+        grade: ctx.grade,
+        worker: WORKER_NAME,
+        signal: ctx.stop,
+        docker: ctx.docker,
+      };
+      const graded = await processGradeJob(data, options);
+      const { line } = graded;
+      const attemptsLeft = job.attemptsMade + 1 < (job.opts.attempts ?? 1);
+      if (line.outcome === "infra_error" && attemptsLeft) throw new Error(line.message);
+      logger.info(`${job.id}: ${data.task} ${data.id} ${line.verdict ?? line.outcome} ${line.reason}`);
+      return graded;
+    } catch (error) {
+      if (!isAbort(error) && !ctx.stop.aborted) throw error;
+      await job.moveToWait(token);
+      throw new WaitingError();
+    }
+  };
+}
+
 /**
  * Consumes grade jobs from the queue at `queueUrl`, `concurrency` at a time, grading each against this
  * host's root. Stalled jobs of dead workers are taken over; leftover containers of dead graders on
@@ -56,30 +95,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const lockMs = (options.lockSeconds ?? 30) * 1000;
   const stop = new AbortController();
   await sweepLeftovers(docker, logger);
-  const processor = async (job: Job, token?: string): Promise<GradeJobResult> => {
-    const data = GradeJobSchema.parse(job.data);
-    logger.info(`${job.id}: ${data.task} ${data.id} (attempt ${job.attemptsMade + 1})`);
-    try {
-      const graded = await processGradeJob(data, {
-        root,
-        grade: options.grade,
-        worker: WORKER_NAME,
-        signal: stop.signal,
-        docker,
-      });
-      const attemptsLeft = job.attemptsMade + 1 < (job.opts.attempts ?? 1);
-      if (graded.line.outcome === "infra_error" && attemptsLeft) throw new Error(graded.line.message);
-      logger.info(
-        `${job.id}: ${data.task} ${data.id} ${graded.line.verdict ?? graded.line.outcome} ${graded.line.reason}`,
-      );
-      return graded;
-    } catch (error) {
-      if (!isAbort(error) && !stop.signal.aborted) throw error;
-      // Shutting down: give the job back untouched, it does not count as an attempt.
-      await job.moveToWait(token);
-      throw new WaitingError();
-    }
-  };
+  const processor = jobProcessor({ root, grade: options.grade, docker, logger, stop: stop.signal });
   const worker = new Worker(QUEUE_NAME, processor, {
     connection: queueConnection(options.queueUrl),
     concurrency: options.concurrency,
