@@ -154,6 +154,7 @@ async function prepare(
     reset: inputs.diff ? pathsToReset(inputs.diff.filtered.kept, task.suites.existing.files) : [],
     hiddenFiles: suite === "hidden" ? inputs.hiddenFiles : null,
     reportDir: `${PATHS.report}/${suite}`,
+    wipe: suite !== "existing",
   });
   inputs.log.event("prep.script", { suite, script: Buffer.from(script, "latin1").toString("utf8") });
   const prep = await timed(state, `prep.${suite}`, inputs.log, () =>

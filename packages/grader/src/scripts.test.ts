@@ -33,6 +33,7 @@ describe("prepScript", () => {
     reset: ["tests/t.py"],
     hiddenFiles: ["tests/regression/test_h.py"],
     reportDir: "/oracle/report/hidden",
+    wipe: true,
   };
 
   it("is valid sh", () => {
@@ -44,6 +45,11 @@ describe("prepScript", () => {
     const script = prepScript(plan);
     expect(script.indexOf("git apply --check")).toBeLessThan(script.indexOf("git apply /oracle"));
     expect(script).not.toMatch(/--reject|--unsafe-paths|-C\d|patch -/);
+  });
+
+  it("wipes the writable places only when asked", () => {
+    expect(prepScript(plan)).toContain("-exec rm -rf -- {} +");
+    expect(prepScript({ ...plan, wipe: false })).not.toContain("rm -rf -- {}");
   });
 
   it("resets, then copies the hidden tests only for the hidden suite", () => {

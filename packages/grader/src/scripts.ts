@@ -41,6 +41,19 @@ export interface PrepPlan {
   /** Hidden test files (relative, UTF-8) copied in; null for the existing suite. */
   hiddenFiles: string[] | null;
   reportDir: string;
+  /** Empty the writable places first (every suite but the first, which finds them fresh). */
+  wipe: boolean;
+}
+
+const WRITABLE = `${PATHS.work} ${PATHS.tmp} ${PATHS.home} ${PATHS.report} /dev/shm`;
+
+/** Three processes, not three per folder: the test user owns everything in them (the keeper writes nothing). */
+function wipeLines(): string[] {
+  return [
+    `chmod -R u+rwX ${WRITABLE} 2>/dev/null`,
+    `find ${WRITABLE} -mindepth 1 -maxdepth 1 -exec rm -rf -- {} + 2>/dev/null`,
+    `[ -z "$(find ${WRITABLE} -mindepth 1 -maxdepth 1 2>/dev/null)" ] || fail ${PREP_EXIT.wipe} "cannot wipe the writable folders"`,
+  ];
 }
 
 const ancestors = (path: string): string[] => {
@@ -85,11 +98,7 @@ export function prepScript(plan: PrepPlan): string {
     "set -u",
     `fail() { code=$1; shift; printf 'oracle-prep: %s\\n' "$*" >&2; exit "$code"; }`,
     "export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_LITERAL_PATHSPECS=1 GIT_TERMINAL_PROMPT=0",
-    `for d in ${PATHS.work} ${PATHS.tmp} ${PATHS.home} ${PATHS.report} /dev/shm; do`,
-    `  [ -d "$d" ] || continue; chmod -R u+rwX "$d" 2>/dev/null`,
-    `  find "$d" -mindepth 1 -maxdepth 1 -exec rm -rf -- {} + 2>/dev/null`,
-    `  [ -z "$(ls -A "$d" 2>/dev/null)" ] || fail ${PREP_EXIT.wipe} "cannot wipe $d"`,
-    "done",
+    ...(plan.wipe ? wipeLines() : []),
     `git clone -q --no-checkout --no-hardlinks -- '${plan.mirror}' ${PATHS.checkout} || fail ${PREP_EXIT.checkout} "git clone of the mirror failed"`,
     `cd ${PATHS.checkout} || fail ${PREP_EXIT.checkout} "no checkout"`,
     `git -c advice.detachedHead=false checkout -q --detach ${plan.baseCommit} || fail ${PREP_EXIT.checkout} "the base commit cannot be checked out"`,
