@@ -285,3 +285,38 @@ describe("gradeBatch with a fake grader", () => {
     expect(l).toMatchObject({ outcome: "error", reason: "INTERNAL", verdict: null, cached: false });
   });
 });
+
+describe("progress", () => {
+  it("prints one plain line per result, and a rewritten status line on a TTY", async () => {
+    const { plainBatchProgress, ttyBatchProgress } = await import("./progress.js");
+    const plain: string[] = [];
+    const p = plainBatchProgress((l) => plain.push(l));
+    const start = {
+      type: "start",
+      total: 2,
+      pending: 1,
+      resumed: 1,
+      outDir: "/o",
+      executor: "local, concurrency 1",
+    } as const;
+    p.onEvent(start);
+    p.onEvent({
+      type: "result",
+      line: { ...line("a", "t", "graded", "PASS"), cached: true },
+      done: 2,
+      total: 2,
+    });
+    expect(plain).toEqual([
+      "batch: 2 predictions, 1 to grade, 1 already done (resumed); local, concurrency 1; out /o",
+      "[2/2] a (t): PASS PASS, cached (reused the result of a 2.0s run)",
+    ]);
+    let written = "";
+    const stream = { write: (text: string) => (written += text) } as unknown as NodeJS.WriteStream;
+    const tty = ttyBatchProgress(stream, () => 0);
+    tty.onEvent(start);
+    tty.onEvent({ type: "result", line: line("q", "t", "quarantined", null), done: 2, total: 2 });
+    tty.finish();
+    expect(written).toContain("\r\x1b[2Kq (t): QUARANTINED TASK_QUARANTINED, 2.0s\n");
+    expect(written).toContain("[2/2] 0 PASS · 0 FAIL · 1 not counted · 0 cached · 0s");
+  });
+});

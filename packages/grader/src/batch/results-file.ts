@@ -53,9 +53,10 @@ export async function readResultLines(
   const lines = new Map<string, ResultLine>();
   let validBytes = 0;
   let offset = 0;
+  const size = Buffer.byteLength(text, "utf8");
   for (const raw of text.split("\n")) {
     const end = offset + Buffer.byteLength(raw, "utf8") + 1;
-    const complete = end <= Buffer.byteLength(text, "utf8");
+    const complete = end <= size;
     offset = end;
     if (raw.trim() === "") {
       if (complete) validBytes = end;
