@@ -1,6 +1,7 @@
 // oracle-grade's run-time limits against the real engine: only `lo` inside the container, the
 // process user is not root, 128 MiB of suite output stays bounded in the grader's memory and in the
 // oracle log, and an OOM kill fails the run with OUT_OF_MEMORY. Tasks are variants of the samples.
+import { execFileSync } from "node:child_process";
 import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { GradeResult } from "@oracle/spec";
@@ -83,6 +84,19 @@ describe("oracle-grade limits", () => {
     expect(readFileSync(result.logPath).length).toBeLessThan(4 * 1024 * 1024);
     expect(maxRssKb).toBeGreaterThan(0);
     expect(maxRssKb).toBeLessThan(200 * 1024);
+  });
+
+  it("a host mirror that is a bare repository owned by another uid", async () => {
+    variant("calc-node", "bare-mirror", "");
+    const dir = join(root, "tasks", "bare-mirror");
+    execFileSync("git", ["clone", "-q", "--bare", join(dir, "repo.bundle"), join(dir, "repo.git")]);
+    rmSync(join(dir, "repo.bundle"));
+    const file = join(dir, "task.json");
+    const task = JSON.parse(readFileSync(file, "utf8"));
+    writeFileSync(file, JSON.stringify({ ...task, repo: { ...task.repo, mirror: "repo.git" } }));
+    const { result } = await baseline("bare-mirror");
+    expect(result.suites.existing.status).toBe("PASS");
+    expect(result.suites.hidden.status).toBe("FAIL");
   });
 
   it("a memory bomb: FAIL OUT_OF_MEMORY even when the runner carries on", async () => {

@@ -97,9 +97,12 @@ export function prepScript(plan: PrepPlan): string {
   const lines = [
     "set -u",
     `fail() { code=$1; shift; printf 'oracle-prep: %s\\n' "$*" >&2; exit "$code"; }`,
-    "export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_LITERAL_PATHSPECS=1 GIT_TERMINAL_PROMPT=0",
     ...(plan.wipe ? wipeLines() : []),
-    `git clone -q --no-checkout --no-hardlinks -- '${plan.mirror}' ${PATHS.checkout} || fail ${PREP_EXIT.checkout} "git clone of the mirror failed"`,
+    // A host mirror is owned by another uid: git 2.39 honours safe.directory only from a global file.
+    assignPath("mirror", utf8Path(plan.mirror)),
+    `printf '[safe]\\n\\tdirectory = %s\\n' "$mirror" > ${PATHS.tmp}/.oracle-prep-gitconfig`,
+    `export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=${PATHS.tmp}/.oracle-prep-gitconfig GIT_LITERAL_PATHSPECS=1 GIT_TERMINAL_PROMPT=0`,
+    `git clone -q --no-checkout --no-hardlinks -- "$mirror" ${PATHS.checkout} || fail ${PREP_EXIT.checkout} "git clone of the mirror failed"`,
     `cd ${PATHS.checkout} || fail ${PREP_EXIT.checkout} "no checkout"`,
     `git -c advice.detachedHead=false checkout -q --detach ${plan.baseCommit} || fail ${PREP_EXIT.checkout} "the base commit cannot be checked out"`,
     `epoch=$(git log -1 --format=%ct HEAD) || fail ${PREP_EXIT.checkout} "cannot read the base commit's time"`,
@@ -118,6 +121,7 @@ export function prepScript(plan: PrepPlan): string {
     `git reset -q || fail ${PREP_EXIT.reset} "git reset failed"`,
     ...(plan.hiddenFiles ? hiddenLines(plan.hiddenFiles) : []),
     `mkdir -p '${plan.reportDir}' || fail ${PREP_EXIT.wipe} "cannot make the report folder"`,
+    `rm -f ${PATHS.tmp}/.oracle-prep-gitconfig`,
     "exit 0",
   );
   return `${lines.join("\n")}\n`;
