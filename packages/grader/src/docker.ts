@@ -1,5 +1,33 @@
+import { createRequire, Module } from "node:module";
 import type { Writable } from "node:stream";
-import Docker from "dockerode";
+import type Docker from "dockerode";
+
+const require = createRequire(import.meta.url);
+
+/** Puts a stand-in for a CommonJS module in the require cache that loads the real one on first call. */
+function deferModule(load: NodeJS.Require, path: string): void {
+  if (load.cache[path]) return;
+  const standIn = new Module(path);
+  standIn.filename = path;
+  standIn.loaded = true;
+  standIn.exports = function deferred(this: unknown, ...args: unknown[]) {
+    delete load.cache[path];
+    return (load(path) as (...a: unknown[]) => unknown).apply(this, args);
+  };
+  load.cache[path] = standIn;
+}
+
+/**
+ * dockerode loads gRPC/protobuf (BuildKit sessions) and docker-modem loads ssh2 (ssh:// hosts) when
+ * imported: most of a grade's start-up, and the grader uses neither. Both are deferred to their
+ * first use, so nothing changes for a caller in the same process that does need them.
+ */
+function loadDockerode(): typeof Docker {
+  deferModule(require, require.resolve("dockerode/lib/session.js"));
+  const fromDockerode = createRequire(require.resolve("dockerode"));
+  deferModule(fromDockerode, fromDockerode.resolve("docker-modem/lib/ssh.js"));
+  return require("dockerode") as typeof Docker;
+}
 
 /** What the grader needs of the engine; the real one wraps dockerode, unit tests use a fake. */
 export interface GradeDocker {
@@ -130,7 +158,8 @@ class DockerodeContainer implements GradeContainer {
 }
 
 /** The grader's view of a real engine through dockerode. */
-export function dockerodeGradeDocker(docker: Docker = new Docker()): GradeDocker {
+export function dockerodeGradeDocker(given?: Docker): GradeDocker {
+  const docker = given ?? new (loadDockerode())();
   return {
     async findImage(reference) {
       try {
