@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compareApplied } from "./run-container.js";
+import { compareApplied } from "./container-steps.js";
 import { judgeSuite, type SuiteRun } from "./suite-result.js";
 
 const report = (cases: string) => ({

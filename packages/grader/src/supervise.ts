@@ -3,6 +3,7 @@ import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { GradeResult, LoadedTask } from "@oracle/spec";
+import { RunClosed, type RunOutcome, type RunState } from "./container-steps.js";
 import { type FilteredDiff, filterDiff } from "./diff/filter.js";
 import { DiffParseError } from "./diff/split.js";
 import type { GradeDocker } from "./docker.js";
@@ -11,7 +12,7 @@ import { resolveImage, staleImageMessage } from "./image.js";
 import { gradeLabels, removeLeftovers } from "./leftovers.js";
 import type { RunLog } from "./oracle-log.js";
 import { buildResult } from "./result.js";
-import { RunClosed, type RunOutcome, type RunState, runInContainer } from "./run-container.js";
+import { runInContainer } from "./run-container.js";
 
 export interface SuperviseInputs {
   loaded: LoadedTask;
