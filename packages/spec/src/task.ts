@@ -67,8 +67,17 @@ export const TaskSchema = z
     }),
     suites: z.strictObject({ existing: ExistingSuiteSchema, hidden: HiddenSuiteSchema }),
     diff: z
-      .strictObject({ allow: globs.default(["**"]), deny: globs.default([]) })
-      .default({ allow: ["**"], deny: [] }),
+      .strictObject({
+        allow: globs.default(["**"]),
+        deny: globs.default([]),
+        denyDefaults: z
+          .boolean()
+          .default(true)
+          .describe(
+            "Also deny the oracle's default list (runner hooks and config, start-up hooks, package scripts, lockfiles, test trees); see docs/security.md.",
+          ),
+      })
+      .default({ allow: ["**"], deny: [], denyDefaults: true }),
     timeoutSeconds: z.number().int().min(1).max(86400).default(300),
     env: z.record(z.string(), z.string()).superRefine(checkEnvNames).default({}),
     resources: ResourcesSchema.default({ memoryMb: 2048, cpus: 2, pids: 512 }),

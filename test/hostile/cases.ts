@@ -1,0 +1,279 @@
+// The hostile corpus's payloads: raw diffs that git would never write, and Python / JavaScript
+// preludes planted into the fixture's source file (each followed by the correct fix, so that a
+// defence that does not hold turns into a wrong PASS). Every case names its expected verdict/reason.
+import { CANARY_ENV } from "./harness.js";
+
+/** calc/core.py with the fix (add adds); a prelude is planted above it. */
+export const PY_FIXED = "def add(a, b):\n    return a + b\n\n\ndef double(x):\n    return x * 2\n";
+/** src/add.js with the fix. */
+export const JS_FIXED = '"use strict";\n\nexports.add = (a, b) => a + b;\n';
+
+/** The fix as a diff section of its own, appended to raw hostile diffs. */
+export const PY_GOLD = [
+  "diff --git a/calc/core.py b/calc/core.py",
+  "--- a/calc/core.py",
+  "+++ b/calc/core.py",
+  "@@ -1,3 +1,3 @@",
+  " def add(a, b):",
+  "-    return a - b",
+  "+    return a + b",
+  " ",
+  "",
+].join("\n");
+
+const section = (path: string, header: string[], body: string[]): string =>
+  [`diff --git a/${path} b/${path}`, ...header, "--- /dev/null", `+++ b/${path}`, ...body, ""].join("\n");
+
+export const RAW = {
+  dotdot: [
+    section("../escape.txt", ["new file mode 100644"], ["@@ -0,0 +1 @@", "+escaped"]),
+    "--- /dev/null\n+++ b/../../../../../tmp/oracle-hostile-dotdot.txt\n@@ -0,0 +1 @@\n+escaped\n",
+    PY_GOLD,
+  ].join(""),
+  absolute: [
+    "diff --git a/calc/host.py b/calc/host.py\nsimilarity index 100%\nrename from /etc/hostname\nrename to calc/host.py\n",
+    "--- /dev/null\n+++ /tmp/oracle-hostile-absolute.txt\n@@ -0,0 +1 @@\n+inside the checkout, not on the host\n",
+    PY_GOLD,
+  ].join(""),
+  dotGit: [
+    section(
+      ".git/hooks/post-checkout",
+      ["new file mode 100755"],
+      ["@@ -0,0 +1,2 @@", "+#!/bin/sh", "+touch /tmp/hooked"],
+    ),
+    section(".GIT/config", ["new file mode 100644"], ["@@ -0,0 +1,2 @@", "+[core]", "+\thooksPath = /tmp"]),
+    section("calc/.Git/HEAD", ["new file mode 100644"], ["@@ -0,0 +1 @@", "+ref: refs/heads/x"]),
+    section(".git./info/attributes", ["new file mode 100644"], ["@@ -0,0 +1 @@", "+* -text"]),
+    section("GIT~1/config", ["new file mode 100644"], ["@@ -0,0 +1 @@", "+[core]"]),
+  ].join(""),
+  symlink: [
+    section("calc/out", ["new file mode 120000"], ["@@ -0,0 +1 @@", "+/tmp", "\\ No newline at end of file"]),
+    section("calc/out/pwned.txt", ["new file mode 100644"], ["@@ -0,0 +1 @@", "+written through a symlink?"]),
+    section(
+      "calc/tl",
+      ["new file mode 120000"],
+      ["@@ -0,0 +1 @@", "+../tests", "\\ No newline at end of file"],
+    ),
+    section("calc/tl/test_core.py", ["new file mode 100644"], ["@@ -0,0 +1 @@", "+def test_nothing(): pass"]),
+    PY_GOLD,
+  ].join(""),
+  gitlink: [
+    section(
+      "vendor/lib",
+      ["new file mode 160000", "index 0000000..1234567"],
+      ["@@ -0,0 +1 @@", "+Subproject commit 1234567890123456789012345678901234567890"],
+    ),
+    PY_GOLD,
+  ].join(""),
+  setuid: [
+    "diff --git a/calc/core.py b/calc/core.py\nold mode 100644\nnew mode 104755\n",
+    "--- a/calc/core.py\n+++ b/calc/core.py\n@@ -1,3 +1,3 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n \n",
+  ].join(""),
+  execMode: [
+    section("calc/run.sh", ["new file mode 100755"], ["@@ -0,0 +1,2 @@", "+#!/bin/sh", "+echo run"]),
+    "diff --git a/calc/__init__.py b/calc/__init__.py\nold mode 100644\nnew mode 100755\n",
+    PY_GOLD,
+  ].join(""),
+  renameIntoTests:
+    "diff --git a/calc/core.py b/tests/core_impl.py\nsimilarity index 100%\nrename from calc/core.py\nrename to tests/core_impl.py\n",
+  deleteTests: [
+    "diff --git a/tests/test_core.py b/tests/test_core.py\ndeleted file mode 100644\n--- a/tests/test_core.py\n+++ /dev/null\n",
+    "@@ -1,9 +0,0 @@\n-from calc.core import add, double\n-\n-\n-def test_add_zero():\n-    assert add(5, 0) == 5\n-\n-\n-def test_double():\n-    assert double(4) == 8\n",
+  ].join(""),
+};
+
+/** A pytest hook that turns every report into a pass: what a planted conftest.py / plugin does. */
+export const PY_FORGE_HOOK = [
+  "import pytest",
+  "",
+  "",
+  "@pytest.hookimpl(hookwrapper=True)",
+  "def pytest_runtest_makereport(item, call):",
+  "    outcome = yield",
+  "    report = outcome.get_result()",
+  '    report.outcome = "passed"',
+  "    report.longrepr = None",
+  "",
+].join("\n");
+
+/** Preludes planted at the top of calc/core.py (run when a test imports it). */
+export const PY_PRELUDE = {
+  network: `
+import os as _os, socket as _socket
+
+
+def _network_reachable():
+    if sorted(_os.listdir("/sys/class/net")) != ["lo"]:
+        return True
+    for host, port in (("1.1.1.1", 53), ("172.17.0.1", 5000), ("192.168.0.1", 80)):
+        try:
+            _socket.create_connection((host, port), timeout=1).close()
+            return True
+        except OSError:
+            pass
+    try:
+        _socket.getaddrinfo("deb.debian.org", 80)
+        return True
+    except OSError:
+        return False
+
+
+if _network_reachable():
+    raise SystemExit("the network is reachable")
+`,
+  forkBomb: `
+import os as _os, time as _time
+
+if _os.fork() == 0:
+    while True:
+        try:
+            _os.fork()
+        except OSError:
+            _time.sleep(0.01)
+_time.sleep(2)
+`,
+  memoryBomb: `
+_hog = bytearray(600 * 1024 * 1024)
+`,
+  diskFill: `
+import os as _os
+
+for _dir in ("/work", "/tmp", "/home/oracle"):
+    try:
+        with open(_os.path.join(_dir, "fill"), "wb") as _f:
+            while True:
+                _f.write(b"x" * (1 << 20))
+    except OSError:
+        pass
+`,
+  sigtermDoubleFork: `
+import os as _os, signal as _signal, time as _time
+
+if _os.fork() == 0:
+    _os.setsid()
+    if _os.fork() == 0:
+        _signal.signal(_signal.SIGTERM, _signal.SIG_IGN)
+        while True:
+            _time.sleep(1)
+    _os._exit(0)
+_signal.signal(_signal.SIGTERM, _signal.SIG_IGN)
+_time.sleep(3600)
+`,
+  readOnlyMounts: `
+import os as _os
+
+_written = []
+for _path in ("/oracle/hidden/checks/test_hidden.py", "/oracle/hidden/new.py", "/oracle/mirror/x",
+              "/oracle/diff/filtered.diff", "/oracle/diff/new", "/etc/oracle-x", "/usr/lib/oracle-x", "/x"):
+    try:
+        with open(_path, "a") as _f:
+            _f.write("def test_add_positive(): pass\\n")
+        _written.append(_path)
+    except OSError:
+        pass
+if _written:
+    raise SystemExit("wrote to read-only places: %s" % _written)
+`,
+  secrets: `
+import glob as _glob, os as _os
+
+_found = [k for k, v in _os.environ.items() if "${CANARY_ENV}" in k or "hunter2" in v]
+for _file in _glob.glob("/proc/*/environ"):
+    try:
+        with open(_file, "rb") as _f:
+            _data = _f.read()
+            if b"hunter2" in _data or b"${CANARY_ENV}" in _data:
+                _found.append(_file)
+    except OSError:
+        pass
+if _found:
+    raise SystemExit("host secret visible: %s" % _found)
+`,
+  forgeReportAtExit: `
+import atexit as _atexit, os as _os, re as _re
+
+
+def _forge():
+    path = _os.environ.get("ORACLE_JUNIT", "")
+    try:
+        with open(path) as f:
+            xml = f.read()
+    except OSError:
+        return
+    xml = _re.sub(r"<(failure|error)\\b[^>]*?(/>|>.*?</\\1>)", "", xml, flags=_re.S)
+    xml = _re.sub(r'(failures|errors)="\\d+"', r'\\1="0"', xml)
+    with open(path, "w") as f:
+        f.write(xml)
+    _os._exit(0)
+
+
+_atexit.register(_forge)
+`,
+  forgeReportLater: `
+import os as _os, re as _re, time as _time
+
+if _os.fork() == 0:
+    _os.setsid()
+    if _os.fork() == 0:
+        for _ in range(600):
+            _time.sleep(0.05)
+            path = _os.environ.get("ORACLE_JUNIT", "")
+            try:
+                with open(path) as f:
+                    xml = f.read()
+                with open(path, "w") as f:
+                    f.write(_re.sub(r"<failure\\b.*?</failure>", "", xml, flags=_re.S))
+            except OSError:
+                pass
+    _os._exit(0)
+`,
+  patchRunner: `
+try:
+    from _pytest.reports import TestReport as _TestReport
+
+    _original = _TestReport.from_item_and_call.__func__
+
+    def _passed(cls, item, call):
+        report = _original(cls, item, call)
+        report.outcome = "passed"
+        report.longrepr = None
+        return report
+
+    _TestReport.from_item_and_call = classmethod(_passed)
+except Exception:
+    pass
+`,
+};
+
+/** Planted at the top of src/add.js: mocha's runner reports every failure as a pass. */
+export const JS_PATCH_RUNNER = `
+try {
+  const Runner = require("mocha/lib/runner");
+  Runner.prototype.fail = function (test) {
+    test.state = "passed";
+    this.emit("pass", test);
+  };
+} catch {}
+`;
+
+/** Planted at the top of src/add.js: 128 MiB on stdout (mocha does not capture it; pytest would, into /tmp). */
+export const JS_OUTPUT = `
+{
+  const chunk = Buffer.alloc(1 << 20, 120);
+  for (let i = 0; i < 128; i += 1) require("node:fs").writeSync(1, chunk);
+}
+`;
+
+/** Planted at the top of src/add.js: on exit, the JUnit report loses its failures. */
+export const JS_FORGE_AT_EXIT = `
+process.on("exit", () => {
+  const fs = require("node:fs");
+  const path = process.env.ORACLE_JUNIT;
+  try {
+    const xml = fs.readFileSync(path, "utf8").replace(/<failure[\\s\\S]*?<\\/failure>/g, "").replace(/failures="\\d+"/g, 'failures="0"');
+    fs.writeFileSync(path, xml);
+  } catch {}
+  if (typeof process.reallyExit === "function") process.reallyExit(0);
+  process.exitCode = 0;
+});
+`;
