@@ -211,10 +211,17 @@ describe.each(TASKS)("oracle-grade %s", (task) => {
   });
 
   it("a timeout: FAIL TIMEOUT, container gone, bounded return", async () => {
-    const loaded = await loadTask(root, task);
-    const { result, ms } = await grade(task, "--diff", loaded.goldDiff!, "--timeout", "3");
+    // A variant whose existing suite outlives the limit, with a SIGTERM-deaf double-forked child.
+    const slow = `${task}-slow`;
+    cpSync(join(root, "tasks", task), join(root, "tasks", slow), { recursive: true });
+    const json = JSON.parse(readFileSync(join(root, "tasks", slow, "task.json"), "utf8"));
+    json.suites.existing.command = `(trap '' TERM; sleep 600 &) ; sleep 600; ${json.suites.existing.command}`;
+    writeFileSync(join(root, "tasks", slow, "task.json"), JSON.stringify({ ...json, id: slow }));
+    const loaded = await loadTask(root, slow);
+    const { result, ms } = await grade(slow, "--diff", loaded.goldDiff!, "--timeout", "5");
     expect(result.reason).toBe("TIMEOUT");
-    expect(ms).toBeLessThan(13_000);
+    expect(result.verdict).toBe("FAIL");
+    expect(ms).toBeLessThan(15_000);
   });
 });
 

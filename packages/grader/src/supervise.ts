@@ -133,10 +133,11 @@ type Ending =
   | { kind: "timeout" }
   | { kind: "abort" };
 
+/** Bounded waits (kill 2.5 s, settle 1.5–2.5 s, remove 5 s): a timed-out run returns within its limit + 10 s even when the engine hangs. */
 async function cleanUp(state: RunState, work: Promise<unknown>, facts: RunFacts, log: RunLog): Promise<void> {
   await bounded(
     work.catch(() => undefined),
-    state.container ? 2000 : 5000,
+    state.container ? 1500 : 2500,
   );
   const container = state.container;
   if (container) {
@@ -148,7 +149,7 @@ async function cleanUp(state: RunState, work: Promise<unknown>, facts: RunFacts,
           return false;
         },
       ),
-      8000,
+      5000,
     );
     log.event("container.removed", { id: container.id, removed: removed === true });
   }
@@ -190,7 +191,7 @@ export async function superviseRun(inputs: SuperviseInputs): Promise<GradeResult
   if ((ending.kind === "timeout" || ending.kind === "abort") && state.container) {
     await bounded(
       state.container.kill().catch(() => undefined),
-      5000,
+      2500,
     );
   }
   await cleanUp(state, work, facts, log);
