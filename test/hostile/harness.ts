@@ -9,6 +9,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { GradeResult } from "@oracle/spec";
 import { binPath, containersWithLabel, makeTempRoot, run } from "@oracle/test-utils";
+import Docker from "dockerode";
 import { expect } from "vitest";
 
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "fixtures");
@@ -76,7 +77,7 @@ function openVariant(root: string): void {
 }
 
 /** One temporary root: the fixture tasks, a canary folder, and the images they need (built once). */
-export async function makeCorpus(): Promise<Corpus> {
+export async function makeCorpus(options: { images?: string[] } = {}): Promise<Corpus> {
   const { root, cleanup } = await makeTempRoot({ "images/python-pytest": "images/python-pytest" });
   cpSync(join(FIXTURES, "..", "..", "..", "images", "node-mocha"), join(root, "images", "node-mocha"), {
     recursive: true,
@@ -95,7 +96,14 @@ export async function makeCorpus(): Promise<Corpus> {
   mkdirSync(out);
   const built = await run(
     binPath("oracle-build-images"),
-    ["--root", root, "--no-push", "--ca-file", "/etc/ssl/certs/ca-certificates.crt"],
+    [
+      "--root",
+      root,
+      "--no-push",
+      "--ca-file",
+      "/etc/ssl/certs/ca-certificates.crt",
+      ...(options.images ?? []),
+    ],
     { timeoutMs: 1_500_000 },
   );
   if (built.code !== 0) throw new Error(`oracle-build-images failed (${built.code}): ${built.stderr}`);
@@ -173,6 +181,8 @@ export interface GradeCall {
   diffPath?: string;
   timeoutSeconds?: number;
   name: string;
+  /** A private engine's socket (DOCKER_HOST for the grader, and where leftovers are looked for). */
+  engineSocket?: string;
 }
 
 /**
@@ -204,7 +214,10 @@ export async function gradeCase(corpus: Corpus, call: GradeCall): Promise<Graded
     ...(call.timeoutSeconds ? ["--timeout", String(call.timeoutSeconds)] : []),
   ];
   const out = await run("/usr/bin/time", args, {
-    env: { [CANARY_ENV]: CANARY_VALUE },
+    env: {
+      [CANARY_ENV]: CANARY_VALUE,
+      ...(call.engineSocket ? { DOCKER_HOST: `unix://${call.engineSocket}` } : {}),
+    },
     timeoutMs: 240_000,
   });
   const maxRssKb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(out.stderr)?.[1]);
@@ -213,7 +226,8 @@ export async function gradeCase(corpus: Corpus, call: GradeCall): Promise<Graded
   expect(out.code, out.stderr).toBe(result.verdict === "PASS" ? 0 : 1);
   const log = readFileSync(logFile, "utf8");
   const runId = (JSON.parse(log.split("\n")[0]!) as { run: string }).run;
-  expect(await containersWithLabel(`dev.oracle.run=${runId}`)).toEqual([]);
+  const docker = call.engineSocket ? new Docker({ socketPath: call.engineSocket }) : undefined;
+  expect(await containersWithLabel(`dev.oracle.run=${runId}`, docker)).toEqual([]);
   expect(hostState(corpus), "a host file changed").toBe(before);
   expect(maxRssKb).toBeGreaterThan(0);
   expect(maxRssKb).toBeLessThan(MAX_RSS_KB);

@@ -1,0 +1,197 @@
+// Engine faults (issue 6) against a real dockerd and registry that this file starts for itself (the
+// shared engine is never stopped): the daemon stopped mid-run, the daemon back, the grader SIGKILLed
+// mid-run, the registry down. The python-pytest image is built once in the shared engine, loaded into
+// the private one, pushed to the private registry, and recorded by that registry's digest.
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { GradeResult, RegistryFile } from "@oracle/spec";
+import { binPath, containersWithLabel, requireDocker } from "@oracle/test-utils";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PY_FIXED } from "./cases.js";
+import { type Corpus, expectOutcome, gradeCase, makeCorpus, makeDiff, TASKS, writeFiles } from "./harness.js";
+import { PrivateEngine, waitFor } from "./private-engine.js";
+
+const REGISTRY = `127.0.0.1:${process.env.ORACLE_HOSTILE_REGISTRY_PORT ?? "5077"}`;
+let corpus: Corpus;
+let engine: PrivateEngine;
+let engineDir = "";
+/** The gold fix, and the fix behind a 25 s sleep (a run that is still going when the fault hits). */
+let gold: Buffer;
+let slow: Buffer;
+
+function shell(command: string): string {
+  return execFileSync("sh", ["-c", command], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+}
+
+/** Loads the built image into the private engine, pushes it there, and records it by that digest. */
+function recordPrivateImage(): void {
+  const file = join(corpus.root, "images", "registry.json");
+  const registry = JSON.parse(readFileSync(file, "utf8")) as RegistryFile;
+  const record = registry.images["python-pytest"]!;
+  const sock = `unix://${engine.socket}`;
+  shell(`docker save ${record.imageId} | docker -H ${sock} load -q`);
+  const repo = `${REGISTRY}/oracle/python-pytest`;
+  shell(`docker -H ${sock} tag ${record.imageId} ${repo}:hostile`);
+  const pushed = shell(`docker -H ${sock} push ${repo}:hostile`);
+  const digest = /digest: (sha256:[0-9a-f]{64})/.exec(pushed)?.[1];
+  if (!digest) throw new Error(`no digest in the push output: ${pushed}`);
+  registry.images["python-pytest"] = { ...record, reference: `${repo}@${digest}`, digest, pushed: true };
+  writeFileSync(file, `${JSON.stringify(registry, null, 2)}\n`);
+}
+
+const run = (name: string, diff: Buffer) =>
+  gradeCase(corpus, { task: TASKS.py, name, diff, engineSocket: engine.socket });
+
+/** Starts oracle-grade on the slow diff against the private engine; resolves once its container exists. */
+async function startSlowGrade(name: string): Promise<{
+  child: ChildProcess;
+  exited: Promise<{ code: number | null; ms: number }>;
+  resultFile: string;
+}> {
+  const diffPath = join(corpus.out, `${name}.diff`);
+  writeFileSync(diffPath, slow);
+  const resultFile = join(corpus.out, `${name}.result.json`);
+  const child = spawn(
+    binPath("oracle-grade"),
+    [
+      "--root",
+      corpus.root,
+      TASKS.py,
+      "--diff",
+      diffPath,
+      "--result",
+      resultFile,
+      "--log",
+      join(corpus.out, `${name}.jsonl`),
+    ],
+    { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, DOCKER_HOST: `unix://${engine.socket}` } },
+  );
+  child.stderr!.resume();
+  let startedAt = 0;
+  const exited = new Promise<{ code: number | null; ms: number }>((done) =>
+    child.on("close", (code) => done({ code, ms: Date.now() - startedAt })),
+  );
+  const suiteRunning = await waitFor(async () => {
+    const log = readFileSync(join(corpus.out, `${name}.jsonl`), "utf8");
+    return log.includes('"suite.start"');
+  }, 60_000);
+  if (!suiteRunning) {
+    child.kill("SIGKILL");
+    throw new Error("the grader never reached its first suite");
+  }
+  startedAt = Date.now();
+  return { child, exited, resultFile };
+}
+
+beforeAll(async () => {
+  await requireDocker();
+  corpus = await makeCorpus({ images: ["python-pytest"] });
+  gold = makeDiff(corpus, TASKS.py, (dir) => writeFiles(dir, { "calc/core.py": PY_FIXED }));
+  slow = makeDiff(corpus, TASKS.py, (dir) =>
+    writeFiles(dir, { "calc/core.py": `import time\ntime.sleep(25)\n\n\n${PY_FIXED}` }),
+  );
+  engineDir = mkdtempSync("/tmp/ohe-");
+  engine = new PrivateEngine(engineDir, REGISTRY);
+  await engine.startDaemon();
+  await engine.startRegistry();
+  recordPrivateImage();
+}, 600_000);
+
+afterAll(async () => {
+  await engine?.shutdown();
+  if (engineDir) {
+    try {
+      shell(`umount -R ${engineDir}/data/overlay2/*/merged 2>/dev/null; true`);
+      rmSync(engineDir, { recursive: true, force: true });
+    } catch (error) {
+      process.stderr.write(`could not remove ${engineDir}: ${(error as Error).message}\n`);
+    }
+  }
+  await corpus?.cleanup();
+}, 120_000);
+
+describe("engine faults (a private dockerd and registry)", () => {
+  it("the engine works: the fix PASSes from the private registry's digest", async () => {
+    const g = await run("private-gold", gold);
+    expectOutcome(g, "PASS", "PASS");
+    expect(g.result.image.reference).toMatch(new RegExp(`^${REGISTRY}/oracle/python-pytest@sha256:`));
+  });
+
+  it("the grader SIGKILLed mid-run: its container stays, the next run removes it by label", async () => {
+    const { child, exited } = await startSlowGrade("sigkill");
+    const label = `dev.oracle.pid=${child.pid}`;
+    expect(await containersWithLabel(label, engine.docker)).toHaveLength(1);
+    child.kill("SIGKILL");
+    await exited;
+    expect(await containersWithLabel(label, engine.docker)).toHaveLength(1);
+    expectOutcome(await run("after-sigkill", gold), "PASS", "PASS");
+    expect(await containersWithLabel(label, engine.docker)).toEqual([]);
+  });
+
+  it("the registry down, the image in the engine: PASS from the local image of the same digest", async () => {
+    await engine.stopRegistry();
+    try {
+      const g = await run("registry-down", gold);
+      expectOutcome(g, "PASS", "PASS");
+    } finally {
+      await engine.startRegistry();
+    }
+  });
+
+  it("the registry down, the image nowhere: FAIL IMAGE_NOT_BUILT naming the image and the command", async () => {
+    const file = join(corpus.root, "images", "registry.json");
+    const saved = readFileSync(file, "utf8");
+    const registry = JSON.parse(saved) as RegistryFile;
+    const missing = `sha256:${"0".repeat(64)}`;
+    const record = registry.images["python-pytest"]!;
+    registry.images["python-pytest"] = {
+      ...record,
+      reference: `${REGISTRY}/oracle/python-pytest@${missing}`,
+      digest: missing,
+      imageId: `sha256:${"1".repeat(64)}`,
+    };
+    writeFileSync(file, JSON.stringify(registry));
+    await engine.stopRegistry();
+    try {
+      const g = await run("registry-down-missing", gold);
+      expectOutcome(g, "FAIL", "IMAGE_NOT_BUILT");
+      expect(g.result.message).toMatch(/python-pytest.*pnpm build-images/);
+    } finally {
+      writeFileSync(file, saved);
+      await engine.startRegistry();
+    }
+  });
+
+  it("the daemon stopped mid-run: FAIL INFRA_ERROR with the engine's message, the grader exits promptly", async () => {
+    const { exited, resultFile } = await startSlowGrade("daemon-stop");
+    const stopped = Date.now();
+    await engine.stopDaemon("SIGTERM");
+    const { code } = await exited;
+    const exitMs = Date.now() - stopped;
+    expect(code).toBe(1);
+    const result = JSON.parse(readFileSync(resultFile, "utf8")) as GradeResult;
+    expect({ verdict: result.verdict, reason: result.reason }, result.message).toEqual({
+      verdict: "FAIL",
+      reason: "INFRA_ERROR",
+    });
+    expect(result.message).toMatch(/engine/);
+    expect(exitMs).toBeLessThan(30_000);
+    process.stderr.write(
+      `daemon stopped mid-run: grader exited ${exitMs} ms after the kill: ${result.message}\n`,
+    );
+  });
+
+  it("the daemon back: the next run PASSes and removes the leftover of the interrupted one", async () => {
+    await engine.startDaemon();
+    const leftovers = await containersWithLabel("dev.oracle.component=grade", engine.docker);
+    const g = await run("daemon-back", gold);
+    expectOutcome(g, "PASS", "PASS");
+    for (const c of leftovers) {
+      expect(
+        await containersWithLabel(`dev.oracle.run=${c.Labels["dev.oracle.run"]}`, engine.docker),
+      ).toEqual([]);
+    }
+    process.stderr.write(`daemon back: ${leftovers.length} leftover container(s) removed by the next run\n`);
+  });
+});

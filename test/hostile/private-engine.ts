@@ -1,0 +1,114 @@
+// A Docker daemon and a registry of the test's own, so that the engine-fault cases can stop and
+// restart them without touching the engine and registry other tests share. Both are real (dockerd
+// with its managed containerd, Debian's docker-registry); the test owns their processes and kills
+// only those, by pid.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, openSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import Docker from "dockerode";
+
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+/** Waits until `check` resolves true, polling every `everyMs`; false after `ms`. */
+export async function waitFor(check: () => Promise<boolean>, ms: number, everyMs = 250): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (await check().catch(() => false)) return true;
+    await sleep(everyMs);
+  }
+  return false;
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((done) => child.once("exit", () => done()));
+}
+
+/** Sends `signal` to the process and waits (bounded) for it to exit; SIGKILL after `ms`. */
+export async function stopProcess(child: ChildProcess | null, signal: NodeJS.Signals, ms = 30_000) {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  child.kill(signal);
+  const done = await Promise.race([exited(child).then(() => true), sleep(ms).then(() => false)]);
+  if (!done) {
+    child.kill("SIGKILL");
+    await exited(child);
+  }
+}
+
+export class PrivateEngine {
+  private daemon: ChildProcess | null = null;
+  private registryProcess: ChildProcess | null = null;
+  readonly socket: string;
+  readonly docker: Docker;
+
+  constructor(
+    readonly dir: string,
+    readonly registryAddress: string,
+  ) {
+    this.socket = join(dir, "d.sock");
+    this.docker = new Docker({ socketPath: this.socket });
+    mkdirSync(join(dir, "registry"), { recursive: true });
+  }
+
+  /** Starts dockerd (no bridge, no iptables) on a socket and data-root of its own; resolves once it answers. */
+  async startDaemon(): Promise<void> {
+    const log = openSync(join(this.dir, "dockerd.log"), "a");
+    this.daemon = spawn(
+      "dockerd",
+      [
+        "--host",
+        `unix://${this.socket}`,
+        "--data-root",
+        join(this.dir, "data"),
+        "--exec-root",
+        join(this.dir, "x"),
+        "--pidfile",
+        join(this.dir, "d.pid"),
+        "--bridge",
+        "none",
+        "--iptables=false",
+        "--ip-masq=false",
+        "--storage-driver",
+        "overlay2",
+      ],
+      { stdio: ["ignore", log, log] },
+    );
+    const up = await waitFor(async () => (await this.docker.ping()) !== undefined, 60_000);
+    if (!up) throw new Error(`the private dockerd did not answer; see ${join(this.dir, "dockerd.log")}`);
+  }
+
+  /** Stops the daemon as `kill <pid>` does (SIGTERM), or abruptly with SIGKILL. */
+  stopDaemon(signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
+    return stopProcess(this.daemon, signal);
+  }
+
+  async startRegistry(): Promise<void> {
+    const config = join(this.dir, "registry.yml");
+    writeFileSync(
+      config,
+      `version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: ${join(this.dir, "registry")}\nhttp:\n  addr: ${this.registryAddress}\n`,
+    );
+    const log = openSync(join(this.dir, "registry.log"), "a");
+    this.registryProcess = spawn("docker-registry", ["serve", config], { stdio: ["ignore", log, log] });
+    const up = await waitFor(async () => (await fetch(`http://${this.registryAddress}/v2/`)).ok, 30_000);
+    if (!up) throw new Error(`the private registry did not answer on ${this.registryAddress}`);
+  }
+
+  stopRegistry(): Promise<void> {
+    return stopProcess(this.registryProcess, "SIGTERM");
+  }
+
+  /** Stops everything this engine started (containers go with the daemon). */
+  async shutdown(): Promise<void> {
+    await this.stopRegistry();
+    if (this.daemon && this.daemon.exitCode === null && this.daemon.signalCode === null) {
+      const containers = await this.docker.listContainers({ all: true }).catch(() => []);
+      for (const c of containers)
+        await this.docker
+          .getContainer(c.Id)
+          .remove({ force: true })
+          .catch(() => undefined);
+    }
+    await this.stopDaemon("SIGTERM");
+  }
+}
