@@ -2,6 +2,7 @@ import { stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { type ImageRecord, readRegistryFile } from "@oracle/spec";
 import type { GradeDocker } from "./docker.js";
+import { cachedFingerprint } from "./fingerprint-cache.js";
 
 /** The image a run uses, or why there is none. */
 export type ResolvedImage =
@@ -57,8 +58,8 @@ export async function resolveImage(root: string, name: string, docker: GradeDock
 }
 
 /**
- * Null when images/<name>/ still has the recorded fingerprint, else why the record is stale. The
- * image builder (and its lockfile readers) is loaded only here, so it can run beside container start-up.
+ * Null when images/<name>/ still has the recorded fingerprint, else why the record is stale. It runs
+ * beside container start-up; the image builder is loaded only when the fingerprint cache misses.
  */
 export async function staleImageMessage(
   root: string,
@@ -73,8 +74,7 @@ export async function staleImageMessage(
     ))
   )
     return `images/${name}/ does not exist; ${BUILD_HINT}`;
-  const { fingerprintImage } = await import("@oracle/image-builder");
-  const current = await fingerprintImage(folder);
-  if (current.fingerprint === record.fingerprint) return null;
-  return `image '${name}' is stale: images/${name}/ changed since it was built (fingerprint ${current.fingerprint.slice(0, 12)} ≠ recorded ${record.fingerprint.slice(0, 12)}); ${BUILD_HINT}`;
+  const current = await cachedFingerprint(resolve(root), name, folder);
+  if (current === record.fingerprint) return null;
+  return `image '${name}' is stale: images/${name}/ changed since it was built (fingerprint ${current.slice(0, 12)} ≠ recorded ${record.fingerprint.slice(0, 12)}); ${BUILD_HINT}`;
 }

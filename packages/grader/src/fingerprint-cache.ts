@@ -1,0 +1,66 @@
+import { createHash } from "node:crypto";
+import { readdir, readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { join, relative } from "node:path";
+import { writeJsonAtomic } from "@oracle/spec";
+import { z } from "zod";
+
+/**
+ * Memoises `fingerprintImage` (which resolves npm lockfile trees with Arborist: most of a second)
+ * by the raw bytes of every file in the image folder and the builder's version: the same bytes give
+ * the same fingerprint, and any changed byte recomputes it. Kept in `<root>/.oracle/` (gitignored,
+ * written only by the oracle on its host).
+ */
+const CacheSchema = z.record(
+  z.string(),
+  z.strictObject({ folderDigest: z.string(), builderVersion: z.string(), fingerprint: z.string() }),
+);
+type Cache = z.output<typeof CacheSchema>;
+
+const cacheFile = (root: string) => join(root, ".oracle", "grader-fingerprints.json");
+
+let builderVersion: string | undefined;
+function imageBuilderVersion(): string {
+  if (builderVersion === undefined) {
+    const require = createRequire(import.meta.url);
+    builderVersion = (require("@oracle/image-builder/package.json") as { version: string }).version;
+  }
+  return builderVersion;
+}
+
+/** SHA-256 over every file under `folder`: its relative path and the SHA-256 of its bytes, sorted. */
+export async function folderDigest(folder: string): Promise<string> {
+  const entries = await readdir(folder, { recursive: true, withFileTypes: true });
+  const files = entries
+    .filter((e) => e.isFile() || e.isSymbolicLink())
+    .map((e) => relative(folder, join(e.parentPath, e.name)))
+    .sort();
+  const hash = createHash("sha256");
+  for (const file of files) {
+    const bytes = await readFile(join(folder, file)).catch(() => Buffer.from("\0unreadable"));
+    hash.update(`${file}\0${createHash("sha256").update(bytes).digest("hex")}\n`);
+  }
+  return hash.digest("hex");
+}
+
+async function readCache(root: string): Promise<Cache> {
+  try {
+    return CacheSchema.parse(JSON.parse(await readFile(cacheFile(root), "utf8")));
+  } catch {
+    return {};
+  }
+}
+
+/** The image folder's fingerprint, from the cache when its bytes and the builder are unchanged. */
+export async function cachedFingerprint(root: string, name: string, folder: string): Promise<string> {
+  const [digest, cache] = await Promise.all([folderDigest(folder), readCache(root)]);
+  const version = imageBuilderVersion();
+  const hit = cache[name];
+  if (hit && hit.folderDigest === digest && hit.builderVersion === version) return hit.fingerprint;
+  const { fingerprintImage } = await import("@oracle/image-builder");
+  const { fingerprint } = await fingerprintImage(folder);
+  const fresh = await readCache(root);
+  fresh[name] = { folderDigest: digest, builderVersion: version, fingerprint };
+  await writeJsonAtomic(cacheFile(root), fresh).catch(() => undefined);
+  return fingerprint;
+}
