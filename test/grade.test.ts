@@ -194,13 +194,13 @@ describe.each(TASKS)("oracle-grade %s", (task) => {
     const { result } = await grade(task, "--diff", file);
     expect(result.verdict).toBe("FAIL");
     expect(result.testIds.some((id) => /oracle.trivial/i.test(id))).toBe(false);
-    // The same task with an open deny list: the edits apply, then the reset restores the tests.
+    // The same task with an open deny list (no defaults either): the edits apply, then the reset restores the tests.
     const open = `${task}-open`;
     cpSync(join(root, "tasks", task), join(root, "tasks", open), { recursive: true });
     const json = JSON.parse(readFileSync(join(root, "tasks", open, "task.json"), "utf8"));
     writeFileSync(
       join(root, "tasks", open, "task.json"),
-      JSON.stringify({ ...json, id: open, diff: { allow: ["**"], deny: [] } }),
+      JSON.stringify({ ...json, id: open, diff: { allow: ["**"], deny: [], denyDefaults: false } }),
     );
     const reset = await grade(open, "--diff", file);
     expect(reset.result.verdict).toBe("FAIL");

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { GradeResult, LoadedTask } from "@oracle/spec";
+import { DEFAULT_DENY, type GradeResult, type LoadedTask } from "@oracle/spec";
 import { RunClosed, type RunOutcome, type RunState } from "./container-steps.js";
 import { type FilteredDiff, filterDiff } from "./diff/filter.js";
 import { DiffParseError } from "./diff/split.js";
@@ -49,7 +49,8 @@ function filterStep(inputs: SuperviseInputs, facts: RunFacts): RunOutcome | Filt
     };
   }
   try {
-    const filtered = filterDiff(diff, loaded.task.diff);
+    const { allow, deny, denyDefaults } = loaded.task.diff;
+    const filtered = filterDiff(diff, { allow, deny, defaultDeny: denyDefaults ? DEFAULT_DENY : [] });
     facts.diff = { sha256: filtered.sha256, filtered };
     log.event("diff.filtered", {
       sha256: filtered.sha256,

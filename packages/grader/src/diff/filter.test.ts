@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { filterDiff, pathsToReset } from "./filter.js";
+import { type DiffRules, filterDiff, pathsToReset } from "./filter.js";
 import { DiffParseError } from "./split.js";
 
 const ALL: { allow: string[]; deny: string[] } = { allow: ["**"], deny: [] };
-const run = (text: string, rules: { allow: string[]; deny: string[] } = ALL) =>
-  filterDiff(Buffer.from(text, "latin1"), rules);
+const run = (text: string, rules: DiffRules = ALL) => filterDiff(Buffer.from(text, "latin1"), rules);
 const kept = (text: string, rules = ALL) => run(text, rules).kept.map((f) => f.newPath ?? f.oldPath);
-const why = (text: string, rules = ALL) => run(text, rules).dropped.map((d) => `${d.path}: ${d.why}`);
+const why = (text: string, rules: DiffRules = ALL) =>
+  run(text, rules).dropped.map((d) => `${d.path}: ${d.why}`);
 
 const modify = (path: string, a = "a/", b = "b/") =>
   `diff --git ${a}${path} ${b}${path}\nindex 1111111..2222222 100644\n--- ${a}${path}\n+++ ${b}${path}\n@@ -1,2 +1,2 @@\n ctx\n-old\n+new\n`;
@@ -146,6 +146,19 @@ describe("filterDiff applies the task's globs", () => {
       "src/a.test.js: matches diff.deny 'src/**/*.test.js'",
       "lib/b.js: not matched by diff.allow",
       "x/conftest.py: matches diff.deny '**/conftest.py'",
+    ]);
+  });
+
+  it("the default deny list applies after the task's own, with its own reason", () => {
+    const text = modify("src/a.js") + modify("src/conftest.py") + modify("src/b.test.js");
+    const withDefaults: DiffRules = {
+      allow: ["src/**"],
+      deny: ["src/**/*.test.js"],
+      defaultDeny: ["**/conftest.py", "**/*.test.js"],
+    };
+    expect(why(text, withDefaults)).toEqual([
+      "src/conftest.py: matches the default deny list '**/conftest.py' (diff.denyDefaults)",
+      "src/b.test.js: matches diff.deny 'src/**/*.test.js'",
     ]);
   });
 

@@ -8,6 +8,8 @@ import { type DiffFile, DiffParseError, splitDiff } from "./split.js";
 export interface DiffRules {
   allow: readonly string[];
   deny: readonly string[];
+  /** The oracle's default deny list (spec DEFAULT_DENY) when the task keeps `diff.denyDefaults`. */
+  defaultDeny?: readonly string[];
 }
 
 /** What survives the filter and why the rest did not. */
@@ -37,6 +39,7 @@ export function dropReason(
   file: DiffFile,
   isAllowed: (p: string) => unknown,
   denyGlob: (p: string) => string | undefined,
+  defaultDenyGlob: (p: string) => string | undefined = () => undefined,
 ): string | null {
   for (const path of file.mentioned) {
     const forbidden = forbiddenPathReason(path);
@@ -49,6 +52,10 @@ export function dropReason(
   for (const path of file.mentioned) {
     const glob = denyGlob(displayPath(path));
     if (glob) return `matches diff.deny '${glob}'`;
+  }
+  for (const path of file.mentioned) {
+    const glob = defaultDenyGlob(displayPath(path));
+    if (glob) return `matches the default deny list '${glob}' (diff.denyDefaults)`;
   }
   for (const path of file.mentioned) {
     if (!isAllowed(displayPath(path))) return "not matched by diff.allow";
@@ -83,10 +90,11 @@ export function filterDiff(diff: Buffer, rules: DiffRules): FilteredDiff {
   }
   const allow = globMatcher(rules.allow);
   const deny = globMatcher(rules.deny);
+  const defaultDeny = globMatcher(rules.defaultDeny ?? []);
   const kept: DiffFile[] = [];
   const dropped: DroppedEntry[] = [];
   for (const file of files) {
-    const why = dropReason(file, allow, deny);
+    const why = dropReason(file, allow, deny, defaultDeny);
     if (why) dropped.push(...droppedEntries(file, why));
     else kept.push(file);
   }
