@@ -108,12 +108,12 @@ function stepTimes(resultsFile) {
   return { runs, steps };
 }
 
-async function batch(name, root, preds, extra, env = {}) {
+async function batch(name, root, preds, extra) {
   const out = join(root, `out-${name}`);
   const log = join(root, `${name}.log`);
   const args = ["--batch", preds, "--out", out, "--root", root, "--no-cache", "--json", ...extra];
   process.stderr.write(`bench: ${name}: oracle-grade ${args.join(" ")}\n`);
-  const result = await runToEnd(bin("oracle-grade"), args, log, env);
+  const result = await runToEnd(bin("oracle-grade"), args, log);
   if (result.code !== 0) throw new Error(`${name}: oracle-grade exited ${result.code}; see ${log}`);
   const summary = JSON.parse(result.stdout);
   return { name, wallMs: result.ms, summary, ...stepTimes(join(out, "results.jsonl")) };
@@ -141,6 +141,7 @@ async function queueBatch(root, preds) {
     for (const w of workers) w.kill("SIGTERM");
     await Promise.all(workers.map((w) => new Promise((r) => (w.exitCode !== null ? r() : w.on("exit", r)))));
     redis.child.kill("SIGTERM");
+    await new Promise((r) => (redis.child.exitCode !== null ? r() : redis.child.on("exit", r)));
   }
 }
 

@@ -1,7 +1,7 @@
 import { OracleError } from "@oracle/spec";
 import { type Job, Queue, QueueEvents } from "bullmq";
 import { lineFromError } from "../batch/lines.js";
-import { QUEUE_NAME, queueConnection } from "./connection.js";
+import { QUEUE_NAME, queueConnection, redactQueueUrl } from "./connection.js";
 import { type GradeJob, type GradeJobResult, GradeJobResultSchema, gradeJobOptions } from "./job.js";
 
 /** A job to enqueue and collect: its id, its data, and what to do with its result. */
@@ -44,6 +44,25 @@ function finishedOutcome(job: Job, collected: CollectedJob, state: string): Grad
   return null;
 }
 
+/** Waits for the connections, or fails after 15 s with INFRA_ERROR instead of hanging on a wrong URL. */
+async function reachable(ready: Promise<unknown>, url: string, signal?: AbortSignal): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, fail) => {
+    timer = setTimeout(() => {
+      const message = `Redis at ${redactQueueUrl(url)} does not answer (15 s)`;
+      fail(
+        new OracleError("INFRA_ERROR", message, { hint: "check --queue, and that redis-server runs there" }),
+      );
+    }, 15_000);
+    signal?.addEventListener("abort", () => fail(signal.reason), { once: true });
+  });
+  try {
+    await Promise.race([ready, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((done) => {
     const timer = setTimeout(done, ms);
@@ -67,14 +86,18 @@ export async function enqueueAndCollect(
   jobs: readonly CollectedJob[],
   options: CollectOptions,
 ): Promise<void> {
+  if (jobs.length === 0) return;
   const connection = queueConnection(options.queueUrl);
   const queue = new Queue(QUEUE_NAME, { connection });
   const events = new QueueEvents(QUEUE_NAME, { connection });
+  const onError = (error: Error) => options.onQueueError?.(error);
+  queue.on("error", onError);
+  events.on("error", onError);
   const remaining = new Map(jobs.map((j) => [j.jobId, j]));
   let wake: () => void = () => undefined;
   try {
-    await events.waitUntilReady();
-    await queue.waitUntilReady();
+    const ready = Promise.all([events.waitUntilReady(), queue.waitUntilReady()]);
+    await reachable(ready, options.queueUrl, options.signal);
     const add = (list: readonly CollectedJob[]) =>
       queue.addBulk(
         list.map((j) => ({
@@ -120,9 +143,20 @@ export async function enqueueAndCollect(
     if (options.signal?.aborted) await removeWaiting(queue, remaining.keys());
     throw error;
   } finally {
-    await events.close().catch(() => undefined);
-    await queue.close().catch(() => undefined);
+    await closeWithin(events);
+    await closeWithin(queue);
   }
+}
+
+/** Closes a queue client; one that cannot reach Redis is disconnected after 3 s instead of hanging. */
+async function closeWithin(client: Queue | QueueEvents): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<"late">((done) => {
+    timer = setTimeout(() => done("late"), 3000);
+  });
+  const closed = await Promise.race([client.close().catch(() => undefined), late]);
+  clearTimeout(timer);
+  if (closed === "late") void client.disconnect().catch(() => undefined);
 }
 
 /** Removes the jobs not yet taken by a worker; active ones cannot be removed and finish on their worker. */
