@@ -3,7 +3,7 @@
 // its gold diff through the real CLIs, and print a table. Exit 0 when every task behaves as a healthy
 // task must (baseline: existing PASS, hidden FAIL; gold: PASS).
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -36,7 +36,13 @@ function grade(task, args) {
     return { ok: false, seconds, verdict: "ERROR", hash: "", result: null };
   }
   const result = JSON.parse(readFileSync(resultFile, "utf8"));
-  return { seconds, verdict: result.verdict, reason: result.reason, hash: run.stdout.trim().slice(11), result };
+  return {
+    seconds,
+    verdict: result.verdict,
+    reason: result.reason,
+    hash: run.stdout.trim().slice(11),
+    result,
+  };
 }
 
 const tasks = readdirSync(join(root, "tasks"), { withFileTypes: true })
@@ -52,7 +58,11 @@ for (const task of tasks) {
   const gold = existsSync(goldFile) ? grade(task, ["--diff", goldFile]) : null;
   const existing = base.result?.suites.existing.status ?? "ERROR";
   const hidden = base.result?.suites.hidden.status ?? "ERROR";
-  const goldText = gold ? (gold.verdict === "PASS" ? "PASS" : `${gold.verdict} ${gold.reason ?? ""}`.trim()) : "-";
+  const goldText = gold
+    ? gold.verdict === "PASS"
+      ? "PASS"
+      : `${gold.verdict} ${gold.reason ?? ""}`.trim()
+    : "-";
   if (existing !== "PASS" || hidden !== "FAIL" || (gold && gold.verdict !== "PASS")) healthy = false;
   const seconds = (Number(base.seconds) + Number(gold?.seconds ?? 0)).toFixed(1);
   rows.push([task, existing, hidden, goldText, gold ? `${gold.hash.slice(0, 16)}…` : "-", seconds]);
@@ -64,5 +74,9 @@ for (const [n, row] of rows.entries()) {
   console.log(row.map((cell, i) => cell.padEnd(widths[i])).join("  "));
   if (n === 0) console.log(widths.map((w) => "-".repeat(w)).join("  "));
 }
-console.log(healthy ? "\nevery sample task is healthy: baseline existing PASS, hidden FAIL; gold PASS" : "\nsome task is NOT healthy (see above); its oracle logs are in logs/grade/");
+console.log(
+  healthy
+    ? "\nevery sample task is healthy: baseline existing PASS, hidden FAIL; gold PASS"
+    : "\nsome task is NOT healthy (see above); its oracle logs are in logs/grade/",
+);
 process.exit(healthy ? 0 : 1);

@@ -14,11 +14,22 @@ if (!env.ORACLE_BUILD_CA_FILE && existsSync(hostCa)) env.ORACLE_BUILD_CA_FILE = 
 
 mkdirSync(join(root, "logs"), { recursive: true });
 const report = join(root, "logs", "vitest-report.json");
-const args = ["exec", "vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`];
+const args = [
+  "exec",
+  "vitest",
+  "run",
+  "--reporter=default",
+  "--reporter=json",
+  `--outputFile.json=${report}`,
+];
 const result = spawnSync("pnpm", [...args, ...process.argv.slice(2)], { cwd: root, env, stdio: "inherit" });
 
 if (existsSync(report)) {
-  const { numPassedTests, numFailedTests, numPendingTests, numTodoTests } = JSON.parse(readFileSync(report, "utf8"));
-  console.log(`tests: ${numPassedTests} passed, ${numFailedTests} failed, ${numPendingTests + numTodoTests} skipped`);
+  const { numPassedTests, numFailedTests, numPendingTests, numTodoTests } = JSON.parse(
+    readFileSync(report, "utf8"),
+  );
+  console.log(
+    `tests: ${numPassedTests} passed, ${numFailedTests} failed, ${numPendingTests + numTodoTests} skipped`,
+  );
 }
 process.exit(result.status ?? 1);
