@@ -47,6 +47,7 @@ function finishedOutcome(job: Job, collected: CollectedJob, state: string): Grad
 /** Waits for the connections, or fails after 15 s with INFRA_ERROR instead of hanging on a wrong URL. */
 async function reachable(ready: Promise<unknown>, url: string, signal?: AbortSignal): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
   const timeout = new Promise<never>((_, fail) => {
     timer = setTimeout(() => {
       const message = `Redis at ${redactQueueUrl(url)} does not answer (15 s)`;
@@ -54,27 +55,29 @@ async function reachable(ready: Promise<unknown>, url: string, signal?: AbortSig
         new OracleError("INFRA_ERROR", message, { hint: "check --queue, and that redis-server runs there" }),
       );
     }, 15_000);
-    signal?.addEventListener("abort", () => fail(signal.reason), { once: true });
+    onAbort = () => fail(signal?.reason);
+    signal?.addEventListener("abort", onAbort, { once: true });
   });
   try {
     await Promise.race([ready, timeout]);
   } finally {
     clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener("abort", onAbort);
   }
 }
 
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((done) => {
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(timer);
-        done();
-      },
-      { once: true },
-    );
+/** Resolves after `ms`, or at once when `signal` aborts; leaves no listener behind either way. */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((done) => {
+    const finish = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", finish);
+      done();
+    };
+    const timer = setTimeout(finish, ms);
+    signal?.addEventListener("abort", finish, { once: true });
   });
+}
 
 /**
  * Enqueues `jobs` (idempotent: a job id already in the queue is not added again) and calls
