@@ -21,12 +21,12 @@ step=""
 begin() { step=$1; step_started=$(date +%s%N); }
 report() { # report STATUS [detail]
   local ms=$(( ($(date +%s%N) - step_started) / 1000000 ))
-  printf 'setup: %-28s %s%s\n' "$step" "$1" "${2:+ ($2)}"
+  printf 'setup: %-36s %s%s\n' "$step" "$1" "${2:+ ($2)}"
   [ "$1" = "done" ] && printf '' # keep set -e semantics simple
   : "$ms"
 }
 fail() {
-  printf 'setup: %-28s FAILED: %s\n' "$step" "$1" >&2
+  printf 'setup: %-36s FAILED: %s\n' "$step" "$1" >&2
   [ -n "${2:-}" ] && printf 'setup: hint: %s\n' "$2" >&2
   exit 1
 }
@@ -140,9 +140,9 @@ fi
 if [ "${ORACLE_SETUP_SKIP_BUILD:-0}" != 1 ]; then
   cd "$ROOT" || exit 1
   begin "pnpm install"
-  out=$(pnpm install --frozen-lockfile --prefer-offline 2>&1) || { echo "$out" | tail -n 20 >&2; fail "pnpm install --frozen-lockfile failed" "if package.json changed, run pnpm install and commit pnpm-lock.yaml"; }
+  out=$(pnpm install --reporter=default --frozen-lockfile --prefer-offline 2>&1) || { echo "$out" | tail -n 20 >&2; fail "pnpm install --frozen-lockfile failed" "if package.json changed, run pnpm install and commit pnpm-lock.yaml"; }
   if echo "$out" | grep -q "Already up to date"; then report "already there"; else report done "$(elapsed)"; fi
   begin "pnpm build"
-  out=$(pnpm build 2>&1) || { echo "$out" | tail -n 30 >&2; fail "pnpm build failed"; }
+  out=$(pnpm --reporter=default build 2>&1) || { echo "$out" | tail -n 30 >&2; fail "pnpm build failed"; }
   if echo "$out" | grep -q "FULL TURBO"; then report "already there" "turbo cache"; else report done "$(elapsed)"; fi
 fi
