@@ -14,6 +14,7 @@ import {
   JS_PATCH_RUNNER,
   PY_FIXED,
   PY_FORGE_HOOK,
+  PY_GOLD,
   PY_PRELUDE,
   RAW,
 } from "./cases.js";
@@ -55,6 +56,12 @@ const pyFiles = (files: Record<string, string | Buffer>) =>
   makeDiff(corpus, TASKS.py, (dir) => writeFiles(dir, files));
 /** The fix plus hostile code that runs when a test imports calc.core. */
 const pyPlanted = (prelude: string) => pyFiles({ "calc/core.py": `${prelude}\n\n${PY_FIXED}` });
+/** `count` new one-line files under `folder`, as git writes them (made as text: git on 50,000 files is slow). */
+const newFiles = (folder: string, count: number): string =>
+  Array.from({ length: count }, (_, i) => {
+    const path = `${folder}/${String(i).padStart(5, "0")}.txt`;
+    return `diff --git a/${path} b/${path}\nnew file mode 100644\n--- /dev/null\n+++ b/${path}\n@@ -0,0 +1 @@\n+${i}\n`;
+  }).join("");
 const droppedWhy = (g: Graded) => g.result.diff?.dropped.map((d) => `${d.path}: ${d.why}`) ?? [];
 
 describe("hostile diffs", () => {
@@ -133,13 +140,18 @@ describe("hostile diffs", () => {
     rmSync(path);
   });
 
-  it("a diff touching 50,000 files (all in a denied folder) -> parsed and dropped on the host, PASS on the fix", async () => {
-    const files: Record<string, string> = { "calc/core.py": PY_FIXED };
-    for (let i = 0; i < 50_000; i += 1) files[`tests/bulk/${String(i).padStart(5, "0")}.txt`] = `${i}\n`;
-    const g = await py("fifty-thousand", pyFiles(files));
-    expectOutcome(g, "PASS", "PASS");
-    expect(g.result.diff?.dropped).toHaveLength(50_000);
+  it("a diff touching 50,000 files -> FAIL DIFF_INVALID before parsing (more than 10,000 sections)", async () => {
+    const g = await py("fifty-thousand", `${newFiles("bulk", 50_000)}${PY_GOLD}`);
+    expectOutcome(g, "FAIL", "DIFF_INVALID");
+    expect(g.result.message).toMatch(/50001 files, more than the grader parses/);
     figures.push(`50,000 files: ${Math.round(g.ms / 1000)} s, ${Math.round(g.maxRssKb / 1024)} MB RSS`);
+  });
+
+  it("a diff touching 10,000 files (the limit, in a denied folder) -> parsed, dropped, PASS on the fix", async () => {
+    const g = await py("ten-thousand", `${newFiles("tests/bulk", 9_999)}${PY_GOLD}`);
+    expectOutcome(g, "PASS", "PASS");
+    expect(g.result.diff?.dropped).toHaveLength(9_999);
+    figures.push(`10,000 files: ${Math.round(g.ms / 1000)} s, ${Math.round(g.maxRssKb / 1024)} MB RSS`);
   });
 
   it("non-UTF-8 file names -> applied byte for byte, PASS", async () => {

@@ -8,6 +8,7 @@ import type { GradeContainer, GradeDocker } from "./docker.js";
 import type { SuiteName } from "./junit.js";
 import type { RunLog } from "./oracle-log.js";
 import { collectScript, PREP_EXIT, prepScript, REPORT_EXIT } from "./scripts.js";
+import type { Sentinel } from "./sentinels.js";
 import type { ReportRead } from "./suite-result.js";
 
 /** The steps run inside the container through exec: prep (checkout, diff, reset, hidden tests) and collect (kill, report). */
@@ -22,6 +23,8 @@ export interface ContainerRunInputs {
   /** The filtered diff and the host folder holding filtered.diff (grade mode), else null. */
   diff: { filtered: FilteredDiff; hostDir: string } | null;
   hiddenFiles: string[];
+  /** The must-fail/must-pass sentinel planted beside the hidden tests, or null (docs/security.md). */
+  sentinel: Sentinel | null;
   docker: GradeDocker;
   log: RunLog;
   /** Resolves to a reason to stop (a stale image) or null; awaited before anything runs in the container. */
@@ -34,6 +37,8 @@ export interface RunState {
   /** Set when the run is over (deadline, abort): no new step may start. */
   closed: boolean;
   suites: Partial<Record<SuiteName, SuiteResult>>;
+  /** Why a suite failed, as judged (the run's message names the first). */
+  failures: Partial<Record<SuiteName, string>>;
   timings: Record<string, number>;
   oomKills: number;
 }
@@ -93,8 +98,20 @@ export const BASE_ENV = [
 ];
 export const reportPath = (suite: SuiteName) => `${PATHS.report}/${suite}/junit.xml`;
 
-function prepFailure(code: number | null, stderr: string): RunOutcome {
-  const detail = stderr.trim().split("\n").slice(-12).join("\n");
+/** The reason a failed prep step gives the run (exit codes: PREP_EXIT; an OOM kill in it wins). */
+export function prepFailure(code: number | null, stderr: string, oomKillsBefore: number): RunOutcome {
+  const oomKills = Number(/^oom_kill (\d+)$/m.exec(stderr)?.[1] ?? "0");
+  const detail = stderr
+    .trim()
+    .split("\n")
+    .filter((line) => !line.startsWith("oom_kill "))
+    .slice(-12)
+    .join("\n");
+  if (oomKills > oomKillsBefore)
+    return {
+      reason: "OUT_OF_MEMORY",
+      message: `the prep step was OOM-killed at the memory limit: ${detail}`,
+    };
   if (code === PREP_EXIT.applyCheck || code === PREP_EXIT.apply)
     return { reason: "DIFF_DOES_NOT_APPLY", message: detail };
   if (code === PREP_EXIT.checkout) return { reason: "CHECKOUT_FAILED", message: detail };
@@ -129,6 +146,7 @@ export async function prepare(
     applyDiff: inputs.diff !== null,
     reset: inputs.diff ? pathsToReset(inputs.diff.filtered.kept, task.suites.existing.files) : [],
     hiddenFiles: suite === "hidden" ? inputs.hiddenFiles : null,
+    sentinel: suite === "hidden" ? inputs.sentinel : null,
     reportDir: `${PATHS.report}/${suite}`,
     wipe: suite !== "existing",
   });
@@ -144,7 +162,7 @@ export async function prepare(
   );
   const stderr = prep.stderr.keptBuffer().toString("utf8");
   inputs.log.event("prep.done", { suite, exitCode: prep.exitCode, stderr });
-  if (prep.exitCode !== 0) return prepFailure(prep.exitCode, stderr);
+  if (prep.exitCode !== 0) return prepFailure(prep.exitCode, stderr, state.oomKills);
   const out = prep.stdout.keptBuffer().toString("latin1");
   const newline = out.indexOf("\n");
   const epoch = out.slice(0, newline);

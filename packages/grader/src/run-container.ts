@@ -87,7 +87,10 @@ async function runSuite(
   const output = { bytes: out.bytes + err.bytes, truncated: out.truncated || err.truncated };
   const oomKilled = oomKills > state.oomKills;
   state.oomKills = oomKills;
-  const { result, message } = judgeSuite({ suite, exitCode: ran.exitCode, durationMs, report, output });
+  const sentinel = suite === "hidden" ? inputs.sentinel : null;
+  const judged = judgeSuite({ suite, exitCode: ran.exitCode, durationMs, report, output, sentinel });
+  const { result, message } = judged;
+  if (result.status !== "PASS") state.failures[suite] = message;
   // Any OOM kill fails the suite, even when its runner carried on: the tests ran starved.
   if (oomKilled) {
     state.suites[suite] = { ...result, status: "FAIL", reason: "OUT_OF_MEMORY" };
@@ -121,7 +124,10 @@ export async function runInContainer(inputs: ContainerRunInputs, state: RunState
   for (const suite of ["existing", "hidden"] as const) {
     const result = state.suites[suite];
     if (result && result.status !== "PASS")
-      return { reason: result.reason ?? "TESTS_FAILED", message: `${suite} suite failed: ${result.reason}` };
+      return {
+        reason: result.reason ?? "TESTS_FAILED",
+        message: state.failures[suite] ?? `${suite} suite failed: ${result.reason}`,
+      };
   }
   return { reason: "PASS", message: "both suites ran and passed" };
 }

@@ -1,10 +1,13 @@
 import type { ReasonCode, SuiteResult, TestCase } from "@oracle/spec";
 import { parseJUnit, ReportInvalidError, type SuiteName } from "./junit.js";
+import { checkSentinel, type Sentinel } from "./sentinels.js";
 
 /** What the collect step found at $ORACLE_JUNIT. */
 export type ReportRead = { kind: "ok"; xml: string } | { kind: "missing" } | { kind: "invalid"; why: string };
 
 export interface SuiteRun {
+  /** The must-fail/must-pass sentinel planted in this suite, if any: its tests must show in the report. */
+  sentinel?: Sentinel | null;
   suite: SuiteName;
   exitCode: number | null;
   durationMs: number;
@@ -55,8 +58,16 @@ export function judgeSuite(run: SuiteRun): { result: SuiteResult; message: strin
   } else {
     try {
       tests = parseJUnit(run.report.xml, run.suite);
-      reason = suiteReason(tests, run.exitCode);
-      message = describe(run.suite, reason, tests, run.exitCode);
+      const checked = run.sentinel ? checkSentinel(run.sentinel, tests, run.exitCode) : null;
+      if (checked) tests = checked.tests;
+      if (checked?.problem) {
+        reason = "REPORT_INCONSISTENT";
+        message = `${run.suite} suite: ${checked.problem}`;
+      } else {
+        const exitCode = checked ? checked.exitCode : run.exitCode;
+        reason = suiteReason(tests, exitCode);
+        message = describe(run.suite, reason, tests, exitCode);
+      }
     } catch (error) {
       if (!(error instanceof ReportInvalidError)) throw error;
       reason = "REPORT_INVALID";

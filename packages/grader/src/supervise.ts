@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { DEFAULT_DENY, type GradeResult, type LoadedTask } from "@oracle/spec";
 import { RunClosed, type RunOutcome, type RunState } from "./container-steps.js";
 import { type FilteredDiff, filterDiff } from "./diff/filter.js";
-import { DiffParseError } from "./diff/split.js";
+import { countFileHeaders, DiffParseError } from "./diff/split.js";
 import type { GradeDocker } from "./docker.js";
 import { listHiddenFiles } from "./hidden-files.js";
 import { resolveImage, staleImageMessage } from "./image.js";
@@ -13,6 +13,7 @@ import { gradeLabels, removeLeftovers } from "./leftovers.js";
 import type { RunLog } from "./oracle-log.js";
 import { buildResult } from "./result.js";
 import { runInContainer } from "./run-container.js";
+import { planSentinel, sentinelFramework } from "./sentinels.js";
 
 export interface SuperviseInputs {
   loaded: LoadedTask;
@@ -38,6 +39,10 @@ interface RunFacts {
 const bounded = <T>(promise: Promise<T>, ms: number): Promise<T | undefined> =>
   Promise.race([promise, new Promise<undefined>((done) => setTimeout(() => done(undefined), ms).unref())]);
 
+const MAX_DROPS_SHOWN = 50;
+/** More file sections than this are not parsed (DIFF_INVALID): the parse must stay within the grader's memory bound. */
+export const MAX_DIFF_FILES = 10_000;
+
 function filterStep(inputs: SuperviseInputs, facts: RunFacts): RunOutcome | FilteredDiff | null {
   const { diff, log, loaded } = inputs;
   if (diff === null) return null;
@@ -46,6 +51,14 @@ function filterStep(inputs: SuperviseInputs, facts: RunFacts): RunOutcome | Filt
     return {
       reason: "DIFF_INVALID",
       message: `the diff is ${diff.tooLarge} bytes, more than the grader parses`,
+    };
+  }
+  const sections = countFileHeaders(diff);
+  if (sections > MAX_DIFF_FILES) {
+    facts.diff = { sha256: filterDiffSha(diff), filtered: null };
+    return {
+      reason: "DIFF_INVALID",
+      message: `the diff touches about ${sections} files, more than the grader parses (${MAX_DIFF_FILES})`,
     };
   }
   try {
@@ -58,8 +71,14 @@ function filterStep(inputs: SuperviseInputs, facts: RunFacts): RunOutcome | Filt
       kept: filtered.kept.length,
       dropped: filtered.dropped,
     });
-    for (const entry of filtered.dropped)
+    // Every drop is in the diff.filtered event; the human account names the first few (a 50,000-file
+    // diff must not become 50,000 log calls and their buffers).
+    for (const entry of filtered.dropped.slice(0, MAX_DROPS_SHOWN))
       log.warn(`dropped ${entry.path}${entry.hunk ? ` ${entry.hunk}` : ""}: ${entry.why}`, { entry });
+    if (filtered.dropped.length > MAX_DROPS_SHOWN)
+      log.warn(
+        `… and ${filtered.dropped.length - MAX_DROPS_SHOWN} more dropped entries (all in the oracle log)`,
+      );
     log.info(
       `diff: ${filtered.kept.length} file(s) kept, ${new Set(filtered.dropped.map((d) => d.path)).size} dropped`,
     );
@@ -114,8 +133,10 @@ async function steps(inputs: SuperviseInputs, state: RunState, facts: RunFacts):
   }
   const hiddenFiles = await listHiddenFiles(loaded.hiddenTestsDir);
   const labels = gradeLabels(inputs.runId, loaded.task.id);
+  const sentinel = planSentinel(sentinelFramework(loaded.task, hiddenFiles), hiddenFiles);
+  log.event("sentinel", sentinel ? { framework: sentinel.framework, path: sentinel.path } : { none: true });
   return runInContainer(
-    { loaded, image: image.runAs, labels, diff, hiddenFiles, docker, log, imageCurrent },
+    { loaded, image: image.runAs, labels, diff, hiddenFiles, sentinel, docker, log, imageCurrent },
     state,
   );
 }
@@ -160,7 +181,14 @@ async function cleanUp(state: RunState, work: Promise<unknown>, facts: RunFacts,
 /** Runs the steps under one wall-clock deadline and the abort signal; always removes the container. */
 export async function superviseRun(inputs: SuperviseInputs): Promise<GradeResult> {
   const { log, loaded, signal } = inputs;
-  const state: RunState = { container: null, closed: false, suites: {}, timings: {}, oomKills: 0 };
+  const state: RunState = {
+    container: null,
+    closed: false,
+    suites: {},
+    failures: {},
+    timings: {},
+    oomKills: 0,
+  };
   const facts: RunFacts = {
     image: { name: loaded.task.image, reference: null, digest: null },
     diff: null,
@@ -236,6 +264,15 @@ function endingOutcome(ending: Ending, timeoutMs: number): RunOutcome {
   if (error instanceof RunClosed) return { reason: "INFRA_ERROR", message: "the run was closed" };
   return {
     reason: "INFRA_ERROR",
-    message: `engine or host failure: ${(error as Error).message ?? String(error)}`,
+    message: engineFailureMessage(error),
   };
+}
+
+/** The daemon gone (socket missing, refused, connection cut) says so; anything else is named as it is. */
+export function engineFailureMessage(error: unknown): string {
+  const text = (error as Error)?.message ?? String(error);
+  const code = (error as NodeJS.ErrnoException)?.code ?? "";
+  if (/ENOENT|ECONNREFUSED|ECONNRESET|EPIPE|socket hang up/.test(`${code} ${text}`))
+    return `engine or host failure: the Docker engine stopped answering mid-run (${text}); the container could not be removed, the next run removes it`;
+  return `engine or host failure: ${text}`;
 }

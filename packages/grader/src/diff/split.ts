@@ -240,3 +240,18 @@ function readBinaryPatch(lines: string[], start: number): number {
   }
   return i;
 }
+
+/**
+ * A cheap bound on the number of file sections, without building a string: the larger of the count of
+ * `diff --git ` lines and of `+++ ` lines (every section has at least one of them, so the true count
+ * is at most twice this).
+ */
+export function countFileHeaders(diff: Buffer): number {
+  const count = (marker: string): number => {
+    const needle = Buffer.from(`\n${marker}`, "latin1");
+    let n = diff.subarray(0, marker.length).toString("latin1") === marker ? 1 : 0;
+    for (let at = diff.indexOf(needle); at >= 0; at = diff.indexOf(needle, at + 1)) n += 1;
+    return n;
+  };
+  return Math.max(count("diff --git "), count("+++ "));
+}
