@@ -140,6 +140,15 @@ describe("hostile diffs", () => {
     rmSync(path);
   });
 
+  it("a 16 MB diff (one file, just under the limit) + fix -> parsed and applied, PASS, RSS < 200 MB", async () => {
+    const line = `+${"y".repeat(1023)}\n`;
+    const lines = 16_000;
+    const big = `diff --git a/big.txt b/big.txt\nnew file mode 100644\n--- /dev/null\n+++ b/big.txt\n@@ -0,0 +1,${lines} @@\n${line.repeat(lines)}`;
+    const g = await py("sixteen-mb", `${big}${PY_GOLD}`);
+    expectOutcome(g, "PASS", "PASS");
+    figures.push(`16 MB diff: ${Math.round(g.maxRssKb / 1024)} MB RSS`);
+  });
+
   it("a diff touching 50,000 files -> FAIL DIFF_INVALID before parsing (more than 10,000 sections)", async () => {
     const g = await py("fifty-thousand", `${newFiles("bulk", 50_000)}${PY_GOLD}`);
     expectOutcome(g, "FAIL", "DIFF_INVALID");
