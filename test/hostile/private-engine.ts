@@ -2,7 +2,7 @@
 // restart them without touching the engine and registry other tests share. Both are real (dockerd
 // with its managed containerd, Debian's docker-registry); the test owns their processes and kills
 // only those, by pid.
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdirSync, openSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Docker from "dockerode";
@@ -50,8 +50,22 @@ export class PrivateEngine {
     mkdirSync(join(dir, "registry"), { recursive: true });
   }
 
-  /** Starts dockerd (no bridge, no iptables) on a socket and data-root of its own; resolves once it answers. */
+  /** A bridge of this engine's own: dockerd given `--bridge none` deletes the host's docker0 at start. */
+  private get bridge(): string {
+    return `oracle-pe${process.pid % 100000}`;
+  }
+
+  private ensureBridge(): void {
+    try {
+      execFileSync("ip", ["link", "show", this.bridge], { stdio: "ignore" });
+    } catch {
+      execFileSync("ip", ["link", "add", "name", this.bridge, "type", "bridge"], { stdio: "ignore" });
+    }
+  }
+
+  /** Starts dockerd (its own bridge, no iptables) on a socket and data-root of its own; resolves once it answers. */
   async startDaemon(): Promise<void> {
+    this.ensureBridge();
     const log = openSync(join(this.dir, "dockerd.log"), "a");
     this.daemon = spawn(
       "dockerd",
@@ -65,7 +79,7 @@ export class PrivateEngine {
         "--pidfile",
         join(this.dir, "d.pid"),
         "--bridge",
-        "none",
+        this.bridge,
         "--iptables=false",
         "--ip-masq=false",
         "--storage-driver",
@@ -110,5 +124,10 @@ export class PrivateEngine {
           .catch(() => undefined);
     }
     await this.stopDaemon("SIGTERM");
+    try {
+      execFileSync("ip", ["link", "del", this.bridge], { stdio: "ignore" });
+    } catch {
+      // already gone
+    }
   }
 }
