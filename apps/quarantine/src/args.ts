@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
-import { describeIssues, OracleError } from "@oracle/spec";
+import { describeIssues, OracleError, wholeNumberArg } from "@oracle/spec";
 import { z } from "zod";
 
 export const USAGE = `Usage: oracle-quarantine-sweep [options] [GLOB...]
@@ -31,12 +31,7 @@ Exit codes:
   130  interrupted (Ctrl-C): every running grade was stopped and removed, nothing was written
 `;
 
-const count = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, "must be a whole number")
-    .transform(Number)
-    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+const count = wholeNumberArg;
 
 const ArgvSchema = z.strictObject({
   root: z.string().min(1).default("."),

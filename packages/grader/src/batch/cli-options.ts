@@ -1,7 +1,7 @@
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { OracleError } from "@oracle/spec";
+import { OracleError, wholeNumberArg } from "@oracle/spec";
 import { z } from "zod";
 import { findRoot } from "../cli-options.js";
 import { queueConnection } from "../queue/connection.js";
@@ -54,12 +54,7 @@ export interface BatchCliOptions {
   json: boolean;
 }
 
-const whole = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, "must be a whole number")
-    .transform(Number)
-    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+const whole = wholeNumberArg;
 
 const ArgsSchema = z.strictObject({
   batch: z.string().min(1, "name the predictions file"),

@@ -1,7 +1,7 @@
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { OracleError } from "@oracle/spec";
+import { OracleError, wholeNumberArg } from "@oracle/spec";
 import { z } from "zod";
 import { findRoot } from "../cli-options.js";
 import { queueConnection } from "./connection.js";
@@ -25,12 +25,7 @@ Options:
 Stops on SIGINT/SIGTERM: running grades are aborted, their containers removed, their jobs put back.
 Exit codes: 0 stopped by a signal; 2 bad arguments; 1 the worker failed.`;
 
-const whole = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, "must be a whole number")
-    .transform(Number)
-    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+const whole = wholeNumberArg;
 
 const ArgsSchema = z.strictObject({
   queue: z.string({ error: "give --queue redis://HOST:PORT" }).min(1),
