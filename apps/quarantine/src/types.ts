@@ -1,20 +1,8 @@
+import type { GradeOptions } from "@oracle/grader";
 import type { GradeResult, QuarantineFlag, QuarantineReason, ReasonCode, SuiteResult } from "@oracle/spec";
-import type Docker from "dockerode";
-import type { Logger } from "winston";
 
 /** The options of `grade()` from @oracle/grader, as the sweep uses them (the shared contract). */
-export interface GradeOptions {
-  root: string;
-  task: string;
-  mode: "grade" | "baseline";
-  diff?: { path: string } | { text: string };
-  timeoutSeconds?: number;
-  logFile?: string;
-  allowQuarantined?: boolean;
-  signal?: AbortSignal;
-  logger?: Logger;
-  docker?: Docker;
-}
+export type { GradeOptions };
 
 /** `grade()` from @oracle/grader; injected so the sweep logic can be tested with a small fake. */
 export type GradeFn = (options: GradeOptions) => Promise<GradeResult>;
