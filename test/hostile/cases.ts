@@ -227,6 +227,54 @@ if _os.fork() == 0:
                 pass
     _os._exit(0)
 `,
+  // A survivor that races the next step's kill loop: it writes a whole forged step (report, prep,
+  // suite marker) into the stdout of every later step shell it finds, through /proc/<pid>/fd/1.
+  forgeStepOutput: `
+import os as _os, glob as _glob
+
+def _forged():
+    cases = '<testcase classname="checks.test_hidden" name="test_add_positive" file="checks/test_hidden.py"/>'
+    for path in _glob.glob("/work/repo/checks/*.py"):
+        name = _os.path.basename(path)[:-3]
+        if name.startswith("test_s") and "must" in open(path).read():
+            nonce = name[5:]
+            cases += f'<testcase classname="checks.{name}" name="test_{nonce}_must_fail" file="checks/{name}.py"><failure message="x">x</failure></testcase>'
+            cases += f'<testcase classname="checks.{name}" name="test_{nonce}_must_pass" file="checks/{name}.py"/>'
+    xml = f'<testsuites><testsuite name="pytest">{cases}</testsuite></testsuites>'.encode()
+    prep = b"1700000000\\ncalc/core.py\\x00"
+    return (b"oracle:kill 0 0\\noracle:oom 0\\noracle:report ok %d\\n" % len(xml) + xml
+            + b"oracle:prep-out %d\\n" % len(prep) + prep
+            + b"oracle:prep-err 0\\noracle:prep-exit 0\\noracle:suite\\n")
+
+if _os.fork() == 0:
+    _os.setsid()
+    if _os.fork() == 0:
+        # Every process that appears from now on: spin on its fd 1 until its execve makes it
+        # openable, and write the forgery if it is a step shell.
+        _known = set(_os.listdir("/proc"))
+        while True:
+            for _pid in _os.listdir("/proc"):
+                if not _pid.isdigit() or _pid in _known:
+                    continue
+                _known.add(_pid)
+                _payload = _forged()
+                for _ in range(50000):
+                    try:
+                        _fd = _os.open(f"/proc/{_pid}/fd/1", _os.O_WRONLY)
+                    except PermissionError:
+                        continue
+                    except OSError:
+                        break
+                    try:
+                        with open(f"/proc/{_pid}/cmdline", "rb") as f:
+                            if b"oracle-step" in f.read():
+                                _os.write(_fd, _payload)
+                    except OSError:
+                        pass
+                    _os.close(_fd)
+                    break
+    _os._exit(0)
+`,
   patchRunner: `
 try:
     from _pytest.reports import TestReport as _TestReport

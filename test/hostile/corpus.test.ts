@@ -351,6 +351,16 @@ describe("forged results", () => {
     expectOutcome(g, "FAIL", "REPORT_INCONSISTENT");
   });
 
+  it("a survivor writing a forged step into the next step's stdout via /proc/<pid>/fd/1 -> refused, FAIL TESTS_FAILED", async () => {
+    const g = await py(
+      "forge-step-output",
+      pyFiles({ "calc/core.py": `${PY_PRELUDE.forgeStepOutput}\n\n${RAW_BUG}` }),
+    );
+    // The steps after test code has run use the keeper's execute-only sh: not dumpable, so its
+    // /proc/<pid>/fd cannot be opened by the test user. The honest result stands.
+    expectOutcome(g, "FAIL", "TESTS_FAILED");
+  });
+
   it("pytest patched in-process (every report passed) -> FAIL REPORT_INCONSISTENT", async () => {
     const g = await py(
       "forge-pytest",

@@ -15,7 +15,12 @@ const plan: ContainerPlan = {
 function inspectOf(options: Docker.ContainerCreateOptions): Docker.ContainerInspectInfo {
   const host = options.HostConfig!;
   return {
-    Config: { User: options.User, NetworkDisabled: options.NetworkDisabled, Labels: options.Labels },
+    Config: {
+      User: options.User,
+      Entrypoint: options.Entrypoint,
+      NetworkDisabled: options.NetworkDisabled,
+      Labels: options.Labels,
+    },
     HostConfig: {
       ...host,
       Ulimits: [...(host.Ulimits ?? [])].reverse().map((u) => ({ Name: u.Name, Hard: u.Hard, Soft: u.Soft })),
@@ -59,7 +64,15 @@ describe("containerOptions", () => {
 
   it("has a read-only root, bounded tmpfs and read-only binds only", () => {
     expect(host.ReadonlyRootfs).toBe(true);
-    expect(Object.keys(host.Tmpfs ?? {}).sort()).toEqual(["/home/oracle", "/oracle/report", "/tmp", "/work"]);
+    expect(Object.keys(host.Tmpfs ?? {}).sort()).toEqual([
+      "/home/oracle",
+      "/oracle/keeper",
+      "/oracle/report",
+      "/tmp",
+      "/work",
+    ]);
+    // The keeper's folder: uid 1000 may run what is in it, never read, list or write it.
+    expect(host.Tmpfs?.["/oracle/keeper"]).toMatch(/uid=1001,gid=1001,mode=0711$/);
     for (const value of Object.values(host.Tmpfs ?? {})) expect(value).toMatch(/size=\d+m/);
     expect(host.Mounts?.every((m) => m.ReadOnly === true && m.Type === "bind")).toBe(true);
     expect(JSON.stringify(options)).not.toContain("docker.sock");
@@ -77,6 +90,11 @@ describe("missingProtections", () => {
       "NetworkMode",
       (o: Docker.ContainerCreateOptions) => (o.HostConfig!.NetworkMode = "bridge"),
       "HostConfig.NetworkMode none",
+    ],
+    [
+      "another entrypoint",
+      (o: Docker.ContainerCreateOptions) => (o.Entrypoint = ["sleep", "infinity"]),
+      "Config.Entrypoint is the keeper",
     ],
     [
       "NanoCpus ignored (misspelt)",

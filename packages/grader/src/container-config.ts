@@ -10,7 +10,17 @@ export const PATHS = {
   hidden: "/oracle/hidden",
   mirror: "/oracle/mirror",
   diff: "/oracle/diff/filtered.diff",
+  keeper: "/oracle/keeper",
 } as const;
+
+/**
+ * The keeper's execute-only copy of the image's sh (uid 1001, mode 0711). A process that execs a
+ * file it cannot read is not dumpable, so the test user's processes cannot open its
+ * /proc/<pid>/fd/*: the steps that run after test code has run use it (see step-script.ts).
+ */
+export const KEEPER_SH = `${PATHS.keeper}/sh`;
+/** The keeper: copies sh (above), then sleeps; it never runs test code. */
+export const KEEPER_COMMAND = `cp /bin/sh ${KEEPER_SH} && chmod 0711 ${KEEPER_SH} && exec sleep infinity`;
 
 /** The uid:gid that runs every step; the keeper runs as another uid so `kill -KILL -1` cannot reach it. */
 export const RUN_USER = "1000:1000";
@@ -37,6 +47,7 @@ function tmpfsFor(memoryMb: number): Record<string, string> {
     [PATHS.tmp]: `rw,exec,nosuid,nodev,${size(1024)},mode=1777`,
     [PATHS.home]: `rw,exec,nosuid,nodev,${size(256)},${owned},mode=0700`,
     [PATHS.report]: `rw,noexec,nosuid,nodev,${size(64)},${owned},mode=0755`,
+    [PATHS.keeper]: "rw,exec,nosuid,nodev,size=16m,uid=1001,gid=1001,mode=0711",
   };
 }
 
@@ -55,7 +66,7 @@ export function containerOptions(plan: ContainerPlan): Docker.ContainerCreateOpt
   const memory = plan.memoryMb * MIB;
   return {
     Image: plan.image,
-    Entrypoint: ["sleep", "infinity"],
+    Entrypoint: ["sh", "-c", KEEPER_COMMAND],
     Cmd: [],
     User: KEEPER_USER,
     WorkingDir: PATHS.work,
@@ -114,6 +125,10 @@ export function missingProtections(info: Docker.ContainerInspectInfo, plan: Cont
   const tmpfs = host.Tmpfs ?? {};
   const checks: Check[] = [
     ["Config.User is the keeper user", config.User === KEEPER_USER],
+    [
+      "Config.Entrypoint is the keeper",
+      JSON.stringify(config.Entrypoint) === JSON.stringify(["sh", "-c", KEEPER_COMMAND]),
+    ],
     ["Config.NetworkDisabled", config.NetworkDisabled === true],
     ["HostConfig.NetworkMode none", host.NetworkMode === "none"],
     ["HostConfig.CapDrop ALL", (host.CapDrop ?? []).map((c: string) => c.toUpperCase()).includes("ALL")],

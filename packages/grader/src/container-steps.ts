@@ -1,19 +1,15 @@
+import type { Writable } from "node:stream";
 import type { LoadedTask, ReasonCode, SuiteResult } from "@oracle/spec";
-import { BoundedOutput } from "./bounded-output.js";
 import { PATHS, RUN_USER } from "./container-config.js";
 import type { FilteredDiff } from "./diff/filter.js";
-import { pathsToReset } from "./diff/filter.js";
 import { displayPath } from "./diff/paths.js";
 import type { GradeContainer, GradeDocker } from "./docker.js";
 import type { SuiteName } from "./junit.js";
 import type { RunLog } from "./oracle-log.js";
-import { collectScript, PREP_EXIT, prepScript, REPORT_EXIT } from "./scripts.js";
+import { PREP_EXIT } from "./scripts.js";
 import type { Sentinel } from "./sentinels.js";
-import type { ReportRead } from "./suite-result.js";
 
-/** The steps run inside the container through exec: prep (checkout, diff, reset, hidden tests) and collect (kill, report). */
-
-const MAX_REPORT_BYTES = 16 * 1024 * 1024;
+/** Shared pieces of the container part of a run: its inputs and state, timed steps, exec, and judging a prep. */
 
 /** Everything the container part of a run needs. */
 export interface ContainerRunInputs {
@@ -68,25 +64,18 @@ export async function timed<T>(
   }
 }
 
-export interface ExecResult {
-  exitCode: number | null;
-  stdout: BoundedOutput;
-  stderr: BoundedOutput;
-}
-
+/** Runs one exec as the test user into the given sinks; its exit code (null when unknown). */
 export async function execIn(
   state: RunState,
   cmd: string[],
   env: string[],
   workingDir: string,
-  bounds: { head: number; tail: number },
-  onChunk?: (stream: "stdout" | "stderr", chunk: Buffer) => void,
-): Promise<ExecResult> {
+  stdout: Writable,
+  stderr: Writable,
+): Promise<number | null> {
   if (state.closed || !state.container) throw new RunClosed("exec");
-  const stdout = new BoundedOutput(bounds.head, bounds.tail, onChunk && ((c) => onChunk("stdout", c)));
-  const stderr = new BoundedOutput(bounds.head, bounds.tail, onChunk && ((c) => onChunk("stderr", c)));
   const { exitCode } = await state.container.exec(cmd, { user: RUN_USER, env, workingDir, stdout, stderr });
-  return { exitCode, stdout, stderr };
+  return exitCode;
 }
 
 export const BASE_ENV = [
@@ -132,85 +121,4 @@ export function compareApplied(expected: readonly string[], changed: readonly st
   if (missing.length)
     parts.push(`git did not change files the diff touches: ${missing.slice(0, 10).join(", ")}`);
   return parts.join("; ");
-}
-
-export async function prepare(
-  inputs: ContainerRunInputs,
-  state: RunState,
-  suite: SuiteName,
-): Promise<{ epoch: string } | RunOutcome> {
-  const { task } = inputs.loaded;
-  const script = prepScript({
-    baseCommit: task.repo.baseCommit,
-    mirror: task.repo.mirrorIn === "image" ? task.repo.mirror : PATHS.mirror,
-    applyDiff: inputs.diff !== null,
-    reset: inputs.diff ? pathsToReset(inputs.diff.filtered.kept, task.suites.existing.files) : [],
-    hiddenFiles: suite === "hidden" ? inputs.hiddenFiles : null,
-    sentinel: suite === "hidden" ? inputs.sentinel : null,
-    reportDir: `${PATHS.report}/${suite}`,
-    wipe: suite !== "existing",
-  });
-  inputs.log.event("prep.script", { suite, script: Buffer.from(script, "latin1").toString("utf8") });
-  const prep = await timed(state, `prep.${suite}`, inputs.log, () =>
-    execIn(
-      state,
-      ["sh", "-c", Buffer.from(script, "latin1").toString("utf8"), "oracle-prep"],
-      BASE_ENV,
-      PATHS.work,
-      { head: 64 * 1024 * 1024, tail: 0 },
-    ),
-  );
-  const stderr = prep.stderr.keptBuffer().toString("utf8");
-  inputs.log.event("prep.done", { suite, exitCode: prep.exitCode, stderr });
-  if (prep.exitCode !== 0) return prepFailure(prep.exitCode, stderr, state.oomKills);
-  const out = prep.stdout.keptBuffer().toString("latin1");
-  const newline = out.indexOf("\n");
-  const epoch = out.slice(0, newline);
-  const changed = out
-    .slice(newline + 1)
-    .split("\0")
-    .filter((p) => p.length > 0);
-  const mismatch = compareApplied(inputs.diff?.filtered.expectedChanged ?? [], changed);
-  inputs.log.event("prep.changed", { suite, changed: changed.map(displayPath) });
-  if (mismatch) return { reason: "DIFF_DOES_NOT_APPLY", message: mismatch };
-  if (!/^\d+$/.test(epoch))
-    return { reason: "INFRA_ERROR", message: `prep printed no commit time: ${JSON.stringify(epoch)}` };
-  return { epoch };
-}
-
-export async function collect(
-  inputs: ContainerRunInputs,
-  state: RunState,
-  suite: SuiteName,
-): Promise<{ report: ReportRead; oomKills: number }> {
-  const result = await timed(state, `collect.${suite}`, inputs.log, () =>
-    execIn(
-      state,
-      ["sh", "-c", collectScript(MAX_REPORT_BYTES), "oracle-collect", reportPath(suite)],
-      BASE_ENV,
-      PATHS.work,
-      {
-        head: MAX_REPORT_BYTES + 1,
-        tail: 0,
-      },
-    ),
-  );
-  const stderr = result.stderr.keptBuffer().toString("utf8");
-  inputs.log.event("collect.done", { suite, exitCode: result.exitCode, stderr });
-  const survivors = Number(/^survivors (\d+)$/m.exec(stderr)?.[1] ?? "0");
-  if (survivors > 0) throw new Error(`${survivors} process(es) of the ${suite} suite survived SIGKILL`);
-  const oom = /^oom_kill (\d+)$/m.exec(stderr);
-  const oomKills = oom ? Number(oom[1]) : 0;
-  const code = result.exitCode;
-  if (code === REPORT_EXIT.ok)
-    return { report: { kind: "ok", xml: result.stdout.keptBuffer().toString("utf8") }, oomKills };
-  if (code === REPORT_EXIT.missing) return { report: { kind: "missing" }, oomKills };
-  if (code === REPORT_EXIT.notRegular)
-    return {
-      report: { kind: "invalid", why: "$ORACLE_JUNIT is not a regular file (a symlink or special file)" },
-      oomKills,
-    };
-  if (code === REPORT_EXIT.tooLarge)
-    return { report: { kind: "invalid", why: `larger than ${MAX_REPORT_BYTES} bytes` }, oomKills };
-  throw new Error(`the collect step failed (exit ${code}): ${stderr.trim()}`);
 }

@@ -1,21 +1,15 @@
 import { type ContainerPlan, containerOptions, missingProtections, PATHS } from "./container-config.js";
 import {
-  BASE_ENV,
   type ContainerRunInputs,
-  collect,
-  execIn,
-  prepare,
   RunClosed,
   type RunOutcome,
   type RunState,
-  reportPath,
   timed,
 } from "./container-steps.js";
 import type { SuiteName } from "./junit.js";
+import { readPrep, runStep, type StepResult } from "./step.js";
+import type { StepRecord } from "./step-output.js";
 import { judgeSuite } from "./suite-result.js";
-
-const OUTPUT_HEAD = 256 * 1024;
-const OUTPUT_TAIL = 64 * 1024;
 
 function planFor(inputs: ContainerRunInputs): ContainerPlan {
   const { task, hiddenTestsDir, mirrorPath } = inputs.loaded;
@@ -41,54 +35,58 @@ async function startContainer(inputs: ContainerRunInputs, state: RunState): Prom
   return null;
 }
 
-async function runSuite(
-  inputs: ContainerRunInputs,
-  state: RunState,
-  suite: SuiteName,
-): Promise<RunOutcome | null> {
-  const prepared = await prepare(inputs, state, suite);
-  if (!("epoch" in prepared)) return prepared;
-  const { task } = inputs.loaded;
-  const command = task.suites[suite].command;
-  const env = [
-    ...Object.entries(task.env).map(([k, v]) => `${k}=${v}`),
-    ...BASE_ENV,
-    `SOURCE_DATE_EPOCH=${prepared.epoch}`,
-    `ORACLE_JUNIT=${reportPath(suite)}`,
-  ];
-  inputs.log.event("suite.start", { suite, command, env });
-  inputs.log.info(`${suite}: running ${command}`);
-  const started = performance.now();
-  const onChunk = (stream: string, chunk: Buffer) =>
-    inputs.log.event("suite.output", { suite, stream, text: chunk.toString("utf8") });
-  const ran = await timed(state, `suite.${suite}`, inputs.log, () =>
-    execIn(
-      state,
-      ["sh", "-c", command],
-      env,
-      PATHS.checkout,
-      { head: OUTPUT_HEAD, tail: OUTPUT_TAIL },
-      onChunk,
-    ),
-  );
-  const durationMs = Math.round(performance.now() - started);
-  const out = ran.stdout.captured();
-  const err = ran.stderr.captured();
+/** A suite whose exec has returned and whose report the next step collects. */
+interface RanSuite {
+  suite: SuiteName;
+  exitCode: number | null;
+  ran: NonNullable<StepResult["suite"]>;
+}
+
+function logExit(inputs: ContainerRunInputs, ran: RanSuite): void {
+  const out = ran.ran.stdout.captured();
+  const err = ran.ran.stderr.captured();
   inputs.log.event("suite.exit", {
-    suite,
+    suite: ran.suite,
     exitCode: ran.exitCode,
-    durationMs,
+    durationMs: ran.ran.durationMs,
     stdoutBytes: out.bytes,
     stderrBytes: err.bytes,
     stdoutTail: out.truncated ? out.tail : undefined,
     stderrTail: err.truncated ? err.tail : undefined,
   });
-  const { report, oomKills } = await collect(inputs, state, suite);
+}
+
+/** Judges a ran suite from what the next step collected; the run's reason when it must stop (OOM). */
+function judgeCollected(
+  inputs: ContainerRunInputs,
+  state: RunState,
+  ran: RanSuite,
+  record: StepRecord,
+  exitCode: number | null,
+): RunOutcome | null {
+  const { suite } = ran;
+  inputs.log.event("collect.done", { suite, kill: record.kill, oomKills: record.oomKills, exitCode });
+  if (record.kill && record.kill.survivors > 0)
+    throw new Error(`${record.kill.survivors} process(es) of the ${suite} suite survived SIGKILL`);
+  if (!record.report || record.oomKills === undefined) {
+    const why = record.protocolError ?? `exit code ${exitCode}`;
+    throw new Error(`the collect step of the ${suite} suite failed (${why})`);
+  }
+  const out = ran.ran.stdout.captured();
+  const err = ran.ran.stderr.captured();
   const output = { bytes: out.bytes + err.bytes, truncated: out.truncated || err.truncated };
-  const oomKilled = oomKills > state.oomKills;
-  state.oomKills = oomKills;
+  const oomKilled = record.oomKills > state.oomKills;
+  state.oomKills = record.oomKills;
   const sentinel = suite === "hidden" ? inputs.sentinel : null;
-  const judged = judgeSuite({ suite, exitCode: ran.exitCode, durationMs, report, output, sentinel });
+  const { durationMs } = ran.ran;
+  const judged = judgeSuite({
+    suite,
+    exitCode: ran.exitCode,
+    durationMs,
+    report: record.report,
+    output,
+    sentinel,
+  });
   const { result, message } = judged;
   if (result.status !== "PASS") state.failures[suite] = message;
   // Any OOM kill fails the suite, even when its runner carried on: the tests ran starved.
@@ -96,7 +94,7 @@ async function runSuite(
     state.suites[suite] = { ...result, status: "FAIL", reason: "OUT_OF_MEMORY" };
     return {
       reason: "OUT_OF_MEMORY",
-      message: `${suite} suite: a process was OOM-killed at the ${task.resources.memoryMb} MiB limit`,
+      message: `${suite} suite: a process was OOM-killed at the ${inputs.loaded.task.resources.memoryMb} MiB limit`,
     };
   }
   state.suites[suite] = result;
@@ -108,6 +106,13 @@ async function runSuite(
   return null;
 }
 
+/** The steps of a run: each collects the previous suite's report, then prepares and runs the next suite. */
+const STEPS: Array<[collect: SuiteName | null, run: SuiteName | null]> = [
+  [null, "existing"],
+  ["existing", "hidden"],
+  ["hidden", null],
+];
+
 /**
  * The container part of a run: create and check the container, then for the existing suite and
  * then the hidden suite a fresh checkout, the suite, and its report. Returns the run's reason.
@@ -117,9 +122,18 @@ export async function runInContainer(inputs: ContainerRunInputs, state: RunState
   if (refused) return { reason: "INFRA_ERROR", message: refused };
   const stale = await inputs.imageCurrent();
   if (stale) return stale;
-  for (const suite of ["existing", "hidden"] as const) {
-    const stop = await runSuite(inputs, state, suite);
+  let ran: RanSuite | null = null;
+  for (const [collect, run] of STEPS) {
+    const step = await runStep(inputs, state, collect, run);
+    if (ran) {
+      const stop = judgeCollected(inputs, state, ran, step.record, step.exitCode);
+      if (stop) return stop;
+    }
+    if (!run) break;
+    const stop = readPrep(inputs, state, run, step);
     if (stop) return stop;
+    ran = { suite: run, exitCode: step.exitCode, ran: step.suite! };
+    logExit(inputs, ran);
   }
   for (const suite of ["existing", "hidden"] as const) {
     const result = state.suites[suite];

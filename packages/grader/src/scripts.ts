@@ -10,8 +10,6 @@ export const PREP_EXIT = {
   reset: 14,
   hidden: 15,
 } as const;
-/** Exit codes of the collect script for the report's state. */
-export const REPORT_EXIT = { ok: 0, notRegular: 3, missing: 4, tooLarge: 5 } as const;
 
 const PLAIN = /^[A-Za-z0-9_./@%+=:,-][A-Za-z0-9_./@%+=:, -]*$/;
 
@@ -41,8 +39,6 @@ export interface PrepPlan {
   /** Hidden test files (relative, UTF-8) copied in; null for the existing suite. */
   hiddenFiles: string[] | null;
   reportDir: string;
-  /** Empty the writable places first (every suite but the first, which finds them fresh). */
-  wipe: boolean;
   /** A file written into the checkout after the hidden tests (the must-fail/must-pass sentinel). */
   sentinel?: { path: string; content: string } | null;
 }
@@ -52,17 +48,6 @@ function sentinelLines(sentinel: { path: string; content: string }): string[] {
   if (sentinel.content.includes("'")) throw new Error("a sentinel's content may not hold a single quote");
   return [
     `${assignPath("p", utf8Path(sentinel.path))}; printf '%s' '${sentinel.content.replace(/%/g, "%%")}' > "$p" || fail ${PREP_EXIT.hidden} "cannot write the sentinel test"`,
-  ];
-}
-
-const WRITABLE = `${PATHS.work} ${PATHS.tmp} ${PATHS.home} ${PATHS.report} /dev/shm`;
-
-/** Three processes, not three per folder: the test user owns everything in them (the keeper writes nothing). */
-function wipeLines(): string[] {
-  return [
-    `chmod -R u+rwX ${WRITABLE} 2>/dev/null`,
-    `find ${WRITABLE} -mindepth 1 -maxdepth 1 -exec rm -rf -- {} + 2>/dev/null`,
-    `[ -z "$(find ${WRITABLE} -mindepth 1 -maxdepth 1 2>/dev/null)" ] || fail ${PREP_EXIT.wipe} "cannot wipe the writable folders"`,
   ];
 }
 
@@ -98,8 +83,8 @@ function hiddenLines(files: string[]): string[] {
 }
 
 /**
- * The prep step of one suite, run as the test user before any test code exists in the container:
- * wipe the writable places, clone the mirror, check out the base commit, apply the filtered diff,
+ * The prep step of one suite, run as the test user before any test code exists in the container
+ * (the step script runs it in a subshell, after the wipe): clone the mirror, check out the base commit, apply the filtered diff,
  * list what git changed (stdout: epoch line, then NUL-separated paths), reset the existing suite's
  * files, copy the hidden tests in (hidden suite) and make a fresh report folder.
  */
@@ -108,7 +93,6 @@ export function prepScript(plan: PrepPlan): string {
     "set -u",
     // On failure, the cgroup's OOM count too: a git killed at the memory limit is OUT_OF_MEMORY, not a bad diff.
     `fail() { code=$1; shift; printf 'oracle-prep: %s\\n' "$*" >&2; grep -h '^oom_kill ' /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control 2>/dev/null >&2; exit "$code"; }`,
-    ...(plan.wipe ? wipeLines() : []),
     // A host mirror is owned by another uid: git 2.39 honours safe.directory only from a global file.
     assignPath("mirror", utf8Path(plan.mirror)),
     `printf '[safe]\\n\\tdirectory = %s\\n' "$mirror" > ${PATHS.tmp}/.oracle-prep-gitconfig`,
@@ -137,33 +121,4 @@ export function prepScript(plan: PrepPlan): string {
     "exit 0",
   );
   return `${lines.join("\n")}\n`;
-}
-
-/**
- * Run as the test user after a suite's exec returned: SIGKILL every process of that user (the
- * keeper runs as another), report the cgroup's oom_kill count on stderr, then print the report at
- * $1 on stdout if it is a regular file of at most `maxBytes` (exit codes: REPORT_EXIT).
- */
-export function collectScript(maxBytes: number): string {
-  return [
-    "self=$$; rounds=0",
-    "while :; do",
-    "  kill -KILL -1 2>/dev/null; n=0",
-    "  for p in /proc/[0-9]*; do",
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
-    '    [ "${p#/proc/}" = "$self" ] && continue; st=; u=',
-    '    { while read -r k v rest; do case $k in State:) st=$v;; Uid:) u=$v; break;; esac; done < "$p/status"; } 2>/dev/null',
-    '    [ "$u" = 1000 ] && [ "$st" != Z ] && n=$((n+1))',
-    "  done",
-    '  [ "$n" -eq 0 ] && break; rounds=$((rounds+1)); [ "$rounds" -ge 100 ] && break',
-    "done",
-    'printf \'kill_rounds %s\\nsurvivors %s\\n\' "$rounds" "$n" >&2',
-    "cat /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control 2>/dev/null | grep '^oom_kill ' >&2",
-    "f=$1",
-    `[ -L "$f" ] && exit ${REPORT_EXIT.notRegular}`,
-    `[ -e "$f" ] || exit ${REPORT_EXIT.missing}`,
-    `[ -f "$f" ] || exit ${REPORT_EXIT.notRegular}`,
-    `[ "$(stat -c %s -- "$f")" -le ${maxBytes} ] || exit ${REPORT_EXIT.tooLarge}`,
-    'exec cat -- "$f"',
-  ].join("\n");
 }

@@ -132,7 +132,6 @@ describe("prepScript writes the sentinel after the hidden tests", () => {
       reset: [],
       hiddenFiles: ["checks/test_h.py"],
       reportDir: "/oracle/report/hidden",
-      wipe: false,
       sentinel: { path: "checks/test_s1.py", content: "x = 1 % 2\n" },
     });
     const copy = script.indexOf("cp -R");
@@ -147,7 +146,6 @@ describe("prepScript writes the sentinel after the hidden tests", () => {
         reset: [],
         hiddenFiles: [],
         reportDir: "/r",
-        wipe: false,
         sentinel: { path: "x", content: "'" },
       }),
     ).toThrow(/single quote/);
