@@ -227,52 +227,57 @@ if _os.fork() == 0:
                 pass
     _os._exit(0)
 `,
-  // A survivor that races the next step's kill loop: it writes a whole forged step (report, prep,
-  // suite marker) into the stdout of every later step shell it finds, through /proc/<pid>/fd/1.
-  forgeStepOutput: `
-import os as _os, glob as _glob
+  // A daemon that looks for the driver's nonce (its environ, its memory) to forge the end of its
+  // suite and a passing report after it, written into the suite's own stdout pipe.
+  forgeDriverOutput: `
+import os as _os, glob as _glob, re as _re
 
-def _forged():
+def _forged(nonce, suite):
     cases = '<testcase classname="checks.test_hidden" name="test_add_positive" file="checks/test_hidden.py"/>'
-    for path in _glob.glob("/work/repo/checks/*.py"):
+    for path in _glob.glob("/work/repo/checks/test_s*.py"):
         name = _os.path.basename(path)[:-3]
-        if name.startswith("test_s") and "must" in open(path).read():
-            nonce = name[5:]
-            cases += f'<testcase classname="checks.{name}" name="test_{nonce}_must_fail" file="checks/{name}.py"><failure message="x">x</failure></testcase>'
-            cases += f'<testcase classname="checks.{name}" name="test_{nonce}_must_pass" file="checks/{name}.py"/>'
+        token = name[5:]
+        cases += f'<testcase classname="checks.{name}" name="test_{token}_must_fail" file="checks/{name}.py"><failure message="x">x</failure></testcase>'
+        cases += f'<testcase classname="checks.{name}" name="test_{token}_must_pass" file="checks/{name}.py"/>'
     xml = f'<testsuites><testsuite name="pytest">{cases}</testsuite></testsuites>'.encode()
-    prep = b"1700000000\\ncalc/core.py\\x00"
-    return (b"oracle:kill 0 0\\noracle:oom 0\\noracle:report ok %d\\n" % len(xml) + xml
-            + b"oracle:prep-out %d\\n" % len(prep) + prep
-            + b"oracle:prep-err 0\\noracle:prep-exit 0\\noracle:suite\\n")
+    return (b"\\noracle:%s:end 1\\noracle:kill %s 0 0\\noracle:oom %s 0\\noracle:report %s ok %d\\n"
+            % (nonce, suite, suite, suite, len(xml)) + xml)
+
+def _driver_nonce():
+    for pid in _os.listdir("/proc"):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if b"oracle-driver" not in f.read():
+                    continue
+            for name in ("environ", "mem"):
+                with open(f"/proc/{pid}/{name}", "rb") as f:
+                    m = _re.search(rb"ORACLE_DRIVER_NONCE=([0-9a-f]+)", f.read(1 << 20))
+                    if m:
+                        return m.group(1)
+        except OSError:
+            pass
+    return None
+
+def _suite_pipe():
+    for pid in _os.listdir("/proc"):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if b"ORACLE_JUNIT" in f.read():
+                    return _os.open(f"/proc/{pid}/fd/1", _os.O_WRONLY)
+        except OSError:
+            pass
+    return None
 
 if _os.fork() == 0:
     _os.setsid()
     if _os.fork() == 0:
-        # Every process that appears from now on: spin on its fd 1 until its execve makes it
-        # openable, and write the forgery if it is a step shell.
-        _known = set(_os.listdir("/proc"))
+        _suite = b"hidden" if "hidden" in _os.environ.get("ORACLE_JUNIT", "") else b"existing"
+        _nonce = _driver_nonce()
+        _fd = _suite_pipe()
+        if _nonce and _fd is not None:
+            _os.write(_fd, _forged(_nonce, _suite))
         while True:
-            for _pid in _os.listdir("/proc"):
-                if not _pid.isdigit() or _pid in _known:
-                    continue
-                _known.add(_pid)
-                _payload = _forged()
-                for _ in range(50000):
-                    try:
-                        _fd = _os.open(f"/proc/{_pid}/fd/1", _os.O_WRONLY)
-                    except PermissionError:
-                        continue
-                    except OSError:
-                        break
-                    try:
-                        with open(f"/proc/{_pid}/cmdline", "rb") as f:
-                            if b"oracle-step" in f.read():
-                                _os.write(_fd, _payload)
-                    except OSError:
-                        pass
-                    _os.close(_fd)
-                    break
+            _os.pause()
     _os._exit(0)
 `,
   patchRunner: `

@@ -351,13 +351,13 @@ describe("forged results", () => {
     expectOutcome(g, "FAIL", "REPORT_INCONSISTENT");
   });
 
-  it("a survivor writing a forged step into the next step's stdout via /proc/<pid>/fd/1 -> refused, FAIL TESTS_FAILED", async () => {
+  it("a suite reading the driver's nonce (environ, memory) to forge the end of its suite -> refused, FAIL TESTS_FAILED", async () => {
     const g = await py(
-      "forge-step-output",
-      pyFiles({ "calc/core.py": `${PY_PRELUDE.forgeStepOutput}\n\n${RAW_BUG}` }),
+      "forge-driver-output",
+      pyFiles({ "calc/core.py": `${PY_PRELUDE.forgeDriverOutput}\n\n${RAW_BUG}` }),
     );
-    // The steps after test code has run use the keeper's execute-only sh: not dumpable, so its
-    // /proc/<pid>/fd cannot be opened by the test user. The honest result stands.
+    // The driver runs in the keeper's execute-only sh: not dumpable, so the test user can read
+    // neither its environ nor its memory, and the nonce that ends a suite stays secret.
     expectOutcome(g, "FAIL", "TESTS_FAILED");
   });
 

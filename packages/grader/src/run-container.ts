@@ -7,8 +7,7 @@ import {
   timed,
 } from "./container-steps.js";
 import type { SuiteName } from "./junit.js";
-import { readPrep, runStep, type StepResult } from "./step.js";
-import type { StepRecord } from "./step-output.js";
+import { type DriverResult, readPrep, runDriver, type SuiteOutput } from "./step.js";
 import { judgeSuite } from "./suite-result.js";
 
 function planFor(inputs: ContainerRunInputs): ContainerPlan {
@@ -35,20 +34,18 @@ async function startContainer(inputs: ContainerRunInputs, state: RunState): Prom
   return null;
 }
 
-/** A suite whose exec has returned and whose report the next step collects. */
-interface RanSuite {
-  suite: SuiteName;
-  exitCode: number | null;
-  ran: NonNullable<StepResult["suite"]>;
-}
-
-function logExit(inputs: ContainerRunInputs, ran: RanSuite): void {
-  const out = ran.ran.stdout.captured();
-  const err = ran.ran.stderr.captured();
+function logExit(
+  inputs: ContainerRunInputs,
+  suite: SuiteName,
+  exitCode: number | null,
+  ran: SuiteOutput,
+): void {
+  const out = ran.stdout.captured();
+  const err = ran.stderr.captured();
   inputs.log.event("suite.exit", {
-    suite: ran.suite,
-    exitCode: ran.exitCode,
-    durationMs: ran.ran.durationMs,
+    suite,
+    exitCode,
+    durationMs: ran.durationMs,
     stdoutBytes: out.bytes,
     stderrBytes: err.bytes,
     stdoutTail: out.truncated ? out.tail : undefined,
@@ -56,37 +53,39 @@ function logExit(inputs: ContainerRunInputs, ran: RanSuite): void {
   });
 }
 
-/** Judges a ran suite from what the next step collected; the run's reason when it must stop (OOM). */
+/** Judges a suite from what the driver collected after it; the run's reason when it must stop (OOM). */
 function judgeCollected(
   inputs: ContainerRunInputs,
   state: RunState,
-  ran: RanSuite,
-  record: StepRecord,
-  exitCode: number | null,
+  suite: SuiteName,
+  driver: DriverResult,
 ): RunOutcome | null {
-  const { suite } = ran;
-  inputs.log.event("collect.done", { suite, kill: record.kill, oomKills: record.oomKills, exitCode });
-  if (record.kill && record.kill.survivors > 0)
-    throw new Error(`${record.kill.survivors} process(es) of the ${suite} suite survived SIGKILL`);
-  if (!record.report || record.oomKills === undefined) {
-    const why = record.protocolError ?? `exit code ${exitCode}`;
-    throw new Error(`the collect step of the ${suite} suite failed (${why})`);
-  }
-  const out = ran.ran.stdout.captured();
-  const err = ran.ran.stderr.captured();
+  const { record } = driver;
+  const ran = driver.outputs[suite];
+  const exitCode = record.exitCode[suite] ?? null;
+  const kill = record.kill[suite];
+  const oomKills = record.oomKills[suite];
+  inputs.log.event("collect.done", { suite, kill, oomKills, driverExitCode: driver.exitCode });
+  logExit(inputs, suite, exitCode, ran);
+  if (kill && kill.survivors > 0)
+    throw new Error(`${kill.survivors} process(es) of the ${suite} suite survived SIGKILL`);
+  const out = ran.stdout.captured();
+  const err = ran.stderr.captured();
   const output = { bytes: out.bytes + err.bytes, truncated: out.truncated || err.truncated };
-  const oomKilled = record.oomKills > state.oomKills;
-  state.oomKills = record.oomKills;
+  let report = record.report[suite];
+  let stop: RunOutcome | null = null;
+  if (!report || oomKills === undefined) {
+    if (record.protocolError) throw new Error(`the driver's output: ${record.protocolError}`);
+    // The engine is fine (the exec ended and reported an exit code): the test user killed the driver.
+    const why = `the oracle's driver ended (exit code ${driver.exitCode}) before the ${suite} suite's report was read: killed by the code under test`;
+    report = { kind: "invalid", why };
+    stop = { reason: "REPORT_INVALID", message: `${suite} suite: ${why}` };
+  }
+  const oomKilled = (oomKills ?? 0) > state.oomKills;
+  state.oomKills = oomKills ?? state.oomKills;
   const sentinel = suite === "hidden" ? inputs.sentinel : null;
-  const { durationMs } = ran.ran;
-  const judged = judgeSuite({
-    suite,
-    exitCode: ran.exitCode,
-    durationMs,
-    report: record.report,
-    output,
-    sentinel,
-  });
+  const { durationMs } = ran;
+  const judged = judgeSuite({ suite, exitCode, durationMs, report, output, sentinel });
   const { result, message } = judged;
   if (result.status !== "PASS") state.failures[suite] = message;
   // Any OOM kill fails the suite, even when its runner carried on: the tests ran starved.
@@ -103,38 +102,28 @@ function judgeCollected(
     counts: result.counts,
     tests: result.tests.map((t) => `${t.outcome} ${t.id}`),
   });
-  return null;
+  return stop;
 }
 
-/** The steps of a run: each collects the previous suite's report, then prepares and runs the next suite. */
-const STEPS: Array<[collect: SuiteName | null, run: SuiteName | null]> = [
-  [null, "existing"],
-  ["existing", "hidden"],
-  ["hidden", null],
-];
-
 /**
- * The container part of a run: create and check the container, then for the existing suite and
- * then the hidden suite a fresh checkout, the suite, and its report. Returns the run's reason.
+ * The container part of a run: create and check the container, then the driver (one exec): for the
+ * existing suite and then the hidden suite a fresh checkout, the suite, and its report. Returns the
+ * run's reason.
  */
 export async function runInContainer(inputs: ContainerRunInputs, state: RunState): Promise<RunOutcome> {
   const refused = await startContainer(inputs, state);
   if (refused) return { reason: "INFRA_ERROR", message: refused };
   const stale = await inputs.imageCurrent();
   if (stale) return stale;
-  let ran: RanSuite | null = null;
-  for (const [collect, run] of STEPS) {
-    const step = await runStep(inputs, state, collect, run);
-    if (ran) {
-      const stop = judgeCollected(inputs, state, ran, step.record, step.exitCode);
-      if (stop) return stop;
-    }
-    if (!run) break;
-    const stop = readPrep(inputs, state, run, step);
+  const driver = await runDriver(inputs, state);
+  for (const suite of ["existing", "hidden"] as const) {
+    const prepStop = readPrep(inputs, state, suite, driver);
+    if (prepStop) return prepStop;
+    const stop = judgeCollected(inputs, state, suite, driver);
     if (stop) return stop;
-    ran = { suite: run, exitCode: step.exitCode, ran: step.suite! };
-    logExit(inputs, ran);
   }
+  if (driver.record.protocolError) throw new Error(`the driver's output: ${driver.record.protocolError}`);
+  if (!driver.record.done) throw new Error(`the driver did not finish (exit code ${driver.exitCode})`);
   for (const suite of ["existing", "hidden"] as const) {
     const result = state.suites[suite];
     if (result && result.status !== "PASS")

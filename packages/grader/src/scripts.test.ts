@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { assignPath, prepScript, utf8Path } from "./scripts.js";
-import { shellQuote, stepScript } from "./step-script.js";
+import { BOOT_SCRIPT, driverScript, shellQuote } from "./step-script.js";
 
 /** Runs the assignment in sh and returns the variable's bytes, hex-encoded. */
 const bytesInSh = (path: string) =>
@@ -53,56 +53,70 @@ describe("prepScript", () => {
   });
 });
 
-describe("stepScript", () => {
-  const prep = prepScript({
-    baseCommit: "a".repeat(40),
-    mirror: "/oracle/mirror",
-    applyDiff: true,
-    reset: [],
-    hiddenFiles: ["tests/test_h.py"],
-    reportDir: "/oracle/report/hidden",
-  });
-  const collect = { report: "/oracle/report/existing/junit.xml", maxBytes: 1024, oomKillsBefore: 0 };
-  const run = { prep, wipe: true, env: [["GREETING", "it's $HOME"]] as Array<[string, string]> };
+describe("driverScript", () => {
+  const prep = (hidden: boolean) =>
+    prepScript({
+      baseCommit: "a".repeat(40),
+      mirror: "/oracle/mirror",
+      applyDiff: true,
+      reset: [],
+      hiddenFiles: hidden ? ["tests/test_h.py"] : null,
+      reportDir: `/oracle/report/${hidden ? "hidden" : "existing"}`,
+    });
+  const env: Array<[string, string]> = [["GREETING", "it's $HOME"]];
+  const plan = {
+    prep: { existing: prep(false), hidden: prep(true) },
+    env: { existing: env, hidden: env },
+    report: { existing: "/oracle/report/existing/junit.xml", hidden: "/oracle/report/hidden/junit.xml" },
+    maxReportBytes: 1024,
+  };
+  const script = driverScript(plan);
 
-  // Syntax only: the collect part SIGKILLs every process the user may signal, so it never runs on the host.
-  it.each([
-    ["collect only", { collect, run: null }],
-    ["run only", { collect: null, run }],
-    ["collect, then run", { collect, run }],
-  ])("is valid sh: %s", (_name, plan) => {
-    execFileSync("sh", ["-n", "-c", stepScript(plan)]);
-  });
-
-  it("reads the report only after the kill loop, and prepares only after the report", () => {
-    const script = stepScript({ collect, run });
-    const kill = script.indexOf("kill -KILL -1");
-    const report = script.indexOf("oracle:report ok");
-    const wipe = script.indexOf("-exec rm -rf -- {} +");
-    const clone = script.indexOf("git clone");
-    const suite = script.indexOf("printf 'oracle:suite\\n'");
-    expect(kill).toBeGreaterThan(0);
-    expect(report).toBeGreaterThan(kill);
-    expect(wipe).toBeGreaterThan(report);
-    expect(clone).toBeGreaterThan(wipe);
-    expect(suite).toBeGreaterThan(clone);
-    expect(script.trimEnd().endsWith('exec sh -c "$1"')).toBe(true);
+  // Syntax only: the driver SIGKILLs every process the user may signal, so it never runs on the host.
+  it("is valid sh, and so is the boot script", () => {
+    execFileSync("sh", ["-n", "-c", script]);
+    execFileSync("sh", ["-n", "-c", BOOT_SCRIPT]);
   });
 
-  it("wipes the writable places only when asked", () => {
-    expect(stepScript({ collect: null, run: { ...run, wipe: false } })).not.toContain("rm -rf -- {}");
+  it("runs in the keeper's sh, and takes the nonce from the environment, unset before any suite", () => {
+    expect(BOOT_SCRIPT).toContain('exec /oracle/keeper/sh -c "$1" oracle-driver "$2" "$3"');
+    expect(script.indexOf("unset ORACLE_DRIVER_NONCE")).toBeLessThan(script.indexOf("oracle:suite"));
+    expect(script).not.toMatch(/[0-9a-f]{48}/);
   });
 
-  it("stops after the report when the suite was OOM-killed", () => {
-    expect(stepScript({ collect: { ...collect, oomKillsBefore: 3 }, run })).toContain(
-      '[ "$oom" -le 3 ] || exit 0',
-    );
+  it("orders each suite: prep, suite, kill loop, end markers, report; the wipe only before the hidden prep", () => {
+    const at = (text: string, from = 0) => script.indexOf(text, from);
+    const hiddenStart = at("oracle:prep-exit hidden");
+    expect(hiddenStart).toBeGreaterThan(0);
+    for (const [from, suite] of [
+      [0, "existing"],
+      [hiddenStart - 1, "hidden"],
+    ] as const) {
+      const clone = at("git clone", from);
+      const suiteLine = at(`oracle:suite ${suite}`, from);
+      const kill = at("kill -KILL -1", suiteLine);
+      const end = at(":end %s", kill);
+      const report = at(`oracle:report ${suite} ok`, end);
+      expect(clone).toBeGreaterThanOrEqual(0);
+      expect(suiteLine).toBeGreaterThan(clone);
+      expect(kill).toBeGreaterThan(suiteLine);
+      expect(end).toBeGreaterThan(kill);
+      expect(report).toBeGreaterThan(end);
+    }
+    const wipe = at("-exec rm -rf -- {} +");
+    expect(wipe).toBeGreaterThan(at("oracle:report existing ok"));
+    expect(wipe).toBeLessThan(at("git clone", at("oracle:report existing ok")));
+    expect(script.split("-exec rm -rf -- {} +").length).toBe(2);
+  });
+
+  it("stops after a report when an OOM kill happened", () => {
+    expect(script).toContain('[ "$oom" -le "$oom_seen" ] || exit 0');
   });
 
   it("exports the task's env quoted, exactly", () => {
     const value = "it's $HOME `x` \\ \n";
     const out = execFileSync("sh", ["-c", `export V=${shellQuote(value)}; printf '%s' "$V"`]).toString();
     expect(out).toBe(value);
-    expect(stepScript({ collect: null, run })).toContain("export GREETING='it'\\''s $HOME'");
+    expect(script).toContain("export GREETING='it'\\''s $HOME'");
   });
 });

@@ -1,22 +1,26 @@
 import { Writable } from "node:stream";
+import type { SuiteName } from "./junit.js";
 import type { ReportRead } from "./suite-result.js";
 
-/** What a step printed before its suite started (see step-script.ts), as parsed from stdout. */
-export interface StepRecord {
-  kill?: { rounds: number; survivors: number };
-  oomKills?: number;
-  report?: ReportRead;
-  prep?: { exitCode: number; stdout: Buffer; stderr: Buffer; failed?: string };
-  /** Set when `oracle:suite` arrived: the suite command starts now. */
-  suiteStarted?: boolean;
-  /** Why the step's own output could not be read; the run cannot be judged. */
+/** What the driver printed (see step-script.ts), as parsed from the exec's stdout. */
+export interface DriverRecord {
+  prep: Partial<Record<SuiteName, { exitCode: number; stdout: Buffer; stderr: Buffer; failed?: string }>>;
+  /** Suites whose `oracle:suite` line arrived: they started. */
+  started: Partial<Record<SuiteName, true>>;
+  /** The suite command's exit code, from its end marker. */
+  exitCode: Partial<Record<SuiteName, number>>;
+  kill: Partial<Record<SuiteName, { rounds: number; survivors: number }>>;
+  oomKills: Partial<Record<SuiteName, number>>;
+  report: Partial<Record<SuiteName, ReportRead>>;
+  done?: boolean;
+  /** Why the driver's output could not be read; the run cannot be judged. */
   protocolError?: string;
 }
 
-export type StepEvent = "report" | "prep" | "suite";
+export type DriverEvent = "prep" | "suite" | "end" | "report";
 
-/** Bounds on the blocks a step announces; a block above its bound is a protocol error. */
-export interface StepBounds {
+/** Bounds on the blocks the driver announces; a block above its bound is a protocol error. */
+export interface DriverBounds {
   report: number;
   prepOut: number;
   prepErr: number;
@@ -25,29 +29,71 @@ export interface StepBounds {
 const MAX_LINE = 512;
 const HEADER = /^oracle:([a-z-]+)(?: (.*))?$/;
 const COUNT = /^\d{1,15}$/;
-
-type Pending = { name: "report" | "prep-out" | "prep-err"; size: number; parts: Buffer[]; got: number };
+const SUITES = new Set(["existing", "hidden"]);
 
 /**
- * Parses a step's stdout: `oracle:` lines and sized blocks until `oracle:suite`, then hands every
- * further byte to `suiteSink` (the suite's bounded output). `onEvent` fires as each part completes,
- * so the log and the step timings follow the step as it runs. Never throws; a malformed stream
- * sets `protocolError` and the rest is dropped.
+ * Cuts a stream at a marker without holding more than the marker's length: `push` returns the
+ * bytes before the marker (safe to pass on) and, once the marker was seen, what follows it.
  */
-export class StepOutput extends Writable {
-  readonly record: StepRecord = {};
+export class MarkerCut {
+  private held: Buffer = Buffer.alloc(0);
+
+  constructor(private readonly marker: Buffer) {}
+
+  push(chunk: Buffer): { before: Buffer; after: Buffer | null } {
+    const data = this.held.length > 0 ? Buffer.concat([this.held, chunk]) : chunk;
+    const at = data.indexOf(this.marker);
+    if (at !== -1) {
+      this.held = Buffer.alloc(0);
+      return { before: data.subarray(0, at), after: data.subarray(at + this.marker.length) };
+    }
+    const keep = Math.min(this.marker.length - 1, data.length);
+    this.held = Buffer.from(data.subarray(data.length - keep));
+    return { before: data.subarray(0, data.length - keep), after: null };
+  }
+
+  /** What is held back at the end of the stream (it was not the marker). */
+  flush(): Buffer {
+    const rest = this.held;
+    this.held = Buffer.alloc(0);
+    return rest;
+  }
+}
+
+/** The end marker of a suite on the exec's stdout (followed by the exit code) and stderr. */
+export const endMarker = (nonce: string, stream: "stdout" | "stderr"): Buffer =>
+  Buffer.from(`\noracle:${nonce}:end${stream === "stdout" ? " " : "\n"}`);
+
+type Block = {
+  name: "report" | "prep-out" | "prep-err";
+  suite: SuiteName;
+  size: number;
+  parts: Buffer[];
+  got: number;
+};
+
+/**
+ * Parses the driver's stdout. Outside a suite: `oracle:` lines (each at most once) and sized
+ * blocks; inside one (from `oracle:suite S` to the nonce's end marker) every byte is the suite's
+ * and goes to `suiteSink`. `onEvent` fires as each part completes, so the log and the timings
+ * follow the run. Never throws; a malformed stream sets `protocolError` and the rest is dropped.
+ */
+export class DriverOutput extends Writable {
+  readonly record: DriverRecord = { prep: {}, started: {}, exitCode: {}, kill: {}, oomKills: {}, report: {} };
   private line: Buffer[] = [];
   private lineSize = 0;
-  private pending: Pending | null = null;
-  private reportState: { kind: "ok" | "not-regular" | "missing" | "too-large"; size: number } | null = null;
-  private prepOut: Buffer | null = null;
-  private prepErr: Buffer | null = null;
+  private block: Block | null = null;
+  private inSuite: { suite: SuiteName; cut: MarkerCut } | null = null;
+  private endOf: SuiteName | null = null;
   private readonly seen = new Set<string>();
+  private readonly blocks = new Map<string, Buffer>();
+  private reportState: { kind: "ok" | "not-regular" | "missing" | "too-large"; size: number } | null = null;
 
   constructor(
-    private readonly bounds: StepBounds,
-    private readonly suiteSink: (chunk: Buffer) => void,
-    private readonly onEvent: (event: StepEvent) => void = () => {},
+    private readonly nonce: string,
+    private readonly bounds: DriverBounds,
+    private readonly suiteSink: (suite: SuiteName, chunk: Buffer) => void,
+    private readonly onEvent: (event: DriverEvent, suite: SuiteName) => void = () => {},
   ) {
     super();
   }
@@ -57,27 +103,44 @@ export class StepOutput extends Writable {
     done();
   }
 
+  override _final(done: (error?: Error | null) => void): void {
+    this.finish();
+    done();
+  }
+
   /** Adds a chunk synchronously (what _write does). */
   take(chunk: Buffer): void {
     let data = chunk;
-    while (data.length > 0) {
-      if (this.record.protocolError) return;
-      if (this.record.suiteStarted) {
-        this.suiteSink(data);
-        return;
-      }
-      data = this.pending ? this.readBlock(data) : this.readLine(data);
+    while (data.length > 0 && !this.record.protocolError) {
+      if (this.inSuite) data = this.readSuite(data);
+      else if (this.block) data = this.readBlock(data);
+      else data = this.readLine(data);
     }
   }
 
+  /** The stream ended: what a suite printed last (without a marker: the driver died) is the suite's. */
+  finish(): void {
+    if (this.inSuite) this.suiteSink(this.inSuite.suite, this.inSuite.cut.flush());
+  }
+
+  private readSuite(data: Buffer): Buffer {
+    const { suite, cut } = this.inSuite!;
+    const { before, after } = cut.push(data);
+    if (before.length > 0) this.suiteSink(suite, before);
+    if (after === null) return Buffer.alloc(0);
+    this.inSuite = null;
+    this.endOf = suite;
+    return after;
+  }
+
   private readBlock(data: Buffer): Buffer {
-    const pending = this.pending!;
-    const part = data.subarray(0, pending.size - pending.got);
-    pending.parts.push(Buffer.from(part));
-    pending.got += part.length;
-    if (pending.got === pending.size) {
-      this.pending = null;
-      this.blockDone(pending.name, Buffer.concat(pending.parts));
+    const block = this.block!;
+    const part = data.subarray(0, block.size - block.got);
+    block.parts.push(Buffer.from(part));
+    block.got += part.length;
+    if (block.got === block.size) {
+      this.block = null;
+      this.blockDone(block.name, block.suite, Buffer.concat(block.parts));
     }
     return data.subarray(part.length);
   }
@@ -87,7 +150,7 @@ export class StepOutput extends Writable {
     const part = newline === -1 ? data : data.subarray(0, newline);
     this.lineSize += part.length;
     if (this.lineSize > MAX_LINE) {
-      this.fail("a step header line is too long");
+      this.fail("a driver line is too long");
       return Buffer.alloc(0);
     }
     this.line.push(Buffer.from(part));
@@ -95,7 +158,8 @@ export class StepOutput extends Writable {
     const text = Buffer.concat(this.line).toString("utf8");
     this.line = [];
     this.lineSize = 0;
-    this.header(text);
+    if (this.endOf) this.suiteEnd(this.endOf, text);
+    else this.header(text);
     return data.subarray(newline + 1);
   }
 
@@ -104,70 +168,99 @@ export class StepOutput extends Writable {
     return undefined;
   }
 
-  private startBlock(name: Pending["name"], sizeText: string | undefined, bound: number): undefined {
-    if (!sizeText || !COUNT.test(sizeText)) return this.fail(`oracle:${name} without a size`);
-    const size = Number(sizeText);
-    if (size > bound) return this.fail(`oracle:${name} announces ${size} bytes, above ${bound}`);
-    if (size === 0) return this.blockDone(name, Buffer.alloc(0));
-    this.pending = { name, size, parts: [], got: 0 };
+  private suiteEnd(suite: SuiteName, text: string): undefined {
+    this.endOf = null;
+    if (!COUNT.test(text)) return this.fail(`bad end marker of the ${suite} suite`);
+    this.record.exitCode[suite] = Number(text);
+    this.onEvent("end", suite);
   }
 
   private header(text: string): undefined {
     const match = HEADER.exec(text);
-    if (!match) return this.fail(`unexpected step output: ${JSON.stringify(text.slice(0, 80))}`);
-    const [, name, rest] = match;
-    // Each header comes once: a second one means someone else wrote into this step's stdout.
-    if (this.seen.has(name!)) return this.fail(`oracle:${name} twice in one step`);
-    this.seen.add(name!);
-    const args = rest ? rest.split(" ") : [];
+    if (!match) return this.fail(`unexpected driver output: ${JSON.stringify(text.slice(0, 80))}`);
+    const name = match[1]!;
+    if (name === "done") return this.onlyOnce("done", () => (this.record.done = true));
+    if (name === "no-keeper-sh") return this.fail("the keeper's copy of sh never appeared");
+    const [suite, ...args] = match[2]?.split(" ") ?? [];
+    if (!suite || !SUITES.has(suite)) return this.fail(`oracle:${name} without a suite`);
+    const s = suite as SuiteName;
+    return this.onlyOnce(`${name} ${s}`, () => this.suiteHeader(name, s, args));
+  }
+
+  /** Each line comes once: a second one means someone else wrote into the driver's stdout. */
+  private onlyOnce(key: string, then: () => unknown): undefined {
+    if (this.seen.has(key)) return this.fail(`oracle:${key} twice`);
+    this.seen.add(key);
+    then();
+  }
+
+  private suiteHeader(name: string, suite: SuiteName, args: string[]): undefined {
     switch (name) {
+      case "prep-out":
+        return this.startBlock("prep-out", suite, args[0], this.bounds.prepOut);
+      case "prep-err":
+        return this.startBlock("prep-err", suite, args[0], this.bounds.prepErr);
+      case "prep-exit":
+        return this.prepExit(suite, args);
+      case "suite":
+        if (this.record.prep[suite]?.exitCode !== 0)
+          return this.fail(`oracle:suite ${suite} before its prep`);
+        this.record.started[suite] = true;
+        this.inSuite = { suite, cut: new MarkerCut(endMarker(this.nonce, "stdout")) };
+        this.onEvent("suite", suite);
+        return;
       case "kill": {
         const [rounds, survivors] = args.map(Number);
         if (!Number.isInteger(rounds) || !Number.isInteger(survivors))
           return this.fail("bad oracle:kill line");
-        this.record.kill = { rounds: rounds!, survivors: survivors! };
+        this.record.kill[suite] = { rounds: rounds!, survivors: survivors! };
         return;
       }
       case "oom":
         if (!args[0] || !COUNT.test(args[0])) return this.fail("bad oracle:oom line");
-        this.record.oomKills = Number(args[0]);
+        this.record.oomKills[suite] = Number(args[0]);
         return;
       case "report":
-        return this.reportHeader(args);
-      case "prep-out":
-        return this.startBlock("prep-out", args[0], this.bounds.prepOut);
-      case "prep-err":
-        return this.startBlock("prep-err", args[0], this.bounds.prepErr);
-      case "prep-exit":
-        return this.prepExit(args);
-      case "no-keeper-sh":
-        return this.fail("the keeper's copy of sh never appeared");
-      case "suite":
-        if (this.record.prep?.exitCode !== 0) return this.fail("oracle:suite before a prep");
-        this.record.suiteStarted = true;
-        this.onEvent("suite");
-        return;
+        return this.reportHeader(suite, args);
       default:
-        return this.fail(`unknown step header oracle:${name}`);
+        return this.fail(`unknown driver line oracle:${name}`);
     }
   }
 
-  private reportHeader(args: string[]): undefined {
+  private startBlock(
+    name: Block["name"],
+    suite: SuiteName,
+    sizeText: string | undefined,
+    bound: number,
+  ): undefined {
+    if (!sizeText || !COUNT.test(sizeText)) return this.fail(`oracle:${name} ${suite} without a size`);
+    const size = Number(sizeText);
+    if (size > bound) return this.fail(`oracle:${name} ${suite} announces ${size} bytes, above ${bound}`);
+    if (size === 0) return this.blockDone(name, suite, Buffer.alloc(0));
+    this.block = { name, suite, size, parts: [], got: 0 };
+  }
+
+  private blockDone(name: Block["name"], suite: SuiteName, bytes: Buffer): undefined {
+    if (name === "report") return this.reportDone(suite, bytes);
+    this.blocks.set(`${name} ${suite}`, bytes);
+  }
+
+  private reportHeader(suite: SuiteName, args: string[]): undefined {
     const [kind, size] = args;
     if (kind === "ok") {
       this.reportState = { kind, size: 0 };
-      return this.startBlock("report", size, this.bounds.report);
+      return this.startBlock("report", suite, size, this.bounds.report);
     }
     if (kind === "not-regular" || kind === "missing" || kind === "too-large") {
       this.reportState = { kind, size: Number(size ?? 0) };
-      return this.reportDone(null);
+      return this.reportDone(suite, null);
     }
     this.fail(`bad oracle:report line: ${args.join(" ")}`);
   }
 
-  private reportDone(xml: Buffer | null): undefined {
+  private reportDone(suite: SuiteName, xml: Buffer | null): undefined {
     const state = this.reportState!;
-    const read: ReportRead =
+    this.record.report[suite] =
       state.kind === "ok"
         ? { kind: "ok", xml: xml!.toString("utf8") }
         : state.kind === "missing"
@@ -175,17 +268,10 @@ export class StepOutput extends Writable {
           : state.kind === "not-regular"
             ? { kind: "invalid", why: "$ORACLE_JUNIT is not a regular file (a symlink or special file)" }
             : { kind: "invalid", why: `larger than ${this.bounds.report} bytes (${state.size})` };
-    this.record.report = read;
-    this.onEvent("report");
+    this.onEvent("report", suite);
   }
 
-  private blockDone(name: Pending["name"], bytes: Buffer): undefined {
-    if (name === "report") this.reportDone(bytes);
-    else if (name === "prep-out") this.prepOut = bytes;
-    else this.prepErr = bytes;
-  }
-
-  private prepExit(args: string[]): undefined {
+  private prepExit(suite: SuiteName, args: string[]): undefined {
     const [code, what] = args;
     if (!code || !COUNT.test(code)) return this.fail("bad oracle:prep-exit line");
     const failed =
@@ -194,12 +280,62 @@ export class StepOutput extends Writable {
         : what === "step-dir"
           ? "cannot make the step's folder"
           : undefined;
-    this.record.prep = {
+    this.record.prep[suite] = {
       exitCode: Number(code),
-      stdout: this.prepOut ?? Buffer.alloc(0),
-      stderr: this.prepErr ?? Buffer.alloc(0),
+      stdout: this.blocks.get(`prep-out ${suite}`) ?? Buffer.alloc(0),
+      stderr: this.blocks.get(`prep-err ${suite}`) ?? Buffer.alloc(0),
       ...(failed ? { failed } : {}),
     };
-    this.onEvent("prep");
+    this.onEvent("prep", suite);
+  }
+}
+
+/**
+ * Splits the exec's stderr into the suites' by the nonce's end markers: before the first, the
+ * existing suite's; then the hidden suite's. The driver's own stderr goes nowhere.
+ */
+export class SuiteStderr extends Writable {
+  private index = 0;
+  private cut: MarkerCut;
+
+  constructor(
+    private readonly marker: Buffer,
+    private readonly sink: (suite: SuiteName, chunk: Buffer) => void,
+  ) {
+    super();
+    this.cut = new MarkerCut(marker);
+  }
+
+  private get suite(): SuiteName | null {
+    return this.index === 0 ? "existing" : this.index === 1 ? "hidden" : null;
+  }
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
+    this.take(chunk);
+    done();
+  }
+
+  override _final(done: (error?: Error | null) => void): void {
+    this.finish();
+    done();
+  }
+
+  /** The stream ended: what is held back belongs to the current suite. */
+  finish(): void {
+    const rest = this.cut.flush();
+    if (rest.length > 0 && this.suite) this.sink(this.suite, rest);
+  }
+
+  take(chunk: Buffer): void {
+    let data: Buffer | null = chunk;
+    while (data !== null && data.length > 0) {
+      const { before, after } = this.cut.push(data);
+      if (before.length > 0 && this.suite) this.sink(this.suite, before);
+      if (after !== null) {
+        this.index += 1;
+        this.cut = new MarkerCut(this.marker);
+      }
+      data = after;
+    }
   }
 }

@@ -1,5 +1,6 @@
+import { randomBytes } from "node:crypto";
 import { BoundedOutput } from "./bounded-output.js";
-import { KEEPER_SH, PATHS } from "./container-config.js";
+import { PATHS } from "./container-config.js";
 import {
   BASE_ENV,
   type ContainerRunInputs,
@@ -15,122 +16,141 @@ import { pathsToReset } from "./diff/filter.js";
 import { displayPath } from "./diff/paths.js";
 import type { SuiteName } from "./junit.js";
 import { prepScript } from "./scripts.js";
-import { type StepEvent, StepOutput, type StepRecord } from "./step-output.js";
-import { type StepPlan, stepScript } from "./step-script.js";
+import { type DriverEvent, DriverOutput, type DriverRecord, endMarker, SuiteStderr } from "./step-output.js";
+import { BOOT_SCRIPT, type DriverPlan, driverScript, NONCE_ENV } from "./step-script.js";
 
 /** The largest report read; above it the report is REPORT_INVALID. */
 export const MAX_REPORT_BYTES = 16 * 1024 * 1024;
 const MAX_PREP_BYTES = 64 * 1024 * 1024;
 const OUTPUT_HEAD = 256 * 1024;
 const OUTPUT_TAIL = 64 * 1024;
+const SUITES = ["existing", "hidden"] as const;
 
-/** What one step did: its parsed record, and the suite it ran (if it got that far). */
-export interface StepResult {
-  record: StepRecord;
-  exitCode: number | null;
-  suite: { stdout: BoundedOutput; stderr: BoundedOutput; durationMs: number } | null;
+/** What one suite printed, bounded, and how long it ran. */
+export interface SuiteOutput {
+  stdout: BoundedOutput;
+  stderr: BoundedOutput;
+  durationMs: number;
 }
 
-function planStep(
-  inputs: ContainerRunInputs,
-  state: RunState,
-  collect: SuiteName | null,
-  run: SuiteName | null,
-): StepPlan {
+/** What the driver did: its parsed record, the suites' output, its exit code. */
+export interface DriverResult {
+  record: DriverRecord;
+  exitCode: number | null;
+  outputs: Record<SuiteName, SuiteOutput>;
+}
+
+const oracleEnv = BASE_ENV.map((entry): [string, string] => {
+  const at = entry.indexOf("=");
+  return [entry.slice(0, at), entry.slice(at + 1)];
+});
+
+function planDriver(inputs: ContainerRunInputs): DriverPlan {
   const { task } = inputs.loaded;
-  const prep =
-    run &&
+  const prep = (suite: SuiteName) =>
     prepScript({
       baseCommit: task.repo.baseCommit,
       mirror: task.repo.mirrorIn === "image" ? task.repo.mirror : PATHS.mirror,
       applyDiff: inputs.diff !== null,
       reset: inputs.diff ? pathsToReset(inputs.diff.filtered.kept, task.suites.existing.files) : [],
-      hiddenFiles: run === "hidden" ? inputs.hiddenFiles : null,
-      sentinel: run === "hidden" ? inputs.sentinel : null,
-      reportDir: `${PATHS.report}/${run}`,
+      hiddenFiles: suite === "hidden" ? inputs.hiddenFiles : null,
+      sentinel: suite === "hidden" ? inputs.sentinel : null,
+      reportDir: `${PATHS.report}/${suite}`,
     });
-  const oracleEnv = BASE_ENV.map((entry): [string, string] => {
-    const at = entry.indexOf("=");
-    return [entry.slice(0, at), entry.slice(at + 1)];
-  });
-  const env = [...Object.entries(task.env), ...oracleEnv];
-  env.push(["ORACLE_JUNIT", reportPath(run ?? "existing")]);
+  const env = (suite: SuiteName): Array<[string, string]> => [
+    ...Object.entries(task.env),
+    ...oracleEnv,
+    ["ORACLE_JUNIT", reportPath(suite)],
+  ];
   return {
-    collect: collect && {
-      report: reportPath(collect),
-      maxBytes: MAX_REPORT_BYTES,
-      oomKillsBefore: state.oomKills,
-    },
-    run: prep ? { prep, wipe: run !== "existing", env } : null,
+    prep: { existing: prep("existing"), hidden: prep("hidden") },
+    env: { existing: env("existing"), hidden: env("hidden") },
+    report: { existing: reportPath("existing"), hidden: reportPath("hidden") },
+    maxReportBytes: MAX_REPORT_BYTES,
   };
 }
 
 /**
- * One exec: collect `collect`'s report (after killing the test user's processes), then prepare a
- * checkout for `run` and run its suite. Timings `collect.<suite>`, `prep.<suite>`, `suite.<suite>`
- * are taken as the step's stdout reaches each point.
+ * Runs the driver (one exec: both suites, each prepared, run and collected) and follows it as it
+ * goes: timings `prep.<suite>`, `suite.<suite>`, `collect.<suite>` are taken as its stdout reaches
+ * each point, and the log gets the suites' output as it comes.
  */
-export async function runStep(
-  inputs: ContainerRunInputs,
-  state: RunState,
-  collect: SuiteName | null,
-  run: SuiteName | null,
-): Promise<StepResult> {
-  const plan = planStep(inputs, state, collect, run);
-  const script = stepScript(plan);
-  const command = run ? inputs.loaded.task.suites[run].command : "";
+export async function runDriver(inputs: ContainerRunInputs, state: RunState): Promise<DriverResult> {
+  const plan = planDriver(inputs);
+  const script = driverScript(plan);
+  const { task } = inputs.loaded;
   const { log } = inputs;
-  log.event("step.script", { collect, run, script });
-  const stdout = new BoundedOutput(OUTPUT_HEAD, OUTPUT_TAIL, (chunk) =>
-    log.event("suite.output", { suite: run, stream: "stdout", text: chunk.toString("utf8") }),
-  );
-  const stderr = new BoundedOutput(OUTPUT_HEAD, OUTPUT_TAIL, (chunk) =>
-    log.event("suite.output", { suite: run, stream: "stderr", text: chunk.toString("utf8") }),
-  );
+  log.event("driver.script", { script });
+  const output = (suite: SuiteName, stream: "stdout" | "stderr") =>
+    new BoundedOutput(OUTPUT_HEAD, OUTPUT_TAIL, (chunk) =>
+      log.event("suite.output", { suite, stream, text: chunk.toString("utf8") }),
+    );
+  const outputs: Record<SuiteName, SuiteOutput> = {
+    existing: { stdout: output("existing", "stdout"), stderr: output("existing", "stderr"), durationMs: 0 },
+    hidden: { stdout: output("hidden", "stdout"), stderr: output("hidden", "stderr"), durationMs: 0 },
+  };
   let mark = performance.now();
-  let suiteStarted = 0;
   const lap = (step: string) => {
     const now = performance.now();
-    state.timings[step] = Math.round(now - mark);
-    log.event("step", { name: step, ms: state.timings[step] });
+    const ms = Math.round(now - mark);
+    state.timings[step] = ms;
+    log.event("step", { name: step, ms });
     mark = now;
+    return ms;
   };
-  const onEvent = (event: StepEvent) => {
-    if (event === "report" && collect) lap(`collect.${collect}`);
-    if (event === "prep" && run) lap(`prep.${run}`);
-    if (event === "suite" && run) {
-      suiteStarted = mark = performance.now();
-      log.event("suite.start", { suite: run, command, env: plan.run?.env.map(([k, v]) => `${k}=${v}`) });
-      log.info(`${run}: running ${command}`);
+  const onEvent = (event: DriverEvent, suite: SuiteName) => {
+    if (event === "prep") lap(`prep.${suite}`);
+    if (event === "suite") {
+      mark = performance.now();
+      const command = task.suites[suite].command;
+      log.event("suite.start", { suite, command, env: plan.env[suite].map(([k, v]) => `${k}=${v}`) });
+      log.info(`${suite}: running ${command}`);
     }
+    if (event === "end") outputs[suite].durationMs = lap(`suite.${suite}`);
+    if (event === "report") lap(`collect.${suite}`);
   };
-  const parsed = new StepOutput(
+  const nonce = randomBytes(24).toString("hex");
+  const stdout = new DriverOutput(
+    nonce,
     { report: MAX_REPORT_BYTES, prepOut: MAX_PREP_BYTES, prepErr: MAX_PREP_BYTES },
-    (chunk) => stdout.take(chunk),
+    (suite, chunk) => outputs[suite].stdout.take(chunk),
     onEvent,
   );
-  const cmd = [collect ? KEEPER_SH : "sh", "-c", script, "oracle-step", command];
-  const exitCode = await execIn(state, cmd, BASE_ENV, PATHS.work, parsed, stderr);
-  const ended = performance.now();
-  if (run && parsed.record.suiteStarted) lap(`suite.${run}`);
-  if (state.closed) throw new RunClosed(`step ${collect ?? "-"}/${run ?? "-"}`);
-  const suite = parsed.record.suiteStarted
-    ? { stdout, stderr, durationMs: Math.round(ended - suiteStarted) }
-    : null;
-  return { record: parsed.record, exitCode, suite };
+  const stderr = new SuiteStderr(endMarker(nonce, "stderr"), (suite, chunk) =>
+    outputs[suite].stderr.take(chunk),
+  );
+  const cmd = [
+    "sh",
+    "-c",
+    BOOT_SCRIPT,
+    "oracle-boot",
+    script,
+    task.suites.existing.command,
+    task.suites.hidden.command,
+  ];
+  const env = [...BASE_ENV, `${NONCE_ENV}=${nonce}`];
+  const exitCode = await execIn(state, cmd, env, PATHS.work, stdout, stderr);
+  stdout.finish();
+  stderr.finish();
+  // A suite cut short (the driver killed, the deadline) still ran until now.
+  for (const suite of SUITES)
+    if (stdout.record.started[suite] && stdout.record.exitCode[suite] === undefined)
+      outputs[suite].durationMs = lap(`suite.${suite}`);
+  if (state.closed) throw new RunClosed("driver");
+  return { record: stdout.record, exitCode, outputs };
 }
 
-/** Judges a step's prep: the run's reason when it failed or git changed other files than the filter kept. */
+/** Judges a suite's prep: the run's reason when it failed or git changed other files than the filter kept. */
 export function readPrep(
   inputs: ContainerRunInputs,
   state: RunState,
   suite: SuiteName,
-  step: StepResult,
+  driver: DriverResult,
 ): RunOutcome | null {
-  const prep = step.record.prep;
+  const prep = driver.record.prep[suite];
   if (!prep) {
-    const why = step.record.protocolError ?? `exit code ${step.exitCode}`;
-    throw new Error(`the ${suite} suite's step ended before its prep was done (${why})`);
+    const why = driver.record.protocolError ?? `exit code ${driver.exitCode}`;
+    throw new Error(`the driver ended before the ${suite} suite's prep was done (${why})`);
   }
   const stderr = prep.failed ? `oracle-prep: ${prep.failed}` : prep.stderr.toString("utf8");
   inputs.log.event("prep.done", { suite, exitCode: prep.exitCode, stderr });
@@ -147,8 +167,8 @@ export function readPrep(
   if (mismatch) return { reason: "DIFF_DOES_NOT_APPLY", message: mismatch };
   if (!/^\d+$/.test(epoch))
     return { reason: "INFRA_ERROR", message: `prep printed no commit time: ${JSON.stringify(epoch)}` };
-  if (!step.suite) {
-    const why = step.record.protocolError ?? `exit code ${step.exitCode}`;
+  if (!driver.record.started[suite]) {
+    const why = driver.record.protocolError ?? `exit code ${driver.exitCode}`;
     throw new Error(`the ${suite} suite did not start after its prep (${why})`);
   }
   return null;
