@@ -28,10 +28,17 @@ export interface OracleErrorOptions {
   cause?: unknown;
 }
 
+/**
+ * Marks every OracleError, whichever copy of this module made it: the bundled oracle-grade CLI carries
+ * its own copy, and errors also come from the packages it leaves out, so `instanceof` would miss them.
+ */
+const ORACLE_ERROR = Symbol.for("@oracle/spec:OracleError");
+
 /** An error with a stable code, a message that says what happened, and a hint that says what to do. */
 export class OracleError extends Error {
   readonly code: ErrorCode;
   readonly hint: string | undefined;
+  declare readonly [ORACLE_ERROR]: true;
 
   constructor(code: ErrorCode, message: string, options: OracleErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -40,14 +47,21 @@ export class OracleError extends Error {
     this.hint = options.hint;
   }
 }
+Object.defineProperty(OracleError.prototype, ORACLE_ERROR, { value: true });
 
+/** Whether `error` is an OracleError (of `code`, when given), also one made by another copy of this module. */
 export function isOracleError(error: unknown, code?: ErrorCode): error is OracleError {
-  return error instanceof OracleError && (code === undefined || error.code === code);
+  return (
+    typeof error === "object" &&
+    error !== null &&
+    (error as Partial<OracleError>)[ORACLE_ERROR] === true &&
+    (code === undefined || (error as OracleError).code === code)
+  );
 }
 
 /** One or more lines for a person: `error CODE: message` and, when there is one, `hint: ...`. */
 export function formatError(error: unknown): string {
-  if (error instanceof OracleError) {
+  if (isOracleError(error)) {
     const lines = [`error ${error.code}: ${error.message}`];
     if (error.hint) lines.push(`hint: ${error.hint}`);
     return lines.join("\n");

@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+// Bundles the oracle-grade CLI (tsc's dist/cli.js) into one ES module, dist/oracle-grade.js, which the
+// bin imports: a grade then starts without resolving and reading some 290 small modules (zod, winston,
+// fast-xml-parser, @oracle/spec, the grader's own). Left out, and loaded from node_modules as before:
+// dockerode (the grader defers parts of it through the require cache), the image builder (imported
+// only on a fingerprint cache miss), the queue client, and ./batch/cli.js, which cli.ts imports only
+// for --batch (and which loads its own, unbundled copies). Bundling those too made a start slower.
+// The bundle must sit beside cli.js: version.ts, docker.ts and fingerprint-cache.ts resolve files and
+// packages relative to import.meta.url, and ./batch/cli.js is a relative path.
+import { builtinModules } from "node:module";
+import { build } from "esbuild";
+
+const OUT = "dist/oracle-grade.js";
+
+/** Keeps `import("./batch/cli.js")` as it is: beside the bundle, it still finds dist/batch/cli.js. */
+const lazyBatch = {
+  name: "lazy-batch",
+  setup(build) {
+    build.onResolve({ filter: /^\.\/batch\/cli\.js$/ }, (args) => ({ path: args.path, external: true }));
+  },
+};
+
+const result = await build({
+  absWorkingDir: new URL("..", import.meta.url).pathname,
+  entryPoints: ["dist/cli.js"],
+  outfile: OUT,
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  sourcemap: true,
+  metafile: true,
+  logLevel: "warning",
+  external: ["@oracle/image-builder", "bullmq", "ioredis", "dockerode"],
+  plugins: [lazyBatch],
+  // Bundled CommonJS (winston and its dependencies) calls require() for Node built-ins.
+  banner: {
+    js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+  },
+});
+
+// A static import of a left-out package would load it at every start, which is what bundling avoids.
+const isBuiltin = (path) => path.startsWith("node:") || builtinModules.includes(path);
+const atStart = result.metafile.outputs[OUT].imports.filter(
+  (entry) => entry.kind !== "dynamic-import" && !isBuiltin(entry.path),
+);
+if (atStart.length > 0) {
+  const names = [...new Set(atStart.map((entry) => entry.path))].join(", ");
+  process.stderr.write(`${OUT} loads ${names} at start-up; import them lazily (await import) instead\n`);
+  process.exit(1);
+}
