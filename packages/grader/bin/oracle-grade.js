@@ -1,2 +1,4 @@
 #!/usr/bin/env node
-import "../dist/oracle-grade.js";
+// One grade loads the bundle (fast start-up); --batch loads the unbundled modules it needs anyway.
+if (process.argv.includes("--batch")) await import("../dist/cli.js");
+else await import("../dist/oracle-grade.js");

@@ -34,6 +34,7 @@ describe("prepScript", () => {
     reset: ["tests/t.py"],
     hiddenFiles: ["tests/regression/test_h.py"],
     reportDir: "/oracle/report/hidden",
+    list: true,
   };
 
   it("is valid sh", () => {
@@ -44,6 +45,13 @@ describe("prepScript", () => {
     const script = prepScript(plan);
     expect(script.indexOf("git apply --check")).toBeLessThan(script.indexOf("git apply /oracle"));
     expect(script).not.toMatch(/--reject|--unsafe-paths|-C\d|patch -/);
+  });
+
+  it("lists what git changed only when asked (the first suite's prep)", () => {
+    expect(prepScript(plan)).toContain("git diff --name-only -z");
+    const second = prepScript({ ...plan, list: false });
+    expect(second).not.toMatch(/git diff|git add|write-tree|git reset/);
+    expect(second.indexOf("git apply --check")).toBeLessThan(second.indexOf("git apply /oracle"));
   });
 
   it("resets, then copies the hidden tests only for the hidden suite", () => {
@@ -62,6 +70,7 @@ describe("driverScript", () => {
       reset: [],
       hiddenFiles: hidden ? ["tests/test_h.py"] : null,
       reportDir: `/oracle/report/${hidden ? "hidden" : "existing"}`,
+      list: !hidden,
     });
   const env: Array<[string, string]> = [["GREETING", "it's $HOME"]];
   const plan = {

@@ -39,6 +39,12 @@ export interface PrepPlan {
   /** Hidden test files (relative, UTF-8) copied in; null for the existing suite. */
   hiddenFiles: string[] | null;
   reportDir: string;
+  /**
+   * List what git changed (stdout: the base commit's time, then NUL-separated paths) for the
+   * grader to compare with the filter. The first suite's prep does; the second applies the same
+   * diff to the same commit in a fresh clone, so it skips the index snapshots and the listing.
+   */
+  list: boolean;
   /** A file written into the checkout after the hidden tests (the must-fail/must-pass sentinel). */
   sentinel?: { path: string; content: string } | null;
 }
@@ -100,9 +106,13 @@ export function prepScript(plan: PrepPlan): string {
     `git clone -q --no-checkout --no-hardlinks -- "$mirror" ${PATHS.checkout} || fail ${PREP_EXIT.checkout} "git clone of the mirror failed"`,
     `cd ${PATHS.checkout} || fail ${PREP_EXIT.checkout} "no checkout"`,
     `git -c advice.detachedHead=false checkout -q --detach ${plan.baseCommit} || fail ${PREP_EXIT.checkout} "the base commit cannot be checked out"`,
-    `epoch=$(git log -1 --format=%ct HEAD) || fail ${PREP_EXIT.checkout} "cannot read the base commit's time"`,
-    // Snapshots of the index before and after: renormalisation by .gitattributes shows in neither.
-    `git add -A -f && t0=$(git write-tree) || fail ${PREP_EXIT.list} "cannot snapshot the checkout"`,
+    ...(plan.list
+      ? [
+          `epoch=$(git log -1 --format=%ct HEAD) || fail ${PREP_EXIT.checkout} "cannot read the base commit's time"`,
+          // Snapshots of the index before and after: renormalisation by .gitattributes shows in neither.
+          `git add -A -f && t0=$(git write-tree) || fail ${PREP_EXIT.list} "cannot snapshot the checkout"`,
+        ]
+      : []),
   ];
   if (plan.applyDiff) {
     lines.push(
@@ -110,10 +120,13 @@ export function prepScript(plan: PrepPlan): string {
       `git apply ${PATHS.diff} || fail ${PREP_EXIT.apply} "git apply failed"`,
     );
   }
+  if (plan.list)
+    lines.push(
+      `git add -A -f && t1=$(git write-tree) && printf '%s\\n' "$epoch" && git diff --name-only -z --no-renames "$t0" "$t1" || fail ${PREP_EXIT.list} "cannot list the changed files"`,
+      `git reset -q || fail ${PREP_EXIT.reset} "git reset failed"`,
+    );
   lines.push(
-    `git add -A -f && t1=$(git write-tree) && printf '%s\\n' "$epoch" && git diff --name-only -z --no-renames "$t0" "$t1" || fail ${PREP_EXIT.list} "cannot list the changed files"`,
     ...resetLines(plan.reset),
-    `git reset -q || fail ${PREP_EXIT.reset} "git reset failed"`,
     ...(plan.hiddenFiles ? hiddenLines(plan.hiddenFiles) : []),
     ...(plan.sentinel ? sentinelLines(plan.sentinel) : []),
     `mkdir -p '${plan.reportDir}' || fail ${PREP_EXIT.wipe} "cannot make the report folder"`,

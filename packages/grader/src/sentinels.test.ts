@@ -132,6 +132,7 @@ describe("prepScript writes the sentinel after the hidden tests", () => {
       reset: [],
       hiddenFiles: ["checks/test_h.py"],
       reportDir: "/oracle/report/hidden",
+      list: false,
       sentinel: { path: "checks/test_s1.py", content: "x = 1 % 2\n" },
     });
     const copy = script.indexOf("cp -R");
@@ -146,6 +147,7 @@ describe("prepScript writes the sentinel after the hidden tests", () => {
         reset: [],
         hiddenFiles: [],
         reportDir: "/r",
+        list: false,
         sentinel: { path: "x", content: "'" },
       }),
     ).toThrow(/single quote/);

@@ -59,7 +59,8 @@ function prepLines(suite: SuiteName, plan: DriverPlan): string[] {
     "rc=$?",
     `block prep-out ${suite} "$d/out"; block prep-err ${suite} "$d/err"; printf 'oracle:prep-exit ${suite} %s\\n' "$rc"`,
     '[ "$rc" -eq 0 ] || exit "$rc"',
-    'epoch=$(head -n 1 "$d/out"); rm -rf -- "$d"',
+    // The hidden suite's prep lists nothing: its commit time is the existing suite's.
+    suite === "existing" ? 'epoch=$(head -n 1 "$d/out"); rm -rf -- "$d"' : 'rm -rf -- "$d"',
   ];
 }
 

@@ -56,6 +56,7 @@ function planDriver(inputs: ContainerRunInputs): DriverPlan {
       hiddenFiles: suite === "hidden" ? inputs.hiddenFiles : null,
       sentinel: suite === "hidden" ? inputs.sentinel : null,
       reportDir: `${PATHS.report}/${suite}`,
+      list: suite === "existing",
     });
   const env = (suite: SuiteName): Array<[string, string]> => [
     ...Object.entries(task.env),
@@ -155,7 +156,20 @@ export function readPrep(
   const stderr = prep.failed ? `oracle-prep: ${prep.failed}` : prep.stderr.toString("utf8");
   inputs.log.event("prep.done", { suite, exitCode: prep.exitCode, stderr });
   if (prep.exitCode !== 0) return prepFailure(prep.exitCode, stderr, state.oomKills);
-  const out = prep.stdout.toString("latin1");
+  if (suite === "existing") {
+    const stop = checkListed(inputs, suite, prep.stdout);
+    if (stop) return stop;
+  }
+  if (!driver.record.started[suite]) {
+    const why = driver.record.protocolError ?? `exit code ${driver.exitCode}`;
+    throw new Error(`the ${suite} suite did not start after its prep (${why})`);
+  }
+  return null;
+}
+
+/** What git changed against what the filter kept, and the base commit's time, from the prep's stdout. */
+function checkListed(inputs: ContainerRunInputs, suite: SuiteName, stdout: Buffer): RunOutcome | null {
+  const out = stdout.toString("latin1");
   const newline = out.indexOf("\n");
   const epoch = out.slice(0, newline);
   const changed = out
@@ -167,9 +181,5 @@ export function readPrep(
   if (mismatch) return { reason: "DIFF_DOES_NOT_APPLY", message: mismatch };
   if (!/^\d+$/.test(epoch))
     return { reason: "INFRA_ERROR", message: `prep printed no commit time: ${JSON.stringify(epoch)}` };
-  if (!driver.record.started[suite]) {
-    const why = driver.record.protocolError ?? `exit code ${driver.exitCode}`;
-    throw new Error(`the ${suite} suite did not start after its prep (${why})`);
-  }
   return null;
 }

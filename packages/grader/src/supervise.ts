@@ -98,13 +98,29 @@ function filterStep(inputs: SuperviseInputs, facts: RunFacts): RunOutcome | Filt
 const filterDiffSha = (diff: Buffer): string => createHash("sha256").update(diff).digest("hex");
 
 async function steps(inputs: SuperviseInputs, state: RunState, facts: RunFacts): Promise<RunOutcome> {
+  const { docker, log } = inputs;
+  // Leftovers of dead graders go while the diff is filtered and the image resolved; before the container is made.
+  const leftovers = removeLeftovers(docker).then(
+    (removed) => {
+      if (removed.length > 0)
+        log.info(`removed ${removed.length} leftover container(s) of dead graders`, { removed });
+    },
+    (error: Error) => log.warn(`could not look for leftover containers: ${error.message}`),
+  );
+  try {
+    return await prepareAndRun(inputs, state, facts, leftovers);
+  } finally {
+    await leftovers;
+  }
+}
+
+async function prepareAndRun(
+  inputs: SuperviseInputs,
+  state: RunState,
+  facts: RunFacts,
+  leftovers: Promise<void>,
+): Promise<RunOutcome> {
   const { docker, log, loaded } = inputs;
-  const removed = await removeLeftovers(docker).catch((error: Error) => {
-    log.warn(`could not look for leftover containers: ${error.message}`);
-    return [];
-  });
-  if (removed.length > 0)
-    log.info(`removed ${removed.length} leftover container(s) of dead graders`, { removed });
   const filtered = filterStep(inputs, facts);
   if (filtered !== null && !("kept" in filtered)) return filtered;
   const image = await resolveImage(inputs.root, loaded.task.image, docker);
@@ -135,6 +151,7 @@ async function steps(inputs: SuperviseInputs, state: RunState, facts: RunFacts):
   const labels = gradeLabels(inputs.runId, loaded.task.id);
   const sentinel = planSentinel(sentinelFramework(loaded.task, hiddenFiles), hiddenFiles);
   log.event("sentinel", sentinel ? { framework: sentinel.framework, path: sentinel.path } : { none: true });
+  await leftovers;
   return runInContainer(
     { loaded, image: image.runAs, labels, diff, hiddenFiles, sentinel, docker, log, imageCurrent },
     state,
