@@ -280,6 +280,18 @@ if _os.fork() == 0:
             _os.pause()
     _os._exit(0)
 `,
+  // Kills the oracle's driver (same uid): the run cannot be graded.
+  killDriver: `
+import os as _os, signal as _signal
+
+for _pid in _os.listdir("/proc"):
+    try:
+        with open(f"/proc/{_pid}/cmdline", "rb") as f:
+            if b"oracle-driver" in f.read():
+                _os.kill(int(_pid), _signal.SIGKILL)
+    except (OSError, ValueError):
+        pass
+`,
   patchRunner: `
 try:
     from _pytest.reports import TestReport as _TestReport

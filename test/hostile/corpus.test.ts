@@ -356,9 +356,15 @@ describe("forged results", () => {
       "forge-driver-output",
       pyFiles({ "calc/core.py": `${PY_PRELUDE.forgeDriverOutput}\n\n${RAW_BUG}` }),
     );
-    // The driver runs in the keeper's execute-only sh: not dumpable, so the test user can read
+    // The driver runs from an execute-only copy of sh: not dumpable, so the test user can read
     // neither its environ nor its memory, and the nonce that ends a suite stays secret.
     expectOutcome(g, "FAIL", "TESTS_FAILED");
+  });
+
+  it("the code under test killing the oracle's driver -> FAIL INFRA_ERROR (nothing can be graded), nothing left", async () => {
+    const g = await py("kill-driver", pyFiles({ "calc/core.py": `${PY_PRELUDE.killDriver}\n\n${PY_FIXED}` }));
+    expectOutcome(g, "FAIL", "INFRA_ERROR");
+    expect(g.result.message).toMatch(/driver ended/);
   });
 
   it("pytest patched in-process (every report passed) -> FAIL REPORT_INCONSISTENT", async () => {

@@ -1,6 +1,6 @@
 import type Docker from "dockerode";
 import { describe, expect, it } from "vitest";
-import { type ContainerPlan, containerOptions, KEEPER_USER, missingProtections } from "./container-config.js";
+import { type ContainerPlan, containerOptions, missingProtections, RUN_USER } from "./container-config.js";
 
 const plan: ContainerPlan = {
   image: "sha256:abc",
@@ -9,6 +9,9 @@ const plan: ContainerPlan = {
   cpus: 1.5,
   pids: 256,
   binds: [{ source: "/host/hidden", target: "/oracle/hidden" }],
+  entrypoint: ["sh", "-c", 'exec "$1"', "boot"],
+  cmd: ["driver"],
+  env: ["TZ=UTC"],
 };
 
 /** What the engine's inspect returns for the options, as far as the checks read it. */
@@ -18,6 +21,9 @@ function inspectOf(options: Docker.ContainerCreateOptions): Docker.ContainerInsp
     Config: {
       User: options.User,
       Entrypoint: options.Entrypoint,
+      Cmd: options.Cmd,
+      // The engine adds the image's variables.
+      Env: [...(options.Env ?? []), "PATH=/usr/bin:/bin"],
       NetworkDisabled: options.NetworkDisabled,
       Labels: options.Labels,
     },
@@ -40,10 +46,10 @@ describe("containerOptions", () => {
   const options = containerOptions(plan);
   const host = options.HostConfig!;
 
-  it("disables networking both ways and runs the keeper as a non-root user", () => {
+  it("disables networking both ways and runs the driver as a non-root user", () => {
     expect(options.NetworkDisabled).toBe(true);
     expect(host.NetworkMode).toBe("none");
-    expect(options.User).toBe(KEEPER_USER);
+    expect(options.User).toBe(RUN_USER);
     expect(options.User).not.toMatch(/^0|root/);
   });
 
@@ -64,15 +70,7 @@ describe("containerOptions", () => {
 
   it("has a read-only root, bounded tmpfs and read-only binds only", () => {
     expect(host.ReadonlyRootfs).toBe(true);
-    expect(Object.keys(host.Tmpfs ?? {}).sort()).toEqual([
-      "/home/oracle",
-      "/oracle/keeper",
-      "/oracle/report",
-      "/tmp",
-      "/work",
-    ]);
-    // The keeper's folder: uid 1000 may run what is in it, never read, list or write it.
-    expect(host.Tmpfs?.["/oracle/keeper"]).toMatch(/uid=1001,gid=1001,mode=0711$/);
+    expect(Object.keys(host.Tmpfs ?? {}).sort()).toEqual(["/home/oracle", "/oracle/report", "/tmp", "/work"]);
     for (const value of Object.values(host.Tmpfs ?? {})) expect(value).toMatch(/size=\d+m/);
     expect(host.Mounts?.every((m) => m.ReadOnly === true && m.Type === "bind")).toBe(true);
     expect(JSON.stringify(options)).not.toContain("docker.sock");
@@ -94,7 +92,12 @@ describe("missingProtections", () => {
     [
       "another entrypoint",
       (o: Docker.ContainerCreateOptions) => (o.Entrypoint = ["sleep", "infinity"]),
-      "Config.Entrypoint is the keeper",
+      "Config.Entrypoint and Cmd are the driver",
+    ],
+    [
+      "an env variable dropped",
+      (o: Docker.ContainerCreateOptions) => (o.Env = []),
+      "Config.Env has the oracle's variables",
     ],
     [
       "NanoCpus ignored (misspelt)",
@@ -112,7 +115,7 @@ describe("missingProtections", () => {
       "HostConfig.CapAdd empty",
     ],
     ["no init", (o: Docker.ContainerCreateOptions) => (o.HostConfig!.Init = false), "HostConfig.Init"],
-    ["root user", (o: Docker.ContainerCreateOptions) => (o.User = "0:0"), "Config.User is the keeper user"],
+    ["root user", (o: Docker.ContainerCreateOptions) => (o.User = "0:0"), "Config.User is the test user"],
     [
       "writable rootfs",
       (o: Docker.ContainerCreateOptions) => (o.HostConfig!.ReadonlyRootfs = false),

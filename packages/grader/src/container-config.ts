@@ -10,21 +10,13 @@ export const PATHS = {
   hidden: "/oracle/hidden",
   mirror: "/oracle/mirror",
   diff: "/oracle/diff/filtered.diff",
-  keeper: "/oracle/keeper",
 } as const;
 
 /**
- * The keeper's execute-only copy of the image's sh (uid 1001, mode 0711). A process that execs a
- * file it cannot read is not dumpable, so the test user's processes cannot open its
- * /proc/<pid>/fd/*: the steps that run after test code has run use it (see step-script.ts).
+ * The uid:gid of the container's process: the driver, which runs both suites (step-script.ts). Its
+ * init (PID 1) is the only process the driver's `kill -KILL -1` cannot reach.
  */
-export const KEEPER_SH = `${PATHS.keeper}/sh`;
-/** The keeper: copies sh (above), then sleeps; it never runs test code. */
-export const KEEPER_COMMAND = `cp /bin/sh ${KEEPER_SH} && chmod 0711 ${KEEPER_SH} && exec sleep infinity`;
-
-/** The uid:gid that runs every step; the keeper runs as another uid so `kill -KILL -1` cannot reach it. */
 export const RUN_USER = "1000:1000";
-export const KEEPER_USER = "1001:1001";
 
 export interface ContainerPlan {
   image: string;
@@ -34,6 +26,11 @@ export interface ContainerPlan {
   pids: number;
   /** Read-only binds: host path -> container path. */
   binds: Array<{ source: string; target: string }>;
+  /** The container's process: the driver's boot script and its arguments. */
+  entrypoint: string[];
+  cmd: string[];
+  /** The container's whole environment (nothing from the grader's). */
+  env: string[];
 }
 
 const MIB = 1024 * 1024;
@@ -47,7 +44,6 @@ function tmpfsFor(memoryMb: number): Record<string, string> {
     [PATHS.tmp]: `rw,exec,nosuid,nodev,${size(1024)},mode=1777`,
     [PATHS.home]: `rw,exec,nosuid,nodev,${size(256)},${owned},mode=0700`,
     [PATHS.report]: `rw,noexec,nosuid,nodev,${size(64)},${owned},mode=0755`,
-    [PATHS.keeper]: "rw,exec,nosuid,nodev,size=16m,uid=1001,gid=1001,mode=0711",
   };
 }
 
@@ -66,12 +62,12 @@ export function containerOptions(plan: ContainerPlan): Docker.ContainerCreateOpt
   const memory = plan.memoryMb * MIB;
   return {
     Image: plan.image,
-    Entrypoint: ["sh", "-c", KEEPER_COMMAND],
-    Cmd: [],
-    User: KEEPER_USER,
+    Entrypoint: plan.entrypoint,
+    Cmd: plan.cmd,
+    User: RUN_USER,
     WorkingDir: PATHS.work,
     Hostname: "oracle",
-    Env: [],
+    Env: plan.env,
     Labels: plan.labels,
     Tty: false,
     OpenStdin: false,
@@ -124,11 +120,13 @@ export function missingProtections(info: Docker.ContainerInspectInfo, plan: Cont
   const wantUlimits = ulimitsFor(plan.pids) ?? [];
   const tmpfs = host.Tmpfs ?? {};
   const checks: Check[] = [
-    ["Config.User is the keeper user", config.User === KEEPER_USER],
+    ["Config.User is the test user", config.User === RUN_USER],
     [
-      "Config.Entrypoint is the keeper",
-      JSON.stringify(config.Entrypoint) === JSON.stringify(["sh", "-c", KEEPER_COMMAND]),
+      "Config.Entrypoint and Cmd are the driver",
+      JSON.stringify(config.Entrypoint) === JSON.stringify(plan.entrypoint) &&
+        JSON.stringify(config.Cmd) === JSON.stringify(plan.cmd),
     ],
+    ["Config.Env has the oracle's variables", plan.env.every((entry) => (config.Env ?? []).includes(entry))],
     ["Config.NetworkDisabled", config.NetworkDisabled === true],
     ["HostConfig.NetworkMode none", host.NetworkMode === "none"],
     ["HostConfig.CapDrop ALL", (host.CapDrop ?? []).map((c: string) => c.toUpperCase()).includes("ALL")],

@@ -1,6 +1,5 @@
-import type { Writable } from "node:stream";
 import type { LoadedTask, ReasonCode, SuiteResult } from "@oracle/spec";
-import { PATHS, RUN_USER } from "./container-config.js";
+import { PATHS } from "./container-config.js";
 import type { FilteredDiff } from "./diff/filter.js";
 import { displayPath } from "./diff/paths.js";
 import type { GradeContainer, GradeDocker } from "./docker.js";
@@ -9,7 +8,7 @@ import type { RunLog } from "./oracle-log.js";
 import { PREP_EXIT } from "./scripts.js";
 import type { Sentinel } from "./sentinels.js";
 
-/** Shared pieces of the container part of a run: its inputs and state, timed steps, exec, and judging a prep. */
+/** Shared pieces of the container part of a run: its inputs and state, timed steps, and judging a prep. */
 
 /** Everything the container part of a run needs. */
 export interface ContainerRunInputs {
@@ -62,20 +61,6 @@ export async function timed<T>(
     state.timings[step] = ms;
     log.event("step", { name: step, ms });
   }
-}
-
-/** Runs one exec as the test user into the given sinks; its exit code (null when unknown). */
-export async function execIn(
-  state: RunState,
-  cmd: string[],
-  env: string[],
-  workingDir: string,
-  stdout: Writable,
-  stderr: Writable,
-): Promise<number | null> {
-  if (state.closed || !state.container) throw new RunClosed("exec");
-  const { exitCode } = await state.container.exec(cmd, { user: RUN_USER, env, workingDir, stdout, stderr });
-  return exitCode;
 }
 
 export const BASE_ENV = [

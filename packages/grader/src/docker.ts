@@ -40,24 +40,17 @@ export interface GradeDocker {
   removeContainer(id: string): Promise<void>;
 }
 
-/** One exec's result: its exit code (null when it could not be read). */
-export interface ExecOutcome {
-  exitCode: number | null;
-}
-
-export interface ExecOptions {
-  user: string;
-  env: string[];
-  workingDir: string;
-  stdout: Writable;
-  stderr: Writable;
-}
-
 export interface GradeContainer {
   readonly id: string;
   inspect(): Promise<Docker.ContainerInspectInfo>;
+  /**
+   * Attaches to the (not yet started) container's stdout and stderr, demultiplexed into the two
+   * writers; resolves once attached with a promise of the stream's end.
+   */
+  attach(stdout: Writable, stderr: Writable): Promise<{ ended: Promise<void> }>;
+  /** Resolves with the exit code of the container's next exit (call before start). */
+  waitForExit(): Promise<number | null>;
   start(): Promise<void>;
-  exec(cmd: string[], options: ExecOptions): Promise<ExecOutcome>;
   kill(): Promise<void>;
   remove(): Promise<void>;
 }
@@ -98,8 +91,6 @@ export class Demuxer {
   }
 }
 
-const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
-
 function writeTo(target: Writable): (chunk: Buffer) => void {
   return (chunk) => {
     target.write(chunk);
@@ -121,31 +112,25 @@ class DockerodeContainer implements GradeContainer {
     await this.container.start();
   }
 
-  async exec(cmd: string[], options: ExecOptions): Promise<ExecOutcome> {
-    const exec = await this.container.exec({
-      Cmd: cmd,
-      User: options.user,
-      Env: options.env,
-      WorkingDir: options.workingDir,
-      AttachStdin: false,
-      AttachStdout: true,
-      AttachStderr: true,
-      Tty: false,
-    });
-    const stream = await exec.start({ hijack: true, stdin: false });
-    const demux = new Demuxer(writeTo(options.stdout), writeTo(options.stderr));
-    await new Promise<void>((done, fail) => {
+  async attach(stdout: Writable, stderr: Writable): Promise<{ ended: Promise<void> }> {
+    const stream = (await this.container.attach({
+      stream: true,
+      stdout: true,
+      stderr: true,
+    })) as NodeJS.ReadableStream;
+    const demux = new Demuxer(writeTo(stdout), writeTo(stderr));
+    const ended = new Promise<void>((done, fail) => {
       stream.on("data", (chunk: Buffer) => demux.push(chunk));
       stream.on("end", () => done());
       stream.on("close", () => done());
       stream.on("error", fail);
     });
-    for (let attempt = 0; attempt < 50; attempt += 1) {
-      const info = await exec.inspect();
-      if (!info.Running) return { exitCode: info.ExitCode ?? null };
-      await sleep(20);
-    }
-    return { exitCode: null };
+    return { ended };
+  }
+
+  async waitForExit(): Promise<number | null> {
+    const result = (await this.container.wait({ condition: "next-exit" })) as { StatusCode?: number };
+    return typeof result.StatusCode === "number" ? result.StatusCode : null;
   }
 
   async kill(): Promise<void> {

@@ -7,7 +7,7 @@ import {
   timed,
 } from "./container-steps.js";
 import type { SuiteName } from "./junit.js";
-import { type DriverResult, readPrep, runDriver, type SuiteOutput } from "./step.js";
+import { type DriverResult, driverProcess, readPrep, runDriver, type SuiteOutput } from "./step.js";
 import { judgeSuite } from "./suite-result.js";
 
 function planFor(inputs: ContainerRunInputs): ContainerPlan {
@@ -15,10 +15,10 @@ function planFor(inputs: ContainerRunInputs): ContainerPlan {
   const binds: ContainerPlan["binds"] = [{ source: hiddenTestsDir, target: PATHS.hidden }];
   if (mirrorPath) binds.push({ source: mirrorPath, target: PATHS.mirror });
   if (inputs.diff) binds.push({ source: `${inputs.diff.hostDir}/filtered.diff`, target: PATHS.diff });
-  return { image: inputs.image, labels: inputs.labels, ...task.resources, binds };
+  return { image: inputs.image, labels: inputs.labels, ...task.resources, binds, ...driverProcess(inputs) };
 }
 
-/** Creates the container, checks every protection, starts the keeper. Returns a refusal message or null. */
+/** Creates the container and checks every protection (the driver starts later). Returns a refusal message or null. */
 async function startContainer(inputs: ContainerRunInputs, state: RunState): Promise<string | null> {
   const plan = planFor(inputs);
   const options = containerOptions(plan);
@@ -29,8 +29,6 @@ async function startContainer(inputs: ContainerRunInputs, state: RunState): Prom
   const info = await timed(state, "inspect", inputs.log, () => container.inspect());
   const missing = missingProtections(info, plan);
   if (missing.length > 0) return `refusing to run: the engine did not apply ${missing.join(", ")}`;
-  await timed(state, "start", inputs.log, () => container.start());
-  inputs.log.event("container.started", { id: container.id });
   return null;
 }
 
@@ -72,14 +70,14 @@ function judgeCollected(
   const out = ran.stdout.captured();
   const err = ran.stderr.captured();
   const output = { bytes: out.bytes + err.bytes, truncated: out.truncated || err.truncated };
-  let report = record.report[suite];
-  let stop: RunOutcome | null = null;
+  const report = record.report[suite];
   if (!report || oomKills === undefined) {
     if (record.protocolError) throw new Error(`the driver's output: ${record.protocolError}`);
-    // The engine is fine (the exec ended and reported an exit code): the test user killed the driver.
-    const why = `the oracle's driver ended (exit code ${driver.exitCode}) before the ${suite} suite's report was read: killed by the code under test`;
-    report = { kind: "invalid", why };
-    stop = { reason: "REPORT_INVALID", message: `${suite} suite: ${why}` };
+    // Nothing to judge: the engine stopped the container (a daemon shutdown), or the code under
+    // test killed the driver (same uid). Either way the run cannot be graded.
+    throw new Error(
+      `the oracle's driver ended (exit code ${driver.exitCode}) before the ${suite} suite's report was read: the engine stopped the container, or the code under test killed the driver`,
+    );
   }
   const oomKilled = (oomKills ?? 0) > state.oomKills;
   state.oomKills = oomKills ?? state.oomKills;
@@ -102,13 +100,13 @@ function judgeCollected(
     counts: result.counts,
     tests: result.tests.map((t) => `${t.outcome} ${t.id}`),
   });
-  return stop;
+  return null;
 }
 
 /**
- * The container part of a run: create and check the container, then the driver (one exec): for the
- * existing suite and then the hidden suite a fresh checkout, the suite, and its report. Returns the
- * run's reason.
+ * The container part of a run: create and check the container, then start its process, the driver:
+ * for the existing suite and then the hidden suite a fresh checkout, the suite, and its report.
+ * Returns the run's reason.
  */
 export async function runInContainer(inputs: ContainerRunInputs, state: RunState): Promise<RunOutcome> {
   const refused = await startContainer(inputs, state);

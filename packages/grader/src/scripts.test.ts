@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { assignPath, prepScript, utf8Path } from "./scripts.js";
-import { BOOT_SCRIPT, driverScript, shellQuote } from "./step-script.js";
+import { BOOT, driverScript, shellQuote } from "./step-script.js";
 
 /** Runs the assignment in sh and returns the variable's bytes, hex-encoded. */
 const bytesInSh = (path: string) =>
@@ -84,13 +84,20 @@ describe("driverScript", () => {
   // Syntax only: the driver SIGKILLs every process the user may signal, so it never runs on the host.
   it("is valid sh, and so is the boot script", () => {
     execFileSync("sh", ["-n", "-c", script]);
-    execFileSync("sh", ["-n", "-c", BOOT_SCRIPT]);
+    execFileSync("sh", ["-n", "-c", BOOT[2]!]);
   });
 
-  it("runs in the keeper's sh, and takes the nonce from the environment, unset before any suite", () => {
-    expect(BOOT_SCRIPT).toContain('exec /oracle/keeper/sh -c "$1" oracle-driver "$2" "$3"');
-    expect(script.indexOf("unset ORACLE_DRIVER_NONCE")).toBeLessThan(script.indexOf("oracle:suite"));
+  it("runs from an execute-only copy of sh, and prints its nonce before anything else", () => {
+    expect(BOOT[2]).toContain("chmod 0111 /tmp/.oracle-driver-sh");
+    expect(BOOT[2]).toContain('exec /tmp/.oracle-driver-sh -c "$1" oracle-driver "$2" "$3"');
+    expect(script.indexOf("oracle:nonce")).toBeGreaterThan(0);
+    expect(script.indexOf("oracle:nonce")).toBeLessThan(script.indexOf("git clone"));
     expect(script).not.toMatch(/[0-9a-f]{48}/);
+  });
+
+  it("spares only itself and the init (PID 1) in the kill loop", () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
+    expect(script).toContain('case ${p#/proc/} in "$self"|1) continue;; esac');
   });
 
   it("orders each suite: prep, suite, kill loop, end markers, report; the wipe only before the hidden prep", () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { SuiteName } from "./junit.js";
 import { type DriverEvent, DriverOutput, endMarker, MarkerCut, SuiteStderr } from "./step-output.js";
 
-const NONCE = "n".repeat(48);
+const NONCE = "0123456789abcdef".repeat(3);
 const bounds = { report: 1024, prepOut: 1024, prepErr: 1024 };
 
 /** Feeds the bytes to a parser in chunks of `size` (1 = byte by byte); what it parsed and passed on. */
@@ -10,12 +10,12 @@ function parse(bytes: Buffer, size = bytes.length) {
   const out: Record<SuiteName, string> = { existing: "", hidden: "" };
   const events: string[] = [];
   const parser = new DriverOutput(
-    NONCE,
     bounds,
     (suite, chunk) => (out[suite] += chunk.toString("latin1")),
     (e: DriverEvent, suite) => events.push(`${e} ${suite}`),
   );
-  for (let at = 0; at < bytes.length; at += size) parser.take(bytes.subarray(at, at + size));
+  const all = Buffer.concat([Buffer.from(`oracle:nonce ${NONCE}\n`), bytes]);
+  for (let at = 0; at < all.length; at += size) parser.take(all.subarray(at, at + size));
   parser.finish();
   return { record: parser.record, out, events };
 }
@@ -120,6 +120,14 @@ describe("DriverOutput", () => {
   });
 });
 
+describe("the driver's first line", () => {
+  it("must be its nonce", () => {
+    const parser = new DriverOutput(bounds, () => {});
+    parser.take(Buffer.from("oracle:prep-exit existing 0\n"));
+    expect(parser.record.protocolError).toMatch(/first line is not its nonce/);
+  });
+});
+
 describe("MarkerCut and SuiteStderr", () => {
   it("finds a marker split across chunks and passes on everything else", () => {
     const cut = new MarkerCut(Buffer.from("<END>"));
@@ -134,10 +142,27 @@ describe("MarkerCut and SuiteStderr", () => {
     expect(after?.toString()).toBe("cd");
   });
 
+  it("holds stderr until the nonce is known", () => {
+    let nonce: string | null = null;
+    const got: string[] = [];
+    const split = new SuiteStderr(
+      () => nonce,
+      (suite, chunk) => got.push(`${suite}:${chunk}`),
+    );
+    split.take(Buffer.from("early"));
+    nonce = NONCE;
+    split.take(Buffer.from(`${endMarker(NONCE, "stderr")}late`));
+    split.finish();
+    expect(got).toEqual(["existing:early", "hidden:late"]);
+  });
+
   it("splits stderr into the existing and the hidden suite's at the end markers", () => {
     const got: Record<SuiteName, string> = { existing: "", hidden: "" };
     const marker = endMarker(NONCE, "stderr");
-    const split = new SuiteStderr(marker, (suite, chunk) => (got[suite] += chunk.toString()));
+    const split = new SuiteStderr(
+      () => NONCE,
+      (suite, chunk) => (got[suite] += chunk.toString()),
+    );
     const text = `warn 1${marker}warn 2\noracle:fake:end\n${marker}`;
     for (const c of text.match(/[\s\S]{1,4}/g) ?? []) split.take(Buffer.from(c));
     split.finish();

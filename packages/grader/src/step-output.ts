@@ -38,7 +38,7 @@ const SUITES = new Set(["existing", "hidden"]);
 export class MarkerCut {
   private held: Buffer = Buffer.alloc(0);
 
-  constructor(private readonly marker: Buffer) {}
+  constructor(readonly marker: Buffer) {}
 
   push(chunk: Buffer): { before: Buffer; after: Buffer | null } {
     const data = this.held.length > 0 ? Buffer.concat([this.held, chunk]) : chunk;
@@ -89,8 +89,10 @@ export class DriverOutput extends Writable {
   private readonly blocks = new Map<string, Buffer>();
   private reportState: { kind: "ok" | "not-regular" | "missing" | "too-large"; size: number } | null = null;
 
+  /** The driver's nonce, from its first line; the end markers carry it. */
+  nonce: string | null = null;
+
   constructor(
-    private readonly nonce: string,
     private readonly bounds: DriverBounds,
     private readonly suiteSink: (suite: SuiteName, chunk: Buffer) => void,
     private readonly onEvent: (event: DriverEvent, suite: SuiteName) => void = () => {},
@@ -179,8 +181,14 @@ export class DriverOutput extends Writable {
     const match = HEADER.exec(text);
     if (!match) return this.fail(`unexpected driver output: ${JSON.stringify(text.slice(0, 80))}`);
     const name = match[1]!;
+    if (this.nonce === null) {
+      if (name !== "nonce" || !/^[0-9a-f]{48}$/.test(match[2] ?? ""))
+        return this.fail("the driver's first line is not its nonce");
+      this.nonce = match[2]!;
+      return;
+    }
     if (name === "done") return this.onlyOnce("done", () => (this.record.done = true));
-    if (name === "no-keeper-sh") return this.fail("the keeper's copy of sh never appeared");
+    if (name === "no-driver-sh") return this.fail("the driver could not make its copy of sh");
     const [suite, ...args] = match[2]?.split(" ") ?? [];
     if (!suite || !SUITES.has(suite)) return this.fail(`oracle:${name} without a suite`);
     const s = suite as SuiteName;
@@ -206,7 +214,7 @@ export class DriverOutput extends Writable {
         if (this.record.prep[suite]?.exitCode !== 0)
           return this.fail(`oracle:suite ${suite} before its prep`);
         this.record.started[suite] = true;
-        this.inSuite = { suite, cut: new MarkerCut(endMarker(this.nonce, "stdout")) };
+        this.inSuite = { suite, cut: new MarkerCut(endMarker(this.nonce!, "stdout")) };
         this.onEvent("suite", suite);
         return;
       case "kill": {
@@ -296,14 +304,15 @@ export class DriverOutput extends Writable {
  */
 export class SuiteStderr extends Writable {
   private index = 0;
-  private cut: MarkerCut;
+  private cut: MarkerCut | null = null;
+  private pending: Buffer[] = [];
 
+  /** `nonce` gives the driver's nonce once its first line is read (stderr is held until then). */
   constructor(
-    private readonly marker: Buffer,
+    private readonly nonce: () => string | null,
     private readonly sink: (suite: SuiteName, chunk: Buffer) => void,
   ) {
     super();
-    this.cut = new MarkerCut(marker);
   }
 
   private get suite(): SuiteName | null {
@@ -322,18 +331,37 @@ export class SuiteStderr extends Writable {
 
   /** The stream ended: what is held back belongs to the current suite. */
   finish(): void {
+    if (!this.cut) {
+      for (const chunk of this.pending.splice(0)) if (this.suite) this.sink(this.suite, chunk);
+      return;
+    }
     const rest = this.cut.flush();
     if (rest.length > 0 && this.suite) this.sink(this.suite, rest);
   }
 
   take(chunk: Buffer): void {
+    if (!this.cut) {
+      const nonce = this.nonce();
+      if (nonce === null) {
+        // Before the driver's first line no suite has run: this is not a suite's (boot errors).
+        if (this.pending.length < 64) this.pending.push(Buffer.from(chunk));
+        return;
+      }
+      this.cut = new MarkerCut(endMarker(nonce, "stderr"));
+      const held = this.pending.splice(0);
+      for (const part of held) this.split(part);
+    }
+    this.split(chunk);
+  }
+
+  private split(chunk: Buffer): void {
     let data: Buffer | null = chunk;
     while (data !== null && data.length > 0) {
-      const { before, after } = this.cut.push(data);
+      const { before, after } = this.cut!.push(data);
       if (before.length > 0 && this.suite) this.sink(this.suite, before);
       if (after !== null) {
         this.index += 1;
-        this.cut = new MarkerCut(this.marker);
+        this.cut = new MarkerCut(this.cut!.marker);
       }
       data = after;
     }

@@ -1,18 +1,19 @@
-import { KEEPER_SH, PATHS } from "./container-config.js";
+import { PATHS } from "./container-config.js";
 import type { SuiteName } from "./junit.js";
 import { assignPath, PREP_EXIT, utf8Path } from "./scripts.js";
 
 /**
- * The whole container part of a run is one exec, its driver: for the existing and then the hidden
- * suite, prepare a fresh checkout, run the suite as a child, SIGKILL every process of the test
- * user, read the suite's report. One runc exec instead of six (~90 ms each on this machine).
+ * The container's one process (under its init) is the driver: for the existing and then the
+ * hidden suite, prepare a fresh checkout, run the suite as a child, SIGKILL every other process of
+ * the test user, read the suite's report. It costs what `docker run` costs: no exec at all.
  *
  * What the grader trusts is printed on stdout as `oracle:` lines and sized blocks, only while no
  * test code is alive: before a suite starts, and after the kill loop that ends it. A suite's own
- * output (stdout, and stderr on the exec's stderr) is framed by an end marker carrying a nonce
- * that only the driver knows: it comes in the exec's environment and is unset before any suite
- * starts, and the driver runs in the keeper's execute-only sh, which is not dumpable, so the test
- * user cannot read its environment or memory, nor open its /proc/<pid>/fd/*. See docs/security.md.
+ * output (stdout, and stderr on the container's stderr) ends at a marker carrying a nonce the
+ * driver draws from /dev/urandom and prints first, before any test code exists. The driver runs
+ * from an execute-only copy of sh (mode 0111: its owner cannot read it either), and a process that
+ * execs a file it cannot read is not dumpable: the test user can read neither its memory nor its
+ * environment, nor open its /proc/<pid>/fd/*. See docs/security.md.
  */
 export interface DriverPlan {
   /** The prep script of each suite (run in a subshell; its output is printed as blocks). */
@@ -23,23 +24,25 @@ export interface DriverPlan {
   maxReportBytes: number;
 }
 
-/** The exec's env variable that carries the nonce; the driver unsets it at once. */
-export const NONCE_ENV = "ORACLE_DRIVER_NONCE";
+/** The driver's execute-only copy of sh (in /tmp: the hidden suite's wipe removes it). */
+export const DRIVER_SH = `${PATHS.tmp}/.oracle-driver-sh`;
 /** Where a prep subshell's output is kept until it is printed; made fresh before each prep. */
 export const STEP_DIR = `${PATHS.tmp}/.oracle-step`;
 /** The driver's exit codes for its own failures (a failed prep exits with the prep's code). */
-export const STEP_EXIT = { noKeeperSh: 95, survivors: 96, io: 97, noCheckout: 98 } as const;
+export const STEP_EXIT = { noDriverSh: 95, survivors: 96, io: 97, noCheckout: 98 } as const;
 
 const WRITABLE = `${PATHS.work} ${PATHS.tmp} ${PATHS.home} ${PATHS.report} /dev/shm`;
 
 /** A single-quoted shell word. */
 export const shellQuote = (value: string): string => `'${value.replace(/'/g, "'\\''")}'`;
 
-/** Waits (at most 5 s) for the keeper's copy of sh, then runs the driver in it: `$1` script, `$2` `$3` the suites' commands. */
-export const BOOT_SCRIPT = [
-  `i=0; while [ ! -x ${KEEPER_SH} ]; do i=$((i+1)); [ "$i" -le 500 ] || { printf 'oracle:no-keeper-sh\\n'; exit ${STEP_EXIT.noKeeperSh}; }; sleep 0.01; done`,
-  `exec ${KEEPER_SH} -c "$1" oracle-driver "$2" "$3"`,
-].join("\n");
+/** The container's entrypoint: copies sh, makes it execute-only, runs the driver in it (`$1` its script, `$2` `$3` the suites' commands). */
+export const BOOT = [
+  "sh",
+  "-c",
+  `cp /bin/sh ${DRIVER_SH} && chmod 0111 ${DRIVER_SH} || { printf 'oracle:no-driver-sh\\n'; exit ${STEP_EXIT.noDriverSh}; }\nexec ${DRIVER_SH} -c "$1" oracle-driver "$2" "$3"`,
+  "oracle-boot",
+];
 
 function prepLines(suite: SuiteName, plan: DriverPlan): string[] {
   const wipe =
@@ -80,7 +83,7 @@ function suiteLines(suite: SuiteName, plan: DriverPlan, command: string): string
     "  kill -KILL -1 2>/dev/null; n=0",
     "  for p in /proc/[0-9]*; do",
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
-    '    [ "${p#/proc/}" = "$self" ] && continue; st=; u=',
+    '    case ${p#/proc/} in "$self"|1) continue;; esac; st=; u=',
     '    { while read -r k v rest; do case $k in State:) st=$v;; Uid:) u=$v; break;; esac; done < "$p/status"; } 2>/dev/null',
     '    [ "$u" = 1000 ] && [ "$st" != Z ] && n=$((n+1))',
     "  done",
@@ -110,15 +113,16 @@ function collectLines(suite: SuiteName, plan: DriverPlan): string[] {
 }
 
 /**
- * The driver, run by the test user in the keeper's sh (via {@link BOOT_SCRIPT}) with the suites'
- * commands as `$1` (existing) and `$2` (hidden) and the nonce in {@link NONCE_ENV}.
+ * The driver, run by the test user from its execute-only sh (via {@link BOOT}) with the suites'
+ * commands as `$1` (existing) and `$2` (hidden).
  */
 export function driverScript(plan: DriverPlan): string {
   const lines = [
     "exec 3>&2 2>/dev/null",
     "set -u",
-    `nonce=\${${NONCE_ENV}:-}; unset ${NONCE_ENV}`,
-    `[ \${#nonce} -ge 32 ] || exit ${STEP_EXIT.io}`,
+    // Drawn and printed before any test code exists; the suites never see it.
+    `nonce=$(od -An -tx1 -N24 /dev/urandom | tr -d ' \\n'); [ \${#nonce} -eq 48 ] || exit ${STEP_EXIT.io}`,
+    `printf 'oracle:nonce %s\\n' "$nonce"`,
     "self=$$; oom_seen=0",
     `block() { size=$(stat -c %s -- "$3") || exit ${STEP_EXIT.io}; printf 'oracle:%s %s %s\\n' "$1" "$2" "$size"; cat -- "$3" || exit ${STEP_EXIT.io}; }`,
   ];

@@ -1,11 +1,9 @@
-import { randomBytes } from "node:crypto";
 import { BoundedOutput } from "./bounded-output.js";
 import { PATHS } from "./container-config.js";
 import {
   BASE_ENV,
   type ContainerRunInputs,
   compareApplied,
-  execIn,
   prepFailure,
   RunClosed,
   type RunOutcome,
@@ -16,8 +14,8 @@ import { pathsToReset } from "./diff/filter.js";
 import { displayPath } from "./diff/paths.js";
 import type { SuiteName } from "./junit.js";
 import { prepScript } from "./scripts.js";
-import { type DriverEvent, DriverOutput, type DriverRecord, endMarker, SuiteStderr } from "./step-output.js";
-import { BOOT_SCRIPT, type DriverPlan, driverScript, NONCE_ENV } from "./step-script.js";
+import { type DriverEvent, DriverOutput, type DriverRecord, SuiteStderr } from "./step-output.js";
+import { BOOT, type DriverPlan, driverScript } from "./step-script.js";
 
 /** The largest report read; above it the report is REPORT_INVALID. */
 export const MAX_REPORT_BYTES = 16 * 1024 * 1024;
@@ -44,6 +42,17 @@ const oracleEnv = BASE_ENV.map((entry): [string, string] => {
   const at = entry.indexOf("=");
   return [entry.slice(0, at), entry.slice(at + 1)];
 });
+
+/** The container's process: the boot entrypoint, and the driver's script and the suites' commands as its arguments. */
+export function driverProcess(inputs: ContainerRunInputs): {
+  entrypoint: string[];
+  cmd: string[];
+  env: string[];
+} {
+  const { suites } = inputs.loaded.task;
+  const script = driverScript(planDriver(inputs));
+  return { entrypoint: BOOT, cmd: [script, suites.existing.command, suites.hidden.command], env: BASE_ENV };
+}
 
 function planDriver(inputs: ContainerRunInputs): DriverPlan {
   const { task } = inputs.loaded;
@@ -72,16 +81,16 @@ function planDriver(inputs: ContainerRunInputs): DriverPlan {
 }
 
 /**
- * Runs the driver (one exec: both suites, each prepared, run and collected) and follows it as it
- * goes: timings `prep.<suite>`, `suite.<suite>`, `collect.<suite>` are taken as its stdout reaches
- * each point, and the log gets the suites' output as it comes.
+ * Starts the created container (its process is the driver: both suites, each prepared, run and
+ * collected) and follows it as it goes: timings `prep.<suite>`, `suite.<suite>`, `collect.<suite>`
+ * are taken as its stdout reaches each point, and the log gets the suites' output as it comes.
  */
 export async function runDriver(inputs: ContainerRunInputs, state: RunState): Promise<DriverResult> {
+  const container = state.container;
+  if (state.closed || !container) throw new RunClosed("driver");
   const plan = planDriver(inputs);
-  const script = driverScript(plan);
   const { task } = inputs.loaded;
   const { log } = inputs;
-  log.event("driver.script", { script });
   const output = (suite: SuiteName, stream: "stdout" | "stderr") =>
     new BoundedOutput(OUTPUT_HEAD, OUTPUT_TAIL, (chunk) =>
       log.event("suite.output", { suite, stream, text: chunk.toString("utf8") }),
@@ -110,27 +119,24 @@ export async function runDriver(inputs: ContainerRunInputs, state: RunState): Pr
     if (event === "end") outputs[suite].durationMs = lap(`suite.${suite}`);
     if (event === "report") lap(`collect.${suite}`);
   };
-  const nonce = randomBytes(24).toString("hex");
   const stdout = new DriverOutput(
-    nonce,
     { report: MAX_REPORT_BYTES, prepOut: MAX_PREP_BYTES, prepErr: MAX_PREP_BYTES },
     (suite, chunk) => outputs[suite].stdout.take(chunk),
     onEvent,
   );
-  const stderr = new SuiteStderr(endMarker(nonce, "stderr"), (suite, chunk) =>
-    outputs[suite].stderr.take(chunk),
+  const stderr = new SuiteStderr(
+    () => stdout.nonce,
+    (suite, chunk) => outputs[suite].stderr.take(chunk),
   );
-  const cmd = [
-    "sh",
-    "-c",
-    BOOT_SCRIPT,
-    "oracle-boot",
-    script,
-    task.suites.existing.command,
-    task.suites.hidden.command,
-  ];
-  const env = [...BASE_ENV, `${NONCE_ENV}=${nonce}`];
-  const exitCode = await execIn(state, cmd, env, PATHS.work, stdout, stderr);
+  const { ended } = await container.attach(stdout, stderr);
+  const exited = container.waitForExit();
+  exited.catch(() => undefined);
+  mark = performance.now();
+  await container.start();
+  lap("start");
+  log.event("container.started", { id: container.id });
+  await ended;
+  const exitCode = await exited;
   stdout.finish();
   stderr.finish();
   // A suite cut short (the driver killed, the deadline) still ran until now.
