@@ -124,4 +124,8 @@ const summary = {
   floorMedianMs: Math.round(median(floorMs)),
 };
 summary.ratio = Number((summary.oracleMedianMs / summary.floorMedianMs).toFixed(3));
+// Each pair ran back to back, so its ratio cancels most of the machine's drift between pairs.
+const pairRatios = oracleMs.map((ms, i) => ms / floorMs[i]);
+summary.pairRatios = pairRatios.map((r) => Number(r.toFixed(3)));
+summary.medianPairRatio = Number(median(pairRatios).toFixed(3));
 process.stdout.write(`${JSON.stringify(summary)}\n`);

@@ -98,8 +98,9 @@ function suiteLines(suite: SuiteName, plan: DriverPlan, command: string): string
 
 function collectLines(suite: SuiteName, plan: DriverPlan): string[] {
   return [
-    "oom=$(cat /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control 2>/dev/null | grep '^oom_kill ' | head -n 1)",
-    `oom=\${oom#oom_kill }; oom=\${oom:-0}; printf 'oracle:oom ${suite} %s\\n' "$oom"`,
+    // The cgroup's oom_kill count (v2, else v1), read with builtins.
+    'oom=0; for e in /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control; do [ -r "$e" ] || continue; while read -r k v; do [ "$k" = oom_kill ] && oom=$v; done < "$e"; break; done',
+    `printf 'oracle:oom ${suite} %s\\n' "$oom"`,
     assignPath("f", utf8Path(plan.report[suite])),
     `if [ -L "$f" ] || { [ -e "$f" ] && [ ! -f "$f" ]; }; then printf 'oracle:report ${suite} not-regular\\n'`,
     `elif [ ! -e "$f" ]; then printf 'oracle:report ${suite} missing\\n'`,
@@ -124,7 +125,8 @@ export function driverScript(plan: DriverPlan): string {
     `nonce=$(od -An -tx1 -N24 /dev/urandom | tr -d ' \\n'); [ \${#nonce} -eq 48 ] || exit ${STEP_EXIT.io}`,
     `printf 'oracle:nonce %s\\n' "$nonce"`,
     "self=$$; oom_seen=0",
-    `block() { size=$(stat -c %s -- "$3") || exit ${STEP_EXIT.io}; printf 'oracle:%s %s %s\\n' "$1" "$2" "$size"; cat -- "$3" || exit ${STEP_EXIT.io}; }`,
+    // An empty file costs no process.
+    `block() { [ -s "$3" ] || { printf 'oracle:%s %s 0\\n' "$1" "$2"; return; }; size=$(stat -c %s -- "$3") || exit ${STEP_EXIT.io}; printf 'oracle:%s %s %s\\n' "$1" "$2" "$size"; cat -- "$3" || exit ${STEP_EXIT.io}; }`,
   ];
   for (const [suite, command] of [
     ["existing", '"$1"'],

@@ -121,9 +121,12 @@ async function prepareAndRun(
   leftovers: Promise<void>,
 ): Promise<RunOutcome> {
   const { docker, log, loaded } = inputs;
+  // The engine looks the image up while the diff is filtered.
+  const resolving = resolveImage(inputs.root, loaded.task.image, docker);
+  resolving.catch(() => undefined);
   const filtered = filterStep(inputs, facts);
   if (filtered !== null && !("kept" in filtered)) return filtered;
-  const image = await resolveImage(inputs.root, loaded.task.image, docker);
+  const image = await resolving;
   facts.image = { name: image.name, reference: image.reference, digest: image.digest };
   log.event("image", { ...image });
   if (!image.ok) return { reason: "IMAGE_NOT_BUILT", message: image.message };
