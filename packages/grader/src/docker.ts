@@ -22,7 +22,7 @@ function deferModule(load: NodeJS.Require, path: string): void {
  * imported: most of a grade's start-up, and the grader uses neither. Both are deferred to their
  * first use, so nothing changes for a caller in the same process that does need them.
  */
-function loadDockerode(): typeof Docker {
+export function loadDockerode(): typeof Docker {
   deferModule(require, require.resolve("dockerode/lib/session.js"));
   const fromDockerode = createRequire(require.resolve("dockerode"));
   deferModule(fromDockerode, fromDockerode.resolve("docker-modem/lib/ssh.js"));
