@@ -60,6 +60,22 @@ export class MarkerCut {
   }
 }
 
+/** A Writable that takes each chunk synchronously (`take`) and its end (`finish`): it never stalls its source. */
+abstract class SyncWritable extends Writable {
+  abstract take(chunk: Buffer): void;
+  abstract finish(): void;
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
+    this.take(chunk);
+    done();
+  }
+
+  override _final(done: (error?: Error | null) => void): void {
+    this.finish();
+    done();
+  }
+}
+
 /** The end marker of a suite on the exec's stdout (followed by the exit code) and stderr. */
 export const endMarker = (nonce: string, stream: "stdout" | "stderr"): Buffer =>
   Buffer.from(`\noracle:${nonce}:end${stream === "stdout" ? " " : "\n"}`);
@@ -78,7 +94,7 @@ type Block = {
  * and goes to `suiteSink`. `onEvent` fires as each part completes, so the log and the timings
  * follow the run. Never throws; a malformed stream sets `protocolError` and the rest is dropped.
  */
-export class DriverOutput extends Writable {
+export class DriverOutput extends SyncWritable {
   readonly record: DriverRecord = { prep: {}, started: {}, exitCode: {}, kill: {}, oomKills: {}, report: {} };
   private line: Buffer[] = [];
   private lineSize = 0;
@@ -98,16 +114,6 @@ export class DriverOutput extends Writable {
     private readonly onEvent: (event: DriverEvent, suite: SuiteName) => void = () => {},
   ) {
     super();
-  }
-
-  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
-    this.take(chunk);
-    done();
-  }
-
-  override _final(done: (error?: Error | null) => void): void {
-    this.finish();
-    done();
   }
 
   /** Adds a chunk synchronously (what _write does). */
@@ -302,7 +308,7 @@ export class DriverOutput extends Writable {
  * Splits the exec's stderr into the suites' by the nonce's end markers: before the first, the
  * existing suite's; then the hidden suite's. The driver's own stderr goes nowhere.
  */
-export class SuiteStderr extends Writable {
+export class SuiteStderr extends SyncWritable {
   private index = 0;
   private cut: MarkerCut | null = null;
   private pending: Buffer[] = [];
@@ -317,16 +323,6 @@ export class SuiteStderr extends Writable {
 
   private get suite(): SuiteName | null {
     return this.index === 0 ? "existing" : this.index === 1 ? "hidden" : null;
-  }
-
-  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
-    this.take(chunk);
-    done();
-  }
-
-  override _final(done: (error?: Error | null) => void): void {
-    this.finish();
-    done();
   }
 
   /** The stream ended: what is held back belongs to the current suite. */
