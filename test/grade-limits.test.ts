@@ -2,7 +2,7 @@
 // process user is not root, 128 MiB of suite output stays bounded in the grader's memory and in the
 // oracle log, and an OOM kill fails the run with OUT_OF_MEMORY. Tasks are variants of the samples.
 import { execFileSync } from "node:child_process";
-import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { GradeResult } from "@oracle/spec";
 import { binPath, containersWithLabel, makeTempRoot, requireDocker, run } from "@oracle/test-utils";
@@ -97,6 +97,22 @@ describe("oracle-grade limits", () => {
     const { result } = await baseline("bare-mirror");
     expect(result.suites.existing.status).toBe("PASS");
     expect(result.suites.hidden.status).toBe("FAIL");
+  });
+
+  it("3,000 hidden files: a driver script above execve's 128 KiB argument limit still runs", async () => {
+    variant("freebusy-py", "many-hidden", "true;");
+    const data = join(root, "tasks", "many-hidden", "hidden-tests", "tests", "regression", "data");
+    mkdirSync(data, { recursive: true });
+    for (let i = 0; i < 3000; i += 1)
+      writeFileSync(join(data, `fixture-${String(i).padStart(5, "0")}.txt`), `${i}\n`);
+    const { result } = await baseline("many-hidden");
+    const log = readFileSync(result.logPath, "utf8");
+    const script = JSON.parse(log.split("\n").find((line) => line.includes('"driver.script"'))!) as {
+      script: string;
+    };
+    expect(Buffer.byteLength(script.script)).toBeGreaterThan(128 * 1024);
+    expect(result.suites.existing.status).toBe("PASS");
+    expect(result.suites.hidden.reason).toBe("TESTS_FAILED");
   });
 
   it("a memory bomb: FAIL OUT_OF_MEMORY even when the runner carries on", async () => {

@@ -9,7 +9,10 @@ export const PATHS = {
   report: "/oracle/report",
   hidden: "/oracle/hidden",
   mirror: "/oracle/mirror",
-  diff: "/oracle/diff/filtered.diff",
+  /** The run's host folder, read-only: the driver's script, and the filtered diff in grade mode. */
+  run: "/oracle/run",
+  diff: "/oracle/run/filtered.diff",
+  driver: "/oracle/run/oracle-driver.sh",
 } as const;
 
 /**

@@ -15,8 +15,10 @@ export interface ContainerRunInputs {
   loaded: LoadedTask;
   image: string;
   labels: Record<string, string>;
-  /** The filtered diff and the host folder holding filtered.diff (grade mode), else null. */
-  diff: { filtered: FilteredDiff; hostDir: string } | null;
+  /** The filtered diff (grade mode; written to the run folder as filtered.diff), else null. */
+  diff: { filtered: FilteredDiff } | null;
+  /** The run's host folder (mounted read-only at PATHS.run): the driver's script goes there too. */
+  runDir: string;
   hiddenFiles: string[];
   /** The must-fail/must-pass sentinel planted beside the hidden tests, or null (docs/security.md). */
   sentinel: Sentinel | null;

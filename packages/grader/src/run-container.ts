@@ -1,3 +1,5 @@
+import { writeFile } from "node:fs/promises";
+import { basename, join } from "node:path";
 import { type ContainerPlan, containerOptions, missingProtections, PATHS } from "./container-config.js";
 import {
   type ContainerRunInputs,
@@ -7,19 +9,33 @@ import {
   timed,
 } from "./container-steps.js";
 import type { SuiteName } from "./junit.js";
-import { type DriverResult, driverProcess, readPrep, runDriver, type SuiteOutput } from "./step.js";
+import {
+  type DriverResult,
+  driverProcess,
+  driverScript,
+  readPrep,
+  runDriver,
+  type SuiteOutput,
+} from "./step.js";
 import { judgeSuite } from "./suite-result.js";
 
 function planFor(inputs: ContainerRunInputs): ContainerPlan {
   const { task, hiddenTestsDir, mirrorPath } = inputs.loaded;
-  const binds: ContainerPlan["binds"] = [{ source: hiddenTestsDir, target: PATHS.hidden }];
+  const binds: ContainerPlan["binds"] = [
+    { source: hiddenTestsDir, target: PATHS.hidden },
+    { source: inputs.runDir, target: PATHS.run },
+  ];
   if (mirrorPath) binds.push({ source: mirrorPath, target: PATHS.mirror });
-  if (inputs.diff) binds.push({ source: `${inputs.diff.hostDir}/filtered.diff`, target: PATHS.diff });
   return { image: inputs.image, labels: inputs.labels, ...task.resources, binds, ...driverProcess(inputs) };
 }
 
 /** Creates the container and checks every protection (the driver starts later). Returns a refusal message or null. */
 async function startContainer(inputs: ContainerRunInputs, state: RunState): Promise<string | null> {
+  // The script is a file, not an argument: execve caps one argument at 128 KiB, and a task with
+  // thousands of hidden files makes a longer one.
+  const script = driverScript(inputs);
+  inputs.log.event("driver.script", { path: PATHS.driver, script });
+  await writeFile(join(inputs.runDir, basename(PATHS.driver)), script, { mode: 0o644 });
   const plan = planFor(inputs);
   const options = containerOptions(plan);
   inputs.log.event("container.create", { options });

@@ -36,11 +36,11 @@ const WRITABLE = `${PATHS.work} ${PATHS.tmp} ${PATHS.home} ${PATHS.report} /dev/
 /** A single-quoted shell word. */
 export const shellQuote = (value: string): string => `'${value.replace(/'/g, "'\\''")}'`;
 
-/** The container's entrypoint: copies sh, makes it execute-only, runs the driver in it (`$1` its script, `$2` `$3` the suites' commands). */
+/** The container's entrypoint: copies sh, makes it execute-only, runs the driver's script (PATHS.driver) in it with the suites' commands (`$1`, `$2`). */
 export const BOOT = [
   "sh",
   "-c",
-  `cp /bin/sh ${DRIVER_SH} && chmod 0111 ${DRIVER_SH} || { printf 'oracle:no-driver-sh\\n'; exit ${STEP_EXIT.noDriverSh}; }\nexec ${DRIVER_SH} -c "$1" oracle-driver "$2" "$3"`,
+  `cp /bin/sh ${DRIVER_SH} && chmod 0111 ${DRIVER_SH} || { printf 'oracle:no-driver-sh\\n'; exit ${STEP_EXIT.noDriverSh}; }\nexec ${DRIVER_SH} ${PATHS.driver} "$1" "$2"`,
   "oracle-boot",
 ];
 

@@ -15,7 +15,7 @@ import { displayPath } from "./diff/paths.js";
 import type { SuiteName } from "./junit.js";
 import { prepScript } from "./scripts.js";
 import { type DriverEvent, DriverOutput, type DriverRecord, SuiteStderr } from "./step-output.js";
-import { BOOT, type DriverPlan, driverScript } from "./step-script.js";
+import { BOOT, type DriverPlan, driverScript as renderDriver } from "./step-script.js";
 
 /** The largest report read; above it the report is REPORT_INVALID. */
 export const MAX_REPORT_BYTES = 16 * 1024 * 1024;
@@ -50,8 +50,12 @@ export function driverProcess(inputs: ContainerRunInputs): {
   env: string[];
 } {
   const { suites } = inputs.loaded.task;
-  const script = driverScript(planDriver(inputs));
-  return { entrypoint: BOOT, cmd: [script, suites.existing.command, suites.hidden.command], env: BASE_ENV };
+  return { entrypoint: BOOT, cmd: [suites.existing.command, suites.hidden.command], env: BASE_ENV };
+}
+
+/** The driver's script, written to the run folder (PATHS.driver) before the container is made. */
+export function driverScript(inputs: ContainerRunInputs): string {
+  return renderDriver(planDriver(inputs));
 }
 
 function planDriver(inputs: ContainerRunInputs): DriverPlan {

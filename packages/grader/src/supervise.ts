@@ -143,20 +143,18 @@ async function prepareAndRun(
     return message ? { reason: "IMAGE_NOT_BUILT", message } : null;
   };
   log.info(`image: ${image.reference}`);
-  let diff: { filtered: FilteredDiff; hostDir: string } | null = null;
-  if (filtered) {
-    facts.tempDir = await mkdtemp(join(tmpdir(), "oracle-grade-"));
-    await chmod(facts.tempDir, 0o755);
-    await writeFile(join(facts.tempDir, "filtered.diff"), filtered.filtered, { mode: 0o644 });
-    diff = { filtered, hostDir: facts.tempDir };
-  }
+  const runDir = await mkdtemp(join(tmpdir(), "oracle-grade-"));
+  facts.tempDir = runDir;
+  await chmod(runDir, 0o755);
+  if (filtered) await writeFile(join(runDir, "filtered.diff"), filtered.filtered, { mode: 0o644 });
+  const diff = filtered ? { filtered } : null;
   const hiddenFiles = await listHiddenFiles(loaded.hiddenTestsDir);
   const labels = gradeLabels(inputs.runId, loaded.task.id);
   const sentinel = planSentinel(sentinelFramework(loaded.task, hiddenFiles), hiddenFiles);
   log.event("sentinel", sentinel ? { framework: sentinel.framework, path: sentinel.path } : { none: true });
   await leftovers;
   return runInContainer(
-    { loaded, image: image.runAs, labels, diff, hiddenFiles, sentinel, docker, log, imageCurrent },
+    { loaded, image: image.runAs, labels, diff, runDir, hiddenFiles, sentinel, docker, log, imageCurrent },
     state,
   );
 }
