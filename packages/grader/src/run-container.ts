@@ -12,11 +12,12 @@ import type { SuiteName } from "./junit.js";
 import {
   type DriverResult,
   driverProcess,
-  driverScript,
+  planDriver,
   readPrep,
   runDriver,
   type SuiteOutput,
 } from "./step.js";
+import { type DriverPlan, driverScript } from "./step-script.js";
 import { judgeSuite } from "./suite-result.js";
 
 function planFor(inputs: ContainerRunInputs): ContainerPlan {
@@ -30,10 +31,14 @@ function planFor(inputs: ContainerRunInputs): ContainerPlan {
 }
 
 /** Creates the container and checks every protection (the driver starts later). Returns a refusal message or null. */
-async function startContainer(inputs: ContainerRunInputs, state: RunState): Promise<string | null> {
+async function startContainer(
+  inputs: ContainerRunInputs,
+  state: RunState,
+  driver: DriverPlan,
+): Promise<string | null> {
   // The script is a file, not an argument: execve caps one argument at 128 KiB, and a task with
   // thousands of hidden files makes a longer one.
-  const script = driverScript(inputs);
+  const script = driverScript(driver);
   inputs.log.event("driver.script", { path: PATHS.driver, script });
   await writeFile(join(inputs.runDir, basename(PATHS.driver)), script, { mode: 0o644 });
   const plan = planFor(inputs);
@@ -95,8 +100,8 @@ function judgeCollected(
       `the oracle's driver ended (exit code ${driver.exitCode}) before the ${suite} suite's report was read: the engine stopped the container, or the code under test killed the driver`,
     );
   }
-  const oomKilled = (oomKills ?? 0) > state.oomKills;
-  state.oomKills = oomKills ?? state.oomKills;
+  const oomKilled = oomKills > state.oomKills;
+  state.oomKills = oomKills;
   const sentinel = suite === "hidden" ? inputs.sentinel : null;
   const { durationMs } = ran;
   const judged = judgeSuite({ suite, exitCode, durationMs, report, output, sentinel });
@@ -125,11 +130,12 @@ function judgeCollected(
  * Returns the run's reason.
  */
 export async function runInContainer(inputs: ContainerRunInputs, state: RunState): Promise<RunOutcome> {
-  const refused = await startContainer(inputs, state);
+  const plan = planDriver(inputs);
+  const refused = await startContainer(inputs, state, plan);
   if (refused) return { reason: "INFRA_ERROR", message: refused };
   const stale = await inputs.imageCurrent();
   if (stale) return stale;
-  const driver = await runDriver(inputs, state);
+  const driver = await runDriver(inputs, state, plan);
   for (const suite of ["existing", "hidden"] as const) {
     const prepStop = readPrep(inputs, state, suite, driver);
     if (prepStop) return prepStop;

@@ -15,7 +15,7 @@ import { displayPath } from "./diff/paths.js";
 import type { SuiteName } from "./junit.js";
 import { prepScript } from "./scripts.js";
 import { type DriverEvent, DriverOutput, type DriverRecord, SuiteStderr } from "./step-output.js";
-import { BOOT, type DriverPlan, driverScript as renderDriver } from "./step-script.js";
+import { BOOT, type DriverPlan } from "./step-script.js";
 
 /** The largest report read; above it the report is REPORT_INVALID. */
 export const MAX_REPORT_BYTES = 16 * 1024 * 1024;
@@ -43,7 +43,7 @@ const oracleEnv = BASE_ENV.map((entry): [string, string] => {
   return [entry.slice(0, at), entry.slice(at + 1)];
 });
 
-/** The container's process: the boot entrypoint, and the driver's script and the suites' commands as its arguments. */
+/** The container's process: the boot entrypoint, and the suites' commands as its arguments. */
 export function driverProcess(inputs: ContainerRunInputs): {
   entrypoint: string[];
   cmd: string[];
@@ -53,12 +53,8 @@ export function driverProcess(inputs: ContainerRunInputs): {
   return { entrypoint: BOOT, cmd: [suites.existing.command, suites.hidden.command], env: BASE_ENV };
 }
 
-/** The driver's script, written to the run folder (PATHS.driver) before the container is made. */
-export function driverScript(inputs: ContainerRunInputs): string {
-  return renderDriver(planDriver(inputs));
-}
-
-function planDriver(inputs: ContainerRunInputs): DriverPlan {
+/** What the driver does for each suite: its prep script, its env, its report. Made once per run. */
+export function planDriver(inputs: ContainerRunInputs): DriverPlan {
   const { task } = inputs.loaded;
   const prep = (suite: SuiteName) =>
     prepScript({
@@ -89,10 +85,13 @@ function planDriver(inputs: ContainerRunInputs): DriverPlan {
  * collected) and follows it as it goes: timings `prep.<suite>`, `suite.<suite>`, `collect.<suite>`
  * are taken as its stdout reaches each point, and the log gets the suites' output as it comes.
  */
-export async function runDriver(inputs: ContainerRunInputs, state: RunState): Promise<DriverResult> {
+export async function runDriver(
+  inputs: ContainerRunInputs,
+  state: RunState,
+  plan: DriverPlan,
+): Promise<DriverResult> {
   const container = state.container;
   if (state.closed || !container) throw new RunClosed("driver");
-  const plan = planDriver(inputs);
   const { task } = inputs.loaded;
   const { log } = inputs;
   const output = (suite: SuiteName, stream: "stdout" | "stderr") =>
