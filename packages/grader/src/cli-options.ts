@@ -4,6 +4,13 @@ import { parseArgs } from "node:util";
 import { OracleError } from "@oracle/spec";
 import { z } from "zod";
 
+/** A schema's complaints about parsed options, one per line, each named by its flag (`--concurrency: ...`). */
+export function optionIssues(error: z.ZodError): string {
+  return error.issues
+    .map((i) => (i.path.length ? `--${i.path.join(".")}: ${i.message}` : i.message))
+    .join("\n");
+}
+
 export const HELP = `Usage: oracle-grade [--root DIR] TASK (--diff FILE | --baseline) [options]
        pnpm grade [--root DIR] TASK (--diff FILE | --baseline) [options]
        oracle-grade --batch PREDICTIONS.jsonl [--out DIR] [--concurrency N] [--queue URL]  (see --batch --help)
@@ -102,12 +109,8 @@ export function parseCliArgs(argv: readonly string[], cwd: string): CliOptions {
     });
   const { "allow-quarantined": allowQuarantined, help: _help, ...rest } = values;
   const args = ArgsSchema.safeParse({ ...rest, task: positionals[0] ?? "", allowQuarantined });
-  if (!args.success) {
-    const lines = args.error.issues.map((i) =>
-      i.path.length ? `--${i.path.join(".")}: ${i.message}` : i.message,
-    );
-    throw new OracleError("USAGE", lines.join("\n"), { hint: "see oracle-grade --help" });
-  }
+  if (!args.success)
+    throw new OracleError("USAGE", optionIssues(args.error), { hint: "see oracle-grade --help" });
   const a = args.data;
   const at = (path: string) => resolve(cwd, path);
   return {

@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { OracleError, wholeNumberArg } from "@oracle/spec";
 import { z } from "zod";
-import { findRoot } from "../cli-options.js";
+import { findRoot, optionIssues } from "../cli-options.js";
 import { queueConnection } from "../queue/connection.js";
 
 export const BATCH_HELP = `Usage: oracle-grade --batch PREDICTIONS.jsonl [--out DIR] [--concurrency N] [--queue redis://HOST:PORT] [options]
@@ -117,12 +117,7 @@ export function parseBatchArgs(argv: readonly string[], cwd: string): BatchCliOp
     ...rest
   } = values;
   const parsed = ArgsSchema.safeParse({ ...rest, infraRetries, noCache, allowQuarantined });
-  if (!parsed.success)
-    throw usage(
-      parsed.error.issues
-        .map((i) => (i.path.length ? `--${i.path.join(".")}: ${i.message}` : i.message))
-        .join("\n"),
-    );
+  if (!parsed.success) throw usage(optionIssues(parsed.error));
   const a = parsed.data;
   if (a.queue) queueConnection(a.queue);
   const at = (path: string) => resolve(cwd, path);

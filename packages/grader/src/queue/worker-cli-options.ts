@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { OracleError, wholeNumberArg } from "@oracle/spec";
 import { z } from "zod";
-import { findRoot } from "../cli-options.js";
+import { findRoot, optionIssues } from "../cli-options.js";
 import { queueConnection } from "./connection.js";
 
 export const WORKER_HELP = `Usage: oracle-worker --queue redis://HOST:PORT [--concurrency N] [--root DIR]
@@ -65,12 +65,7 @@ export function parseWorkerArgs(argv: readonly string[], cwd: string): WorkerCli
   if (values.help) return { help: true, queueUrl: "", concurrency: 1, root: cwd, lockSeconds: 30 };
   const { "lock-seconds": lockSeconds, help: _h, ...rest } = values;
   const parsed = ArgsSchema.safeParse({ ...rest, lockSeconds });
-  if (!parsed.success)
-    throw usage(
-      parsed.error.issues
-        .map((i) => (i.path.length ? `--${i.path.join(".")}: ${i.message}` : i.message))
-        .join("\n"),
-    );
+  if (!parsed.success) throw usage(optionIssues(parsed.error));
   const a = parsed.data;
   queueConnection(a.queue);
   return {
