@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { GradeResultSchema } from "@oracle/spec";
+import { readFile } from "node:fs/promises";
+import { GradeResultSchema, OracleError } from "@oracle/spec";
 import type { JobsOptions } from "bullmq";
 import { z } from "zod";
 import { ResultLineSchema } from "../batch/results-file.js";
@@ -53,4 +54,21 @@ export function gradeJobOptions(jobId: string, infraRetries: number): JobsOption
     removeOnComplete: { age: KEEP_SECONDS },
     removeOnFail: { age: KEEP_SECONDS },
   };
+}
+
+/** A job's diff as bytes, read here: the worker on another host gets the bytes, never the path. */
+export async function readDiffBytes(diff: { path: string } | { text: string }): Promise<Buffer> {
+  if ("text" in diff) return Buffer.from(diff.text, "utf8");
+  try {
+    return await readFile(diff.path);
+  } catch (cause) {
+    throw new OracleError(
+      "DIFF_UNREADABLE",
+      `cannot read the diff ${diff.path}: ${(cause as Error).message}`,
+      {
+        hint: "pass a readable unified diff file",
+        cause,
+      },
+    );
+  }
 }

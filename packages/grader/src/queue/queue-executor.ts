@@ -1,11 +1,9 @@
-import { readFile } from "node:fs/promises";
-import { OracleError } from "@oracle/spec";
 import type { BatchExecutor, BatchJob } from "../batch/executor.js";
 import { lineFromError } from "../batch/lines.js";
 import { GRADER_VERSION } from "../version.js";
 import { type CollectedJob, enqueueAndCollect } from "./collector.js";
 import { redactQueueUrl } from "./connection.js";
-import { type GradeJob, gradeJobId } from "./job.js";
+import { type GradeJob, gradeJobId, readDiffBytes } from "./job.js";
 
 export interface QueueExecutorOptions {
   queueUrl: string;
@@ -17,27 +15,12 @@ export interface QueueExecutorOptions {
   warn?: (message: string) => void;
 }
 
-async function diffBytes(diff: BatchJob["diff"]): Promise<Buffer> {
-  if ("text" in diff) return Buffer.from(diff.text, "utf8");
-  try {
-    return await readFile(diff.path);
-  } catch (cause) {
-    throw new OracleError(
-      "DIFF_UNREADABLE",
-      `cannot read the diff ${diff.path}: ${(cause as Error).message}`,
-      {
-        cause,
-      },
-    );
-  }
-}
-
 async function toGradeJob(
   job: BatchJob,
   batchId: string,
   options: QueueExecutorOptions,
 ): Promise<CollectedJob> {
-  const bytes = await diffBytes(job.diff);
+  const bytes = await readDiffBytes(job.diff);
   const data: GradeJob = {
     v: 1,
     batchId,

@@ -1,5 +1,4 @@
 import { createHash, randomUUID } from "node:crypto";
-import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { ERROR_CODES, type ErrorCode, type GradeResult, OracleError } from "@oracle/spec";
 import type { GradeFn } from "../batch/grade-prediction.js";
@@ -7,24 +6,7 @@ import { loadTaskContext } from "../batch/task-context.js";
 import { checkGradeOptions, type GradeOptions } from "../grade-options.js";
 import { GRADER_VERSION } from "../version.js";
 import { enqueueAndCollect } from "./collector.js";
-import { type GradeJob, type GradeJobResult, gradeJobId } from "./job.js";
-
-async function readDiffBytes(diff: GradeOptions["diff"]): Promise<Buffer | null> {
-  if (!diff) return null;
-  if ("text" in diff) return Buffer.from(diff.text, "utf8");
-  try {
-    return await readFile(diff.path);
-  } catch (cause) {
-    throw new OracleError(
-      "DIFF_UNREADABLE",
-      `cannot read the diff ${diff.path}: ${(cause as Error).message}`,
-      {
-        hint: "pass a readable unified diff file",
-        cause,
-      },
-    );
-  }
-}
+import { type GradeJob, type GradeJobResult, gradeJobId, readDiffBytes } from "./job.js";
 
 async function jobFor(options: GradeOptions): Promise<GradeJob> {
   const root = resolve(options.root);
@@ -38,7 +20,7 @@ async function jobFor(options: GradeOptions): Promise<GradeJob> {
         hint: "fix the task and run pnpm quarantine-sweep, or grade it anyway with --allow-quarantined",
       },
     );
-  const bytes = await readDiffBytes(options.diff);
+  const bytes = options.diff ? await readDiffBytes(options.diff) : null;
   return {
     v: 1,
     batchId: null,
