@@ -3,14 +3,13 @@ import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { type GradeResult, type LoadedTask, loadTask, OracleError, readQuarantineFile } from "@oracle/spec";
 import { dockerodeGradeDocker } from "./docker.js";
-
-/** dockerode without the parts a grade never uses (loaded on first use): for callers that pass `docker`. */
-export { loadDockerode } from "./docker.js";
-
 import { checkGradeOptions, type GradeOptions } from "./grade-options.js";
 import { defaultLogPath, openRunLog } from "./oracle-log.js";
 import { superviseRun } from "./supervise.js";
 import { GRADER_VERSION } from "./version.js";
+
+/** dockerode without the parts a grade never uses (loaded on first use): for callers that pass `docker`. */
+export { loadDockerode } from "./docker.js";
 
 /**
  * Diffs larger than this are not parsed: DIFF_INVALID. Parsing costs about 4x the diff's size in
