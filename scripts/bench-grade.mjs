@@ -5,10 +5,11 @@
 // Usage: node scripts/bench-grade.mjs [--root DIR] [--task calc-node] [--runs 5]
 // Needs built images recorded in <root>/images/registry.json (pnpm build-images) and the built grader.
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { floorArgs, loadTask } from "./lib/floor.mjs";
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const { values } = parseArgs({
@@ -20,67 +21,13 @@ const { values } = parseArgs({
 });
 const root = resolve(values.root);
 const runs = Number(values.runs);
-const taskDir = join(root, "tasks", values.task);
-const task = JSON.parse(readFileSync(join(taskDir, "task.json"), "utf8"));
-const record = JSON.parse(readFileSync(join(root, "images", "registry.json"), "utf8")).images[task.image];
-if (!record)
-  throw new Error(`no recorded image '${task.image}' in ${root}/images/registry.json: run pnpm build-images`);
+const loaded = loadTask(root, values.task);
 const rootBin = join(repo, "node_modules", ".bin", "oracle-grade");
 const grader = existsSync(rootBin) ? rootBin : join(repo, "packages", "grader", "bin", "oracle-grade.js");
-const gold = join(taskDir, "gold.diff");
-const mirror = resolve(taskDir, task.repo.mirror);
-const env = Object.entries(task.env ?? {}).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
-
-const suite = (name, command) => `
-rm -rf /work/repo /tmp/report && mkdir -p /tmp/report
-git clone -q --no-checkout /m /work/repo && cd /work/repo && git checkout -q --detach ${task.repo.baseCommit}
-git apply --check /d/gold.diff && git apply /d/gold.diff
-${name === "hidden" ? "cp -R /h/. /work/repo/" : ""}
-ORACLE_JUNIT=/tmp/report/junit.xml SOURCE_DATE_EPOCH=$(git log -1 --format=%ct) sh -c '${command.replaceAll("'", "'\\''")}' > /dev/null 2>&1 || status=1
-cp /tmp/report/junit.xml /tmp/${name}.xml; cd /`;
-const floorScript = `status=0\n${suite("existing", task.suites.existing.command)}\n${suite("hidden", task.suites.hidden.command)}\nexit $status`;
+const gold = join(loaded.taskDir, "gold.diff");
 
 function floor() {
-  const args = [
-    "run",
-    "--rm",
-    "--network",
-    "none",
-    "-u",
-    "1000:1000",
-    "--cap-drop",
-    "ALL",
-    "--security-opt",
-    "no-new-privileges",
-    "--init",
-    "-e",
-    "HOME=/tmp",
-    "-e",
-    "TZ=UTC",
-    "-e",
-    "LC_ALL=C.UTF-8",
-    "-e",
-    "PYTHONHASHSEED=0",
-    ...env,
-    "--tmpfs",
-    "/work:rw,exec,uid=1000,gid=1000",
-    "--tmpfs",
-    "/tmp:rw,exec,mode=1777",
-    "-v",
-    `${mirror}:/m:ro`,
-    "-v",
-    `${join(taskDir, "hidden-tests")}:/h:ro`,
-    "-v",
-    `${taskDir}:/d:ro`,
-    "-w",
-    "/work",
-    "--entrypoint",
-    "sh",
-    record.reference,
-    "-c",
-    floorScript,
-  ];
-  return spawnSync("docker", args, { stdio: ["ignore", "ignore", "pipe"] });
+  return spawnSync("docker", floorArgs(loaded, gold), { stdio: ["ignore", "ignore", "pipe"] });
 }
 
 function oracle() {

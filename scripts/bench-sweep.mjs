@@ -4,15 +4,23 @@
 // machine's load hits both sides alike. Prints each pair's speedup, the median, and where the time
 // goes: the grader's step timings per run at each concurrency, and the sweep's own overhead.
 //
+// What the machine allows is measured in the same pairs, from the same 10 grades:
+//   - the floor: each grade one plain `docker run` script (scripts/lib/floor.mjs), 1 or 2 at a time;
+//   - the suites alone: the 20 suite commands in one running container, in 1 or 2 lanes (no
+//     container start, no checkout: the test commands' own scaling).
+// The oracle's speedup over the floor's says what the oracle itself costs in scaling.
+//
 //   node scripts/bench-sweep.mjs [--pairs N] [--json] [--keep]
 //
 // Needs the Docker engine (bash scripts/setup.sh) and the built CLIs (pnpm build).
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { loadTask, runFloor } from "./lib/floor.mjs";
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const fixtures = join(repo, "test", "fixtures", "quarantine");
@@ -119,7 +127,130 @@ async function sweepOnce(root, concurrency, label) {
     for (const [step, ms] of Object.entries(run.timings)) steps[step] = (steps[step] ?? 0) + ms;
   const runMs = runs.reduce((sum, r) => sum + r.durationMs, 0);
   const infra = runs.filter((r) => r.reason === "INFRA_ERROR").length;
-  return { concurrency, wallMs, runs: runs.length, runMs, steps, infra, hostBusy, loadAvg: loadavg()[0] };
+  return {
+    kind: "oracle",
+    concurrency,
+    wallMs,
+    runs: runs.length,
+    runMs,
+    steps,
+    infra,
+    hostBusy,
+    loadAvg: loadavg()[0],
+  };
+}
+
+/** The grades a sweep of TASKS runs at --repeat 1: each task's baseline, and its gold diff where it has one. */
+function plannedGrades(root) {
+  return TASKS.flatMap((id) => {
+    const loaded = loadTask(root, id);
+    const gold = join(loaded.taskDir, "gold.diff");
+    return [{ loaded, diff: null }, ...(existsSync(gold) ? [{ loaded, diff: gold }] : [])];
+  });
+}
+
+/** Runs `work` with the host's CPU counted around it; `work` resolves to the sample's other fields. */
+async function measured(kind, concurrency, work) {
+  const cpuBefore = await hostCpu();
+  const started = process.hrtime.bigint();
+  const fields = await work();
+  const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
+  const cpuAfter = await hostCpu();
+  const hostBusy = (cpuAfter.busy - cpuBefore.busy) / (cpuAfter.total - cpuBefore.total);
+  return { kind, concurrency, wallMs, hostBusy, loadAvg: loadavg()[0], ...fields };
+}
+
+/** The floor of the same sweep: each grade one plain `docker run`, `concurrency` of them at a time. */
+function floorSweep(grades, concurrency) {
+  return measured("floor", concurrency, async () => {
+    let next = 0;
+    let runMs = 0;
+    const lane = async () => {
+      while (next < grades.length) {
+        const grade = grades[next++];
+        runMs += (await runFloor(grade.loaded, grade.diff)).ms;
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, lane));
+    return { runs: grades.length, runMs };
+  });
+}
+
+/**
+ * The suites alone: one long-lived container holding a checkout per suite of every grade (made
+ * once, not timed), in which the suite commands run in 1 or 2 lanes of sh. Timed inside the
+ * container, so neither docker exec nor any start-up is counted. The container has no CPU limit.
+ */
+async function suitesAlone(root, grades) {
+  const images = new Set(grades.map((g) => g.loaded.image));
+  if (images.size !== 1)
+    throw new Error(`the suites-alone measure wants one image, the tasks use ${images.size}`);
+  const quote = (value) => `'${value.replaceAll("'", "'\\''")}'`;
+  const suites = grades.flatMap((grade, i) =>
+    ["existing", "hidden"].map((suite) => ({ grade, suite, dir: `/work/g${i}-${suite}` })),
+  );
+  const prep = suites.map(({ grade, suite, dir }) => {
+    const { id, task } = grade.loaded;
+    return [
+      `git clone -q --no-checkout /t/${id}/${task.repo.mirror} ${dir} && cd ${dir} && git checkout -q --detach ${task.repo.baseCommit}`,
+      grade.diff === null ? "" : `git apply /t/${id}/gold.diff`,
+      suite === "hidden" ? `cp -R /t/${id}/hidden-tests/. ${dir}/` : "",
+      "cd / || exit 1",
+    ].join("\n");
+  });
+  const run = await exec("docker", [
+    "run",
+    "-d",
+    "--rm",
+    "--network",
+    "none",
+    "-u",
+    "1000:1000",
+    "--init",
+    "-e",
+    "HOME=/tmp",
+    "-e",
+    "TZ=UTC",
+    "-e",
+    "LC_ALL=C.UTF-8",
+    "-e",
+    "PYTHONHASHSEED=0",
+    "--tmpfs",
+    "/work:rw,exec,uid=1000,gid=1000",
+    "--tmpfs",
+    "/tmp:rw,exec,mode=1777",
+    "-v",
+    `${join(root, "tasks")}:/t:ro`,
+    "--entrypoint",
+    "sleep",
+    [...images][0],
+    "infinity",
+  ]);
+  if (run.code !== 0) throw new Error(`docker run (suites alone): ${run.stderr}`);
+  const container = run.stdout.trim();
+  const inside = async (script) => {
+    const result = await exec("docker", ["exec", container, "sh", "-c", script]);
+    if (result.code !== 0)
+      throw new Error(`docker exec (suites alone) exited ${result.code}: ${result.stderr}`);
+    return result.stdout;
+  };
+  await inside(`set -e\n${prep.join("\n")}`);
+  const line = ({ grade, suite, dir }, n) =>
+    `(cd ${dir} && ORACLE_JUNIT=/tmp/j${n}.xml sh -c ${quote(grade.loaded.task.suites[suite].command)}) >/dev/null 2>&1`;
+  const measure = (lanes) =>
+    measured("suites", lanes, async () => {
+      const bodies = Array.from({ length: lanes }, (_, lane) =>
+        suites
+          .filter((_, n) => n % lanes === lane)
+          .map((s) => line(s, suites.indexOf(s)))
+          .join("\n"),
+      );
+      const script = `${bodies.map((body, lane) => `lane${lane}() {\n${body}\n:\n}`).join("\n")}
+s=$(date +%s%N); ${bodies.map((_, lane) => `lane${lane} &`).join(" ")} wait; e=$(date +%s%N); echo $(( (e - s) / 1000000 ))`;
+      const ms = Number((await inside(script)).trim());
+      return { runs: suites.length, runMs: ms * lanes, insideMs: ms };
+    }).then((sample) => ({ ...sample, wallMs: sample.insideMs }));
+  return { measure, close: () => exec("docker", ["rm", "-f", container]) };
 }
 
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -143,36 +274,58 @@ function stepTable(samples) {
   return rows;
 }
 
+const KINDS = {
+  oracle: "oracle sweep (oracle-quarantine-sweep)",
+  floor: "floor: each grade a plain docker run",
+  suites: "suites alone, in one running container",
+};
+
 async function main() {
   say(`bench-sweep: preparing a root with ${TASKS.length} tasks and building the fixture image…`);
   const root = await prepareRoot();
+  const grades = plannedGrades(root);
+  const alone = await suitesAlone(root, grades);
   try {
-    say("bench-sweep: warm-up sweep (not counted)");
+    say("bench-sweep: warm-up (not counted)");
     await sweepOnce(root, 2, "warmup");
+    await floorSweep(grades, 2);
+    await alone.measure(2);
+    const run = {
+      oracle: (c, label) => sweepOnce(root, c, label),
+      floor: (c) => floorSweep(grades, c),
+      suites: (c) => alone.measure(c),
+    };
     const samples = [];
-    const speedups = [];
+    const speedups = { oracle: [], floor: [], suites: [] };
     for (let i = 0; i < pairs; i++) {
-      const order = i % 2 === 0 ? [1, 2] : [2, 1];
-      const pair = {};
-      for (const c of order) {
-        pair[c] = await sweepOnce(root, c, `pair${i + 1}-c${c}`);
-        samples.push(pair[c]);
-        say(
-          `bench-sweep: pair ${i + 1} concurrency ${c}: ${sec(pair[c].wallMs)} (${pair[c].runs} runs, ${pair[c].infra} infra errors, host CPU ${(pair[c].hostBusy * 100).toFixed(0)}% busy, load ${pair[c].loadAvg.toFixed(1)})`,
-        );
+      // Each kind's pair back to back; the order of the kinds and of 1 and 2 flips from pair to pair.
+      const kinds = i % 2 === 0 ? ["oracle", "floor", "suites"] : ["suites", "floor", "oracle"];
+      for (const kind of kinds) {
+        const pair = {};
+        for (const c of i % 2 === 0 ? [1, 2] : [2, 1]) {
+          pair[c] = await run[kind](c, `pair${i + 1}-c${c}`);
+          samples.push(pair[c]);
+          say(
+            `bench-sweep: pair ${i + 1} ${kind} concurrency ${c}: ${sec(pair[c].wallMs)} (${pair[c].runs} ${kind === "suites" ? "suite runs" : "grades"}${kind === "oracle" ? `, ${pair[c].infra} infra errors` : ""}, host CPU ${(pair[c].hostBusy * 100).toFixed(0)}% busy, load ${pair[c].loadAvg.toFixed(1)})`,
+          );
+        }
+        speedups[kind].push(pair[1].wallMs / pair[2].wallMs);
+        say(`bench-sweep: pair ${i + 1} ${kind} speedup ${speedups[kind].at(-1).toFixed(2)}×`);
       }
-      speedups.push(pair[1].wallMs / pair[2].wallMs);
-      say(`bench-sweep: pair ${i + 1} speedup ${speedups.at(-1).toFixed(2)}×`);
     }
-    const steps = stepTable(samples);
+    const oracleSamples = samples.filter((s) => s.kind === "oracle");
+    const medians = Object.fromEntries(Object.entries(speedups).map(([kind, xs]) => [kind, median(xs)]));
     const result = {
       tasks: TASKS.length,
-      runsPerSweep: samples[0].runs,
+      runsPerSweep: oracleSamples[0].runs,
       pairs,
-      speedups,
-      medianSpeedup: median(speedups),
+      speedups: speedups.oracle,
+      medianSpeedup: medians.oracle,
       target: TARGET,
-      steps,
+      machine: { floorSpeedups: speedups.floor, suitesSpeedups: speedups.suites, medians },
+      // The oracle's speedup as a share of the floor's, pair by pair.
+      shareOfFloor: median(speedups.oracle.map((x, n) => x / speedups.floor[n])),
+      steps: stepTable(oracleSamples),
     };
     if (args.json) {
       process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
@@ -180,17 +333,22 @@ async function main() {
       console.log(
         `\nspeedup at concurrency 2 vs 1 (${pairs} pairs, ${TASKS.length} tasks, ${result.runsPerSweep} grades per sweep):`,
       );
+      for (const [kind, label] of Object.entries(KINDS))
+        console.log(
+          `  ${label.padEnd(42)} median ${medians[kind].toFixed(2)}×  (pairs ${speedups[kind].map((x) => `${x.toFixed(2)}×`).join(", ")})`,
+        );
       console.log(
-        `  per pair ${speedups.map((s) => `${s.toFixed(2)}×`).join(", ")}; median ${result.medianSpeedup.toFixed(2)}× (target ${TARGET}×)`,
+        `  target for the oracle: ${TARGET}×; the oracle keeps ${(result.shareOfFloor * 100).toFixed(0)}% of the floor's speedup`,
       );
-      console.log("\nwhere the time goes, mean per run (ms):");
+      console.log("\nwhere the oracle's time goes, mean per run (ms):");
       console.log(`  ${"step".padEnd(48)} ${"c=1".padStart(8)} ${"c=2".padStart(8)}`);
-      for (const row of steps)
+      for (const row of result.steps)
         console.log(
           `  ${row.step.padEnd(48)} ${row.c1.toFixed(0).padStart(8)} ${row.c2.toFixed(0).padStart(8)}`,
         );
     }
   } finally {
+    await alone.close();
     if (args.keep) say(`bench-sweep: kept ${root}`);
     else await rm(root, { recursive: true, force: true });
   }

@@ -1,0 +1,97 @@
+// The floor of a grade: the same steps with no oracle at all. One `docker run --rm` of the task's
+// image under the task's limits, running a plain shell script: for each suite a fresh clone of the
+// mirror at the base commit, the diff applied (if any), the hidden tests copied in for the hidden
+// suite, then the suite's command. No protections checked, no driver, no report parsing, no log.
+// Used by bench-grade.mjs (oracle / floor per grade) and bench-sweep.mjs (how both scale).
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+
+/** The task's file and its recorded image, from a root holding tasks/ and images/registry.json. */
+export function loadTask(root, id) {
+  const taskDir = join(root, "tasks", id);
+  const task = JSON.parse(readFileSync(join(taskDir, "task.json"), "utf8"));
+  const registry = JSON.parse(readFileSync(join(root, "images", "registry.json"), "utf8"));
+  const record = registry.images[task.image];
+  if (!record)
+    throw new Error(
+      `no recorded image '${task.image}' in ${root}/images/registry.json: run pnpm build-images`,
+    );
+  return { id, taskDir, task, image: record.reference };
+}
+
+const quote = (value) => `'${value.replaceAll("'", "'\\''")}'`;
+
+function suiteScript(name, command, baseCommit, withDiff) {
+  return `
+rm -rf /work/repo /tmp/report && mkdir -p /tmp/report
+git clone -q --no-checkout /m /work/repo && cd /work/repo && git checkout -q --detach ${baseCommit}
+${withDiff ? "git apply --check /d.diff && git apply /d.diff" : ""}
+${name === "hidden" ? "cp -R /h/. /work/repo/" : ""}
+ORACLE_JUNIT=/tmp/report/junit.xml SOURCE_DATE_EPOCH=$(git log -1 --format=%ct) sh -c ${quote(command)} > /dev/null 2>&1 || status=1
+cp /tmp/report/junit.xml /tmp/${name}.xml 2>/dev/null; cd /`;
+}
+
+/** The `docker run` argv of the floor of one grade of `loaded` (from loadTask); `diff` is a file path or null (baseline). */
+export function floorArgs(loaded, diff) {
+  const { task, taskDir, image } = loaded;
+  const { existing, hidden } = task.suites;
+  const script = [
+    "status=0",
+    suiteScript("existing", existing.command, task.repo.baseCommit, diff !== null),
+    suiteScript("hidden", hidden.command, task.repo.baseCommit, diff !== null),
+    "exit $status",
+  ].join("\n");
+  const env = { HOME: "/tmp", TZ: "UTC", LC_ALL: "C.UTF-8", PYTHONHASHSEED: "0", ...(task.env ?? {}) };
+  const limits = task.resources ?? {};
+  return [
+    "run",
+    "--rm",
+    "--network",
+    "none",
+    "-u",
+    "1000:1000",
+    "--cap-drop",
+    "ALL",
+    "--security-opt",
+    "no-new-privileges",
+    "--init",
+    ...(limits.memoryMb ? ["--memory", `${limits.memoryMb}m`, "--memory-swap", `${limits.memoryMb}m`] : []),
+    ...(limits.cpus ? ["--cpus", String(limits.cpus)] : []),
+    ...(limits.pids ? ["--pids-limit", String(limits.pids)] : []),
+    ...Object.entries(env).flatMap(([k, v]) => ["-e", `${k}=${v}`]),
+    "--tmpfs",
+    "/work:rw,exec,uid=1000,gid=1000",
+    "--tmpfs",
+    "/tmp:rw,exec,mode=1777",
+    "-v",
+    `${resolve(taskDir, task.repo.mirror)}:/m:ro`,
+    "-v",
+    `${join(taskDir, "hidden-tests")}:/h:ro`,
+    ...(diff === null ? [] : ["-v", `${resolve(diff)}:/d.diff:ro`]),
+    "-w",
+    "/work",
+    "--entrypoint",
+    "sh",
+    image,
+    "-c",
+    script,
+  ];
+}
+
+/** Runs one floor grade; resolves to its wall time and exit code (0: both suites passed). */
+export function runFloor(loaded, diff) {
+  return new Promise((done, fail) => {
+    const started = process.hrtime.bigint();
+    const child = spawn("docker", floorArgs(loaded, diff), { stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.on("error", fail);
+    child.on("close", (code) => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      // 125-127: docker itself failed (no image, bad flag): not a grade at all.
+      if (code >= 125) fail(new Error(`docker run (floor of ${loaded.id}) exited ${code}:\n${stderr}`));
+      else done({ ms, code });
+    });
+  });
+}
