@@ -280,6 +280,22 @@ if _os.fork() == 0:
             _os.pause()
     _os._exit(0)
 `,
+  // Plants files the existing suite leaves for the hidden one: dotfiles, a dangling link, a folder
+  // its owner cannot write, in every writable place. The code below it is fixed only if they survive.
+  carryOver: `
+import os as _os
+
+_MARKS = ["/tmp/.carry", "/tmp/..carry", "/tmp/ro/inner", "/home/oracle/.carry", "/work/.carry",
+          "/work/carry", "/dev/shm/carry"]
+_CARRIED = any(_os.path.lexists(_p) for _p in _MARKS + ["/tmp/.carry-link"])
+if not _CARRIED:
+    for _p in _MARKS:
+        _os.makedirs(_os.path.dirname(_p), exist_ok=True)
+        with open(_p, "w") as _f:
+            _f.write("left by the existing suite")
+    _os.symlink("/nowhere", "/tmp/.carry-link")
+    _os.chmod("/tmp/ro", 0o555)
+`,
   // Kills the oracle's driver (same uid): the run cannot be graded.
   killDriver: `
 import os as _os, signal as _signal

@@ -88,7 +88,7 @@ describe("driverScript", () => {
   });
 
   it("runs from an execute-only copy of sh, and prints its nonce before anything else", () => {
-    expect(BOOT[2]).toContain("chmod 0111 /tmp/.oracle-driver-sh");
+    expect(BOOT[2]).toContain("install -m 0111 /bin/sh /tmp/.oracle-driver-sh");
     expect(BOOT[2]).toContain('exec /tmp/.oracle-driver-sh /oracle/run/oracle-driver.sh "$1" "$2"');
     expect(script.indexOf("oracle:nonce")).toBeGreaterThan(0);
     expect(script.indexOf("oracle:nonce")).toBeLessThan(script.indexOf("git clone"));

@@ -28,6 +28,9 @@ export function assignPath(name: string, path: string): string {
 /** A path from the host (UTF-8) as a binary string for {@link assignPath}. */
 export const utf8Path = (path: string): string => Buffer.from(path, "utf8").toString("latin1");
 
+/** Git's global config during prep (safe.directory for the mirror); the driver removes it with the prep's output. */
+export const PREP_GITCONFIG = `${PATHS.tmp}/.oracle-prep-gitconfig`;
+
 export interface PrepPlan {
   baseCommit: string;
   /** Path of the mirror inside the container. */
@@ -101,8 +104,8 @@ export function prepScript(plan: PrepPlan): string {
     `fail() { code=$1; shift; printf 'oracle-prep: %s\\n' "$*" >&2; grep -h '^oom_kill ' /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control 2>/dev/null >&2; exit "$code"; }`,
     // A host mirror is owned by another uid: git 2.39 honours safe.directory only from a global file.
     assignPath("mirror", utf8Path(plan.mirror)),
-    `printf '[safe]\\n\\tdirectory = %s\\n' "$mirror" > ${PATHS.tmp}/.oracle-prep-gitconfig`,
-    `export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=${PATHS.tmp}/.oracle-prep-gitconfig GIT_LITERAL_PATHSPECS=1 GIT_TERMINAL_PROMPT=0`,
+    `printf '[safe]\\n\\tdirectory = %s\\n' "$mirror" > ${PREP_GITCONFIG}`,
+    `export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=${PREP_GITCONFIG} GIT_LITERAL_PATHSPECS=1 GIT_TERMINAL_PROMPT=0`,
     `git clone -q --no-checkout --no-hardlinks -- "$mirror" ${PATHS.checkout} || fail ${PREP_EXIT.checkout} "git clone of the mirror failed"`,
     `cd ${PATHS.checkout} || fail ${PREP_EXIT.checkout} "no checkout"`,
     `git -c advice.detachedHead=false checkout -q --detach ${plan.baseCommit} || fail ${PREP_EXIT.checkout} "the base commit cannot be checked out"`,
@@ -130,7 +133,6 @@ export function prepScript(plan: PrepPlan): string {
     ...(plan.hiddenFiles ? hiddenLines(plan.hiddenFiles) : []),
     ...(plan.sentinel ? sentinelLines(plan.sentinel) : []),
     `mkdir -p '${plan.reportDir}' || fail ${PREP_EXIT.wipe} "cannot make the report folder"`,
-    `rm -f ${PATHS.tmp}/.oracle-prep-gitconfig`,
     "exit 0",
   );
   return `${lines.join("\n")}\n`;

@@ -1,6 +1,6 @@
 import { PATHS } from "./container-config.js";
 import type { SuiteName } from "./junit.js";
-import { assignPath, PREP_EXIT, utf8Path } from "./scripts.js";
+import { assignPath, PREP_EXIT, PREP_GITCONFIG, utf8Path } from "./scripts.js";
 
 /**
  * The container's one process (under its init) is the driver: for the existing and then the
@@ -36,11 +36,11 @@ const WRITABLE = `${PATHS.work} ${PATHS.tmp} ${PATHS.home} ${PATHS.report} /dev/
 /** A single-quoted shell word. */
 export const shellQuote = (value: string): string => `'${value.replace(/'/g, "'\\''")}'`;
 
-/** The container's entrypoint: copies sh, makes it execute-only, runs the driver's script (PATHS.driver) in it with the suites' commands (`$1`, `$2`). */
+/** The container's entrypoint: an execute-only copy of sh (one process: install), which runs the driver's script (PATHS.driver) with the suites' commands (`$1`, `$2`). */
 export const BOOT = [
   "sh",
   "-c",
-  `cp /bin/sh ${DRIVER_SH} && chmod 0111 ${DRIVER_SH} || { printf 'oracle:no-driver-sh\\n'; exit ${STEP_EXIT.noDriverSh}; }\nexec ${DRIVER_SH} ${PATHS.driver} "$1" "$2"`,
+  `install -m 0111 /bin/sh ${DRIVER_SH} || { printf 'oracle:no-driver-sh\\n'; exit ${STEP_EXIT.noDriverSh}; }\nexec ${DRIVER_SH} ${PATHS.driver} "$1" "$2"`,
   "oracle-boot",
 ];
 
@@ -50,7 +50,8 @@ function prepLines(suite: SuiteName, plan: DriverPlan): string[] {
       ? [
           `chmod -R u+rwX ${WRITABLE} 2>/dev/null`,
           `find ${WRITABLE} -mindepth 1 -maxdepth 1 -exec rm -rf -- {} + 2>/dev/null`,
-          `[ -z "$(find ${WRITABLE} -mindepth 1 -maxdepth 1 2>/dev/null)" ] || { printf 'oracle:prep-exit hidden ${PREP_EXIT.wipe} wipe\\n'; exit ${PREP_EXIT.wipe}; }`,
+          // Checked with builtins: a pattern that matches nothing stays itself, which neither exists nor is a link.
+          `for p in ${WRITABLE.split(" ").map((dir) => `${dir}/* ${dir}/.[!.]* ${dir}/..?*`).join(" ")}; do if [ -e "$p" ] || [ -L "$p" ]; then printf 'oracle:prep-exit hidden ${PREP_EXIT.wipe} wipe\\n'; exit ${PREP_EXIT.wipe}; fi; done`,
         ]
       : [];
   return [
@@ -63,7 +64,7 @@ function prepLines(suite: SuiteName, plan: DriverPlan): string[] {
     `block prep-out ${suite} "$d/out"; block prep-err ${suite} "$d/err"; printf 'oracle:prep-exit ${suite} %s\\n' "$rc"`,
     '[ "$rc" -eq 0 ] || exit "$rc"',
     // The hidden suite's prep lists nothing: its commit time is the existing suite's.
-    suite === "existing" ? 'epoch=$(head -n 1 "$d/out"); rm -rf -- "$d"' : 'rm -rf -- "$d"',
+    `${suite === "existing" ? 'epoch=; IFS= read -r epoch < "$d/out"; ' : ""}rm -rf -- "$d" ${PREP_GITCONFIG}`,
   ];
 }
 
@@ -122,7 +123,7 @@ export function driverScript(plan: DriverPlan): string {
     "exec 3>&2 2>/dev/null",
     "set -u",
     // Drawn and printed before any test code exists; the suites never see it.
-    `nonce=$(od -An -tx1 -N24 /dev/urandom | tr -d ' \\n'); [ \${#nonce} -eq 48 ] || exit ${STEP_EXIT.io}`,
+    `nonce=; for b in $(od -An -tx1 -N24 /dev/urandom); do nonce=$nonce$b; done; [ \${#nonce} -eq 48 ] || exit ${STEP_EXIT.io}`,
     `printf 'oracle:nonce %s\\n' "$nonce"`,
     "self=$$; oom_seen=0",
     // An empty file costs no process.
