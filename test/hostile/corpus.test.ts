@@ -363,7 +363,10 @@ describe("forged results", () => {
 
   it("files the existing suite leaves (dotfiles, a dangling link, an unwritable folder) are gone before the hidden one -> FAIL TESTS_FAILED", async () => {
     const fixedIfCarried = `def add(a, b):\n    return a + b if _CARRIED else a - b\n\n\ndef double(x):\n    return x * 2\n`;
-    const g = await py("carry-over", pyFiles({ "calc/core.py": `${PY_PRELUDE.carryOver}\n\n${fixedIfCarried}` }));
+    const g = await py(
+      "carry-over",
+      pyFiles({ "calc/core.py": `${PY_PRELUDE.carryOver}\n\n${fixedIfCarried}` }),
+    );
     // The existing suite passed, so the planting (which raises if it cannot write) happened.
     expect(g.result.suites.existing.status).toBe("PASS");
     expectOutcome(g, "FAIL", "TESTS_FAILED");

@@ -32,6 +32,10 @@ export const STEP_DIR = `${PATHS.tmp}/.oracle-step`;
 export const STEP_EXIT = { noDriverSh: 95, survivors: 96, io: 97, noCheckout: 98 } as const;
 
 const WRITABLE = `${PATHS.work} ${PATHS.tmp} ${PATHS.home} ${PATHS.report} /dev/shm`;
+/** Every name in a writable folder but . and .. (a pattern that matches nothing stays itself). */
+const WRITABLE_ENTRIES = WRITABLE.split(" ")
+  .map((dir) => `${dir}/* ${dir}/.[!.]* ${dir}/..?*`)
+  .join(" ");
 
 /** A single-quoted shell word. */
 export const shellQuote = (value: string): string => `'${value.replace(/'/g, "'\\''")}'`;
@@ -50,8 +54,8 @@ function prepLines(suite: SuiteName, plan: DriverPlan): string[] {
       ? [
           `chmod -R u+rwX ${WRITABLE} 2>/dev/null`,
           `find ${WRITABLE} -mindepth 1 -maxdepth 1 -exec rm -rf -- {} + 2>/dev/null`,
-          // Checked with builtins: a pattern that matches nothing stays itself, which neither exists nor is a link.
-          `for p in ${WRITABLE.split(" ").map((dir) => `${dir}/* ${dir}/.[!.]* ${dir}/..?*`).join(" ")}; do if [ -e "$p" ] || [ -L "$p" ]; then printf 'oracle:prep-exit hidden ${PREP_EXIT.wipe} wipe\\n'; exit ${PREP_EXIT.wipe}; fi; done`,
+          // Checked with builtins: a pattern left as itself neither exists nor is a link.
+          `for p in ${WRITABLE_ENTRIES}; do if [ -e "$p" ] || [ -L "$p" ]; then printf 'oracle:prep-exit hidden ${PREP_EXIT.wipe} wipe\\n'; exit ${PREP_EXIT.wipe}; fi; done`,
         ]
       : [];
   return [
