@@ -51,6 +51,34 @@ let expected: ExpectedPrediction[];
 const workers: ChildProcess[] = [];
 let local: Line[] = [];
 
+/** The job a worker's log shows started and not finished, if any. */
+function runningJob(log: string): string | undefined {
+  const starts = [...log.matchAll(/(grade-[0-9a-f]+): \S+ \S+ \(attempt \d+\)/g)];
+  const last = starts.at(-1)?.[1];
+  return last && !new RegExp(`${last}: \\S+ \\S+ (PASS|FAIL)`).test(log) ? last : undefined;
+}
+
+/**
+ * Freezes a worker (SIGSTOP) in the middle of a job: while its grade container is up and its log
+ * shows the job unfinished. A grade takes under 2 s, so a fixed wait after the job's start can miss it.
+ */
+async function stopMidJob(
+  { child: worker, log }: { child: ChildProcess; log: string },
+  timeoutMs = 120_000,
+): Promise<string> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if ((await containersWithLabel(`dev.oracle.pid=${worker.pid}`, docker)).length > 0) {
+      worker.kill("SIGSTOP");
+      const job = runningJob(readLog(log));
+      if (job) return job;
+      worker.kill("SIGCONT");
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for worker ${worker.pid} to be mid-job`);
+}
+
 function startWorker(name: string): { child: ChildProcess; log: string } {
   const [command, args] = workerCommand();
   const log = join(temp.root, `${name}.log`);
@@ -128,11 +156,7 @@ describe("oracle-grade --batch on the sample tasks", () => {
     const batchLog = join(temp.root, "batch-queue.log");
     const args = ["--batch", preds, "--out", out, "--queue", redis.url, "--root", temp.root];
     const batch = startProcess(GRADE, args, batchLog);
-    const started = await waitFor(
-      "worker A to start a job",
-      () => /(grade-[0-9a-f]+): \S+ \S+ \(attempt 1\)/.exec(readLog(a.log))?.[1],
-    );
-    await new Promise((r) => setTimeout(r, 1500));
+    const started = await stopMidJob(a);
     expect(readLog(a.log)).not.toMatch(new RegExp(`${started}: \\S+ \\S+ (PASS|FAIL)`));
     a.child.kill("SIGKILL");
     await exited(a.child);
