@@ -10,7 +10,10 @@
 //     container start, no checkout: the test commands' own scaling).
 // The oracle's speedup over the floor's says what the oracle itself costs in scaling.
 //
-//   node scripts/bench-sweep.mjs [--pairs N] [--json] [--keep]
+//   node scripts/bench-sweep.mjs [--pairs N] [--repeat K] [--json] [--keep]
+//
+// --repeat K is passed to the sweep (the nightly job uses 3); the floor and the suites alone then
+// run every grade K times too.
 //
 // Needs the Docker engine (bash scripts/setup.sh) and the built CLIs (pnpm build).
 import { spawn } from "node:child_process";
@@ -39,9 +42,17 @@ const TASKS = [
 const TARGET = 1.6;
 
 const { values: args } = parseArgs({
-  options: { pairs: { type: "string", default: "3" }, json: { type: "boolean" }, keep: { type: "boolean" } },
+  options: {
+    pairs: { type: "string", default: "3" },
+    repeat: { type: "string", default: "1" },
+    json: { type: "boolean" },
+    keep: { type: "boolean" },
+  },
 });
 const pairs = Number(args.pairs);
+const repeat = Number(args.repeat);
+if (!Number.isInteger(pairs) || pairs < 1 || !Number.isInteger(repeat) || repeat < 1)
+  throw new Error("--pairs and --repeat take a whole number from 1");
 const say = (line) => process.stderr.write(`${line}\n`);
 
 function exec(command, argv, options = {}) {
@@ -108,6 +119,8 @@ async function sweepOnce(root, concurrency, label) {
   const argv = [
     "--root",
     root,
+    "--repeat",
+    String(repeat),
     "--concurrency",
     String(concurrency),
     "--json",
@@ -140,13 +153,14 @@ async function sweepOnce(root, concurrency, label) {
   };
 }
 
-/** The grades a sweep of TASKS runs at --repeat 1: each task's baseline, and its gold diff where it has one. */
+/** The grades a sweep of TASKS runs: each task's baseline, and its gold diff where it has one, `repeat` times. */
 function plannedGrades(root) {
-  return TASKS.flatMap((id) => {
+  const once = TASKS.flatMap((id) => {
     const loaded = loadTask(root, id);
     const gold = join(loaded.taskDir, "gold.diff");
     return [{ loaded, diff: null }, ...(existsSync(gold) ? [{ loaded, diff: gold }] : [])];
   });
+  return once.flatMap((grade) => Array.from({ length: repeat }, () => grade));
 }
 
 /** Runs `work` with the host's CPU counted around it; `work` resolves to the sample's other fields. */
@@ -237,16 +251,15 @@ async function suitesAlone(root, grades) {
   await inside(`set -e\n${prep.join("\n")}`);
   const line = ({ grade, suite, dir }, n) =>
     `(cd ${dir} && ORACLE_JUNIT=/tmp/j${n}.xml sh -c ${quote(grade.loaded.task.suites[suite].command)}) >/dev/null 2>&1`;
+  // Each lane takes the next suite nobody has claimed yet: a claim is a file made with noclobber
+  // by the shell itself (no process), so the lanes stay busy to the end whatever the suites' lengths.
+  const runs = suites.map((s, n) => `run${n}() {\n${line(s, n)}\n}`).join("\n");
+  const claims = suites.map((_, n) => `if true > /tmp/claim.${n}; then run${n}; fi`).join("\n");
   const measure = (lanes) =>
     measured("suites", lanes, async () => {
-      const bodies = Array.from({ length: lanes }, (_, lane) =>
-        suites
-          .filter((_, n) => n % lanes === lane)
-          .map((s) => line(s, suites.indexOf(s)))
-          .join("\n"),
-      );
-      const script = `${bodies.map((body, lane) => `lane${lane}() {\n${body}\n:\n}`).join("\n")}
-s=$(date +%s%N); ${bodies.map((_, lane) => `lane${lane} &`).join(" ")} wait; e=$(date +%s%N); echo $(( (e - s) / 1000000 ))`;
+      await inside("rm -f /tmp/claim.*");
+      const script = `set -C\n${runs}\nlane() {\n${claims}\n}
+s=$(date +%s%N); ${Array.from({ length: lanes }, () => "lane 2>/dev/null &").join(" ")} wait; e=$(date +%s%N); echo $(( (e - s) / 1000000 ))`;
       const ms = Number((await inside(script)).trim());
       return { runs: suites.length, runMs: ms * lanes, insideMs: ms };
     }).then((sample) => ({ ...sample, wallMs: sample.insideMs }));
@@ -317,6 +330,7 @@ async function main() {
     const medians = Object.fromEntries(Object.entries(speedups).map(([kind, xs]) => [kind, median(xs)]));
     const result = {
       tasks: TASKS.length,
+      repeat,
       runsPerSweep: oracleSamples[0].runs,
       pairs,
       speedups: speedups.oracle,
@@ -331,7 +345,7 @@ async function main() {
       process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     } else {
       console.log(
-        `\nspeedup at concurrency 2 vs 1 (${pairs} pairs, ${TASKS.length} tasks, ${result.runsPerSweep} grades per sweep):`,
+        `\nspeedup at concurrency 2 vs 1 (${pairs} pairs, ${TASKS.length} tasks, --repeat ${repeat}: ${result.runsPerSweep} grades per sweep):`,
       );
       for (const [kind, label] of Object.entries(KINDS))
         console.log(
