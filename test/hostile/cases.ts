@@ -280,21 +280,25 @@ if _os.fork() == 0:
             _os.pause()
     _os._exit(0)
 `,
-  // Plants files the existing suite leaves for the hidden one: dotfiles, a dangling link, a folder
-  // its owner cannot write, in every writable place. The code below it is fixed only if they survive.
+  // Plants, in every writable place, what the existing suite could leave for the hidden one: a
+  // file, a dotfile, a "..x" name, a dangling link and a folder its owner cannot write. The code
+  // below it is fixed only if one of them survives.
   carryOver: `
 import os as _os
 
-_MARKS = ["/tmp/.carry", "/tmp/..carry", "/tmp/ro/inner", "/home/oracle/.carry", "/work/.carry",
-          "/work/carry", "/dev/shm/carry"]
-_CARRIED = any(_os.path.lexists(_p) for _p in _MARKS + ["/tmp/.carry-link"])
+_PLACES = ["/tmp", "/home/oracle", "/work", "/dev/shm", "/oracle/report"]
+_FILES = [_p + _n for _p in _PLACES for _n in ("/carry", "/.carry", "/..carry", "/ro/inner")]
+_LINKS = [_p + "/.carry-link" for _p in _PLACES]
+_CARRIED = any(_os.path.lexists(_p) for _p in _FILES + _LINKS)
 if not _CARRIED:
-    for _p in _MARKS:
+    for _p in _FILES:
         _os.makedirs(_os.path.dirname(_p), exist_ok=True)
         with open(_p, "w") as _f:
             _f.write("left by the existing suite")
-    _os.symlink("/nowhere", "/tmp/.carry-link")
-    _os.chmod("/tmp/ro", 0o555)
+    for _p in _LINKS:
+        _os.symlink("/nowhere", _p)
+    for _p in _PLACES:
+        _os.chmod(_p + "/ro", 0o555)
 `,
   // Kills the oracle's driver (same uid): the run cannot be graded.
   killDriver: `

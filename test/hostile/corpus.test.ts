@@ -361,7 +361,7 @@ describe("forged results", () => {
     expectOutcome(g, "FAIL", "TESTS_FAILED");
   });
 
-  it("files the existing suite leaves (dotfiles, a dangling link, an unwritable folder) are gone before the hidden one -> FAIL TESTS_FAILED", async () => {
+  it("files the existing suite leaves in each writable place (dotfiles, a dangling link, an unwritable folder) are gone before the hidden one -> FAIL TESTS_FAILED", async () => {
     const fixedIfCarried = `def add(a, b):\n    return a + b if _CARRIED else a - b\n\n\ndef double(x):\n    return x * 2\n`;
     const g = await py(
       "carry-over",

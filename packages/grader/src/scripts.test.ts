@@ -1,7 +1,10 @@
-import { execFileSync } from "node:child_process";
-import { describe, expect, it } from "vitest";
+import { execFileSync, spawnSync } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
 import { assignPath, prepScript, utf8Path } from "./scripts.js";
-import { BOOT, driverScript, shellQuote } from "./step-script.js";
+import { BOOT, driverScript, emptyCheck, shellQuote } from "./step-script.js";
 
 /** Runs the assignment in sh and returns the variable's bytes, hex-encoded. */
 const bytesInSh = (path: string) =>
@@ -134,5 +137,50 @@ describe("driverScript", () => {
     const out = execFileSync("sh", ["-c", `export V=${shellQuote(value)}; printf '%s' "$V"`]).toString();
     expect(out).toBe(value);
     expect(script).toContain("export GREETING='it'\\''s $HOME'");
+  });
+});
+
+describe("emptyCheck (the hidden suite's wipe, checked with builtins)", () => {
+  const base = mkdtempSync(join(tmpdir(), "oracle-empty-check-"));
+  const dirs = [join(base, "a"), join(base, "b")];
+  afterAll(() => rmSync(base, { recursive: true, force: true }));
+  /** Fresh empty folders, then `plant` in the second; the check's exit code (20: not empty). */
+  const check = (plant: (dir: string) => void): number | null => {
+    for (const dir of dirs) {
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir);
+    }
+    plant(dirs[1]!);
+    return spawnSync("sh", ["-c", `${emptyCheck(dirs, "exit 20")}; exit 0`]).status;
+  };
+
+  it("passes empty folders", () => {
+    expect(check(() => {})).toBe(0);
+  });
+
+  it.each([
+    ["a file", "x"],
+    ["a dotfile", ".x"],
+    ["a ..-name", "..x"],
+    ["three dots", "..."],
+    ["a name like a glob", "*"],
+    ["a name like an option", "-n"],
+    ["a newline in the name", "a\nb"],
+  ])("finds %s", (_, name) => {
+    expect(check((dir) => writeFileSync(join(dir, name), "x"))).toBe(20);
+  });
+
+  it("finds a dangling link, and a folder", () => {
+    expect(check((dir) => symlinkSync("/nowhere", join(dir, ".link")))).toBe(20);
+    expect(check((dir) => mkdirSync(join(dir, ".d")))).toBe(20);
+  });
+
+  it("fails a folder it cannot list, or one that is missing", () => {
+    expect(check((dir) => rmSync(dir, { recursive: true }))).toBe(20);
+    // root may list any folder: the mode test means something only for another user.
+    if (process.getuid?.() !== 0) {
+      expect(check((dir) => chmodSync(dir, 0o300))).toBe(20);
+      chmodSync(dirs[1]!, 0o700);
+    }
   });
 });

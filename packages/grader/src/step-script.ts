@@ -31,11 +31,19 @@ export const STEP_DIR = `${PATHS.tmp}/.oracle-step`;
 /** The driver's exit codes for its own failures (a failed prep exits with the prep's code). */
 export const STEP_EXIT = { noDriverSh: 95, survivors: 96, io: 97, noCheckout: 98 } as const;
 
-const WRITABLE = `${PATHS.work} ${PATHS.tmp} ${PATHS.home} ${PATHS.report} /dev/shm`;
-/** Every name in a writable folder but . and .. (a pattern that matches nothing stays itself). */
-const WRITABLE_ENTRIES = WRITABLE.split(" ")
-  .map((dir) => `${dir}/* ${dir}/.[!.]* ${dir}/..?*`)
-  .join(" ");
+/** The writable places: the hidden suite's wipe empties them. */
+const WRITABLE_DIRS = [PATHS.work, PATHS.tmp, PATHS.home, PATHS.report, "/dev/shm"];
+const WRITABLE = WRITABLE_DIRS.join(" ");
+
+/**
+ * Shell that runs `onFail` unless every folder (plain paths, no spaces) can be listed and is empty.
+ * Builtins only: a pattern that matches nothing stays itself, which neither exists nor is a link.
+ */
+export function emptyCheck(dirs: readonly string[], onFail: string): string {
+  const listable = dirs.map((dir) => `[ -r ${dir} ] && [ -x ${dir} ]`).join(" && ");
+  const entries = dirs.map((dir) => `${dir}/* ${dir}/.[!.]* ${dir}/..?*`).join(" ");
+  return `{ ${listable}; } || { ${onFail}; }; for p in ${entries}; do if [ -e "$p" ] || [ -L "$p" ]; then ${onFail}; fi; done`;
+}
 
 /** A single-quoted shell word. */
 export const shellQuote = (value: string): string => `'${value.replace(/'/g, "'\\''")}'`;
@@ -54,8 +62,10 @@ function prepLines(suite: SuiteName, plan: DriverPlan): string[] {
       ? [
           `chmod -R u+rwX ${WRITABLE} 2>/dev/null`,
           `find ${WRITABLE} -mindepth 1 -maxdepth 1 -exec rm -rf -- {} + 2>/dev/null`,
-          // Checked with builtins: a pattern left as itself neither exists nor is a link.
-          `for p in ${WRITABLE_ENTRIES}; do if [ -e "$p" ] || [ -L "$p" ]; then printf 'oracle:prep-exit hidden ${PREP_EXIT.wipe} wipe\\n'; exit ${PREP_EXIT.wipe}; fi; done`,
+          emptyCheck(
+            WRITABLE_DIRS,
+            `printf 'oracle:prep-exit hidden ${PREP_EXIT.wipe} wipe\\n'; exit ${PREP_EXIT.wipe}`,
+          ),
         ]
       : [];
   return [
