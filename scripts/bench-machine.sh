@@ -9,9 +9,12 @@
 # A grade is made of all three (the suites are mostly cpu; a container's start and a checkout are
 # mostly fault and spawn), so the sweep's speedup at concurrency 2 is bounded by their mix.
 #
-#   bash scripts/bench-machine.sh [ROUNDS]     (default 3 rounds; needs python3 and bc)
+#   bash scripts/bench-machine.sh [ROUNDS]     (default 3 rounds; needs python3)
 set -euo pipefail
 rounds=${1:-3}
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "usage: bash scripts/bench-machine.sh [ROUNDS]" >&2; exit 2; }
+# Ctrl-C: background copies do not get it without job control; stop them with the script.
+trap 'kill $(jobs -p) 2>/dev/null; exit 130' INT TERM
 
 cpu() { python3 -c 'exec("s = 0\nfor i in range(10_000_000): s += i")'; }
 fault() {
@@ -36,9 +39,13 @@ now() { date +%s%N; }
 for workload in cpu fault unmap spawn; do
   for round in $(seq "$rounds"); do
     s=$(now); $workload; alone=$(( ($(now) - s) / 1000000 ))
-    s=$(now); $workload & $workload & wait; together=$(( ($(now) - s) / 1000000 ))
+    s=$(now)
+    $workload & first=$!
+    $workload & second=$!
+    wait "$first" && wait "$second"
+    together=$(( ($(now) - s) / 1000000 ))
     printf '%-6s round %s: alone %5d ms, two at once %5d ms, speedup %s\n' \
-      "$workload" "$round" "$alone" "$together" "$(echo "scale=2; 2 * $alone / $together" | bc)"
+      "$workload" "$round" "$alone" "$together" "$(awk -v a="$alone" -v t="$together" 'BEGIN { printf "%.2f", 2 * a / t }')"
   done
 done
 printf 'page faults so far: %s (from /proc/vmstat); cores: %s\n' "$(awk '/^pgfault /{print $2}' /proc/vmstat)" "$(nproc)"

@@ -82,9 +82,8 @@ async function git(cwd, ...argv) {
   return result.stdout.trim();
 }
 
-/** A root with the fixture image (built) and the benchmark's tasks, each with the fixture repository. */
-async function prepareRoot() {
-  const root = await mkdtemp(join(tmpdir(), "oracle-bench-sweep-"));
+/** Fills `root` with the fixture image (built) and the benchmark's tasks, each with the fixture repository. */
+async function prepareRoot(root) {
   await cp(join(fixtures, "images", "qpy"), join(root, "images", "qpy"), { recursive: true });
   await cp(join(fixtures, "repo"), join(root, "fixture-repo"), { recursive: true });
   await git(root, "init", "-q", "-b", "main", "fixture-repo");
@@ -101,7 +100,6 @@ async function prepareRoot() {
   }
   const build = await exec(bin("oracle-build-images"), ["--root", root, "--no-push"]);
   if (build.code !== 0) throw new Error(`oracle-build-images failed:\n${build.stderr}`);
-  return root;
 }
 
 /** Busy and total CPU jiffies of the whole host (all cores), from /proc/stat. */
@@ -221,6 +219,8 @@ async function suitesAlone(root, grades) {
     "-u",
     "1000:1000",
     "--init",
+    "--label",
+    "dev.oracle.bench=suites-alone",
     "-e",
     "HOME=/tmp",
     "-e",
@@ -242,15 +242,25 @@ async function suitesAlone(root, grades) {
   ]);
   if (run.code !== 0) throw new Error(`docker run (suites alone): ${run.stderr}`);
   const container = run.stdout.trim();
+  const close = () => exec("docker", ["rm", "-f", container]);
   const inside = async (script) => {
     const result = await exec("docker", ["exec", container, "sh", "-c", script]);
     if (result.code !== 0)
       throw new Error(`docker exec (suites alone) exited ${result.code}: ${result.stderr}`);
     return result.stdout;
   };
-  await inside(`set -e\n${prep.join("\n")}`);
-  const line = ({ grade, suite, dir }, n) =>
-    `(cd ${dir} && ORACLE_JUNIT=/tmp/j${n}.xml sh -c ${quote(grade.loaded.task.suites[suite].command)}) >/dev/null 2>&1`;
+  try {
+    await inside(`set -e\n${prep.join("\n")}`);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  // The task's env as the grader sets it (the oracle's own env is the container's); no CPU limit:
+  // a lane is one suite at a time, and the suites' commands are single-threaded pytest runs.
+  const line = ({ grade, suite, dir }, n) => {
+    const env = Object.entries(grade.loaded.task.env ?? {}).map(([k, v]) => `${k}=${quote(v)} `);
+    return `(cd ${dir} && ${env.join("")}ORACLE_JUNIT=/tmp/j${n}.xml sh -c ${quote(grade.loaded.task.suites[suite].command)}) >/dev/null 2>&1`;
+  };
   // Each lane takes the next suite nobody has claimed yet: a claim is a file made with noclobber
   // by the shell itself (no process), so the lanes stay busy to the end whatever the suites' lengths.
   const runs = suites.map((s, n) => `run${n}() {\n${line(s, n)}\n}`).join("\n");
@@ -263,7 +273,7 @@ s=$(date +%s%N); ${Array.from({ length: lanes }, () => "lane 2>/dev/null &").joi
       const ms = Number((await inside(script)).trim());
       return { runs: suites.length, runMs: ms * lanes, insideMs: ms };
     }).then((sample) => ({ ...sample, wallMs: sample.insideMs }));
-  return { measure, close: () => exec("docker", ["rm", "-f", container]) };
+  return { measure, close };
 }
 
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -295,10 +305,20 @@ const KINDS = {
 
 async function main() {
   say(`bench-sweep: preparing a root with ${TASKS.length} tasks and building the fixture image…`);
-  const root = await prepareRoot();
-  const grades = plannedGrades(root);
-  const alone = await suitesAlone(root, grades);
+  const root = await mkdtemp(join(tmpdir(), "oracle-bench-sweep-"));
+  let alone = null;
+  const cleanup = async () => {
+    await alone?.close();
+    if (args.keep) say(`bench-sweep: kept ${root}`);
+    else await rm(root, { recursive: true, force: true });
+  };
+  // Ctrl-C: the sweep in flight gets the signal too (same process group) and removes its containers.
+  for (const signal of ["SIGINT", "SIGTERM"])
+    process.once(signal, () => void cleanup().finally(() => process.exit(signal === "SIGINT" ? 130 : 143)));
   try {
+    await prepareRoot(root);
+    const grades = plannedGrades(root);
+    alone = await suitesAlone(root, grades);
     say("bench-sweep: warm-up (not counted)");
     await sweepOnce(root, 2, "warmup");
     await floorSweep(grades, 2);
@@ -327,6 +347,11 @@ async function main() {
       }
     }
     const oracleSamples = samples.filter((s) => s.kind === "oracle");
+    const odd = oracleSamples.filter((s) => s.runs !== grades.length);
+    if (odd.length > 0)
+      say(
+        `bench-sweep: warning: ${odd.length} sweep(s) ran ${odd.map((s) => s.runs).join(", ")} grades, the floor ${grades.length}: the comparison is off`,
+      );
     const medians = Object.fromEntries(Object.entries(speedups).map(([kind, xs]) => [kind, median(xs)]));
     const result = {
       tasks: TASKS.length,
@@ -362,9 +387,7 @@ async function main() {
         );
     }
   } finally {
-    await alone.close();
-    if (args.keep) say(`bench-sweep: kept ${root}`);
-    else await rm(root, { recursive: true, force: true });
+    await cleanup();
   }
 }
 

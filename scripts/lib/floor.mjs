@@ -42,7 +42,15 @@ export function floorArgs(loaded, diff) {
     suiteScript("hidden", hidden.command, task.repo.baseCommit, diff !== null),
     "exit $status",
   ].join("\n");
-  const env = { HOME: "/tmp", TZ: "UTC", LC_ALL: "C.UTF-8", PYTHONHASHSEED: "0", ...(task.env ?? {}) };
+  // The task's env first, the oracle's after it: the grader's own variables win, as in a grade.
+  const env = {
+    ...(task.env ?? {}),
+    HOME: "/tmp",
+    TMPDIR: "/tmp",
+    TZ: "UTC",
+    LC_ALL: "C.UTF-8",
+    PYTHONHASHSEED: "0",
+  };
   const limits = task.resources ?? {};
   return [
     "run",
@@ -89,8 +97,10 @@ export function runFloor(loaded, diff) {
     child.on("error", fail);
     child.on("close", (code) => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      // 125-127: docker itself failed (no image, bad flag): not a grade at all.
-      if (code >= 125) fail(new Error(`docker run (floor of ${loaded.id}) exited ${code}:\n${stderr}`));
+      // 125-127: docker itself failed (no image, bad flag, no sh): not a grade at all. 137 is a
+      // container killed (at its memory limit, say): a grade that failed.
+      if (code !== null && code >= 125 && code <= 127)
+        fail(new Error(`docker run (floor of ${loaded.id}) exited ${code}:\n${stderr}`));
       else done({ ms, code });
     });
   });
