@@ -23,7 +23,7 @@ import { loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { loadTask, runFloor } from "./lib/floor.mjs";
+import { checkoutScript, envArgs, loadTask, ORACLE_ENV, quote, runFloor } from "./lib/floor.mjs";
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const fixtures = join(repo, "test", "fixtures", "quarantine");
@@ -111,9 +111,7 @@ async function hostCpu() {
   return { busy: total - idle, total };
 }
 
-async function sweepOnce(root, concurrency, label) {
-  const cpuBefore = await hostCpu();
-  const started = process.hrtime.bigint();
+function sweepOnce(root, concurrency, label) {
   const argv = [
     "--root",
     root,
@@ -125,30 +123,18 @@ async function sweepOnce(root, concurrency, label) {
     "--report",
     join(root, "bench", label),
   ];
-  const result = await exec(bin("oracle-quarantine-sweep"), argv, { env: { ...process.env, CI: "1" } });
-  const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
-  const cpuAfter = await hostCpu();
-  // How busy the whole host was during the sweep (1 = every core busy): ours plus everyone else's load.
-  const hostBusy = (cpuAfter.busy - cpuBefore.busy) / (cpuAfter.total - cpuBefore.total);
-  if (result.code !== 0) throw new Error(`sweep exited ${result.code}:\n${result.stderr}`);
-  const report = JSON.parse(result.stdout);
-  const runs = report.tasks.flatMap((t) => t.runs);
-  const steps = {};
-  for (const run of runs)
-    for (const [step, ms] of Object.entries(run.timings)) steps[step] = (steps[step] ?? 0) + ms;
-  const runMs = runs.reduce((sum, r) => sum + r.durationMs, 0);
-  const infra = runs.filter((r) => r.reason === "INFRA_ERROR").length;
-  return {
-    kind: "oracle",
-    concurrency,
-    wallMs,
-    runs: runs.length,
-    runMs,
-    steps,
-    infra,
-    hostBusy,
-    loadAvg: loadavg()[0],
-  };
+  return measured("oracle", concurrency, async () => {
+    const result = await exec(bin("oracle-quarantine-sweep"), argv, { env: { ...process.env, CI: "1" } });
+    if (result.code !== 0) throw new Error(`sweep exited ${result.code}:\n${result.stderr}`);
+    const report = JSON.parse(result.stdout);
+    const runs = report.tasks.flatMap((t) => t.runs);
+    const steps = {};
+    for (const run of runs)
+      for (const [step, ms] of Object.entries(run.timings)) steps[step] = (steps[step] ?? 0) + ms;
+    const runMs = runs.reduce((sum, r) => sum + r.durationMs, 0);
+    const infra = runs.filter((r) => r.reason === "INFRA_ERROR").length;
+    return { runs: runs.length, runMs, steps, infra };
+  });
 }
 
 /** The grades a sweep of TASKS runs: each task's baseline, and its gold diff where it has one, `repeat` times. */
@@ -168,6 +154,7 @@ async function measured(kind, concurrency, work) {
   const fields = await work();
   const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
   const cpuAfter = await hostCpu();
+  // How busy the whole host was (1 = every core busy): ours plus everyone else's load.
   const hostBusy = (cpuAfter.busy - cpuBefore.busy) / (cpuAfter.total - cpuBefore.total);
   return { kind, concurrency, wallMs, hostBusy, loadAvg: loadavg()[0], ...fields };
 }
@@ -197,18 +184,18 @@ async function suitesAlone(root, grades) {
   const images = new Set(grades.map((g) => g.loaded.image));
   if (images.size !== 1)
     throw new Error(`the suites-alone measure wants one image, the tasks use ${images.size}`);
-  const quote = (value) => `'${value.replaceAll("'", "'\\''")}'`;
   const suites = grades.flatMap((grade, i) =>
     ["existing", "hidden"].map((suite) => ({ grade, suite, dir: `/work/g${i}-${suite}` })),
   );
   const prep = suites.map(({ grade, suite, dir }) => {
     const { id, task } = grade.loaded;
-    return [
-      `git clone -q --no-checkout /t/${id}/${task.repo.mirror} ${dir} && cd ${dir} && git checkout -q --detach ${task.repo.baseCommit}`,
-      grade.diff === null ? "" : `git apply /t/${id}/gold.diff`,
-      suite === "hidden" ? `cp -R /t/${id}/hidden-tests/. ${dir}/` : "",
-      "cd / || exit 1",
-    ].join("\n");
+    return checkoutScript({
+      dir,
+      mirror: `/t/${id}/${task.repo.mirror}`,
+      baseCommit: task.repo.baseCommit,
+      diff: grade.diff === null ? null : `/t/${id}/gold.diff`,
+      hidden: suite === "hidden" ? `/t/${id}/hidden-tests` : null,
+    });
   });
   const run = await exec("docker", [
     "run",
@@ -221,14 +208,7 @@ async function suitesAlone(root, grades) {
     "--init",
     "--label",
     "dev.oracle.bench=suites-alone",
-    "-e",
-    "HOME=/tmp",
-    "-e",
-    "TZ=UTC",
-    "-e",
-    "LC_ALL=C.UTF-8",
-    "-e",
-    "PYTHONHASHSEED=0",
+    ...envArgs(ORACLE_ENV),
     "--tmpfs",
     "/work:rw,exec,uid=1000,gid=1000",
     "--tmpfs",
@@ -250,7 +230,7 @@ async function suitesAlone(root, grades) {
     return result.stdout;
   };
   try {
-    await inside(`set -e\n${prep.join("\n")}`);
+    await inside(`set -e\n${prep.join("\ncd /\n")}`);
   } catch (error) {
     await close();
     throw error;

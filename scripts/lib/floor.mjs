@@ -20,14 +20,38 @@ export function loadTask(root, id) {
   return { id, taskDir, task, image: record.reference };
 }
 
-const quote = (value) => `'${value.replaceAll("'", "'\\''")}'`;
+/** A single-quoted shell word. */
+export const quote = (value) => `'${value.replaceAll("'", "'\\''")}'`;
+
+/** The oracle's own env in a grade (its variables win over the task's). */
+export const ORACLE_ENV = { HOME: "/tmp", TMPDIR: "/tmp", TZ: "UTC", LC_ALL: "C.UTF-8", PYTHONHASHSEED: "0" };
+
+/** `docker run` flags setting `env`. */
+export const envArgs = (env) => Object.entries(env).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
+
+/**
+ * Shell that makes a fresh checkout in `dir` and stays in it: a clone of `mirror` at `baseCommit`,
+ * `diff` applied (a path, or null for a baseline), the folder `hidden` copied in (or null).
+ */
+export function checkoutScript({ dir, mirror, baseCommit, diff, hidden }) {
+  return [
+    `git clone -q --no-checkout ${mirror} ${dir} && cd ${dir} && git checkout -q --detach ${baseCommit}`,
+    diff === null ? "" : `git apply --check ${diff} && git apply ${diff}`,
+    hidden === null ? "" : `cp -R ${hidden}/. ${dir}/`,
+  ].join("\n");
+}
 
 function suiteScript(name, command, baseCommit, withDiff) {
+  const checkout = checkoutScript({
+    dir: "/work/repo",
+    mirror: "/m",
+    baseCommit,
+    diff: withDiff ? "/d.diff" : null,
+    hidden: name === "hidden" ? "/h" : null,
+  });
   return `
 rm -rf /work/repo /tmp/report && mkdir -p /tmp/report
-git clone -q --no-checkout /m /work/repo && cd /work/repo && git checkout -q --detach ${baseCommit}
-${withDiff ? "git apply --check /d.diff && git apply /d.diff" : ""}
-${name === "hidden" ? "cp -R /h/. /work/repo/" : ""}
+${checkout}
 ORACLE_JUNIT=/tmp/report/junit.xml SOURCE_DATE_EPOCH=$(git log -1 --format=%ct) sh -c ${quote(command)} > /dev/null 2>&1 || status=1
 cp /tmp/report/junit.xml /tmp/${name}.xml 2>/dev/null; cd /`;
 }
@@ -43,14 +67,7 @@ export function floorArgs(loaded, diff) {
     "exit $status",
   ].join("\n");
   // The task's env first, the oracle's after it: the grader's own variables win, as in a grade.
-  const env = {
-    ...(task.env ?? {}),
-    HOME: "/tmp",
-    TMPDIR: "/tmp",
-    TZ: "UTC",
-    LC_ALL: "C.UTF-8",
-    PYTHONHASHSEED: "0",
-  };
+  const env = { ...(task.env ?? {}), ...ORACLE_ENV };
   const limits = task.resources ?? {};
   return [
     "run",
@@ -67,7 +84,7 @@ export function floorArgs(loaded, diff) {
     ...(limits.memoryMb ? ["--memory", `${limits.memoryMb}m`, "--memory-swap", `${limits.memoryMb}m`] : []),
     ...(limits.cpus ? ["--cpus", String(limits.cpus)] : []),
     ...(limits.pids ? ["--pids-limit", String(limits.pids)] : []),
-    ...Object.entries(env).flatMap(([k, v]) => ["-e", `${k}=${v}`]),
+    ...envArgs(env),
     "--tmpfs",
     "/work:rw,exec,uid=1000,gid=1000",
     "--tmpfs",
