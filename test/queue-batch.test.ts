@@ -5,6 +5,7 @@
 import type { ChildProcess } from "node:child_process";
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { binPath, containersWithLabel, makeTempRoot, requireDocker, run } from "@oracle/test-utils";
 import type Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -67,7 +68,7 @@ async function stopped(pid: number): Promise<void> {
   for (let i = 0; i < 400; i++) {
     const stat = await readFile(`/proc/${pid}/stat`, "utf8");
     if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("T")) return;
-    await new Promise((r) => setTimeout(r, 5));
+    await sleep(5);
   }
   throw new Error(`process ${pid} did not stop`);
 }
@@ -89,7 +90,7 @@ async function stopMidJob(
       if (job) return job;
       worker.kill("SIGCONT");
     }
-    await new Promise((r) => setTimeout(r, 25));
+    await sleep(25);
   }
   throw new Error(`timed out after ${timeoutMs} ms waiting for worker ${worker.pid} to be mid-job`);
 }
@@ -181,7 +182,7 @@ describe("oracle-grade --batch on the sample tasks", () => {
     const c = startWorker("worker-c");
     await waitFor("worker C to be up", () => (readLog(c.log).includes("worker ") ? true : undefined));
     await redis.down();
-    await new Promise((r) => setTimeout(r, 1000));
+    await sleep(1000);
     await redis.up();
     const code = await waitFor("the queued batch to finish", () => batch.exitCode ?? undefined, 600_000);
     expect(readLog(batchLog)).toContain("pass rate 40.0%: 4 PASS / 10 graded (6 FAIL)");
