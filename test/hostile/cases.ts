@@ -300,17 +300,21 @@ if not _CARRIED:
     for _p in _PLACES:
         _os.chmod(_p + "/ro", 0o555)
 `,
-  // Kills the oracle's driver (same uid): the run cannot be graded.
+  // Kills the oracle's driver (same uid, PID 1 of its container): raises unless it finds it.
   killDriver: `
 import os as _os, signal as _signal
 
+_found = []
 for _pid in _os.listdir("/proc"):
     try:
         with open(f"/proc/{_pid}/cmdline", "rb") as f:
             if b"oracle-driver" in f.read():
+                _found.append(_pid)
                 _os.kill(int(_pid), _signal.SIGKILL)
     except (OSError, ValueError):
         pass
+if _found != ["1"]:
+    raise SystemExit("the driver is not PID 1: %s" % _found)
 `,
   patchRunner: `
 try:

@@ -372,10 +372,9 @@ describe("forged results", () => {
     expectOutcome(g, "FAIL", "TESTS_FAILED");
   });
 
-  it("the code under test killing the oracle's driver -> FAIL INFRA_ERROR (nothing can be graded), nothing left", async () => {
+  it("the code under test SIGKILLing the oracle's driver -> it is PID 1 of its container: not delivered, the run goes on, PASS on the fix", async () => {
     const g = await py("kill-driver", pyFiles({ "calc/core.py": `${PY_PRELUDE.killDriver}\n\n${PY_FIXED}` }));
-    expectOutcome(g, "FAIL", "INFRA_ERROR");
-    expect(g.result.message).toMatch(/driver ended/);
+    expectOutcome(g, "PASS", "PASS");
   });
 
   it("pytest patched in-process (every report passed) -> FAIL REPORT_INCONSISTENT", async () => {

@@ -8,7 +8,7 @@ const plan: ContainerPlan = {
   memoryMb: 512,
   cpus: 1.5,
   pids: 256,
-  binds: [{ source: "/host/hidden", target: "/oracle/hidden" }],
+  binds: [{ source: "/host/run", target: "/oracle/run" }],
   entrypoint: ["sh", "-c", 'exec "$1"', "boot"],
   cmd: ["driver"],
   env: ["TZ=UTC"],
@@ -25,6 +25,8 @@ function inspectOf(options: Docker.ContainerCreateOptions): Docker.ContainerInsp
       // The engine adds the image's variables.
       Env: [...(options.Env ?? []), "PATH=/usr/bin:/bin"],
       NetworkDisabled: options.NetworkDisabled,
+      OpenStdin: options.OpenStdin,
+      StdinOnce: options.StdinOnce,
       Labels: options.Labels,
     },
     HostConfig: {
@@ -53,10 +55,12 @@ describe("containerOptions", () => {
     expect(options.User).not.toMatch(/^0|root/);
   });
 
-  it("drops every capability, forbids new privileges, runs an init", () => {
+  it("drops every capability, forbids new privileges, runs no init (the driver is PID 1)", () => {
     expect(host.CapDrop).toEqual(["ALL"]);
     expect(host.SecurityOpt).toEqual(["no-new-privileges"]);
-    expect(host.Init).toBe(true);
+    expect(host.Init).toBe(false);
+    expect(options.OpenStdin).toBe(true);
+    expect(options.StdinOnce).toBe(true);
     expect(host.Privileged).toBe(false);
   });
 
@@ -114,7 +118,16 @@ describe("missingProtections", () => {
       (o: Docker.ContainerCreateOptions) => (o.HostConfig!.CapAdd = ["SYS_ADMIN"]),
       "HostConfig.CapAdd empty",
     ],
-    ["no init", (o: Docker.ContainerCreateOptions) => (o.HostConfig!.Init = false), "HostConfig.Init"],
+    [
+      "Docker's init (dumpable, the test user's)",
+      (o: Docker.ContainerCreateOptions) => (o.HostConfig!.Init = true),
+      "HostConfig.Init off (the driver is PID 1)",
+    ],
+    [
+      "no stdin (the driver's script)",
+      (o: Docker.ContainerCreateOptions) => (o.OpenStdin = false),
+      "Config.OpenStdin and StdinOnce",
+    ],
     ["root user", (o: Docker.ContainerCreateOptions) => (o.User = "0:0"), "Config.User is the test user"],
     [
       "writable rootfs",

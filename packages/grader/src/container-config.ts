@@ -7,17 +7,19 @@ export const PATHS = {
   tmp: "/tmp",
   home: "/home/oracle",
   report: "/oracle/report",
-  hidden: "/oracle/hidden",
+  /** The hidden tests, copied into the hidden suite's run folder (the existing suite's has none). */
+  hidden: "/oracle/run/tests",
   mirror: "/oracle/mirror",
-  /** The run's host folder, read-only: the driver's script, and the filtered diff in grade mode. */
+  /** The run's host folder, read-only: the filtered diff in grade mode (the driver's script comes on stdin). */
   run: "/oracle/run",
   diff: "/oracle/run/filtered.diff",
-  driver: "/oracle/run/oracle-driver.sh",
 } as const;
 
 /**
- * The uid:gid of the container's process: the driver, which runs both suites (step-script.ts). Its
- * init (PID 1) is the only process the driver's `kill -KILL -1` cannot reach.
+ * The uid:gid of the container's process: the driver, PID 1 of its own container (no Docker init),
+ * which runs one suite (step-script.ts). As PID 1 it cannot be killed or stopped from inside its PID
+ * namespace, and it runs from an execute-only sh, so it is not dumpable: the test user shares its
+ * uid but cannot trace it, read its memory, environment or file descriptors, or signal it.
  */
 export const RUN_USER = "1000:1000";
 
@@ -73,10 +75,12 @@ export function containerOptions(plan: ContainerPlan): Docker.ContainerCreateOpt
     Env: plan.env,
     Labels: plan.labels,
     Tty: false,
-    OpenStdin: false,
-    AttachStdin: false,
-    AttachStdout: false,
-    AttachStderr: false,
+    // The driver's script and its go-ahead come on stdin (nothing the tests can read holds them).
+    OpenStdin: true,
+    StdinOnce: true,
+    AttachStdin: true,
+    AttachStdout: true,
+    AttachStderr: true,
     NetworkDisabled: true,
     StopTimeout: 1,
     HostConfig: {
@@ -85,7 +89,9 @@ export function containerOptions(plan: ContainerPlan): Docker.ContainerCreateOpt
       CapAdd: [],
       SecurityOpt: ["no-new-privileges"],
       Privileged: false,
-      Init: true,
+      // No Docker init: it would run as the test user from a readable binary, dumpable, spared by
+      // the kill loop. The driver is PID 1 itself.
+      Init: false,
       IpcMode: "private",
       PidsLimit: plan.pids,
       Memory: memory,
@@ -115,7 +121,10 @@ type Check = [name: string, ok: boolean];
  */
 export function missingProtections(info: Docker.ContainerInspectInfo, plan: ContainerPlan): string[] {
   const host = info.HostConfig as Docker.HostConfig & { Init?: boolean; Tmpfs?: Record<string, string> };
-  const config = info.Config as Docker.ContainerInspectInfo["Config"] & { NetworkDisabled?: boolean };
+  const config = info.Config as Docker.ContainerInspectInfo["Config"] & {
+    NetworkDisabled?: boolean;
+    StdinOnce?: boolean;
+  };
   const memory = plan.memoryMb * MIB;
   const expectedTmpfs = tmpfsFor(plan.memoryMb);
   const mounts = info.Mounts ?? [];
@@ -139,7 +148,8 @@ export function missingProtections(info: Docker.ContainerInspectInfo, plan: Cont
       (host.SecurityOpt ?? []).some((o: string) => /^no-new-privileges(:true|=true)?$/.test(o)),
     ],
     ["HostConfig.Privileged false", host.Privileged !== true],
-    ["HostConfig.Init", host.Init === true],
+    ["HostConfig.Init off (the driver is PID 1)", host.Init !== true],
+    ["Config.OpenStdin and StdinOnce", config.OpenStdin === true && config.StdinOnce === true],
     ["HostConfig.PidsLimit", host.PidsLimit === plan.pids],
     ["HostConfig.Memory", host.Memory === memory],
     ["HostConfig.MemorySwap equals Memory", host.MemorySwap === memory],

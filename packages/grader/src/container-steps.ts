@@ -17,8 +17,8 @@ export interface ContainerRunInputs {
   labels: Record<string, string>;
   /** The filtered diff (grade mode; written to the run folder as filtered.diff), else null. */
   diff: { filtered: FilteredDiff } | null;
-  /** The run's host folder (mounted read-only at PATHS.run): the driver's script goes there too. */
-  runDir: string;
+  /** Each suite's host folder (mounted read-only at PATHS.run in its container): the filtered diff, and the hidden tests in the hidden suite's. */
+  runDirs: Record<SuiteName, string>;
   hiddenFiles: string[];
   /** The must-fail/must-pass sentinel planted beside the hidden tests, or null (docs/security.md). */
   sentinel: Sentinel | null;
@@ -30,14 +30,14 @@ export interface ContainerRunInputs {
 
 /** Mutable state shared with the deadline and abort handlers. */
 export interface RunState {
-  container: GradeContainer | null;
+  /** Every container the run created (one per suite): the deadline kills and clean-up removes them. */
+  containers: GradeContainer[];
   /** Set when the run is over (deadline, abort): no new step may start. */
   closed: boolean;
   suites: Partial<Record<SuiteName, SuiteResult>>;
   /** Why a suite failed, as judged (the run's message names the first). */
   failures: Partial<Record<SuiteName, string>>;
   timings: Record<string, number>;
-  oomKills: number;
 }
 
 export interface RunOutcome {

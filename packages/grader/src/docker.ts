@@ -40,14 +40,21 @@ export interface GradeDocker {
   removeContainer(id: string): Promise<void>;
 }
 
+/** The container's stdin (the driver's script, then its go-ahead) and the end of its output. */
+export interface AttachedStreams {
+  input: { write(data: Buffer | string): void; end(): void };
+  ended: Promise<void>;
+}
+
 export interface GradeContainer {
   readonly id: string;
   inspect(): Promise<Docker.ContainerInspectInfo>;
   /**
-   * Attaches to the (not yet started) container's stdout and stderr, demultiplexed into the two
-   * writers; resolves once attached with a promise of the stream's end.
+   * Attaches to the (not yet started) container's stdin, stdout and stderr; stdout and stderr are
+   * demultiplexed into the two writers. Resolves once attached with the container's stdin and a
+   * promise of the output's end.
    */
-  attach(stdout: Writable, stderr: Writable): Promise<{ ended: Promise<void> }>;
+  attach(stdout: Writable, stderr: Writable): Promise<AttachedStreams>;
   /** Resolves with the exit code of the container's next exit (call before start). */
   waitForExit(): Promise<number | null>;
   start(): Promise<void>;
@@ -112,12 +119,15 @@ class DockerodeContainer implements GradeContainer {
     await this.container.start();
   }
 
-  async attach(stdout: Writable, stderr: Writable): Promise<{ ended: Promise<void> }> {
+  async attach(stdout: Writable, stderr: Writable): Promise<AttachedStreams> {
+    // Hijacked: one socket carries stdin up and the multiplexed output down.
     const stream = (await this.container.attach({
       stream: true,
+      stdin: true,
       stdout: true,
       stderr: true,
-    })) as NodeJS.ReadableStream;
+      hijack: true,
+    })) as NodeJS.ReadWriteStream;
     const demux = new Demuxer(writeTo(stdout), writeTo(stderr));
     const ended = new Promise<void>((done, fail) => {
       stream.on("data", (chunk: Buffer) => demux.push(chunk));
@@ -125,7 +135,16 @@ class DockerodeContainer implements GradeContainer {
       stream.on("close", () => done());
       stream.on("error", fail);
     });
-    return { ended };
+    // A write after the container is gone fails on the socket: the output's end says what happened.
+    const input = {
+      write: (data: Buffer | string) => {
+        stream.write(data);
+      },
+      end: () => {
+        stream.end();
+      },
+    };
+    return { input, ended };
   }
 
   async waitForExit(): Promise<number | null> {

@@ -1,5 +1,3 @@
-import { writeFile } from "node:fs/promises";
-import { basename, join } from "node:path";
 import { type ContainerPlan, containerOptions, missingProtections, PATHS } from "./container-config.js";
 import {
   type ContainerRunInputs,
@@ -10,61 +8,62 @@ import {
 } from "./container-steps.js";
 import type { SuiteName } from "./junit.js";
 import {
+  attachDriver,
+  DRIVER_PROCESS,
   type DriverResult,
-  driverProcess,
+  letRun,
   planDriver,
   readPrep,
   runDriver,
-  type SuiteOutput,
+  type SuiteContainer,
 } from "./step.js";
-import { type DriverPlan, driverScript } from "./step-script.js";
+import { driverScript } from "./step-script.js";
 import { judgeSuite } from "./suite-result.js";
 
-function planFor(inputs: ContainerRunInputs): ContainerPlan {
-  const { task, hiddenTestsDir, mirrorPath } = inputs.loaded;
-  const binds: ContainerPlan["binds"] = [
-    { source: hiddenTestsDir, target: PATHS.hidden },
-    { source: inputs.runDir, target: PATHS.run },
-  ];
+/** A suite's container: its own run folder, and the mirror; the hidden tests only in the hidden suite's folder. */
+function planFor(inputs: ContainerRunInputs, suite: SuiteName): ContainerPlan {
+  const { task, mirrorPath } = inputs.loaded;
+  const binds: ContainerPlan["binds"] = [{ source: inputs.runDirs[suite], target: PATHS.run }];
   if (mirrorPath) binds.push({ source: mirrorPath, target: PATHS.mirror });
-  return { image: inputs.image, labels: inputs.labels, ...task.resources, binds, ...driverProcess(inputs) };
+  return {
+    image: inputs.image,
+    labels: { ...inputs.labels, "dev.oracle.suite": suite },
+    ...task.resources,
+    binds,
+    ...DRIVER_PROCESS,
+  };
 }
 
-/** Creates the container and checks every protection (the driver starts later). Returns a refusal message or null. */
-async function startContainer(
-  inputs: ContainerRunInputs,
-  state: RunState,
-  driver: DriverPlan,
-): Promise<string | null> {
-  // The script is a file, not an argument: execve caps one argument at 128 KiB, and a task with
-  // thousands of hidden files makes a longer one.
+type Opened = { opened: SuiteContainer; script: string } | { refused: string };
+
+/** Creates a suite's container, checks every protection and attaches to it (it starts later). */
+async function openSuite(inputs: ContainerRunInputs, state: RunState, suite: SuiteName): Promise<Opened> {
+  const driver = planDriver(inputs, suite);
   const script = driverScript(driver);
-  inputs.log.event("driver.script", { path: PATHS.driver, script });
-  await writeFile(join(inputs.runDir, basename(PATHS.driver)), script, { mode: 0o644 });
-  const plan = planFor(inputs);
+  inputs.log.event("driver.script", { suite, script });
+  const plan = planFor(inputs, suite);
   const options = containerOptions(plan);
-  inputs.log.event("container.create", { options });
-  const container = await timed(state, "create", inputs.log, () => inputs.docker.createContainer(options));
-  state.container = container;
+  inputs.log.event("container.create", { suite, options });
+  const container = await timed(state, `create.${suite}`, inputs.log, () =>
+    inputs.docker.createContainer(options),
+  );
+  state.containers.push(container);
   if (state.closed) throw new RunClosed("create");
-  const info = await timed(state, "inspect", inputs.log, () => container.inspect());
+  const info = await timed(state, `inspect.${suite}`, inputs.log, () => container.inspect());
   const missing = missingProtections(info, plan);
-  if (missing.length > 0) return `refusing to run: the engine did not apply ${missing.join(", ")}`;
-  return null;
+  if (missing.length > 0)
+    return { refused: `refusing to run: the engine did not apply ${missing.join(", ")}` };
+  return { opened: await attachDriver(inputs, state, driver, container), script };
 }
 
-function logExit(
-  inputs: ContainerRunInputs,
-  suite: SuiteName,
-  exitCode: number | null,
-  ran: SuiteOutput,
-): void {
-  const out = ran.stdout.captured();
-  const err = ran.stderr.captured();
+function logExit(inputs: ContainerRunInputs, driver: DriverResult): void {
+  const { suite, output } = driver;
+  const out = output.stdout.captured();
+  const err = output.stderr.captured();
   inputs.log.event("suite.exit", {
     suite,
-    exitCode,
-    durationMs: ran.durationMs,
+    exitCode: driver.record.exitCode[suite] ?? null,
+    durationMs: output.durationMs,
     stdoutBytes: out.bytes,
     stderrBytes: err.bytes,
     stdoutTail: out.truncated ? out.tail : undefined,
@@ -72,43 +71,44 @@ function logExit(
   });
 }
 
-/** Judges a suite from what the driver collected after it; the run's reason when it must stop (OOM). */
+/** Judges a suite from what its driver collected after it; the run's reason when it must stop (OOM). */
 function judgeCollected(
   inputs: ContainerRunInputs,
   state: RunState,
-  suite: SuiteName,
   driver: DriverResult,
 ): RunOutcome | null {
-  const { record } = driver;
-  const ran = driver.outputs[suite];
+  const { record, suite, output } = driver;
   const exitCode = record.exitCode[suite] ?? null;
   const kill = record.kill[suite];
   const oomKills = record.oomKills[suite];
   inputs.log.event("collect.done", { suite, kill, oomKills, driverExitCode: driver.exitCode });
-  logExit(inputs, suite, exitCode, ran);
+  logExit(inputs, driver);
   if (kill && kill.survivors > 0)
     throw new Error(`${kill.survivors} process(es) of the ${suite} suite survived SIGKILL`);
-  const out = ran.stdout.captured();
-  const err = ran.stderr.captured();
-  const output = { bytes: out.bytes + err.bytes, truncated: out.truncated || err.truncated };
+  if (record.unsafe) throw new Error(`the ${suite} suite's driver refused to go on: ${record.unsafe}`);
+  const out = output.stdout.captured();
+  const err = output.stderr.captured();
+  const bounded = { bytes: out.bytes + err.bytes, truncated: out.truncated || err.truncated };
   const report = record.report[suite];
   if (!report || oomKills === undefined) {
     if (record.protocolError) throw new Error(`the driver's output: ${record.protocolError}`);
-    // Nothing to judge: the engine stopped the container (a daemon shutdown), or the code under
-    // test killed the driver (same uid). Either way the run cannot be graded.
     throw new Error(
-      `the oracle's driver ended (exit code ${driver.exitCode}) before the ${suite} suite's report was read: the engine stopped the container, or the code under test killed the driver`,
+      `the oracle's driver ended (exit code ${driver.exitCode}) before the ${suite} suite's report was read: the engine stopped the container`,
     );
   }
-  const oomKilled = oomKills > state.oomKills;
-  state.oomKills = oomKills;
   const sentinel = suite === "hidden" ? inputs.sentinel : null;
-  const { durationMs } = ran;
-  const judged = judgeSuite({ suite, exitCode, durationMs, report, output, sentinel });
+  const judged = judgeSuite({
+    suite,
+    exitCode,
+    durationMs: output.durationMs,
+    report,
+    output: bounded,
+    sentinel,
+  });
   const { result, message } = judged;
   if (result.status !== "PASS") state.failures[suite] = message;
   // Any OOM kill fails the suite, even when its runner carried on: the tests ran starved.
-  if (oomKilled) {
+  if (oomKills > 0) {
     state.suites[suite] = { ...result, status: "FAIL", reason: "OUT_OF_MEMORY" };
     return {
       reason: "OUT_OF_MEMORY",
@@ -124,26 +124,44 @@ function judgeCollected(
   return null;
 }
 
+/** Judges one suite's driver: its prep, then its report. */
+function judgeDriver(inputs: ContainerRunInputs, state: RunState, driver: DriverResult): RunOutcome | null {
+  const stop = readPrep(inputs, driver) ?? judgeCollected(inputs, state, driver);
+  if (stop) return stop;
+  if (driver.record.protocolError) throw new Error(`the driver's output: ${driver.record.protocolError}`);
+  if (!driver.record.done)
+    throw new Error(`the ${driver.suite} suite's driver did not finish (exit code ${driver.exitCode})`);
+  return null;
+}
+
+/** The hidden suite's container, made and prepared while the existing suite runs; null on a refusal. */
+function prepareHidden(inputs: ContainerRunInputs, state: RunState) {
+  const hidden = openSuite(inputs, state, "hidden").then((opened) =>
+    "refused" in opened ? opened : { ...opened, run: runDriver(inputs, state, opened.opened, opened.script) },
+  );
+  hidden.then((h) => ("run" in h ? h.run : undefined)).catch(() => undefined);
+  return hidden;
+}
+
 /**
- * The container part of a run: create and check the container, then start its process, the driver:
- * for the existing suite and then the hidden suite a fresh checkout, the suite, and its report.
+ * The container part of a run: the existing suite in a container of its own, then the hidden suite
+ * in another, fresh one (made and prepared while the existing suite runs, started on its go-ahead).
  * Returns the run's reason.
  */
 export async function runInContainer(inputs: ContainerRunInputs, state: RunState): Promise<RunOutcome> {
-  const plan = planDriver(inputs);
-  const refused = await startContainer(inputs, state, plan);
-  if (refused) return { reason: "INFRA_ERROR", message: refused };
+  const existing = await openSuite(inputs, state, "existing");
+  if ("refused" in existing) return { reason: "INFRA_ERROR", message: existing.refused };
   const stale = await inputs.imageCurrent();
   if (stale) return stale;
-  const driver = await runDriver(inputs, state, plan);
-  for (const suite of ["existing", "hidden"] as const) {
-    const prepStop = readPrep(inputs, state, suite, driver);
-    if (prepStop) return prepStop;
-    const stop = judgeCollected(inputs, state, suite, driver);
-    if (stop) return stop;
-  }
-  if (driver.record.protocolError) throw new Error(`the driver's output: ${driver.record.protocolError}`);
-  if (!driver.record.done) throw new Error(`the driver did not finish (exit code ${driver.exitCode})`);
+  const existingRun = runDriver(inputs, state, existing.opened, existing.script);
+  const hidden = prepareHidden(inputs, state);
+  const stop = judgeDriver(inputs, state, await existingRun);
+  if (stop) return stop;
+  const prepared = await hidden;
+  if ("refused" in prepared) return { reason: "INFRA_ERROR", message: prepared.refused };
+  letRun(prepared.opened);
+  const hiddenStop = judgeDriver(inputs, state, await prepared.run);
+  if (hiddenStop) return hiddenStop;
   for (const suite of ["existing", "hidden"] as const) {
     const result = state.suites[suite];
     if (result && result.status !== "PASS")

@@ -1,10 +1,7 @@
-import { execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { execFileSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
 import { assignPath, prepScript, utf8Path } from "./scripts.js";
-import { BOOT, driverScript, emptyCheck, shellQuote } from "./step-script.js";
+import { BOOT, driverScript, scriptInput, shellQuote } from "./step-script.js";
 
 /** Runs the assignment in sh and returns the variable's bytes, hex-encoded. */
 const bytesInSh = (path: string) =>
@@ -58,8 +55,8 @@ describe("prepScript", () => {
   });
 
   it("resets, then copies the hidden tests only for the hidden suite", () => {
-    expect(prepScript(plan)).toContain("cp -R /oracle/hidden/. /work/repo/");
-    expect(prepScript({ ...plan, hiddenFiles: null })).not.toContain("/oracle/hidden");
+    expect(prepScript(plan)).toContain("cp -R /oracle/run/tests/. /work/repo/");
+    expect(prepScript({ ...plan, hiddenFiles: null })).not.toContain("/oracle/run/tests");
     expect(prepScript({ ...plan, applyDiff: false })).not.toContain("git apply");
   });
 });
@@ -76,111 +73,97 @@ describe("driverScript", () => {
       list: !hidden,
     });
   const env: Array<[string, string]> = [["GREETING", "it's $HOME"]];
-  const plan = {
-    prep: { existing: prep(false), hidden: prep(true) },
-    env: { existing: env, hidden: env },
-    report: { existing: "/oracle/report/existing/junit.xml", hidden: "/oracle/report/hidden/junit.xml" },
+  const plan = (suite: "existing" | "hidden") => ({
+    suite,
+    command: `pytest --junitxml="$ORACLE_JUNIT" 'it''s'`,
+    prep: prep(suite === "hidden"),
+    env,
+    report: `/oracle/report/${suite}/junit.xml`,
     maxReportBytes: 1024,
-  };
-  const script = driverScript(plan);
+    gated: suite === "hidden",
+  });
+  const scripts = { existing: driverScript(plan("existing")), hidden: driverScript(plan("hidden")) };
 
   // Syntax only: the driver SIGKILLs every process the user may signal, so it never runs on the host.
   it("is valid sh, and so is the boot script", () => {
-    execFileSync("sh", ["-n", "-c", script]);
+    execFileSync("sh", ["-n", "-c", scripts.existing]);
+    execFileSync("sh", ["-n", "-c", scripts.hidden]);
     execFileSync("sh", ["-n", "-c", BOOT[2]!]);
   });
 
-  it("runs from an execute-only copy of sh, and prints its nonce before anything else", () => {
+  it("comes on stdin to an execute-only copy of sh, whose command line names nothing of it", () => {
     expect(BOOT[2]).toContain("install -m 0111 /bin/sh /tmp/.oracle-driver-sh");
-    expect(BOOT[2]).toContain('exec /tmp/.oracle-driver-sh /oracle/run/oracle-driver.sh "$1" "$2"');
-    expect(script.indexOf("oracle:nonce")).toBeGreaterThan(0);
-    expect(script.indexOf("oracle:nonce")).toBeLessThan(script.indexOf("git clone"));
-    expect(script).not.toMatch(/[0-9a-f]{48}/);
+    expect(BOOT[2]).toContain(
+      `exec /tmp/.oracle-driver-sh -c 'IFS= read -r n && s=$(head -c "$n") && eval "$s"'`,
+    );
+    expect(BOOT.join(" ")).not.toMatch(/pytest|oracle\/run|ORACLE_JUNIT/);
+    const input = scriptInput(scripts.hidden);
+    const newline = input.indexOf(10);
+    expect(Number(input.subarray(0, newline).toString())).toBe(input.length - newline - 1);
+    // The boot line really reads exactly that many bytes and runs them, leaving the rest of stdin.
+    const out = execFileSync("sh", ["-c", `IFS= read -r n && s=$(head -c "$n") && eval "$s"; cat`], {
+      input: Buffer.concat([scriptInput("printf 'ran:'\n"), Buffer.from("rest")]),
+    }).toString();
+    expect(out).toBe("ran:rest");
   });
 
-  it("spares only itself and the init (PID 1) in the kill loop", () => {
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
-    expect(script).toContain('case ${p#/proc/} in "$self"|1) continue;; esac');
+  it("checks itself before anything else, then prints its nonce before the prep", () => {
+    for (const script of Object.values(scripts)) {
+      const check = script.indexOf("oracle:unsafe boot");
+      expect(check).toBeGreaterThan(0);
+      expect(script.indexOf("/proc/1/environ")).toBeGreaterThan(check);
+      expect(script.indexOf("oracle:nonce")).toBeGreaterThan(script.indexOf("/proc/1/environ"));
+      expect(script.indexOf("oracle:nonce")).toBeLessThan(script.indexOf("git clone"));
+      expect(script).not.toMatch(/[0-9a-f]{48}/);
+    }
   });
 
-  it("orders each suite: prep, suite, kill loop, end markers, report; the wipe only before the hidden prep", () => {
-    const at = (text: string, from = 0) => script.indexOf(text, from);
-    const hiddenStart = at("oracle:prep-exit hidden");
-    expect(hiddenStart).toBeGreaterThan(0);
-    for (const [from, suite] of [
-      [0, "existing"],
-      [hiddenStart - 1, "hidden"],
-    ] as const) {
-      const clone = at("git clone", from);
-      const suiteLine = at(`oracle:suite ${suite}`, from);
+  it("spares only itself, PID 1, in the kill loop, reaps what it killed, and checks itself again after it", () => {
+    for (const script of Object.values(scripts)) {
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
+      expect(script).toContain("case ${p#/proc/} in 1) continue;; esac");
+      expect(script).toContain("kill -KILL -1 2>/dev/null; jobs > /dev/null");
+      const kill = script.indexOf("kill -KILL -1");
+      expect(script.indexOf("oracle:unsafe after-", kill)).toBeGreaterThan(kill);
+      expect(script.indexOf("oracle:unsafe after-", kill)).toBeLessThan(script.indexOf("oracle:report"));
+    }
+  });
+
+  it("runs one suite: prep, (the go-ahead), suite, kill loop, end markers, report", () => {
+    for (const suite of ["existing", "hidden"] as const) {
+      const script = scripts[suite];
+      const other = suite === "existing" ? "hidden" : "existing";
+      expect(script).not.toContain(`oracle:suite ${other}`);
+      const at = (text: string, from = 0) => script.indexOf(text, from);
+      const clone = at("git clone");
+      const go = at('IFS= read -r go; [ "$go" = run ] || exit 0');
+      const suiteLine = at(`oracle:suite ${suite}`);
       const kill = at("kill -KILL -1", suiteLine);
       const end = at(":end %s", kill);
       const report = at(`oracle:report ${suite} ok`, end);
       expect(clone).toBeGreaterThanOrEqual(0);
+      if (suite === "hidden") {
+        expect(go).toBeGreaterThan(clone);
+        expect(suiteLine).toBeGreaterThan(go);
+      } else expect(go).toBe(-1);
       expect(suiteLine).toBeGreaterThan(clone);
       expect(kill).toBeGreaterThan(suiteLine);
       expect(end).toBeGreaterThan(kill);
       expect(report).toBeGreaterThan(end);
     }
-    const wipe = at("-exec rm -rf -- {} +");
-    expect(wipe).toBeGreaterThan(at("oracle:report existing ok"));
-    expect(wipe).toBeLessThan(at("git clone", at("oracle:report existing ok")));
-    expect(script.split("-exec rm -rf -- {} +").length).toBe(2);
   });
 
-  it("stops after a report when an OOM kill happened", () => {
-    expect(script).toContain('[ "$oom" -le "$oom_seen" ] || exit 0');
+  it("closes stdin (the script's pipe) for the prep and the suite", () => {
+    for (const script of Object.values(scripts)) {
+      expect(script).toContain(') < /dev/null > "$d/out" 2> "$d/err"');
+      expect(script).toContain(") 2>&3 3>&- < /dev/null");
+    }
   });
 
   it("exports the task's env quoted, exactly", () => {
     const value = "it's $HOME `x` \\ \n";
     const out = execFileSync("sh", ["-c", `export V=${shellQuote(value)}; printf '%s' "$V"`]).toString();
     expect(out).toBe(value);
-    expect(script).toContain("export GREETING='it'\\''s $HOME'");
-  });
-});
-
-describe("emptyCheck (the hidden suite's wipe, checked with builtins)", () => {
-  const base = mkdtempSync(join(tmpdir(), "oracle-empty-check-"));
-  const dirs = [join(base, "a"), join(base, "b")];
-  afterAll(() => rmSync(base, { recursive: true, force: true }));
-  /** Fresh empty folders, then `plant` in the second; the check's exit code (20: not empty). */
-  const check = (plant: (dir: string) => void): number | null => {
-    for (const dir of dirs) {
-      rmSync(dir, { recursive: true, force: true });
-      mkdirSync(dir);
-    }
-    plant(dirs[1]!);
-    return spawnSync("sh", ["-c", `${emptyCheck(dirs, "exit 20")}; exit 0`]).status;
-  };
-
-  it("passes empty folders", () => {
-    expect(check(() => {})).toBe(0);
-  });
-
-  it.each([
-    ["a file", "x"],
-    ["a dotfile", ".x"],
-    ["a ..-name", "..x"],
-    ["three dots", "..."],
-    ["a name like a glob", "*"],
-    ["a name like an option", "-n"],
-    ["a newline in the name", "a\nb"],
-  ])("finds %s", (_, name) => {
-    expect(check((dir) => writeFileSync(join(dir, name), "x"))).toBe(20);
-  });
-
-  it("finds a dangling link, and a folder", () => {
-    expect(check((dir) => symlinkSync("/nowhere", join(dir, ".link")))).toBe(20);
-    expect(check((dir) => mkdirSync(join(dir, ".d")))).toBe(20);
-  });
-
-  it("fails a folder it cannot list, or one that is missing", () => {
-    expect(check((dir) => rmSync(dir, { recursive: true }))).toBe(20);
-    // root may list any folder: the mode test means something only for another user.
-    if (process.getuid?.() !== 0) {
-      expect(check((dir) => chmodSync(dir, 0o300))).toBe(20);
-      chmodSync(dirs[1]!, 0o700);
-    }
+    expect(scripts.existing).toContain("export GREETING='it'\\''s $HOME'");
   });
 });

@@ -2,7 +2,8 @@ import { PATHS } from "./container-config.js";
 
 /** Exit codes of the prep script; each maps to a reason. */
 export const PREP_EXIT = {
-  wipe: 20,
+  /** The step's folder or the report folder cannot be made. */
+  stepDir: 20,
   checkout: 10,
   applyCheck: 11,
   apply: 12,
@@ -43,9 +44,9 @@ export interface PrepPlan {
   hiddenFiles: string[] | null;
   reportDir: string;
   /**
-   * List what git changed (stdout: the base commit's time, then NUL-separated paths) for the
-   * grader to compare with the filter. The first suite's prep does; the second applies the same
-   * diff to the same commit in a fresh clone, so it skips the index snapshots and the listing.
+   * List what git changed (stdout, after the base commit's time: NUL-separated paths) for the
+   * grader to compare with the filter. The existing suite's prep does; the hidden suite's applies
+   * the same diff to the same commit in a fresh clone, so it skips the index snapshots and the listing.
    */
   list: boolean;
   /** A file written into the checkout after the hidden tests (the must-fail/must-pass sentinel). */
@@ -92,9 +93,9 @@ function hiddenLines(files: string[]): string[] {
 }
 
 /**
- * The prep step of one suite, run as the test user before any test code exists in the container
- * (the step script runs it in a subshell, after the wipe): clone the mirror, check out the base commit, apply the filtered diff,
- * list what git changed (stdout: epoch line, then NUL-separated paths), reset the existing suite's
+ * The prep step of one suite, run as the test user before any test code exists in its container
+ * (the driver runs it in a subshell): clone the mirror, check out the base commit (stdout: its
+ * time), apply the filtered diff, list what git changed (NUL-separated paths), reset the existing suite's
  * files, copy the hidden tests in (hidden suite) and make a fresh report folder.
  */
 export function prepScript(plan: PrepPlan): string {
@@ -109,9 +110,9 @@ export function prepScript(plan: PrepPlan): string {
     `git clone -q --no-checkout --no-hardlinks -- "$mirror" ${PATHS.checkout} || fail ${PREP_EXIT.checkout} "git clone of the mirror failed"`,
     `cd ${PATHS.checkout} || fail ${PREP_EXIT.checkout} "no checkout"`,
     `git -c advice.detachedHead=false checkout -q --detach ${plan.baseCommit} || fail ${PREP_EXIT.checkout} "the base commit cannot be checked out"`,
+    `epoch=$(git log -1 --format=%ct HEAD) && printf '%s\\n' "$epoch" || fail ${PREP_EXIT.checkout} "cannot read the base commit's time"`,
     ...(plan.list
       ? [
-          `epoch=$(git log -1 --format=%ct HEAD) || fail ${PREP_EXIT.checkout} "cannot read the base commit's time"`,
           // Snapshots of the index before and after: renormalisation by .gitattributes shows in neither.
           `git add -A -f && t0=$(git write-tree) || fail ${PREP_EXIT.list} "cannot snapshot the checkout"`,
         ]
@@ -125,14 +126,14 @@ export function prepScript(plan: PrepPlan): string {
   }
   if (plan.list)
     lines.push(
-      `git add -A -f && t1=$(git write-tree) && printf '%s\\n' "$epoch" && git diff --name-only -z --no-renames "$t0" "$t1" || fail ${PREP_EXIT.list} "cannot list the changed files"`,
+      `git add -A -f && t1=$(git write-tree) && git diff --name-only -z --no-renames "$t0" "$t1" || fail ${PREP_EXIT.list} "cannot list the changed files"`,
       `git reset -q || fail ${PREP_EXIT.reset} "git reset failed"`,
     );
   lines.push(
     ...resetLines(plan.reset),
     ...(plan.hiddenFiles ? hiddenLines(plan.hiddenFiles) : []),
     ...(plan.sentinel ? sentinelLines(plan.sentinel) : []),
-    `mkdir -p '${plan.reportDir}' || fail ${PREP_EXIT.wipe} "cannot make the report folder"`,
+    `mkdir -p '${plan.reportDir}' || fail ${PREP_EXIT.stepDir} "cannot make the report folder"`,
     "exit 0",
   );
   return `${lines.join("\n")}\n`;

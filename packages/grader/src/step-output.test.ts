@@ -6,12 +6,15 @@ const NONCE = "0123456789abcdef".repeat(3);
 const bounds = { report: 1024, prepOut: 1024, prepErr: 1024 };
 
 /** Feeds the bytes to a parser in chunks of `size` (1 = byte by byte); what it parsed and passed on. */
-function parse(bytes: Buffer, size = bytes.length) {
+function parse(bytes: Buffer, size = bytes.length, driverOf: SuiteName = "existing") {
   const out: Record<SuiteName, string> = { existing: "", hidden: "" };
   const events: string[] = [];
   const parser = new DriverOutput(
+    driverOf,
     bounds,
-    (suite, chunk) => (out[suite] += chunk.toString("latin1")),
+    (chunk) => {
+      out[driverOf] += chunk.toString("latin1");
+    },
     (e: DriverEvent, suite) => events.push(`${e} ${suite}`),
   );
   const all = Buffer.concat([Buffer.from(`oracle:nonce ${NONCE}\n`), bytes]);
@@ -36,35 +39,43 @@ const suite = (name: SuiteName, output: string, rc: number) =>
     `oracle:report ${name} ok ${xml.length}\n${xml}`,
   ].join("");
 // The suites print lines that look like the driver's: they are output, nothing else.
-const full = Buffer.from(
-  `${suite("existing", "oracle:report existing ok 3\nabc", 0)}${suite("hidden", `x${end(0).slice(0, -3)}`, 1)}oracle:done\n`,
-  "latin1",
-);
+const full: Record<SuiteName, Buffer> = {
+  existing: Buffer.from(`${suite("existing", "oracle:report existing ok 3\nabc", 0)}oracle:done\n`, "latin1"),
+  hidden: Buffer.from(`${suite("hidden", `x${end(0).slice(0, -3)}`, 1)}oracle:done\n`, "latin1"),
+};
 
 describe("DriverOutput", () => {
-  it.each([1, 2, 7, 50, full.length])("parses a whole run in chunks of %i bytes", (size) => {
-    const { record, out, events } = parse(full, size);
-    expect(record.protocolError).toBeUndefined();
-    expect(record.done).toBe(true);
-    for (const name of ["existing", "hidden"] as const) {
+  it.each([1, 2, 7, 50, 10_000])("parses each suite's driver in chunks of %i bytes", (size) => {
+    const outputs = { existing: "oracle:report existing ok 3\nabc", hidden: `x${end(0).slice(0, -3)}` };
+    for (const [name, rc] of [
+      ["existing", 0],
+      ["hidden", 1],
+    ] as const) {
+      const { record, out, events } = parse(full[name], size, name);
+      expect(record.protocolError).toBeUndefined();
+      expect(record.done).toBe(true);
       expect(record.kill[name]).toEqual({ rounds: 1, survivors: 0 });
       expect(record.oomKills[name]).toBe(0);
       expect(record.report[name]).toEqual({ kind: "ok", xml });
       expect(record.prep[name]?.stdout.toString("latin1")).toBe(prepOut);
+      expect(record.exitCode).toEqual({ [name]: rc });
+      expect(out[name]).toBe(outputs[name]);
+      expect(events).toEqual([`prep ${name}`, `suite ${name}`, `end ${name}`, `report ${name}`]);
     }
-    expect(record.exitCode).toEqual({ existing: 0, hidden: 1 });
-    expect(out.existing).toBe("oracle:report existing ok 3\nabc");
-    expect(out.hidden).toBe(`x${end(0).slice(0, -3)}`);
-    expect(events).toEqual([
-      "prep existing",
-      "suite existing",
-      "end existing",
-      "report existing",
-      "prep hidden",
-      "suite hidden",
-      "end hidden",
-      "report hidden",
-    ]);
+  });
+
+  it("refuses a line about the other suite: one driver, one suite", () => {
+    const { record } = parse(Buffer.from("oracle:oom hidden 0\n"), 100, "existing");
+    expect(record.protocolError).toMatch(/from the existing suite's driver/);
+  });
+
+  it("records what the driver's own checks found, before or after its nonce", () => {
+    const early = new DriverOutput("existing", bounds, () => {});
+    early.take(Buffer.from("oracle:unsafe boot dumpable\n"));
+    expect(early.record.unsafe).toBe("boot dumpable");
+    expect(early.record.protocolError).toBeUndefined();
+    const late = parse(Buffer.from("oracle:unsafe after-existing pid=1 threads=2 tracer=0\n"));
+    expect(late.record.unsafe).toBe("after-existing pid=1 threads=2 tracer=0");
   });
 
   it("gives a suite cut short (no end marker) everything it printed", () => {
@@ -81,13 +92,17 @@ describe("DriverOutput", () => {
       ["not-regular", { kind: "invalid", why: expect.stringMatching(/not a regular file/) }],
       ["too-large 99999", { kind: "invalid", why: expect.stringMatching(/larger than 1024 bytes/) }],
     ] as const) {
-      const { record } = parse(Buffer.from(`oracle:oom hidden 2\noracle:report hidden ${line}\n`));
+      const { record } = parse(
+        Buffer.from(`oracle:oom hidden 2\noracle:report hidden ${line}\n`),
+        100,
+        "hidden",
+      );
       expect(record.report.hidden).toEqual(report);
       expect(record.oomKills.hidden).toBe(2);
     }
   });
 
-  it("keeps a failed prep's exit code and stderr, and names a failed wipe", () => {
+  it("keeps a failed prep's exit code and stderr, and names a step folder it could not make", () => {
     const err = "oracle-prep: git apply failed\n";
     const { record } = parse(
       Buffer.from(
@@ -96,10 +111,9 @@ describe("DriverOutput", () => {
     );
     expect(record.prep.existing).toMatchObject({ exitCode: 12 });
     expect(record.prep.existing?.stderr.toString()).toBe(err);
-    expect(parse(Buffer.from("oracle:prep-exit hidden 20 wipe\n")).record.prep.hidden).toMatchObject({
-      exitCode: 20,
-      failed: "cannot wipe the writable folders",
-    });
+    expect(
+      parse(Buffer.from("oracle:prep-exit hidden 20 step-dir\n"), 100, "hidden").record.prep.hidden,
+    ).toMatchObject({ exitCode: 20, failed: "cannot make the step's folder" });
   });
 
   it.each([
@@ -122,7 +136,7 @@ describe("DriverOutput", () => {
 
 describe("the driver's first line", () => {
   it("must be its nonce", () => {
-    const parser = new DriverOutput(bounds, () => {});
+    const parser = new DriverOutput("existing", bounds, () => {});
     parser.take(Buffer.from("oracle:prep-exit existing 0\n"));
     expect(parser.record.protocolError).toMatch(/first line is not its nonce/);
   });
@@ -147,25 +161,27 @@ describe("MarkerCut and SuiteStderr", () => {
     const got: string[] = [];
     const split = new SuiteStderr(
       () => nonce,
-      (suite, chunk) => got.push(`${suite}:${chunk}`),
+      (chunk) => got.push(chunk.toString()),
     );
     split.take(Buffer.from("early"));
     nonce = NONCE;
     split.take(Buffer.from(`${endMarker(NONCE, "stderr")}late`));
     split.finish();
-    expect(got).toEqual(["existing:early", "hidden:late"]);
+    expect(got).toEqual(["early"]);
   });
 
-  it("splits stderr into the existing and the hidden suite's at the end markers", () => {
-    const got: Record<SuiteName, string> = { existing: "", hidden: "" };
+  it("keeps the suite's stderr up to the end marker, and nothing of the driver's after it", () => {
+    let got = "";
     const marker = endMarker(NONCE, "stderr");
     const split = new SuiteStderr(
       () => NONCE,
-      (suite, chunk) => (got[suite] += chunk.toString()),
+      (chunk) => {
+        got += chunk.toString();
+      },
     );
-    const text = `warn 1${marker}warn 2\noracle:fake:end\n${marker}`;
+    const text = `warn 1\noracle:fake:end\n${marker}driver noise${marker}`;
     for (const c of text.match(/[\s\S]{1,4}/g) ?? []) split.take(Buffer.from(c));
     split.finish();
-    expect(got).toEqual({ existing: "warn 1", hidden: "warn 2\noracle:fake:end\n" });
+    expect(got).toBe("warn 1\noracle:fake:end\n");
   });
 });

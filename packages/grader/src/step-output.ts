@@ -13,6 +13,8 @@ export interface DriverRecord {
   oomKills: Partial<Record<SuiteName, number>>;
   report: Partial<Record<SuiteName, ReportRead>>;
   done?: boolean;
+  /** What the driver found it could not rely on (`oracle:unsafe`): it stopped before going on. */
+  unsafe?: string;
   /** Why the driver's output could not be read; the run cannot be judged. */
   protocolError?: string;
 }
@@ -89,7 +91,7 @@ type Block = {
 };
 
 /**
- * Parses the driver's stdout. Outside a suite: `oracle:` lines (each at most once) and sized
+ * Parses the stdout of one suite's driver. Outside the suite: `oracle:` lines (each at most once) and sized
  * blocks; inside one (from `oracle:suite S` to the nonce's end marker) every byte is the suite's
  * and goes to `suiteSink`. `onEvent` fires as each part completes, so the log and the timings
  * follow the run. Never throws; a malformed stream sets `protocolError` and the rest is dropped.
@@ -109,8 +111,9 @@ export class DriverOutput extends SyncWritable {
   nonce: string | null = null;
 
   constructor(
+    private readonly suite: SuiteName,
     private readonly bounds: DriverBounds,
-    private readonly suiteSink: (suite: SuiteName, chunk: Buffer) => void,
+    private readonly suiteSink: (chunk: Buffer) => void,
     private readonly onEvent: (event: DriverEvent, suite: SuiteName) => void = () => {},
   ) {
     super();
@@ -128,13 +131,13 @@ export class DriverOutput extends SyncWritable {
 
   /** The stream ended: what a suite printed last (without a marker: the driver died) is the suite's. */
   finish(): void {
-    if (this.inSuite) this.suiteSink(this.inSuite.suite, this.inSuite.cut.flush());
+    if (this.inSuite) this.suiteSink(this.inSuite.cut.flush());
   }
 
   private readSuite(data: Buffer): Buffer {
     const { suite, cut } = this.inSuite!;
     const { before, after } = cut.push(data);
-    if (before.length > 0) this.suiteSink(suite, before);
+    if (before.length > 0) this.suiteSink(before);
     if (after === null) return Buffer.alloc(0);
     this.inSuite = null;
     this.endOf = suite;
@@ -187,6 +190,8 @@ export class DriverOutput extends SyncWritable {
     const match = HEADER.exec(text);
     if (!match) return this.fail(`unexpected driver output: ${JSON.stringify(text.slice(0, 80))}`);
     const name = match[1]!;
+    // The driver's own checks may stop it before its nonce: it names what did not hold.
+    if (name === "unsafe") return this.onlyOnce("unsafe", () => (this.record.unsafe = match[2] ?? "?"));
     if (this.nonce === null) {
       if (name !== "nonce" || !/^[0-9a-f]{48}$/.test(match[2] ?? ""))
         return this.fail("the driver's first line is not its nonce");
@@ -197,6 +202,8 @@ export class DriverOutput extends SyncWritable {
     if (name === "no-driver-sh") return this.fail("the driver could not make its copy of sh");
     const [suite, ...args] = match[2]?.split(" ") ?? [];
     if (!suite || !SUITES.has(suite)) return this.fail(`oracle:${name} without a suite`);
+    if (suite !== this.suite)
+      return this.fail(`oracle:${name} ${suite} from the ${this.suite} suite's driver`);
     const s = suite as SuiteName;
     return this.onlyOnce(`${name} ${s}`, () => this.suiteHeader(name, s, args));
   }
@@ -288,12 +295,7 @@ export class DriverOutput extends SyncWritable {
   private prepExit(suite: SuiteName, args: string[]): undefined {
     const [code, what] = args;
     if (!code || !COUNT.test(code)) return this.fail("bad oracle:prep-exit line");
-    const failed =
-      what === "wipe"
-        ? "cannot wipe the writable folders"
-        : what === "step-dir"
-          ? "cannot make the step's folder"
-          : undefined;
+    const failed = what === "step-dir" ? "cannot make the step's folder" : undefined;
     this.record.prep[suite] = {
       exitCode: Number(code),
       stdout: this.blocks.get(`prep-out ${suite}`) ?? Buffer.alloc(0),
@@ -305,37 +307,34 @@ export class DriverOutput extends SyncWritable {
 }
 
 /**
- * Splits the exec's stderr into the suites' by the nonce's end markers: before the first, the
- * existing suite's; then the hidden suite's. The driver's own stderr goes nowhere.
+ * The suite's stderr from its driver's: everything before the nonce's end marker; the driver's own
+ * stderr after it goes nowhere.
  */
 export class SuiteStderr extends SyncWritable {
-  private index = 0;
+  private ended = false;
   private cut: MarkerCut | null = null;
   private pending: Buffer[] = [];
 
   /** `nonce` gives the driver's nonce once its first line is read (stderr is held until then). */
   constructor(
     private readonly nonce: () => string | null,
-    private readonly sink: (suite: SuiteName, chunk: Buffer) => void,
+    private readonly sink: (chunk: Buffer) => void,
   ) {
     super();
   }
 
-  private get suite(): SuiteName | null {
-    return this.index === 0 ? "existing" : this.index === 1 ? "hidden" : null;
-  }
-
-  /** The stream ended: what is held back belongs to the current suite. */
+  /** The stream ended: what is held back belongs to the suite. */
   finish(): void {
     if (!this.cut) {
-      for (const chunk of this.pending.splice(0)) if (this.suite) this.sink(this.suite, chunk);
+      for (const chunk of this.pending.splice(0)) if (!this.ended) this.sink(chunk);
       return;
     }
     const rest = this.cut.flush();
-    if (rest.length > 0 && this.suite) this.sink(this.suite, rest);
+    if (rest.length > 0 && !this.ended) this.sink(rest);
   }
 
   take(chunk: Buffer): void {
+    if (this.ended) return;
     if (!this.cut) {
       const nonce = this.nonce();
       if (nonce === null) {
@@ -344,22 +343,15 @@ export class SuiteStderr extends SyncWritable {
         return;
       }
       this.cut = new MarkerCut(endMarker(nonce, "stderr"));
-      const held = this.pending.splice(0);
-      for (const part of held) this.split(part);
+      for (const part of this.pending.splice(0)) this.split(part);
     }
     this.split(chunk);
   }
 
   private split(chunk: Buffer): void {
-    let data: Buffer | null = chunk;
-    while (data !== null && data.length > 0) {
-      const { before, after } = this.cut!.push(data);
-      if (before.length > 0 && this.suite) this.sink(this.suite, before);
-      if (after !== null) {
-        this.index += 1;
-        this.cut = new MarkerCut(this.cut!.marker);
-      }
-      data = after;
-    }
+    if (this.ended) return;
+    const { before, after } = this.cut!.push(chunk);
+    if (before.length > 0) this.sink(before);
+    if (after !== null) this.ended = true;
   }
 }

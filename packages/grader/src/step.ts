@@ -12,17 +12,17 @@ import {
 } from "./container-steps.js";
 import { pathsToReset } from "./diff/filter.js";
 import { displayPath } from "./diff/paths.js";
+import type { AttachedStreams, GradeContainer } from "./docker.js";
 import type { SuiteName } from "./junit.js";
 import { prepScript } from "./scripts.js";
 import { type DriverEvent, DriverOutput, type DriverRecord, SuiteStderr } from "./step-output.js";
-import { BOOT, type DriverPlan } from "./step-script.js";
+import { BOOT, type DriverPlan, GO_LINE, scriptInput } from "./step-script.js";
 
 /** The largest report read; above it the report is REPORT_INVALID. */
 export const MAX_REPORT_BYTES = 16 * 1024 * 1024;
 const MAX_PREP_BYTES = 64 * 1024 * 1024;
 const OUTPUT_HEAD = 256 * 1024;
 const OUTPUT_TAIL = 64 * 1024;
-const SUITES = ["existing", "hidden"] as const;
 
 /** What one suite printed, bounded, and how long it ran. */
 export interface SuiteOutput {
@@ -31,11 +31,12 @@ export interface SuiteOutput {
   durationMs: number;
 }
 
-/** What the driver did: its parsed record, the suites' output, its exit code. */
+/** What one suite's driver did: its parsed record, the suite's output, the container's exit code. */
 export interface DriverResult {
+  suite: SuiteName;
   record: DriverRecord;
   exitCode: number | null;
-  outputs: Record<SuiteName, SuiteOutput>;
+  output: SuiteOutput;
 }
 
 const oracleEnv = BASE_ENV.map((entry): [string, string] => {
@@ -43,65 +44,59 @@ const oracleEnv = BASE_ENV.map((entry): [string, string] => {
   return [entry.slice(0, at), entry.slice(at + 1)];
 });
 
-/** The container's process: the boot entrypoint, and the suites' commands as its arguments. */
-export function driverProcess(inputs: ContainerRunInputs): {
-  entrypoint: string[];
-  cmd: string[];
-  env: string[];
-} {
-  const { suites } = inputs.loaded.task;
-  return { entrypoint: BOOT, cmd: [suites.existing.command, suites.hidden.command], env: BASE_ENV };
-}
+/** The container's process: the boot entrypoint (the script comes on stdin) and the oracle's env. */
+export const DRIVER_PROCESS = { entrypoint: BOOT, cmd: [] as string[], env: BASE_ENV };
 
-/** What the driver does for each suite: its prep script, its env, its report. Made once per run. */
-export function planDriver(inputs: ContainerRunInputs): DriverPlan {
+/** What the driver of one suite does: its prep script, its command and env, its report. */
+export function planDriver(inputs: ContainerRunInputs, suite: SuiteName): DriverPlan {
   const { task } = inputs.loaded;
-  const prep = (suite: SuiteName) =>
-    prepScript({
-      baseCommit: task.repo.baseCommit,
-      mirror: task.repo.mirrorIn === "image" ? task.repo.mirror : PATHS.mirror,
-      applyDiff: inputs.diff !== null,
-      reset: inputs.diff ? pathsToReset(inputs.diff.filtered.kept, task.suites.existing.files) : [],
-      hiddenFiles: suite === "hidden" ? inputs.hiddenFiles : null,
-      sentinel: suite === "hidden" ? inputs.sentinel : null,
-      reportDir: `${PATHS.report}/${suite}`,
-      list: suite === "existing",
-    });
-  const env = (suite: SuiteName): Array<[string, string]> => [
-    ...Object.entries(task.env),
-    ...oracleEnv,
-    ["ORACLE_JUNIT", reportPath(suite)],
-  ];
+  const prep = prepScript({
+    baseCommit: task.repo.baseCommit,
+    mirror: task.repo.mirrorIn === "image" ? task.repo.mirror : PATHS.mirror,
+    applyDiff: inputs.diff !== null,
+    reset: inputs.diff ? pathsToReset(inputs.diff.filtered.kept, task.suites.existing.files) : [],
+    hiddenFiles: suite === "hidden" ? inputs.hiddenFiles : null,
+    sentinel: suite === "hidden" ? inputs.sentinel : null,
+    reportDir: `${PATHS.report}/${suite}`,
+    list: suite === "existing",
+  });
   return {
-    prep: { existing: prep("existing"), hidden: prep("hidden") },
-    env: { existing: env("existing"), hidden: env("hidden") },
-    report: { existing: reportPath("existing"), hidden: reportPath("hidden") },
+    suite,
+    command: task.suites[suite].command,
+    prep,
+    env: [...Object.entries(task.env), ...oracleEnv, ["ORACLE_JUNIT", reportPath(suite)]],
+    report: reportPath(suite),
     maxReportBytes: MAX_REPORT_BYTES,
+    gated: suite === "hidden",
   };
 }
 
-/**
- * Starts the created container (its process is the driver: both suites, each prepared, run and
- * collected) and follows it as it goes: timings `prep.<suite>`, `suite.<suite>`, `collect.<suite>`
- * are taken as its stdout reaches each point, and the log gets the suites' output as it comes.
- */
-export async function runDriver(
+/** A suite's container, created, checked and attached, not started yet. */
+export interface SuiteContainer {
+  plan: DriverPlan;
+  container: GradeContainer;
+  streams: AttachedStreams;
+  stdout: DriverOutput;
+  stderr: SuiteStderr;
+  output: SuiteOutput;
+  /** Called as the driver's stdout reaches each point (timings, log). */
+  lap: (step: string) => number;
+}
+
+/** Attaches the parsers of a created container's driver output (before it starts). */
+export async function attachDriver(
   inputs: ContainerRunInputs,
   state: RunState,
   plan: DriverPlan,
-): Promise<DriverResult> {
-  const container = state.container;
-  if (state.closed || !container) throw new RunClosed("driver");
-  const { task } = inputs.loaded;
+  container: GradeContainer,
+): Promise<SuiteContainer> {
+  const { suite } = plan;
   const { log } = inputs;
-  const output = (suite: SuiteName, stream: "stdout" | "stderr") =>
+  const output = (stream: "stdout" | "stderr") =>
     new BoundedOutput(OUTPUT_HEAD, OUTPUT_TAIL, (chunk) =>
       log.event("suite.output", { suite, stream, text: chunk.toString("utf8") }),
     );
-  const outputs: Record<SuiteName, SuiteOutput> = {
-    existing: { stdout: output("existing", "stdout"), stderr: output("existing", "stderr"), durationMs: 0 },
-    hidden: { stdout: output("hidden", "stdout"), stderr: output("hidden", "stderr"), durationMs: 0 },
-  };
+  const suiteOutput: SuiteOutput = { stdout: output("stdout"), stderr: output("stderr"), durationMs: 0 };
   let mark = performance.now();
   const lap = (step: string) => {
     const now = performance.now();
@@ -111,52 +106,72 @@ export async function runDriver(
     mark = now;
     return ms;
   };
-  const onEvent = (event: DriverEvent, suite: SuiteName) => {
+  const onEvent = (event: DriverEvent) => {
     if (event === "prep") lap(`prep.${suite}`);
     if (event === "suite") {
       mark = performance.now();
-      const command = task.suites[suite].command;
-      log.event("suite.start", { suite, command, env: plan.env[suite].map(([k, v]) => `${k}=${v}`) });
-      log.info(`${suite}: running ${command}`);
+      log.event("suite.start", { suite, command: plan.command, env: plan.env.map(([k, v]) => `${k}=${v}`) });
+      log.info(`${suite}: running ${plan.command}`);
     }
-    if (event === "end") outputs[suite].durationMs = lap(`suite.${suite}`);
+    if (event === "end") suiteOutput.durationMs = lap(`suite.${suite}`);
     if (event === "report") lap(`collect.${suite}`);
   };
   const stdout = new DriverOutput(
+    suite,
     { report: MAX_REPORT_BYTES, prepOut: MAX_PREP_BYTES, prepErr: MAX_PREP_BYTES },
-    (suite, chunk) => outputs[suite].stdout.take(chunk),
+    (chunk) => suiteOutput.stdout.take(chunk),
     onEvent,
   );
   const stderr = new SuiteStderr(
     () => stdout.nonce,
-    (suite, chunk) => outputs[suite].stderr.take(chunk),
+    (chunk) => suiteOutput.stderr.take(chunk),
   );
-  const { ended } = await container.attach(stdout, stderr);
+  const streams = await container.attach(stdout, stderr);
+  return { plan, container, streams, stdout, stderr, output: suiteOutput, lap: (step) => lap(step) };
+}
+
+/**
+ * Starts a suite's container (its process is the driver: prep, the suite, the report) and hands
+ * the driver its script; a gated driver waits for {@link letRun}. Resolves when the container exited.
+ */
+export async function runDriver(
+  inputs: ContainerRunInputs,
+  state: RunState,
+  opened: SuiteContainer,
+  script: string,
+): Promise<DriverResult> {
+  const { plan, container, streams, stdout, stderr, output } = opened;
+  if (state.closed) throw new RunClosed("driver");
   const exited = container.waitForExit();
   exited.catch(() => undefined);
-  mark = performance.now();
+  opened.lap(`created.${plan.suite}`);
   await container.start();
-  lap("start");
-  log.event("container.started", { id: container.id });
-  await ended;
+  opened.lap(`start.${plan.suite}`);
+  inputs.log.event("container.started", { id: container.id, suite: plan.suite });
+  streams.input.write(scriptInput(script));
+  if (!plan.gated) streams.input.end();
+  await streams.ended;
   const exitCode = await exited;
   stdout.finish();
   stderr.finish();
-  // A suite cut short (the driver killed, the deadline) still ran until now.
-  for (const suite of SUITES)
-    if (stdout.record.started[suite] && stdout.record.exitCode[suite] === undefined)
-      outputs[suite].durationMs = lap(`suite.${suite}`);
+  // A suite cut short (the driver stopped, the deadline) still ran until now.
+  if (stdout.record.started[plan.suite] && stdout.record.exitCode[plan.suite] === undefined)
+    output.durationMs = opened.lap(`suite.${plan.suite}`);
   if (state.closed) throw new RunClosed("driver");
-  return { record: stdout.record, exitCode, outputs };
+  return { suite: plan.suite, record: stdout.record, exitCode, output };
+}
+
+/** Lets a gated driver (prepared while the suite before it ran) start its suite. */
+export function letRun(opened: SuiteContainer): void {
+  opened.streams.input.write(GO_LINE);
+  opened.streams.input.end();
 }
 
 /** Judges a suite's prep: the run's reason when it failed or git changed other files than the filter kept. */
-export function readPrep(
-  inputs: ContainerRunInputs,
-  state: RunState,
-  suite: SuiteName,
-  driver: DriverResult,
-): RunOutcome | null {
+export function readPrep(inputs: ContainerRunInputs, driver: DriverResult): RunOutcome | null {
+  const { suite } = driver;
+  const unsafe = driver.record.unsafe;
+  if (unsafe) throw new Error(`the ${suite} suite's driver refused to go on: ${unsafe}`);
   const prep = driver.record.prep[suite];
   if (!prep) {
     const why = driver.record.protocolError ?? `exit code ${driver.exitCode}`;
@@ -164,7 +179,7 @@ export function readPrep(
   }
   const stderr = prep.failed ? `oracle-prep: ${prep.failed}` : prep.stderr.toString("utf8");
   inputs.log.event("prep.done", { suite, exitCode: prep.exitCode, stderr });
-  if (prep.exitCode !== 0) return prepFailure(prep.exitCode, stderr, state.oomKills);
+  if (prep.exitCode !== 0) return prepFailure(prep.exitCode, stderr, 0);
   if (suite === "existing") {
     const stop = checkListed(inputs, suite, prep.stdout);
     if (stop) return stop;

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, cp, link, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_DENY, type GradeResult, type LoadedTask } from "@oracle/spec";
@@ -143,10 +143,9 @@ async function prepareAndRun(
     return message ? { reason: "IMAGE_NOT_BUILT", message } : null;
   };
   log.info(`image: ${image.reference}`);
-  const runDir = await mkdtemp(join(tmpdir(), "oracle-grade-"));
-  facts.tempDir = runDir;
-  await chmod(runDir, 0o755);
-  if (filtered) await writeFile(join(runDir, "filtered.diff"), filtered.filtered, { mode: 0o644 });
+  const tempDir = await mkdtemp(join(tmpdir(), "oracle-grade-"));
+  facts.tempDir = tempDir;
+  const runDirs = await makeRunDirs(tempDir, filtered, loaded.hiddenTestsDir);
   const diff = filtered ? { filtered } : null;
   const hiddenFiles = await listHiddenFiles(loaded.hiddenTestsDir);
   const labels = gradeLabels(inputs.runId, loaded.task.id);
@@ -154,9 +153,30 @@ async function prepareAndRun(
   log.event("sentinel", sentinel ? { framework: sentinel.framework, path: sentinel.path } : { none: true });
   await leftovers;
   return runInContainer(
-    { loaded, image: image.runAs, labels, diff, runDir, hiddenFiles, sentinel, docker, log, imageCurrent },
+    { loaded, image: image.runAs, labels, diff, runDirs, hiddenFiles, sentinel, docker, log, imageCurrent },
     state,
   );
+}
+
+/**
+ * Each suite's run folder (its container's only view of the host besides the mirror): the filtered
+ * diff in both, the hidden tests copied into the hidden suite's, so that no task folder is mounted.
+ */
+async function makeRunDirs(
+  tempDir: string,
+  filtered: FilteredDiff | null,
+  hiddenTestsDir: string,
+): Promise<Record<"existing" | "hidden", string>> {
+  await chmod(tempDir, 0o755);
+  const dirs = { existing: join(tempDir, "existing"), hidden: join(tempDir, "hidden") };
+  await Promise.all([mkdir(dirs.existing, { mode: 0o755 }), mkdir(dirs.hidden, { mode: 0o755 })]);
+  const copied = cp(hiddenTestsDir, join(dirs.hidden, "tests"), { recursive: true, verbatimSymlinks: true });
+  if (filtered) {
+    await writeFile(join(dirs.existing, "filtered.diff"), filtered.filtered, { mode: 0o644 });
+    await link(join(dirs.existing, "filtered.diff"), join(dirs.hidden, "filtered.diff"));
+  }
+  await copied;
+  return dirs;
 }
 
 function timedPromise<T>(state: RunState, step: string, log: RunLog, promise: Promise<T>): Promise<T> {
@@ -177,22 +197,23 @@ type Ending =
 async function cleanUp(state: RunState, work: Promise<unknown>, facts: RunFacts, log: RunLog): Promise<void> {
   await bounded(
     work.catch(() => undefined),
-    state.container ? 1500 : 2500,
+    state.containers.length > 0 ? 1500 : 2500,
   );
-  const container = state.container;
-  if (container) {
-    const removed = await bounded(
-      container.remove().then(
-        () => true,
-        (error: Error) => {
-          log.warn(`could not remove container ${container.id}: ${error.message}`);
-          return false;
-        },
-      ),
-      5000,
-    );
-    log.event("container.removed", { id: container.id, removed: removed === true });
-  }
+  await Promise.all(
+    state.containers.map(async (container) => {
+      const removed = await bounded(
+        container.remove().then(
+          () => true,
+          (error: Error) => {
+            log.warn(`could not remove container ${container.id}: ${error.message}`);
+            return false;
+          },
+        ),
+        5000,
+      );
+      log.event("container.removed", { id: container.id, removed: removed === true });
+    }),
+  );
   if (facts.tempDir) await rm(facts.tempDir, { recursive: true, force: true });
 }
 
@@ -200,12 +221,11 @@ async function cleanUp(state: RunState, work: Promise<unknown>, facts: RunFacts,
 export async function superviseRun(inputs: SuperviseInputs): Promise<GradeResult> {
   const { log, loaded, signal } = inputs;
   const state: RunState = {
-    container: null,
+    containers: [],
     closed: false,
     suites: {},
     failures: {},
     timings: {},
-    oomKills: 0,
   };
   const facts: RunFacts = {
     image: { name: loaded.task.image, reference: null, digest: null },
@@ -235,11 +255,8 @@ export async function superviseRun(inputs: SuperviseInputs): Promise<GradeResult
   clearTimeout(timer);
   if (onAbort) signal?.removeEventListener("abort", onAbort);
   state.closed = true;
-  if ((ending.kind === "timeout" || ending.kind === "abort") && state.container) {
-    await bounded(
-      state.container.kill().catch(() => undefined),
-      2500,
-    );
+  if (ending.kind === "timeout" || ending.kind === "abort") {
+    await bounded(Promise.all(state.containers.map((c) => c.kill().catch(() => undefined))), 2500);
   }
   await cleanUp(state, work, facts, log);
   if (ending.kind === "abort") {
