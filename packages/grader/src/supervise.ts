@@ -3,6 +3,7 @@ import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_DENY, type GradeResult, type LoadedTask } from "@oracle/spec";
+import { baseOnlyMirror, MirrorError } from "./base-mirror.js";
 import { RunClosed, type RunOutcome, type RunState } from "./container-steps.js";
 import { type FilteredDiff, filterDiff } from "./diff/filter.js";
 import { countFileHeaders, DiffParseError } from "./diff/split.js";
@@ -143,6 +144,8 @@ async function prepareAndRun(
     return message ? { reason: "IMAGE_NOT_BUILT", message } : null;
   };
   log.info(`image: ${image.reference}`);
+  const mirror = baseMirrorStep(inputs, state);
+  mirror.catch(() => undefined);
   const runDir = await mkdtemp(join(tmpdir(), "oracle-grade-"));
   facts.tempDir = runDir;
   await chmod(runDir, 0o755);
@@ -153,10 +156,43 @@ async function prepareAndRun(
   const sentinel = planSentinel(sentinelFramework(loaded.task, hiddenFiles), hiddenFiles);
   log.event("sentinel", sentinel ? { framework: sentinel.framework, path: sentinel.path } : { none: true });
   await leftovers;
+  const baseOnly = await mirror;
+  if (typeof baseOnly !== "string" && baseOnly !== null) return baseOnly;
+  // The container is given the base-only repository where the task's mirror was (docs/security.md, "History").
+  const run = { ...loaded, mirrorPath: baseOnly };
   return runInContainer(
-    { loaded, image: image.runAs, labels, diff, runDir, hiddenFiles, sentinel, docker, log, imageCurrent },
+    {
+      loaded: run,
+      image: image.runAs,
+      labels,
+      diff,
+      runDir,
+      hiddenFiles,
+      sentinel,
+      docker,
+      log,
+      imageCurrent,
+    },
     state,
   );
+}
+
+/** The host mirror's base-only repository (base-mirror.ts); null for a mirror in the image. */
+async function baseMirrorStep(inputs: SuperviseInputs, state: RunState): Promise<string | null | RunOutcome> {
+  const { loaded, log, root } = inputs;
+  if (!loaded.mirrorPath) return null;
+  const making = baseOnlyMirror(root, loaded.mirrorPath, loaded.task.repo.baseCommit);
+  try {
+    const { path, cached } = await timedPromise(state, "mirror", log, making);
+    log.event("mirror.base", { path, cached });
+    return path;
+  } catch (error) {
+    if (!(error instanceof MirrorError)) throw error;
+    return {
+      reason: "CHECKOUT_FAILED",
+      message: `the base-only repository cannot be made: ${error.message}`,
+    };
+  }
 }
 
 function timedPromise<T>(state: RunState, step: string, log: RunLog, promise: Promise<T>): Promise<T> {
