@@ -10,7 +10,7 @@ import { countFileHeaders, DiffParseError } from "./diff/split.js";
 import type { GradeDocker } from "./docker.js";
 import { listHiddenFiles } from "./hidden-files.js";
 import { resolveImage, staleImageMessage } from "./image.js";
-import { gradeLabels, removeLeftovers } from "./leftovers.js";
+import { gradeLabels, leaseDeadline, removeLeftovers } from "./leftovers.js";
 import type { RunLog } from "./oracle-log.js";
 import { buildResult } from "./result.js";
 import { runInContainer } from "./run-container.js";
@@ -152,7 +152,7 @@ async function prepareAndRun(
   if (filtered) await writeFile(join(runDir, "filtered.diff"), filtered.filtered, { mode: 0o644 });
   const diff = filtered ? { filtered } : null;
   const hiddenFiles = await listHiddenFiles(loaded.hiddenTestsDir);
-  const labels = gradeLabels(inputs.runId, loaded.task.id);
+  const labels = gradeLabels(inputs.runId, loaded.task.id, leaseDeadline(inputs.startedAt, inputs.timeoutMs));
   const sentinel = planSentinel(sentinelFramework(loaded.task, hiddenFiles), hiddenFiles);
   log.event("sentinel", sentinel ? { framework: sentinel.framework, path: sentinel.path } : { none: true });
   await leftovers;
