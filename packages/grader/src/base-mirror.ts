@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { chmod, mkdir, readdir, rename, rm, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { fileSha256, folderDigest } from "./fingerprint-cache.js";
 
 /**
@@ -98,9 +98,10 @@ async function makeReadable(dir: string): Promise<void> {
  */
 export async function baseOnlyMirror(
   root: string,
-  mirror: string,
+  mirrorPath: string,
   baseCommit: string,
 ): Promise<{ path: string; cached: boolean }> {
+  const mirror = resolve(mirrorPath);
   const cache = join(root, ".oracle", "mirrors");
   const path = join(cache, `${await baseMirrorKey(mirror, baseCommit)}.git`);
   if (
