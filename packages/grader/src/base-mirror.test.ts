@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { baseMirrorKey, baseOnlyMirror, MirrorError } from "./base-mirror.js";
 
@@ -104,6 +104,23 @@ describe("baseOnlyMirror", () => {
     expect(git(other.path, ["rev-list", "--all"])).toBe(earlier);
     expect(await baseMirrorKey(join(temp, "repo.git"), base)).not.toBe(await baseMirrorKey(mirror, base));
     expect(readdirSync(join(root, ".oracle", "mirrors")).filter((e) => e.startsWith(".tmp"))).toEqual([]);
+  });
+
+  it("hands a relative mirror path to git as the same mirror", async () => {
+    const root = mkdtempSync(join(temp, "root-"));
+    const made = await baseOnlyMirror(root, relative(process.cwd(), join(temp, "repo.bundle")), base);
+    expect(git(made.path, ["rev-list", "--all"]).split("\n")).toEqual([base, earlier]);
+  });
+
+  it("a stage left by a grader killed mid-make goes at the next make once it is an hour old, a recent one stays", async () => {
+    const root = mkdtempSync(join(temp, "root-"));
+    const cache = join(root, ".oracle", "mirrors");
+    mkdirSync(join(cache, ".tmp-old"), { recursive: true });
+    mkdirSync(join(cache, ".tmp-recent"));
+    const hourAgo = new Date(Date.now() - 61 * 60 * 1000);
+    utimesSync(join(cache, ".tmp-old"), hourAgo, hourAgo);
+    await baseOnlyMirror(root, join(temp, "repo.bundle"), base);
+    expect(readdirSync(cache).filter((e) => e.startsWith(".tmp"))).toEqual([".tmp-recent"]);
   });
 
   it("concurrent graders each get the one complete repository", async () => {

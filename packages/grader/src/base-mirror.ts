@@ -81,6 +81,18 @@ async function fillBaseOnly(mirror: string, baseCommit: string, stage: string, t
   await rm(join(target, "FETCH_HEAD"), { force: true });
 }
 
+/** Stages older than this were left by a grader killed mid-make (a run's limit is far shorter). */
+const STALE_STAGE_MS = 60 * 60 * 1000;
+
+async function removeStaleStages(cache: string): Promise<void> {
+  for (const name of await readdir(cache).catch(() => [])) {
+    if (!name.startsWith(".tmp-")) continue;
+    const info = await stat(join(cache, name)).catch(() => null);
+    if (info && Date.now() - info.mtimeMs > STALE_STAGE_MS)
+      await rm(join(cache, name), { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
 /** Everything readable by the suites' user (the repository is bind-mounted read-only). */
 async function makeReadable(dir: string): Promise<void> {
   await chmod(dir, 0o755);
@@ -112,6 +124,7 @@ export async function baseOnlyMirror(
   )
     return { path, cached: true };
   await mkdir(cache, { recursive: true });
+  await removeStaleStages(cache);
   const stage = join(cache, `.tmp-${process.pid}-${randomBytes(6).toString("hex")}`);
   await mkdir(stage);
   try {
