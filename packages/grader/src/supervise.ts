@@ -121,7 +121,8 @@ async function prepareAndRun(
   facts: RunFacts,
   leftovers: Promise<void>,
 ): Promise<RunOutcome> {
-  const { docker, log, loaded } = inputs;
+  const { docker, log } = inputs;
+  let { loaded } = inputs;
   // The engine looks the image up while the diff is filtered.
   const resolving = resolveImage(inputs.root, loaded.task.image, docker);
   resolving.catch(() => undefined);
@@ -159,20 +160,9 @@ async function prepareAndRun(
   const baseOnly = await mirror;
   if (typeof baseOnly !== "string" && baseOnly !== null) return baseOnly;
   // The container is given the base-only repository where the task's mirror was (docs/security.md, "History").
-  const run = { ...loaded, mirrorPath: baseOnly };
+  loaded = { ...loaded, mirrorPath: baseOnly };
   return runInContainer(
-    {
-      loaded: run,
-      image: image.runAs,
-      labels,
-      diff,
-      runDir,
-      hiddenFiles,
-      sentinel,
-      docker,
-      log,
-      imageCurrent,
-    },
+    { loaded, image: image.runAs, labels, diff, runDir, hiddenFiles, sentinel, docker, log, imageCurrent },
     state,
   );
 }
