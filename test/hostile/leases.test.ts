@@ -140,4 +140,33 @@ describe("leftover leases", () => {
     });
     expect(await containersWithLabel(label, engine.docker)).toEqual([]);
   });
+  it("a container past its deadline goes at the next grader's start whoever made it; one before it, of another namespace, stays", async () => {
+    const image = (
+      JSON.parse(readFileSync(join(corpus.root, "images", "registry.json"), "utf8")) as RegistryFile
+    ).images["python-pytest"]!.reference;
+    const make = (name: string, deadline: number) =>
+      engine.docker.createContainer({
+        Image: image,
+        Cmd: ["true"],
+        Labels: {
+          "dev.oracle.project": "oracle",
+          "dev.oracle.component": "grade",
+          "dev.oracle.run": `lease-${name}`,
+          "dev.oracle.pid": String(INNER_PID),
+          "dev.oracle.pidns": "another-boot.4026530000",
+          "dev.oracle.deadline": String(deadline),
+        },
+      });
+    await make("expired", Date.now() - 1000);
+    await make("current", Date.now() + 3_600_000);
+    const g = await gradeCase(corpus, {
+      task: TASKS.py,
+      name: "after-lease",
+      diff: makeDiff(corpus, TASKS.py, (d) => writeFiles(d, { "calc/core.py": PY_FIXED })),
+      engineSocket: engine.socket,
+    });
+    expectOutcome(g, "PASS", "PASS");
+    expect(await containersWithLabel("dev.oracle.run=lease-expired", engine.docker)).toEqual([]);
+    expect(await containersWithLabel("dev.oracle.run=lease-current", engine.docker)).toHaveLength(1);
+  });
 });
