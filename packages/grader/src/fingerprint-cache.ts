@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join, relative } from "node:path";
+import { pipeline } from "node:stream/promises";
 import { writeJsonAtomic } from "@oracle/spec";
 import { z } from "zod";
 
@@ -28,6 +30,13 @@ function imageBuilderVersion(): string {
   return builderVersion;
 }
 
+/** SHA-256 of a file's bytes, streamed (a mirror's pack may be larger than the grader's memory bound). */
+export async function fileSha256(path: string): Promise<string> {
+  const hash = createHash("sha256");
+  await pipeline(createReadStream(path), hash);
+  return hash.digest("hex");
+}
+
 /** SHA-256 over every file under `folder`: its relative path and the SHA-256 of its bytes, sorted. */
 export async function folderDigest(folder: string): Promise<string> {
   const entries = await readdir(folder, { recursive: true, withFileTypes: true });
@@ -37,8 +46,10 @@ export async function folderDigest(folder: string): Promise<string> {
     .sort();
   const hash = createHash("sha256");
   for (const file of files) {
-    const bytes = await readFile(join(folder, file)).catch(() => Buffer.from("\0unreadable"));
-    hash.update(`${file}\0${createHash("sha256").update(bytes).digest("hex")}\n`);
+    const digest = await fileSha256(join(folder, file)).catch(() =>
+      createHash("sha256").update("\0unreadable").digest("hex"),
+    );
+    hash.update(`${file}\0${digest}\n`);
   }
   return hash.digest("hex");
 }

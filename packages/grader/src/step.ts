@@ -53,6 +53,7 @@ export function planDriver(inputs: ContainerRunInputs, suite: SuiteName): Driver
   const prep = prepScript({
     baseCommit: task.repo.baseCommit,
     mirror: task.repo.mirrorIn === "image" ? task.repo.mirror : PATHS.mirror,
+    mirrorInImage: task.repo.mirrorIn === "image",
     applyDiff: inputs.diff !== null,
     reset: inputs.diff ? pathsToReset(inputs.diff.filtered.kept, task.suites.existing.files) : [],
     hiddenFiles: suite === "hidden" ? inputs.hiddenFiles : null,

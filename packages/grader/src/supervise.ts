@@ -3,13 +3,14 @@ import { chmod, cp, link, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_DENY, type GradeResult, type LoadedTask } from "@oracle/spec";
+import { baseOnlyMirror, MirrorError } from "./base-mirror.js";
 import { RunClosed, type RunOutcome, type RunState } from "./container-steps.js";
 import { type FilteredDiff, filterDiff } from "./diff/filter.js";
 import { countFileHeaders, DiffParseError } from "./diff/split.js";
 import type { GradeDocker } from "./docker.js";
 import { listHiddenFiles } from "./hidden-files.js";
 import { resolveImage, staleImageMessage } from "./image.js";
-import { gradeLabels, removeLeftovers } from "./leftovers.js";
+import { gradeLabels, leaseDeadline, removeLeftovers } from "./leftovers.js";
 import type { RunLog } from "./oracle-log.js";
 import { buildResult } from "./result.js";
 import { runInContainer } from "./run-container.js";
@@ -120,7 +121,8 @@ async function prepareAndRun(
   facts: RunFacts,
   leftovers: Promise<void>,
 ): Promise<RunOutcome> {
-  const { docker, log, loaded } = inputs;
+  const { docker, log } = inputs;
+  let { loaded } = inputs;
   // The engine looks the image up while the diff is filtered.
   const resolving = resolveImage(inputs.root, loaded.task.image, docker);
   resolving.catch(() => undefined);
@@ -143,15 +145,21 @@ async function prepareAndRun(
     return message ? { reason: "IMAGE_NOT_BUILT", message } : null;
   };
   log.info(`image: ${image.reference}`);
+  const mirror = baseMirrorStep(inputs, state);
+  mirror.catch(() => undefined);
   const tempDir = await mkdtemp(join(tmpdir(), "oracle-grade-"));
   facts.tempDir = tempDir;
   const runDirs = await makeRunDirs(tempDir, filtered, loaded.hiddenTestsDir);
   const diff = filtered ? { filtered } : null;
   const hiddenFiles = await listHiddenFiles(loaded.hiddenTestsDir);
-  const labels = gradeLabels(inputs.runId, loaded.task.id);
+  const labels = gradeLabels(inputs.runId, loaded.task.id, leaseDeadline(inputs.startedAt, inputs.timeoutMs));
   const sentinel = planSentinel(sentinelFramework(loaded.task, hiddenFiles), hiddenFiles);
   log.event("sentinel", sentinel ? { framework: sentinel.framework, path: sentinel.path } : { none: true });
   await leftovers;
+  const baseOnly = await mirror;
+  if (typeof baseOnly !== "string" && baseOnly !== null) return baseOnly;
+  // The container is given the base-only repository where the task's mirror was (docs/security.md, "History").
+  loaded = { ...loaded, mirrorPath: baseOnly };
   return runInContainer(
     { loaded, image: image.runAs, labels, diff, runDirs, hiddenFiles, sentinel, docker, log, imageCurrent },
     state,
@@ -177,6 +185,24 @@ async function makeRunDirs(
   }
   await copied;
   return dirs;
+}
+
+/** The host mirror's base-only repository (base-mirror.ts); null for a mirror in the image. */
+async function baseMirrorStep(inputs: SuperviseInputs, state: RunState): Promise<string | null | RunOutcome> {
+  const { loaded, log, root } = inputs;
+  if (!loaded.mirrorPath) return null;
+  const making = baseOnlyMirror(root, loaded.mirrorPath, loaded.task.repo.baseCommit);
+  try {
+    const { path, cached } = await timedPromise(state, "mirror", log, making);
+    log.event("mirror.base", { path, cached });
+    return path;
+  } catch (error) {
+    if (!(error instanceof MirrorError)) throw error;
+    return {
+      reason: "CHECKOUT_FAILED",
+      message: `the base-only repository cannot be made: ${error.message}`,
+    };
+  }
 }
 
 function timedPromise<T>(state: RunState, step: string, log: RunLog, promise: Promise<T>): Promise<T> {
