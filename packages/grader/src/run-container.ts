@@ -18,7 +18,7 @@ import {
   type SuiteOutput,
 } from "./step.js";
 import { type DriverPlan, driverScript } from "./step-script.js";
-import { judgeSuite } from "./suite-result.js";
+import { judgeSuite, listedTests } from "./suite-result.js";
 
 function planFor(inputs: ContainerRunInputs): ContainerPlan {
   const { task, hiddenTestsDir, mirrorPath } = inputs.loaded;
@@ -116,10 +116,12 @@ function judgeCollected(
     };
   }
   state.suites[suite] = result;
+  const listed = listedTests(result.tests);
   inputs.log.info(message, {
     suite,
     counts: result.counts,
-    tests: result.tests.map((t) => `${t.outcome} ${t.id}`),
+    tests: listed.tests.map((t) => `${t.outcome} ${t.id}`),
+    testsOmitted: listed.omitted,
   });
   return null;
 }
