@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Bundles the oracle-grade CLI (tsc's dist/cli.js) into one ES module, dist/oracle-grade.js, which the
 // bin imports: a grade then starts without resolving and reading some 290 small modules (zod, winston,
-// fast-xml-parser, @oracle/spec, the grader's own). Left out, and loaded from node_modules as before:
+// saxes, @oracle/spec, the grader's own). Left out, and loaded from node_modules as before:
 // dockerode (the grader defers parts of it through the require cache), the image builder (imported
 // only on a fingerprint cache miss), the queue client, and ./batch/cli.js, which cli.ts imports only
 // for --batch (and which loads its own, unbundled copies). Bundling those too made a start slower.

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseJUnit, ReportInvalidError } from "./junit.js";
+import { parseJUnit, REPORT_CAPS, ReportInvalidError } from "./junit.js";
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/junit/${name}`, import.meta.url), "utf8");
 const summary = (name: string, suite: "existing" | "hidden" = "hidden") =>
@@ -116,4 +116,70 @@ describe("parseJUnit refuses what is not JUnit", () => {
   it("empty text", () => expect(invalid("")).toThrow(ReportInvalidError));
   it("an empty but valid report has no tests", () =>
     expect(parseJUnit("<testsuites></testsuites>", "hidden")).toEqual([]));
+});
+
+describe("parseJUnit bounds what a report can cost (REPORT_CAPS, while streaming)", () => {
+  const cases = (count: number, name = (i: number) => `t${i}`) =>
+    Array.from({ length: count }, (_, i) => `<testcase name="${name(i)}"/>`).join("");
+  const suite = (body: string) => `<testsuites><testsuite name="s">${body}</testsuite></testsuites>`;
+  const invalid = (xml: string) => () => parseJUnit(xml, "hidden");
+
+  it("takes exactly the testcase cap, refuses one more", () => {
+    expect(parseJUnit(suite(cases(REPORT_CAPS.testcases)), "hidden")).toHaveLength(REPORT_CAPS.testcases);
+    expect(invalid(suite(cases(REPORT_CAPS.testcases + 1)))).toThrow(/more than 50000 testcases/);
+  });
+
+  it("stops at the cap: 700,000 testcases (16 MiB) are refused without reading to the end", () => {
+    // Were the whole report read, the broken tail would be the error.
+    const xml = `<testsuites><testsuite>${cases(700_000, (i) => i.toString(36).padStart(4, "0"))}<broken`;
+    expect(invalid(xml)).toThrow(/more than 50000 testcases/);
+  });
+
+  it("refuses nesting deeper than the cap, even 700,000 levels, without recursion", () => {
+    const nested = (depth: number) =>
+      `<testsuites>${"<testsuite>".repeat(depth - 1)}${"</testsuite>".repeat(depth - 1)}</testsuites>`;
+    expect(parseJUnit(nested(REPORT_CAPS.depth), "hidden")).toEqual([]);
+    expect(invalid(nested(REPORT_CAPS.depth + 1))).toThrow(/nested deeper than 64 elements/);
+    expect(invalid(nested(700_000))).toThrow(ReportInvalidError);
+  });
+
+  it("refuses an element with too many attributes, a long identifier, and too many identifier characters", () => {
+    const attrs = Array.from({ length: REPORT_CAPS.attributes + 1 }, (_, i) => `a${i}=""`).join(" ");
+    expect(invalid(suite(`<testcase name="a" ${attrs}/>`))).toThrow(/more than 64 attributes/);
+    expect(invalid(suite(`<testcase name="${"x".repeat(REPORT_CAPS.idChars)}"/>`))).toThrow(
+      /longer than 4096/,
+    );
+    // A long testsuite name, inherited by every testcase that names no file or class.
+    const long = "n".repeat(4000);
+    const inherited = `<testsuites><testsuite name="${long}">${cases(5000)}</testsuite></testsuites>`;
+    expect(invalid(inherited)).toThrow(/characters in all/);
+  });
+
+  it("keeps a failure's text when it has no message attribute, bounded", () => {
+    const [test] = parseJUnit(
+      suite(`<testcase name="a"><failure>${"y".repeat(5000)}</failure></testcase>`),
+      "hidden",
+    );
+    expect(test?.outcome).toBe("failed");
+    expect(test?.message).toBe(`${"y".repeat(2000)}…`);
+  });
+
+  it("keeps messages up to a total, then drops them (the tests still count)", () => {
+    const failing = cases(600).replaceAll("/>", `><failure message="${"m".repeat(1999)}"/></testcase>`);
+    const tests = parseJUnit(suite(failing), "hidden");
+    expect(tests.filter((t) => t.outcome === "failed")).toHaveLength(600);
+    const kept = tests.filter((t) => t.message).length;
+    expect(kept).toBe(Math.floor(REPORT_CAPS.allMessageChars / 1999));
+  });
+
+  it("reads DOCTYPE as text inside CDATA (test output), refuses a real one", () => {
+    const out = "<system-out><![CDATA[<!DOCTYPE html><html></html>]]></system-out>";
+    expect(parseJUnit(suite(`<testcase name="a">${out}</testcase>`), "hidden")).toHaveLength(1);
+    expect(invalid(`<!DOCTYPE testsuites><testsuites/>`)).toThrow(/DTD/);
+  });
+
+  it("refuses an undeclared entity and a second root", () => {
+    expect(invalid(suite('<testcase name="&lol;"/>'))).toThrow(/not well-formed/);
+    expect(invalid("<testsuites/><testsuites/>")).toThrow(/not well-formed/);
+  });
 });

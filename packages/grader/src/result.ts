@@ -1,7 +1,7 @@
 import type { GradeResult, ReasonCode, SuiteResult } from "@oracle/spec";
 import { GradeResultSchema } from "@oracle/spec";
 import type { FilteredDiff } from "./diff/filter.js";
-import { notRunSuite, ranIds } from "./suite-result.js";
+import { listedTests, MAX_LISTED_TESTS, notRunSuite, ranIds } from "./suite-result.js";
 import { sortIds, testsHash } from "./tests-hash.js";
 import { GRADER_VERSION } from "./version.js";
 
@@ -18,7 +18,20 @@ export interface ResultParts {
   startedAt: Date;
 }
 
-/** Assembles the result: PASS only when the reason is PASS; tests_hash over the tests that ran. */
+/** The result lists at most this many ids in testIds (both suites' listing caps together). */
+export const MAX_LISTED_IDS = 2 * MAX_LISTED_TESTS;
+
+/** A suite as the result lists it: whole counts, a bounded list of its tests. */
+function listedSuite(suite: SuiteResult): SuiteResult {
+  const { tests, omitted } = listedTests(suite.tests);
+  return { ...suite, tests, testsOmitted: omitted };
+}
+
+/**
+ * Assembles the result: PASS only when the reason is PASS; tests_hash over every test that ran
+ * (bounded work: a report holds at most REPORT_CAPS.testcases), while testIds and each suite's tests
+ * list a bounded sample with the count of the rest.
+ */
 export function buildResult(parts: ResultParts): GradeResult {
   const existing = parts.suites.existing ?? notRunSuite();
   const hidden = parts.suites.hidden ?? notRunSuite();
@@ -31,8 +44,9 @@ export function buildResult(parts: ResultParts): GradeResult {
     reason: parts.reason,
     message: parts.message,
     testsHash: testsHash(ids),
-    testIds: ids,
-    suites: { existing, hidden },
+    testIds: ids.slice(0, MAX_LISTED_IDS),
+    testIdsOmitted: Math.max(0, ids.length - MAX_LISTED_IDS),
+    suites: { existing: listedSuite(existing), hidden: listedSuite(hidden) },
     image: parts.image,
     diff: parts.diff && {
       sha256: parts.diff.sha256,

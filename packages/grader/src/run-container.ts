@@ -18,7 +18,7 @@ import {
   type SuiteContainer,
 } from "./step.js";
 import { driverScript } from "./step-script.js";
-import { judgeSuite } from "./suite-result.js";
+import { judgeSuite, listedTests } from "./suite-result.js";
 
 /** A suite's container: its own run folder, and the mirror; the hidden tests only in the hidden suite's folder. */
 function planFor(inputs: ContainerRunInputs, suite: SuiteName): ContainerPlan {
@@ -116,10 +116,12 @@ function judgeCollected(
     };
   }
   state.suites[suite] = result;
+  const listed = listedTests(result.tests);
   inputs.log.info(message, {
     suite,
     counts: result.counts,
-    tests: result.tests.map((t) => `${t.outcome} ${t.id}`),
+    tests: listed.tests.map((t) => `${t.outcome} ${t.id}`),
+    testsOmitted: listed.omitted,
   });
   return null;
 }

@@ -86,7 +86,8 @@ type Block = {
   name: "report" | "prep-out" | "prep-err";
   suite: SuiteName;
   size: number;
-  parts: Buffer[];
+  /** The block's bytes, allocated once at its announced (bounded) size: no copy per chunk, no concat. */
+  bytes: Buffer;
   got: number;
 };
 
@@ -147,11 +148,10 @@ export class DriverOutput extends SyncWritable {
   private readBlock(data: Buffer): Buffer {
     const block = this.block!;
     const part = data.subarray(0, block.size - block.got);
-    block.parts.push(Buffer.from(part));
-    block.got += part.length;
+    block.got += part.copy(block.bytes, block.got);
     if (block.got === block.size) {
       this.block = null;
-      this.blockDone(block.name, block.suite, Buffer.concat(block.parts));
+      this.blockDone(block.name, block.suite, block.bytes);
     }
     return data.subarray(part.length);
   }
@@ -258,7 +258,7 @@ export class DriverOutput extends SyncWritable {
     const size = Number(sizeText);
     if (size > bound) return this.fail(`oracle:${name} ${suite} announces ${size} bytes, above ${bound}`);
     if (size === 0) return this.blockDone(name, suite, Buffer.alloc(0));
-    this.block = { name, suite, size, parts: [], got: 0 };
+    this.block = { name, suite, size, bytes: Buffer.alloc(size), got: 0 };
   }
 
   private blockDone(name: Block["name"], suite: SuiteName, bytes: Buffer): undefined {

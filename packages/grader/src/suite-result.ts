@@ -43,6 +43,19 @@ export function suiteReason(tests: TestCase[], exitCode: number | null): ReasonC
   return "PASS";
 }
 
+/**
+ * The report's test cases, or why it is REPORT_INVALID. Whatever the parser throws is the report's
+ * doing (it reads a string and nothing else), so no report can end a run as INFRA_ERROR.
+ */
+function readReport(xml: string, suite: SuiteName): TestCase[] | string {
+  try {
+    return parseJUnit(xml, suite);
+  } catch (error) {
+    if (error instanceof ReportInvalidError) return error.message;
+    return `it could not be read: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`;
+  }
+}
+
 /** Judges one suite from its exit code and report. */
 export function judgeSuite(run: SuiteRun): { result: SuiteResult; message: string } {
   const base = { exitCode: run.exitCode, durationMs: run.durationMs, output: run.output };
@@ -56,8 +69,12 @@ export function judgeSuite(run: SuiteRun): { result: SuiteResult; message: strin
     reason = "REPORT_INVALID";
     message = `${run.suite} suite's report: ${run.report.why}`;
   } else {
-    try {
-      tests = parseJUnit(run.report.xml, run.suite);
+    const parsed = readReport(run.report.xml, run.suite);
+    if (typeof parsed === "string") {
+      reason = "REPORT_INVALID";
+      message = `${run.suite} suite's report: ${parsed}`;
+    } else {
+      tests = parsed;
       const checked = run.sentinel ? checkSentinel(run.sentinel, tests, run.exitCode) : null;
       if (checked) tests = checked.tests;
       if (checked?.problem) {
@@ -68,10 +85,6 @@ export function judgeSuite(run: SuiteRun): { result: SuiteResult; message: strin
         reason = suiteReason(tests, exitCode);
         message = describe(run.suite, reason, tests, exitCode);
       }
-    } catch (error) {
-      if (!(error instanceof ReportInvalidError)) throw error;
-      reason = "REPORT_INVALID";
-      message = `${run.suite} suite's report: ${error.message}`;
     }
   }
   const result: SuiteResult = {
@@ -91,6 +104,21 @@ function describe(suite: SuiteName, reason: ReasonCode, tests: TestCase[], exitC
     return `${suite} suite: runner exited ${exitCode} but its report says all passed (${summary})`;
   if (reason === "NO_TESTS_RAN") return `${suite} suite: no test ran (${summary})`;
   return `${suite} suite: ${summary}`;
+}
+
+/**
+ * At most this many tests of a suite are listed in the result and the oracle log (their counts are
+ * always whole). A report holds up to REPORT_CAPS.testcases; a list that long would make every log
+ * and result of a big suite megabytes of ids.
+ */
+export const MAX_LISTED_TESTS = 1000;
+
+/** The tests to list: failures and errors first (what a reader looks for), then the rest, in report order. */
+export function listedTests(tests: readonly TestCase[]): { tests: TestCase[]; omitted: number } {
+  if (tests.length <= MAX_LISTED_TESTS) return { tests: [...tests], omitted: 0 };
+  const bad = (t: TestCase) => t.outcome === "failed" || t.outcome === "error";
+  const listed = [...tests.filter(bad), ...tests.filter((t) => !bad(t))].slice(0, MAX_LISTED_TESTS);
+  return { tests: listed, omitted: tests.length - listed.length };
 }
 
 /** Ids of the tests that ran (not skipped). */

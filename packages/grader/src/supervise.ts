@@ -307,6 +307,7 @@ export async function superviseRun(inputs: SuperviseInputs): Promise<GradeResult
     message: result.message,
     testsHash: result.testsHash,
     testIds: result.testIds,
+    testIdsOmitted: result.testIdsOmitted,
     timings: result.timings,
   });
   log.info(`verdict: ${result.verdict} (${result.reason}) ${result.message}`);

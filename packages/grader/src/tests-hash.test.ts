@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { testId } from "./junit.js";
-import { sortIds, testsHash } from "./tests-hash.js";
+import { compareUtf8, sortIds, testsHash } from "./tests-hash.js";
 
 describe("testsHash", () => {
   it("is sha256 of the empty string for no tests", () => {
@@ -49,5 +49,17 @@ describe("testsHash", () => {
 describe("testId", () => {
   it("is <suite>:<file or classname>::<name>", () => {
     expect(testId("existing", "tests/test_x.py", "test_y[1]")).toBe("existing:tests/test_x.py::test_y[1]");
+  });
+});
+
+describe("compareUtf8", () => {
+  it("orders as Buffer.compare over the UTF-8 bytes does", () => {
+    const samples = ["", "a", "ab", "B", "é", "\u07FF", "\u0800", "\uD7FF", "\uE000", "\uFF21", "\uFFFF"];
+    samples.push("\u{10000}", "\u{1F600}", "\u{10FFFF}", "a\u{1F600}", "a\uFFFF", "a\uE000b");
+    for (const a of samples)
+      for (const b of samples)
+        expect(Math.sign(compareUtf8(a, b)), `${a} vs ${b}`).toBe(
+          Math.sign(Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"))),
+        );
   });
 });

@@ -1,10 +1,26 @@
 import { createHash } from "node:crypto";
 
+/** A UTF-16 code unit as a key in code point order: surrogates (U+10000 and up) after U+E000–U+FFFF. */
+const unitKey = (unit: number): number =>
+  unit < 0xd800 ? unit : unit < 0xe000 ? unit + 0x2000 : unit - 0x800;
+
+/**
+ * Compares two strings in the order of their UTF-8 bytes (code point order), without encoding them:
+ * a report's ids are well-formed text (the XML parser admits no lone surrogate).
+ */
+export function compareUtf8(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i += 1) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return unitKey(x) - unitKey(y);
+  }
+  return a.length - b.length;
+}
+
 /** The identifiers sorted bytewise (UTF-8, as `LC_ALL=C sort` does) without duplicates. */
 export function sortIds(ids: readonly string[]): string[] {
-  const unique = [...new Set(ids)].map((id) => ({ id, bytes: Buffer.from(id, "utf8") }));
-  unique.sort((a, b) => Buffer.compare(a.bytes, b.bytes));
-  return unique.map((entry) => entry.id);
+  return [...new Set(ids)].sort(compareUtf8);
 }
 
 /**

@@ -12,7 +12,8 @@ export const REASON_CODES = {
   TIMEOUT: "The run passed its wall-clock limit; the whole container was killed.",
   OUT_OF_MEMORY: "The container hit its memory limit and was OOM-killed.",
   REPORT_MISSING: "A suite wrote no JUnit report to $ORACLE_JUNIT.",
-  REPORT_INVALID: "A suite's JUnit report is not well-formed JUnit XML.",
+  REPORT_INVALID:
+    "A suite's JUnit report is not well-formed JUnit XML, or passes a report cap (testcases, nesting, attributes, identifier length).",
   REPORT_INCONSISTENT:
     "A suite's runner exited non-zero while its report says every test passed, or the report contradicts the oracle's sentinels.",
   IMAGE_NOT_BUILT: "The task's image has no current recorded digest.",
@@ -44,7 +45,10 @@ export const SuiteResultSchema = z.strictObject({
     error: z.number().int(),
     skipped: z.number().int(),
   }),
+  /** At most the grader's listing cap of the suite's tests, failures and errors first; `counts` are whole. */
   tests: z.array(TestCaseSchema),
+  /** Tests of the suite's report left out of `tests` (0 when all are listed). */
+  testsOmitted: z.number().int().nonnegative().optional(),
   output: z.strictObject({ bytes: z.number().int().nonnegative(), truncated: z.boolean() }),
 });
 export type SuiteResult = z.output<typeof SuiteResultSchema>;
@@ -64,7 +68,10 @@ export const GradeResultSchema = z.strictObject({
   reason: ReasonCodeSchema,
   message: z.string(),
   testsHash: z.string().regex(/^[0-9a-f]{64}$/),
+  /** The first ids (bytewise order) of the tests that ran, up to the grader's listing cap; testsHash covers all. */
   testIds: z.array(z.string()),
+  /** Ids of tests that ran left out of `testIds` (0 when all are listed). */
+  testIdsOmitted: z.number().int().nonnegative().optional(),
   suites: z.strictObject({ existing: SuiteResultSchema, hidden: SuiteResultSchema }),
   image: z.strictObject({
     name: z.string(),

@@ -158,25 +158,47 @@ describe("cache keys", () => {
 });
 
 describe("summary", () => {
-  it("counts the pass rate over graded predictions only, with the rest reported apart", () => {
-    const s = summarize(6, [
+  it("counts the pass rate over every prediction that ran, infra errors as not passed, the rest apart", () => {
+    const s = summarize(7, [
       line("1", "a", "graded", "PASS"),
       line("2", "a", "graded", "FAIL"),
       line("3", "b", "graded", "PASS"),
       line("4", "b", "quarantined", null),
       { ...line("5", "a", "infra_error", "FAIL"), reason: "INFRA_ERROR" },
+      { ...line("6", "c", "error", null), reason: "TASK_NOT_FOUND" },
     ]);
-    expect(s.overall).toEqual({ graded: 3, pass: 2, fail: 1, passRate: 0.666667 });
-    expect(s.byTask.a).toMatchObject({ graded: 2, pass: 1, passRate: 0.5, infraErrors: 1 });
+    expect(s.overall).toEqual({ graded: 4, pass: 2, fail: 2, passRate: 0.5 });
+    expect(s.byTask.a).toMatchObject({ graded: 3, pass: 1, fail: 2, infraErrors: 1, passRate: 0.333333 });
     expect(s.byTask.b).toMatchObject({ graded: 1, pass: 1, passRate: 1, quarantined: 1 });
+    expect(s.byTask.c).toMatchObject({ graded: 0, passRate: null, errors: 1 });
     expect(s.quarantined).toEqual({ count: 1, ids: ["4"] });
     expect(s.infraErrors).toEqual({ count: 1, ids: ["5"] });
+    expect(s.errors).toEqual({ count: 1, ids: ["6"] });
     expect(s.missing).toBe(1);
-    expect(s.gradeSeconds).toBe(10);
+    expect(s.gradeSeconds).toBe(12);
     const text = renderSummary(s);
-    expect(text).toContain("pass rate 66.7%: 2 PASS / 3 graded (1 FAIL)");
+    expect(text).toContain("pass rate 50.0%: 2 PASS / 4 graded (2 FAIL, 1 of them INFRA_ERROR)");
+    expect(text).toContain("infra errors after retries, counted as not passed: 1 (5)");
     expect(text).toContain("quarantined, not counted: 1 (4)");
     expect(text).toContain("still without a result: 1");
+  });
+
+  it("a failure turned into INFRA_ERROR does not leave the denominator (the pass rate cannot rise by it)", () => {
+    const honest = summarize(2, [line("1", "a", "graded", "PASS"), line("2", "a", "graded", "FAIL")]);
+    const hidden = summarize(2, [
+      line("1", "a", "graded", "PASS"),
+      { ...line("2", "a", "infra_error", "FAIL"), reason: "INFRA_ERROR" },
+    ]);
+    // The queue reports a job that failed for good as an infra error without a verdict.
+    const lost = summarize(2, [
+      line("1", "a", "graded", "PASS"),
+      { ...line("2", "a", "infra_error", null), reason: "INFRA_ERROR" },
+    ]);
+    expect(honest.overall.passRate).toBe(0.5);
+    expect(hidden.overall.passRate).toBe(0.5);
+    expect(lost.overall.passRate).toBe(0.5);
+    expect(lost.overall).toEqual({ graded: 2, pass: 1, fail: 1, passRate: 0.5 });
+    expect(lost.infraErrors).toEqual({ count: 1, ids: ["2"] });
   });
 
   it("says n/a when nothing was graded", () => {

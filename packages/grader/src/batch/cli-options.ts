@@ -14,8 +14,9 @@ Grades every prediction of a JSON Lines file, one {"id": ..., "task": ..., "diff
 stops the batch before anything runs (exit 2), with every problem and its line number.
 
 Writes <out>/results.jsonl (one line per prediction as it finishes: id, task, outcome, verdict,
-reason, tests_hash, log, seconds, cached, ...) and <out>/summary.json (pass rate over graded
-predictions; quarantined tasks, infra errors and errors reported apart, not counted).
+reason, tests_hash, log, seconds, cached, ...) and <out>/summary.json (pass rate over every
+prediction that ran, an infra error after retries counted as not passed and listed apart;
+quarantined tasks and errors listed apart, not counted).
 A rerun with the same --out resumes: predictions already in results.jsonl are skipped.
 A result recorded for the same image digest, task folder content, diff and grader version is reused
 (cached: true in its line, "cached" in the progress) unless --no-cache.

@@ -14,7 +14,7 @@ export interface LineSubject {
 
 const seconds = (ms: number) => Math.round(ms) / 1000;
 
-/** The line of a run: INFRA_ERROR is an infra error; IMAGE_NOT_BUILT is an error of the set-up; both are not counted. */
+/** The line of a run: INFRA_ERROR is an infra error (counted as not passed); IMAGE_NOT_BUILT is an error of the set-up (not counted). */
 export function lineFromResult(
   subject: LineSubject,
   result: GradeResult,

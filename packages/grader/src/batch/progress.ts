@@ -61,7 +61,9 @@ export function ttyBatchProgress(stream: NodeJS.WriteStream, now: () => number =
       const { line } = event;
       if (line.outcome === "graded" && line.verdict) counts[line.verdict] += 1;
       else {
-        counts.apart += 1;
+        // An infra error counts against the pass rate (summary.ts), so it is a FAIL here too.
+        if (line.outcome === "infra_error") counts.FAIL += 1;
+        else counts.apart += 1;
         stream.write(`\r\x1b[2K${describeLine(line)}\n`);
       }
       if (line.cached) counts.cached += 1;

@@ -3,9 +3,11 @@ import { dirname } from "node:path";
 import { z } from "zod";
 
 /**
- * How a prediction ended: `graded` counts in the pass rate; `quarantined` (the task is on the
- * quarantine list), `infra_error` (the engine or host failed, after retries) and `error` (no run:
- * unknown or invalid task, unreadable diff, refused job) are reported apart and not counted.
+ * How a prediction ended: `graded` counts in the pass rate; `infra_error` (INFRA_ERROR after
+ * retries: the engine or host failed, or the code under test killed the oracle's driver) counts in
+ * it as not passed and is also listed apart; `quarantined` (the task is on the quarantine list) and
+ * `error` (no run: unknown or invalid task, unreadable diff, image not built) are listed apart and
+ * not counted.
  */
 export const OUTCOMES = ["graded", "quarantined", "infra_error", "error"] as const;
 export type Outcome = (typeof OUTCOMES)[number];

@@ -1,8 +1,17 @@
 import type { ResultLine } from "./results-file.js";
 
+/**
+ * The pass rate of a set of predictions. Its denominator is every prediction of a non-quarantined
+ * task that the grader ran, whatever its reason: an INFRA_ERROR (after its retries) counts as not
+ * passed, because the code under test can cause one (kill the driver, crash a parser), and a
+ * prediction must not leave the rate by failing that way. Only predictions that never reached a
+ * run (quarantined task, unknown or invalid task, unreadable diff, image not built) stay out.
+ */
 interface Tally {
+  /** The denominator: graded lines and infra errors. */
   graded: number;
   pass: number;
+  /** Not passed: FAIL verdicts and infra errors (the summary's `infraErrors` lists those). */
   fail: number;
   /** pass / graded, null when nothing was graded. */
   passRate: number | null;
@@ -15,7 +24,7 @@ export interface BatchSummary {
   done: number;
   /** Predictions still without a result (an interrupted batch). */
   missing: number;
-  /** Over graded predictions only: quarantined, infra errors and errors are not counted. */
+  /** Over graded predictions and infra errors; quarantined tasks and errors are not counted. */
   overall: Tally;
   byTask: Record<string, Tally & { quarantined: number; infraErrors: number; errors: number }>;
   byReason: Record<string, number>;
@@ -32,7 +41,7 @@ const rate = (pass: number, graded: number): number | null =>
   graded === 0 ? null : Math.round((pass / graded) * 1e6) / 1e6;
 
 function emptyTask() {
-  return { graded: 0, pass: 0, fail: 0, passRate: null, quarantined: 0, infraErrors: 0, errors: 0 };
+  return { graded: 0, pass: 0, fail: 0, infraErrors: 0, passRate: null, quarantined: 0, errors: 0 };
 }
 
 /** The figures of a batch of `predictions` predictions from its result lines (one per id). */
@@ -49,19 +58,18 @@ export function summarize(predictions: number, lines: readonly ResultLine[]): Ba
     byReason[line.reason] = (byReason[line.reason] ?? 0) + 1;
     if (line.cached) cached += 1;
     else gradeSeconds += line.seconds;
-    if (line.outcome === "graded") {
-      const passed = line.verdict === "PASS";
+    if (line.outcome === "graded" || line.outcome === "infra_error") {
+      const passed = line.outcome === "graded" && line.verdict === "PASS";
       for (const tally of [overall, task]) {
         tally.graded += 1;
         if (passed) tally.pass += 1;
         else tally.fail += 1;
       }
-    } else {
-      apart[line.outcome].push(line.id);
-      if (line.outcome === "quarantined") task.quarantined += 1;
-      else if (line.outcome === "infra_error") task.infraErrors += 1;
-      else task.errors += 1;
     }
+    if (line.outcome !== "graded") apart[line.outcome].push(line.id);
+    if (line.outcome === "quarantined") task.quarantined += 1;
+    else if (line.outcome === "infra_error") task.infraErrors += 1;
+    else if (line.outcome === "error") task.errors += 1;
   }
   for (const task of Object.values(byTask)) task.passRate = rate(task.pass, task.graded);
   return {
@@ -88,7 +96,10 @@ function listIds(ids: string[]): string {
 /** A few lines for a person. */
 export function renderSummary(summary: BatchSummary): string {
   const o = summary.overall;
-  const lines = [`pass rate ${percent(o.passRate)}: ${o.pass} PASS / ${o.graded} graded (${o.fail} FAIL)`];
+  const infra = summary.infraErrors.count > 0 ? `, ${summary.infraErrors.count} of them INFRA_ERROR` : "";
+  const lines = [
+    `pass rate ${percent(o.passRate)}: ${o.pass} PASS / ${o.graded} graded (${o.fail} FAIL${infra})`,
+  ];
   for (const [task, t] of Object.entries(summary.byTask).sort(([a], [b]) => a.localeCompare(b))) {
     lines.push(`  ${task}: ${percent(t.passRate)} (${t.pass}/${t.graded})`);
   }
@@ -98,7 +109,7 @@ export function renderSummary(summary: BatchSummary): string {
     );
   if (summary.infraErrors.count > 0)
     lines.push(
-      `infra errors after retries, not counted: ${summary.infraErrors.count} (${listIds(summary.infraErrors.ids)})`,
+      `infra errors after retries, counted as not passed: ${summary.infraErrors.count} (${listIds(summary.infraErrors.ids)})`,
     );
   if (summary.errors.count > 0)
     lines.push(`not graded (errors), not counted: ${summary.errors.count} (${listIds(summary.errors.ids)})`);
