@@ -13,6 +13,7 @@ import {
 import { pathsToReset } from "./diff/filter.js";
 import { displayPath } from "./diff/paths.js";
 import type { SuiteName } from "./junit.js";
+import { runnerGuardFor } from "./runner-guard.js";
 import { prepScript } from "./scripts.js";
 import { type DriverEvent, DriverOutput, type DriverRecord, SuiteStderr } from "./step-output.js";
 import { BOOT, type DriverPlan } from "./step-script.js";
@@ -66,6 +67,7 @@ export function planDriver(inputs: ContainerRunInputs): DriverPlan {
       sentinel: suite === "hidden" ? inputs.sentinel : null,
       reportDir: `${PATHS.report}/${suite}`,
       list: suite === "existing",
+      runnerGuard: runnerGuardFor(task),
     });
   const env = (suite: SuiteName): Array<[string, string]> => [
     ...Object.entries(task.env),
