@@ -1,5 +1,5 @@
-import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -34,7 +34,12 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 let count = 0;
 
 /** A repository with `base` committed, then `after` written (null deletes), and the guard run as the prep runs it. */
-function guard(base: Record<string, string>, after: Record<string, string | null>, startDirs = ["."]) {
+function guard(
+  base: Record<string, string>,
+  after: Record<string, string | null>,
+  startDirs = ["."],
+  env: NodeJS.ProcessEnv = process.env,
+) {
   const dir = join(root, String(count++));
   const write = (files: Record<string, string | null>) => {
     for (const [path, content] of Object.entries(files)) {
@@ -62,7 +67,7 @@ function guard(base: Record<string, string>, after: Record<string, string | null
     ...runnerGuardLines({ startDirs, imageDirs: [] }, { shadow: 16, guard: 17 }),
     "exit 0",
   ].join("\n");
-  const check = spawnSync("sh", ["-c", script], { cwd: dir, encoding: "utf8" });
+  const check = spawnSync("/bin/sh", ["-c", script], { cwd: dir, encoding: "utf8", env });
   return { code: check.status, stderr: check.stderr, stdout: check.stdout };
 }
 
@@ -101,6 +106,24 @@ describe("runnerGuardLines (run in sh with this host's git and python3)", () => 
     const out = guard(base, after);
     expect(out.code, out.stderr).toBe(0);
     expect(out.stdout).toBe("");
+  });
+
+  it("without python3 in the image, node_modules still fails and the rest is let through", () => {
+    const bin = join(root, "bin-without-python");
+    mkdirSync(bin);
+    for (const tool of ["git", "head"])
+      symlinkSync(
+        execFileSync("sh", ["-c", `command -v ${tool}`])
+          .toString()
+          .trim(),
+        join(bin, tool),
+      );
+    const env = { ...process.env, PATH: bin };
+    expect(guard({}, { "node_modules/.bin/mocha": "" }, ["."], env)).toMatchObject({ code: 16 });
+    expect(guard({}, { "a/node_modules/x.js": "" }, ["."], env).stderr).toMatch(/a\/node_modules\/x\.js/);
+    expect(guard({}, { "json/__init__.py": "", "node_modulesx/y.js": "" }, ["."], env)).toMatchObject({
+      code: 0,
+    });
   });
 
   it("a PYTHONPATH folder is a start folder like the root", () => {

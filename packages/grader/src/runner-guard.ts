@@ -9,9 +9,10 @@ import { PATHS } from "./container-config.js";
  * - Python: `python3 -m pytest` puts the checkout first on `sys.path`, so a top-level `pytest/`,
  *   `_pytest/`, `pluggy/` (any module the image can import) replaces the image's; packaging metadata
  *   (`*.dist-info`, `*.egg-info`, `*.egg-link`, `*.egg`, `*.pth`, any letter case) directly in such a
- *   folder registers plugins. The protected names are the image's own, listed by its python3 in
- *   isolated mode (no cwd, no PYTHON* variables). A shadow the base commit already had is the task's
- *   business, not the diff's.
+ *   folder registers plugins. The protected names are the image's own: each candidate is looked up
+ *   by the image's python3 in isolated mode (no cwd, no PYTHON* variables) with its own import
+ *   machinery over its own sys.path, plus the builtin and stdlib names. A shadow the base commit
+ *   already had is the task's business, not the diff's.
  * - Node: every runner resolves itself and its plugins through `node_modules`: nothing of the diff
  *   may be under a `node_modules` folder, at any depth.
  */
@@ -58,41 +59,56 @@ export function runnerGuardFor(task: Pick<Task, "env" | "suites">): RunnerGuard 
  * offending entries on stderr when the diff shadows the runner; nothing on stdout.
  */
 const GUARD_PY = String.raw`
-import os, pkgutil, subprocess, sys
-from importlib.machinery import all_suffixes
+import os, sys
+from importlib.machinery import PathFinder, all_suffixes
 t0, t1, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 starts, extra = sys.argv[4:4 + n], sys.argv[4 + n:]
+dirs = [p for p in sys.path if p and os.path.isabs(p)] + extra
+BUILTIN = set(sys.builtin_module_names) | set(getattr(sys, "stdlib_module_names", ()))
+BUILTIN |= {"sitecustomize", "usercustomize"}
 SUFFIXES = sorted(all_suffixes(), key=len, reverse=True)
 META = (".dist-info", ".egg-info", ".egg-link", ".egg", ".pth")
 def modname(fn):
     for s in SUFFIXES:
         if fn.endswith(s) and len(fn) > len(s):
             return fn[:-len(s)]
-def listdir(d):
-    try:
-        return os.listdir(d)
-    except OSError:
-        return []
 def has_init(kids):
-    return any(modname(k) == "__init__" for k in kids)
-dirs = [p for p in sys.path if p and os.path.isabs(p)] + extra
-names = set(sys.builtin_module_names) | set(getattr(sys, "stdlib_module_names", ()))
-names |= {"sitecustomize", "usercustomize"}
-names |= {m.name for m in pkgutil.iter_modules(dirs)}
-spaces = set()
-for d in dirs:
-    for k in listdir(d):
-        p = os.path.join(d, k)
-        if k.isidentifier() and k != "__pycache__" and os.path.isdir(p) and not has_init(listdir(p)):
-            spaces.add(k)
+    return kids is not None and any(modname(k) == "__init__" for k in kids)
+def image_has(name):
+    if name in BUILTIN:
+        return "module"
+    spec = PathFinder.find_spec(name, dirs)
+    if spec is None:
+        return None
+    return "space" if spec.origin in (None, "namespace") else "module"
 def git(*args):
-    return subprocess.run(["git", *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-out = git("diff", "--name-only", "-z", "--no-renames", t0, t1)
-if out.returncode != 0:
+    r, w = os.pipe()
+    devnull = (os.POSIX_SPAWN_OPEN, 2, "/dev/null", os.O_WRONLY, 0)
+    pid = os.posix_spawnp("git", ["git", *args], os.environ, file_actions=[(os.POSIX_SPAWN_DUP2, w, 1), devnull])
+    os.close(w)
+    chunks = []
+    while True:
+        chunk = os.read(r, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(r)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), b"".join(chunks)
+def base_has(rel):
+    return git("cat-file", "-e", "HEAD:" + rel)[0] == 0
+def base_kids(rel):
+    code, listed = git("ls-tree", "-z", "--name-only", "HEAD:" + rel)
+    return None if code != 0 else [os.fsdecode(k) for k in listed.split(b"\0") if k]
+def kids(rel):
+    return os.listdir(rel) if os.path.isdir(rel) else None
+code, changed = git("diff", "--name-only", "-z", "--no-renames", t0, t1)
+if code != 0:
     sys.exit(4)
-entries = {}
-for raw in out.stdout.split(b"\0"):
+entries, found = {}, []
+for raw in changed.split(b"\0"):
     path = os.fsdecode(raw)
+    if "node_modules" in path.split("/"):
+        found.append(os.fsencode(path).decode("utf-8", "backslashreplace") + " (under node_modules: where node resolves the runner and its plugins)")
     for d in starts:
         pre = "" if d == "." else d + "/"
         if path and path + "/" == pre:
@@ -100,32 +116,26 @@ for raw in out.stdout.split(b"\0"):
         elif path.startswith(pre) and len(path) > len(pre):
             top, sep, _ = path[len(pre):].partition("/")
             entries[(d, top)] = entries.get((d, top), False) or bool(sep)
-def base_kids(rel):
-    listed = git("ls-tree", "-z", "--name-only", "HEAD:" + rel)
-    return None if listed.returncode != 0 else [os.fsdecode(k) for k in listed.stdout.split(b"\0") if k]
-def shadows_dir(top, kids):
-    return kids is not None and top.isidentifier() and (top in spaces or (top in names and has_init(kids)))
-found = []
 for (d, top), is_dir in sorted(entries.items()):
     rel = os.path.normpath(os.path.join(d, top))
     show = os.fsencode(rel).decode("utf-8", "backslashreplace") + ("/" if is_dir else "")
     if top == "":
-        if os.path.exists(rel) and git("cat-file", "-e", "HEAD:" + rel).returncode != 0:
+        if os.path.exists(rel) and not base_has(rel):
             found.append(show + " (replaces a folder of the start-up path)")
-        continue
-    if top.lower().endswith(META):
+    elif top.lower().endswith(META):
         if os.path.lexists(rel):
-                found.append(show + " (packaging metadata: registers plugins, any letter case)")
-        continue
-    if is_dir:
-        if os.path.isdir(rel) and shadows_dir(top, listdir(rel)) and not shadows_dir(top, base_kids(rel)):
+            found.append(show + " (packaging metadata: registers plugins, any letter case)")
+    elif is_dir:
+        kind = image_has(top) if top.isidentifier() else None
+        now = kids(rel)
+        if kind == "space" and now is not None and base_kids(rel) is None:
+            found.append(show + " (a folder named like the image namespace package " + repr(top) + ")")
+        elif kind == "module" and has_init(now) and not has_init(base_kids(rel)):
             found.append(show + " (a package named like the image module " + repr(top) + ")")
-        continue
-    name = modname(top)
-    if name is None or not name.isidentifier() or not (name in names or name in spaces):
-        continue
-    if os.path.exists(rel) and git("cat-file", "-e", "HEAD:" + rel).returncode != 0:
-        found.append(show + " (a module named like the image module " + repr(name) + ")")
+    else:
+        name = modname(top)
+        if name and name.isidentifier() and image_has(name) and os.path.exists(rel) and not base_has(rel):
+            found.append(show + " (a module named like the image module " + repr(name) + ")")
 for line in found[:10]:
     print("oracle-prep: " + line, file=sys.stderr)
 if len(found) > 10:
@@ -135,19 +145,20 @@ sys.exit(3 if found else 0)
 
 /**
  * Shell lines for the prep (list mode, after the diff is applied and `$t0`/`$t1` are the index
- * snapshots before and after it): the Node check with git's pathspecs, then the Python check with
- * the image's python3 when it has one. `fail` and the exit codes are the prep's.
+ * snapshots before and after it): the check in the image's python3 when it has one, else the Node
+ * check alone, with git's pathspecs. `fail` and the exit codes are the prep's.
  */
 export function runnerGuardLines(guard: RunnerGuard, exit: { shadow: number; guard: number }): string[] {
   if (GUARD_PY.includes("'")) throw new Error("the runner guard's Python may not hold a single quote");
   const args = [String(guard.startDirs.length), ...guard.startDirs, ...guard.imageDirs].map(quote).join(" ");
   const shadow = `fail ${exit.shadow} "the diff puts files where the test runner loads its own code or plugins (DIFF_SHADOWS_RUNNER)"`;
   return [
-    `nm=$(GIT_LITERAL_PATHSPECS=0 git diff --name-only --no-renames "$t0" "$t1" -- ':(glob)**/node_modules' ':(glob)**/node_modules/**') || fail ${exit.guard} "the runner guard cannot list the diff's node_modules files"`,
-    `if [ -n "$nm" ]; then printf 'oracle-prep: %s (under node_modules: where node resolves the runner and its plugins)\\n' "$nm" | head -n 10 >&2; ${shadow}; fi`,
     "if command -v python3 >/dev/null 2>&1; then",
     `  python3 -I -c '${GUARD_PY}' "$t0" "$t1" ${args}; rc=$?`,
     `  if [ "$rc" -eq 3 ]; then ${shadow}; elif [ "$rc" -ne 0 ]; then fail ${exit.guard} "the runner guard failed (python3 exit $rc)"; fi`,
+    "else",
+    `  nm=$(GIT_LITERAL_PATHSPECS=0 git diff --name-only --no-renames "$t0" "$t1" -- ':(glob)**/node_modules' ':(glob)**/node_modules/**') || fail ${exit.guard} "the runner guard cannot list the diff's node_modules files"`,
+    `  if [ -n "$nm" ]; then printf 'oracle-prep: %s (under node_modules: where node resolves the runner and its plugins)\\n' "$nm" | head -n 10 >&2; ${shadow}; fi`,
     "fi",
   ];
 }
