@@ -27,6 +27,12 @@ describe("runnerGuardFor", () => {
     );
     expect(guard.startDirs).toEqual([".", "a", "b", "pkg dir", "src"]);
   });
+
+  it("reads $PWD (the suite's cwd is the checkout) and skips what it cannot know", () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
+    const guard = runnerGuardFor(task({}, 'PYTHONPATH="$PWD/lib:${HOME}/x:$(pwd)" python3 -m pytest'));
+    expect(guard).toEqual({ startDirs: [".", "lib"], imageDirs: [] });
+  });
 });
 
 const root = mkdtempSync(join(tmpdir(), "oracle-runner-guard-"));

@@ -26,6 +26,7 @@ export interface RunnerGuard {
 const quote = (value: string): string => `'${value.replace(/'/g, "'\\''")}'`;
 const unquote = (word: string): string => word.replace(/^(["'])(.*)\1$/, "$2");
 const ASSIGNED = /(?:^|[\s;&|(])PYTHONPATH=("[^"]*"|'[^']*'|[^\s;&|)]*)/g;
+const PWD = /^(?:\$PWD|\$\{PWD\}|\$\(pwd\)|`pwd`)(?=\/|$)/;
 const CD = /(?:^|[;&|(]|&&|\|\|)\s*cd\s+("[^"]*"|'[^']*'|[^\s;&|)]+)/g;
 
 /**
@@ -42,7 +43,8 @@ export function runnerGuardFor(task: Pick<Task, "env" | "suites">): RunnerGuard 
   }
   const startDirs = new Set(["."]);
   const imageDirs = new Set<string>();
-  for (const entry of [...entries, ...cwds]) {
+  for (const raw of [...entries, ...cwds]) {
+    const entry = raw.replace(PWD, PATHS.checkout);
     if (entry.includes("$") || entry.includes("`") || entry.includes("~")) continue;
     const absolute = posix.resolve(PATHS.checkout, entry);
     const inside = posix.relative(PATHS.checkout, absolute);
