@@ -90,6 +90,7 @@ export function prepFailure(code: number | null, stderr: string, oomKillsBefore:
     };
   if (code === PREP_EXIT.applyCheck || code === PREP_EXIT.apply)
     return { reason: "DIFF_DOES_NOT_APPLY", message: detail };
+  if (code === PREP_EXIT.shadow) return { reason: "DIFF_SHADOWS_RUNNER", message: detail };
   if (code === PREP_EXIT.checkout) return { reason: "CHECKOUT_FAILED", message: detail };
   if (code === PREP_EXIT.reset || code === PREP_EXIT.hidden)
     return { reason: "DIFF_DOES_NOT_APPLY", message: detail };

@@ -1,4 +1,5 @@
 import { PATHS } from "./container-config.js";
+import { type RunnerGuard, runnerGuardLines } from "./runner-guard.js";
 
 /** Exit codes of the prep script; each maps to a reason. */
 export const PREP_EXIT = {
@@ -10,6 +11,10 @@ export const PREP_EXIT = {
   list: 13,
   reset: 14,
   hidden: 15,
+  /** The diff shadows the test runner (runner-guard.ts): DIFF_SHADOWS_RUNNER. */
+  shadow: 16,
+  /** The runner guard itself could not run. */
+  guard: 17,
 } as const;
 
 const PLAIN = /^[A-Za-z0-9_./@%+=:,-][A-Za-z0-9_./@%+=:, -]*$/;
@@ -53,6 +58,8 @@ export interface PrepPlan {
   list: boolean;
   /** A file written into the checkout after the hidden tests (the must-fail/must-pass sentinel). */
   sentinel?: { path: string; content: string } | null;
+  /** Where the runner loads its own code at start-up; checked after the diff in list mode (runner-guard.ts). */
+  runnerGuard?: RunnerGuard | null;
 }
 
 const IMAGE_MIRROR_RULE =
@@ -149,8 +156,10 @@ export function prepScript(plan: PrepPlan): string {
       `git add -A -f && t1=$(git write-tree) && git diff --name-only -z --no-renames "$t0" "$t1" || fail ${PREP_EXIT.list} "cannot list the changed files"`,
       `git reset -q || fail ${PREP_EXIT.reset} "git reset failed"`,
     );
+  lines.push(...resetLines(plan.reset));
+  if (plan.list && plan.applyDiff && plan.runnerGuard)
+    lines.push(...runnerGuardLines(plan.runnerGuard, { shadow: PREP_EXIT.shadow, guard: PREP_EXIT.guard }));
   lines.push(
-    ...resetLines(plan.reset),
     ...(plan.hiddenFiles ? hiddenLines(plan.hiddenFiles) : []),
     ...(plan.sentinel ? sentinelLines(plan.sentinel) : []),
     `mkdir -p '${plan.reportDir}' || fail ${PREP_EXIT.stepDir} "cannot make the report folder"`,

@@ -14,6 +14,7 @@ import { pathsToReset } from "./diff/filter.js";
 import { displayPath } from "./diff/paths.js";
 import type { AttachedStreams, GradeContainer } from "./docker.js";
 import type { SuiteName } from "./junit.js";
+import { runnerGuardFor } from "./runner-guard.js";
 import { prepScript } from "./scripts.js";
 import { type DriverEvent, DriverOutput, type DriverRecord, SuiteStderr } from "./step-output.js";
 import { BOOT, type DriverPlan, GO_LINE, scriptInput } from "./step-script.js";
@@ -60,6 +61,8 @@ export function planDriver(inputs: ContainerRunInputs, suite: SuiteName): Driver
     sentinel: suite === "hidden" ? inputs.sentinel : null,
     reportDir: `${PATHS.report}/${suite}`,
     list: suite === "existing",
+    // The first suite's prep checks; a run whose first prep fails never reaches the hidden suite.
+    runnerGuard: suite === "existing" ? runnerGuardFor(task) : null,
   });
   return {
     suite,

@@ -4,6 +4,8 @@
  * how tests are found, loaded, run or reported rather than the code under test: test runner hooks
  * and configuration, interpreter start-up hooks, packaging metadata that registers plugins, lockfiles
  * and dependency folders (the image installs those), git metadata files, and the usual test trees.
+ * The grader matches them regardless of letter case (importlib.metadata and pkg_resources find
+ * `X.DIST-INFO/`, `X.EGG-INFO/` and `X.egg/` as they find the lower-case names).
  * docs/security.md explains each group.
  */
 export const DEFAULT_DENY: readonly string[] = [
@@ -17,9 +19,13 @@ export const DEFAULT_DENY: readonly string[] = [
   "**/tox.ini",
   "**/setup.cfg",
   "**/pyproject.toml",
+  "**/*.dist-info",
   "**/*.dist-info/**",
+  "**/*.egg-info",
   "**/*.egg-info/**",
   "**/*.egg-link",
+  "**/*.egg",
+  "**/*.egg/**",
   "**/__pycache__/**",
   "**/*.py[cod]",
   "**/requirements*.txt",

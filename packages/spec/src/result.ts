@@ -8,6 +8,8 @@ export const REASON_CODES = {
   DIFF_INVALID: "The diff is not a unified diff the oracle can parse.",
   DIFF_EMPTY_AFTER_FILTER: "Nothing of the diff is left after the allow/deny filter.",
   DIFF_DOES_NOT_APPLY: "git apply --check refused the filtered diff.",
+  DIFF_SHADOWS_RUNNER:
+    "The diff puts a file where the test runner loads its own code or plugins at start-up (a top-level module named like one of the image's, packaging metadata on the start-up path, node_modules).",
   CHECKOUT_FAILED: "The base commit could not be checked out from the mirror.",
   TIMEOUT: "The run passed its wall-clock limit; the whole container was killed.",
   OUT_OF_MEMORY: "The container hit its memory limit and was OOM-killed.",

@@ -1,3 +1,4 @@
+import { DEFAULT_DENY } from "@oracle/spec";
 import { describe, expect, it } from "vitest";
 import { type DiffRules, filterDiff, pathsToReset } from "./filter.js";
 import { DiffParseError } from "./split.js";
@@ -160,6 +161,25 @@ describe("filterDiff applies the task's globs", () => {
       "src/conftest.py: matches the default deny list '**/conftest.py' (diff.denyDefaults)",
       "src/b.test.js: matches diff.deny 'src/**/*.test.js'",
     ]);
+  });
+
+  it("deny globs, the task's and the defaults, ignore letter case; allow globs do not", () => {
+    const text =
+      modify("calc.DIST-INFO/entry_points.txt") +
+      modify("X.Egg-Info/entry_points.txt") +
+      modify("Src/Conftest.PY") +
+      modify("SRC/a.js");
+    const rules: DiffRules = {
+      allow: ["src/**", "Src/**", "*/**"],
+      deny: ["src/**/conftest.py"],
+      defaultDeny: DEFAULT_DENY,
+    };
+    expect(why(text, rules)).toEqual([
+      "calc.DIST-INFO/entry_points.txt: matches the default deny list '**/*.dist-info/**' (diff.denyDefaults)",
+      "X.Egg-Info/entry_points.txt: matches the default deny list '**/*.egg-info/**' (diff.denyDefaults)",
+      "Src/Conftest.PY: matches diff.deny 'src/**/conftest.py'",
+    ]);
+    expect(kept(modify("SRC/a.js"), { allow: ["src/**"], deny: [] })).toEqual([]);
   });
 
   it("a rename into a denied path is dropped although its source is allowed", () => {

@@ -4,7 +4,11 @@ import picomatch from "picomatch";
 import { displayPath, forbiddenPathReason } from "./paths.js";
 import { type DiffFile, DiffParseError, splitDiff } from "./split.js";
 
-/** The task's allow/deny globs (picomatch, dotfiles included). Deny wins. */
+/**
+ * The task's allow/deny globs (picomatch, dotfiles included). Deny wins, and deny globs (the task's
+ * and the defaults) ignore letter case: Python's importlib.metadata finds `X.DIST-INFO/` as it finds
+ * `x.dist-info/`, and a deny glob that drops too much costs only a diff that touches such a path.
+ */
 export interface DiffRules {
   allow: readonly string[];
   deny: readonly string[];
@@ -29,8 +33,12 @@ export interface FilteredDiff {
 const sha256 = (data: Buffer): string => createHash("sha256").update(data).digest("hex");
 const FORBIDDEN_MODES: Record<string, string> = { "120000": "symlink", "160000": "gitlink (submodule)" };
 
-function globMatcher(globs: readonly string[]): (path: string) => string | undefined {
-  const matchers = globs.map((glob) => ({ glob, test: picomatch(glob, { dot: true }) }));
+function globMatcher(
+  globs: readonly string[],
+  options: { nocase?: boolean } = {},
+): (path: string) => string | undefined {
+  const nocase = options.nocase ?? false;
+  const matchers = globs.map((glob) => ({ glob, test: picomatch(glob, { dot: true, nocase }) }));
   return (path) => matchers.find((m) => m.test(path))?.glob;
 }
 
@@ -89,8 +97,8 @@ export function filterDiff(diff: Buffer, rules: DiffRules): FilteredDiff {
     throw new DiffParseError("no file section (no 'diff --git' or '---'/'+++' header) found", 1);
   }
   const allow = globMatcher(rules.allow);
-  const deny = globMatcher(rules.deny);
-  const defaultDeny = globMatcher(rules.defaultDeny ?? []);
+  const deny = globMatcher(rules.deny, { nocase: true });
+  const defaultDeny = globMatcher(rules.defaultDeny ?? [], { nocase: true });
   const kept: DiffFile[] = [];
   const dropped: DroppedEntry[] = [];
   for (const file of files) {
