@@ -2,8 +2,8 @@ import { quarantineHint } from "@oracle/spec";
 import { describe, expect, it } from "vitest";
 import { assessTask } from "./assess.js";
 import { baselineFindings, goldFindings } from "./checks.js";
-import { stabilityFindings } from "./stability.js";
 import { sentinelStatus } from "./run.js";
+import { stabilityFindings } from "./stability.js";
 import { fakeResult, record } from "./testing/fake-grade.js";
 import type { RunObservation, RunRecord, SuiteSummary } from "./types.js";
 
@@ -171,12 +171,20 @@ describe("assessTask", () => {
       record({ mode: "baseline", repeat: 2 }),
       record({ mode: "gold" }),
     ];
-    expect(assessTask(TASK, runs.map((r) => observe(r)))).toMatchObject({ status: "healthy", reasons: [] });
+    expect(
+      assessTask(
+        TASK,
+        runs.map((r) => observe(r)),
+      ),
+    ).toMatchObject({ status: "healthy", reasons: [] });
   });
 
   it("quarantines a task without gold.diff, however good its baseline, with a hint naming the file", () => {
     const runs = [record({ mode: "baseline" }), record({ mode: "baseline", repeat: 2 })];
-    const assessment = assessTask({ id: "plain", hasGold: false }, runs.map((r) => observe(r)));
+    const assessment = assessTask(
+      { id: "plain", hasGold: false },
+      runs.map((r) => observe(r)),
+    );
     expect(assessment.status).toBe("quarantined");
     expect(assessment.reasons).toEqual([
       {

@@ -1,4 +1,4 @@
-export { type Assessment, type AssessedTask, assessTask } from "./assess.js";
+export { type AssessedTask, type Assessment, assessTask } from "./assess.js";
 export { baselineFindings, type Finding, goldFindings } from "./checks.js";
 export { selectTasks } from "./discover.js";
 export { dockerEngine, type SweepEngine } from "./engine.js";

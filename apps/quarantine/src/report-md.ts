@@ -41,7 +41,10 @@ function countsTable(report: SweepReport): string[] {
 
 function reasonsText(task: TaskReport): string {
   return task.reasons
-    .map((r) => `\`${r.flag}\`: ${escapeMarkdown(r.message)}${r.hint ? ` (fix: ${escapeMarkdown(r.hint)})` : ""}`)
+    .map(
+      (r) =>
+        `\`${r.flag}\`: ${escapeMarkdown(r.message)}${r.hint ? ` (fix: ${escapeMarkdown(r.hint)})` : ""}`,
+    )
     .join(" · ");
 }
 
