@@ -24,6 +24,11 @@ describe("suiteTail", () => {
     expect(tail).toEqual({ stdout: "a".repeat(100), stderr: "error: unknown option '--ci'" });
   });
 
+  it("is printable: what the suite printed cannot drive the terminal that shows it", () => {
+    const tail = suiteTail(captured("ok\u001b]0;owned\u0007\u001b[2J\n"), captured("\u001b[31mred\u001b[0m"));
+    expect(tail).toEqual({ stdout: "ok", stderr: "red" });
+  });
+
   it("holds at most 4 KiB of a stream, without a broken character at the cut", () => {
     const tail = lastLines("é".repeat(10_000));
     expect(Buffer.byteLength(tail)).toBeLessThanOrEqual(TAIL_BYTES);
