@@ -155,12 +155,13 @@ describe("oracle-grade: a FAIL shows the failing suite's own output", () => {
     );
     expect(out.code, out.stderr).toBe(1);
     expect(out.stdout).toMatch(/^tests_hash=[0-9a-f]{64}\n$/);
+    // The code under test printed an OSC title and a clear-screen: neither reaches the terminal.
+    expect(out.stderr).not.toContain("\u001b");
     expect(out.stderr).toContain("hidden suite's stderr, last 1 line:\n  | error: unknown option '--ci'\n");
     const stdoutTail = out.stderr.split("hidden suite's stdout, last 40 lines:\n")[1]?.split("\n") ?? [];
     expect(stdoutTail[0]).toBe("  | 4961");
     expect(stdoutTail[39]).toBe("  | 5000");
     expect(out.stderr).not.toContain("  | 4960\n");
-    expect(out.stderr).not.toContain("\u001b]0;owned");
     expect(out.stderr).not.toContain("existing suite's");
     const result = JSON.parse(readFileSync(resultFile, "utf8")) as GradeResult;
     expect(result.suites.hidden).toMatchObject({ status: "FAIL", reason: "REPORT_MISSING" });
