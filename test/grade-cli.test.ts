@@ -1,10 +1,12 @@
 // oracle-grade's contract where no container is needed: exit 2 only when no run happened (usage,
 // unknown/invalid/quarantined task, unreadable diff) with a message on stderr and nothing on stdout;
 // exit 1 and a tests_hash line for runs that fail early (garbage diff, image not built, stale image);
-// `pnpm grade` as a user types it prints nothing but the tests_hash line.
-import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+// `pnpm grade` as a user types it prints nothing but the tests_hash line; on a FAIL in a container,
+// stderr shows the end of the failing suite's own output, bounded and unable to drive the terminal.
+import { appendFileSync, cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { binPath, makeTempRoot, repoRoot, run } from "@oracle/test-utils";
+import type { GradeResult } from "@oracle/spec";
+import { binPath, makeTempRoot, repoRoot, requireDocker, run } from "@oracle/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const EMPTY_HASH = "tests_hash=e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\n";
@@ -112,4 +114,58 @@ describe("pnpm grade", () => {
     expect(out.code).toBe(1);
     expect(out.stdout).toBe(EMPTY_HASH);
   });
+});
+
+describe("oracle-grade: a FAIL shows the failing suite's own output", () => {
+  let noisyRoot = "";
+  let noisyCleanup: () => Promise<void> = async () => undefined;
+
+  beforeAll(async () => {
+    await requireDocker();
+    ({ root: noisyRoot, cleanup: noisyCleanup } = await makeTempRoot({
+      "tasks/calc-node": "tasks/calc-node",
+      "images/node-mocha": "images/node-mocha",
+    }));
+    cpSync(join(noisyRoot, "tasks", "calc-node"), join(noisyRoot, "tasks", "bad-flag"), { recursive: true });
+    const file = join(noisyRoot, "tasks", "bad-flag", "task.json");
+    const task = JSON.parse(readFileSync(file, "utf8"));
+    task.id = "bad-flag";
+    // A runner that refuses its command line, after a long stdout with a terminal title escape in it.
+    task.suites.hidden.command =
+      "seq 1 5000; printf '\\033]0;owned\\007\\033[2J'; echo \"error: unknown option '--ci'\" >&2; exit 1";
+    writeFileSync(file, JSON.stringify(task));
+    const built = await run(
+      binPath("oracle-build-images"),
+      ["--root", noisyRoot, "--no-push", "--ca-file", "/etc/ssl/certs/ca-certificates.crt", "node-mocha"],
+      { timeoutMs: 1_500_000 },
+    );
+    expect(built.code, built.stderr).toBe(0);
+  }, 1_600_000);
+
+  afterAll(async () => {
+    await noisyCleanup();
+  });
+
+  it("prints the tail of the hidden suite's stderr and stdout (40 lines at most), and keeps it in the result", async () => {
+    const resultFile = join(noisyRoot, "result.json");
+    const out = await run(
+      binPath("oracle-grade"),
+      ["--root", noisyRoot, "bad-flag", "--baseline", "--result", resultFile],
+      { timeoutMs: 240_000 },
+    );
+    expect(out.code, out.stderr).toBe(1);
+    expect(out.stdout).toMatch(/^tests_hash=[0-9a-f]{64}\n$/);
+    // The code under test printed an OSC title and a clear-screen: neither reaches the terminal.
+    expect(out.stderr).not.toContain("\u001b");
+    expect(out.stderr).toContain("hidden suite's stderr, last 1 line:\n  | error: unknown option '--ci'\n");
+    const stdoutTail = out.stderr.split("hidden suite's stdout, last 40 lines:\n")[1]?.split("\n") ?? [];
+    expect(stdoutTail[0]).toBe("  | 4961");
+    expect(stdoutTail[39]).toBe("  | 5000");
+    expect(out.stderr).not.toContain("  | 4960\n");
+    expect(out.stderr).not.toContain("existing suite's");
+    const result = JSON.parse(readFileSync(resultFile, "utf8")) as GradeResult;
+    expect(result.suites.hidden).toMatchObject({ status: "FAIL", reason: "REPORT_MISSING" });
+    expect(result.suites.hidden.output.tail?.stderr).toBe("error: unknown option '--ci'");
+    expect(result.suites.existing.status).toBe("PASS");
+  }, 240_000);
 });

@@ -12,24 +12,31 @@ const PLACEHOLDER_SHA = "0".repeat(40);
 
 /** What the sweep must find: each fixture task's status and flags (test/fixtures/quarantine/README.md). */
 const EXPECTED: Record<string, string[]> = {
-  "existing-fails": ["quarantined", "EXISTING_SUITE_FAILS"],
-  flaky: ["quarantined", "FLAKY"],
+  "existing-fails": ["quarantined", "EXISTING_SUITE_FAILS", "NO_GOLD"],
+  flaky: ["quarantined", "FLAKY", "NO_GOLD"],
   "gold-fails": ["quarantined", "GOLD_FAILS"],
   "healthy-gold": ["healthy"],
-  "healthy-plain": ["healthy"],
-  "hidden-passes": ["quarantined", "HIDDEN_PASS_AT_BASELINE"],
+  "hidden-passes": ["quarantined", "HIDDEN_PASS_AT_BASELINE", "NO_GOLD"],
   invalid: ["quarantined", "INVALID_TASK"],
-  "no-existing-tests": ["quarantined", "NO_EXISTING_TESTS"],
-  "no-image": ["quarantined", "IMAGE_NOT_BUILT"],
-  "times-out": ["quarantined", "TIMEOUT"],
-  "unstable-ids": ["quarantined", "TESTS_HASH_UNSTABLE"],
+  "no-existing-tests": ["quarantined", "NO_EXISTING_TESTS", "NO_GOLD"],
+  "no-gold": ["quarantined", "NO_GOLD"],
+  "no-image": ["quarantined", "IMAGE_NOT_BUILT", "NO_GOLD"],
+  "report-missing": ["quarantined", "HIDDEN_REPORT_UNUSABLE", "NO_GOLD"],
+  "sentinel-not-collected": ["quarantined", "SENTINEL_NOT_COLLECTED", "NO_GOLD"],
+  "times-out": ["quarantined", "TIMEOUT", "NO_GOLD"],
+  "unstable-ids": ["quarantined", "TESTS_HASH_UNSTABLE", "NO_GOLD"],
 };
 
 interface Report {
   newlyQuarantined: string[];
   released: string[];
   reportDir: string;
-  tasks: Array<{ id: string; status: string; reasons: Array<{ flag: string; evidence: string[] }> }>;
+  tasks: Array<{
+    id: string;
+    status: string;
+    runs: Array<{ log: string | null }>;
+    reasons: Array<{ flag: string; message: string; hint?: string; evidence: string[] }>;
+  }>;
 }
 
 let root: string;
@@ -74,9 +81,15 @@ async function quarantineList() {
   );
 }
 
-async function leftovers(): Promise<string[]> {
+/** Containers still there of the sweep's own runs (their run ids are in the first line of each run's log). */
+async function leftovers(report: Report): Promise<string[]> {
+  const runs = new Set<string>();
+  for (const log of report.tasks.flatMap((t) => t.runs.flatMap((r) => (r.log ? [r.log] : [])))) {
+    const first = (await readFile(join(root, log), "utf8")).split("\n")[0] ?? "{}";
+    runs.add((JSON.parse(first) as { run?: string }).run ?? "");
+  }
   const containers = await containersWithLabel("dev.oracle.component=grade");
-  return containers.filter((c) => (c.Labels["dev.oracle.task"] ?? "") in EXPECTED).map((c) => c.Id);
+  return containers.filter((c) => runs.has(c.Labels["dev.oracle.run"] ?? "")).map((c) => c.Id);
 }
 
 beforeAll(async () => {
@@ -123,8 +136,20 @@ describe("oracle-quarantine-sweep against the real engine", () => {
     const evidence = report.tasks.find((t) => t.id === "existing-fails")?.reasons[0]?.evidence ?? [];
     expect(evidence).toContain("baseline: 3 of 3 runs");
     for (const log of evidence.filter((e) => e.endsWith(".jsonl"))) await readFile(join(root, log));
-    expect(result.stderr).toMatch(/^sweep: \[\d+\/11\] flaky quarantined \(FLAKY\)/m);
-    expect(await leftovers()).toEqual([]);
+    expect(result.stderr).toMatch(/^sweep: \[\d+\/13\] flaky quarantined \(FLAKY, NO_GOLD\)/m);
+    const reason = (task: string, flag: string) =>
+      report.tasks.find((t) => t.id === task)?.reasons.find((r) => r.flag === flag);
+    for (const task of report.tasks)
+      for (const r of task.reasons) expect(r.hint, `${task.id} ${r.flag}`).toMatch(/\S/);
+    // The sentinel beside hidden/test_mul.py never ran, though the real hidden test did fail.
+    expect(reason("sentinel-not-collected", "SENTINEL_NOT_COLLECTED")?.message).toMatch(
+      /baseline: 3 of 3 runs: REPORT_INCONSISTENT: .*sentinel.*0 passed, 1 failed/,
+    );
+    expect(reason("sentinel-not-collected", "SENTINEL_NOT_COLLECTED")?.hint).toMatch(/name the folder/);
+    expect(reason("report-missing", "HIDDEN_REPORT_UNUSABLE")?.message).toMatch(/REPORT_MISSING/);
+    expect(reason("no-gold", "NO_GOLD")?.hint).toContain("add tasks/no-gold/gold.diff");
+    expect((await quarantineList()).tasks["no-gold"]?.reasons[0]?.hint).toContain("gold.diff");
+    expect(await leftovers(report)).toEqual([]);
   }, 900_000);
 
   it("writes an HTML report that opens offline in Chromium with one row per task", async () => {
@@ -157,7 +182,7 @@ describe("oracle-quarantine-sweep against the real engine", () => {
       expect(rows).toEqual(
         Object.entries(EXPECTED).map(([id, [status, ...flags]]) => [id, status, flags.join(" ")]),
       );
-      expect(await page.locator("svg rect.run").count()).toBe(36);
+      expect(await page.locator("svg rect.run").count()).toBe(42);
       expect(requests.every((url) => url.startsWith("file://"))).toBe(true);
       const href = await page.locator('tr[data-task="flaky"] a.log').first().getAttribute("href");
       await readFile(join(report.reportDir, decodeURIComponent(href ?? "missing")));
@@ -181,6 +206,10 @@ describe("oracle-quarantine-sweep against the real engine", () => {
     await writeFile(
       join(root, "tasks", "hidden-passes", "hidden-tests", "hidden", "test_add_again.py"),
       fixedTest,
+    );
+    await copyFile(
+      join(root, "tasks", "healthy-gold", "gold.diff"),
+      join(root, "tasks", "hidden-passes", "gold.diff"),
     );
     const result = await sweep("--tasks", "hidden-*", "--repeat", "2", "--json", "--fail-on-new");
     expect(result.code, result.stderr).toBe(0);

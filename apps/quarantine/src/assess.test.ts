@@ -1,10 +1,13 @@
+import { quarantineHint } from "@oracle/spec";
 import { describe, expect, it } from "vitest";
 import { assessTask } from "./assess.js";
 import { baselineFindings, goldFindings } from "./checks.js";
+import { sentinelStatus } from "./run.js";
 import { stabilityFindings } from "./stability.js";
-import { record } from "./testing/fake-grade.js";
+import { fakeResult, record } from "./testing/fake-grade.js";
 import type { RunObservation, RunRecord, SuiteSummary } from "./types.js";
 
+const TASK = { id: "t", hasGold: true };
 const suite = (
   status: SuiteSummary["status"],
   reason: SuiteSummary["reason"],
@@ -38,8 +41,35 @@ describe("baselineFindings", () => {
     expect(flags(baselineFindings(passes))).toEqual(["HIDDEN_PASS_AT_BASELINE"]);
     const noTests = record({ mode: "baseline", hidden: suite("FAIL", "NO_TESTS_RAN") });
     expect(flags(baselineFindings(noTests))).toEqual(["NO_HIDDEN_TESTS"]);
-    const missing = record({ mode: "baseline", hidden: suite("FAIL", "REPORT_MISSING") });
-    expect(flags(baselineFindings(missing))).toEqual(["NO_HIDDEN_TESTS"]);
+    const noFailure = record({ mode: "baseline", hidden: suite("FAIL", "TESTS_FAILED", 0, 2) });
+    expect(flags(baselineFindings(noFailure))).toEqual(["NO_HIDDEN_TESTS"]);
+  });
+
+  it("wants the hidden suite to fail on a test, not on its report, even when a test failed", () => {
+    for (const reason of ["REPORT_MISSING", "REPORT_INVALID"] as const) {
+      const run = record({ mode: "baseline", hidden: suite("FAIL", reason), message: "no report" });
+      expect(baselineFindings(run)).toMatchObject([
+        { flag: "HIDDEN_REPORT_UNUSABLE", detail: expect.stringContaining(`${reason}: 0 passed`) },
+      ]);
+    }
+    // A sentinel the command never collected: REPORT_INCONSISTENT though the real hidden test failed.
+    const inconsistent = record({ mode: "baseline", hidden: suite("FAIL", "REPORT_INCONSISTENT", 1) });
+    expect(flags(baselineFindings(inconsistent))).toEqual(["SENTINEL_NOT_COLLECTED"]);
+    const collected = { ...inconsistent, sentinel: "collected" as const };
+    expect(flags(baselineFindings(collected))).toEqual(["HIDDEN_REPORT_UNUSABLE"]);
+  });
+
+  it("reads the result's sentinel status: not-collected is flagged whatever the suite says", () => {
+    const notCollected = record({ mode: "baseline", sentinel: "not-collected" });
+    expect(flags(baselineFindings(notCollected))).toEqual(["SENTINEL_NOT_COLLECTED"]);
+    const both = record({
+      mode: "baseline",
+      sentinel: "not-collected",
+      hidden: suite("FAIL", "REPORT_INCONSISTENT", 1),
+    });
+    expect(flags(baselineFindings(both))).toEqual(["SENTINEL_NOT_COLLECTED"]);
+    expect(baselineFindings(record({ mode: "baseline", sentinel: "collected" }))).toEqual([]);
+    expect(baselineFindings(record({ mode: "baseline", sentinel: "none" }))).toEqual([]);
   });
 
   it("does not blame the hidden suite when the existing suite failed first and stopped the run", () => {
@@ -141,13 +171,46 @@ describe("assessTask", () => {
       record({ mode: "baseline", repeat: 2 }),
       record({ mode: "gold" }),
     ];
-    expect(assessTask(runs.map((r) => observe(r)))).toMatchObject({ status: "healthy", reasons: [] });
+    expect(
+      assessTask(
+        TASK,
+        runs.map((r) => observe(r)),
+      ),
+    ).toMatchObject({ status: "healthy", reasons: [] });
+  });
+
+  it("quarantines a task without gold.diff, however good its baseline, with a hint naming the file", () => {
+    const runs = [record({ mode: "baseline" }), record({ mode: "baseline", repeat: 2 })];
+    const assessment = assessTask(
+      { id: "plain", hasGold: false },
+      runs.map((r) => observe(r)),
+    );
+    expect(assessment.status).toBe("quarantined");
+    expect(assessment.reasons).toEqual([
+      {
+        flag: "NO_GOLD",
+        message: expect.stringContaining("no gold.diff"),
+        hint: expect.stringContaining("add tasks/plain/gold.diff"),
+        evidence: ["tasks/plain/gold.diff"],
+      },
+    ]);
+  });
+
+  it("puts the flag's hint, with the task's id, on every reason", () => {
+    const assessment = assessTask({ id: "x", hasGold: false }, [
+      observe(record({ mode: "baseline", hidden: suite("FAIL", "REPORT_INCONSISTENT", 1) })),
+      observe(record({ mode: "gold", verdict: "FAIL", reason: "TESTS_FAILED" })),
+    ]);
+    expect(flags(assessment.reasons)).toEqual(["SENTINEL_NOT_COLLECTED", "GOLD_FAILS", "NO_GOLD"]);
+    for (const reason of assessment.reasons) expect(reason.hint).toBe(quarantineHint(reason.flag, "x"));
+    expect(assessment.reasons[0]?.hint).toMatch(/name the folder/);
+    expect(assessment.reasons[1]?.hint).toContain("pnpm grade x --diff tasks/x/gold.diff");
   });
 
   it("gives one reason per flag, with counts per mode and the logs as evidence", () => {
     const bad = (repeat: number) =>
       record({ mode: "baseline", repeat, existing: suite("FAIL", "TESTS_FAILED", 2) });
-    const assessment = assessTask([
+    const assessment = assessTask(TASK, [
       observe(bad(1)),
       observe(bad(2)),
       observe(record({ mode: "baseline", repeat: 3 })),
@@ -173,7 +236,7 @@ describe("assessTask", () => {
       message: "engine died",
     });
     infra.retriedLogs = ["logs/r1.jsonl", "logs/r2.jsonl"];
-    const assessment = assessTask([observe(record({ mode: "baseline" })), observe(infra)]);
+    const assessment = assessTask(TASK, [observe(record({ mode: "baseline" })), observe(infra)]);
     expect(assessment).toMatchObject({ status: "infra-error", reasons: [] });
     expect(assessment.infra).toEqual({
       failedRuns: 1,
@@ -185,12 +248,27 @@ describe("assessTask", () => {
 
   it("quarantines for a real flag even when another run was an infra error", () => {
     const infra = record({ mode: "gold", reason: "INFRA_ERROR", verdict: null });
-    const assessment = assessTask([
+    const assessment = assessTask(TASK, [
       observe(record({ mode: "baseline", hidden: suite("PASS", null, 0, 1) })),
       observe(infra),
     ]);
     expect(assessment.status).toBe("quarantined");
     expect(flags(assessment.reasons)).toEqual(["HIDDEN_PASS_AT_BASELINE"]);
     expect(assessment.infra.failedRuns).toBe(1);
+  });
+});
+
+describe("sentinelStatus", () => {
+  const options = { root: "/r", task: "t", mode: "baseline" as const };
+  it("reads the field where a grader may put it, and ignores what it does not know", () => {
+    const result = fakeResult(options, {});
+    expect(sentinelStatus(result)).toBeNull();
+    expect(sentinelStatus({ ...result, sentinel: "not-collected" } as typeof result)).toBe("not-collected");
+    const hidden = { ...result.suites.hidden, sentinel: { status: "collected" } };
+    expect(sentinelStatus({ ...result, suites: { ...result.suites, hidden } } as typeof result)).toBe(
+      "collected",
+    );
+    expect(sentinelStatus({ ...result, sentinel: "maybe" } as typeof result)).toBeNull();
+    expect(sentinelStatus({ ...result, sentinel: 3 } as unknown as typeof result)).toBeNull();
   });
 });

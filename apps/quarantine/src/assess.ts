@@ -1,4 +1,4 @@
-import { QUARANTINE_FLAGS, type QuarantineFlag, type QuarantineReason } from "@oracle/spec";
+import { QUARANTINE_FLAGS, type QuarantineFlag, type QuarantineReason, quarantineHint } from "@oracle/spec";
 import { baselineFindings, type Finding, goldFindings } from "./checks.js";
 import { stabilityFindings } from "./stability.js";
 import type { CheckMode, InfraSummary, RunObservation, RunRecord, TaskStatus } from "./types.js";
@@ -21,8 +21,15 @@ function unique(values: Iterable<string>): string[] {
   return [...new Set(values)];
 }
 
+/** The task an assessment is about: its id (for the hints) and whether it has a gold.diff. */
+export interface AssessedTask {
+  id: string;
+  hasGold: boolean;
+}
+
 /** One reason per flag; its message has one part per mode, with how many of that mode's runs showed it. */
 function toReasons(
+  task: AssessedTask,
   perRun: Finding[],
   acrossRuns: Finding[],
   runsPerMode: Record<CheckMode, number>,
@@ -51,9 +58,15 @@ function toReasons(
     g.parts.push(`${f.mode}: ${f.detail}`);
     for (const log of f.logs) g.evidence.add(log);
   }
+  if (!task.hasGold) {
+    const g = group("NO_GOLD");
+    g.parts.push("no gold.diff: no run shows that a correct diff can PASS, so every diff might FAIL");
+    g.evidence.add(`tasks/${task.id}/gold.diff`);
+  }
   return FLAG_ORDER.filter((flag) => groups.has(flag)).map((flag) => {
     const g = groups.get(flag)!;
-    return { flag, message: g.parts.join("; "), evidence: [...g.evidence] };
+    const hint = quarantineHint(flag, task.id);
+    return { flag, message: g.parts.join("; "), hint, evidence: [...g.evidence] };
   });
 }
 
@@ -71,10 +84,11 @@ export function summariseInfra(records: readonly RunRecord[]): InfraSummary {
 }
 
 /**
- * Judges one task from all of its runs. Quarantined when any check failed its expectation; else
- * `infra-error` when an engine failure left a check unproven; else healthy.
+ * Judges one task from all of its runs. Quarantined when any check failed its expectation, or when
+ * the task has no gold.diff (NO_GOLD: nothing proves a correct diff can PASS); else `infra-error`
+ * when an engine failure left a check unproven; else healthy. Every reason carries its hint.
  */
-export function assessTask(observations: readonly RunObservation[]): Assessment {
+export function assessTask(task: AssessedTask, observations: readonly RunObservation[]): Assessment {
   const records = observations.map((o) => o.record);
   const perRun = records.flatMap((r) => (r.mode === "baseline" ? baselineFindings(r) : goldFindings(r)));
   const acrossRuns = [
@@ -85,7 +99,7 @@ export function assessTask(observations: readonly RunObservation[]): Assessment 
     baseline: records.filter((r) => r.mode === "baseline").length,
     gold: records.filter((r) => r.mode === "gold").length,
   };
-  const reasons = toReasons(perRun, acrossRuns, runsPerMode);
+  const reasons = toReasons(task, perRun, acrossRuns, runsPerMode);
   const infra = summariseInfra(records);
   const status: TaskStatus =
     reasons.length > 0 ? "quarantined" : infra.failedRuns > 0 ? "infra-error" : "healthy";
@@ -96,7 +110,14 @@ export function assessTask(observations: readonly RunObservation[]): Assessment 
 export function invalidTask(id: string, message: string): Assessment {
   return {
     status: "quarantined",
-    reasons: [{ flag: "INVALID_TASK", message, evidence: [`tasks/${id}/task.json`] }],
+    reasons: [
+      {
+        flag: "INVALID_TASK",
+        message,
+        hint: quarantineHint("INVALID_TASK", id),
+        evidence: [`tasks/${id}/task.json`],
+      },
+    ],
     infra: summariseInfra([]),
   };
 }

@@ -41,22 +41,41 @@ function existingAtBaseline(run: RunRecord, existing: SuiteSummary | null): Find
   return finding("EXISTING_SUITE_FAILS", run, `${existing.reason ?? "FAIL"}: ${counted(existing)}`);
 }
 
+/** Reasons of a hidden suite that failed on its report, not on its tests. */
+const REPORT_PROBLEMS: ReadonlySet<string> = new Set(["REPORT_MISSING", "REPORT_INVALID"]);
+
+/** A hidden suite that said REPORT_INCONSISTENT at baseline: its sentinel not run, unless the result says it was. */
+function inconsistentAtBaseline(run: RunRecord, hidden: SuiteSummary): Finding {
+  const detail = `REPORT_INCONSISTENT: ${run.message}`;
+  return run.sentinel === "collected"
+    ? finding("HIDDEN_REPORT_UNUSABLE", run, detail)
+    : finding("SENTINEL_NOT_COLLECTED", run, `${detail} (${counted(hidden)})`);
+}
+
 function hiddenAtBaseline(run: RunRecord, existingRan: boolean, hidden: SuiteSummary | null): Finding | null {
   if (hidden === null || hidden.status === "NOT_RUN") {
     return existingRan ? finding("NO_HIDDEN_TESTS", run, "the hidden suite did not run") : null;
   }
   if (hidden.status === "PASS") return finding("HIDDEN_PASS_AT_BASELINE", run, counted(hidden));
-  if (hidden.counts.failed + hidden.counts.error > 0) return null;
-  return finding(
-    "NO_HIDDEN_TESTS",
-    run,
-    `no hidden test failed (${hidden.reason ?? "FAIL"}: ${counted(hidden)})`,
-  );
+  const failedTests = hidden.counts.failed + hidden.counts.error;
+  if (hidden.reason === "TESTS_FAILED" && failedTests > 0) return null;
+  if (hidden.reason === "REPORT_INCONSISTENT") return inconsistentAtBaseline(run, hidden);
+  const why = `${hidden.reason ?? "FAIL"}: ${counted(hidden)}`;
+  if (hidden.reason && REPORT_PROBLEMS.has(hidden.reason))
+    return finding("HIDDEN_REPORT_UNUSABLE", run, `${why}: ${run.message}`);
+  return finding("NO_HIDDEN_TESTS", run, `no hidden test ran and failed (${why})`);
+}
+
+/** A result that says the hidden command never ran the sentinel, whatever the suite's status. */
+function sentinelAtBaseline(run: RunRecord): Finding | null {
+  if (run.sentinel !== "not-collected" || run.hidden?.reason === "REPORT_INCONSISTENT") return null;
+  return finding("SENTINEL_NOT_COLLECTED", run, "the grade result says the sentinel was not collected");
 }
 
 /**
  * What one baseline run says about its task. A healthy baseline: the existing suite PASS, and the
- * hidden suite FAIL because at least one of its tests failed. INFRA_ERROR runs say nothing.
+ * hidden suite FAIL with TESTS_FAILED because at least one of its tests ran and failed (not a report
+ * problem, not nothing-ran), its sentinel run. INFRA_ERROR runs say nothing.
  */
 export function baselineFindings(run: RunRecord): Finding[] {
   if (run.reason === "INFRA_ERROR") return [];
@@ -68,6 +87,8 @@ export function baselineFindings(run: RunRecord): Finding[] {
   const existingRan = run.existing !== null && run.existing.status === "PASS";
   const hidden = hiddenAtBaseline(run, existingRan, run.hidden);
   if (hidden) findings.push(hidden);
+  const sentinel = sentinelAtBaseline(run);
+  if (sentinel) findings.push(sentinel);
   return findings;
 }
 

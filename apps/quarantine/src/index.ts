@@ -1,4 +1,4 @@
-export { type Assessment, assessTask } from "./assess.js";
+export { type AssessedTask, type Assessment, assessTask } from "./assess.js";
 export { baselineFindings, type Finding, goldFindings } from "./checks.js";
 export { selectTasks } from "./discover.js";
 export { dockerEngine, type SweepEngine } from "./engine.js";
@@ -15,6 +15,7 @@ export type {
   GradeOptions,
   InfraSummary,
   RunRecord,
+  SentinelStatus,
   SweepCounts,
   SweepReport,
   TaskReport,

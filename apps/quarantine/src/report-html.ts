@@ -34,7 +34,10 @@ function runLink(report: SweepReport, run: RunRecord): string {
 }
 
 function reasonsCell(task: TaskReport): string {
-  const items = task.reasons.map((r) => `<li><b>${escapeHtml(r.flag)}</b>: ${escapeHtml(r.message)}</li>`);
+  const items = task.reasons.map(
+    (r) =>
+      `<li><b>${escapeHtml(r.flag)}</b>: ${escapeHtml(r.message)}${r.hint ? `<br><i class="hint">fix: ${escapeHtml(r.hint)}</i>` : ""}</li>`,
+  );
   if (task.infra.failedRuns > 0) {
     items.push(
       `<li><b>INFRA_ERROR</b> (not the task's fault): ${escapeHtml(task.infra.messages.join(" · "))}</li>`,

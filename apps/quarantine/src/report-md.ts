@@ -40,7 +40,12 @@ function countsTable(report: SweepReport): string[] {
 }
 
 function reasonsText(task: TaskReport): string {
-  return task.reasons.map((r) => `\`${r.flag}\`: ${escapeMarkdown(r.message)}`).join(" · ");
+  return task.reasons
+    .map(
+      (r) =>
+        `\`${r.flag}\`: ${escapeMarkdown(r.message)}${r.hint ? ` (fix: ${escapeMarkdown(r.hint)})` : ""}`,
+    )
+    .join(" · ");
 }
 
 /** `describe` returns Markdown: it escapes what it interpolates. */

@@ -4,7 +4,15 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { type GradeResult, isOracleError, type SuiteResult } from "@oracle/spec";
 import type Docker from "dockerode";
 import type { Logger } from "winston";
-import type { CheckMode, GradeFn, GradeOptions, RunObservation, RunRecord, SuiteSummary } from "./types.js";
+import type {
+  CheckMode,
+  GradeFn,
+  GradeOptions,
+  RunObservation,
+  RunRecord,
+  SentinelStatus,
+  SuiteSummary,
+} from "./types.js";
 
 /** Everything one task's runs share. */
 export interface RunContext {
@@ -28,6 +36,23 @@ const TASK_ERRORS = ["TASK_INVALID", "TASK_NOT_FOUND", "DIFF_UNREADABLE"] as con
 
 function summarise(suite: SuiteResult): SuiteSummary {
   return { status: suite.status, reason: suite.reason ?? null, counts: suite.counts };
+}
+
+const SENTINEL_STATUSES = new Set(["collected", "not-collected", "none"]);
+
+function asSentinelStatus(value: unknown): SentinelStatus {
+  const status = typeof value === "object" && value !== null ? (value as { status?: unknown }).status : value;
+  return typeof status === "string" && SENTINEL_STATUSES.has(status) ? (status as SentinelStatus) : null;
+}
+
+/**
+ * The sentinel's status, from a result that may or may not carry it (at its top level or on the
+ * hidden suite; a string or an object with a status): null when it says nothing the sweep knows.
+ */
+export function sentinelStatus(result: GradeResult): SentinelStatus {
+  const top = (result as unknown as Record<string, unknown>).sentinel;
+  const hidden = (result.suites.hidden as unknown as Record<string, unknown>).sentinel;
+  return asSentinelStatus(top) ?? asSentinelStatus(hidden);
 }
 
 function rootRelative(root: string, file: string): string {
@@ -56,6 +81,7 @@ function fromResult(
     message: result.message,
     existing: summarise(result.suites.existing),
     hidden: summarise(result.suites.hidden),
+    sentinel: sentinelStatus(result),
     testsHash: result.testsHash,
     durationMs: result.durationMs,
     timings: result.timings,
@@ -87,6 +113,7 @@ function fromError(
     message: taskFault ? message : `the grader threw: ${message}`,
     existing: null,
     hidden: null,
+    sentinel: null,
     testsHash: null,
     durationMs: ms,
     timings: {},

@@ -26,6 +26,10 @@ const behaviour: Record<string, FakeRun> = {
   slow: { stop: "TIMEOUT" },
 };
 
+/** A fake run in which the gold diff (mode "grade") passes and the baseline fails on its hidden test. */
+const goldPasses = (options: GradeOptions): FakeRun =>
+  options.mode === "grade" ? { hidden: { h: "passed" } } : {};
+
 function byTask(options: GradeOptions): FakeRun {
   if (options.mode === "grade")
     return options.task === "gold-fails" ? { hidden: { h: "failed" } } : { hidden: { h: "passed" } };
@@ -55,12 +59,13 @@ describe("sweep", () => {
     );
     expect(statuses).toEqual({
       broken: ["quarantined", "INVALID_TASK"],
-      "existing-fails": ["quarantined", "EXISTING_SUITE_FAILS"],
+      "existing-fails": ["quarantined", "EXISTING_SUITE_FAILS", "NO_GOLD"],
       "gold-fails": ["quarantined", "GOLD_FAILS"],
       "good-gold": ["healthy"],
-      healthy: ["healthy"],
-      "hidden-passes": ["quarantined", "HIDDEN_PASS_AT_BASELINE"],
-      slow: ["quarantined", "TIMEOUT"],
+      // A good baseline is not enough: without gold.diff nothing shows a correct diff can PASS.
+      healthy: ["quarantined", "NO_GOLD"],
+      "hidden-passes": ["quarantined", "HIDDEN_PASS_AT_BASELINE", "NO_GOLD"],
+      slow: ["quarantined", "TIMEOUT", "NO_GOLD"],
     });
     expect(grade.calls).toHaveLength(2 * 6 + 2 * 2);
     expect(grade.calls.every((c) => c.allowQuarantined === true)).toBe(true);
@@ -71,32 +76,36 @@ describe("sweep", () => {
       "broken",
       "existing-fails",
       "gold-fails",
+      "healthy",
       "hidden-passes",
       "slow",
     ]);
-    expect(report.counts).toMatchObject({ tasks: 7, healthy: 2, quarantined: 5, runs: 16 });
+    expect(report.counts).toMatchObject({ tasks: 7, healthy: 1, quarantined: 6, runs: 16 });
 
     const list = await readQuarantineFile(root);
     expect(Object.keys(list.tasks)).toEqual([
       "broken",
       "existing-fails",
       "gold-fails",
+      "healthy",
       "hidden-passes",
       "slow",
     ]);
+    expect(list.tasks.healthy?.reasons[0]?.hint).toContain("add tasks/healthy/gold.diff");
     expect(list.tasks.slow?.firstSeen).toBe(report.finishedAt);
     const files = ["report.json", "report.md", "report.html"].map((f) => join(report.reportDir, f));
     for (const file of files) expect((await stat(file)).size).toBeGreaterThan(100);
-    expect(JSON.parse(await readFile(files[0]!, "utf8")).counts.quarantined).toBe(5);
+    expect(JSON.parse(await readFile(files[0]!, "utf8")).counts.quarantined).toBe(6);
+    expect(await readFile(files[1]!, "utf8")).toContain("(fix: add tasks/healthy/gold.diff");
     expect(report.reportDir).toBe(join(root, "logs", "sweep", "20261201T000001Z"));
     const slowRun = report.tasks.find((t) => t.id === "slow")?.runs[0];
     expect(slowRun?.log).toBe("logs/sweep/20261201T000001Z/runs/slow/baseline-1.jsonl");
   });
 
   it("keeps firstSeen, releases a fixed task, and leaves tasks outside --tasks alone", async () => {
-    for (const id of ["a-bad", "b-bad", "c-good"]) await writeTask(root, id);
+    for (const id of ["a-bad", "b-bad", "c-good"]) await writeTask(root, id, { gold: true });
     const bad = new Set(["a-bad", "b-bad"]);
-    const grade = fakeGrade((o) => (bad.has(o.task) ? { existing: { x: "failed" } } : {}));
+    const grade = fakeGrade((o) => (bad.has(o.task) ? { existing: { x: "failed" } } : goldPasses(o)));
     const first = await run({ grade });
     const before = await readQuarantineFile(root);
 
@@ -139,14 +148,14 @@ describe("sweep", () => {
       hidden: { h: "failed", r: call % 2 === 0 ? "passed" : "failed" },
     }));
     const report = await run({ grade, repeat: 3 });
-    expect(report.tasks[0]?.reasons.map((r) => r.flag)).toEqual(["FLAKY"]);
+    expect(report.tasks[0]?.reasons.map((r) => r.flag)).toEqual(["FLAKY", "NO_GOLD"]);
     expect(report.tasks[0]?.reasons[0]?.message).toContain("hidden:t.py::r");
     expect(report.removed).toEqual(["vanished"]);
     expect(Object.keys((await readQuarantineFile(root)).tasks)).toEqual(["flaky"]);
   });
 
   it("retries INFRA_ERROR runs, and never quarantines or releases a task for the engine's failures", async () => {
-    for (const id of ["recovers", "engine-down", "was-bad"]) await writeTask(root, id);
+    for (const id of ["recovers", "engine-down", "was-bad"]) await writeTask(root, id, { gold: true });
     await writeFile(
       join(root, "tasks", "quarantine.json"),
       JSON.stringify({
@@ -162,7 +171,7 @@ describe("sweep", () => {
     );
     let recoverCalls = 0;
     const grade = fakeGrade((o): FakeRun => {
-      if (o.task === "recovers") return ++recoverCalls === 1 ? { stop: "INFRA_ERROR" } : {};
+      if (o.task === "recovers") return ++recoverCalls === 1 ? { stop: "INFRA_ERROR" } : goldPasses(o);
       if (o.task === "engine-down") throw new Error("socket hang up");
       return { stop: "INFRA_ERROR" };
     });
@@ -173,21 +182,24 @@ describe("sweep", () => {
     expect(byId["engine-down"]).toMatchObject({
       status: "infra-error",
       reasons: [],
-      infra: { failedRuns: 1, retries: 2 },
+      infra: { failedRuns: 2, retries: 4 },
     });
     expect(byId["engine-down"]?.infra.messages[0]).toContain("socket hang up");
     expect(byId["was-bad"]).toMatchObject({ status: "infra-error", change: "kept" });
     expect(
-      grade.calls.filter((c) => c.task === "engine-down").map((c) => c.logFile?.split("/").pop()),
+      grade.calls
+        .filter((c) => c.task === "engine-down" && c.mode === "baseline")
+        .map((c) => c.logFile?.split("/").pop()),
     ).toEqual(["baseline-1.jsonl", "baseline-1-retry1.jsonl", "baseline-1-retry2.jsonl"]);
     const list = await readQuarantineFile(root);
     expect(Object.keys(list.tasks)).toEqual(["was-bad"]);
     expect(list.tasks["was-bad"]?.lastChecked).toBe("2026-01-01T00:00:00Z");
-    expect(report.counts).toMatchObject({ infraError: 2, newlyQuarantined: 0, released: 0, infraRetries: 5 });
+    // recovers: 1; engine-down and was-bad: 2 retries of each of their 2 checks.
+    expect(report.counts).toMatchObject({ infraError: 2, newlyQuarantined: 0, released: 0, infraRetries: 9 });
   });
 
   it("holds the concurrency limit and keeps going when one task's grade throws a task error", async () => {
-    for (const id of ["t1", "t2", "t3", "t4", "t5"]) await writeTask(root, id);
+    for (const id of ["t1", "t2", "t3", "t4", "t5"]) await writeTask(root, id, { gold: true });
     let active = 0;
     let peak = 0;
     const grade = fakeGrade(async (o) => {
@@ -196,7 +208,7 @@ describe("sweep", () => {
       await new Promise((r) => setTimeout(r, 5));
       active -= 1;
       if (o.task === "t3") throw new OracleError("TASK_INVALID", "bad mirror");
-      return {};
+      return goldPasses(o);
     });
     const report = await run({ grade, concurrency: 2, repeat: 2 });
     expect(peak).toBe(2);

@@ -104,7 +104,7 @@ export async function sweepTask(ctx: SweepContext, task: PlannedTask): Promise<T
     const failed = settled.find((s) => s.status === "rejected");
     if (failed) throw failed.reason;
     const observations = settled.map((s) => (s as PromiseFulfilledResult<RunObservation>).value);
-    return outcome(task.id, hasGold, observations, assessTask(observations));
+    return outcome(task.id, hasGold, observations, assessTask({ id: task.id, hasGold }, observations));
   } catch (error) {
     if (ctx.signal.aborted) throw error;
     ctx.logger.error("task crashed the sweep", { task: task.id, error: formatError(error) });

@@ -13,6 +13,13 @@ export type CheckMode = "baseline" | "gold";
 /** Why a run ended: the grader's reason, or TASK_INVALID when the grader refused the task. */
 export type RunReason = ReasonCode | "TASK_INVALID";
 
+/**
+ * What the grade result says about the oracle's sentinel in the hidden suite: collected (it ran and
+ * behaved), not-collected (the hidden command never ran it), none (no sentinel for this framework).
+ * Null when the result does not say (a grader without the field).
+ */
+export type SentinelStatus = "collected" | "not-collected" | "none" | null;
+
 export interface SuiteSummary {
   status: SuiteResult["status"];
   reason: ReasonCode | null;
@@ -31,6 +38,7 @@ export interface RunRecord {
   message: string;
   existing: SuiteSummary | null;
   hidden: SuiteSummary | null;
+  sentinel: SentinelStatus;
   testsHash: string | null;
   durationMs: number;
   /** The grader's step timings (ms), e.g. create, start, prep.existing, suite.existing, ... */

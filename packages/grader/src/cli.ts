@@ -2,6 +2,7 @@ import { formatError, isOracleError, writeJsonAtomic } from "@oracle/spec";
 import winston from "winston";
 import { isBatchInvocation } from "./batch/cli-options.js";
 import { type CliOptions, HELP, invocationCwd, parseCliArgs } from "./cli-options.js";
+import { failureOutput } from "./failure-output.js";
 import { grade } from "./grade.js";
 
 function humanLogger(): winston.Logger {
@@ -30,6 +31,7 @@ async function gradeFromCli(options: CliOptions, signal: AbortSignal): Promise<n
     logger: humanLogger(),
   });
   if (options.resultFile) await writeJsonAtomic(options.resultFile, result);
+  process.stderr.write(failureOutput(result));
   process.stdout.write(`tests_hash=${result.testsHash}\n`);
   return result.verdict === "PASS" ? 0 : 1;
 }

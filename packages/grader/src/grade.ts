@@ -21,8 +21,9 @@ async function checkQuarantine(root: string, task: string, allowed: boolean): Pr
   const entry = (await readQuarantineFile(root)).tasks[task];
   if (!entry || allowed) return;
   const reasons = entry.reasons.map((r) => `${r.flag}: ${r.message}`).join("; ");
+  const fixes = entry.reasons.flatMap((r) => (r.hint ? [`${r.hint}; `] : [])).join("");
   throw new OracleError("TASK_QUARANTINED", `task '${task}' is quarantined (${reasons})`, {
-    hint: "fix the task and run pnpm quarantine-sweep, or grade it anyway with --allow-quarantined",
+    hint: `${fixes}fix the task and run pnpm quarantine-sweep, or grade it anyway with --allow-quarantined`,
   });
 }
 

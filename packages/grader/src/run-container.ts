@@ -7,6 +7,7 @@ import {
   timed,
 } from "./container-steps.js";
 import type { SuiteName } from "./junit.js";
+import { suiteTail } from "./output-tail.js";
 import {
   attachDriver,
   DRIVER_PROCESS,
@@ -88,7 +89,11 @@ function judgeCollected(
   if (record.unsafe) throw new Error(`the ${suite} suite's driver refused to go on: ${record.unsafe}`);
   const out = output.stdout.captured();
   const err = output.stderr.captured();
-  const bounded = { bytes: out.bytes + err.bytes, truncated: out.truncated || err.truncated };
+  const bounded = {
+    bytes: out.bytes + err.bytes,
+    truncated: out.truncated || err.truncated,
+    tail: suiteTail(out, err),
+  };
   const report = record.report[suite];
   if (!report || oomKills === undefined) {
     if (record.protocolError) throw new Error(`the driver's output: ${record.protocolError}`);

@@ -12,7 +12,7 @@ export interface SuiteRun {
   exitCode: number | null;
   durationMs: number;
   report: ReportRead;
-  output: { bytes: number; truncated: boolean };
+  output: SuiteResult["output"];
 }
 
 /** A suite that did not run (the run ended before it). */

@@ -8,10 +8,12 @@ export { describeIssues, parseWith, readJsonFile } from "./parse.js";
 export type { QuarantineEntry, QuarantineFile, QuarantineFlag, QuarantineReason } from "./quarantine.js";
 export {
   QUARANTINE_FLAGS,
+  QUARANTINE_HINTS,
   QuarantineEntrySchema,
   QuarantineFileSchema,
   QuarantineReasonSchema,
   quarantineFilePath,
+  quarantineHint,
   readQuarantineFile,
 } from "./quarantine.js";
 export type { ImageBuild, ImageRecord, RegistryFile } from "./registry.js";

@@ -10,18 +10,63 @@ export const QUARANTINE_FLAGS = {
   NO_EXISTING_TESTS: "At the base commit, no test of the existing suite ran.",
   NO_HIDDEN_TESTS: "At the base commit, no hidden test ran.",
   HIDDEN_PASS_AT_BASELINE: "At the base commit, the hidden tests pass: they test nothing the diff must fix.",
+  HIDDEN_REPORT_UNUSABLE:
+    "At the base commit, the hidden suite failed on its report (missing, invalid, or contradicting the runner's exit code), not on a test that ran and failed.",
+  SENTINEL_NOT_COLLECTED:
+    "At the base commit, the hidden command did not run the oracle's sentinel test: no graded run of the task could be trusted, a correct diff would FAIL.",
   GOLD_FAILS: "The task's gold.diff does not PASS.",
   FLAKY: "Repeated runs of the same check gave different outcomes.",
   TESTS_HASH_UNSTABLE: "Repeated runs of the same check ran different tests.",
   TIMEOUT: "A check ran past the task's wall-clock limit.",
   OUT_OF_MEMORY: "A check was OOM-killed at the task's memory limit.",
+  NO_GOLD: "The task has no gold.diff: nothing shows that a correct diff can PASS.",
   INFRA_ERROR: "The engine failed on every retry; reported apart, not the task's fault.",
 } as const;
 export type QuarantineFlag = keyof typeof QUARANTINE_FLAGS;
 
+/**
+ * What fixes each flag, for the task's author; `<task>` stands for the task's id. The README lists
+ * each, and the sweep puts it on every reason it writes.
+ */
+export const QUARANTINE_HINTS: Record<QuarantineFlag, string> = {
+  INVALID_TASK:
+    "fix tasks/<task>/task.json (the message names the field) or the mirror's baseCommit, then run pnpm quarantine-sweep --tasks <task>",
+  IMAGE_NOT_BUILT: "run pnpm build-images (the task's image has no current build)",
+  EXISTING_SUITE_FAILS:
+    "run pnpm grade <task> --baseline and read the existing suite's output; narrow suites.existing.command to tests that pass at baseCommit",
+  NO_EXISTING_TESTS:
+    "make suites.existing.command select tests that exist at baseCommit (check its paths and patterns)",
+  NO_HIDDEN_TESTS:
+    "make suites.hidden.command select the files under tasks/<task>/hidden-tests/ (paths as they are in the checkout) and check that they import at baseCommit",
+  HIDDEN_PASS_AT_BASELINE:
+    "the hidden tests must fail at baseCommit: check baseCommit is the commit before the fix and that the hidden tests test the fix",
+  HIDDEN_REPORT_UNUSABLE:
+    'make suites.hidden.command write JUnit XML to $ORACLE_JUNIT (pytest --junitxml="$ORACLE_JUNIT") and exit non-zero exactly when a test fails (do not mask its exit code); pnpm grade <task> --baseline shows the suite\'s output',
+  SENTINEL_NOT_COLLECTED:
+    "make suites.hidden.command run every test file in the hidden tests' folder (name the folder, e.g. pytest hidden/, rather than single files, node ids or -k), or set framework in task.json to the runner the command starts; do not set framework to other, which turns the check off",
+  GOLD_FAILS:
+    "run pnpm grade <task> --diff tasks/<task>/gold.diff and read the failing suite's output; fix gold.diff (a diff of the fix without the test files) or the hidden tests",
+  FLAKY:
+    "run pnpm quarantine-sweep --tasks <task> --repeat 5 and fix what the flipping tests depend on (time, randomness, order, network)",
+  TESTS_HASH_UNSTABLE:
+    "give every test a stable id: no random or time-based parametrize ids, no tests generated from the environment",
+  TIMEOUT: "speed up the suites or raise timeoutSeconds in task.json",
+  OUT_OF_MEMORY: "raise resources.memoryMb in task.json, or run fewer test workers",
+  NO_GOLD:
+    "add tasks/<task>/gold.diff: the upstream fix as a unified diff against baseCommit, without the test files the hidden suite brings",
+  INFRA_ERROR: "check the Docker engine (docker info) and run the sweep again",
+};
+
+/** The hint of a flag, for one task. */
+export function quarantineHint(flag: QuarantineFlag, task: string): string {
+  return QUARANTINE_HINTS[flag].replaceAll("<task>", task);
+}
+
 export const QuarantineReasonSchema = z.strictObject({
   flag: z.enum(Object.keys(QUARANTINE_FLAGS) as [QuarantineFlag, ...QuarantineFlag[]]),
   message: z.string(),
+  /** What fixes it (QUARANTINE_HINTS); absent in lists written before hints existed. */
+  hint: z.string().optional(),
   evidence: z.array(z.string()).default([]),
 });
 export type QuarantineReason = z.output<typeof QuarantineReasonSchema>;

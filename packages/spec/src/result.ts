@@ -51,7 +51,12 @@ export const SuiteResultSchema = z.strictObject({
   tests: z.array(TestCaseSchema),
   /** Tests of the suite's report left out of `tests` (0 when all are listed). */
   testsOmitted: z.number().int().nonnegative().optional(),
-  output: z.strictObject({ bytes: z.number().int().nonnegative(), truncated: z.boolean() }),
+  output: z.strictObject({
+    bytes: z.number().int().nonnegative(),
+    truncated: z.boolean(),
+    /** The last lines (at most 40 and 4 KiB each) of what the suite printed, escape sequences removed. */
+    tail: z.strictObject({ stdout: z.string(), stderr: z.string() }).optional(),
+  }),
 });
 export type SuiteResult = z.output<typeof SuiteResultSchema>;
 

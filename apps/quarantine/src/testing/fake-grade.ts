@@ -115,6 +115,7 @@ export function record(partial: Partial<RunRecord> & Pick<RunRecord, "mode">): R
     message: "",
     existing,
     hidden: partial.mode === "gold" ? { ...existing } : hidden,
+    sentinel: null,
     testsHash: "a".repeat(64),
     durationMs: 100,
     timings: {},
