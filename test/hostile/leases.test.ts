@@ -68,13 +68,13 @@ afterAll(async () => {
   await corpus?.cleanup();
 }, 120_000);
 
-/** The fix, whose existing suite waits (up to 25 s) for the release file in the mounted hidden tests. */
+/** The fix, whose existing suite waits (up to 25 s) for the release file in its own run folder (written from the host). */
 const HELD = `import os
 import time
 
 if not os.path.isdir(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "checks")):
     for _ in range(250):
-        if os.path.exists("/oracle/hidden/release"):
+        if os.path.exists("/oracle/run/release"):
             break
         time.sleep(0.1)
 
@@ -129,9 +129,13 @@ describe("leftover leases", () => {
       readFileSync(logFile, "utf8"),
       "the inner grader's existing suite ended before the outer grader was done",
     ).not.toContain('"suite.exit"');
-    expect(await containersWithLabel(label, engine.docker)).toHaveLength(1);
-
-    writeFileSync(join(corpus.root, "tasks", INNER, "hidden-tests", "release"), "");
+    // One container per suite: the existing suite's (held) and the hidden suite's (prepared, waiting).
+    const held = await containersWithLabel(`${label}`, engine.docker);
+    expect(held.length).toBeGreaterThan(0);
+    const existing = held.find((c) => c.Labels["dev.oracle.suite"] === "existing");
+    const runDir = existing?.Mounts.find((m) => m.Destination === "/oracle/run")?.Source;
+    expect(runDir, "the existing suite's run folder").toBeTruthy();
+    writeFileSync(join(runDir!, "release"), "");
     expect(await exited, stderr).toBe(0);
     const result = JSON.parse(readFileSync(resultFile, "utf8")) as GradeResult;
     expect({ verdict: result.verdict, reason: result.reason }, result.message).toEqual({
