@@ -11,9 +11,9 @@ import { listHiddenFiles } from "./hidden-files.js";
 import { resolveImage, staleImageMessage } from "./image.js";
 import { gradeLabels, removeLeftovers } from "./leftovers.js";
 import type { RunLog } from "./oracle-log.js";
+import { plantSentinels } from "./plant-sentinels.js";
 import { buildResult } from "./result.js";
 import { runInContainer } from "./run-container.js";
-import { planSentinel, sentinelFramework } from "./sentinels.js";
 
 export interface SuperviseInputs {
   loaded: LoadedTask;
@@ -149,8 +149,7 @@ async function prepareAndRun(
   const diff = filtered ? { filtered } : null;
   const hiddenFiles = await listHiddenFiles(loaded.hiddenTestsDir);
   const labels = gradeLabels(inputs.runId, loaded.task.id);
-  const sentinel = planSentinel(sentinelFramework(loaded.task, hiddenFiles), hiddenFiles);
-  log.event("sentinel", sentinel ? { framework: sentinel.framework, path: sentinel.path } : { none: true });
+  const sentinel = await plantSentinels(loaded, hiddenFiles, join(runDirs.hidden, "tests"), log, state);
   await leftovers;
   return runInContainer(
     { loaded, image: image.runAs, labels, diff, runDirs, hiddenFiles, sentinel, docker, log, imageCurrent },
@@ -269,6 +268,7 @@ export async function superviseRun(inputs: SuperviseInputs): Promise<GradeResult
     mode: inputs.mode,
     ...outcome,
     suites: state.suites,
+    ...(state.sentinel ? { sentinel: state.sentinel } : {}),
     image: facts.image,
     diff: facts.diff,
     timings: state.timings,
