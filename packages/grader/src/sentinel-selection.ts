@@ -62,7 +62,8 @@ const PYTEST_VALUES = new Set(
 );
 
 /** pytest: paths, `file::Class` node ids, plain `-k`; `-x`/`--maxfail` get no sentinel. */
-function pytestSelection(call: RunnerCall, files: string[]): Selection {
+function pytestSelection(call: RunnerCall, texts: ReadonlyMap<string, string>): Selection {
+  const files = [...texts.keys()];
   const p = parseArgs(call.args, PYTEST_VALUES);
   if (["-x", "--exitfirst", "--sw", "--stepwise"].some((f) => p.flags.has(f)) || p.values.has("--maxfail"))
     return {
@@ -86,7 +87,8 @@ function pytestSelection(call: RunnerCall, files: string[]): Selection {
     const full = joinCwd(call.cwd, path);
     if (rest.length > 0) {
       const className = rest[0]!;
-      if (rest.length === 1 && /^[A-Za-z_]\w*$/.test(className) && files.includes(full))
+      const isClass = () => new RegExp(`^class[ \\t]+${className}\\b`, "m").test(texts.get(full) ?? "");
+      if (rest.length === 1 && /^[A-Za-z_]\w*$/.test(className) && isClass())
         selection.covered.set(full, { className });
       else notes.push(`the node id ${target} names single tests`);
       continue;
@@ -190,8 +192,9 @@ function jestLikeSelection(call: RunnerCall, files: string[]): Selection {
 }
 
 /** What the hidden command's runner selects among the hidden test files. */
-export function selectionOf(call: RunnerCall, files: string[]): Selection {
-  if (call.framework === "pytest") return pytestSelection(call, files);
+export function selectionOf(call: RunnerCall, texts: ReadonlyMap<string, string>): Selection {
+  if (call.framework === "pytest") return pytestSelection(call, texts);
+  const files = [...texts.keys()];
   if (call.framework === "mocha") return mochaSelection(call, files);
   return jestLikeSelection(call, files);
 }

@@ -73,6 +73,9 @@ describe("planSentinels: pytest", () => {
     expect(node.required).toEqual([]);
     expect(node.appends).toHaveLength(1);
     expect(node.note).toMatch(/node id/);
+    expect(plan("pytest tests/test_x.py::test_add_positive", { "tests/test_x.py": PY })!.required).toEqual(
+      [],
+    );
   });
 
   it("-k: a plain name is in the sentinel names; an expression makes them optional; -x gets none", () => {

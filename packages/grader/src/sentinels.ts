@@ -57,10 +57,7 @@ export function planSentinels(
   const candidates = files.filter(framework === "pytest" ? isPython : isJs);
   if (candidates.length === 0) return null;
   const selection: Selection = runner.args
-    ? selectionOf(
-        runner as RunnerCall,
-        candidates.map((f) => f.path),
-      )
+    ? selectionOf(runner as RunnerCall, new Map(candidates.map((f) => [f.path, f.text])))
     : {
         covered: new Map(),
         unsure: "the task names its framework but the command's runner was not recognised",
@@ -88,8 +85,7 @@ export function noSentinelNote(
 ): string {
   if (runner === null) return "no protected runner (pytest, mocha, jest, vitest) in the hidden command";
   if (runner.args) {
-    const paths = files.map((f) => f.path);
-    const why = selectionOf(runner as RunnerCall, paths).unprotected;
+    const why = selectionOf(runner as RunnerCall, new Map(files.map((f) => [f.path, f.text]))).unprotected;
     if (why) return why;
   }
   return `no hidden file looks like a ${runner.framework} test file`;
