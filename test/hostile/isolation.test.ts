@@ -181,13 +181,23 @@ with open("/proc/self/mountinfo") as _f:
 `,
   ],
   [
-    "a readable driver script naming the sentinel",
-    `
-import glob as _glob, os as _os
+    "anything readable naming the sentinel",
+    // The sentinel is what the hidden suite runs beyond the task's own test (test_add_positive):
+    // a separate file (before) or functions appended to the hidden file (now). Only the checkout
+    // and its source, the hidden tests' copy, may name it.
+    String.raw`
+import glob as _glob, os as _os, re as _re
+_names = [_os.path.basename(_p)[:-3].encode() for _p in _glob.glob("/work/repo/checks/test_*.py")]
+_names = [_n for _n in _names if _n != b"test_hidden"]
+try:
+    with open("/work/repo/checks/test_hidden.py", "rb") as _f:
+        _names += [_n for _n in _re.findall(rb"def (test_\w+)", _f.read()) if _n != b"test_add_positive"]
+except OSError:
+    pass
 _WON = False
-_names = [_os.path.basename(_p).encode() for _p in _glob.glob("/work/repo/checks/test_*.py")]
-_names = [_n for _n in _names if _n != b"test_hidden.py"]
 for _path in _glob.glob("/oracle/**", recursive=True) + ["/proc/1/cmdline", "/proc/1/environ"]:
+    if _path.startswith("/oracle/run/tests/") or _path.startswith("/oracle/hidden/"):
+        continue
     try:
         with open(_path, "rb") as _f:
             _data = _f.read()

@@ -38,21 +38,9 @@ function summarise(suite: SuiteResult): SuiteSummary {
   return { status: suite.status, reason: suite.reason ?? null, counts: suite.counts };
 }
 
-const SENTINEL_STATUSES = new Set(["collected", "not-collected", "none"]);
-
-function asSentinelStatus(value: unknown): SentinelStatus {
-  const status = typeof value === "object" && value !== null ? (value as { status?: unknown }).status : value;
-  return typeof status === "string" && SENTINEL_STATUSES.has(status) ? (status as SentinelStatus) : null;
-}
-
-/**
- * The sentinel's status, from a result that may or may not carry it (at its top level or on the
- * hidden suite; a string or an object with a status): null when it says nothing the sweep knows.
- */
+/** The sentinel's state at this run (the result's `sentinel`), null when the result does not say. */
 export function sentinelStatus(result: GradeResult): SentinelStatus {
-  const top = (result as unknown as Record<string, unknown>).sentinel;
-  const hidden = (result.suites.hidden as unknown as Record<string, unknown>).sentinel;
-  return asSentinelStatus(top) ?? asSentinelStatus(hidden);
+  return result.sentinel?.state ?? null;
 }
 
 function rootRelative(root: string, file: string): string {

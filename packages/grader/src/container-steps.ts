@@ -1,4 +1,4 @@
-import type { LoadedTask, ReasonCode, SuiteResult } from "@oracle/spec";
+import type { LoadedTask, ReasonCode, SentinelResult, SuiteResult } from "@oracle/spec";
 import { PATHS } from "./container-config.js";
 import type { FilteredDiff } from "./diff/filter.js";
 import { displayPath } from "./diff/paths.js";
@@ -20,7 +20,7 @@ export interface ContainerRunInputs {
   /** Each suite's host folder (mounted read-only at PATHS.run in its container): the filtered diff, and the hidden tests in the hidden suite's. */
   runDirs: Record<SuiteName, string>;
   hiddenFiles: string[];
-  /** The must-fail/must-pass sentinel planted beside the hidden tests, or null (docs/security.md). */
+  /** The must-fail/must-pass sentinels appended to the hidden test files, or null (docs/security.md). */
   sentinel: Sentinel | null;
   docker: GradeDocker;
   log: RunLog;
@@ -38,6 +38,8 @@ export interface RunState {
   /** Why a suite failed, as judged (the run's message names the first). */
   failures: Partial<Record<SuiteName, string>>;
   timings: Record<string, number>;
+  /** What the hidden suite's sentinels showed, once it was judged. */
+  sentinel?: SentinelResult;
 }
 
 export interface RunOutcome {

@@ -1,4 +1,4 @@
-import type { GradeResult, ReasonCode, SuiteResult } from "@oracle/spec";
+import type { GradeResult, ReasonCode, SentinelResult, SuiteResult } from "@oracle/spec";
 import { GradeResultSchema } from "@oracle/spec";
 import type { FilteredDiff } from "./diff/filter.js";
 import { listedTests, MAX_LISTED_TESTS, notRunSuite, ranIds } from "./suite-result.js";
@@ -11,6 +11,8 @@ export interface ResultParts {
   reason: ReasonCode;
   message: string;
   suites: Partial<Record<"existing" | "hidden", SuiteResult>>;
+  /** What the hidden suite's sentinels showed; absent when it had none or did not run. */
+  sentinel?: SentinelResult;
   image: GradeResult["image"];
   diff: { sha256: string; filtered: FilteredDiff | null } | null;
   timings: Record<string, number>;
@@ -47,6 +49,7 @@ export function buildResult(parts: ResultParts): GradeResult {
     testIds: ids.slice(0, MAX_LISTED_IDS),
     testIdsOmitted: Math.max(0, ids.length - MAX_LISTED_IDS),
     suites: { existing: listedSuite(existing), hidden: listedSuite(hidden) },
+    sentinel: parts.sentinel ?? { state: "none", framework: null, required: false, files: [] },
     image: parts.image,
     diff: parts.diff && {
       sha256: parts.diff.sha256,

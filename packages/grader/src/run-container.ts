@@ -1,3 +1,4 @@
+import type { SentinelState } from "@oracle/spec";
 import { type ContainerPlan, containerOptions, missingProtections, PATHS } from "./container-config.js";
 import {
   type ContainerRunInputs,
@@ -8,6 +9,7 @@ import {
 } from "./container-steps.js";
 import type { SuiteName } from "./junit.js";
 import { suiteTail } from "./output-tail.js";
+import type { Sentinel } from "./sentinels.js";
 import {
   attachDriver,
   DRIVER_PROCESS,
@@ -111,6 +113,7 @@ function judgeCollected(
     sentinel,
   });
   const { result, message } = judged;
+  if (sentinel) recordSentinel(inputs, state, sentinel, judged.sentinel);
   if (result.status !== "PASS") state.failures[suite] = message;
   // Any OOM kill fails the suite, even when its runner carried on: the tests ran starved.
   if (oomKills > 0) {
@@ -178,4 +181,25 @@ export async function runInContainer(inputs: ContainerRunInputs, state: RunState
       };
   }
   return { reason: "PASS", message: "both suites ran and passed" };
+}
+
+/** The hidden suite's sentinel outcome, for the result and the log (a missing optional one is only noted). */
+function recordSentinel(
+  inputs: ContainerRunInputs,
+  state: RunState,
+  sentinel: Sentinel,
+  outcome: SentinelState,
+): void {
+  state.sentinel = {
+    state: outcome,
+    framework: sentinel.framework,
+    required: sentinel.required.length > 0,
+    files: sentinel.appends.map((a) => a.path),
+    ...(sentinel.note ? { note: sentinel.note } : {}),
+  };
+  inputs.log.event("sentinel.checked", { ...state.sentinel });
+  if (outcome === "not-collected")
+    inputs.log.warn(
+      `sentinel not collected: the hidden command did not run the oracle's sentinel tests${sentinel.note ? ` (${sentinel.note})` : ""}; the verdict rests on the other checks`,
+    );
 }

@@ -1,97 +1,216 @@
 import type { TestCase } from "@oracle/spec";
 import { describe, expect, it } from "vitest";
-import { prepScript } from "./scripts.js";
-import { checkSentinel, planSentinel, sentinelFramework } from "./sentinels.js";
+import { findRunner } from "./runner-command.js";
+import { jsAssertStyle } from "./sentinel-text.js";
+import { checkSentinel, planSentinels, type Sentinel, sentinelRunner } from "./sentinels.js";
 import { judgeSuite } from "./suite-result.js";
 
-const NONCE = "s0123456789ab";
+const PY = "from calc.core import add\n\n\ndef test_add_positive():\n    assert add(2, 3) == 5\n";
+const PY_CLASS =
+  "import unittest\n\n\nclass TestAdd(unittest.TestCase):\n    def test_small(self):\n        self.assertEqual(1, 1)\n";
+const JS =
+  'const assert = require("node:assert");\n\nit("adds two positive numbers", () => assert.strictEqual(1, 1));\n';
+const JS_DESCRIBE =
+  'import assert from "node:assert/strict";\n\ndescribe("operators", () => {\n  it("subtracts", () => {});\n});\n';
 
-describe("sentinelFramework", () => {
-  it("takes the task's runner, detects pytest from hidden file names, and is off for others", () => {
-    expect(sentinelFramework({ framework: "mocha" }, [])).toBe("mocha");
-    expect(sentinelFramework({ framework: undefined }, ["tests/regression/test_x.py"])).toBe("pytest");
-    expect(sentinelFramework({ framework: undefined }, ["checks/x.test.js"])).toBeNull();
-    expect(sentinelFramework({ framework: "other" }, ["tests/test_x.py"])).toBeNull();
-    expect(sentinelFramework({ framework: "go" }, ["x_test.go"])).toBeNull();
+const plan = (command: string, files: Record<string, string>, framework?: "pytest" | "mocha" | "other") =>
+  planSentinels(
+    sentinelRunner({ framework, suites: { hidden: { command } } }),
+    Object.entries(files).map(([path, text]) => ({ path, text })),
+  );
+
+describe("sentinelRunner", () => {
+  it("detects the runner from the command when task.json names none; other turns them off", () => {
+    const task = (command: string, framework?: "pytest" | "mocha" | "other") => ({
+      framework,
+      suites: { hidden: { command } },
+    });
+    expect(sentinelRunner(task("python3 -m pytest tests/test_x.py"))?.framework).toBe("pytest");
+    expect(sentinelRunner(task("python3 -m xmlrunner tests.test_x"))).toBeNull();
+    expect(sentinelRunner(task("pytest", "other"))).toBeNull();
+    expect(sentinelRunner(task("./run-tests.sh", "mocha"))).toEqual({ framework: "mocha", args: null });
   });
 });
 
-describe("planSentinel", () => {
-  it("pytest: beside the first hidden test file, named like it", () => {
-    const plan = planSentinel("pytest", ["tests/regression/test_b.py", "tests/regression/test_a.py"], NONCE);
-    expect(plan?.path).toBe(`tests/regression/test_${NONCE}.py`);
-    expect(plan?.content).toContain(`def test_${NONCE}_must_fail():`);
-    expect(planSentinel("pytest", ["checks/a_test.py"], NONCE)?.path).toBe(`checks/${NONCE}_test.py`);
-    expect(planSentinel("pytest", ["data/input.json"], NONCE)).toBeNull();
+describe("planSentinels: pytest", () => {
+  it("appends to the hidden module a command names, in its own style, names like its tests", () => {
+    const s = plan("pytest -q tests/test_x.py", { "tests/test_x.py": PY, "tests/test_y.py": PY })!;
+    expect(s.appends.map((a) => a.path)).toEqual(["tests/test_x.py"]);
+    expect(s.required).toEqual(["tests/test_x.py"]);
+    const [append] = s.appends;
+    expect(append!.text).toMatch(
+      /^\n\n\ndef test_add_positive_\d+\(\):\n {4}total = sum\(\[\d+, \d+\]\)\n {4}assert total == \d+\n/,
+    );
+    expect(append!.text).not.toMatch(/sentinel|must|oracle|'/i);
+    expect(append!.tests.map((t) => t.role).sort()).toEqual(["fail", "pass"]);
+    for (const t of append!.tests) expect(t.names[0]).toMatch(/^test_add_positive_\d+$/);
   });
 
-  it("node runners: the hidden file's suffix, vitest imports it", () => {
-    const mocha = planSentinel("mocha", ["checks/add.hidden.test.js"], NONCE);
-    expect(mocha?.path).toBe(`checks/${NONCE}.hidden.test.js`);
-    expect(mocha?.content).toContain(`it("${NONCE} must fail"`);
-    expect(mocha?.content).not.toContain("import");
-    const vitest = planSentinel("vitest", ["src/x.spec.ts"], NONCE);
-    expect(vitest?.path).toBe(`src/${NONCE}.spec.ts`);
-    expect(vitest?.content).toMatch(/^import \{ it \} from "vitest";/);
-    expect(planSentinel("jest", ["README.md"], NONCE)).toBeNull();
-    expect(planSentinel(null, ["checks/a.test.js"], NONCE)).toBeNull();
+  it("a folder, the whole rootdir, a glob, a cd: the test files under it", () => {
+    const files = {
+      "tests/test_x.py": PY,
+      "tests/sub/test_y.py": PY,
+      "other/test_z.py": PY,
+      "tests/helper.py": "x = 1\n",
+    };
+    expect(plan("python3 -m pytest tests", files)!.required).toEqual([
+      "tests/test_x.py",
+      "tests/sub/test_y.py",
+    ]);
+    expect(plan("pytest", files)!.required).toHaveLength(3);
+    expect(plan("pytest tests/test_*.py", files)!.required).toEqual(["tests/test_x.py"]);
+    expect(plan("cd tests && pytest sub", files)!.required).toEqual(["tests/sub/test_y.py"]);
   });
 
-  it("picks a fresh random nonce per run, never quotes", () => {
-    const a = planSentinel("pytest", ["t/test_a.py"]);
-    const b = planSentinel("pytest", ["t/test_a.py"]);
-    expect(a?.nonce).toMatch(/^s[0-9a-f]{12}$/);
-    expect(a?.nonce).not.toBe(b?.nonce);
-    expect(a?.content).not.toContain("'");
-    expect(planSentinel("mocha", ["t/a.test.js"])?.content).not.toContain("'");
+  it("file::Class: methods of that class; file::func and parametrised ids: not required", () => {
+    const s = plan("pytest tests/test_c.py::TestAdd", { "tests/test_c.py": PY_CLASS })!;
+    expect(s.required).toEqual(["tests/test_c.py"]);
+    expect(s.appends[0]!.className).toBe("TestAdd");
+    expect(s.appends[0]!.text).toMatch(
+      /def test_small_\d+\(self\):[\s\S]*TestAdd\.test_small_\d+ = test_small_\d+\ndel test_small_\d+\n/,
+    );
+    const node = plan("pytest tests/test_x.py::test_add_positive[1-2]", { "tests/test_x.py": PY })!;
+    expect(node.required).toEqual([]);
+    expect(node.appends).toHaveLength(1);
+    expect(node.note).toMatch(/node id/);
+    expect(plan("pytest tests/test_x.py::test_add_positive", { "tests/test_x.py": PY })!.required).toEqual(
+      [],
+    );
+  });
+
+  it("-k: a plain name is in the sentinel names; an expression makes them optional; -x gets none", () => {
+    const s = plan("pytest -k positive tests", { "tests/test_x.py": PY })!;
+    expect(s.required).toEqual(["tests/test_x.py"]);
+    for (const t of s.appends[0]!.tests) expect(t.names[0]).toContain("positive");
+    const other = plan("pytest -k merge tests", { "tests/test_x.py": PY })!;
+    for (const t of other.appends[0]!.tests) expect(t.names[0]).toMatch(/^test_merge_\d+$/);
+    expect(plan("pytest -k 'add and not slow' tests", { "tests/test_x.py": PY })!.required).toEqual([]);
+    expect(plan("pytest -x tests", { "tests/test_x.py": PY })).toBeNull();
+    expect(plan("pytest -qx tests", { "tests/test_x.py": PY })).toBeNull();
+  });
+});
+
+describe("planSentinels: mocha", () => {
+  it("a named file, a quoted glob, the default ./test folder", () => {
+    const files = { "test/a.js": JS, "test/regression/b.test.js": JS_DESCRIBE, "test/fixture.json": "{}" };
+    expect(plan("npx mocha test/a.js", files)!.required).toEqual(["test/a.js"]);
+    expect(plan("node_modules/.bin/mocha 'test/regression/*.test.js'", files)!.required).toEqual([
+      "test/regression/b.test.js",
+    ]);
+    expect(plan("mocha", files)!.required).toEqual(["test/a.js"]);
+    expect(plan("mocha --recursive", files)!.required).toEqual(["test/a.js", "test/regression/b.test.js"]);
+  });
+
+  it("uses the file's it, assert binding and describe; titles like its tests", () => {
+    const s = plan("mocha test/a.js", { "test/a.js": JS })!;
+    expect(s.appends[0]!.text).toMatch(
+      /^\nit\("adds two positive numbers \d+", \(\) => \{\n {2}assert\.strictEqual\(\d+ \+ \d+, \d+\);\n\}\);/,
+    );
+    expect(s.appends[0]!.text).not.toMatch(/sentinel|must|oracle|'/i);
+    const d = plan("mocha test/b.test.js", { "test/b.test.js": JS_DESCRIBE })!;
+    expect(d.appends[0]!.text).toMatch(/^\ndescribe\("operators", \(\) => \{\n {2}it\("subtracts \d+"/);
+    expect(d.appends[0]!.tests[0]!.names).toEqual([
+      expect.stringMatching(/^operators subtracts \d+$/),
+      expect.stringMatching(/^subtracts \d+$/),
+    ]);
+  });
+
+  it("--grep: a plain string is in the titles, a regular expression makes them optional; --bail gets none", () => {
+    const s = plan("mocha --grep positive test/a.js", { "test/a.js": JS })!;
+    expect(s.required).toEqual(["test/a.js"]);
+    const other = plan("mocha -g subtract test/a.js", { "test/a.js": JS })!;
+    for (const t of other.appends[0]!.tests) expect(t.names[0]).toMatch(/subtract \d+$/);
+    expect(plan("mocha --grep '^add' test/a.js", { "test/a.js": JS })!.required).toEqual([]);
+    expect(plan("mocha --bail test/a.js", { "test/a.js": JS })).toBeNull();
+  });
+
+  it("assertion styles: require/import bindings, destructured functions, chai and jest expect, else a throw", () => {
+    const style = (text: string, fw: "mocha" | "jest" = "mocha") => jsAssertStyle(text, fw)("1 + 2", 3);
+    expect(style('const a = require("assert");')).toBe("a.strictEqual(1 + 2, 3);");
+    expect(style('import * as ok from "node:assert";')).toBe("ok.strictEqual(1 + 2, 3);");
+    expect(style('import { strict as t } from "assert";')).toBe("t.strictEqual(1 + 2, 3);");
+    expect(style('const { equal, ok } = require("node:assert/strict");')).toBe("equal(1 + 2, 3);");
+    expect(style('const { expect } = require("chai");\nexpect(1)')).toBe("expect(1 + 2).to.equal(3);");
+    expect(style("expect(1)", "jest")).toBe("expect(1 + 2).toBe(3);");
+    expect(style("")).toMatch(/^if \(1 \+ 2 !== 3\) throw new Error/);
+  });
+});
+
+describe("planSentinels: jest and vitest", () => {
+  it("path patterns select the files, -t like --grep", () => {
+    const files = {
+      "src/a.test.js": 'test("x", () => expect(1).toBe(1));\n',
+      "src/b.test.js": 'it("y", () => {});\n',
+    };
+    expect(plan("npx jest src/a", files)!.required).toEqual(["src/a.test.js"]);
+    expect(plan("npx jest", files)!.required).toHaveLength(2);
+    expect(plan("npx vitest run b.test", files)!.required).toEqual(["src/b.test.js"]);
+    expect(plan("npx jest src/a", files)!.appends[0]!.text).toMatch(
+      /^\ntest\("x \d+", \(\) => \{\n {2}expect\(\d+ \+ \d+\)\.toBe\(\d+\);/,
+    );
   });
 });
 
 describe("checkSentinel", () => {
-  const sentinel = planSentinel("pytest", ["checks/test_h.py"], NONCE)!;
-  const fail: TestCase = { id: `hidden:checks.test_${NONCE}::test_${NONCE}_must_fail`, outcome: "failed" };
-  const pass: TestCase = { id: `hidden:checks.test_${NONCE}::test_${NONCE}_must_pass`, outcome: "passed" };
-  const real: TestCase = { id: "hidden:checks.test_h::test_add", outcome: "passed" };
+  const sentinel = plan("pytest checks", { "checks/test_h.py": PY })!;
+  const [first, second] = sentinel.appends[0]!.tests;
+  const byRole = (role: string) => (first!.role === role ? first! : second!);
+  const fail: TestCase = { id: `hidden:checks.test_h::${byRole("fail").names[0]}`, outcome: "failed" };
+  const pass: TestCase = { id: `hidden:checks.test_h::${byRole("pass").names[0]}`, outcome: "passed" };
+  const real: TestCase = { id: "hidden:checks.test_h::test_add_positive", outcome: "passed" };
 
-  it("honest report: sentinel tests removed, exit 1 explained by the sentinel", () => {
+  it("honest report: sentinel tests removed, exit 1 explained by them", () => {
     expect(checkSentinel(sentinel, [fail, pass, real], 1)).toEqual({
       tests: [real],
       exitCode: 0,
       problem: null,
+      state: "collected",
     });
-  });
-
-  it("another exit code stays for the caller to judge", () => {
     expect(checkSentinel(sentinel, [fail, pass, real], 3).exitCode).toBe(3);
   });
 
-  it("forged: the must-fail sentinel passed", () => {
-    const verdict = checkSentinel(sentinel, [{ ...fail, outcome: "passed" }, pass, real], 0);
-    expect(verdict.problem).toMatch(/must-fail sentinel is passed/);
-    expect(verdict.tests).toEqual([real]);
-  });
-
-  it("forged: sentinels dropped from the report, or exit 0 despite the failure", () => {
-    expect(checkSentinel(sentinel, [real], 0).problem).toMatch(
-      /must-fail sentinel is missing.*must-pass sentinel is missing/,
+  it("forged: the must-fail passed, the must-pass failed, both dropped, exit 0 despite the failure", () => {
+    expect(checkSentinel(sentinel, [{ ...fail, outcome: "passed" }, pass, real], 0).problem).toMatch(
+      /must fail is passed/,
     );
+    expect(checkSentinel(sentinel, [fail, { ...pass, outcome: "failed" }], 1).problem).toMatch(
+      /must pass is failed/,
+    );
+    expect(checkSentinel(sentinel, [real], 0).problem).toMatch(/missing from the report/);
+    expect(checkSentinel(sentinel, [pass, real], 0).problem).toMatch(/only one of the two/);
     expect(checkSentinel(sentinel, [fail, pass, real], 0).problem).toMatch(/exited 0/);
   });
 
-  it("the must-pass sentinel failing is inconsistent too (a runner that fails everything)", () => {
-    expect(checkSentinel(sentinel, [fail, { ...pass, outcome: "failed" }], 1).problem).toMatch(
-      /must-pass sentinel is failed/,
-    );
+  it("required but missing in a run that fails anyway (a module that does not import): no contradiction", () => {
+    const broken: TestCase = { id: "hidden:::checks.test_h", outcome: "error" };
+    expect(checkSentinel(sentinel, [broken], 2)).toMatchObject({
+      problem: null,
+      state: "not-collected",
+      exitCode: 2,
+    });
+  });
+
+  it("not required and missing: noted, the rest judged alone", () => {
+    const optional: Sentinel = { ...sentinel, required: [] };
+    expect(checkSentinel(optional, [real], 0)).toEqual({
+      tests: [real],
+      exitCode: 0,
+      problem: null,
+      state: "not-collected",
+    });
   });
 });
 
-describe("a hidden suite judged with its sentinel", () => {
-  const sentinel = planSentinel("mocha", ["checks/add.hidden.test.js"], NONCE)!;
-  const xml = (mustFail: string, real: string) =>
-    `<testsuites><testsuite name="Root Suite">` +
-    `<testcase name="${NONCE} must fail" classname="${NONCE} must fail">${mustFail}</testcase>` +
-    `<testcase name="${NONCE} must pass" classname="${NONCE} must pass"/>` +
-    `<testcase name="adds" classname="adds">${real}</testcase></testsuite></testsuites>`;
+describe("a mocha hidden suite judged with its sentinels", () => {
+  const sentinel = plan("mocha checks/add.test.js", { "checks/add.test.js": JS_DESCRIBE })!;
+  const [a, b] = sentinel.appends[0]!.tests;
+  const xml = (outcome: (role: string) => string, real: string) =>
+    `<testsuites><testsuite name="operators">` +
+    [a!, b!]
+      .map((t) => `<testcase name="${t.names[0]}" classname="${t.names[1]}">${outcome(t.role)}</testcase>`)
+      .join("") +
+    `<testcase name="operators subtracts" classname="subtracts">${real}</testcase></testsuite></testsuites>`;
+  const honest = (role: string) => (role === "fail" ? '<failure message="x"/>' : "");
   const run = (report: string, exitCode: number) =>
     judgeSuite({
       suite: "hidden",
@@ -102,54 +221,30 @@ describe("a hidden suite judged with its sentinel", () => {
       sentinel,
     });
 
-  it("honest pass: PASS without the sentinel's tests", () => {
-    const { result } = run(xml('<failure message="x"/>', ""), 1);
+  it("honest pass: PASS without the sentinels' tests (mocha exits with its failure count)", () => {
+    const { result, sentinel: state } = run(xml(honest, ""), 1);
     expect(result.status).toBe("PASS");
-    expect(result.tests.map((t) => t.id)).toEqual(["hidden:adds::adds"]);
+    expect(state).toBe("collected");
+    expect(result.tests.map((t) => t.id)).toEqual(["hidden:subtracts::operators subtracts"]);
   });
 
-  it("honest failure: TESTS_FAILED", () => {
-    expect(run(xml('<failure message="x"/>', '<failure message="y"/>'), 2).result.reason).toBe(
-      "TESTS_FAILED",
+  it("honest failure: TESTS_FAILED; forged: REPORT_INCONSISTENT", () => {
+    expect(run(xml(honest, '<failure message="y"/>'), 2).result.reason).toBe("TESTS_FAILED");
+    const { result, message } = run(
+      xml(() => "", ""),
+      0,
     );
-  });
-
-  it("forged (every test passed, exit 0): REPORT_INCONSISTENT naming the sentinel", () => {
-    const { result, message } = run(xml("", ""), 0);
     expect(result.reason).toBe("REPORT_INCONSISTENT");
     expect(message).toMatch(
-      new RegExp(`sentinel checks/${NONCE}.hidden.test.js: the must-fail sentinel is passed`),
+      /contradicts the oracle's sentinels \(mocha\): a test the oracle added to checks\/add.test.js that must fail is passed/,
     );
   });
 });
 
-describe("prepScript writes the sentinel after the hidden tests", () => {
-  it("with printf, the path octal-safe, % doubled", () => {
-    const script = prepScript({
-      baseCommit: "a".repeat(40),
-      mirror: "/oracle/mirror",
-      applyDiff: false,
-      reset: [],
-      hiddenFiles: ["checks/test_h.py"],
-      reportDir: "/oracle/report/hidden",
-      list: false,
-      sentinel: { path: "checks/test_s1.py", content: "x = 1 % 2\n" },
-    });
-    const copy = script.indexOf("cp -R");
-    const write = script.indexOf("p='checks/test_s1.py'; printf '%s' 'x = 1 %% 2\n' > \"$p\"");
-    expect(copy).toBeGreaterThan(0);
-    expect(write).toBeGreaterThan(copy);
-    expect(() =>
-      prepScript({
-        baseCommit: "a".repeat(40),
-        mirror: "/m",
-        applyDiff: false,
-        reset: [],
-        hiddenFiles: [],
-        reportDir: "/r",
-        list: false,
-        sentinel: { path: "x", content: "'" },
-      }),
-    ).toThrow(/single quote/);
-  });
+it("findRunner and planSentinels agree on the sample tasks' commands", () => {
+  const command = `ln -sfn /opt/deps/node_modules node_modules && node_modules/.bin/mocha --reporter mocha-junit-reporter --reporter-option mochaFile="$ORACLE_JUNIT" 'test/regression/*.test.js'`;
+  expect(findRunner(command)?.framework).toBe("mocha");
+  expect(plan(command, { "test/regression/associativity.test.js": JS_DESCRIBE })!.required).toEqual([
+    "test/regression/associativity.test.js",
+  ]);
 });

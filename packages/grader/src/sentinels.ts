@@ -1,127 +1,158 @@
-import { randomBytes } from "node:crypto";
-import { posix } from "node:path";
-import type { Task, TestCase } from "@oracle/spec";
+import type { SentinelState, Task, TestCase } from "@oracle/spec";
+import { findRunner, type RunnerCall, type SentinelFramework } from "./runner-command.js";
+import { type Selection, selectionOf } from "./sentinel-selection.js";
+import { jsSentinel, pythonSentinel, type SentinelAppend } from "./sentinel-text.js";
+
+export type { SentinelFramework } from "./runner-command.js";
 
 /**
- * Must-fail / must-pass sentinels: one extra test file the grader writes beside the hidden tests,
- * under a random name chosen per run. The runner's report must show the must-fail test failed and
- * the must-pass test passed, and the runner must exit non-zero; a runner patched in-process (or a
- * report rewritten at exit) that turns failures into passes contradicts it. See docs/security.md.
+ * Must-fail / must-pass sentinels (docs/security.md): two tests appended to each hidden test file
+ * the hidden command selects, written with that file's own imports, test function and assertions,
+ * named like its tests. The runner's report must show each must-fail failed and each must-pass
+ * passed; a runner patched in-process (or a report rewritten at exit) contradicts it.
  */
 export interface Sentinel {
   framework: SentinelFramework;
-  /** A random token in the file name and both test names. */
-  nonce: string;
-  /** Path of the sentinel file in the checkout (relative, UTF-8). */
+  appends: SentinelAppend[];
+  /** Paths of the appends the command's selection is sure to collect: missing ones are the diff's doing. */
+  required: string[];
+  /** Why the selection may leave a sentinel out, for the result and the log. */
+  note?: string;
+}
+
+/** A hidden test file's path (relative, UTF-8) and text. */
+export interface HiddenText {
   path: string;
-  content: string;
+  text: string;
 }
 
-export type SentinelFramework = "pytest" | "mocha" | "jest" | "vitest";
+const FRAMEWORKS = new Set<string>(["pytest", "mocha", "jest", "vitest"]);
 
-const PY_TEST_FILE = /^(test_.*|.*_test)\.py$/;
-const JS_TEST_FILE = /^[^.]+((?:\.[^.]+)*\.(?:test|spec)\.[cm]?[jt]sx?)$/;
-
-/** The framework that gets sentinels: the task's, else pytest when the hidden files look like pytest's. */
-export function sentinelFramework(
-  task: Pick<Task, "framework">,
-  hiddenFiles: readonly string[],
-): SentinelFramework | null {
-  const framework = task.framework;
-  if (framework === "pytest" || framework === "mocha" || framework === "jest" || framework === "vitest")
-    return framework;
-  if (framework !== undefined) return null;
-  return hiddenFiles.some((f) => PY_TEST_FILE.test(posix.basename(f))) ? "pytest" : null;
+/** The runner of the hidden command: the task's `framework` when it names one, else detected from the command. */
+export function sentinelRunner(
+  task: Pick<Task, "framework"> & { suites: { hidden: { command: string } } },
+): RunnerCall | { framework: SentinelFramework; args: null } | null {
+  const found = findRunner(task.suites.hidden.command);
+  if (task.framework === undefined) return found;
+  if (!FRAMEWORKS.has(task.framework)) return null;
+  const framework = task.framework as SentinelFramework;
+  return found?.framework === framework ? found : { framework, args: null };
 }
 
-function pythonSentinel(nonce: string): string {
-  return [
-    `def test_${nonce}_must_fail():`,
-    `    assert False, "oracle sentinel ${nonce}: this test must fail"`,
-    "",
-    "",
-    `def test_${nonce}_must_pass():`,
-    "    pass",
-    "",
-  ].join("\n");
-}
-
-function jsSentinel(nonce: string, framework: SentinelFramework): string {
-  const lines = [
-    `it("${nonce} must fail", () => {`,
-    `  throw new Error("oracle sentinel ${nonce}: this test must fail");`,
-    "});",
-    `it("${nonce} must pass", () => {});`,
-    "",
-  ];
-  return framework === "vitest" ? [`import { it } from "vitest";`, ...lines].join("\n") : lines.join("\n");
-}
+const isPython = (f: HiddenText) =>
+  f.path.endsWith(".py") && /^[ \t]*(?:async[ \t]+)?def[ \t]+test/m.test(f.text);
+const isJs = (f: HiddenText) =>
+  /\.[cm]?[jt]sx?$/.test(f.path) && /(?:^|[^.\w])(?:it|test)\s*\(/m.test(f.text);
 
 /**
- * Plans the sentinel file for a run: beside the first hidden test file the framework would collect,
- * named after it (`test_<nonce>.py`, `<nonce>_test.py`, `<nonce>.hidden.test.js`). Null when the
- * framework gets none or no hidden file looks like a test file.
+ * Plans the sentinels of a run: the files the selection collects get them (required); when it
+ * cannot be sure of any, every hidden test file does, and a missing sentinel is only noted.
  */
-export function planSentinel(
-  framework: SentinelFramework | null,
-  hiddenFiles: readonly string[],
-  nonce = `s${randomBytes(6).toString("hex")}`,
+export function planSentinels(
+  runner: ReturnType<typeof sentinelRunner>,
+  files: readonly HiddenText[],
 ): Sentinel | null {
-  if (framework === null) return null;
-  const sorted = [...hiddenFiles].sort();
-  if (framework === "pytest") {
-    const model = sorted.find((f) => PY_TEST_FILE.test(posix.basename(f)));
-    if (!model) return null;
-    const name = posix.basename(model).startsWith("test_") ? `test_${nonce}.py` : `${nonce}_test.py`;
-    return { framework, nonce, path: posix.join(posix.dirname(model), name), content: pythonSentinel(nonce) };
-  }
-  for (const file of sorted) {
-    const suffix = JS_TEST_FILE.exec(posix.basename(file))?.[1];
-    if (suffix) {
-      const path = posix.join(posix.dirname(file), `${nonce}${suffix}`);
-      return { framework, nonce, path, content: jsSentinel(nonce, framework) };
-    }
-  }
-  return null;
+  if (runner === null) return null;
+  const { framework } = runner;
+  const candidates = files.filter(framework === "pytest" ? isPython : isJs);
+  if (candidates.length === 0) return null;
+  const selection: Selection = runner.args
+    ? selectionOf(runner as RunnerCall, new Map(candidates.map((f) => [f.path, f.text])))
+    : {
+        covered: new Map(),
+        unsure: "the task names its framework but the command's runner was not recognised",
+      };
+  if (selection.unprotected) return null;
+  const chosen =
+    selection.covered.size > 0 ? candidates.filter((f) => selection.covered.has(f.path)) : candidates;
+  const appends = chosen.map((f) => {
+    const target = selection.covered.get(f.path);
+    if (framework === "pytest")
+      return pythonSentinel(f.path, f.text, {
+        ...(target?.className ? { className: target.className } : {}),
+        ...(selection.keyword ? { keyword: selection.keyword } : {}),
+      });
+    return jsSentinel(f.path, f.text, framework, selection.keyword ? { grep: selection.keyword } : {});
+  });
+  const required = selection.unsure ? [] : appends.map((a) => a.path);
+  return { framework, appends, required, ...(selection.unsure ? { note: selection.unsure } : {}) };
 }
 
-/** The report's tests without the sentinel's, and what the sentinel says about the report. */
+/** Why a run has no sentinel, for the log (a runner the oracle cannot protect, or a selection that stops early). */
+export function noSentinelNote(
+  runner: ReturnType<typeof sentinelRunner>,
+  files: readonly HiddenText[],
+): string {
+  if (runner === null) return "no protected runner (pytest, mocha, jest, vitest) in the hidden command";
+  if (runner.args) {
+    const why = selectionOf(runner as RunnerCall, new Map(files.map((f) => [f.path, f.text]))).unprotected;
+    if (why) return why;
+  }
+  return `no hidden file looks like a ${runner.framework} test file`;
+}
+
+/** The report's tests without the sentinels', and what the sentinels say about the report. */
 export interface SentinelVerdict {
   tests: TestCase[];
-  /** The exit code to judge the rest by: 0 when the sentinel's own failure explains it (exit 1). */
+  /** The exit code to judge the rest by: 0 when the sentinels' own failures explain it. */
   exitCode: number | null;
   /** Why the report cannot be trusted, or null. */
   problem: string | null;
+  state: SentinelState;
 }
 
-const outcomeOf = (tests: TestCase[], pattern: RegExp): string =>
-  tests.find((t) => pattern.test(t.id))?.outcome ?? "missing";
+const matches = (id: string, names: string[]) =>
+  names.some((n) => id.endsWith(`::${n}`) || id.endsWith(` ${n}`) || id.endsWith(` > ${n}`));
 
-/** Checks the sentinel's two tests in the report and removes them from it. */
+/** Checks the sentinels' tests in the report and removes them from it. */
 export function checkSentinel(
   sentinel: Sentinel,
   tests: TestCase[],
   exitCode: number | null,
 ): SentinelVerdict {
-  const own = tests.filter((t) => t.id.includes(sentinel.nonce));
-  const rest = tests.filter((t) => !t.id.includes(sentinel.nonce));
-  const mustFail = outcomeOf(own, /must[ _]fail/);
-  const mustPass = outcomeOf(own, /must[ _]pass/);
+  const all = sentinel.appends.flatMap((a) => a.tests.map((t) => ({ ...t, path: a.path })));
+  const isSentinel = (t: TestCase) => all.some((s) => matches(t.id, s.names));
+  const rest = tests.filter((t) => !isSentinel(t));
   const problems: string[] = [];
-  if (mustFail !== "failed")
-    problems.push(
-      `the must-fail sentinel ${mustFail === "missing" ? "is missing from the report" : `is ${mustFail}`}`,
-    );
-  if (mustPass !== "passed")
-    problems.push(
-      `the must-pass sentinel ${mustPass === "missing" ? "is missing from the report" : `is ${mustPass}`}`,
-    );
-  if (problems.length === 0 && exitCode === 0)
-    problems.push("the runner exited 0 although the must-fail sentinel failed");
-  const problem =
-    problems.length === 0
-      ? null
-      : `the report contradicts the oracle's sentinel ${sentinel.path}: ${problems.join("; ")} — the runner's results cannot be trusted`;
-  // One failure (the sentinel's) explains exit code 1; any other code stays for the caller to judge.
-  return { tests: rest, exitCode: problem === null && exitCode === 1 ? 0 : exitCode, problem };
+  let failed = 0;
+  const collected = new Set<string>();
+  const missing = new Set<string>();
+  for (const s of all) {
+    const seen = tests.filter((t) => matches(t.id, s.names));
+    if (seen.length === 0) {
+      missing.add(s.path);
+      if (sentinel.required.includes(s.path))
+        problems.push(`a test the oracle added to ${s.path} is missing from the report`);
+      continue;
+    }
+    collected.add(s.path);
+    const want = s.role === "fail" ? "failed" : "passed";
+    for (const t of seen) {
+      if (t.outcome !== want)
+        problems.push(`a test the oracle added to ${s.path} that must ${s.role} is ${t.outcome}`);
+      else if (s.role === "fail") failed += 1;
+    }
+  }
+  for (const path of collected)
+    if (missing.has(path))
+      problems.push(`only one of the two tests the oracle added to ${path} is in the report`);
+  const restFailed = rest.some((t) => t.outcome === "failed" || t.outcome === "error");
+  const onlyMissing = problems.every((p) => p.endsWith("is missing from the report"));
+  // A required sentinel left out of a run that fails anyway (a module that does not import at baseline) is no contradiction.
+  const contradicts = problems.length > 0 && !(onlyMissing && restFailed);
+  const contradictions = contradicts ? problems : [];
+  if (!contradicts && failed > 0 && exitCode === 0)
+    contradictions.push("the runner exited 0 although a test that must fail failed");
+  const problem = contradictions.length > 0 ? contradictions.join("; ") : null;
+  const state: SentinelState =
+    collected.size > 0 && sentinel.required.every((p) => collected.has(p)) ? "collected" : "not-collected";
+  const ownExit = sentinel.framework === "mocha" ? Math.min(failed, 255) : 1;
+  return {
+    tests: rest,
+    exitCode: problem === null && !restFailed && failed > 0 && exitCode === ownExit ? 0 : exitCode,
+    problem:
+      problem &&
+      `the report contradicts the oracle's sentinels (${sentinel.framework}): ${problem} — the runner's results cannot be trusted`,
+    state,
+  };
 }

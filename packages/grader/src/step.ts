@@ -58,7 +58,6 @@ export function planDriver(inputs: ContainerRunInputs, suite: SuiteName): Driver
     applyDiff: inputs.diff !== null,
     reset: inputs.diff ? pathsToReset(inputs.diff.filtered.kept, task.suites.existing.files) : [],
     hiddenFiles: suite === "hidden" ? inputs.hiddenFiles : null,
-    sentinel: suite === "hidden" ? inputs.sentinel : null,
     reportDir: `${PATHS.report}/${suite}`,
     list: suite === "existing",
     // The first suite's prep checks; a run whose first prep fails never reaches the hidden suite.

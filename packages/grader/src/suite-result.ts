@@ -1,4 +1,4 @@
-import type { ReasonCode, SuiteResult, TestCase } from "@oracle/spec";
+import type { ReasonCode, SentinelState, SuiteResult, TestCase } from "@oracle/spec";
 import { parseJUnit, ReportInvalidError, type SuiteName } from "./junit.js";
 import { checkSentinel, type Sentinel } from "./sentinels.js";
 
@@ -6,7 +6,7 @@ import { checkSentinel, type Sentinel } from "./sentinels.js";
 export type ReportRead = { kind: "ok"; xml: string } | { kind: "missing" } | { kind: "invalid"; why: string };
 
 export interface SuiteRun {
-  /** The must-fail/must-pass sentinel planted in this suite, if any: its tests must show in the report. */
+  /** The must-fail/must-pass sentinels appended to this suite's files, if any: their tests must show in the report. */
   sentinel?: Sentinel | null;
   suite: SuiteName;
   exitCode: number | null;
@@ -57,11 +57,17 @@ function readReport(xml: string, suite: SuiteName): TestCase[] | string {
 }
 
 /** Judges one suite from its exit code and report. */
-export function judgeSuite(run: SuiteRun): { result: SuiteResult; message: string } {
+export function judgeSuite(run: SuiteRun): {
+  result: SuiteResult;
+  message: string;
+  /** What the sentinels showed (`none` without sentinels or without a readable report). */
+  sentinel: SentinelState;
+} {
   const base = { exitCode: run.exitCode, durationMs: run.durationMs, output: run.output };
   let tests: TestCase[] = [];
   let reason: ReasonCode;
   let message: string;
+  let sentinel: SentinelState = "none";
   if (run.report.kind === "missing") {
     reason = "REPORT_MISSING";
     message = `${run.suite} suite wrote no report to $ORACLE_JUNIT (exit code ${run.exitCode})`;
@@ -76,7 +82,10 @@ export function judgeSuite(run: SuiteRun): { result: SuiteResult; message: strin
     } else {
       tests = parsed;
       const checked = run.sentinel ? checkSentinel(run.sentinel, tests, run.exitCode) : null;
-      if (checked) tests = checked.tests;
+      if (checked) {
+        tests = checked.tests;
+        sentinel = checked.state;
+      }
       if (checked?.problem) {
         reason = "REPORT_INCONSISTENT";
         message = `${run.suite} suite: ${checked.problem}`;
@@ -94,7 +103,7 @@ export function judgeSuite(run: SuiteRun): { result: SuiteResult; message: strin
     counts: countOutcomes(tests),
     tests,
   };
-  return { result, message };
+  return { result, message, sentinel };
 }
 
 function describe(suite: SuiteName, reason: ReasonCode, tests: TestCase[], exitCode: number | null): string {

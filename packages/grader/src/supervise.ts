@@ -12,9 +12,9 @@ import { listHiddenFiles } from "./hidden-files.js";
 import { resolveImage, staleImageMessage } from "./image.js";
 import { gradeLabels, leaseDeadline, removeLeftovers } from "./leftovers.js";
 import type { RunLog } from "./oracle-log.js";
+import { plantSentinels } from "./plant-sentinels.js";
 import { buildResult } from "./result.js";
 import { runInContainer } from "./run-container.js";
-import { planSentinel, sentinelFramework } from "./sentinels.js";
 
 export interface SuperviseInputs {
   loaded: LoadedTask;
@@ -153,8 +153,7 @@ async function prepareAndRun(
   const diff = filtered ? { filtered } : null;
   const hiddenFiles = await listHiddenFiles(loaded.hiddenTestsDir);
   const labels = gradeLabels(inputs.runId, loaded.task.id, leaseDeadline(inputs.startedAt, inputs.timeoutMs));
-  const sentinel = planSentinel(sentinelFramework(loaded.task, hiddenFiles), hiddenFiles);
-  log.event("sentinel", sentinel ? { framework: sentinel.framework, path: sentinel.path } : { none: true });
+  const sentinel = await plantSentinels(loaded, hiddenFiles, join(runDirs.hidden, "tests"), log, state);
   await leftovers;
   const baseOnly = await mirror;
   if (typeof baseOnly !== "string" && baseOnly !== null) return baseOnly;
@@ -295,6 +294,7 @@ export async function superviseRun(inputs: SuperviseInputs): Promise<GradeResult
     mode: inputs.mode,
     ...outcome,
     suites: state.suites,
+    ...(state.sentinel ? { sentinel: state.sentinel } : {}),
     image: facts.image,
     diff: facts.diff,
     timings: state.timings,

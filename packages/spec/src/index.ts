@@ -24,7 +24,16 @@ export {
   readRegistryFile,
   registryFilePath,
 } from "./registry.js";
-export type { DroppedEntry, GradeResult, ReasonCode, SuiteResult, TestCase, TestOutcome } from "./result.js";
+export type {
+  DroppedEntry,
+  GradeResult,
+  ReasonCode,
+  SentinelResult,
+  SentinelState,
+  SuiteResult,
+  TestCase,
+  TestOutcome,
+} from "./result.js";
 export {
   DroppedEntrySchema,
   GradeResultSchema,

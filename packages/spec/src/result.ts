@@ -67,6 +67,26 @@ export const DroppedEntrySchema = z.strictObject({
 });
 export type DroppedEntry = z.output<typeof DroppedEntrySchema>;
 
+/**
+ * What the hidden suite's must-fail/must-pass sentinels showed: `collected` (every one the command
+ * surely selects ran and behaved), `not-collected` (the selection left them out: the verdict rests
+ * on the other checks; the sweep flags such a task at baseline), `none` (no protected runner, or
+ * the hidden suite did not run).
+ */
+export const SentinelStateSchema = z.enum(["collected", "not-collected", "none"]);
+export type SentinelState = z.output<typeof SentinelStateSchema>;
+
+export const SentinelResultSchema = z.strictObject({
+  state: SentinelStateSchema,
+  framework: z.enum(["pytest", "mocha", "jest", "vitest"]).nullable(),
+  /** Whether the command's selection surely collects them (then a missing one is REPORT_INCONSISTENT). */
+  required: z.boolean(),
+  /** Hidden test files that got sentinels. */
+  files: z.array(z.string()),
+  note: z.string().optional(),
+});
+export type SentinelResult = z.output<typeof SentinelResultSchema>;
+
 export const GradeResultSchema = z.strictObject({
   graderVersion: z.string(),
   task: z.string(),
@@ -80,6 +100,7 @@ export const GradeResultSchema = z.strictObject({
   /** Ids of tests that ran left out of `testIds` (0 when all are listed). */
   testIdsOmitted: z.number().int().nonnegative().optional(),
   suites: z.strictObject({ existing: SuiteResultSchema, hidden: SuiteResultSchema }),
+  sentinel: SentinelResultSchema.optional(),
   image: z.strictObject({
     name: z.string(),
     reference: z.string().nullable(),

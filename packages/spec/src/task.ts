@@ -84,7 +84,9 @@ export const TaskSchema = z
     framework: z
       .enum(["pytest", "vitest", "jest", "mocha", "node-test", "go", "cargo", "maven", "other"])
       .optional()
-      .describe("The test runner, a hint for must-fail sentinels and report parsing."),
+      .describe(
+        "The test runner; picks the must-fail/must-pass sentinels (default: read from the hidden command; other turns them off).",
+      ),
   })
   .superRefine((task, ctx) => {
     if (task.repo.mirrorIn === "image" && !task.repo.mirror.startsWith("/")) {

@@ -1,0 +1,86 @@
+import { constants } from "node:fs";
+import { chmod, lstat, open, readFile, realpath } from "node:fs/promises";
+import { dirname, join, sep } from "node:path";
+import type { LoadedTask } from "@oracle/spec";
+import type { RunState } from "./container-steps.js";
+import type { RunLog } from "./oracle-log.js";
+import {
+  type HiddenText,
+  noSentinelNote,
+  planSentinels,
+  type Sentinel,
+  sentinelRunner,
+} from "./sentinels.js";
+
+/** Hidden files larger than this are not read for sentinels (a test module is far smaller). */
+const MAX_TEST_FILE_BYTES = 2 * 1024 * 1024;
+
+/** The hidden run folder's regular files (no links), with their text. */
+async function readHidden(dir: string, files: string[]): Promise<HiddenText[]> {
+  const texts: HiddenText[] = [];
+  for (const path of files) {
+    if (!/\.(py|[cm]?[jt]sx?)$/.test(path)) continue;
+    const info = await lstat(join(dir, path));
+    if (!info.isFile() || info.size > MAX_TEST_FILE_BYTES) continue;
+    texts.push({ path, text: await readFile(join(dir, path), "utf8") });
+  }
+  return texts;
+}
+
+/** Appends to a regular file inside `root`, never through a link. */
+async function appendInside(root: string, path: string, text: string): Promise<void> {
+  const realRoot = await realpath(root);
+  const target = join(root, path);
+  const parent = await realpath(dirname(target));
+  if (parent !== realRoot && !parent.startsWith(`${realRoot}${sep}`))
+    throw new Error(`hidden test file ${path} is not inside the hidden tests folder`);
+  const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW;
+  const info = await lstat(target);
+  if (!info.isFile()) throw new Error(`hidden test file ${path} is not a regular file`);
+  // The run folder's copy is the grader's own; a read-only hidden file gets its owner's write bit there.
+  if ((info.mode & 0o200) === 0) await chmod(target, info.mode | 0o200);
+  const handle = await open(target, flags);
+  try {
+    await handle.writeFile(text, "utf8");
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Plans the run's sentinels and appends them to the hidden suite's copy of the hidden test files
+ * (its run folder, which the prep copies into the checkout), so that neither the checkout nor the
+ * mount holds a version without them. Records why a run has none.
+ */
+export async function plantSentinels(
+  loaded: LoadedTask,
+  hiddenFiles: string[],
+  runTests: string,
+  log: RunLog,
+  state: RunState,
+): Promise<Sentinel | null> {
+  const runner = sentinelRunner(loaded.task);
+  const texts = runner ? await readHidden(runTests, hiddenFiles) : [];
+  const sentinel = planSentinels(runner, texts);
+  if (!sentinel) {
+    const note = noSentinelNote(runner, texts);
+    state.sentinel = {
+      state: "none",
+      framework: runner?.framework ?? null,
+      required: false,
+      files: [],
+      note,
+    };
+    log.event("sentinel", { none: true, note });
+    log.warn(`unprotected run: no sentinel (${note})`);
+    return null;
+  }
+  for (const append of sentinel.appends) await appendInside(runTests, append.path, append.text);
+  log.event("sentinel", {
+    framework: sentinel.framework,
+    files: sentinel.appends.map((a) => a.path),
+    required: sentinel.required,
+    ...(sentinel.note ? { note: sentinel.note } : {}),
+  });
+  return sentinel;
+}

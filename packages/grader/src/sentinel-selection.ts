@@ -1,0 +1,200 @@
+import { posix } from "node:path";
+import picomatch from "picomatch";
+import type { RunnerCall } from "./runner-command.js";
+
+/** What a runner's arguments select among the hidden test files, as far as the oracle can tell. */
+export interface Selection {
+  /** Hidden files the command surely collects (with the pytest class a `file::Class` selection names). */
+  covered: Map<string, { className?: string }>;
+  /** A plain `-k` / `--grep` / `-t` string: sentinel names contain it. */
+  keyword?: string;
+  /** Why a sentinel may be left out although the run is honest (the oracle then only notes it). */
+  unsure?: string;
+  /** Why no sentinel can be planted at all (a run that stops at its first failure). */
+  unprotected?: string;
+}
+
+interface Parsed {
+  positionals: string[];
+  values: Map<string, string[]>;
+  flags: Set<string>;
+}
+
+/** Splits runner arguments into positionals, options with values (`--opt v`, `--opt=v`, `-kv`) and flags. */
+function parseArgs(args: string[], withValue: Set<string>, aliases: Record<string, string> = {}): Parsed {
+  const parsed: Parsed = { positionals: [], values: new Map(), flags: new Set() };
+  const add = (name: string, value: string) => {
+    const key = aliases[name] ?? name;
+    parsed.values.set(key, [...(parsed.values.get(key) ?? []), value]);
+  };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "--") {
+      parsed.positionals.push(...args.slice(i + 1));
+      break;
+    }
+    if (arg.startsWith("--")) {
+      const eq = arg.indexOf("=");
+      const name = eq > 0 ? arg.slice(0, eq) : arg;
+      if (eq > 0) add(name, arg.slice(eq + 1));
+      else if (withValue.has(name)) add(name, args[++i] ?? "");
+      else parsed.flags.add(aliases[name] ?? name);
+    } else if (arg.startsWith("-") && arg.length > 1) {
+      const name = arg.slice(0, 2);
+      if (withValue.has(name)) add(name, arg.length > 2 ? arg.slice(2) : (args[++i] ?? ""));
+      else for (const c of arg.slice(1)) parsed.flags.add(aliases[`-${c}`] ?? `-${c}`);
+    } else parsed.positionals.push(arg);
+  }
+  return parsed;
+}
+
+const joinCwd = (cwd: string, path: string) =>
+  posix.normalize(posix.join(cwd, path)).replace(/\/+$/, "").replace(/^\.$/, "");
+const GLOB = /[*?[\]{}]/;
+const under = (file: string, dir: string) => dir === "" || file.startsWith(`${dir}/`);
+const PY_TEST_FILE = /^(test_.*|.*_test)\.py$/;
+const PLAIN_K = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+const PYTEST_VALUES = new Set(
+  "-k -m -p -c -o -W -r -n --junitxml --junit-xml --junit-prefix --rootdir --deselect --ignore --ignore-glob --confcutdir --basetemp --maxfail --tb --durations --log-level --log-file --log-cli-level --log-format --cov --cov-report --cov-config --import-mode --capture --color --override-ini --config-file --timeout --dist --count".split(
+    " ",
+  ),
+);
+
+/** pytest: paths, `file::Class` node ids, plain `-k`; `-x`/`--maxfail` get no sentinel. */
+function pytestSelection(call: RunnerCall, texts: ReadonlyMap<string, string>): Selection {
+  const files = [...texts.keys()];
+  const p = parseArgs(call.args, PYTEST_VALUES);
+  if (["-x", "--exitfirst", "--sw", "--stepwise"].some((f) => p.flags.has(f)) || p.values.has("--maxfail"))
+    return {
+      covered: new Map(),
+      unprotected: "the hidden command stops at its first failure (-x, --maxfail)",
+    };
+  const selection: Selection = { covered: new Map() };
+  const notes: string[] = [];
+  const keyword = p.values.get("-k")?.at(-1);
+  if (keyword !== undefined) {
+    if (PLAIN_K.test(keyword) && !["and", "or", "not"].includes(keyword)) selection.keyword = keyword;
+    else notes.push(`-k ${JSON.stringify(keyword)} is not a plain name`);
+  }
+  const marker = p.values.get("-m")?.at(-1);
+  if (marker !== undefined && !/^not\s+\w+$/.test(marker.trim()))
+    notes.push(`-m ${JSON.stringify(marker)} selects by marker`);
+  if (p.flags.has("--pyargs")) notes.push("--pyargs names modules, not files");
+  const targets = p.positionals.length > 0 ? p.positionals : [""];
+  for (const target of targets) {
+    const [path = "", ...rest] = target.split("::");
+    const full = joinCwd(call.cwd, path);
+    if (rest.length > 0) {
+      const className = rest[0]!;
+      const isClass = () => new RegExp(`^class[ \\t]+${className}\\b`, "m").test(texts.get(full) ?? "");
+      if (rest.length === 1 && /^[A-Za-z_]\w*$/.test(className) && isClass())
+        selection.covered.set(full, { className });
+      else notes.push(`the node id ${target} names single tests`);
+      continue;
+    }
+    const match = GLOB.test(full) ? picomatch(full, { dot: true }) : null;
+    for (const file of files) {
+      const named = match ? match(file) : file === full;
+      if (named || (!match && under(file, full) && PY_TEST_FILE.test(posix.basename(file))))
+        selection.covered.set(file, {});
+    }
+  }
+  if (selection.covered.size === 0) notes.push("no hidden test file is selected by path");
+  if (notes.length > 0) selection.unsure = notes.join("; ");
+  return selection;
+}
+
+const MOCHA_VALUES = new Set(
+  "-R --reporter -O --reporter-option --reporter-options -r --require -u --ui -t --timeout -s --slow -g --grep -f --fgrep --config --package --extension --ignore --exclude --file --spec --retries -j --jobs -n --node-option --watch-files --watch-ignore".split(
+    " ",
+  ),
+);
+const MOCHA_ALIASES = { "-g": "--grep", "-f": "--fgrep", "-b": "--bail", "-i": "--invert" };
+const REGEX_SPECIAL = /[\\^$.*+?()[\]{}|/]/;
+
+/** mocha: spec files, folders and globs (default ./test); plain `--grep`/`--fgrep`; `--bail` gets no sentinel. */
+function mochaSelection(call: RunnerCall, files: string[]): Selection {
+  const p = parseArgs(call.args, MOCHA_VALUES, MOCHA_ALIASES);
+  if (p.flags.has("--bail"))
+    return { covered: new Map(), unprotected: "the hidden command stops at its first failure (--bail)" };
+  const selection: Selection = { covered: new Map() };
+  const notes: string[] = [];
+  const grep = p.values.get("--grep")?.at(-1);
+  const fgrep = p.values.get("--fgrep")?.at(-1);
+  if (fgrep !== undefined) selection.keyword = fgrep;
+  else if (grep !== undefined) {
+    if (!REGEX_SPECIAL.test(grep)) selection.keyword = grep;
+    else notes.push(`--grep ${JSON.stringify(grep)} is a pattern`);
+  }
+  if (p.flags.has("--invert") && (grep !== undefined || fgrep !== undefined)) notes.push("--invert");
+  const exts = (p.values.get("--extension") ?? [])
+    .flatMap((e) => e.split(","))
+    .map((e) => e.replace(/^\./, ""));
+  const extensions = new Set(["js", "cjs", "mjs", ...exts]);
+  const recursive = p.flags.has("--recursive");
+  const specs = [...p.positionals, ...(p.values.get("--spec") ?? []), ...(p.values.get("--file") ?? [])];
+  for (const spec of specs.length > 0 ? specs : ["test"]) {
+    const full = joinCwd(call.cwd, spec.replace(/^\.\//, ""));
+    const match = GLOB.test(full) ? picomatch(full, { dot: true }) : null;
+    for (const file of files) {
+      const inDir =
+        under(file, full) &&
+        extensions.has(posix.extname(file).slice(1)) &&
+        (recursive || posix.dirname(file) === (full || "."));
+      if (match ? match(file) : file === full || inDir) selection.covered.set(file, {});
+    }
+  }
+  if (selection.covered.size === 0) notes.push("no hidden test file is selected by the spec");
+  if (notes.length > 0) selection.unsure = notes.join("; ");
+  return selection;
+}
+
+const JEST_VALUES = new Set(
+  "-t --testNamePattern --testPathPattern --testPathPatterns -c --config --reporters --testResultsProcessor --maxWorkers -w --rootDir --roots --testTimeout --outputFile --reporter --dir --project --environment --pool --shard --root".split(
+    " ",
+  ),
+);
+const JS_TEST_FILE = /(?:\/__tests__\/.*|\.(?:test|spec))\.[cm]?[jt]sx?$/;
+
+/** jest / vitest: path patterns (regular expressions for jest, substrings for vitest), a plain `-t`; `--bail` gets no sentinel. */
+function jestLikeSelection(call: RunnerCall, files: string[]): Selection {
+  const p = parseArgs(call.args, JEST_VALUES, { "--testNamePattern": "-t" });
+  if (p.flags.has("--bail") || p.values.has("--bail") || p.flags.has("-b"))
+    return { covered: new Map(), unprotected: "the hidden command stops at its first failure (--bail)" };
+  const selection: Selection = { covered: new Map() };
+  const notes: string[] = [];
+  const name = p.values.get("-t")?.at(-1);
+  if (name !== undefined) {
+    if (!REGEX_SPECIAL.test(name)) selection.keyword = name;
+    else notes.push(`-t ${JSON.stringify(name)} is a pattern`);
+  }
+  const positionals = p.positionals.filter((w, i) => !(i === 0 && ["run", "related", "watch"].includes(w)));
+  const patterns = [...positionals, ...(p.values.get("--testPathPattern") ?? [])];
+  for (const file of files) {
+    if (!JS_TEST_FILE.test(`/${file}`) || !under(file, call.cwd)) continue;
+    const abs = `/work/repo/${file}`;
+    const picked =
+      patterns.length === 0 ||
+      patterns.some((pattern) => {
+        if (call.framework === "vitest") return abs.includes(pattern.replace(/^\.\//, ""));
+        try {
+          return new RegExp(pattern).test(abs);
+        } catch {
+          return false;
+        }
+      });
+    if (picked) selection.covered.set(file, {});
+  }
+  if (selection.covered.size === 0) notes.push("no hidden test file matches the command's path patterns");
+  if (notes.length > 0) selection.unsure = notes.join("; ");
+  return selection;
+}
+
+/** What the hidden command's runner selects among the hidden test files. */
+export function selectionOf(call: RunnerCall, texts: ReadonlyMap<string, string>): Selection {
+  if (call.framework === "pytest") return pytestSelection(call, texts);
+  const files = [...texts.keys()];
+  if (call.framework === "mocha") return mochaSelection(call, files);
+  return jestLikeSelection(call, files);
+}
