@@ -121,16 +121,61 @@ def _network_reachable():
 if _network_reachable():
     raise SystemExit("the network is reachable")
 `,
+  // Every process of the bomb forks until fork fails, then holds the suite's output open (it
+  // inherits the runner's copies of the suite's stdout and stderr) and sleeps until it is killed.
+  // The first to fail prints the evidence (errno, the cgroup's pids counters) to the suite's own
+  // output, past pytest's capture; the runner goes on only then, so the limit is always reached
+  // before the tests run, and the bomb takes no CPU from them once it is full.
   forkBomb: `
-import os as _os, time as _time
+import errno as _errno, os as _os, signal as _signal, stat as _stat
 
+
+def _suite_outputs():
+    seen, fds = set(), []
+    for _name in _os.listdir("/proc/self/fd"):
+        try:
+            _info = _os.fstat(int(_name))
+        except OSError:
+            continue
+        if _stat.S_ISFIFO(_info.st_mode) and (_info.st_dev, _info.st_ino) not in seen:
+            seen.add((_info.st_dev, _info.st_ino))
+            fds.append(int(_name))
+    return fds
+
+
+def _pids(name):
+    for _dir in ("/sys/fs/cgroup/pids", "/sys/fs/cgroup"):
+        try:
+            with open(_dir + "/pids." + name) as _f:
+                return _f.readline().strip()
+        except OSError:
+            pass
+    return "unreadable"
+
+
+_outputs = _suite_outputs()
+_full_r, _full_w = _os.pipe()
 if _os.fork() == 0:
+    _os.close(_full_r)
     while True:
         try:
             _os.fork()
-        except OSError:
-            _time.sleep(0.01)
-_time.sleep(2)
+        except OSError as _error:
+            _failed = _errno.errorcode.get(_error.errno, str(_error.errno))
+            break
+    try:
+        _os.close(_os.open("/tmp/.fork-bomb-reported", _os.O_CREAT | _os.O_EXCL | _os.O_WRONLY))
+        _line = "oracle-fork-bomb: fork failed with %s in pid %d; pids.current=%s pids.max=%s\\n" % (
+            _failed, _os.getpid(), _pids("current"), _pids("max"))
+        for _fd in _outputs:
+            _os.write(_fd, _line.encode())
+    except OSError:
+        pass
+    _os.write(_full_w, b"x")
+    while True:
+        _signal.pause()
+_os.close(_full_w)
+_os.read(_full_r, 1)
 `,
   memoryBomb: `
 _hog = bytearray(600 * 1024 * 1024)
