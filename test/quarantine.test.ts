@@ -80,9 +80,10 @@ async function quarantineList() {
   );
 }
 
-async function leftovers(): Promise<string[]> {
-  const containers = await containersWithLabel("dev.oracle.component=grade");
-  return containers.filter((c) => (c.Labels["dev.oracle.task"] ?? "") in EXPECTED).map((c) => c.Id);
+/** The containers a sweep (by its process id) left behind; other runs on this host have their own. */
+async function leftovers(sweepPid: number | undefined): Promise<string[]> {
+  const containers = await containersWithLabel(`dev.oracle.pid=${sweepPid}`);
+  return containers.map((c) => c.Id);
 }
 
 beforeAll(async () => {
@@ -130,7 +131,8 @@ describe("oracle-quarantine-sweep against the real engine", () => {
     expect(evidence).toContain("baseline: 3 of 3 runs");
     for (const log of evidence.filter((e) => e.endsWith(".jsonl"))) await readFile(join(root, log));
     expect(result.stderr).toMatch(/^sweep: \[\d+\/11\] flaky quarantined \(FLAKY\)/m);
-    expect(await leftovers()).toEqual([]);
+    expect(result.pid).toBeDefined();
+    expect(await leftovers(result.pid)).toEqual([]);
   }, 900_000);
 
   it("writes an HTML report that opens offline in Chromium with one row per task", async () => {

@@ -46,6 +46,8 @@ export interface RunResult {
   stdout: string;
   stderr: string;
   ms: number;
+  /** The process id it ran as (what its containers' `dev.oracle.pid` label names). */
+  pid: number | undefined;
 }
 
 /** Runs a command to completion and captures what it printed. */
@@ -71,7 +73,9 @@ export function run(
       stderr += chunk;
     });
     child.on("error", fail);
-    child.on("close", (code, signal) => done({ code, signal, stdout, stderr, ms: Date.now() - started }));
+    child.on("close", (code, signal) =>
+      done({ code, signal, stdout, stderr, ms: Date.now() - started, pid: child.pid }),
+    );
     // A child that exits without reading its input closes the pipe first: not a failure of the run.
     child.stdin.on("error", (error: NodeJS.ErrnoException) => {
       if (error.code !== "EPIPE") fail(error);
