@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Idempotent machine set-up for the oracle (Debian, as root). Does only what is missing and prints
 # one line per step: "done" or "already there". On failure it names the step and exits non-zero.
-#   pnpm 10.34.9 · Docker engine · local registry on 127.0.0.1:5000 · debian:bookworm-slim · redis-server · time · deps · build
+#   pnpm 10.34.9 · Docker engine · local registry on 127.0.0.1:5000 · debian:bookworm-slim · redis-server · time ·
+#   chromium · git, ip · deps · build
+# Every program a test runs on the host is installed here (a test never relies on one installed by hand).
 # Environment: ORACLE_REGISTRY_DIR (registry storage, default /var/lib/oracle/registry),
 #              ORACLE_SETUP_SKIP_BUILD=1 (skip pnpm install/build), ORACLE_DOCKER_WAIT (seconds, default 60).
 set -uo pipefail
@@ -133,6 +135,28 @@ if [ -x /usr/bin/time ]; then report "already there"
 else
   apt_install time || fail "apt-get install time failed, see $LOG_DIR/apt.log"
   [ -x /usr/bin/time ] || fail "no /usr/bin/time after installing time"
+  report done "$(elapsed)"
+fi
+
+# --- Chromium (test/quarantine.test.ts opens the HTML report in /usr/bin/chromium via playwright) --
+begin "chromium"
+if [ -x /usr/bin/chromium ]; then report "already there" "$(dpkg-query -W -f='${Version}' chromium 2>/dev/null)"
+else
+  apt_install chromium || fail "apt-get install chromium failed, see $LOG_DIR/apt.log"
+  [ -x /usr/bin/chromium ] || fail "no /usr/bin/chromium after installing chromium"
+  report done "$(elapsed)"
+fi
+
+# --- git and ip (test fixtures are git repositories; the engine-fault tests add a bridge with ip) --
+begin "git, ip"
+missing=""
+have git || missing="$missing git"
+have ip || missing="$missing iproute2"
+if [ -z "$missing" ]; then report "already there"
+else
+  # shellcheck disable=SC2086 # one word per package
+  apt_install $missing || fail "apt-get install$missing failed, see $LOG_DIR/apt.log"
+  have git && have ip || fail "no git or ip after installing$missing"
   report done "$(elapsed)"
 fi
 

@@ -4,7 +4,14 @@
 // resumes and grades only what is missing.
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { binPath, containersWithLabel, makeTempRoot, requireDocker, run } from "@oracle/test-utils";
+import {
+  binPath,
+  containersWithLabel,
+  freezeWhen,
+  makeTempRoot,
+  requireDocker,
+  run,
+} from "@oracle/test-utils";
 import type Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exited, NOOP_DIFF, readLog, startProcess } from "./fixtures/batch/harness.js";
@@ -71,12 +78,14 @@ describe("oracle-grade --batch", () => {
     const args = ["--batch", file, "--out", out, "--root", temp.root, "--concurrency", "1", "--no-cache"];
     const batch = startProcess(GRADE, args, log);
     const label = `dev.oracle.pid=${batch.pid}`;
-    const end = Date.now() + 60_000;
-    while ((await containersWithLabel(label, docker)).length === 0) {
-      if (Date.now() > end) throw new Error(`no container of the batch appeared:\n${readLog(log)}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    // Frozen while a grade's container exists, so that the Ctrl-C lands mid-grade on any machine.
+    await freezeWhen(batch.pid!, async () => (await containersWithLabel(label, docker)).length > 0, {
+      what: "a container of the batch",
+      timeoutMs: 120_000,
+      detail: () => readLog(log),
+    });
     batch.kill("SIGINT");
+    batch.kill("SIGCONT");
     expect(await exited(batch)).toBe(130);
     expect(await containersWithLabel(label, docker)).toEqual([]);
     expect(readLog(log)).toContain("interrupted: results so far are kept");

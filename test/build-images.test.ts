@@ -4,7 +4,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { cp, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type RegistryFile, readRegistryFile } from "@oracle/spec";
-import { binPath, makeTempRoot, repoRoot, requireDocker, run } from "@oracle/test-utils";
+import { binPath, makeTempRoot, repoRoot, requireDocker, run, waitFor } from "@oracle/test-utils";
 import type Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -157,10 +157,11 @@ describe("oracle-build-images", () => {
     );
     const running = async () =>
       (await docker.listContainers({ all: true })).filter((c) => c.Command.includes(suffix)).map((c) => c.Id);
-    const deadline = Date.now() + 20_000;
-    while ((await running()).length > 0 && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 500));
-    expect(await running()).toEqual([]);
+    await waitFor(async () => (await running()).length === 0, {
+      what: "the engine to stop the timed-out build's container",
+      timeoutMs: 60_000,
+      everyMs: 500,
+    });
     await cp(join(repoRoot, "test/fixtures/images/text-demo/Dockerfile"), dockerfile);
   });
 
@@ -207,13 +208,15 @@ function collect(child: ChildProcess) {
     exited: new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
       child.on("exit", (code, signal) => resolve({ code, signal })),
     ),
+    /** Waits for `condition`; fails at once if the process exits first. */
     async waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
-      const deadline = Date.now() + timeoutMs;
-      while (!condition()) {
-        if (Date.now() > deadline) throw new Error(`timed out; stderr so far:\n${state.stderr}`);
-        if (child.exitCode !== null) throw new Error(`exited ${child.exitCode}; stderr:\n${state.stderr}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      await waitFor(
+        () => {
+          if (child.exitCode !== null) throw new Error(`exited ${child.exitCode}; stderr:\n${state.stderr}`);
+          return condition();
+        },
+        { what: "the watcher's output", timeoutMs, detail: () => `stderr so far:\n${state.stderr}` },
+      );
     },
   };
   child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {

@@ -1,9 +1,15 @@
 import { spawn } from "node:child_process";
 import { copyFile, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { QuarantineFileSchema } from "@oracle/spec";
-import { binPath, containersWithLabel, makeTempRoot, requireDocker, run } from "@oracle/test-utils";
+import {
+  binPath,
+  containersWithLabel,
+  freezeWhen,
+  makeTempRoot,
+  requireDocker,
+  run,
+} from "@oracle/test-utils";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -81,15 +87,10 @@ async function quarantineList() {
   );
 }
 
-/** Containers still there of the sweep's own runs (their run ids are in the first line of each run's log). */
-async function leftovers(report: Report): Promise<string[]> {
-  const runs = new Set<string>();
-  for (const log of report.tasks.flatMap((t) => t.runs.flatMap((r) => (r.log ? [r.log] : [])))) {
-    const first = (await readFile(join(root, log), "utf8")).split("\n")[0] ?? "{}";
-    runs.add((JSON.parse(first) as { run?: string }).run ?? "");
-  }
-  const containers = await containersWithLabel("dev.oracle.component=grade");
-  return containers.filter((c) => runs.has(c.Labels["dev.oracle.run"] ?? "")).map((c) => c.Id);
+/** The containers a sweep (by its process id) left behind; other runs on this host have their own. */
+async function leftovers(sweepPid: number | undefined): Promise<string[]> {
+  const containers = await containersWithLabel(`dev.oracle.pid=${sweepPid}`);
+  return containers.map((c) => c.Id);
 }
 
 beforeAll(async () => {
@@ -141,15 +142,16 @@ describe("oracle-quarantine-sweep against the real engine", () => {
       report.tasks.find((t) => t.id === task)?.reasons.find((r) => r.flag === flag);
     for (const task of report.tasks)
       for (const r of task.reasons) expect(r.hint, `${task.id} ${r.flag}`).toMatch(/\S/);
-    // The sentinel beside hidden/test_mul.py never ran, though the real hidden test did fail.
+    // A single test by node id: the sentinels appended to hidden/test_mul.py are not selected.
     expect(reason("sentinel-not-collected", "SENTINEL_NOT_COLLECTED")?.message).toMatch(
-      /baseline: 3 of 3 runs: REPORT_INCONSISTENT: .*sentinel.*0 passed, 1 failed/,
+      /baseline: 3 of 3 runs: the grade result says the sentinel was not collected/,
     );
     expect(reason("sentinel-not-collected", "SENTINEL_NOT_COLLECTED")?.hint).toMatch(/name the folder/);
     expect(reason("report-missing", "HIDDEN_REPORT_UNUSABLE")?.message).toMatch(/REPORT_MISSING/);
     expect(reason("no-gold", "NO_GOLD")?.hint).toContain("add tasks/no-gold/gold.diff");
     expect((await quarantineList()).tasks["no-gold"]?.reasons[0]?.hint).toContain("gold.diff");
-    expect(await leftovers(report)).toEqual([]);
+    expect(result.pid).toBeDefined();
+    expect(await leftovers(result.pid)).toEqual([]);
   }, 900_000);
 
   it("writes an HTML report that opens offline in Chromium with one row per task", async () => {
@@ -238,12 +240,18 @@ describe("oracle-quarantine-sweep against the real engine", () => {
     });
     const exited = new Promise<number | null>((done) => child.on("close", (code) => done(code)));
     const label = `dev.oracle.pid=${child.pid}`;
-    for (let i = 0; i < 300 && (await containersWithLabel(label)).length < 2; i++) await sleep(200);
-    expect((await containersWithLabel(label)).length).toBeGreaterThanOrEqual(1);
-    const interrupted = Date.now();
+    // Frozen while a grade's container runs, so that the Ctrl-C lands mid-grade on any machine.
+    await freezeWhen(child.pid!, async () => (await containersWithLabel(label)).length > 0, {
+      what: "a grade of the sweep to be running",
+      timeoutMs: 120_000,
+      detail: () => stderr,
+    });
     child.kill("SIGINT");
+    const interrupted = Date.now();
+    child.kill("SIGCONT");
     expect(await exited, stderr).toBe(130);
-    expect(Date.now() - interrupted).toBeLessThan(30_000);
+    // Each aborted grade returns within 10 s (packages/grader/README.md); the margin is the sweep's own.
+    expect(Date.now() - interrupted).toBeLessThan(10_000 + 10_000);
     expect(stderr).toContain("interrupted");
     expect(await containersWithLabel(label)).toEqual([]);
     expect(await readFile(join(root, "tasks", "quarantine.json"), "utf8")).toBe(listBefore);

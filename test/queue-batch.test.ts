@@ -5,8 +5,15 @@
 import type { ChildProcess } from "node:child_process";
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
-import { binPath, containersWithLabel, makeTempRoot, requireDocker, run } from "@oracle/test-utils";
+import {
+  binPath,
+  containersWithLabel,
+  freezeWhen,
+  makeTempRoot,
+  requireDocker,
+  run,
+  waitFor,
+} from "@oracle/test-utils";
 import type Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -15,7 +22,6 @@ import {
   readLog,
   startProcess,
   TestRedis,
-  waitFor,
   workerCommand,
   writeSamplePredictions,
 } from "./fixtures/batch/harness.js";
@@ -63,37 +69,22 @@ function runningJob(log: string): string | undefined {
   return last && !jobFinished(log, last) ? last : undefined;
 }
 
-/** Resolves once the process is stopped (state T in /proc/<pid>/stat): SIGSTOP is not synchronous. */
-async function stopped(pid: number): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    const stat = await readFile(`/proc/${pid}/stat`, "utf8");
-    if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("T")) return;
-    await sleep(5);
-  }
-  throw new Error(`process ${pid} did not stop`);
-}
-
 /**
  * Freezes a worker (SIGSTOP) in the middle of a job: while its grade container is up and its log
  * shows the job unfinished. A grade takes under 2 s, so a fixed wait after the job's start can miss it.
  */
-async function stopMidJob(
-  { child: worker, log }: { child: ChildProcess; log: string },
-  timeoutMs = 120_000,
-): Promise<string> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if ((await containersWithLabel(`dev.oracle.pid=${worker.pid}`, docker)).length > 0) {
-      worker.kill("SIGSTOP");
-      await stopped(worker.pid as number);
-      const job = runningJob(readLog(log));
-      if (job) return job;
-      worker.kill("SIGCONT");
-    }
-    await sleep(25);
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for worker ${worker.pid} to be mid-job`);
+function stopMidJob({ child: worker, log }: { child: ChildProcess; log: string }): Promise<string> {
+  return freezeWhen(
+    worker.pid as number,
+    async () =>
+      (await containersWithLabel(`dev.oracle.pid=${worker.pid}`, docker)).length > 0 &&
+      runningJob(readLog(log)),
+    { what: `worker ${worker.pid} to be mid-job`, timeoutMs: 120_000, everyMs: 25 },
+  );
 }
+
+/** How many queue errors (a lost or refused Redis connection) a worker's or the batch's log shows. */
+const queueErrors = (log: string): number => readLog(log).match(/warn: queue: /g)?.length ?? 0;
 
 function startWorker(name: string): { child: ChildProcess; log: string } {
   const [command, args] = workerCommand();
@@ -180,11 +171,26 @@ describe("oracle-grade --batch on the sample tasks", () => {
     a.child.kill("SIGKILL");
     await exited(a.child);
     const c = startWorker("worker-c");
-    await waitFor("worker C to be up", () => (readLog(c.log).includes("worker ") ? true : undefined));
+    await waitFor(() => readLog(c.log).includes("worker "), {
+      what: "worker C to be up",
+      timeoutMs: 120_000,
+    });
+    // The outage lasts until every client still running (the batch, workers B and C) has seen it.
+    const clients = [batchLog, b.log, c.log];
+    const before = clients.map(queueErrors);
     await redis.down();
-    await sleep(1000);
+    expect(await redis.refuses()).toBe(true);
+    await waitFor(() => clients.every((log, i) => queueErrors(log) > before[i]!), {
+      what: "the batch and workers B and C to log the lost Redis connection",
+      timeoutMs: 120_000,
+      detail: () => clients.map((log) => `${log}:\n${readLog(log).slice(-2000)}`).join("\n"),
+    });
     await redis.up();
-    const code = await waitFor("the queued batch to finish", () => batch.exitCode ?? undefined, 600_000);
+    const code = await waitFor(() => batch.exitCode ?? undefined, {
+      what: "the queued batch to finish",
+      timeoutMs: 600_000,
+      detail: () => readLog(batchLog).slice(-2000),
+    });
     expect(readLog(batchLog)).toContain("pass rate 40.0%: 4 PASS / 10 graded (6 FAIL)");
     expect(code).toBe(0);
     const queued = await resultLines(out);

@@ -6,9 +6,9 @@ import { appendFile, cp, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { type GradeFn, queueGrade, type RunningWorker, startWorker } from "@oracle/grader";
 import { type GradeResult, isOracleError } from "@oracle/spec";
-import { makeTempRoot, repoRoot, requireDocker } from "@oracle/test-utils";
+import { makeTempRoot, repoRoot, requireDocker, waitFor } from "@oracle/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TestRedis, waitFor } from "./fixtures/batch/harness.js";
+import { TestRedis } from "./fixtures/batch/harness.js";
 
 type Logger = Parameters<typeof startWorker>[0]["logger"];
 const quiet = { info() {}, warn() {}, debug() {} } as unknown as Logger;
@@ -90,7 +90,7 @@ describe("queue workers", () => {
       mode: "grade",
       diff: { text: "fix" },
     });
-    await waitFor("the first worker to start grading", () => (calls.first > 0 ? true : undefined), 30_000);
+    await waitFor(() => calls.first > 0, { what: "the first worker to start grading", timeoutMs: 30_000 });
     await first.close();
     await worker(join(temp.root, "worker"), async (options) => {
       calls.second += 1;

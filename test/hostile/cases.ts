@@ -121,16 +121,61 @@ def _network_reachable():
 if _network_reachable():
     raise SystemExit("the network is reachable")
 `,
+  // Every process of the bomb forks until fork fails, then holds the suite's output open (it
+  // inherits the runner's copies of the suite's stdout and stderr) and sleeps until it is killed.
+  // The first to fail prints the evidence (errno, the cgroup's pids counters) to the suite's own
+  // output, past pytest's capture; the runner goes on only then, so the limit is always reached
+  // before the tests run, and the bomb takes no CPU from them once it is full.
   forkBomb: `
-import os as _os, time as _time
+import errno as _errno, os as _os, signal as _signal, stat as _stat
 
+
+def _suite_outputs():
+    seen, fds = set(), []
+    for _name in _os.listdir("/proc/self/fd"):
+        try:
+            _info = _os.fstat(int(_name))
+        except OSError:
+            continue
+        if _stat.S_ISFIFO(_info.st_mode) and (_info.st_dev, _info.st_ino) not in seen:
+            seen.add((_info.st_dev, _info.st_ino))
+            fds.append(int(_name))
+    return fds
+
+
+def _pids(name):
+    for _dir in ("/sys/fs/cgroup/pids", "/sys/fs/cgroup"):
+        try:
+            with open(_dir + "/pids." + name) as _f:
+                return _f.readline().strip()
+        except OSError:
+            pass
+    return "unreadable"
+
+
+_outputs = _suite_outputs()
+_full_r, _full_w = _os.pipe()
 if _os.fork() == 0:
+    _os.close(_full_r)
     while True:
         try:
             _os.fork()
-        except OSError:
-            _time.sleep(0.01)
-_time.sleep(2)
+        except OSError as _error:
+            _failed = _errno.errorcode.get(_error.errno, str(_error.errno))
+            break
+    try:
+        _os.close(_os.open("/tmp/.fork-bomb-reported", _os.O_CREAT | _os.O_EXCL | _os.O_WRONLY))
+        _line = "oracle-fork-bomb: fork failed with %s in pid %d; pids.current=%s pids.max=%s\\n" % (
+            _failed, _os.getpid(), _pids("current"), _pids("max"))
+        for _fd in _outputs:
+            _os.write(_fd, _line.encode())
+    except OSError:
+        pass
+    _os.write(_full_w, b"x")
+    while True:
+        _signal.pause()
+_os.close(_full_w)
+_os.read(_full_r, 1)
 `,
   memoryBomb: `
 _hog = bytearray(600 * 1024 * 1024)
@@ -209,28 +254,54 @@ def _forge():
 
 _atexit.register(_forge)
 `,
+  // A daemon that outlives the runner rewrites the report without its failures. The runner's exit
+  // waits (atexit, after pytest wrote the report) until the daemon has rewritten it once, so the
+  // rewrite always lands between the report and the runner's exit; the daemon keeps at it after.
   forgeReportLater: `
-import os as _os, re as _re, time as _time
+import atexit as _atexit, os as _os, re as _re, time as _time
+
+_go_r, _go_w = _os.pipe()
+_done_r, _done_w = _os.pipe()
+
+
+def _rewrite():
+    path = _os.environ.get("ORACLE_JUNIT", "")
+    try:
+        with open(path) as f:
+            xml = f.read()
+        with open(path, "w") as f:
+            f.write(_re.sub(r"<failure\\b.*?</failure>", "", xml, flags=_re.S))
+    except OSError:
+        pass
+
 
 if _os.fork() == 0:
     _os.setsid()
     if _os.fork() == 0:
+        _os.close(_go_w)
+        _os.close(_done_r)
+        _os.read(_go_r, 1)
+        _rewrite()
+        _os.write(_done_w, b"x")
         for _ in range(600):
             _time.sleep(0.05)
-            path = _os.environ.get("ORACLE_JUNIT", "")
-            try:
-                with open(path) as f:
-                    xml = f.read()
-                with open(path, "w") as f:
-                    f.write(_re.sub(r"<failure\\b.*?</failure>", "", xml, flags=_re.S))
-            except OSError:
-                pass
+            _rewrite()
     _os._exit(0)
+_os.close(_go_r)
+_os.close(_done_w)
+
+
+def _hand_over():
+    _os.write(_go_w, b"x")
+    _os.read(_done_r, 1)
+
+
+_atexit.register(_hand_over)
 `,
   // A daemon that looks for the driver's nonce (its environ, its memory) to forge the end of its
   // suite and a passing report after it, written into the suite's own stdout pipe.
   forgeDriverOutput: `
-import os as _os, glob as _glob, re as _re
+import os as _os, glob as _glob, re as _re, signal as _signal
 
 def _forged(nonce, suite):
     cases = '<testcase classname="checks.test_hidden" name="test_add_positive" file="checks/test_hidden.py"/>'
@@ -268,6 +339,7 @@ def _suite_pipe():
             pass
     return None
 
+_tried_r, _tried_w = _os.pipe()
 if _os.fork() == 0:
     _os.setsid()
     if _os.fork() == 0:
@@ -276,9 +348,13 @@ if _os.fork() == 0:
         _fd = _suite_pipe()
         if _nonce and _fd is not None:
             _os.write(_fd, _forged(_nonce, _suite))
+        _os.write(_tried_w, b"x")
         while True:
-            _os.pause()
+            _signal.pause()
     _os._exit(0)
+# The tests run only once the daemon has tried, so that its attempt is made on any machine.
+_os.close(_tried_w)
+_os.read(_tried_r, 1)
 `,
   // Plants, in every writable place, what the existing suite could leave for the hidden one: a
   // file, a dotfile, a "..x" name, a dangling link and a folder its owner cannot write. The code

@@ -20,11 +20,14 @@ import {
 } from "./cases.js";
 import {
   type Corpus,
+  collected,
   expectOutcome,
+  fixtureTask,
   type Graded,
   gradeCase,
   makeCorpus,
   makeDiff,
+  suiteOutput,
   TASKS,
   writeFiles,
 } from "./harness.js";
@@ -287,11 +290,25 @@ describe("hostile tests at run time", () => {
     expectOutcome(await py("network", pyPlanted(PY_PRELUDE.network)), "PASS", "PASS");
   });
 
-  it("a fork bomb holding the output open: the pids limit holds -> FAIL", async () => {
-    const g = await py("fork-bomb", pyPlanted(PY_PRELUDE.forkBomb), 15);
-    expect(g.result.verdict).toBe("FAIL");
-    expect(g.result.reason).not.toBe("INFRA_ERROR");
-    figures.push(`fork bomb: ${g.result.reason} in ${Math.round(g.ms / 1000)} s`);
+  it("a fork bomb holding the output open: fork fails at the pids limit, the kill loop leaves nothing -> PASS", async () => {
+    const g = await py("fork-bomb", pyPlanted(PY_PRELUDE.forkBomb));
+    // The bomb is full before the tests run and is killed after the runner exits: the tests of the
+    // fix ran and passed, so PASS is the honest verdict.
+    expectOutcome(g, "PASS", "PASS");
+    const pids = String(fixtureTask(TASKS.py).resources.pids);
+    for (const suite of ["existing", "hidden"] as const) {
+      const evidence =
+        /oracle-fork-bomb: fork failed with (\w+) in pid \d+; pids\.current=(\w+) pids\.max=(\w+)/.exec(
+          suiteOutput(g, suite),
+        );
+      expect(evidence?.slice(1), `${suite}: the bomb's evidence in its suite's output`).toEqual([
+        "EAGAIN",
+        pids,
+        pids,
+      ]);
+      expect(collected(g, suite)?.kill, `${suite}: the kill loop`).toMatchObject({ survivors: 0 });
+    }
+    figures.push(`fork bomb: ${g.result.reason}, kill rounds ${collected(g, "existing")?.kill?.rounds}`);
   });
 
   it("a memory bomb -> FAIL OUT_OF_MEMORY", async () => {
@@ -319,8 +336,10 @@ describe("hostile tests at run time", () => {
   it("a SIGTERM-ignoring, double-forking process past the timeout -> FAIL TIMEOUT, nothing survives", async () => {
     const g = await py("sigterm-double-fork", pyPlanted(PY_PRELUDE.sigtermDoubleFork), 10);
     expectOutcome(g, "FAIL", "TIMEOUT");
-    expect(g.ms).toBeLessThan(10_000 + 15_000);
-    figures.push(`timeout 10 s: grader exited after ${(g.ms / 1000).toFixed(1)} s`);
+    // The run's own account: its limit, then the bounded cleanup (the limit + 10 s at most).
+    expect(g.result.durationMs).toBeGreaterThanOrEqual(10_000);
+    expect(g.result.durationMs).toBeLessThan(10_000 + 10_000);
+    figures.push(`timeout 10 s: the run returned after ${(g.result.durationMs / 1000).toFixed(1)} s`);
   });
 
   it("writing to the read-only mounts and the root -> refused, PASS (the payload exits if a write works)", async () => {
@@ -344,11 +363,15 @@ describe("forged results", () => {
   });
 
   it("the report rewritten by a process outliving the runner -> its exit code contradicts it, FAIL REPORT_INCONSISTENT", async () => {
+    // double() broken too: the existing suite (no sentinel there) fails, so only its runner's exit
+    // code can tell the rewritten report is a lie.
+    const bugs = RAW_BUG.replace("return x * 2", "return x * 3");
     const g = await py(
       "forge-later",
-      pyFiles({ "calc/core.py": `${PY_PRELUDE.forgeReportLater}\n\n${RAW_BUG}` }),
+      pyFiles({ "calc/core.py": `${PY_PRELUDE.forgeReportLater}\n\n${bugs}` }),
     );
     expectOutcome(g, "FAIL", "REPORT_INCONSISTENT");
+    expect(g.result.message).toMatch(/^existing suite: runner exited 1 but its report says all passed/);
   });
 
   it("a suite reading the driver's nonce (environ, memory) to forge the end of its suite -> refused, FAIL TESTS_FAILED", async () => {

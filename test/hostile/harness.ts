@@ -242,3 +242,34 @@ export function expectOutcome(graded: Graded, verdict: "PASS" | "FAIL", reason: 
     `${result.message}\n${graded.stderr.split("\n").slice(-15).join("\n")}`,
   ).toEqual({ verdict, reason });
 }
+
+/** One event of the oracle log (JSON lines): `step` names it, the rest is its data. */
+export interface LogEvent {
+  step?: string;
+  suite?: string;
+  stream?: string;
+  text?: string;
+  kill?: { rounds: number; survivors: number };
+  [key: string]: unknown;
+}
+
+export const logEvents = (graded: Graded): LogEvent[] =>
+  graded.log
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as LogEvent);
+
+/** What a suite printed on one stream, as the oracle log's `suite.output` events hold it. */
+export const suiteOutput = (graded: Graded, suite: string, stream = "stdout"): string =>
+  logEvents(graded)
+    .filter((e) => e.step === "suite.output" && e.suite === suite && e.stream === stream)
+    .map((e) => e.text)
+    .join("");
+
+/** The `collect.done` event of a suite: the kill loop's rounds and survivors, the oom count. */
+export const collected = (graded: Graded, suite: string): LogEvent | undefined =>
+  logEvents(graded).find((e) => e.step === "collect.done" && e.suite === suite);
+
+/** A fixture task's task.json as written in test/hostile/fixtures (before its base commit is set). */
+export const fixtureTask = (id: FixtureTask): { resources: { pids: number; memoryMb: number } } =>
+  JSON.parse(readFileSync(join(FIXTURES, id, "task.template.json"), "utf8"));

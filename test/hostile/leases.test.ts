@@ -8,11 +8,11 @@ import { execFileSync, spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { GradeResult, RegistryFile } from "@oracle/spec";
-import { binPath, containersWithLabel, requireDocker } from "@oracle/test-utils";
+import { binPath, containersWithLabel, requireDocker, waitFor } from "@oracle/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PY_FIXED } from "./cases.js";
 import { type Corpus, expectOutcome, gradeCase, makeCorpus, makeDiff, TASKS, writeFiles } from "./harness.js";
-import { PrivateEngine, waitFor } from "./private-engine.js";
+import { PrivateEngine } from "./private-engine.js";
 
 const REGISTRY = `127.0.0.1:${process.env.ORACLE_LEASES_REGISTRY_PORT ?? "5079"}`;
 const INNER = "hostile-py-lease";
@@ -107,11 +107,16 @@ describe("leftover leases", () => {
     });
     const exited = new Promise<number | null>((done) => child.on("close", (code) => done(code)));
     const label = `dev.oracle.task=${INNER}`;
-    const started = await waitFor(
-      async () => readFileSync(logFile, "utf8").includes('"suite.start"'),
-      60_000,
+    await waitFor(
+      () => {
+        try {
+          return readFileSync(logFile, "utf8").includes('"suite.start"');
+        } catch {
+          return false;
+        }
+      },
+      { what: "the inner grader's existing suite to start", timeoutMs: 60_000, detail: () => stderr },
     );
-    expect(started, stderr).toBe(true);
     const [inner] = await containersWithLabel(label, engine.docker);
     expect(inner?.Labels["dev.oracle.pid"]).toBe(String(INNER_PID));
     expect(inner?.Labels["dev.oracle.host"]).toBe(shell("hostname").trim());

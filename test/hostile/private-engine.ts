@@ -5,19 +5,10 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdirSync, openSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { waitFor } from "@oracle/test-utils";
 import Docker from "dockerode";
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
-
-/** Waits until `check` resolves true, polling every `everyMs`; false after `ms`. */
-export async function waitFor(check: () => Promise<boolean>, ms: number, everyMs = 250): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (await check().catch(() => false)) return true;
-    await sleep(everyMs);
-  }
-  return false;
-}
 
 function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
@@ -87,8 +78,14 @@ export class PrivateEngine {
       ],
       { stdio: ["ignore", log, log] },
     );
-    const up = await waitFor(async () => (await this.docker.ping()) !== undefined, 60_000);
-    if (!up) throw new Error(`the private dockerd did not answer; see ${join(this.dir, "dockerd.log")}`);
+    await waitFor(
+      () =>
+        this.docker.ping().then(
+          () => true,
+          () => false,
+        ),
+      { what: `the private dockerd to answer (see ${join(this.dir, "dockerd.log")})`, timeoutMs: 60_000 },
+    );
   }
 
   /** Stops the daemon as `kill <pid>` does (SIGTERM), or abruptly with SIGKILL. */
@@ -104,8 +101,14 @@ export class PrivateEngine {
     );
     const log = openSync(join(this.dir, "registry.log"), "a");
     this.registryProcess = spawn("docker-registry", ["serve", config], { stdio: ["ignore", log, log] });
-    const up = await waitFor(async () => (await fetch(`http://${this.registryAddress}/v2/`)).ok, 30_000);
-    if (!up) throw new Error(`the private registry did not answer on ${this.registryAddress}`);
+    await waitFor(
+      () =>
+        fetch(`http://${this.registryAddress}/v2/`).then(
+          (response) => response.ok,
+          () => false,
+        ),
+      { what: `the private registry to answer on ${this.registryAddress}`, timeoutMs: 30_000 },
+    );
   }
 
   stopRegistry(): Promise<void> {

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { cp, mkdtemp, rm } from "node:fs/promises";
+import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -46,6 +46,8 @@ export interface RunResult {
   stdout: string;
   stderr: string;
   ms: number;
+  /** The process id it ran as (what its containers' `dev.oracle.pid` label names). */
+  pid: number | undefined;
 }
 
 /** Runs a command to completion and captures what it printed. */
@@ -71,7 +73,9 @@ export function run(
       stderr += chunk;
     });
     child.on("error", fail);
-    child.on("close", (code, signal) => done({ code, signal, stdout, stderr, ms: Date.now() - started }));
+    child.on("close", (code, signal) =>
+      done({ code, signal, stdout, stderr, ms: Date.now() - started, pid: child.pid }),
+    );
     // A child that exits without reading its input closes the pipe first: not a failure of the run.
     child.stdin.on("error", (error: NodeJS.ErrnoException) => {
       if (error.code !== "EPIPE") fail(error);
@@ -86,4 +90,85 @@ export async function containersWithLabel(
   docker: Docker = new Docker(),
 ): Promise<Docker.ContainerInfo[]> {
   return docker.listContainers({ all: true, filters: { label: [label] } });
+}
+
+/** Whether a condition's value means "it holds": anything but `undefined`, `null` and `false`. */
+const held = <T>(value: T | undefined | null | false): value is T =>
+  value !== undefined && value !== null && value !== false;
+
+export interface WaitOptions {
+  /** What is awaited, as the failure message names it: "the worker to be mid-job". */
+  what: string;
+  /** Give up after this long (default 60 s). */
+  timeoutMs?: number;
+  /** Pause between two checks (default 100 ms). */
+  everyMs?: number;
+  /** More context for the failure message, read when the wait fails (e.g. the tail of a log). */
+  detail?: () => string | Promise<string>;
+}
+
+/**
+ * Checks `condition` until it returns something other than `undefined`, `null` or `false`, and
+ * returns that. An error thrown by `condition` ends the wait at once (a process that died is a
+ * failure, not a reason to keep polling). Past `timeoutMs` it throws
+ * `timed out after N ms waiting for <what>` with the last value seen and `detail()`.
+ */
+export async function waitFor<T>(
+  condition: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+  options: WaitOptions,
+): Promise<T> {
+  const { what, timeoutMs = 60_000, everyMs = 100 } = options;
+  const started = Date.now();
+  let last: T | undefined | null | false;
+  for (;;) {
+    last = await condition();
+    if (held(last)) return last;
+    if (Date.now() - started >= timeoutMs) break;
+    await new Promise((done) => setTimeout(done, everyMs));
+  }
+  const detail = options.detail ? `\n${await options.detail()}` : "";
+  throw new Error(
+    `timed out after ${timeoutMs} ms waiting for ${what} (last check: ${String(last)})${detail}`,
+  );
+}
+
+/** The state letter of a process in /proc/<pid>/stat (R, S, D, T, Z…); undefined once it is gone. */
+export async function processState(pid: number): Promise<string | undefined> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => undefined);
+  return stat?.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+}
+
+/** Sends SIGSTOP and resolves once the process is stopped (SIGSTOP is not synchronous). */
+export async function freeze(pid: number): Promise<void> {
+  process.kill(pid, "SIGSTOP");
+  await waitFor(
+    async () => {
+      const state = await processState(pid);
+      if (state === undefined || state === "Z") throw new Error(`process ${pid} exited before it stopped`);
+      return state === "T";
+    },
+    { what: `process ${pid} to stop`, timeoutMs: 10_000, everyMs: 5 },
+  );
+}
+
+/**
+ * Freezes a process (SIGSTOP) at a moment when `condition` holds for it: waits until `condition`
+ * returns a value, stops the process, and checks `condition` again while it is stopped (it may
+ * have moved on in between); if it no longer holds, continues the process and waits again.
+ * Resolves with the value `condition` returned while the process was stopped. The caller sends
+ * SIGCONT (or SIGKILL) when it has done what it froze the process for.
+ */
+export async function freezeWhen<T>(
+  pid: number,
+  condition: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+  options: WaitOptions,
+): Promise<T> {
+  return waitFor(async () => {
+    if (!held(await condition())) return undefined;
+    await freeze(pid);
+    const value = await condition();
+    if (held(value)) return value;
+    process.kill(pid, "SIGCONT");
+    return undefined;
+  }, options);
 }
