@@ -239,3 +239,17 @@ describe("state and names the suites must not share", () => {
     expect(g.result.suites.existing.status).toBe("PASS");
   });
 });
+
+describe("the report channel", () => {
+  it("the hidden suite makes its report unreadable at exit (chmod 0) -> FAIL REPORT_INVALID, not INFRA_ERROR", async () => {
+    const prelude = `
+import atexit as _atexit, os as _os
+_WON = False
+if "hidden" in _os.environ.get("ORACLE_JUNIT", ""):
+    _atexit.register(lambda: _os.chmod(_os.environ["ORACLE_JUNIT"], 0))
+`;
+    const g = await grade("report-chmod", prelude);
+    expectOutcome(g, "FAIL", "REPORT_INVALID");
+    expect(g.result.message).toMatch(/cannot be read/);
+  });
+});

@@ -97,6 +97,22 @@ function judgeCollected(
     tail: suiteTail(out, err),
   };
   const report = record.report[suite];
+  // An OOM kill explains a driver that stopped after the suite (its fork or itself killed).
+  if (oomKills !== undefined && oomKills > 0 && !report) {
+    state.suites[suite] = {
+      status: "FAIL",
+      reason: "OUT_OF_MEMORY",
+      exitCode,
+      durationMs: output.durationMs,
+      counts: { passed: 0, failed: 0, error: 0, skipped: 0 },
+      tests: [],
+      output: bounded,
+    };
+    return {
+      reason: "OUT_OF_MEMORY",
+      message: `${suite} suite: a process was OOM-killed at the ${inputs.loaded.task.resources.memoryMb} MiB limit`,
+    };
+  }
   if (!report || oomKills === undefined) {
     if (record.protocolError) throw new Error(`the driver's output: ${record.protocolError}`);
     throw new Error(

@@ -91,6 +91,7 @@ describe("DriverOutput", () => {
       ["missing", { kind: "missing" }],
       ["not-regular", { kind: "invalid", why: expect.stringMatching(/not a regular file/) }],
       ["too-large 99999", { kind: "invalid", why: expect.stringMatching(/larger than 1024 bytes/) }],
+      ["unreadable", { kind: "invalid", why: expect.stringMatching(/cannot be read/) }],
     ] as const) {
       const { record } = parse(
         Buffer.from(`oracle:oom hidden 2\noracle:report hidden ${line}\n`),

@@ -106,7 +106,10 @@ export class DriverOutput extends SyncWritable {
   private endOf: SuiteName | null = null;
   private readonly seen = new Set<string>();
   private readonly blocks = new Map<string, Buffer>();
-  private reportState: { kind: "ok" | "not-regular" | "missing" | "too-large"; size: number } | null = null;
+  private reportState: {
+    kind: "ok" | "not-regular" | "missing" | "too-large" | "unreadable";
+    size: number;
+  } | null = null;
 
   /** The driver's nonce, from its first line; the end markers carry it. */
   nonce: string | null = null;
@@ -272,7 +275,7 @@ export class DriverOutput extends SyncWritable {
       this.reportState = { kind, size: 0 };
       return this.startBlock("report", suite, size, this.bounds.report);
     }
-    if (kind === "not-regular" || kind === "missing" || kind === "too-large") {
+    if (kind === "not-regular" || kind === "missing" || kind === "too-large" || kind === "unreadable") {
       this.reportState = { kind, size: Number(size ?? 0) };
       return this.reportDone(suite, null);
     }
@@ -288,7 +291,9 @@ export class DriverOutput extends SyncWritable {
           ? { kind: "missing" }
           : state.kind === "not-regular"
             ? { kind: "invalid", why: "$ORACLE_JUNIT is not a regular file (a symlink or special file)" }
-            : { kind: "invalid", why: `larger than ${this.bounds.report} bytes (${state.size})` };
+            : state.kind === "unreadable"
+              ? { kind: "invalid", why: "$ORACLE_JUNIT cannot be read (its mode was changed)" }
+              : { kind: "invalid", why: `larger than ${this.bounds.report} bytes (${state.size})` };
     this.onEvent("report", suite);
   }
 

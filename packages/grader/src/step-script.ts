@@ -142,6 +142,9 @@ function collectLines(plan: DriverPlan): string[] {
     assignPath("f", utf8Path(plan.report)),
     `if [ -L "$f" ] || { [ -e "$f" ] && [ ! -f "$f" ]; }; then printf 'oracle:report ${suite} not-regular\\n'`,
     `elif [ ! -e "$f" ]; then printf 'oracle:report ${suite} missing\\n'`,
+    // A report the suite made unreadable (chmod 0) is the suite's doing, not the engine's; nothing
+    // of the suite is alive to change it between this test and the read.
+    `elif [ ! -r "$f" ]; then printf 'oracle:report ${suite} unreadable\\n'`,
     `else size=$(stat -c %s -- "$f") || exit ${STEP_EXIT.io}`,
     `  if [ "$size" -gt ${plan.maxReportBytes} ]; then printf 'oracle:report ${suite} too-large %s\\n' "$size"`,
     `  else printf 'oracle:report ${suite} ok %s\\n' "$size"; cat -- "$f" || exit ${STEP_EXIT.io}; fi`,
