@@ -109,7 +109,8 @@ describe("oracle-grade interrupted", () => {
     const pid = child.pid!;
     child.kill("SIGKILL");
     await exited;
-    expect((await containersWithLabel(`dev.oracle.pid=${pid}`)).length).toBe(1);
+    // One container per suite: the existing suite's is up (the hidden suite's may be too).
+    expect((await containersWithLabel(`dev.oracle.pid=${pid}`)).length).toBeGreaterThan(0);
     const next = await run(binPath("oracle-grade"), ["--root", root, TASK, "--baseline"], {
       timeoutMs: 120_000,
     });
