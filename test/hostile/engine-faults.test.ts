@@ -2,8 +2,8 @@
 // shared engine is never stopped): the daemon stopped mid-run, the daemon back, the grader SIGKILLed
 // mid-run, the registry down. The python-pytest image is built once in the shared engine, loaded into
 // the private one, pushed to the private registry, and recorded by that registry's digest.
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { GradeResult, RegistryFile } from "@oracle/spec";
 import { binPath, containersWithLabel, requireDocker, waitFor } from "@oracle/test-utils";
@@ -15,30 +15,9 @@ import { PrivateEngine } from "./private-engine.js";
 const REGISTRY = `127.0.0.1:${process.env.ORACLE_HOSTILE_REGISTRY_PORT ?? "5077"}`;
 let corpus: Corpus;
 let engine: PrivateEngine;
-let engineDir = "";
 /** The gold fix, and the fix behind a 25 s sleep (a run that is still going when the fault hits). */
 let gold: Buffer;
 let slow: Buffer;
-
-function shell(command: string): string {
-  return execFileSync("sh", ["-c", command], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-}
-
-/** Loads the built image into the private engine, pushes it there, and records it by that digest. */
-function recordPrivateImage(): void {
-  const file = join(corpus.root, "images", "registry.json");
-  const registry = JSON.parse(readFileSync(file, "utf8")) as RegistryFile;
-  const record = registry.images["python-pytest"]!;
-  const sock = `unix://${engine.socket}`;
-  shell(`docker save ${record.imageId} | docker -H ${sock} load -q`);
-  const repo = `${REGISTRY}/oracle/python-pytest`;
-  shell(`docker -H ${sock} tag ${record.imageId} ${repo}:hostile`);
-  const pushed = shell(`docker -H ${sock} push ${repo}:hostile`);
-  const digest = /digest: (sha256:[0-9a-f]{64})/.exec(pushed)?.[1];
-  if (!digest) throw new Error(`no digest in the push output: ${pushed}`);
-  registry.images["python-pytest"] = { ...record, reference: `${repo}@${digest}`, digest, pushed: true };
-  writeFileSync(file, `${JSON.stringify(registry, null, 2)}\n`);
-}
 
 const run = (name: string, diff: Buffer) =>
   gradeCase(corpus, { task: TASKS.py, name, diff, engineSocket: engine.socket });
@@ -93,23 +72,12 @@ beforeAll(async () => {
   slow = makeDiff(corpus, TASKS.py, (dir) =>
     writeFiles(dir, { "calc/core.py": `import time\ntime.sleep(25)\n\n\n${PY_FIXED}` }),
   );
-  engineDir = mkdtempSync("/tmp/ohe-");
-  engine = new PrivateEngine(engineDir, REGISTRY);
-  await engine.startDaemon();
-  await engine.startRegistry();
-  recordPrivateImage();
+  engine = await PrivateEngine.start("ohe-", REGISTRY);
+  engine.recordImage(corpus.root, "python-pytest", "hostile");
 }, 600_000);
 
 afterAll(async () => {
-  await engine?.shutdown();
-  if (engineDir) {
-    try {
-      shell(`umount -R ${engineDir}/data/overlay2/*/merged 2>/dev/null; true`);
-      rmSync(engineDir, { recursive: true, force: true });
-    } catch (error) {
-      process.stderr.write(`could not remove ${engineDir}: ${(error as Error).message}\n`);
-    }
-  }
+  await engine?.dispose();
   await corpus?.cleanup();
 }, 120_000);
 

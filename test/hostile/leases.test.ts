@@ -4,8 +4,9 @@
 // The first grader runs under `unshare --pid` with its PID set to a number no process of the host has;
 // its existing suite waits until the test releases it, after a second grader (the host's namespace)
 // has started, looked for leftovers and finished. docs/security.md ("Leftover containers") names it.
-import { execFileSync, spawn } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import type { GradeResult, RegistryFile } from "@oracle/spec";
 import { binPath, containersWithLabel, requireDocker, waitFor } from "@oracle/test-utils";
@@ -20,26 +21,6 @@ const INNER = "hostile-py-lease";
 const INNER_PID = 3_999_991;
 let corpus: Corpus;
 let engine: PrivateEngine;
-let engineDir = "";
-
-function shell(command: string): string {
-  return execFileSync("sh", ["-c", command], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-}
-
-/** Loads the built image into the private engine, pushes it there, and records it by that digest. */
-function recordPrivateImage(): void {
-  const file = join(corpus.root, "images", "registry.json");
-  const registry = JSON.parse(readFileSync(file, "utf8")) as RegistryFile;
-  const record = registry.images["python-pytest"]!;
-  const sock = `unix://${engine.socket}`;
-  shell(`docker save ${record.imageId} | docker -H ${sock} load -q`);
-  const repo = `${REGISTRY}/oracle/python-pytest`;
-  shell(`docker -H ${sock} tag ${record.imageId} ${repo}:leases`);
-  const digest = /digest: (sha256:[0-9a-f]{64})/.exec(shell(`docker -H ${sock} push ${repo}:leases`))?.[1];
-  if (!digest) throw new Error("no digest in the push output");
-  registry.images["python-pytest"] = { ...record, reference: `${repo}@${digest}`, digest, pushed: true };
-  writeFileSync(file, `${JSON.stringify(registry, null, 2)}\n`);
-}
 
 beforeAll(async () => {
   await requireDocker();
@@ -48,23 +29,12 @@ beforeAll(async () => {
   cpSync(join(corpus.root, "tasks", TASKS.py), dir, { recursive: true });
   const task = JSON.parse(readFileSync(join(dir, "task.json"), "utf8"));
   writeFileSync(join(dir, "task.json"), `${JSON.stringify({ ...task, id: INNER }, null, 2)}\n`);
-  engineDir = mkdtempSync("/tmp/ohl-");
-  engine = new PrivateEngine(engineDir, REGISTRY);
-  await engine.startDaemon();
-  await engine.startRegistry();
-  recordPrivateImage();
+  engine = await PrivateEngine.start("ohl-", REGISTRY);
+  engine.recordImage(corpus.root, "python-pytest", "leases");
 }, 600_000);
 
 afterAll(async () => {
-  await engine?.shutdown();
-  if (engineDir) {
-    try {
-      shell(`umount -R ${engineDir}/data/overlay2/*/merged 2>/dev/null; true`);
-      rmSync(engineDir, { recursive: true, force: true });
-    } catch (error) {
-      process.stderr.write(`could not remove ${engineDir}: ${(error as Error).message}\n`);
-    }
-  }
+  await engine?.dispose();
   await corpus?.cleanup();
 }, 120_000);
 
@@ -119,7 +89,7 @@ describe("leftover leases", () => {
     );
     const [inner] = await containersWithLabel(label, engine.docker);
     expect(inner?.Labels["dev.oracle.pid"]).toBe(String(INNER_PID));
-    expect(inner?.Labels["dev.oracle.host"]).toBe(shell("hostname").trim());
+    expect(inner?.Labels["dev.oracle.host"]).toBe(hostname());
     expect(() => process.kill(INNER_PID, 0)).toThrow();
 
     const outer = await gradeCase(corpus, {

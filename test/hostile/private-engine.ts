@@ -3,8 +3,9 @@
 // with its managed containerd, Debian's docker-registry); the test owns their processes and kills
 // only those, by pid.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdirSync, openSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { RegistryFile } from "@oracle/spec";
 import { waitFor } from "@oracle/test-utils";
 import Docker from "dockerode";
 
@@ -25,6 +26,9 @@ export async function stopProcess(child: ChildProcess | null, signal: NodeJS.Sig
     await exited(child);
   }
 }
+
+const shell = (command: string): string =>
+  execFileSync("sh", ["-c", command], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
 
 export class PrivateEngine {
   private daemon: ChildProcess | null = null;
@@ -113,6 +117,44 @@ export class PrivateEngine {
 
   stopRegistry(): Promise<void> {
     return stopProcess(this.registryProcess, "SIGTERM");
+  }
+
+  /** A daemon and a registry of their own in a fresh folder `/tmp/<prefix>XXXXXX`, both started. */
+  static async start(prefix: string, registryAddress: string): Promise<PrivateEngine> {
+    const engine = new PrivateEngine(mkdtempSync(join("/tmp", prefix)), registryAddress);
+    await engine.startDaemon();
+    await engine.startRegistry();
+    return engine;
+  }
+
+  /**
+   * Loads an image recorded in `<root>/images/registry.json` (built in the shared engine) into this
+   * engine, pushes it to this registry under `tag`, and records it there by that digest.
+   */
+  recordImage(root: string, name: string, tag: string): void {
+    const file = join(root, "images", "registry.json");
+    const registry = JSON.parse(readFileSync(file, "utf8")) as RegistryFile;
+    const record = registry.images[name]!;
+    const sock = `unix://${this.socket}`;
+    shell(`docker save ${record.imageId} | docker -H ${sock} load -q`);
+    const repo = `${this.registryAddress}/oracle/${name}`;
+    shell(`docker -H ${sock} tag ${record.imageId} ${repo}:${tag}`);
+    const pushed = shell(`docker -H ${sock} push ${repo}:${tag}`);
+    const digest = /digest: (sha256:[0-9a-f]{64})/.exec(pushed)?.[1];
+    if (!digest) throw new Error(`no digest in the push output: ${pushed}`);
+    registry.images[name] = { ...record, reference: `${repo}@${digest}`, digest, pushed: true };
+    writeFileSync(file, `${JSON.stringify(registry, null, 2)}\n`);
+  }
+
+  /** {@link shutdown}, then the engine's folder removed (its overlay mounts first). */
+  async dispose(): Promise<void> {
+    await this.shutdown();
+    try {
+      shell(`umount -R ${this.dir}/data/overlay2/*/merged 2>/dev/null; true`);
+      rmSync(this.dir, { recursive: true, force: true });
+    } catch (error) {
+      process.stderr.write(`could not remove ${this.dir}: ${(error as Error).message}\n`);
+    }
   }
 
   /** Stops everything this engine started (containers go with the daemon). */
