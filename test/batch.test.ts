@@ -1,7 +1,7 @@
 // `oracle-grade --batch` end to end, the parts that are not about the queue: a bad predictions file
 // stops the batch before anything runs (exit 2, every problem with its line number); Ctrl-C stops the
 // running grade, removes its container and keeps the results so far; a rerun with the same --out
-// resumes and grades only what is missing.
+// resumes and grades only what is missing, regrading a line whose diff or task changed since.
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
@@ -102,5 +102,45 @@ describe("oracle-grade --batch", () => {
     expect(all.slice(0, kept.length)).toEqual(kept);
     expect([...all].sort()).toEqual(["g1", "n1", "quick"]);
     expect(again.stderr).toContain("pass rate 33.3%: 1 PASS / 3 graded (2 FAIL)");
+  });
+  it("reuses a recorded line only for the inputs it was graded on: a changed diff or hidden test is graded again", async () => {
+    const gold = await readFile(join(temp.root, "tasks", "calc-node", "gold.diff"), "utf8");
+    const file = join(temp.root, "keyed.jsonl");
+    const out = join(temp.root, "out-keyed");
+    const args = ["--batch", file, "--out", out, "--root", temp.root, "--concurrency", "1"];
+    const grade = async (diff: string) => {
+      await writeFile(file, `${JSON.stringify({ id: "p1", task: "calc-node", diff })}\n`);
+      const result = await run(GRADE, args, { env: { CI: "1" } });
+      const lines = (await readFile(join(out, "results.jsonl"), "utf8")).trim().split("\n");
+      expect(lines).toHaveLength(1);
+      return { ...result, line: JSON.parse(lines[0]!) as Record<string, unknown> };
+    };
+    const first = await grade(gold);
+    expect(first.line).toMatchObject({ verdict: "PASS", task_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    // The same id and --out with the diff corrected to an empty one: graded again, not resumed.
+    const emptied = await grade("");
+    expect(emptied.stderr).toContain("1 regraded: diff changed 1");
+    expect(emptied.line).toMatchObject({ verdict: "FAIL" });
+    const back = await grade(gold);
+    expect(back.line).toMatchObject({ verdict: "PASS" });
+    // A hidden test made to fail in the task folder turns the recorded PASS into a FAIL.
+    const hidden = join(
+      temp.root,
+      "tasks",
+      "calc-node",
+      "hidden-tests",
+      "test",
+      "regression",
+      "associativity.test.js",
+    );
+    const original = await readFile(hidden, "utf8");
+    await writeFile(hidden, `${original}\nit("fails now", () => { throw new Error("made to fail"); });\n`);
+    try {
+      const changed = await grade(gold);
+      expect(changed.stderr).toContain("1 regraded: task changed 1");
+      expect(changed.line).toMatchObject({ verdict: "FAIL", reason: "TESTS_FAILED" });
+    } finally {
+      await writeFile(hidden, original);
+    }
   });
 });

@@ -2,9 +2,10 @@ import { appendFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { GRADER_VERSION } from "../version.js";
 import { cacheKey, isReusable } from "./cache.js";
 import { localExecutor } from "./executor.js";
-import { gradeBatch } from "./grade-batch.js";
+import { type BatchEvent, gradeBatch } from "./grade-batch.js";
 import { lineFromError } from "./lines.js";
 import { readPredictions } from "./predictions.js";
 import { type ResultLine, ResultsWriter, readResultLines } from "./results-file.js";
@@ -240,6 +241,76 @@ describe("gradeBatch with a fake grader", () => {
     }
   });
 
+  it("resumes a line only for the inputs it was graded on: a changed diff or task is graded again", async () => {
+    const temp = await tempRootWithTasks("calc-node", "freebusy-py");
+    try {
+      const write = (rows: object[]) => predictionsFile(rows);
+      const out = join(dir, "out-keyed");
+      const grade = fakeGrade();
+      const executor = localExecutor({ root: temp.root, grade, concurrency: 1 });
+      const events: BatchEvent[] = [];
+      const run = (predictionsFile: string) =>
+        gradeBatch({
+          root: temp.root,
+          predictionsFile,
+          outDir: out,
+          executor,
+          onEvent: (e) => events.push(e),
+        });
+      const first = await run(
+        await write([
+          { id: "p1", task: "calc-node", diff: "fix" },
+          { id: "p2", task: "freebusy-py", diff: "fix" },
+        ]),
+      );
+      expect(first.summary.overall.pass).toBe(2);
+      const recorded = (await readFile(first.resultsFile, "utf8"))
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
+      expect(recorded[0]).toMatchObject({
+        task_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+        grader_version: GRADER_VERSION,
+      });
+      // The same id with another diff, and a hidden test changed in the other task's folder.
+      await appendFile(
+        join(
+          temp.root,
+          "tasks",
+          "freebusy-py",
+          "hidden-tests",
+          "tests",
+          "regression",
+          "test_contained_meetings.py",
+        ),
+        "\n# changed\n",
+      );
+      const second = await run(
+        await write([
+          { id: "p1", task: "calc-node", diff: "broken" },
+          { id: "p2", task: "freebusy-py", diff: "fix" },
+        ]),
+      );
+      expect(grade.calls).toEqual(["fix", "fix", "broken", "fix"]);
+      expect(second.summary.overall).toMatchObject({ pass: 1, fail: 1 });
+      const start = events.filter((e) => e.type === "start").at(-1);
+      expect(start).toMatchObject({ resumed: 0, regraded: 2, regradedWhy: "diff changed 1, task changed 1" });
+      const lines = (await readFile(second.resultsFile, "utf8")).trim().split("\n");
+      expect(lines).toHaveLength(2);
+      // Nothing changed since: both resumed.
+      await run(
+        await write([
+          { id: "p1", task: "calc-node", diff: "broken" },
+          { id: "p2", task: "freebusy-py", diff: "fix" },
+        ]),
+      );
+      expect(grade.calls).toHaveLength(4);
+      expect(events.filter((e) => e.type === "start").at(-1)).toMatchObject({ resumed: 2, regraded: 0 });
+    } finally {
+      await temp.cleanup();
+    }
+  });
+
   it("reports quarantined tasks apart without grading them", async () => {
     const temp = await tempRootWithTasks("calc-node");
     try {
@@ -318,6 +389,8 @@ describe("progress", () => {
       total: 2,
       pending: 1,
       resumed: 1,
+      regraded: 0,
+      regradedWhy: "",
       outDir: "/o",
       executor: "local, concurrency 1",
     } as const;

@@ -17,7 +17,9 @@ Writes <out>/results.jsonl (one line per prediction as it finishes: id, task, ou
 reason, tests_hash, log, seconds, cached, ...) and <out>/summary.json (pass rate over every
 prediction that ran, an infra error after retries counted as not passed and listed apart;
 quarantined tasks and errors listed apart, not counted).
-A rerun with the same --out resumes: predictions already in results.jsonl are skipped.
+A rerun with the same --out resumes: a prediction already in results.jsonl is skipped when its
+diff, task folder, image digest, grader and limit are the ones it was graded on; otherwise it is
+graded again (the start line says how many and why).
 A result recorded for the same image digest, task folder content, diff and grader version is reused
 (cached: true in its line, "cached" in the progress) unless --no-cache.
 

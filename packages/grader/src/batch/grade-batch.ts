@@ -9,13 +9,24 @@ import { type CacheInputs, ResultCache } from "./cache.js";
 import type { BatchExecutor, BatchJob } from "./executor.js";
 import { isAbort, lineFromCache, lineFromError } from "./lines.js";
 import { type Prediction, readPredictions } from "./predictions.js";
-import { type ResultLine, ResultsWriter, readResultLines } from "./results-file.js";
+import { type ResultLine, ResultsWriter, readResultLines, rewriteResults } from "./results-file.js";
+import { describeRegraded, type LineKey, staleParts } from "./resume.js";
 import { type BatchSummary, summarize } from "./summary.js";
 import { loadTaskContexts, type TaskContext } from "./task-context.js";
 
 /** Progress of a batch, for a display. */
 export type BatchEvent =
-  | { type: "start"; total: number; pending: number; resumed: number; outDir: string; executor: string }
+  | {
+      type: "start";
+      total: number;
+      pending: number;
+      resumed: number;
+      /** Recorded lines graded again because an input changed, and why ("diff changed 1, image changed 1"). */
+      regraded: number;
+      regradedWhy: string;
+      outDir: string;
+      executor: string;
+    }
   | { type: "result"; line: ResultLine; done: number; total: number };
 
 export interface GradeBatchOptions {
@@ -52,14 +63,42 @@ async function diffSha256(diff: Prediction["diff"]): Promise<string | null> {
   }
 }
 
-type Triage = { line: ResultLine } | { job: BatchJob };
+/** Today's inputs of one prediction: its task's context and its diff's hash. */
+interface Current {
+  context: TaskContext;
+  sha: string | null;
+  key: LineKey;
+}
 
-async function triage(
-  p: Prediction,
-  context: TaskContext,
+async function currentInputs(
+  predictions: readonly Prediction[],
   options: GradeBatchOptions,
-  cache: ResultCache | null,
-): Promise<Triage> {
+): Promise<Map<string, Current>> {
+  const contexts = await loadTaskContexts(
+    resolve(options.root),
+    predictions.map((p) => p.task),
+  );
+  const current = new Map<string, Current>();
+  for (const p of predictions) {
+    const context = contexts.get(p.task) as TaskContext;
+    const sha = await diffSha256(p.diff);
+    const key: LineKey = {
+      diff_sha256: sha,
+      task_hash: context.ok ? context.taskHash : null,
+      image_digest: context.ok ? context.imageDigest : null,
+      grader_version: GRADER_VERSION,
+      timeout_seconds: context.ok ? (options.timeoutSeconds ?? context.timeoutSeconds) : null,
+    };
+    current.set(p.id, { context, sha, key });
+  }
+  return current;
+}
+
+type Triage = { line: ResultLine } | { job: BatchJob; inputs: CacheInputs | null };
+
+/** A line for a prediction settled without a run, or its job and cache inputs. */
+function triage(p: Prediction, now: Current, options: GradeBatchOptions): Triage {
+  const { context, sha } = now;
   if (!context.ok) return { line: lineFromError(p, context.error, { worker: null }) };
   if (context.quarantined !== null && !options.allowQuarantined) {
     const error = new OracleError(
@@ -68,7 +107,6 @@ async function triage(
     );
     return { line: lineFromError(p, error, { worker: null }) };
   }
-  const sha = await diffSha256(p.diff);
   const inputs: CacheInputs | null =
     sha !== null && context.imageDigest !== null
       ? {
@@ -79,71 +117,106 @@ async function triage(
           timeoutSeconds: options.timeoutSeconds ?? context.timeoutSeconds,
         }
       : null;
-  const hit = cache && inputs ? await cache.get(inputs) : null;
-  if (hit) return { line: lineFromCache(p, hit) };
-  return {
-    job: {
-      id: p.id,
-      task: p.task,
-      diff: p.diff,
-      diffSha256: sha,
-      taskHash: context.taskHash,
-      imageDigest: context.imageDigest,
-      cacheInputs: inputs,
-    },
+  const job: BatchJob = {
+    id: p.id,
+    task: p.task,
+    diff: p.diff,
+    diffSha256: sha,
+    taskHash: context.taskHash,
+    imageDigest: context.imageDigest,
+    cacheInputs: inputs,
   };
+  return { job, inputs };
 }
 
 /** Triage of the pending predictions: lines for those settled without a run, jobs for the rest. */
 async function triageAll(
   pending: readonly Prediction[],
+  current: ReadonlyMap<string, Current>,
   options: GradeBatchOptions,
   cache: ResultCache | null,
   emit: (line: ResultLine) => Promise<void>,
 ): Promise<BatchJob[]> {
-  const contexts = await loadTaskContexts(
-    resolve(options.root),
-    pending.map((p) => p.task),
-  );
   const jobs: BatchJob[] = [];
   for (const p of pending) {
-    const t = await triage(p, contexts.get(p.task) as TaskContext, options, cache);
-    if ("line" in t) await emit(t.line);
+    const t = triage(p, current.get(p.id) as Current, options);
+    if ("line" in t) {
+      await emit(t.line);
+      continue;
+    }
+    const hit = cache && t.inputs ? await cache.get(t.inputs) : null;
+    if (hit) await emit(lineFromCache(p, hit));
     else jobs.push(t.job);
   }
   return jobs;
 }
 
-/** The output folder with what is already done in it, and the predictions still to grade. */
+/**
+ * The output folder with what is already done in it, and the predictions still to grade. A recorded
+ * line stands only for the inputs it was graded on: lines whose key differs from today's are
+ * dropped from results.jsonl (rewritten atomically) and graded again, and the reasons counted.
+ */
 async function openBatch(options: GradeBatchOptions) {
   const predictions = await readPredictions(options.predictionsFile);
   const sha = await fileSha256(options.predictionsFile);
   const paths = batchPaths(options.outDir ?? defaultOutDir(options.root, options.predictionsFile, sha));
   const batch = await openBatchFile(paths, options.predictionsFile, sha);
-  const wanted = new Set(predictions.map((p) => p.id));
+  const current = await currentInputs(predictions, options);
   const previous = await readResultLines(paths.results);
-  const lines = new Map([...previous.lines].filter(([id]) => wanted.has(id)));
-  const writer = await ResultsWriter.open(paths.results, previous.validBytes);
-  return { predictions, paths, batchId: batch.batchId, lines, writer };
+  const lines = new Map<string, ResultLine>();
+  /** What stays in results.jsonl: today's lines, and those of ids no longer in the predictions file. */
+  const kept: ResultLine[] = [];
+  const regraded = new Map<string, number>();
+  let regradedCount = 0;
+  for (const [id, line] of previous.lines) {
+    const now = current.get(id);
+    const why = now ? staleParts(line, now.key) : [];
+    if (why.length === 0) {
+      kept.push(line);
+      if (now) lines.set(id, line);
+      continue;
+    }
+    regradedCount += 1;
+    for (const w of why) regraded.set(w, (regraded.get(w) ?? 0) + 1);
+  }
+  const validBytes = regradedCount > 0 ? await rewriteResults(paths.results, kept) : previous.validBytes;
+  const writer = await ResultsWriter.open(paths.results, validBytes);
+  const stale = { count: regradedCount, why: describeRegraded(regraded) };
+  return { predictions, paths, batchId: batch.batchId, lines, writer, current, stale };
 }
 
 /**
  * Grades every prediction of a JSON Lines file through `executor`, appending one line per prediction
  * to `<out>/results.jsonl` as results arrive (fsynced), then writes `<out>/summary.json`. Predictions
- * already in results.jsonl are skipped (resume); results recorded for identical inputs are reused and
+ * already in results.jsonl for today's inputs are skipped (resume; see resume.ts); results recorded for identical inputs are reused and
  * marked `cached`. A bad predictions file throws FILE_INVALID before anything runs. When `signal`
  * aborts, running grades are stopped, the summary of what is done is written, and `interrupted` is true.
  */
 export async function gradeBatch(options: GradeBatchOptions): Promise<BatchOutcome> {
-  const { predictions, paths, batchId, lines, writer } = await openBatch(options);
+  const { predictions, paths, batchId, lines, writer, current, stale } = await openBatch(options);
   const pending = predictions.filter((p) => !lines.has(p.id));
   const cache = options.cache === false ? null : new ResultCache(options.root);
   const total = predictions.length;
   const { description } = options.executor;
-  const start = { pending: pending.length, resumed: lines.size, outDir: paths.outDir, executor: description };
+  const start = {
+    pending: pending.length,
+    resumed: lines.size,
+    regraded: stale.count,
+    regradedWhy: stale.why,
+    outDir: paths.outDir,
+    executor: description,
+  };
   options.onEvent?.({ type: "start", total, ...start });
-  const emit = async (line: ResultLine, job?: BatchJob) => {
-    if (lines.has(line.id)) return;
+  const emit = async (settled: ResultLine, job?: BatchJob) => {
+    if (lines.has(settled.id)) return;
+    const key = current.get(settled.id)?.key;
+    const line: ResultLine = {
+      ...settled,
+      diff_sha256: settled.diff_sha256 === null ? null : (key?.diff_sha256 ?? settled.diff_sha256),
+      task_hash: job?.taskHash ?? key?.task_hash ?? null,
+      grader_version: GRADER_VERSION,
+      timeout_seconds: key?.timeout_seconds ?? null,
+    };
     lines.set(line.id, line);
     await writer.append(line);
     if (job?.cacheInputs && cache && !line.cached) await cache.put(job.cacheInputs, line);
@@ -152,7 +225,7 @@ export async function gradeBatch(options: GradeBatchOptions): Promise<BatchOutco
   };
   let interrupted = false;
   try {
-    const jobs = await triageAll(pending, options, cache, emit);
+    const jobs = await triageAll(pending, current, options, cache, emit);
     const byId = new Map(jobs.map((j) => [j.id, j]));
     const signal = options.signal ? { signal: options.signal } : {};
     await options.executor.run(jobs, (line) => emit(line, byId.get(line.id)), { batchId, ...signal });

@@ -24,7 +24,8 @@ const clock = (ms: number) => {
 
 function startLine(event: Extract<BatchEvent, { type: "start" }>): string {
   const resumed = event.resumed > 0 ? `, ${event.resumed} already done (resumed)` : "";
-  return `batch: ${event.total} predictions, ${event.pending} to grade${resumed}; ${event.executor}; out ${event.outDir}`;
+  const regraded = event.regraded > 0 ? `, ${event.regraded} regraded: ${event.regradedWhy}` : "";
+  return `batch: ${event.total} predictions, ${event.pending} to grade${resumed}${regraded}; ${event.executor}; out ${event.outDir}`;
 }
 
 /** Plain lines, for CI and logs. */

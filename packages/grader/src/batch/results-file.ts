@@ -1,4 +1,4 @@
-import { type FileHandle, mkdir, open, readFile } from "node:fs/promises";
+import { type FileHandle, mkdir, open, readFile, rename } from "node:fs/promises";
 import { dirname } from "node:path";
 import { z } from "zod";
 
@@ -32,6 +32,12 @@ export const ResultLineSchema = z.strictObject({
   attempts: z.number().int().nonnegative(),
   diff_sha256: z.string().nullable(),
   image_digest: z.string().nullable(),
+  /** The task folder's content hash it was graded on (see task-context.ts); absent on lines of older graders. */
+  task_hash: z.string().nullable().optional(),
+  /** The grader that graded it. */
+  grader_version: z.string().nullable().optional(),
+  /** The wall-clock limit it was graded with (the task's, or the batch's --timeout). */
+  timeout_seconds: z.number().nullable().optional(),
   /** `host:pid` of the process that graded it. */
   worker: z.string().nullable(),
 });
@@ -79,6 +85,21 @@ function safeLine(raw: string): ResultLine | null {
   } catch {
     return null;
   }
+}
+
+/** Replaces results.jsonl with `lines` (write to a temporary file, fsync, rename): a crash leaves the old or the new file. */
+export async function rewriteResults(file: string, lines: readonly ResultLine[]): Promise<number> {
+  const text = lines.map((line) => `${JSON.stringify(ResultLineSchema.parse(line))}\n`).join("");
+  const temp = `${file}.${process.pid}.tmp`;
+  const handle = await open(temp, "w");
+  try {
+    await handle.writeFile(text);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(temp, file);
+  return Buffer.byteLength(text);
 }
 
 /** Appends result lines to results.jsonl, one write + fsync per line, so a crash loses at most the line being written. */

@@ -1,0 +1,47 @@
+import type { ResultLine } from "./results-file.js";
+
+/**
+ * Every input that decides a verdict, as a line of results.jsonl records it. A recorded line is
+ * reused on a resume only when each part equals today's: the same prediction id with another diff,
+ * another task folder (task.json, hidden tests, mirror, gold diff, limits), another image digest,
+ * another grader or another wall-clock limit is graded again.
+ */
+export interface LineKey {
+  diff_sha256: string | null;
+  task_hash: string | null;
+  image_digest: string | null;
+  grader_version: string;
+  timeout_seconds: number | null;
+}
+
+/** The key parts, and the word the start line uses when one differs. */
+const PARTS: ReadonlyArray<[keyof LineKey, string]> = [
+  ["diff_sha256", "diff changed"],
+  ["task_hash", "task changed"],
+  ["image_digest", "image changed"],
+  ["grader_version", "grader changed"],
+  ["timeout_seconds", "limits changed"],
+];
+
+/**
+ * Why a recorded line may not stand for today's inputs ([] when it may). Only graded lines are kept:
+ * an infra error is tried again, and a line of no run (unknown task, quarantined, unreadable diff) is
+ * decided again from today's task list. A line without a part (written before lines carried their
+ * key) is regraded.
+ */
+export function staleParts(line: ResultLine, now: LineKey): string[] {
+  if (line.outcome !== "graded") return [`was ${line.outcome.replace("_", " ")}`];
+  const why: string[] = [];
+  for (const [part, word] of PARTS) {
+    const recorded = line[part];
+    // A run refused before any container (an empty or invalid diff) used no image: its verdict does not depend on one.
+    if (part === "image_digest" && recorded === null) continue;
+    if (recorded === undefined || recorded !== now[part]) why.push(word);
+  }
+  return why;
+}
+
+/** Counts of the reasons lines were regraded, as the start line prints them: "diff changed 1, image changed 1". */
+export function describeRegraded(reasons: ReadonlyMap<string, number>): string {
+  return [...reasons].map(([why, n]) => `${why} ${n}`).join(", ");
+}
