@@ -4,6 +4,8 @@
 // reaches a grader frozen (SIGSTOP) while its suite runs, and the suite waits far past that.
 import { type ChildProcess, spawn } from "node:child_process";
 import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readdir } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadTask } from "@oracle/spec";
 import {
@@ -104,13 +106,15 @@ describe("oracle-grade interrupted", () => {
     },
   );
 
-  it("SIGKILL leaves the container; the next grader's start removes it by label", async () => {
+  it("SIGKILL leaves the container and its run folder; the next grader's start removes both", async () => {
     const { child, exited } = await startFrozenGrade();
     const pid = child.pid!;
     child.kill("SIGKILL");
     await exited;
     // One container per suite: the existing suite's is up (the hidden suite's may be too).
     expect((await containersWithLabel(`dev.oracle.pid=${pid}`)).length).toBeGreaterThan(0);
+    const runDirs = async () => (await readdir(tmpdir())).filter((n) => n.startsWith(`oracle-grade-${pid}-`));
+    expect(await runDirs()).toHaveLength(1);
     const next = await run(binPath("oracle-grade"), ["--root", root, TASK, "--baseline"], {
       timeoutMs: 120_000,
     });
@@ -119,5 +123,7 @@ describe("oracle-grade interrupted", () => {
     if (!/removed \d+ leftover container/.test(next.stderr))
       console.warn("the leftover was removed by another grader's start");
     expect(await containersWithLabel(`dev.oracle.pid=${pid}`)).toEqual([]);
+    // Its run folder (the diff and hidden tests it mounted) goes too.
+    expect(await runDirs()).toEqual([]);
   });
 });

@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
-import { chmod, cp, link, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { chmod, cp, link, mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { DEFAULT_DENY, type GradeResult, type LoadedTask } from "@oracle/spec";
 import { baseOnlyMirror, MirrorError } from "./base-mirror.js";
@@ -15,6 +14,7 @@ import type { RunLog } from "./oracle-log.js";
 import { plantSentinels } from "./plant-sentinels.js";
 import { buildResult } from "./result.js";
 import { runInContainer } from "./run-container.js";
+import { makeRunTempDir, removeOrphanRunDirs } from "./run-dirs.js";
 
 export interface SuperviseInputs {
   loaded: LoadedTask;
@@ -101,13 +101,18 @@ const filterDiffSha = (diff: Buffer): string => createHash("sha256").update(diff
 async function steps(inputs: SuperviseInputs, state: RunState, facts: RunFacts): Promise<RunOutcome> {
   const { docker, log } = inputs;
   // Leftovers of dead graders go while the diff is filtered and the image resolved; before the container is made.
-  const leftovers = removeLeftovers(docker).then(
-    (removed) => {
-      if (removed.length > 0)
-        log.info(`removed ${removed.length} leftover container(s) of dead graders`, { removed });
-    },
-    (error: Error) => log.warn(`could not look for leftover containers: ${error.message}`),
-  );
+  const leftovers = Promise.all([
+    removeLeftovers(docker).then(
+      (removed) => {
+        if (removed.length > 0)
+          log.info(`removed ${removed.length} leftover container(s) of dead graders`, { removed });
+      },
+      (error: Error) => log.warn(`could not look for leftover containers: ${error.message}`),
+    ),
+    removeOrphanRunDirs().then((n) => {
+      if (n > 0) log.info(`removed ${n} run folder(s) of dead graders`);
+    }),
+  ]).then(() => undefined);
   try {
     return await prepareAndRun(inputs, state, facts, leftovers);
   } finally {
@@ -147,7 +152,7 @@ async function prepareAndRun(
   log.info(`image: ${image.reference}`);
   const mirror = baseMirrorStep(inputs, state);
   mirror.catch(() => undefined);
-  const tempDir = await mkdtemp(join(tmpdir(), "oracle-grade-"));
+  const tempDir = await makeRunTempDir();
   facts.tempDir = tempDir;
   const runDirs = await makeRunDirs(tempDir, filtered, loaded.hiddenTestsDir);
   const diff = filtered ? { filtered } : null;
