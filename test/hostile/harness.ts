@@ -202,7 +202,8 @@ export async function gradeCase(corpus: Corpus, call: GradeCall): Promise<Graded
   }
   const args = [
     "-v",
-    binPath("oracle-grade"),
+    // ORACLE_HOSTILE_GRADE_BIN: another build (the "before" reference) to show a case's old verdict.
+    process.env.ORACLE_HOSTILE_GRADE_BIN ?? binPath("oracle-grade"),
     "--root",
     corpus.root,
     call.task,

@@ -22,6 +22,7 @@ const flags = (findings: Array<{ flag: string }>) => findings.map((f) => f.flag)
 const observe = (r: RunRecord, tests: Record<string, string> = {}): RunObservation => ({
   record: r,
   tests: new Map(Object.entries(tests)),
+  complete: true,
 });
 
 describe("baselineFindings", () => {

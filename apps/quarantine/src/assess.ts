@@ -86,11 +86,19 @@ export function summariseInfra(records: readonly RunRecord[]): InfraSummary {
 /**
  * Judges one task from all of its runs. Quarantined when any check failed its expectation, or when
  * the task has no gold.diff (NO_GOLD: nothing proves a correct diff can PASS); else `infra-error`
- * when an engine failure left a check unproven; else healthy. Every reason carries its hint.
+ * when an engine failure left a check unproven; else healthy. `extra`: findings of checks made
+ * elsewhere (the declared expected tests). Every reason carries its hint.
  */
-export function assessTask(task: AssessedTask, observations: readonly RunObservation[]): Assessment {
+export function assessTask(
+  task: AssessedTask,
+  observations: readonly RunObservation[],
+  extra: readonly Finding[] = [],
+): Assessment {
   const records = observations.map((o) => o.record);
-  const perRun = records.flatMap((r) => (r.mode === "baseline" ? baselineFindings(r) : goldFindings(r)));
+  const perRun = [
+    ...records.flatMap((r) => (r.mode === "baseline" ? baselineFindings(r) : goldFindings(r))),
+    ...extra,
+  ];
   const acrossRuns = [
     ...stabilityFindings("baseline", observations),
     ...stabilityFindings("gold", observations),

@@ -5,6 +5,8 @@ import type { TaskOutcome } from "./task-sweep.js";
 const outcome = (id: string, status: TaskOutcome["status"], flags: string[] = []): TaskOutcome => ({
   id,
   status,
+  unprotected: false,
+  expected: "declared in task.json",
   hasGold: false,
   runs: [],
   runMs: 2500,

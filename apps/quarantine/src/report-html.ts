@@ -38,6 +38,11 @@ function reasonsCell(task: TaskReport): string {
     (r) =>
       `<li><b>${escapeHtml(r.flag)}</b>: ${escapeHtml(r.message)}${r.hint ? `<br><i class="hint">fix: ${escapeHtml(r.hint)}</i>` : ""}</li>`,
   );
+  if (task.unprotected)
+    items.push(
+      `<li class="unprotected"><b>unprotected</b>: sentinel.state none, a runner patched in-process could make unfixed code PASS</li>`,
+    );
+  items.push(`<li class="expected">expected tests: ${escapeHtml(task.expected)}</li>`);
   if (task.infra.failedRuns > 0) {
     items.push(
       `<li><b>INFRA_ERROR</b> (not the task's fault): ${escapeHtml(task.infra.messages.join(" · "))}</li>`,

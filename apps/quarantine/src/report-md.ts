@@ -89,6 +89,12 @@ export function renderMarkdown(report: SweepReport): string {
       (t) =>
         `${t.infra.failedRuns} run(s) failed after ${t.infra.retries} retries: ${escapeMarkdown(t.infra.messages.join(" · "))}`,
     ),
+    ...listSection(
+      "Unprotected runs (no sentinel: a runner patched in-process could make unfixed code PASS)",
+      report.tasks.filter((t) => t.unprotected),
+      () => "sentinel.state none: the task's runner (framework) has no must-fail/must-pass sentinels",
+    ),
+    ...listSection("Expected tests", report.tasks, (t) => escapeMarkdown(t.expected)),
     "",
     "## Tasks",
     "",

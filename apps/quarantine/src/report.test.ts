@@ -14,6 +14,8 @@ function task(partial: Partial<TaskReport> & Pick<TaskReport, "id" | "status">):
     change: "none",
     firstSeen: null,
     hasGold: false,
+    unprotected: false,
+    expected: "not recorded: no gold run",
     runs: [record({ mode: "baseline", log: `logs/sweep/s/runs/${partial.id}/baseline-1.jsonl` })],
     runMs: 1500,
     ...partial,

@@ -33,6 +33,8 @@ function taskReport(outcome: TaskOutcome, input: ReportInput): TaskReport {
     change: change(outcome.id, update, before),
     firstSeen: update.file.tasks[outcome.id]?.firstSeen ?? null,
     hasGold: outcome.hasGold,
+    unprotected: outcome.unprotected,
+    expected: outcome.expected,
     runs: outcome.runs,
     runMs: outcome.runMs,
   };

@@ -80,7 +80,8 @@ function fromResult(
   for (const suite of [result.suites.existing, result.suites.hidden]) {
     for (const test of suite.tests) tests.set(test.id, test.outcome);
   }
-  return { record, tests };
+  const complete = !result.suites.existing.testsOmitted && !result.suites.hidden.testsOmitted;
+  return { record, tests, complete };
 }
 
 function fromError(
@@ -108,7 +109,7 @@ function fromError(
     log,
     retriedLogs: [],
   };
-  return { record, tests: new Map() };
+  return { record, tests: new Map(), complete: false };
 }
 
 function gradeOptions(ctx: RunContext, mode: CheckMode, logFile: string): GradeOptions {

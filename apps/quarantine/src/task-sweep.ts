@@ -4,6 +4,7 @@ import type Docker from "dockerode";
 import type { LimitFunction } from "p-limit";
 import type { Logger } from "winston";
 import { type Assessment, assessTask, invalidTask, summariseInfra } from "./assess.js";
+import { expectedFindings, recordExpected } from "./expected.js";
 import { runCheck } from "./run.js";
 import type { CheckMode, GradeFn, RunObservation, RunRecord, TaskStatus } from "./types.js";
 
@@ -11,6 +12,10 @@ import type { CheckMode, GradeFn, RunObservation, RunRecord, TaskStatus } from "
 export interface TaskOutcome extends Assessment {
   id: string;
   hasGold: boolean;
+  /** Some run's result said sentinel.state "none": no in-process protection. */
+  unprotected: boolean;
+  /** What the sweep did about the expected tests (declared in task.json, recorded, or why not). */
+  expected: string;
   runs: RunRecord[];
   runMs: number;
 }
@@ -56,9 +61,19 @@ function outcome(
   hasGold: boolean,
   observations: RunObservation[],
   assessment: Assessment,
+  expected = "not recorded: no run",
 ): TaskOutcome {
   const runs = observations.map((o) => o.record);
-  return { id, hasGold, runs, runMs: runs.reduce((sum, r) => sum + r.durationMs, 0), ...assessment };
+  const unprotected = runs.some((r) => r.sentinel === "none");
+  return {
+    id,
+    hasGold,
+    unprotected,
+    expected,
+    runs,
+    runMs: runs.reduce((sum, r) => sum + r.durationMs, 0),
+    ...assessment,
+  };
 }
 
 function crashed(id: string, hasGold: boolean, error: unknown): TaskOutcome {
@@ -68,7 +83,17 @@ function crashed(id: string, hasGold: boolean, error: unknown): TaskOutcome {
     messages: [`the sweep failed on this task: ${formatError(error)}`],
   };
   const status: TaskStatus = "infra-error";
-  return { id, hasGold, runs: [], runMs: 0, status, reasons: [], infra };
+  return {
+    id,
+    hasGold,
+    unprotected: false,
+    expected: "not recorded: the sweep failed",
+    runs: [],
+    runMs: 0,
+    status,
+    reasons: [],
+    infra,
+  };
 }
 
 /**
@@ -104,7 +129,14 @@ export async function sweepTask(ctx: SweepContext, task: PlannedTask): Promise<T
     const failed = settled.find((s) => s.status === "rejected");
     if (failed) throw failed.reason;
     const observations = settled.map((s) => (s as PromiseFulfilledResult<RunObservation>).value);
-    return outcome(task.id, hasGold, observations, assessTask({ id: task.id, hasGold }, observations));
+    const assessment = assessTask(
+      { id: task.id, hasGold },
+      observations,
+      expectedFindings(task.loaded, observations),
+    );
+    const expected = await recordExpected(task.loaded, assessment.status, observations);
+    ctx.logger.info(`expected tests: ${expected}`, { task: task.id });
+    return outcome(task.id, hasGold, observations, assessment, expected);
   } catch (error) {
     if (ctx.signal.aborted) throw error;
     ctx.logger.error("task crashed the sweep", { task: task.id, error: formatError(error) });

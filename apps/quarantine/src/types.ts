@@ -53,6 +53,8 @@ export interface RunRecord {
 export interface RunObservation {
   record: RunRecord;
   tests: ReadonlyMap<string, string>;
+  /** Whether `tests` holds every test of both reports (the result listed them all). */
+  complete: boolean;
 }
 
 /** What the sweep found about one task. */
@@ -78,6 +80,10 @@ export interface TaskReport {
   change: "new" | "released" | "kept" | "none";
   firstSeen: string | null;
   hasGold: boolean;
+  /** Some run had no in-process protection (its result's sentinel.state was "none"); the reports mark it. */
+  unprotected: boolean;
+  /** What the sweep did about the task's expected tests (declared, recorded, or why not). */
+  expected: string;
   runs: RunRecord[];
   /** Sum of the runs' durations. */
   runMs: number;

@@ -1,8 +1,9 @@
-import type { LoadedTask, ReasonCode, SentinelResult, SuiteResult } from "@oracle/spec";
+import type { ExpectedResult, LoadedTask, ReasonCode, SentinelResult, SuiteResult } from "@oracle/spec";
 import { PATHS } from "./container-config.js";
 import type { FilteredDiff } from "./diff/filter.js";
 import { displayPath } from "./diff/paths.js";
 import type { GradeContainer, GradeDocker } from "./docker.js";
+import type { Expectation } from "./expected-judge.js";
 import type { SuiteName } from "./junit.js";
 import type { RunLog } from "./oracle-log.js";
 import { PREP_EXIT } from "./scripts.js";
@@ -22,6 +23,8 @@ export interface ContainerRunInputs {
   hiddenFiles: string[];
   /** The must-fail/must-pass sentinels appended to the hidden test files, or null (docs/security.md). */
   sentinel: Sentinel | null;
+  /** The tests each suite must run and pass (task.json, the sweep's record, or none). */
+  expectation: Expectation;
   docker: GradeDocker;
   log: RunLog;
   /** Resolves to a reason to stop (a stale image) or null; awaited before anything runs in the container. */
@@ -40,6 +43,8 @@ export interface RunState {
   timings: Record<string, number>;
   /** What the hidden suite's sentinels showed, once it was judged. */
   sentinel?: SentinelResult;
+  /** What the expected tests showed, once both suites were judged. */
+  expected?: ExpectedResult;
 }
 
 export interface RunOutcome {

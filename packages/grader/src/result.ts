@@ -1,4 +1,4 @@
-import type { GradeResult, ReasonCode, SentinelResult, SuiteResult } from "@oracle/spec";
+import type { ExpectedResult, GradeResult, ReasonCode, SentinelResult, SuiteResult } from "@oracle/spec";
 import { GradeResultSchema } from "@oracle/spec";
 import type { FilteredDiff } from "./diff/filter.js";
 import { listedTests, MAX_LISTED_TESTS, notRunSuite, ranIds } from "./suite-result.js";
@@ -13,6 +13,8 @@ export interface ResultParts {
   suites: Partial<Record<"existing" | "hidden", SuiteResult>>;
   /** What the hidden suite's sentinels showed; absent when it had none or did not run. */
   sentinel?: SentinelResult;
+  /** What the expected tests showed; absent when the run ended before both suites were judged. */
+  expected?: ExpectedResult;
   image: GradeResult["image"];
   diff: { sha256: string; filtered: FilteredDiff | null } | null;
   timings: Record<string, number>;
@@ -50,6 +52,7 @@ export function buildResult(parts: ResultParts): GradeResult {
     testIdsOmitted: Math.max(0, ids.length - MAX_LISTED_IDS),
     suites: { existing: listedSuite(existing), hidden: listedSuite(hidden) },
     sentinel: parts.sentinel ?? { state: "none", framework: null, required: false, files: [] },
+    ...(parts.expected ? { expected: parts.expected } : {}),
     image: parts.image,
     diff: parts.diff && {
       sha256: parts.diff.sha256,

@@ -7,6 +7,7 @@ import {
   type RunState,
   timed,
 } from "./container-steps.js";
+import { checkExpected } from "./expected-judge.js";
 import type { SuiteName } from "./junit.js";
 import { suiteTail } from "./output-tail.js";
 import type { Sentinel } from "./sentinels.js";
@@ -188,6 +189,7 @@ export async function runInContainer(inputs: ContainerRunInputs, state: RunState
   letRun(prepared.opened);
   const hiddenStop = judgeDriver(inputs, state, await prepared.run);
   if (hiddenStop) return hiddenStop;
+  judgeExpected(inputs, state);
   for (const suite of ["existing", "hidden"] as const) {
     const result = state.suites[suite];
     if (result && result.status !== "PASS")
@@ -218,4 +220,27 @@ function recordSentinel(
     inputs.log.warn(
       `sentinel not collected: the hidden command did not run the oracle's sentinel tests${sentinel.note ? ` (${sentinel.note})` : ""}; the verdict rests on the other checks`,
     );
+}
+
+/**
+ * Holds both suites' reports (sentinels already removed) to the expected tests: a suite that passed
+ * on its own fails with EXPECTED_TEST_MISSING / EXPECTED_TEST_SKIPPED when one of them did not run
+ * and pass; a suite that already failed keeps its reason (an expected test that failed is TESTS_FAILED).
+ */
+function judgeExpected(inputs: ContainerRunInputs, state: RunState): void {
+  const tests = { existing: state.suites.existing?.tests ?? [], hidden: state.suites.hidden?.tests ?? [] };
+  const { result, problems } = checkExpected(inputs.expectation, tests);
+  state.expected = result;
+  inputs.log.event("expected.checked", { ...result });
+  for (const suite of ["existing", "hidden"] as const) {
+    const problem = problems[suite];
+    const judged = state.suites[suite];
+    if (!problem || !judged || judged.status !== "PASS") continue;
+    state.suites[suite] = { ...judged, status: "FAIL", reason: problem.reason };
+    state.failures[suite] = problem.message;
+  }
+  const { missing, skipped, unexpected } = result;
+  inputs.log.info(
+    `expected tests (${result.source}): ${missing.count} missing, ${skipped.count} skipped, ${unexpected.count} ran unexpected${result.source === "none" ? ` (${result.note})` : ""}`,
+  );
 }

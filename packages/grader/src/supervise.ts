@@ -7,6 +7,7 @@ import { RunClosed, type RunOutcome, type RunState } from "./container-steps.js"
 import { type FilteredDiff, filterDiff } from "./diff/filter.js";
 import { countFileHeaders, DiffParseError } from "./diff/split.js";
 import type { GradeDocker } from "./docker.js";
+import { loadExpectation } from "./expected-judge.js";
 import { listHiddenFiles } from "./hidden-files.js";
 import { resolveImage, staleImageMessage } from "./image.js";
 import { gradeLabels, leaseDeadline, removeLeftovers } from "./leftovers.js";
@@ -159,13 +160,28 @@ async function prepareAndRun(
   const hiddenFiles = await listHiddenFiles(loaded.hiddenTestsDir);
   const labels = gradeLabels(inputs.runId, loaded.task.id, leaseDeadline(inputs.startedAt, inputs.timeoutMs));
   const sentinel = await plantSentinels(loaded, hiddenFiles, join(runDirs.hidden, "tests"), log, state);
+  const expectation = await loadExpectation(loaded);
+  log.event("expected.loaded", { ...expectation });
+  if (expectation.ignored) log.warn(`expected tests: ${expectation.ignored}`);
   await leftovers;
   const baseOnly = await mirror;
   if (typeof baseOnly !== "string" && baseOnly !== null) return baseOnly;
   // The container is given the base-only repository where the task's mirror was (docs/security.md, "History").
   loaded = { ...loaded, mirrorPath: baseOnly };
   return runInContainer(
-    { loaded, image: image.runAs, labels, diff, runDirs, hiddenFiles, sentinel, docker, log, imageCurrent },
+    {
+      loaded,
+      image: image.runAs,
+      labels,
+      diff,
+      runDirs,
+      hiddenFiles,
+      sentinel,
+      expectation,
+      docker,
+      log,
+      imageCurrent,
+    },
     state,
   );
 }
@@ -300,6 +316,7 @@ export async function superviseRun(inputs: SuperviseInputs): Promise<GradeResult
     ...outcome,
     suites: state.suites,
     ...(state.sentinel ? { sentinel: state.sentinel } : {}),
+    ...(state.expected ? { expected: state.expected } : {}),
     image: facts.image,
     diff: facts.diff,
     timings: state.timings,

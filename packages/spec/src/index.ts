@@ -26,6 +26,7 @@ export {
 } from "./registry.js";
 export type {
   DroppedEntry,
+  ExpectedResult,
   GradeResult,
   ReasonCode,
   SentinelResult,
@@ -36,16 +37,19 @@ export type {
 } from "./result.js";
 export {
   DroppedEntrySchema,
+  ExpectedResultSchema,
   GradeResultSchema,
+  MAX_EXPECTED_LISTED,
   REASON_CODES,
   ReasonCodeSchema,
   SuiteResultSchema,
   TestCaseSchema,
   TestOutcomeSchema,
 } from "./result.js";
-export type { LoadedTask, Task } from "./task.js";
+export type { ExpectedTests, LoadedTask, Task } from "./task.js";
 export {
   ExistingSuiteSchema,
+  ExpectedTestsSchema,
   HiddenSuiteSchema,
   listTaskIds,
   loadTask,

@@ -14,6 +14,10 @@ export const QUARANTINE_FLAGS = {
     "At the base commit, the hidden suite failed on its report (missing, invalid, or contradicting the runner's exit code), not on a test that ran and failed.",
   SENTINEL_NOT_COLLECTED:
     "At the base commit, the hidden command did not run the oracle's sentinel test: no graded run of the task could be trusted, a correct diff would FAIL.",
+  EXPECTED_TEST_NOT_FOUND:
+    "An expected test task.json declares matches no test in a baseline or gold run's report.",
+  FAIL_TO_PASS_NOT_FAILING: "At the base commit, a failToPass test passed or was skipped instead of failing.",
+  PASS_TO_PASS_NOT_PASSING: "At the base commit, a passToPass test failed or was skipped.",
   GOLD_FAILS: "The task's gold.diff does not PASS.",
   FLAKY: "Repeated runs of the same check gave different outcomes.",
   TESTS_HASH_UNSTABLE: "Repeated runs of the same check ran different tests.",
@@ -44,6 +48,12 @@ export const QUARANTINE_HINTS: Record<QuarantineFlag, string> = {
     'make suites.hidden.command write JUnit XML to $ORACLE_JUNIT (pytest --junitxml="$ORACLE_JUNIT") and exit non-zero exactly when a test fails (do not mask its exit code); pnpm grade <task> --baseline shows the suite\'s output',
   SENTINEL_NOT_COLLECTED:
     "make suites.hidden.command run every test file in the hidden tests' folder (name the folder, e.g. pytest hidden/, rather than single files, node ids or -k), or set framework in task.json to the runner the command starts; do not set framework to other, which turns the check off",
+  EXPECTED_TEST_NOT_FOUND:
+    "write each id in suites.{existing,hidden}.expected of tasks/<task>/task.json as the report names it (pytest tests/test_x.py::TestC::test_n, Go TestX, a JS full title, or the hidden:CLASSNAME::NAME ids of pnpm grade <task> --baseline --result r.json); mocha-junit-reporter drops skipped tests unless the command adds --reporter-option includePending=true",
+  FAIL_TO_PASS_NOT_FAILING:
+    "move the test to passToPass in tasks/<task>/task.json, or check that baseCommit is the commit before the fix",
+  PASS_TO_PASS_NOT_PASSING:
+    "remove the test from passToPass in tasks/<task>/task.json (a hidden one that fails at baseCommit belongs in failToPass), or fix what it depends on at baseCommit",
   GOLD_FAILS:
     "run pnpm grade <task> --diff tasks/<task>/gold.diff and read the failing suite's output; fix gold.diff (a diff of the fix without the test files) or the hidden tests",
   FLAKY:

@@ -5,6 +5,10 @@ export const REASON_CODES = {
   PASS: "Every test of both suites ran and passed.",
   TESTS_FAILED: "A test of the existing or hidden suite failed or errored.",
   NO_TESTS_RAN: "A suite ran no test (all skipped, none collected, or the runner died before any).",
+  EXPECTED_TEST_MISSING:
+    "An expected test (task.json's suites.<suite>.expected, or the sweep's record) is not in the suite's report: deselected, not collected, renamed or removed.",
+  EXPECTED_TEST_SKIPPED:
+    "An expected test was skipped; without any expectation, a hidden test the report lists as skipped.",
   DIFF_INVALID: "The diff is not a unified diff the oracle can parse.",
   DIFF_EMPTY_AFTER_FILTER: "Nothing of the diff is left after the allow/deny filter.",
   DIFF_DOES_NOT_APPLY: "git apply --check refused the filtered diff.",
@@ -87,6 +91,28 @@ export const SentinelResultSchema = z.strictObject({
 });
 export type SentinelResult = z.output<typeof SentinelResultSchema>;
 
+/** At most this many ids are listed in each of `result.expected`'s lists; the counts are whole. */
+export const MAX_EXPECTED_LISTED = 50;
+
+const boundedIds = z.strictObject({ count: z.number().int().nonnegative(), ids: z.array(z.string()) });
+
+/**
+ * What the expected tests showed. `source`: `task` (task.json declares them), `sweep` (the sweep's
+ * record for this task's content), `none` (neither: the note says what the verdict rests on).
+ * `missing` and `skipped` hold expected entries; `unexpected`, report ids of tests that ran
+ * without being expected (sentinels are never listed).
+ */
+export const ExpectedResultSchema = z.strictObject({
+  source: z.enum(["task", "sweep", "none"]),
+  /** Expected entries per suite (0 when the source is none). */
+  expected: z.strictObject({ existing: z.number().int(), hidden: z.number().int() }),
+  missing: boundedIds,
+  skipped: boundedIds,
+  unexpected: boundedIds,
+  note: z.string(),
+});
+export type ExpectedResult = z.output<typeof ExpectedResultSchema>;
+
 export const GradeResultSchema = z.strictObject({
   graderVersion: z.string(),
   task: z.string(),
@@ -101,6 +127,7 @@ export const GradeResultSchema = z.strictObject({
   testIdsOmitted: z.number().int().nonnegative().optional(),
   suites: z.strictObject({ existing: SuiteResultSchema, hidden: SuiteResultSchema }),
   sentinel: SentinelResultSchema.optional(),
+  expected: ExpectedResultSchema.optional(),
   image: z.strictObject({
     name: z.string(),
     reference: z.string().nullable(),

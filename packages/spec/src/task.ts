@@ -19,14 +19,40 @@ const suiteCommand = z
     "Shell command run in the checkout (sh -c) as the non-root user; writes JUnit XML to $ORACLE_JUNIT.",
   );
 
+const testIds = z.array(z.string().min(1, "a test id may not be empty").max(4096)).max(50_000);
+
+/**
+ * The tests a suite must run, in the spirit of SWE-bench's FAIL_TO_PASS / PASS_TO_PASS. Each entry is
+ * a test id as a task author writes it: a pytest node id (`tests/test_x.py::TestC::test_n[p-1]`), a
+ * Go test name (`TestX`, `TestX/sub`), a JS full title (`describe title test title`), or the
+ * oracle's own id (`hidden:<classname>::<name>`). A PASS needs every one to have run and passed.
+ */
+export const ExpectedTestsSchema = z
+  .strictObject({
+    failToPass: testIds
+      .optional()
+      .describe("Tests that fail at baseCommit and must pass with a correct diff (hidden suite)."),
+    passToPass: testIds.optional().describe("Tests that pass at baseCommit and must still pass."),
+  })
+  .describe(
+    "Tests that must run and pass; entries are pytest node ids, Go test names, JS full titles or hidden:<classname>::<name>. Without it the sweep's recorded list is used.",
+  );
+
 export const ExistingSuiteSchema = z.strictObject({
   command: suiteCommand,
+  expected: ExpectedTestsSchema.refine((e) => !e.failToPass?.length, {
+    message: "the existing suite passes at baseCommit: list its tests under passToPass",
+    path: ["failToPass"],
+  }).optional(),
   files: globs
     .min(1, "list at least one glob")
     .describe("Globs of the existing suite's files; reset to the base commit after the diff is applied."),
 });
 
-export const HiddenSuiteSchema = z.strictObject({ command: suiteCommand });
+export const HiddenSuiteSchema = z.strictObject({
+  command: suiteCommand,
+  expected: ExpectedTestsSchema.optional(),
+});
 
 export const ResourcesSchema = z.strictObject({
   memoryMb: z.number().int().min(64).max(65536).default(2048).describe("Memory limit, no swap."),
@@ -99,6 +125,7 @@ export const TaskSchema = z
   });
 
 export type Task = z.output<typeof TaskSchema>;
+export type ExpectedTests = z.output<typeof ExpectedTestsSchema>;
 
 /** A loaded task: the parsed file plus where its pieces are on the host. */
 export interface LoadedTask {

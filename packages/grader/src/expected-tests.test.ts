@@ -1,0 +1,134 @@
+import { readFileSync } from "node:fs";
+import type { TestCase } from "@oracle/spec";
+import { describe, expect, it } from "vitest";
+import { checkExpected, NO_EXPECTATION_NOTE } from "./expected-judge.js";
+import { entryKeys, matchEntries } from "./expected-tests.js";
+import { parseJUnit } from "./junit.js";
+
+const report = (name: string): TestCase[] =>
+  parseJUnit(readFileSync(new URL(`./fixtures/junit/${name}`, import.meta.url), "utf8"), "hidden");
+const statuses = (name: string, entries: string[]) =>
+  Object.fromEntries(matchEntries(entries, report(name)).map((m) => [m.entry, m.status]));
+
+describe("matching a task author's ids against real report shapes", () => {
+  it("pytest (xunit2 classname): node ids, classes, parametrisations", () => {
+    expect(
+      statuses("pytest.xml", [
+        "test_sample.py::test_passes",
+        "test_sample.py::TestGroup::test_in_class",
+        "test_sample.py::test_param[2]",
+        "test_sample.py::test_param",
+        "test_sample.py::test_fails",
+        "test_sample.py::test_skipped",
+        "test_sample.py::test_in_class",
+        "test_other.py::test_passes",
+        "hidden:test_sample::test_passes",
+      ]),
+    ).toEqual({
+      "test_sample.py::test_passes": "passed",
+      "test_sample.py::TestGroup::test_in_class": "passed",
+      "test_sample.py::test_param[2]": "passed",
+      "test_sample.py::test_param": "passed",
+      "test_sample.py::test_fails": "failed",
+      "test_sample.py::test_skipped": "skipped",
+      // A method is not a module-level function of the same name.
+      "test_sample.py::test_in_class": "missing",
+      "test_other.py::test_passes": "missing",
+      "hidden:test_sample::test_passes": "passed",
+    });
+    expect(matchEntries(["test_sample.py::test_param"], report("pytest.xml"))[0]?.tests).toHaveLength(2);
+  });
+
+  it("pytest xunit1 (file attribute) and a folder prefix", () => {
+    expect(
+      statuses("pytest-xunit1.xml", ["test_sample.py::test_passes", "./test_sample.py::test_fails"]),
+    ).toEqual({ "test_sample.py::test_passes": "passed", "./test_sample.py::test_fails": "failed" });
+    expect(entryKeys("tests/unit/test_x.py::TestC::test_n[p-1]")).toEqual([
+      "sn:tests.unit.test_x.TestC::test_n[p-1]",
+      "sn:tests/unit/test_x.py::test_n[p-1]",
+    ]);
+  });
+
+  it("gotestsum: test names, subtests, import path::name", () => {
+    expect(
+      statuses("gotestsum.xml", [
+        "TestPasses",
+        "TestSub/one",
+        "TestSub",
+        "TestSkipped",
+        "example.com/sample::TestFails",
+        "TestNope",
+      ]),
+    ).toEqual({
+      TestPasses: "passed",
+      "TestSub/one": "passed",
+      TestSub: "passed",
+      TestSkipped: "skipped",
+      "example.com/sample::TestFails": "failed",
+      TestNope: "missing",
+    });
+  });
+
+  it("JS full titles: mocha-junit-reporter, jest-junit, vitest", () => {
+    expect(statuses("mocha-junit-reporter.xml", ["calc adds", "calc nested works", "adds"])).toEqual({
+      "calc adds": "passed",
+      "calc nested works": "passed",
+      // the bare test title is mocha-junit-reporter's classname, not a full title
+      adds: "missing",
+    });
+    expect(statuses("jest-junit.xml", ["calc adds", "calc nested works", "calc skipped"])).toEqual({
+      "calc adds": "passed",
+      "calc nested works": "passed",
+      "calc skipped": "skipped",
+    });
+    expect(statuses("vitest.xml", ["calc adds", "calc > adds", "top", "calc fails"])).toEqual({
+      "calc adds": "passed",
+      "calc > adds": "passed",
+      top: "passed",
+      "calc fails": "failed",
+    });
+  });
+});
+
+const t = (id: string, outcome: TestCase["outcome"] = "passed"): TestCase => ({ id, outcome });
+
+describe("checkExpected", () => {
+  it("no expectation: a skipped hidden test is EXPECTED_TEST_SKIPPED, skipped existing tests are allowed", () => {
+    const check = checkExpected(
+      { source: "none", suites: { existing: null, hidden: null } },
+      {
+        existing: [t("existing:tests.t::a"), t("existing:tests.t::b", "skipped")],
+        hidden: [t("hidden:checks.t::a"), t("hidden:checks.t::b", "skipped")],
+      },
+    );
+    expect(check.problems.existing).toBeUndefined();
+    expect(check.problems.hidden?.reason).toBe("EXPECTED_TEST_SKIPPED");
+    expect(check.result).toMatchObject({
+      source: "none",
+      skipped: { count: 1, ids: ["hidden:checks.t::b"] },
+      note: NO_EXPECTATION_NOTE,
+    });
+  });
+
+  it("declared: missing beats skipped, failures are left to the suite, unexpected tests are listed", () => {
+    const check = checkExpected(
+      {
+        source: "task",
+        suites: { existing: null, hidden: ["checks/t.py::a", "checks/t.py::gone", "checks/t.py::s"] },
+      },
+      {
+        existing: [],
+        hidden: [t("hidden:checks.t::a"), t("hidden:checks.t::s", "skipped"), t("hidden:checks.t::extra")],
+      },
+    );
+    expect(check.problems.hidden?.reason).toBe("EXPECTED_TEST_MISSING");
+    expect(check.result.missing).toEqual({ count: 1, ids: ["hidden:checks/t.py::gone"] });
+    expect(check.result.skipped).toEqual({ count: 1, ids: ["hidden:checks/t.py::s"] });
+    expect(check.result.unexpected).toEqual({ count: 1, ids: ["hidden:checks.t::extra"] });
+    const failed = checkExpected(
+      { source: "task", suites: { existing: null, hidden: ["checks/t.py::a"] } },
+      { existing: [], hidden: [t("hidden:checks.t::a", "failed")] },
+    );
+    expect(failed.problems).toEqual({});
+  });
+});

@@ -1,0 +1,101 @@
+import type { TestCase } from "@oracle/spec";
+
+/**
+ * Matching a task author's test ids against a JUnit report's test ids (`<suite>:<classname or
+ * file>::<name>`, junit.ts). An entry is one of:
+ * - the oracle's own id, `hidden:<classname>::<name>`: that test exactly (what the sweep records);
+ * - a pytest node id, `tests/test_x.py::TestC::test_n[p-1]`: classname `tests.test_x.TestC` (pytest's
+ *   xunit2 and unittest-xml-reporting) or file `tests/test_x.py` (xunit1's file attribute), name
+ *   `test_n[p-1]`; without `[…]` it stands for every parametrisation of the test;
+ * - `<classname>::<name>`: the report's two parts as they are (gotestsum: `example.com/m/pkg::TestX`);
+ * - anything else is a name or a full title: the report's name (gotestsum `TestX`, `TestX/sub`;
+ *   mocha-junit-reporter and jest-junit name a test by its full title), vitest's `a > b` read as
+ *   `a b`, or classname and name joined by a space (mocha's built-in xunit reporter).
+ * A name or title is matched in every file of the suite: an entry that several tests answer to
+ * needs every one of them to have passed.
+ */
+
+/** How one entry fared in one report. */
+export type EntryStatus = "passed" | "failed" | "skipped" | "missing";
+
+export interface EntryMatch {
+  entry: string;
+  status: EntryStatus;
+  /** The report tests the entry answers to. */
+  tests: TestCase[];
+}
+
+/** The report id split: suite, classname or file, name. Null for an id not in the oracle's form. */
+function splitId(id: string): { scope: string; name: string } | null {
+  const colon = id.indexOf(":");
+  const sep = id.indexOf("::", colon + 1);
+  if (colon < 0 || sep < 0) return null;
+  return { scope: id.slice(colon + 1, sep), name: id.slice(sep + 2) };
+}
+
+const PARAMS = /\[[^\]]*\]$/;
+const withoutParams = (name: string): string => name.replace(PARAMS, "");
+
+/** The keys a report test answers to. */
+function reportKeys(test: TestCase): string[] {
+  const keys = [`id:${test.id}`];
+  const parts = splitId(test.id);
+  if (!parts) return keys;
+  const { scope, name } = parts;
+  keys.push(`sn:${scope}::${name}`, `n:${name}`, `n:${scope} ${name}`);
+  if (PARAMS.test(name)) keys.push(`sn:${scope}::${withoutParams(name)}`);
+  if (name.includes(" > ")) keys.push(`n:${name.split(" > ").join(" ")}`);
+  return keys;
+}
+
+const SUITE_PREFIX = /^(existing|hidden):/;
+
+/** The keys an entry is looked up by. */
+export function entryKeys(entry: string): string[] {
+  if (SUITE_PREFIX.test(entry) && entry.includes("::")) return [`id:${entry}`];
+  const parts = entry.split("::");
+  const file = parts[0] ?? "";
+  if (parts.length >= 2 && file.endsWith(".py")) {
+    const name = parts[parts.length - 1] ?? "";
+    const classes = parts.slice(1, -1);
+    const dotted = [file.slice(0, -3).replace(/^\.\//, "").split("/").join("."), ...classes].join(".");
+    return [`sn:${dotted}::${name}`, `sn:${file.replace(/^\.\//, "")}::${name}`];
+  }
+  if (parts.length >= 2) {
+    const sep = entry.indexOf("::");
+    return [`sn:${entry.slice(0, sep)}::${entry.slice(sep + 2)}`];
+  }
+  return [`n:${entry}`];
+}
+
+/** An index of a suite's report by every key its tests answer to. */
+export class ReportIndex {
+  private readonly byKey = new Map<string, TestCase[]>();
+
+  constructor(tests: readonly TestCase[]) {
+    for (const test of tests) {
+      for (const key of new Set(reportKeys(test))) {
+        const list = this.byKey.get(key);
+        if (list) list.push(test);
+        else this.byKey.set(key, [test]);
+      }
+    }
+  }
+
+  /** The entry's tests and its status: failed if any failed or errored, else skipped if any skipped. */
+  match(entry: string): EntryMatch {
+    const found = new Set<TestCase>();
+    for (const key of entryKeys(entry)) for (const test of this.byKey.get(key) ?? []) found.add(test);
+    const tests = [...found];
+    let status: EntryStatus = tests.length === 0 ? "missing" : "passed";
+    if (tests.some((t) => t.outcome === "skipped")) status = "skipped";
+    if (tests.some((t) => t.outcome === "failed" || t.outcome === "error")) status = "failed";
+    return { entry, status, tests };
+  }
+}
+
+/** Matches every entry against one suite's report tests. */
+export function matchEntries(entries: readonly string[], tests: readonly TestCase[]): EntryMatch[] {
+  const index = new ReportIndex(tests);
+  return entries.map((entry) => index.match(entry));
+}
