@@ -16,6 +16,7 @@ export const ERROR_CODES = {
   REGISTRY_LOCKED: "Another build-images run holds images/registry.json.",
   DOCKER_UNAVAILABLE: "The Docker engine does not answer.",
   DIFF_UNREADABLE: "The diff file cannot be read.",
+  LOG_INVALID: "A file given to oracle-log is missing, unreadable or not an oracle log.",
   INFRA_ERROR: "The engine or the host failed during a run; not the diff's fault.",
   INTERNAL: "A bug in the oracle. Please report it with the log.",
 } as const;

@@ -11,6 +11,8 @@ export interface BatchPaths {
   batchFile: string;
   results: string;
   summary: string;
+  /** swebench-report.json: the results in SWE-bench's run-report shape (see swebench-report.ts). */
+  sweBenchReport: string;
 }
 
 export function batchPaths(outDir: string): BatchPaths {
@@ -20,6 +22,7 @@ export function batchPaths(outDir: string): BatchPaths {
     batchFile: join(dir, "batch.json"),
     results: join(dir, "results.jsonl"),
     summary: join(dir, "summary.json"),
+    sweBenchReport: join(dir, "swebench-report.json"),
   };
 }
 

@@ -12,11 +12,15 @@ export const BATCH_HELP = `Usage: oracle-grade --batch PREDICTIONS.jsonl [--out 
 Grades every prediction of a JSON Lines file, one {"id": ..., "task": ..., "diff": "<unified diff>"}
 (or "diffPath": a file, relative to the predictions file) per line. Any bad line, or an id used twice,
 stops the batch before anything runs (exit 2), with every problem and its line number.
+SWE-bench's predictions are read too: {"instance_id": ..., "model_name_or_path": ..., "model_patch": ...}
+per line, the instance id naming both the prediction and the task (other fields are ignored).
 
 Writes <out>/results.jsonl (one line per prediction as it finishes: id, task, outcome, verdict,
 reason, tests_hash, log, seconds, cached, ...) and <out>/summary.json (pass rate over every
 prediction that ran, an infra error after retries counted as not passed and listed apart;
-quarantined tasks and errors listed apart, not counted).
+quarantined tasks and errors listed apart, not counted), and <out>/swebench-report.json, the same
+results in the shape of SWE-bench's run report (resolved_ids, unresolved_ids, error_ids,
+empty_patch_ids, completed_ids, incomplete_ids, submitted_ids and their counts, schema_version 2).
 A rerun with the same --out resumes: a prediction already in results.jsonl is skipped when its
 diff, task folder, image digest, grader and limit are the ones it was graded on; otherwise it is
 graded again (the start line says how many and why).

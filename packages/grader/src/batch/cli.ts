@@ -29,6 +29,7 @@ function executorFor(options: BatchCliOptions): BatchExecutor {
 function report(outcome: BatchOutcome, json: boolean): void {
   process.stderr.write(`${renderSummary(outcome.summary)}\n`);
   process.stderr.write(`results: ${outcome.resultsFile}\nsummary: ${outcome.summaryFile}\n`);
+  process.stderr.write(`SWE-bench report: ${outcome.sweBenchReportFile}\n`);
   if (json)
     process.stdout.write(`${JSON.stringify({ batchId: outcome.batchId, ...outcome.summary }, null, 2)}\n`);
 }

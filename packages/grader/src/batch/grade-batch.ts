@@ -12,6 +12,7 @@ import { type Prediction, readPredictions } from "./predictions.js";
 import { type ResultLine, ResultsWriter, readResultLines, rewriteResults } from "./results-file.js";
 import { describeRegraded, type LineKey, staleParts } from "./resume.js";
 import { type BatchSummary, summarize } from "./summary.js";
+import { sweBenchReport } from "./swebench-report.js";
 import { loadTaskContexts, type TaskContext } from "./task-context.js";
 
 /** Progress of a batch, for a display. */
@@ -49,6 +50,8 @@ export interface BatchOutcome {
   outDir: string;
   resultsFile: string;
   summaryFile: string;
+  /** The same results in SWE-bench's run-report shape. */
+  sweBenchReportFile: string;
   summary: BatchSummary;
   /** True when the signal stopped the batch; the results so far are kept and a rerun resumes. */
   interrupted: boolean;
@@ -235,11 +238,15 @@ export async function gradeBatch(options: GradeBatchOptions): Promise<BatchOutco
   } finally {
     await writer.close();
   }
-  const summary = summarize(
-    total,
-    predictions.flatMap((p) => lines.get(p.id) ?? []),
-  );
+  const settled = predictions.flatMap((p) => lines.get(p.id) ?? []);
+  const summary = summarize(total, settled);
   await writeJsonAtomic(paths.summary, { batchId, graderVersion: GRADER_VERSION, ...summary });
-  const files = { outDir: paths.outDir, resultsFile: paths.results, summaryFile: paths.summary };
+  await writeJsonAtomic(paths.sweBenchReport, sweBenchReport(predictions, settled));
+  const files = {
+    outDir: paths.outDir,
+    resultsFile: paths.results,
+    summaryFile: paths.summary,
+    sweBenchReportFile: paths.sweBenchReport,
+  };
   return { batchId, ...files, summary, interrupted };
 }

@@ -17,6 +17,26 @@ export const PredictionSchema = z
     path: ["diff"],
   });
 
+/**
+ * One line of SWE-bench's predictions format: `instance_id` names both the prediction and the task
+ * (a task made by `new-task --swebench` keeps the instance id as its id), `model_patch` is the diff.
+ * SWE-bench's own files carry more fields (a model's full output, costs): they are ignored, not refused.
+ * A null patch (a model that produced nothing) is an empty diff, as SWE-bench treats it.
+ */
+export const SweBenchPredictionSchema = z.object({
+  instance_id: z.string().min(1, "may not be empty"),
+  model_name_or_path: z.string().nullable().optional(),
+  model_patch: z
+    .string()
+    .nullable()
+    .transform((patch) => patch ?? ""),
+});
+
+/** A line is in SWE-bench's format when it names an `instance_id`; otherwise it is the oracle's own. */
+function isSweBenchLine(data: unknown): boolean {
+  return typeof data === "object" && data !== null && "instance_id" in data;
+}
+
 /** A parsed prediction; `diffPath`, when given, is absolute (relative paths start at the predictions file's folder). */
 export interface Prediction {
   id: string;
@@ -50,8 +70,19 @@ export function parsePredictionLine(
   } catch (error) {
     return [`${label}:${line}: not valid JSON (${(error as Error).message})`];
   }
+  const issues = (error: z.ZodError) => describeIssues(error).map((issue) => `${label}:${line}: ${issue}`);
+  if (isSweBenchLine(data)) {
+    const swe = SweBenchPredictionSchema.safeParse(data);
+    if (!swe.success) return issues(swe.error);
+    return {
+      id: swe.data.instance_id,
+      task: swe.data.instance_id,
+      line,
+      diff: { text: swe.data.model_patch },
+    };
+  }
   const parsed = PredictionSchema.safeParse(data);
-  if (!parsed.success) return describeIssues(parsed.error).map((issue) => `${label}:${line}: ${issue}`);
+  if (!parsed.success) return issues(parsed.error);
   return toPrediction(parsed.data, line, base);
 }
 
@@ -99,7 +130,7 @@ export async function readPredictions(file: string, label = file): Promise<Predi
     const listed = problems.slice(0, MAX_LISTED);
     if (problems.length > MAX_LISTED) listed.push(`… and ${problems.length - MAX_LISTED} more problems`);
     throw new OracleError("FILE_INVALID", listed.join("\n"), {
-      hint: `each line must be {"id": ..., "task": ..., "diff": "<unified diff>"} or with "diffPath"; fix ${label} and try again`,
+      hint: `each line must be {"id": ..., "task": ..., "diff": "<unified diff>"} (or "diffPath"), or SWE-bench's {"instance_id": ..., "model_name_or_path": ..., "model_patch": ...}; fix ${label} and try again`,
     });
   }
   if (predictions.length === 0)
