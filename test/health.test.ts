@@ -58,4 +58,9 @@ describe("task health against the real engine", () => {
     expect(await sweepChanged()).toEqual(["calc-node"]);
     expect(await sweepChanged()).toEqual([]);
   });
+
+  it("makes a task stale when its image's folder no longer matches the recorded build", async () => {
+    await appendFile(join(temp.root, "images", "node-mocha", "Dockerfile"), "# changed\n");
+    expect(await sweepChanged()).toEqual(["calc-node"]);
+  });
 });
