@@ -5,7 +5,15 @@ describe("parseCliArgs", () => {
   it("has defaults for everything", () => {
     expect(parseCliArgs([])).toEqual({
       help: false,
-      options: { root: ".", tasks: [], repeat: 1, infraRetries: 2, json: false, failOnNew: false },
+      options: {
+        root: ".",
+        tasks: [],
+        changed: false,
+        repeat: 1,
+        infraRetries: 2,
+        json: false,
+        failOnNew: false,
+      },
     });
   });
 
@@ -26,12 +34,14 @@ describe("parseCliArgs", () => {
       "0",
       "--json",
       "--fail-on-new",
+      "--changed",
     ]);
     expect(parsed).toEqual({
       help: false,
       options: {
         root: "/r",
         tasks: ["a-*", "b"],
+        changed: true,
         concurrency: 4,
         repeat: 3,
         report: "out",

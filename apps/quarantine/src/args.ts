@@ -7,12 +7,15 @@ export const USAGE = `Usage: oracle-quarantine-sweep [options] [GLOB...]
 
 Runs every task's baseline (and its gold.diff, where it has one) in the oracle, K times, flags the
 tasks that cannot be trusted, updates tasks/quarantine.json and writes report.json, report.md and
-report.html.
+report.html, and records in tasks/health.json what each task was judged on (its content hash, image
+digest and grader version).
 
 Options:
   --root DIR          the oracle root holding tasks/, images/ and logs/ (default: the current folder)
   --tasks GLOB...     sweep only the tasks whose id matches a glob (bare GLOB arguments count too);
                       only their entries in tasks/quarantine.json are updated
+  --changed           sweep only the tasks that are not current: never judged, or whose task folder,
+                      image digest or grader changed since tasks/health.json recorded them
   --concurrency N     grades running at once (default: the number of cores, ${availableParallelism()} here)
   --repeat K          run every check K times; differences are FLAKY / TESTS_HASH_UNSTABLE (default 1)
   --report DIR        where the reports go (default: <root>/logs/sweep/<utc>/)
@@ -36,6 +39,7 @@ const count = wholeNumberArg;
 const ArgvSchema = z.strictObject({
   root: z.string().min(1).default("."),
   tasks: z.array(z.string().min(1, "a glob may not be empty")).default([]),
+  changed: z.boolean().default(false),
   concurrency: count(1, 64).optional(),
   repeat: count(1, 50).default(1),
   report: z.string().min(1).optional(),
@@ -67,6 +71,7 @@ function readArgv(argv: readonly string[]) {
       options: {
         root: { type: "string" },
         tasks: { type: "string", multiple: true },
+        changed: { type: "boolean" },
         concurrency: { type: "string" },
         repeat: { type: "string" },
         report: { type: "string" },
@@ -89,6 +94,7 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
   const data = {
     root: values.root,
     tasks: [...(values.tasks ?? []), ...positionals],
+    changed: values.changed,
     concurrency: values.concurrency,
     repeat: values.repeat,
     report: values.report,

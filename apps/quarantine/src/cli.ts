@@ -72,6 +72,7 @@ async function runSweep(options: CliOptions): Promise<number> {
       root,
       runId,
       tasks: options.tasks,
+      changed: options.changed,
       repeat: options.repeat,
       infraRetries: options.infraRetries,
       grade,

@@ -1,11 +1,19 @@
 import { availableParallelism } from "node:os";
 import { join, resolve } from "node:path";
-import { quarantineFilePath, readQuarantineFile, writeJsonAtomic } from "@oracle/spec";
+import type { TaskInputs } from "@oracle/grader";
+import {
+  healthFilePath,
+  quarantineFilePath,
+  readHealthFile,
+  readQuarantineFile,
+  writeJsonAtomic,
+} from "@oracle/spec";
 import type Docker from "dockerode";
 import pLimit from "p-limit";
 import type { Logger } from "winston";
 import { coveredBy, selectTasks } from "./discover.js";
 import type { SweepEngine } from "./engine.js";
+import { measuredInputs, notCurrent, updateHealthFile } from "./health-record.js";
 import { updateQuarantineList } from "./quarantine-list.js";
 import { buildReport, type ReportInput } from "./report.js";
 import { writeReports } from "./report-files.js";
@@ -30,6 +38,8 @@ export interface SweepOptions {
   root: string;
   /** Globs matched on task ids; none means every task. */
   tasks?: string[];
+  /** Sweep only the selected tasks that are not current (tasks/health.json); default false. */
+  changed?: boolean;
   /** Grades running at once; default: the number of cores. */
   concurrency?: number;
   /** How many times each check runs; default 1. */
@@ -109,7 +119,9 @@ async function runAll(
 /**
  * Sweeps the tasks under a root: runs each task's baseline (and gold.diff, where there is one)
  * `repeat` times through `grade`, flags every task that fails an expectation, updates
- * tasks/quarantine.json for the tasks it checked, and writes report.json, report.md and report.html.
+ * tasks/quarantine.json and tasks/health.json (what each task was judged on) for the tasks it checked,
+ * and writes report.json, report.md and report.html. With `changed`, only the tasks that are not
+ * current are checked.
  * Throws OracleError when it cannot start (bad globs, unreadable quarantine list, engine down) and
  * the abort reason when interrupted (after every running grade has cleaned up); nothing is written then.
  */
@@ -126,8 +138,15 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
   const paths = sweepPaths(root, options.runId ?? sweepStamp(startedAt), options.reportDir);
   await options.engine?.ping();
   const ids = await selectTasks(root, settings.tasks);
-  await readQuarantineFile(root);
-  const planned = await Promise.all(ids.map((id) => planTask(root, id)));
+  await Promise.all([readQuarantineFile(root), readHealthFile(root)]);
+  let planned = await Promise.all(ids.map((id) => planTask(root, id)));
+  if (options.changed) {
+    const stale = await notCurrent(root, planned);
+    for (const { task, validation } of stale)
+      options.logger.info("task not current", { task: task.id, ...validation });
+    planned = stale.map((s) => s.task);
+  }
+  const inputs = await measuredInputs(root, planned);
   options.progress?.start?.(
     planned.length,
     planned.reduce((n, t) => n + checksOf(t, settings.repeat).length, 0),
@@ -147,20 +166,26 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
     ...(options.docker ? { docker: options.docker } : {}),
   };
   const outcomes = await runAll(ctx, planned, options);
-  const report = await record({ root, paths, settings, outcomes, ids, startedAt, finishedAt: clock() });
+  const finishedAt = clock();
+  const report = await record({ root, paths, settings, outcomes, ids, inputs, startedAt, finishedAt });
   options.logger.info("sweep finished", { counts: report.counts, newlyQuarantined: report.newlyQuarantined });
   return report;
 }
 
 /** Updates tasks/quarantine.json for the tasks checked (read again: it is the latest list that counts) and writes the reports. */
 async function record(
-  input: Omit<ReportInput, "before" | "update"> & { ids: string[] },
+  input: Omit<ReportInput, "before" | "update"> & { ids: string[]; inputs: Map<string, TaskInputs> },
 ): Promise<SweepReport> {
   const before = await readQuarantineFile(input.root);
   const covered = coveredBy(input.settings.tasks);
   const gone = Object.keys(before.tasks).filter((id) => covered(id) && !input.ids.includes(id));
-  const update = updateQuarantineList(before, input.outcomes, gone, input.finishedAt.toISOString());
+  const now = input.finishedAt.toISOString();
+  const update = updateQuarantineList(before, input.outcomes, gone, now);
   await writeJsonAtomic(quarantineFilePath(input.root), update.file);
+  const healthBefore = await readHealthFile(input.root);
+  const healthGone = Object.keys(healthBefore.tasks).filter((id) => covered(id) && !input.ids.includes(id));
+  const health = updateHealthFile(healthBefore, input.outcomes, input.inputs, healthGone, now);
+  await writeJsonAtomic(healthFilePath(input.root), health);
   const report = buildReport({ ...input, before, update });
   await writeReports(report);
   return report;

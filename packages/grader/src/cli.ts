@@ -4,6 +4,7 @@ import { isBatchInvocation } from "./batch/cli-options.js";
 import { type CliOptions, HELP, invocationCwd, parseCliArgs } from "./cli-options.js";
 import { failureOutput } from "./failure-output.js";
 import { grade } from "./grade.js";
+import { validationLine } from "./health.js";
 
 function humanLogger(): winston.Logger {
   const plain = !process.stderr.isTTY;
@@ -32,6 +33,11 @@ async function gradeFromCli(options: CliOptions, signal: AbortSignal): Promise<n
   });
   if (options.resultFile) await writeJsonAtomic(options.resultFile, result);
   process.stderr.write(failureOutput(result));
+  const note = validationLine(result.task, {
+    state: result.validation ?? "never",
+    changed: result.validationChanged ?? [],
+  });
+  if (note) process.stderr.write(`${note}\n`);
   process.stdout.write(`tests_hash=${result.testsHash}\n`);
   return result.verdict === "PASS" ? 0 : 1;
 }

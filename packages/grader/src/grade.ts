@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import { type GradeResult, type LoadedTask, loadTask, OracleError, readQuarantineFile } from "@oracle/spec";
 import { dockerodeGradeDocker } from "./docker.js";
 import { checkGradeOptions, type GradeOptions } from "./grade-options.js";
+import { taskValidation } from "./health.js";
 import { defaultLogPath, openRunLog } from "./oracle-log.js";
 import { superviseRun } from "./supervise.js";
 import { GRADER_VERSION } from "./version.js";
@@ -65,6 +66,9 @@ export async function grade(options: GradeOptions): Promise<GradeResult> {
   const root = resolve(options.root);
   const loaded: LoadedTask = await loadTask(root, options.task);
   await checkQuarantine(root, options.task, options.allowQuarantined === true);
+  // Hashing the task folder runs beside the grade, not before it.
+  const validating = taskValidation(root, options.task, loaded.dir, loaded.task.image);
+  validating.catch(() => undefined);
   const diff = options.diff ? await readDiff(options.diff) : null;
   const startedAt = new Date();
   const diffSha = diff === null ? null : Buffer.isBuffer(diff) ? sha256(diff) : null;
@@ -80,7 +84,7 @@ export async function grade(options: GradeOptions): Promise<GradeResult> {
     task: loaded.task,
   });
   try {
-    return await superviseRun({
+    const result = await superviseRun({
       loaded,
       mode: options.mode,
       diff,
@@ -93,6 +97,8 @@ export async function grade(options: GradeOptions): Promise<GradeResult> {
       root,
       signal: options.signal,
     });
+    const { state, changed } = await validating;
+    return { ...result, validation: state, ...(changed.length > 0 ? { validationChanged: changed } : {}) };
   } finally {
     await log.close();
   }

@@ -3,6 +3,15 @@ export { DEFAULT_DENY } from "./deny-defaults.js";
 export type { ErrorCode, OracleErrorOptions } from "./errors.js";
 export { ERROR_CODES, formatError, isOracleError, OracleError } from "./errors.js";
 export { writeJsonAtomic } from "./files.js";
+export type { HealthFile, HealthRecord, ValidationState } from "./health.js";
+export {
+  HealthFileSchema,
+  HealthRecordSchema,
+  healthFilePath,
+  readHealthFile,
+  VALIDATION_STATES,
+  ValidationStateSchema,
+} from "./health.js";
 export { taskJsonSchema } from "./json-schema.js";
 export { describeIssues, parseWith, readJsonFile } from "./parse.js";
 export type { QuarantineEntry, QuarantineFile, QuarantineFlag, QuarantineReason } from "./quarantine.js";

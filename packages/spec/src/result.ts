@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ValidationStateSchema } from "./health.js";
 
 /** The closed set of reasons a graded run ends with. Exit code 0 only for PASS. The README documents each. */
 export const REASON_CODES = {
@@ -128,6 +129,10 @@ export const GradeResultSchema = z.strictObject({
   suites: z.strictObject({ existing: SuiteResultSchema, hidden: SuiteResultSchema }),
   sentinel: SentinelResultSchema.optional(),
   expected: ExpectedResultSchema.optional(),
+  /** Whether the task's health was measured on today's task, image and grader (tasks/health.json). */
+  validation: ValidationStateSchema.optional(),
+  /** What changed since the sweep that judged the task, when `validation` is stale. */
+  validationChanged: z.array(z.string()).optional(),
   image: z.strictObject({
     name: z.string(),
     reference: z.string().nullable(),

@@ -2,6 +2,7 @@ import { appendFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { taskContentHash } from "../task-hash.js";
 import { GRADER_VERSION } from "../version.js";
 import { cacheKey, isReusable } from "./cache.js";
 import { localExecutor } from "./executor.js";
@@ -10,7 +11,6 @@ import { lineFromError } from "./lines.js";
 import { readPredictions } from "./predictions.js";
 import { type ResultLine, ResultsWriter, readResultLines } from "./results-file.js";
 import { renderSummary, summarize } from "./summary.js";
-import { taskContentHash } from "./task-context.js";
 import { fakeGrade, tempRootWithTasks } from "./testing.js";
 
 let dir: string;

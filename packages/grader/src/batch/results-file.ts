@@ -32,7 +32,7 @@ export const ResultLineSchema = z.strictObject({
   attempts: z.number().int().nonnegative(),
   diff_sha256: z.string().nullable(),
   image_digest: z.string().nullable(),
-  /** The task folder's content hash it was graded on (see task-context.ts); absent on lines of older graders. */
+  /** The task folder's content hash it was graded on (see task-hash.ts); absent on lines of older graders. */
   task_hash: z.string().nullable().optional(),
   /** The grader that graded it. */
   grader_version: z.string().nullable().optional(),

@@ -1,0 +1,59 @@
+import { type TaskInputs, taskInputs, taskValidation, type Validation } from "@oracle/grader";
+import type { HealthFile, HealthRecord } from "@oracle/spec";
+import type { PlannedTask, TaskOutcome } from "./task-sweep.js";
+
+/**
+ * What each loadable task is judged on, read before its checks run: a task or image that changes
+ * while the sweep runs is then recorded with its old inputs, and found stale by the next sweep.
+ */
+export async function measuredInputs(
+  root: string,
+  planned: readonly PlannedTask[],
+): Promise<Map<string, TaskInputs>> {
+  const inputs = new Map<string, TaskInputs>();
+  for (const task of planned) {
+    if ("loaded" in task)
+      inputs.set(task.id, await taskInputs(root, task.loaded.dir, task.loaded.task.image));
+  }
+  return inputs;
+}
+
+/**
+ * tasks/health.json after a sweep: every task judged healthy or quarantined gets the inputs it was
+ * judged on; a task cut short by the engine (infra-error) or that does not load keeps its record;
+ * `gone` tasks are dropped.
+ */
+export function updateHealthFile(
+  previous: HealthFile,
+  outcomes: readonly TaskOutcome[],
+  inputs: ReadonlyMap<string, TaskInputs>,
+  gone: readonly string[],
+  now: string,
+): HealthFile {
+  const tasks: Record<string, HealthRecord> = { ...previous.tasks };
+  for (const outcome of outcomes) {
+    const measured = inputs.get(outcome.id);
+    if (!measured || outcome.status === "infra-error") continue;
+    tasks[outcome.id] = { ...measured, checkedAt: now, outcome: outcome.status };
+  }
+  for (const id of gone) delete tasks[id];
+  const sorted = Object.fromEntries(Object.entries(tasks).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return { ...previous, version: 1, tasks: sorted };
+}
+
+/** The planned tasks that are not current (a task that does not load never is), with why. */
+export async function notCurrent(
+  root: string,
+  planned: readonly PlannedTask[],
+): Promise<Array<{ task: PlannedTask; validation: Validation }>> {
+  const found: Array<{ task: PlannedTask; validation: Validation }> = [];
+  for (const task of planned) {
+    if (!("loaded" in task)) {
+      found.push({ task, validation: { state: "never", changed: [`does not load: ${task.error}`] } });
+      continue;
+    }
+    const validation = await taskValidation(root, task.id, task.loaded.dir, task.loaded.task.image);
+    if (validation.state !== "current") found.push({ task, validation });
+  }
+  return found;
+}

@@ -1,0 +1,87 @@
+import { join } from "node:path";
+import { type HealthRecord, readHealthFile, readRegistryFile, type ValidationState } from "@oracle/spec";
+import { RECORD_FILE } from "./expected-record.js";
+import { taskContentHash } from "./task-hash.js";
+import { GRADER_VERSION } from "./version.js";
+
+/** The inputs a task's health rests on, as they are today. */
+export interface TaskInputs {
+  taskHash: string;
+  image: string;
+  /** The recorded digest when the record is current (fingerprint matches the folder), else null. */
+  imageDigest: string | null;
+  graderVersion: string;
+}
+
+/** The image's recorded digest when its folder's fingerprint still matches the record, else null. */
+export async function currentDigest(root: string, image: string): Promise<string | null> {
+  const record = (await readRegistryFile(root)).images[image];
+  if (!record) return null;
+  try {
+    // Loaded on first use: a grade's start-up does not pay for the image builder's dependencies.
+    const { fingerprintImage } = await import("@oracle/image-builder");
+    const now = await fingerprintImage(join(root, "images", image));
+    return now.fingerprint === record.fingerprint ? record.digest : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Today's inputs of a task whose folder is `taskDir` and whose image is `image`. The task's content
+ * leaves out the expected tests the sweep itself records in the folder (expected-record.ts): a
+ * sweep's own output does not make the task it judged stale; the record is tied to the content by
+ * its own digest.
+ */
+export async function taskInputs(root: string, taskDir: string, image: string): Promise<TaskInputs> {
+  return {
+    taskHash: await taskContentHash(taskDir, { exclude: [RECORD_FILE] }),
+    image,
+    imageDigest: await currentDigest(root, image),
+    graderVersion: GRADER_VERSION,
+  };
+}
+
+export interface Validation {
+  state: ValidationState;
+  /** What differs from the record (empty unless stale), e.g. `image digest sha256:ab… -> sha256:cd…`. */
+  changed: string[];
+}
+
+const short = (value: string | null) =>
+  value === null ? "none" : value.replace(/^(sha256:)?(.{12}).*$/, "$1$2…");
+
+/** Compares a task's health record with its inputs today. */
+export function validationOf(record: HealthRecord | undefined, now: TaskInputs): Validation {
+  if (!record) return { state: "never", changed: [] };
+  const changed: string[] = [];
+  if (record.taskHash !== now.taskHash)
+    changed.push(`task content ${short(record.taskHash)} -> ${short(now.taskHash)}`);
+  if (record.image !== now.image) changed.push(`image ${record.image} -> ${now.image}`);
+  else if (record.imageDigest === null || record.imageDigest !== now.imageDigest)
+    changed.push(`image digest ${short(record.imageDigest)} -> ${short(now.imageDigest)}`);
+  if (record.graderVersion !== now.graderVersion)
+    changed.push(`grader ${record.graderVersion} -> ${now.graderVersion}`);
+  return { state: changed.length === 0 ? "current" : "stale", changed };
+}
+
+/** A task's validation today, from tasks/health.json and its current inputs. */
+export async function taskValidation(
+  root: string,
+  id: string,
+  taskDir: string,
+  image: string,
+): Promise<Validation & { inputs: TaskInputs }> {
+  const [file, inputs] = await Promise.all([readHealthFile(root), taskInputs(root, taskDir, image)]);
+  return { ...validationOf(file.tasks[id], inputs), inputs };
+}
+
+/** One line for stderr about a task that is not current; null when it is. */
+export function validationLine(task: string, validation: Validation): string | null {
+  if (validation.state === "current") return null;
+  const what =
+    validation.state === "never"
+      ? "no quarantine sweep has judged it"
+      : `changed since its last sweep: ${validation.changed.join(", ")}`;
+  return `task '${task}' is not validated (${validation.state}): ${what}; run pnpm quarantine-sweep --changed`;
+}
