@@ -19,7 +19,7 @@ const MAX_TEST_FILE_BYTES = 2 * 1024 * 1024;
 async function readHidden(dir: string, files: string[]): Promise<HiddenText[]> {
   const texts: HiddenText[] = [];
   for (const path of files) {
-    if (!/\.(py|[cm]?[jt]sx?)$/.test(path)) continue;
+    if (!/\.(py|go|[cm]?[jt]sx?)$/.test(path)) continue;
     const info = await lstat(join(dir, path));
     if (!info.isFile() || info.size > MAX_TEST_FILE_BYTES) continue;
     texts.push({ path, text: await readFile(join(dir, path), "utf8") });
