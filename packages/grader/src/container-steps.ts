@@ -22,6 +22,8 @@ export interface ContainerRunInputs {
   hiddenFiles: string[];
   /** The must-fail/must-pass sentinels appended to the hidden test files, or null (docs/security.md). */
   sentinel: Sentinel | null;
+  /** The sentinels the existing suite's prep appends to its base test files, or null (existing-sentinels.ts). */
+  existingSentinel: Sentinel | null;
   docker: GradeDocker;
   log: RunLog;
   /** Resolves to a reason to stop (a stale image) or null; awaited before anything runs in the container. */
@@ -40,6 +42,8 @@ export interface RunState {
   timings: Record<string, number>;
   /** What the hidden suite's sentinels showed, once it was judged. */
   sentinel?: SentinelResult;
+  /** What the existing suite's sentinels showed (or why it has none). */
+  existingSentinel?: SentinelResult;
 }
 
 export interface RunOutcome {

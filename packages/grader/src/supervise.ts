@@ -8,6 +8,7 @@ import { RunClosed, type RunOutcome, type RunState } from "./container-steps.js"
 import { type FilteredDiff, filterDiff } from "./diff/filter.js";
 import { countFileHeaders, DiffParseError } from "./diff/split.js";
 import type { GradeDocker } from "./docker.js";
+import { baseTestTexts, existingSentinels } from "./existing-sentinels.js";
 import { listHiddenFiles } from "./hidden-files.js";
 import { resolveImage, staleImageMessage } from "./image.js";
 import { gradeLabels, leaseDeadline, removeLeftovers } from "./leftovers.js";
@@ -153,14 +154,32 @@ async function prepareAndRun(
   const diff = filtered ? { filtered } : null;
   const hiddenFiles = await listHiddenFiles(loaded.hiddenTestsDir);
   const labels = gradeLabels(inputs.runId, loaded.task.id, leaseDeadline(inputs.startedAt, inputs.timeoutMs));
-  const sentinel = await plantSentinels(loaded, hiddenFiles, join(runDirs.hidden, "tests"), log, state);
   await leftovers;
   const baseOnly = await mirror;
   if (typeof baseOnly !== "string" && baseOnly !== null) return baseOnly;
+  const { task } = loaded;
+  const base = baseOnly
+    ? await baseTestTexts(baseOnly, task.repo.baseCommit, task.suites.existing.files)
+    : null;
+  const runTests = join(runDirs.hidden, "tests");
+  const sentinel = await plantSentinels(loaded, hiddenFiles, runTests, log, state, base?.texts);
+  const existingSentinel = existingSentinels(task, base, log, state);
   // The container is given the base-only repository where the task's mirror was (docs/security.md, "History").
   loaded = { ...loaded, mirrorPath: baseOnly };
   return runInContainer(
-    { loaded, image: image.runAs, labels, diff, runDirs, hiddenFiles, sentinel, docker, log, imageCurrent },
+    {
+      loaded,
+      image: image.runAs,
+      labels,
+      diff,
+      runDirs,
+      hiddenFiles,
+      sentinel,
+      existingSentinel,
+      docker,
+      log,
+      imageCurrent,
+    },
     state,
   );
 }
