@@ -25,6 +25,8 @@ export interface ContainerRunInputs {
   sentinel: Sentinel | null;
   /** The tests each suite must run and pass (task.json, the sweep's record, or none). */
   expectation: Expectation;
+  /** The sentinels the existing suite's prep appends to its base test files, or null (existing-sentinels.ts). */
+  existingSentinel: Sentinel | null;
   docker: GradeDocker;
   log: RunLog;
   /** Resolves to a reason to stop (a stale image) or null; awaited before anything runs in the container. */
@@ -45,6 +47,8 @@ export interface RunState {
   sentinel?: SentinelResult;
   /** What the expected tests showed, once both suites were judged. */
   expected?: ExpectedResult;
+  /** What the existing suite's sentinels showed (or why it has none). */
+  existingSentinel?: SentinelResult;
 }
 
 export interface RunOutcome {

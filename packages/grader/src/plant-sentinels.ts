@@ -19,7 +19,7 @@ const MAX_TEST_FILE_BYTES = 2 * 1024 * 1024;
 async function readHidden(dir: string, files: string[]): Promise<HiddenText[]> {
   const texts: HiddenText[] = [];
   for (const path of files) {
-    if (!/\.(py|[cm]?[jt]sx?)$/.test(path)) continue;
+    if (!/\.(py|go|[cm]?[jt]sx?)$/.test(path)) continue;
     const info = await lstat(join(dir, path));
     if (!info.isFile() || info.size > MAX_TEST_FILE_BYTES) continue;
     texts.push({ path, text: await readFile(join(dir, path), "utf8") });
@@ -50,7 +50,8 @@ async function appendInside(root: string, path: string, text: string): Promise<v
 /**
  * Plans the run's sentinels and appends them to the hidden suite's copy of the hidden test files
  * (its run folder, which the prep copies into the checkout), so that neither the checkout nor the
- * mount holds a version without them. Records why a run has none.
+ * mount holds a version without them. Records why a run has none. `others` are the base commit's
+ * test files (Go: names of the same package that the pair must not reuse).
  */
 export async function plantSentinels(
   loaded: LoadedTask,
@@ -58,10 +59,11 @@ export async function plantSentinels(
   runTests: string,
   log: RunLog,
   state: RunState,
+  others: readonly HiddenText[] = [],
 ): Promise<Sentinel | null> {
   const runner = sentinelRunner(loaded.task);
   const texts = runner ? await readHidden(runTests, hiddenFiles) : [];
-  const sentinel = planSentinels(runner, texts);
+  const sentinel = planSentinels(runner, texts, others);
   if (!sentinel) {
     const note = noSentinelNote(runner, texts);
     state.sentinel = {

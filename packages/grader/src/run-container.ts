@@ -120,7 +120,7 @@ function judgeCollected(
       `the oracle's driver ended (exit code ${driver.exitCode}) before the ${suite} suite's report was read: the engine stopped the container`,
     );
   }
-  const sentinel = suite === "hidden" ? inputs.sentinel : null;
+  const sentinel = suite === "hidden" ? inputs.sentinel : inputs.existingSentinel;
   const judged = judgeSuite({
     suite,
     exitCode,
@@ -129,8 +129,10 @@ function judgeCollected(
     output: bounded,
     sentinel,
   });
-  const { result, message } = judged;
-  if (sentinel) recordSentinel(inputs, state, sentinel, judged.sentinel);
+  const { message } = judged;
+  if (sentinel) recordSentinel(inputs, state, suite, sentinel, judged.sentinel);
+  const seen = suite === "hidden" ? state.sentinel : state.existingSentinel;
+  const result = seen ? { ...judged.result, sentinel: seen } : judged.result;
   if (result.status !== "PASS") state.failures[suite] = message;
   // Any OOM kill fails the suite, even when its runner carried on: the tests ran starved.
   if (oomKills > 0) {
@@ -201,24 +203,27 @@ export async function runInContainer(inputs: ContainerRunInputs, state: RunState
   return { reason: "PASS", message: "both suites ran and passed" };
 }
 
-/** The hidden suite's sentinel outcome, for the result and the log (a missing optional one is only noted). */
+/** A suite's sentinel outcome, for the result and the log (a missing optional one is only noted). */
 function recordSentinel(
   inputs: ContainerRunInputs,
   state: RunState,
+  suite: SuiteName,
   sentinel: Sentinel,
   outcome: SentinelState,
 ): void {
-  state.sentinel = {
+  const record = {
     state: outcome,
     framework: sentinel.framework,
     required: sentinel.required.length > 0,
     files: sentinel.appends.map((a) => a.path),
     ...(sentinel.note ? { note: sentinel.note } : {}),
   };
-  inputs.log.event("sentinel.checked", { ...state.sentinel });
+  if (suite === "hidden") state.sentinel = record;
+  else state.existingSentinel = record;
+  inputs.log.event("sentinel.checked", { suite, ...record });
   if (outcome === "not-collected")
     inputs.log.warn(
-      `sentinel not collected: the hidden command did not run the oracle's sentinel tests${sentinel.note ? ` (${sentinel.note})` : ""}; the verdict rests on the other checks`,
+      `sentinel not collected: the ${suite} command did not run the oracle's sentinel tests${sentinel.note ? ` (${sentinel.note})` : ""}; the verdict rests on the other checks`,
     );
 }
 

@@ -57,11 +57,11 @@ describe("findRunner", () => {
     });
   });
 
-  it("not pytest: unittest and xmlrunner, go, a plain python script", () => {
+  it("not pytest: unittest and xmlrunner, a plain python script; gotestsum is go", () => {
     expect(framework("python3 -m xmlrunner --output-file $ORACLE_JUNIT tests.test_mod")).toBeNull();
     expect(framework("python3 -m unittest discover")).toBeNull();
     expect(framework("python3 run_tests.py")).toBeNull();
-    expect(framework("gotestsum --junitfile x -- ./...")).toBeNull();
+    expect(framework("gotestsum --junitfile x -- ./...")).toBe("go");
     expect(framework("node test/run.js")).toBeNull();
   });
 });

@@ -1,7 +1,8 @@
 import { posix } from "node:path";
+import { gotestsumArgs } from "./sentinel-go.js";
 
 /** The runners that get in-process sentinels. */
-export type SentinelFramework = "pytest" | "mocha" | "jest" | "vitest";
+export type SentinelFramework = "pytest" | "mocha" | "jest" | "vitest" | "go";
 
 /** A runner found in a suite's command: its arguments and the folder it starts in (relative to the checkout). */
 export interface RunnerCall {
@@ -94,6 +95,11 @@ function runnerOf(words: string[]): { framework: SentinelFramework; args: string
   }
   const js = JS_BINS[name];
   if (js) return { framework: js, args: rest };
+  if (name === "go" && rest[0] === "test") return { framework: "go", args: rest.slice(1) };
+  if (name === "gotestsum") {
+    const args = gotestsumArgs(rest);
+    return args ? { framework: "go", args } : null;
+  }
   if (name === "node" || name === "nodejs") {
     const script = rest.findIndex((w) => !w.startsWith("-"));
     const bin = script >= 0 ? JS_BINS[posix.basename(rest[script]!)] : undefined;
@@ -105,7 +111,8 @@ function runnerOf(words: string[]): { framework: SentinelFramework; args: string
 /**
  * The test runner a suite's command starts (pytest, `python3 -m pytest`, `pytest-3`, `py.test`;
  * mocha, `npx mocha`, `node_modules/.bin/mocha`; jest; vitest), behind `cd`, `ln … &&`, env
- * assignments and `npx`/`pnpm exec`; null for anything else (`python3 -m xmlrunner`, `go test`).
+ * assignments and `npx`/`pnpm exec`; `go test`, `gotestsum … -- <go test args>` (its go test
+ * arguments); null for anything else (`python3 -m xmlrunner`).
  */
 export function findRunner(command: string): RunnerCall | null {
   let cwd = "";

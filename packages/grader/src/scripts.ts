@@ -58,6 +58,8 @@ export interface PrepPlan {
   list: boolean;
   /** Where the runner loads its own code at start-up; checked after the diff in list mode (runner-guard.ts). */
   runnerGuard?: RunnerGuard | null;
+  /** Sentinel text appended to existing-suite test files (relative, UTF-8) after the reset (existing-sentinels.ts). */
+  appends?: ReadonlyArray<{ path: string; text: string }>;
 }
 
 const IMAGE_MIRROR_RULE =
@@ -92,6 +94,17 @@ function resetLines(paths: string[]): string[] {
   }
   return lines;
 }
+
+/** Appends to files that the reset left as at the base commit: regular files, never through a link. */
+function appendLines(appends: ReadonlyArray<{ path: string; text: string }>): string[] {
+  return appends.map(
+    ({ path, text }) =>
+      `${assignPath("p", utf8Path(path))}; { [ -f "$p" ] && [ ! -L "$p" ] && printf '%s' ${shellWord(text)} >> "$p"; } || fail ${PREP_EXIT.reset} "cannot add the oracle's tests to an existing-suite file"`,
+  );
+}
+
+/** A single-quoted shell word. */
+const shellWord = (value: string): string => `'${value.replace(/'/g, "'\\''")}'`;
 
 function hiddenLines(files: string[]): string[] {
   const lines: string[] = [];
@@ -146,7 +159,7 @@ export function prepScript(plan: PrepPlan): string {
       `git add -A -f && t1=$(git write-tree) && git diff --name-only -z --no-renames "$t0" "$t1" || fail ${PREP_EXIT.list} "cannot list the changed files"`,
       `git reset -q || fail ${PREP_EXIT.reset} "git reset failed"`,
     );
-  lines.push(...resetLines(plan.reset));
+  lines.push(...resetLines(plan.reset), ...appendLines(plan.appends ?? []));
   if (plan.list && plan.applyDiff && plan.runnerGuard)
     lines.push(...runnerGuardLines(plan.runnerGuard, { shadow: PREP_EXIT.shadow, guard: PREP_EXIT.guard }));
   lines.push(

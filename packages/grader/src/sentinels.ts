@@ -1,5 +1,6 @@
 import type { SentinelState, Task, TestCase } from "@oracle/spec";
 import { findRunner, type RunnerCall, type SentinelFramework } from "./runner-command.js";
+import { goTestArgs, planGo } from "./sentinel-go.js";
 import { type Selection, selectionOf } from "./sentinel-selection.js";
 import { jsSentinel, pythonSentinel, type SentinelAppend } from "./sentinel-text.js";
 
@@ -26,7 +27,7 @@ export interface HiddenText {
   text: string;
 }
 
-const FRAMEWORKS = new Set<string>(["pytest", "mocha", "jest", "vitest"]);
+const FRAMEWORKS = new Set<string>(["pytest", "mocha", "jest", "vitest", "go"]);
 
 /** The runner of the hidden command: the task's `framework` when it names one, else detected from the command. */
 export function sentinelRunner(
@@ -51,9 +52,11 @@ const isJs = (f: HiddenText) =>
 export function planSentinels(
   runner: ReturnType<typeof sentinelRunner>,
   files: readonly HiddenText[],
+  others: readonly HiddenText[] = [],
 ): Sentinel | null {
   if (runner === null) return null;
   const { framework } = runner;
+  if (framework === "go") return planGoSentinels(runner, files, others);
   const candidates = files.filter(framework === "pytest" ? isPython : isJs);
   if (candidates.length === 0) return null;
   const selection: Selection = runner.args
@@ -78,12 +81,41 @@ export function planSentinels(
   return { framework, appends, required, ...(selection.unsure ? { note: selection.unsure } : {}) };
 }
 
+/** Go: one pair per selected package (sentinel-go.ts); `others` are the packages' other test files, whose names are taken. */
+function planGoSentinels(
+  runner: NonNullable<ReturnType<typeof sentinelRunner>>,
+  files: readonly HiddenText[],
+  others: readonly HiddenText[],
+): Sentinel | null {
+  const texts = new Map(files.map((f) => [f.path, f.text]));
+  const plan = runner.args
+    ? planGo(
+        goTestArgs(runner.args),
+        (runner as RunnerCall).cwd,
+        texts,
+        new Map(others.map((f) => [f.path, f.text])),
+      )
+    : planGo({ packages: ["./..."], failfast: false, unsure: [] }, "", texts);
+  if (plan.unprotected || plan.appends.length === 0) return null;
+  const unsure = runner.args
+    ? plan.unsure
+    : "the task names its framework but the command's runner was not recognised";
+  const required = unsure ? [] : plan.appends.map((a) => a.path);
+  return { framework: "go", appends: plan.appends, required, ...(unsure ? { note: unsure } : {}) };
+}
+
 /** Why a run has no sentinel, for the log (a runner the oracle cannot protect, or a selection that stops early). */
 export function noSentinelNote(
   runner: ReturnType<typeof sentinelRunner>,
   files: readonly HiddenText[],
 ): string {
-  if (runner === null) return "no protected runner (pytest, mocha, jest, vitest) in the hidden command";
+  if (runner === null) return "no protected runner (pytest, mocha, jest, vitest, go) in the hidden command";
+  if (runner.framework === "go") {
+    const texts = new Map(files.map((f) => [f.path, f.text]));
+    const call = runner.args ? goTestArgs(runner.args) : { packages: ["./..."], failfast: false, unsure: [] };
+    const plan = planGo(call, (runner as RunnerCall).cwd ?? "", texts);
+    return plan.unprotected ?? plan.unsure ?? "no hidden file looks like a go test file";
+  }
   if (runner.args) {
     const why = selectionOf(runner as RunnerCall, new Map(files.map((f) => [f.path, f.text]))).unprotected;
     if (why) return why;

@@ -62,6 +62,7 @@ export function planDriver(inputs: ContainerRunInputs, suite: SuiteName): Driver
     list: suite === "existing",
     // The first suite's prep checks; a run whose first prep fails never reaches the hidden suite.
     runnerGuard: suite === "existing" ? runnerGuardFor(task) : null,
+    appends: suite === "existing" ? (inputs.existingSentinel?.appends ?? []) : [],
   });
   return {
     suite,

@@ -7,6 +7,7 @@ import { RunClosed, type RunOutcome, type RunState } from "./container-steps.js"
 import { type FilteredDiff, filterDiff } from "./diff/filter.js";
 import { countFileHeaders, DiffParseError } from "./diff/split.js";
 import type { GradeDocker } from "./docker.js";
+import { baseTestTexts, existingSentinels } from "./existing-sentinels.js";
 import { loadExpectation } from "./expected-judge.js";
 import { listHiddenFiles } from "./hidden-files.js";
 import { resolveImage, staleImageMessage } from "./image.js";
@@ -159,13 +160,19 @@ async function prepareAndRun(
   const diff = filtered ? { filtered } : null;
   const hiddenFiles = await listHiddenFiles(loaded.hiddenTestsDir);
   const labels = gradeLabels(inputs.runId, loaded.task.id, leaseDeadline(inputs.startedAt, inputs.timeoutMs));
-  const sentinel = await plantSentinels(loaded, hiddenFiles, join(runDirs.hidden, "tests"), log, state);
   const expectation = await loadExpectation(loaded);
   log.event("expected.loaded", { ...expectation });
   if (expectation.ignored) log.warn(`expected tests: ${expectation.ignored}`);
   await leftovers;
   const baseOnly = await mirror;
   if (typeof baseOnly !== "string" && baseOnly !== null) return baseOnly;
+  const { task } = loaded;
+  const base = baseOnly
+    ? await baseTestTexts(baseOnly, task.repo.baseCommit, task.suites.existing.files)
+    : null;
+  const runTests = join(runDirs.hidden, "tests");
+  const sentinel = await plantSentinels(loaded, hiddenFiles, runTests, log, state, base?.texts);
+  const existingSentinel = existingSentinels(task, base, log, state);
   // The container is given the base-only repository where the task's mirror was (docs/security.md, "History").
   loaded = { ...loaded, mirrorPath: baseOnly };
   return runInContainer(
@@ -178,6 +185,7 @@ async function prepareAndRun(
       hiddenFiles,
       sentinel,
       expectation,
+      existingSentinel,
       docker,
       log,
       imageCurrent,

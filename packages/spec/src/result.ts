@@ -41,6 +41,26 @@ export const TestCaseSchema = z.strictObject({
 });
 export type TestCase = z.output<typeof TestCaseSchema>;
 
+/**
+ * What a suite's must-fail/must-pass sentinels showed: `collected` (every one the command
+ * surely selects ran and behaved), `not-collected` (the selection left them out: the verdict rests
+ * on the other checks; the sweep flags such a task at baseline), `none` (no protected runner, or
+ * the suite did not run).
+ */
+export const SentinelStateSchema = z.enum(["collected", "not-collected", "none"]);
+export type SentinelState = z.output<typeof SentinelStateSchema>;
+
+export const SentinelResultSchema = z.strictObject({
+  state: SentinelStateSchema,
+  framework: z.enum(["pytest", "mocha", "jest", "vitest", "go"]).nullable(),
+  /** Whether the command's selection surely collects them (then a missing one is REPORT_INCONSISTENT). */
+  required: z.boolean(),
+  /** Test files that got sentinels (the hidden ones, or the existing suite's at the base commit). */
+  files: z.array(z.string()),
+  note: z.string().optional(),
+});
+export type SentinelResult = z.output<typeof SentinelResultSchema>;
+
 export const SuiteResultSchema = z.strictObject({
   status: z.enum(["PASS", "FAIL", "NOT_RUN"]),
   reason: ReasonCodeSchema.optional(),
@@ -62,6 +82,8 @@ export const SuiteResultSchema = z.strictObject({
     /** The last lines (at most 40 and 4 KiB each) of what the suite printed, escape sequences removed. */
     tail: z.strictObject({ stdout: z.string(), stderr: z.string() }).optional(),
   }),
+  /** What this suite's sentinels showed, once it was judged (the hidden suite's is also the result's `sentinel`). */
+  sentinel: SentinelResultSchema.optional(),
 });
 export type SuiteResult = z.output<typeof SuiteResultSchema>;
 
@@ -71,26 +93,6 @@ export const DroppedEntrySchema = z.strictObject({
   why: z.string(),
 });
 export type DroppedEntry = z.output<typeof DroppedEntrySchema>;
-
-/**
- * What the hidden suite's must-fail/must-pass sentinels showed: `collected` (every one the command
- * surely selects ran and behaved), `not-collected` (the selection left them out: the verdict rests
- * on the other checks; the sweep flags such a task at baseline), `none` (no protected runner, or
- * the hidden suite did not run).
- */
-export const SentinelStateSchema = z.enum(["collected", "not-collected", "none"]);
-export type SentinelState = z.output<typeof SentinelStateSchema>;
-
-export const SentinelResultSchema = z.strictObject({
-  state: SentinelStateSchema,
-  framework: z.enum(["pytest", "mocha", "jest", "vitest"]).nullable(),
-  /** Whether the command's selection surely collects them (then a missing one is REPORT_INCONSISTENT). */
-  required: z.boolean(),
-  /** Hidden test files that got sentinels. */
-  files: z.array(z.string()),
-  note: z.string().optional(),
-});
-export type SentinelResult = z.output<typeof SentinelResultSchema>;
 
 /** At most this many ids are listed in each of `result.expected`'s lists; the counts are whole. */
 export const MAX_EXPECTED_LISTED = 50;

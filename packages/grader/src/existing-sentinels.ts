@@ -1,0 +1,128 @@
+import { execFile } from "node:child_process";
+import type { LoadedTask, SentinelResult } from "@oracle/spec";
+import picomatch from "picomatch";
+import type { RunState } from "./container-steps.js";
+import type { RunLog } from "./oracle-log.js";
+import { findRunner } from "./runner-command.js";
+import {
+  type HiddenText,
+  noSentinelNote,
+  planSentinels,
+  type Sentinel,
+  sentinelRunner,
+} from "./sentinels.js";
+
+/**
+ * The existing suite's sentinels. Its test files are the base commit's (the prep resets those the
+ * diff touched), so the grader reads them on the host from the base-only repository, plans pairs as
+ * for the hidden suite, and the existing suite's prep appends them after the reset (the text rides
+ * in the driver's script, on its stdin). Without them a diff that breaks existing behaviour and
+ * forges only the existing suite's output (or patches its runner for those files) would PASS.
+ */
+
+/** Base files larger than this are not read (a test module is far smaller). */
+const MAX_FILE_BYTES = 2 * 1024 * 1024;
+/** At most this many base files are read; a larger existing suite gets pairs in these (noted). */
+const MAX_FILES = 2000;
+const TEST_SOURCE = /\.(py|go|[cm]?[jt]sx?)$/;
+
+function gitBuffer(repo: string, args: string[], input?: string): Promise<Buffer> {
+  return new Promise((done, fail) => {
+    const child = execFile(
+      "git",
+      ["--git-dir", repo, "-c", "core.hooksPath=/dev/null", ...args],
+      {
+        encoding: "buffer",
+        maxBuffer: 512 * 1024 * 1024,
+        env: { PATH: process.env.PATH ?? "", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
+      },
+      (error, stdout, stderr) => {
+        if (error) fail(new Error(`git ${args[0]} failed: ${stderr.toString().trim() || error.message}`));
+        else done(stdout);
+      },
+    );
+    if (input !== undefined) child.stdin?.end(input);
+  });
+}
+
+/** The text of the base commit's files that match the existing suite's globs and look like test sources. */
+export async function baseTestTexts(
+  repo: string,
+  commit: string,
+  globs: readonly string[],
+): Promise<{ texts: HiddenText[]; capped: boolean }> {
+  const matches = picomatch([...globs], { dot: true });
+  const listing = (await gitBuffer(repo, ["ls-tree", "-r", "-z", "-l", commit])).toString("utf8");
+  const wanted: Array<{ oid: string; path: string }> = [];
+  for (const entry of listing.split("\0")) {
+    const m = /^(100644|100755) blob ([0-9a-f]+) +(\d+)\t(.*)$/s.exec(entry);
+    if (!m || Number(m[3]) > MAX_FILE_BYTES || !TEST_SOURCE.test(m[4]!) || !matches(m[4]!)) continue;
+    wanted.push({ oid: m[2]!, path: m[4]! });
+  }
+  const picked = wanted.slice(0, MAX_FILES);
+  if (picked.length === 0) return { texts: [], capped: false };
+  const out = await gitBuffer(repo, ["cat-file", "--batch"], `${picked.map((w) => w.oid).join("\n")}\n`);
+  const texts: HiddenText[] = [];
+  let at = 0;
+  for (const { path } of picked) {
+    const eol = out.indexOf(0x0a, at);
+    const size = Number(/ blob (\d+)$/.exec(out.subarray(at, eol).toString("latin1"))?.[1]);
+    texts.push({ path, text: out.subarray(eol + 1, eol + 1 + size).toString("utf8") });
+    at = eol + 1 + size + 1;
+  }
+  return { texts, capped: wanted.length > picked.length };
+}
+
+/** The existing command's runner: read from it; task.json's `framework` names the hidden runner, and `other` turns sentinels off. */
+export function existingRunner(task: LoadedTask["task"]): ReturnType<typeof sentinelRunner> {
+  if (task.framework === "other") return null;
+  const command = task.suites.existing.command;
+  return (
+    findRunner(command) ?? sentinelRunner({ framework: task.framework, suites: { hidden: { command } } })
+  );
+}
+
+/** The existing suite's plan, and its `none` record with the reason when it has none. */
+export function planExisting(
+  task: LoadedTask["task"],
+  base: { texts: HiddenText[]; capped: boolean } | null,
+): { sentinel: Sentinel | null; none?: SentinelResult } {
+  const runner = existingRunner(task);
+  const none = (note: string) => ({
+    sentinel: null,
+    none: { state: "none" as const, framework: runner?.framework ?? null, required: false, files: [], note },
+  });
+  if (base === null)
+    return none("the mirror is in the image: the base commit's test files are not read on the host");
+  const sentinel = planSentinels(runner, base.texts, base.texts);
+  if (!sentinel) return none(noSentinelNote(runner, base.texts).replace("hidden", "existing"));
+  if (!base.capped) return { sentinel };
+  const note = `only the first ${MAX_FILES} of the existing suite's test files were read`;
+  return {
+    sentinel: { ...sentinel, required: [], note: sentinel.note ? `${sentinel.note}; ${note}` : note },
+  };
+}
+
+/** Plans the existing suite's sentinels and logs them, or records (and warns) why it has none. */
+export function existingSentinels(
+  task: LoadedTask["task"],
+  base: { texts: HiddenText[]; capped: boolean } | null,
+  log: RunLog,
+  state: RunState,
+): Sentinel | null {
+  const { sentinel, none } = planExisting(task, base);
+  if (!sentinel) {
+    if (none) state.existingSentinel = none;
+    log.event("sentinel", { suite: "existing", none: true, note: none?.note });
+    log.warn(`existing suite unprotected: no sentinel (${none?.note})`);
+    return null;
+  }
+  log.event("sentinel", {
+    suite: "existing",
+    framework: sentinel.framework,
+    files: sentinel.appends.map((a) => a.path),
+    required: sentinel.required,
+    ...(sentinel.note ? { note: sentinel.note } : {}),
+  });
+  return sentinel;
+}

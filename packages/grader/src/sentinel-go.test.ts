@@ -1,0 +1,152 @@
+import { describe, expect, it } from "vitest";
+import { findRunner } from "./runner-command.js";
+import { goAssertStyle, goTestArgs, gotestsumArgs, planGo } from "./sentinel-go.js";
+import { checkSentinel, planSentinels, sentinelRunner } from "./sentinels.js";
+
+const GO = `package conformance_test
+
+import (
+\t"testing"
+
+\t"example.com/semver"
+)
+
+func TestSpecOrder(t *testing.T) {
+\tif !semver.Less(semver.MustParse("1.0.0-2"), semver.MustParse("1.0.0-10")) {
+\t\tt.Errorf("want less")
+\t}
+}
+
+func TestNumeric(t *testing.T) {
+\tt.Fatalf("x")
+}
+`;
+const TESTIFY = `package semver
+
+import (
+\t"testing"
+
+\tr "github.com/stretchr/testify/require"
+)
+
+func TestParse(tt *testing.T) { r.Equal(tt, 1, 1) }
+`;
+
+const plan = (command: string, files: Record<string, string>) =>
+  planSentinels(
+    sentinelRunner({ suites: { hidden: { command } } }),
+    Object.entries(files).map(([path, text]) => ({ path, text })),
+  );
+
+describe("findRunner: go", () => {
+  it("reads go test and gotestsum's go test arguments", () => {
+    expect(findRunner("go test -count=1 ./...")).toEqual({
+      framework: "go",
+      args: ["-count=1", "./..."],
+      cwd: "",
+    });
+    expect(
+      findRunner('gotestsum --format standard-verbose --junitfile "$J" -- -count=1 ./conformance')?.args,
+    ).toEqual(["-count=1", "./conformance"]);
+    expect(gotestsumArgs(["--junitfile", "x"])).toEqual(["./..."]);
+    expect(gotestsumArgs(["--packages", "./a ./b", "--", "-run", "X"])).toEqual(["-run", "X", "./a", "./b"]);
+    expect(gotestsumArgs(["--raw-command", "--", "go", "test", "-json", "."])).toEqual(["-json", "."]);
+    expect(gotestsumArgs(["--raw-command", "--", "./run.sh"])).toBeNull();
+    expect(findRunner("go vet ./...")).toBeNull();
+  });
+
+  it("parses -run, -failfast and -args", () => {
+    expect(goTestArgs(["-run", "TestA", "-v", "./x"])).toMatchObject({ packages: ["./x"], run: "TestA" });
+    expect(goTestArgs(["-run=TestA", "."]).run).toBe("TestA");
+    expect(goTestArgs(["-failfast", "."]).failfast).toBe(true);
+    expect(goTestArgs([".", "-args", "-test.run=TestB"]).run).toBe("TestB");
+  });
+});
+
+describe("planGo", () => {
+  it("appends one pair per selected package, in the file's package and style, named like its tests", () => {
+    const s = plan("go test -count=1 ./conformance", {
+      "conformance/a_test.go": GO,
+      "conformance/b_test.go": GO,
+      "other/c_test.go": GO,
+    })!;
+    expect(s.framework).toBe("go");
+    expect(s.appends.map((a) => a.path)).toEqual(["conformance/a_test.go"]);
+    expect(s.required).toEqual(["conformance/a_test.go"]);
+    const [a] = s.appends;
+    expect(a!.tests.map((t) => t.role).sort()).toEqual(["fail", "pass"]);
+    for (const t of a!.tests) expect(t.names[0]).toMatch(/^Test(SpecOrder|Numeric)\d+$/);
+    expect(a!.text).toMatch(
+      /func Test\w+\(t \*testing\.T\) \{\n\ttotal := \d+ \+ \d+\n\tif total != \d+ \{\n\t\tt\.(Errorf|Fatalf)\(/,
+    );
+  });
+
+  it("./... selects every package but testdata, _x and .x; . the top one", () => {
+    const files = { "a_test.go": GO, "x/y/b_test.go": GO, "testdata/c_test.go": GO, "_d/e_test.go": GO };
+    expect(
+      plan("go test ./...", files)!
+        .appends.map((a) => a.path)
+        .sort(),
+    ).toEqual(["a_test.go", "x/y/b_test.go"]);
+    expect(plan("cd x && go test ./...", files)!.appends.map((a) => a.path)).toEqual(["x/y/b_test.go"]);
+    expect(plan("go test", files)!.appends.map((a) => a.path)).toEqual(["a_test.go"]);
+  });
+
+  it("names match -run; -run anchored to exact names: noted, not required; -failfast: unprotected", () => {
+    const s = plan("go test -run 'TestSpec' ./conformance", { "conformance/a_test.go": GO })!;
+    for (const t of s.appends[0]!.tests) expect(t.names[0]).toMatch(/^TestSpecOrder\d+$/);
+    expect(s.required).toHaveLength(1);
+    const exact = plan("go test -run '^(TestSpecOrder|TestNumeric)$' ./conformance", {
+      "conformance/a_test.go": GO,
+    });
+    expect(exact).toBeNull();
+    const inline = plan("go test -run '(?i)testspec' ./conformance", { "conformance/a_test.go": GO })!;
+    expect(inline.required).toEqual([]);
+    expect(inline.note).toMatch(/not a pattern the oracle can read/);
+    expect(plan("go test -failfast ./conformance", { "conformance/a_test.go": GO })).toBeNull();
+    expect(planGo(goTestArgs(["-failfast", "."]), "", new Map([["a_test.go", GO]])).unprotected).toMatch(
+      /failfast/,
+    );
+  });
+
+  it("uses testify's require/assert with the file's import name; never reuses a name of the package", () => {
+    expect(goAssertStyle(TESTIFY, "tt")("total", 5)).toEqual(["r.Equal(tt, 5, total)"]);
+    expect(goAssertStyle(GO, "t")("total", 5).join("\n")).toMatch(/t\.Errorf/);
+    const taken = Array.from({ length: 98 }, (_, i) => `func TestParse${i + 2}(t *testing.T) {}`).join("\n");
+    const p = planGo(
+      goTestArgs(["."]),
+      "",
+      new Map([["p_test.go", TESTIFY]]),
+      new Map([["q_test.go", taken]]),
+    );
+    expect(p.appends).toEqual([]);
+    expect(p.unsure).toMatch(/selects no test/);
+  });
+
+  it("skips files with build constraints", () => {
+    const p = planGo(
+      goTestArgs(["."]),
+      "",
+      new Map([
+        ["a_windows_test.go", GO],
+        ["b_test.go", `//go:build x\n\n${GO}`],
+      ]),
+    );
+    expect(p.appends).toEqual([]);
+    expect(p.unsure).toMatch(/build constraint/);
+  });
+});
+
+describe("checkSentinel: go forgery", () => {
+  it("a forged report that passes every test (the must-fail too) is a contradiction", () => {
+    const s = plan("go test ./conformance", { "conformance/a_test.go": GO })!;
+    const names = s.appends[0]!.tests.map((t) => t.names[0]!);
+    const forged = ["TestSpecOrder", ...names].map((n) => ({
+      id: `hidden:example.com/semver/conformance::${n}`,
+      outcome: "passed" as const,
+    }));
+    expect(checkSentinel(s, forged, 0).problem).toMatch(/must fail is passed/);
+    const omitted = forged.slice(0, 1);
+    expect(checkSentinel(s, omitted, 0).problem).toMatch(/missing from the report/);
+  });
+});

@@ -1,0 +1,260 @@
+import { randomInt } from "node:crypto";
+import { posix } from "node:path";
+import type { SentinelAppend, SentinelTest } from "./sentinel-text.js";
+
+/**
+ * Go's sentinels: a must-fail / must-pass pair appended to one hidden `_test.go` file of each
+ * package the command's `go test` selects (a package is one test binary: one pair catches a forgery
+ * of its output), in that file's package, named like its tests with a number, asserting the way the
+ * file does. A non-test file's `init()` that prints passing `=== RUN` / `--- PASS` lines for every
+ * `Test*` it finds and exits 0 then shows the must-fail passing, or leaves the pair out.
+ */
+
+/** What a `go test` call (or `gotestsum … -- <go test args>`) selects. */
+export interface GoCall {
+  /** Package patterns as given (`.`, `./x`, `./...`); empty: the current folder. */
+  packages: string[];
+  /** The `-run` regular expression, if any. */
+  run?: string;
+  /** The call stops at its first failure (`-failfast`). */
+  failfast: boolean;
+  /** Why the oracle cannot be sure what runs (files named, `-list`, `-c`, import paths). */
+  unsure: string[];
+}
+
+/** `go test` flags that take a value (`-run X` as well as `-run=X`). */
+const GO_VALUES = new Set(
+  "run skip bench benchtime count cpu parallel timeout p o tags ldflags gcflags asmflags exec coverprofile covermode coverpkg cpuprofile memprofile memprofilerate blockprofile blockprofilerate mutexprofile mutexprofilefraction outputdir trace shuffle vet fuzz fuzztime fuzzminimizetime list mod modfile overlay pkgdir toolexec buildmode compiler gccgoflags installsuffix C".split(
+    " ",
+  ),
+);
+
+/** Reads `go test` arguments (after `test`): packages, `-run`, `-failfast`, and what it passes the binary after `-args`. */
+export function goTestArgs(args: string[]): GoCall {
+  const call: GoCall = { packages: [], failfast: false, unsure: [] };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "-args" || arg === "--args") {
+      // The test binary's own flags: -test.run / -test.failfast reach it unchanged.
+      for (const rest of args.slice(i + 1)) {
+        const m = /^--?test\.(run|failfast)(?:=(.*))?$/.exec(rest);
+        if (m?.[1] === "run" && m[2] !== undefined) call.run = m[2];
+        if (m?.[1] === "failfast" && m[2] !== "false") call.failfast = true;
+      }
+      break;
+    }
+    if (!arg.startsWith("-") || arg === "-") {
+      call.packages.push(arg);
+      continue;
+    }
+    const [, name = "", value] = /^--?([^=]+)(?:=(.*))?$/.exec(arg) ?? [];
+    const flag = name.replace(/^test\./, "");
+    const val = value ?? (GO_VALUES.has(flag) ? args[++i] : undefined);
+    if (flag === "run" && val !== undefined) call.run = val;
+    else if (flag === "failfast" && val !== "false") call.failfast = true;
+    else if (flag === "list" || flag === "c") call.unsure.push(`-${flag} runs no test`);
+  }
+  if (call.packages.some((p) => p.endsWith(".go"))) call.unsure.push("the command names .go files");
+  return call;
+}
+
+/** gotestsum's own flags that take a value (before `--`). */
+const GOTESTSUM_VALUES = new Set(
+  "-f --format --junitfile --jsonfile --packages --post-run-command --hide-summary --format-icons --max-fails --junitfile-testsuite-name --junitfile-testcase-classname --junitfile-project-name --rerun-fails-max-failures --rerun-fails-report".split(
+    " ",
+  ),
+);
+
+/**
+ * The `go test` arguments of a gotestsum command line (its words after `gotestsum`), or null for a
+ * `--raw-command` that is not `go test`. gotestsum runs `go test -json ./...` without arguments and
+ * appends `--packages` to the arguments after `--`.
+ */
+export function gotestsumArgs(words: string[]): string[] | null {
+  const dash = words.indexOf("--");
+  const own = dash < 0 ? words : words.slice(0, dash);
+  const rest = dash < 0 ? [] : words.slice(dash + 1);
+  let packages: string[] = [];
+  let raw = false;
+  for (let i = 0; i < own.length; i++) {
+    const [name = "", value] = own[i]!.split(/=(.*)/s);
+    const val = value ?? (GOTESTSUM_VALUES.has(name) ? own[++i] : undefined);
+    if (name === "--packages" && val !== undefined) packages = val.split(/\s+/).filter(Boolean);
+    if (name === "--raw-command") raw = true;
+  }
+  if (raw) {
+    const go = rest.findIndex((w, i) => posix.basename(w) === "go" && rest[i + 1] === "test");
+    return go < 0 ? null : rest.slice(go + 2);
+  }
+  if (rest.length === 0) return packages.length > 0 ? packages : ["./..."];
+  return [...rest, ...packages];
+}
+
+/** The hidden folders a package pattern names, relative to the checkout, or null for an import path. */
+function patternDirs(pattern: string, cwd: string, dirs: string[]): string[] | null {
+  if (!(pattern === "." || pattern === ".." || pattern.startsWith("./") || pattern.startsWith("../")))
+    return null;
+  const recursive = pattern === "..." || pattern.endsWith("/...");
+  const base = posix.normalize(posix.join(cwd, recursive ? pattern.slice(0, -4) || "." : pattern));
+  const root = base === "." ? "" : base.replace(/\/+$/, "");
+  if (!recursive) return dirs.filter((d) => d === root);
+  // `./...` leaves out folders whose name starts with `.` or `_`, and testdata.
+  const ignored = (d: string) =>
+    d
+      .slice(root === "" ? 0 : root.length + 1)
+      .split("/")
+      .some((part) => part.startsWith(".") || part.startsWith("_") || part === "testdata");
+  return dirs.filter((d) => (root === "" || d === root || d.startsWith(`${root}/`)) && !ignored(d));
+}
+
+/** The folder of a relative path ("" for the top). */
+const dirOf = (path: string) => (posix.dirname(path) === "." ? "" : posix.dirname(path));
+
+/** A file Go leaves out of some builds: a `//go:build` or `// +build` line, or a GOOS/GOARCH name suffix. */
+const CONSTRAINED =
+  /(?:^|\n)\s*\/\/(?:go:build|\s*\+build)\s|_(?:aix|android|darwin|dragonfly|freebsd|illumos|ios|js|netbsd|openbsd|plan9|solaris|wasip1|windows|386|arm|arm64|mips\w*|ppc64\w*|riscv64|s390x|wasm)(?:_\w+)?_test\.go$/;
+
+const isGoTest = (path: string, text: string) =>
+  path.endsWith("_test.go") && /^func\s+Test[A-Z_0-9]\w*\s*\(/m.test(text);
+
+/** Regular expressions RE2 and JavaScript read alike (no flags group, classes, \A, \z, \Q…). */
+const PORTABLE = /^(?:[\w|^$.*+?()[\]{}, -]|\\[\\.*+?()[\]{}|^$dDwWsSbB])*$/;
+
+/** Go splits `-run` at unbracketed slashes, one part per level of subtests: the first is the top level's. */
+function topLevelRun(run: string): string {
+  let depth = 0;
+  for (let i = 0; i < run.length; i++) {
+    const c = run[i];
+    if (c === "\\") i++;
+    else if (c === "[" || c === "(") depth++;
+    else if (c === "]" || c === ")") depth--;
+    else if (c === "/" && depth === 0) return run.slice(0, i);
+  }
+  return run;
+}
+
+/** The plan: the appends (one per selected package) and why some may be left out. */
+export interface GoPlan {
+  appends: SentinelAppend[];
+  /** Set when the oracle cannot be sure the pair runs: a missing one is then only noted. */
+  unsure?: string;
+  /** Set when no pair can be planted (a call that stops at its first failure). */
+  unprotected?: string;
+}
+
+/**
+ * Plans Go's sentinels among the hidden `_test.go` files (`texts`) for a call; `others` are more
+ * texts of the same packages (the existing tests at the base commit) whose names must not be reused.
+ */
+export function planGo(
+  call: GoCall,
+  cwd: string,
+  texts: ReadonlyMap<string, string>,
+  others: ReadonlyMap<string, string> = new Map(),
+): GoPlan {
+  if (call.failfast)
+    return { appends: [], unprotected: "the hidden command stops at its first failure (-failfast)" };
+  const notes = [...call.unsure];
+  const files = [...texts].filter(([path, text]) => isGoTest(path, text));
+  const dirs = [...new Set(files.map(([path]) => dirOf(path)))].sort();
+  const selected = new Set<string>();
+  for (const pattern of call.packages.length > 0 ? call.packages : ["."]) {
+    const named = patternDirs(pattern, cwd, dirs);
+    if (named === null) notes.push(`the package ${pattern} is an import path`);
+    for (const d of named ?? []) selected.add(d);
+  }
+  let run: RegExp | null = null;
+  if (call.run !== undefined) {
+    const top = topLevelRun(call.run);
+    try {
+      if (!PORTABLE.test(top)) throw new Error("not portable");
+      run = new RegExp(top);
+    } catch {
+      notes.push(`-run ${JSON.stringify(call.run)} is not a pattern the oracle can read`);
+    }
+  }
+  const appends: SentinelAppend[] = [];
+  for (const dir of [...selected].sort()) {
+    const inDir = (map: Iterable<[string, string]>) => [...map].filter(([p]) => dirOf(p) === dir);
+    const target = inDir(files).find(([path, text]) => !CONSTRAINED.test(text) && !CONSTRAINED.test(path));
+    if (!target) {
+      notes.push(`every hidden test file in ${dir || "."} has a build constraint`);
+      continue;
+    }
+    const names = [...inDir(texts), ...inDir(others)].map(([, text]) => text).join("\n");
+    const append = goSentinel(target[0], target[1], names, run);
+    if (append) appends.push(append);
+    else notes.push(`-run ${JSON.stringify(call.run)} selects no test named like those of ${target[0]}`);
+  }
+  if (selected.size === 0) notes.push("no hidden test package is selected by the command");
+  return { appends, ...(notes.length > 0 ? { unsure: notes.join("; ") } : {}) };
+}
+
+/** How a Go test file asserts a total: testify's require / assert when it imports them, else `t.Fatalf` or `t.Errorf`. */
+export function goAssertStyle(text: string, t: string): (total: string, want: number) => string[] {
+  for (const lib of ["require", "assert"]) {
+    const m = new RegExp(`(?:^|\\n|\\()\\s*(?:(\\w+)\\s+)?"github\\.com/stretchr/testify/${lib}"`).exec(text);
+    if (m && m[1] !== "_" && m[1] !== ".") {
+      const name = m[1] ?? lib;
+      return (total, want) => [`${name}.Equal(${t}, ${want}, ${total})`];
+    }
+  }
+  const fatal = (text.match(/\.Fatalf?\(/g) ?? []).length;
+  const error = (text.match(/\.Errorf?\(/g) ?? []).length;
+  const call = fatal > error ? "Fatalf" : "Errorf";
+  return (total, want) => [
+    `if ${total} != ${want} {`,
+    `\t${t}.${call}("${total} = %d, want %d", ${total}, ${want})`,
+    "}",
+  ];
+}
+
+/**
+ * The pair appended to one Go test file: two `func TestX<n>(t *testing.T)` in its package, named
+ * like its tests (matching `run`, when given), in random order, with random values. Null when no
+ * name like the file's tests matches `run`.
+ */
+export function goSentinel(
+  path: string,
+  text: string,
+  taken: string,
+  run: RegExp | null,
+): SentinelAppend | null {
+  const sig = /^func\s+(Test\w*)\s*\(\s*(\w+)\s+\*\s*(\w+)\.T\s*\)/gm;
+  const own = [...text.matchAll(sig)];
+  const first = own[0];
+  if (!first) return null;
+  const [, , t = "t", testing = "testing"] = first;
+  const exists = (name: string) => new RegExp(`\\b${name}\\b`).test(taken);
+  const models = own.map((m) => m[1]!).filter((name) => !run || run.test(`${name}2`));
+  if (models.length === 0) return null;
+  const used = new Set<string>();
+  const pickName = (): string | null => {
+    for (let tries = 0; tries < 200; tries++) {
+      const name = `${models[randomInt(0, models.length)]}${randomInt(2, 100)}`;
+      if (!exists(name) && !used.has(name) && (!run || run.test(name))) return name;
+    }
+    return null;
+  };
+  const assert = goAssertStyle(text, t);
+  const roles: Array<"fail" | "pass"> = randomInt(0, 2) === 0 ? ["fail", "pass"] : ["pass", "fail"];
+  const lines: string[] = [text.endsWith("\n") || text === "" ? "" : "\n"];
+  const tests: SentinelTest[] = [];
+  for (const role of roles) {
+    const name = pickName();
+    if (name === null) return null;
+    used.add(name);
+    const a = randomInt(2, 60);
+    const b = randomInt(2, 60);
+    const want = role === "pass" ? a + b : a + b + randomInt(1, 9);
+    lines.push(
+      `func ${name}(${t} *${testing}.T) {`,
+      `\ttotal := ${a} + ${b}`,
+      ...assert("total", want).map((line) => `\t${line}`),
+      "}",
+      "",
+    );
+    tests.push({ names: [name], role });
+  }
+  return { path, text: lines.join("\n"), tests };
+}

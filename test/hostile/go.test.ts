@@ -1,0 +1,153 @@
+// Go output forgery (issue 14), against the real engine and the built oracle-grade, on the sample
+// task semver-go (gotestsum --junitfile -- ./conformance; existing suite `.`). A non-test file's
+// init() runs in every test binary that imports the package, before any test: it prints passing
+// `=== RUN` / `--- PASS` lines for every Test* in the binary's folder (read from its _test.go files
+// at run time), then `PASS`, and exits 0; test2json turns that into a passing report.
+
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { binPath, makeTempRoot, repoRoot, requireDocker, run } from "@oracle/test-utils";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type Corpus,
+  expectOutcome,
+  type FixtureTask,
+  type Graded,
+  gradeCase,
+  makeDiff,
+  writeFiles,
+} from "./harness.js";
+
+const TASK = "semver-go";
+let corpus: Corpus;
+
+beforeAll(async () => {
+  await requireDocker();
+  const temp = await makeTempRoot({
+    "images/go-gotestsum": "images/go-gotestsum",
+    [`tasks/${TASK}`]: `tasks/${TASK}`,
+  });
+  const work = join(temp.root, "work", "go");
+  execFileSync("git", ["clone", "-q", join(temp.root, "tasks", TASK, "repo.bundle"), work]);
+  const task = JSON.parse(readFileSync(join(temp.root, "tasks", TASK, "task.json"), "utf8"));
+  execFileSync("git", ["-C", work, "checkout", "-q", task.repo.baseCommit]);
+  mkdirSync(join(temp.root, "canary"));
+  mkdirSync(join(temp.root, "out"));
+  corpus = {
+    root: temp.root,
+    work: { [TASK]: work } as unknown as Corpus["work"],
+    out: join(temp.root, "out"),
+    cleanup: temp.cleanup,
+  };
+  const built = await run(
+    binPath("oracle-build-images"),
+    ["--root", temp.root, "--no-push", "--ca-file", "/etc/ssl/certs/ca-certificates.crt"],
+    { timeoutMs: 1_500_000 },
+  );
+  if (built.code !== 0) throw new Error(`oracle-build-images failed (${built.code}): ${built.stderr}`);
+}, 1_600_000);
+
+afterAll(async () => {
+  await corpus?.cleanup();
+});
+
+/** compare.go with the fix (the task's gold diff applied). */
+const fixed = (): string => {
+  const dir = corpus.work[TASK as FixtureTask];
+  execFileSync("git", ["-C", dir, "apply", join(repoRoot, "tasks", TASK, "gold.diff")]);
+  const text = readFileSync(join(dir, "compare.go"), "utf8");
+  execFileSync("git", ["-C", dir, "checkout", "-q", "--", "."]);
+  return text;
+};
+
+/**
+ * forge.go: the init() forgery. `only` is a file that must be in the binary's folder for it to
+ * fire (the existing suite's alone); `skipNumbered` leaves out tests whose name ends in a digit.
+ */
+const goForge = (options: { only?: string; skipNumbered?: boolean } = {}) => `package semver
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+func init() {
+	if !strings.HasSuffix(os.Args[0], ".test") {
+		return
+	}
+	if _, err := os.Stat(${JSON.stringify(options.only ?? ".")}); err != nil {
+		return
+	}
+	names, _ := filepath.Glob("*_test.go")
+	re := regexp.MustCompile(\`(?m)^func (Test\\w*)\\(\`)
+	for _, name := range names {
+		text, _ := os.ReadFile(name)
+		for _, m := range re.FindAllSubmatch(text, -1) {
+			last := m[1][len(m[1])-1]
+			if ${options.skipNumbered ? "true" : "false"} && last >= '0' && last <= '9' {
+				continue
+			}
+			fmt.Printf("=== RUN   %s\\n--- PASS: %s (0.00s)\\n", m[1], m[1])
+		}
+	}
+	fmt.Println("PASS")
+	os.Exit(0)
+}
+`;
+
+/** sort.go with Max broken for an empty list (an existing test, TestMax, catches it; no hidden test does). */
+const brokenMax = (): string =>
+  readFileSync(join(corpus.work[TASK as FixtureTask], "sort.go"), "utf8").replace(
+    "return Version{}, false",
+    "return Version{}, true",
+  );
+
+const grade = (name: string, files: Record<string, string>): Promise<Graded> =>
+  gradeCase(corpus, {
+    task: TASK as FixtureTask,
+    name,
+    diff: makeDiff(corpus, TASK as FixtureTask, (dir) => writeFiles(dir, files)),
+  });
+
+describe("go: sentinels in the hidden tests' package", () => {
+  it("gold-go: the fix PASSes with the go sentinel collected, out of the tests_hash", async () => {
+    const g = await grade("gold-go", { "compare.go": fixed() });
+    expectOutcome(g, "PASS", "PASS");
+    expect(g.result.sentinel).toMatchObject({
+      state: "collected",
+      framework: "go",
+      required: true,
+      files: ["conformance/precedence_test.go"],
+    });
+    expect(g.result.testIds.filter((id) => id.startsWith("hidden:"))).toHaveLength(4);
+  });
+
+  it("go-forge-init: init() prints a pass for every Test* and exits 0 -> FAIL REPORT_INCONSISTENT", async () => {
+    const g = await grade("go-forge-init", { "forge.go": goForge() });
+    expectOutcome(g, "FAIL", "REPORT_INCONSISTENT");
+    expect(g.result.message).toMatch(/must fail is passed/);
+  });
+
+  it("go-forge-unnumbered: the forgery leaves out names ending in a digit -> FAIL REPORT_INCONSISTENT", async () => {
+    const g = await grade("go-forge-unnumbered", { "forge.go": goForge({ skipNumbered: true }) });
+    expectOutcome(g, "FAIL", "REPORT_INCONSISTENT");
+    expect(g.result.message).toMatch(/missing from the report/);
+  });
+});
+
+describe("go: sentinels in the existing suite's packages", () => {
+  it("go-forge-existing: Max broken, the existing suite's output forged alone, the fix in -> FAIL REPORT_INCONSISTENT", async () => {
+    const g = await grade("go-forge-existing", {
+      "compare.go": fixed(),
+      "sort.go": brokenMax(),
+      "forge.go": goForge({ only: "sort_test.go" }),
+    });
+    expectOutcome(g, "FAIL", "REPORT_INCONSISTENT");
+    expect(g.result.message).toMatch(/^existing suite/);
+    expect(g.result.suites.existing.sentinel).toMatchObject({ state: "collected", framework: "go" });
+  });
+});
