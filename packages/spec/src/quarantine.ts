@@ -43,7 +43,7 @@ export const QUARANTINE_HINTS: Record<QuarantineFlag, string> = {
   HIDDEN_REPORT_UNUSABLE:
     'make suites.hidden.command write JUnit XML to $ORACLE_JUNIT (pytest --junitxml="$ORACLE_JUNIT") and exit non-zero exactly when a test fails (do not mask its exit code); pnpm grade <task> --baseline shows the suite\'s output',
   SENTINEL_NOT_COLLECTED:
-    "make suites.hidden.command run every test file in the hidden tests' folder (name the folder, e.g. pytest hidden/, rather than single files, node ids or -k), or set framework in task.json to the runner the command starts; do not set framework to other, which turns the check off",
+    "the finding says which selection left the sentinel out: select the hidden test files or classes (pytest hidden/test_x.py or file::TestClass rather than file::test_name node ids; -m markers are not followed), or a -k / --grep / -t pattern that keeps tests named like the file's own with a number added (not one anchored to a single exact name); or set framework in task.json to the runner the command starts; do not set framework to other, which turns the check off",
   GOLD_FAILS:
     "run pnpm grade <task> --diff tasks/<task>/gold.diff and read the failing suite's output; fix gold.diff (a diff of the fix without the test files) or the hidden tests",
   FLAKY:
