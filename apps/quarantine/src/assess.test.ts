@@ -204,7 +204,7 @@ describe("assessTask", () => {
     ]);
     expect(flags(assessment.reasons)).toEqual(["SENTINEL_NOT_COLLECTED", "GOLD_FAILS", "NO_GOLD"]);
     for (const reason of assessment.reasons) expect(reason.hint).toBe(quarantineHint(reason.flag, "x"));
-    expect(assessment.reasons[0]?.hint).toMatch(/name the folder/);
+    expect(assessment.reasons[0]?.hint).toMatch(/which selection left the sentinel out/);
     expect(assessment.reasons[1]?.hint).toContain("pnpm grade x --diff tasks/x/gold.diff");
   });
 

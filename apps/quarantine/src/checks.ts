@@ -69,7 +69,8 @@ function hiddenAtBaseline(run: RunRecord, existingRan: boolean, hidden: SuiteSum
 /** A result that says the hidden command never ran the sentinel, whatever the suite's status. */
 function sentinelAtBaseline(run: RunRecord): Finding | null {
   if (run.sentinel !== "not-collected" || run.hidden?.reason === "REPORT_INCONSISTENT") return null;
-  return finding("SENTINEL_NOT_COLLECTED", run, "the grade result says the sentinel was not collected");
+  const why = run.sentinelNote ? `: ${run.sentinelNote}` : "";
+  return finding("SENTINEL_NOT_COLLECTED", run, `the grade result says the sentinel was not collected${why}`);
 }
 
 /**

@@ -70,6 +70,7 @@ function fromResult(
     existing: summarise(result.suites.existing),
     hidden: summarise(result.suites.hidden),
     sentinel: sentinelStatus(result),
+    ...(result.sentinel?.note ? { sentinelNote: result.sentinel.note } : {}),
     testsHash: result.testsHash,
     durationMs: result.durationMs,
     timings: result.timings,

@@ -39,6 +39,8 @@ export interface RunRecord {
   existing: SuiteSummary | null;
   hidden: SuiteSummary | null;
   sentinel: SentinelStatus;
+  /** Why the sentinel may not be collected (the result's `sentinel.note`), when it says. */
+  sentinelNote?: string;
   testsHash: string | null;
   durationMs: number;
   /** The grader's step timings (ms), e.g. create, start, prep.existing, suite.existing, ... */

@@ -50,6 +50,15 @@ describe("findRunner", () => {
     expect(framework("pnpm exec jest")).toBe("jest");
     expect(framework("node node_modules/jest/bin/jest.js")).toBe("jest");
     expect(framework("npx vitest run")).toBe("vitest");
+    expect(framework("yarn jest --ci")).toBe("jest");
+    expect(framework("yarn vitest run")).toBe("vitest");
+    expect(framework("pnpm vitest run src")).toBe("vitest");
+    expect(framework("pnpm exec vitest run")).toBe("vitest");
+    expect(framework("npm exec jest")).toBe("jest");
+    expect(framework("node_modules/.bin/vitest run")).toBe("vitest");
+    expect(framework("node node_modules/vitest/vitest.mjs run")).toBe("vitest");
+    expect(findRunner("npx vitest run -t 'adds'")?.args).toEqual(["run", "-t", "adds"]);
+    expect(findRunner("yarn jest -t '^parser'")?.args).toEqual(["-t", "^parser"]);
     expect(findRunner("cd pkg && ../node_modules/.bin/mocha test")).toEqual({
       framework: "mocha",
       args: ["test"],

@@ -1,13 +1,17 @@
 import { posix } from "node:path";
 import picomatch from "picomatch";
+import { compileKeyword, type KeywordExpression } from "./pytest-keyword.js";
 import type { RunnerCall } from "./runner-command.js";
+import { titleFilter } from "./title-filter.js";
 
 /** What a runner's arguments select among the hidden test files, as far as the oracle can tell. */
 export interface Selection {
   /** Hidden files the command surely collects (with the pytest class a `file::Class` selection names). */
   covered: Map<string, { className?: string }>;
-  /** A plain `-k` / `--grep` / `-t` string: sentinel names contain it. */
-  keyword?: string;
+  /** pytest's `-k` expression: sentinel names must provably satisfy it. */
+  keyword?: KeywordExpression;
+  /** mocha's `--grep`/`--fgrep` (with `--invert`), jest's and vitest's `-t`: true for a full title the run keeps. */
+  keepsTitle?: (fullTitle: string) => boolean;
   /** Why a sentinel may be left out although the run is honest (the oracle then only notes it). */
   unsure?: string;
   /** Why no sentinel can be planted at all (a run that stops at its first failure). */
@@ -53,7 +57,6 @@ const joinCwd = (cwd: string, path: string) =>
 const GLOB = /[*?[\]{}]/;
 const under = (file: string, dir: string) => dir === "" || file.startsWith(`${dir}/`);
 const PY_TEST_FILE = /^(test_.*|.*_test)\.py$/;
-const PLAIN_K = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 const PYTEST_VALUES = new Set(
   "-k -m -p -c -o -W -r -n --junitxml --junit-xml --junit-prefix --rootdir --deselect --ignore --ignore-glob --confcutdir --basetemp --maxfail --tb --durations --log-level --log-file --log-cli-level --log-format --cov --cov-report --cov-config --import-mode --capture --color --override-ini --config-file --timeout --dist --count".split(
@@ -61,7 +64,7 @@ const PYTEST_VALUES = new Set(
   ),
 );
 
-/** pytest: paths, `file::Class` node ids, plain `-k`; `-x`/`--maxfail` get no sentinel. */
+/** pytest: paths, `file::Class` node ids, `-k` expressions; `-x`/`--maxfail` get no sentinel. */
 function pytestSelection(call: RunnerCall, texts: ReadonlyMap<string, string>): Selection {
   const files = [...texts.keys()];
   const p = parseArgs(call.args, PYTEST_VALUES);
@@ -74,8 +77,11 @@ function pytestSelection(call: RunnerCall, texts: ReadonlyMap<string, string>): 
   const notes: string[] = [];
   const keyword = p.values.get("-k")?.at(-1);
   if (keyword !== undefined) {
-    if (PLAIN_K.test(keyword) && !["and", "or", "not"].includes(keyword)) selection.keyword = keyword;
-    else notes.push(`-k ${JSON.stringify(keyword)} is not a plain name`);
+    try {
+      selection.keyword = compileKeyword(keyword);
+    } catch (error) {
+      notes.push(`-k ${JSON.stringify(keyword)} is not a pytest expression (${(error as Error).message})`);
+    }
   }
   const marker = p.values.get("-m")?.at(-1);
   if (marker !== undefined && !/^not\s+\w+$/.test(marker.trim()))
@@ -90,7 +96,10 @@ function pytestSelection(call: RunnerCall, texts: ReadonlyMap<string, string>): 
       const isClass = () => new RegExp(`^class[ \\t]+${className}\\b`, "m").test(texts.get(full) ?? "");
       if (rest.length === 1 && /^[A-Za-z_]\w*$/.test(className) && isClass())
         selection.covered.set(full, { className });
-      else notes.push(`the node id ${target} names single tests`);
+      else
+        notes.push(
+          `the node id ${target} names single tests, which leaves out any test the oracle adds (select its file or class, or use -k)`,
+        );
       continue;
     }
     const match = GLOB.test(full) ? picomatch(full, { dot: true }) : null;
@@ -111,9 +120,8 @@ const MOCHA_VALUES = new Set(
   ),
 );
 const MOCHA_ALIASES = { "-g": "--grep", "-f": "--fgrep", "-b": "--bail", "-i": "--invert" };
-const REGEX_SPECIAL = /[\\^$.*+?()[\]{}|/]/;
 
-/** mocha: spec files, folders and globs (default ./test); plain `--grep`/`--fgrep`; `--bail` gets no sentinel. */
+/** mocha: spec files, folders and globs (default ./test); `--grep`/`--fgrep`/`--invert`; `--bail` gets no sentinel. */
 function mochaSelection(call: RunnerCall, files: string[]): Selection {
   const p = parseArgs(call.args, MOCHA_VALUES, MOCHA_ALIASES);
   if (p.flags.has("--bail"))
@@ -122,12 +130,11 @@ function mochaSelection(call: RunnerCall, files: string[]): Selection {
   const notes: string[] = [];
   const grep = p.values.get("--grep")?.at(-1);
   const fgrep = p.values.get("--fgrep")?.at(-1);
-  if (fgrep !== undefined) selection.keyword = fgrep;
-  else if (grep !== undefined) {
-    if (!REGEX_SPECIAL.test(grep)) selection.keyword = grep;
-    else notes.push(`--grep ${JSON.stringify(grep)} is a pattern`);
+  if (grep !== undefined || fgrep !== undefined) {
+    const filter = titleFilter("mocha", { grep, fgrep, invert: p.flags.has("--invert") });
+    if (typeof filter === "string") notes.push(filter);
+    else selection.keepsTitle = filter;
   }
-  if (p.flags.has("--invert") && (grep !== undefined || fgrep !== undefined)) notes.push("--invert");
   const exts = (p.values.get("--extension") ?? [])
     .flatMap((e) => e.split(","))
     .map((e) => e.replace(/^\./, ""));
@@ -157,7 +164,7 @@ const JEST_VALUES = new Set(
 );
 const JS_TEST_FILE = /(?:\/__tests__\/.*|\.(?:test|spec))\.[cm]?[jt]sx?$/;
 
-/** jest / vitest: path patterns (regular expressions for jest, substrings for vitest), a plain `-t`; `--bail` gets no sentinel. */
+/** jest / vitest: path patterns (regular expressions for jest, substrings for vitest), `-t`; `--bail` gets no sentinel. */
 function jestLikeSelection(call: RunnerCall, files: string[]): Selection {
   const p = parseArgs(call.args, JEST_VALUES, { "--testNamePattern": "-t" });
   if (p.flags.has("--bail") || p.values.has("--bail") || p.flags.has("-b"))
@@ -166,8 +173,9 @@ function jestLikeSelection(call: RunnerCall, files: string[]): Selection {
   const notes: string[] = [];
   const name = p.values.get("-t")?.at(-1);
   if (name !== undefined) {
-    if (!REGEX_SPECIAL.test(name)) selection.keyword = name;
-    else notes.push(`-t ${JSON.stringify(name)} is a pattern`);
+    const filter = titleFilter(call.framework === "vitest" ? "vitest" : "jest", { grep: name });
+    if (typeof filter === "string") notes.push(filter);
+    else selection.keepsTitle = filter;
   }
   const positionals = p.positionals.filter((w, i) => !(i === 0 && ["run", "related", "watch"].includes(w)));
   const patterns = [...positionals, ...(p.values.get("--testPathPattern") ?? [])];

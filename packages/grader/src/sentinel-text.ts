@@ -22,13 +22,6 @@ function numbers(): { a: number; b: number } {
   return { a: randomInt(2, 60), b: randomInt(2, 60) };
 }
 
-const unique = (taken: (name: string) => boolean, base: (n: number) => string): string => {
-  for (;;) {
-    const name = base(randomInt(2, 100));
-    if (!taken(name)) return name;
-  }
-};
-
 const pick = <T>(items: T[]): T | undefined => items[randomInt(0, Math.max(1, items.length))];
 
 /** Names of the file's own tests, for sentinel names that look like them. */
@@ -39,50 +32,98 @@ function pythonTestNames(text: string): string[] {
 }
 
 /**
- * Two pytest tests appended to a hidden module: plain `assert` comparisons (rewritten by pytest like
- * the module's own), named like the module's tests with a number, in random order. With `className`
- * they become methods of that class (a `file::Class` selection); with `keyword` (a plain `-k`) their
- * names contain it.
+ * The bodies of the module-level tests that take no argument (no fixture), re-indented by 8 spaces,
+ * so a must-fail can run one verbatim: the same calls of the code under test, the same asserts.
+ */
+export function pythonPlainBodies(text: string): string[][] {
+  const lines = text.split("\n");
+  const bodies: string[][] = [];
+  for (const [i, line] of lines.entries()) {
+    if (!/^def[ \t]+test[A-Za-z0-9_]*[ \t]*\(\s*\)\s*(?:->[^:]*)?:\s*(?:#.*)?$/.test(line)) continue;
+    const body: string[] = [];
+    for (const next of lines.slice(i + 1)) {
+      if (next.trim() !== "" && !/^[ \t]/.test(next)) break;
+      body.push(next);
+    }
+    while (body.length > 0 && body.at(-1)!.trim() === "") body.pop();
+    const indent = /^( +)\S/.exec(body.find((l) => l.trim() !== "") ?? "")?.[1];
+    if (!indent || body.some((l) => l.trim() !== "" && (!l.startsWith(indent) || /^ *\t/.test(l)))) continue;
+    bodies.push(body.map((l) => (l.trim() === "" ? "" : `        ${l.slice(indent.length)}`)));
+  }
+  return bodies;
+}
+
+/** The names the module's top-level imports bind (`import a.b` binds `a`, `from x import y as z` binds `z`). */
+export function pythonImportedNames(text: string): string[] {
+  const names = new Set<string>();
+  for (const m of text.matchAll(/^import[ \t]+([^\n#]+)/gm))
+    for (const part of m[1]!.split(",")) {
+      const alias = /\bas[ \t]+(\w+)/.exec(part)?.[1] ?? /^\s*(\w+)/.exec(part)?.[1];
+      if (alias) names.add(alias);
+    }
+  for (const m of text.matchAll(/^from[ \t]+[\w.]+[ \t]+import[ \t]+(\([^)]*\)|[^\n#]+)/gm))
+    for (const part of m[1]!.replace(/[()]/g, "").split(",")) {
+      const alias = /\bas[ \t]+(\w+)/.exec(part)?.[1] ?? /^\s*(\w+)\s*$/.exec(part)?.[1];
+      if (alias && alias !== "pytest" && alias !== "unittest") names.add(alias);
+    }
+  return [...names];
+}
+
+/** Whether a sentinel name is kept by the run's selection (`-k`): true, false, or not provable (null). */
+export type NameFilter = (name: string) => boolean | null;
+
+/**
+ * Two pytest tests appended to a hidden module, after its own imports: each first touches a name
+ * the module imports (so a wrapper keyed on tests that use the code wraps it too), the must-fail
+ * runs the body of one of the module's own fixture-less tests verbatim (the same calls of the code,
+ * the same asserts, whether a wrapper reads the source or watches the calls) and then, in
+ * `finally`, asserts a wrong sum; plain `assert` (rewritten like the module's own), or `self.assertEqual` in a
+ * unittest class. Named like the module's tests with a number, in random order. With `className`
+ * they become methods of that class; with `accepts` (a `-k` expression) only names it provably
+ * keeps are used, and null is returned when none is found.
  */
 export function pythonSentinel(
   path: string,
   text: string,
-  options: { className?: string; keyword?: string } = {},
-): SentinelAppend {
-  const keyword = options.keyword;
-  const own = pythonTestNames(text).filter(
-    (n) => !keyword || n.toLowerCase().includes(keyword.toLowerCase()),
-  );
+  options: { className?: string; accepts?: NameFilter } = {},
+): SentinelAppend | null {
+  const own = pythonTestNames(text);
   const taken = (name: string) => new RegExp(`\\b${name}\\b`).test(text);
-  const model = pick(own) ?? (keyword ? `test_${keyword}` : "test_value");
-  const first = unique(taken, (n) => `${model}_${n}`);
-  const second = unique(
-    (n) => taken(n) || n === first,
-    (n) => `${pick(own) ?? model}_${n}`,
-  );
+  const models = own.length > 0 ? own : ["test_value"];
+  const accepts = options.accepts ?? (() => true);
+  const names: string[] = [];
+  for (let tries = 0; names.length < 2 && tries < 400; tries++) {
+    const name = `${models[tries % models.length]!}_${randomInt(2, 100)}`;
+    if (!taken(name) && !names.includes(name) && accepts(name) === true) names.push(name);
+  }
+  if (names.length < 2) return null;
   const roles: Array<"fail" | "pass"> = randomInt(0, 2) === 0 ? ["fail", "pass"] : ["pass", "fail"];
-  const self = options.className ? "self" : "";
+  const className = options.className;
+  const unit = className !== undefined && /\bTestCase\b/.test(text);
+  const eq = (a: string, b: number) => (unit ? `self.assertEqual(${a}, ${b})` : `assert ${a} == ${b}`);
+  const imported = pick(pythonImportedNames(text));
+  const body = className ? undefined : pick(pythonPlainBodies(text));
   const lines: string[] = [text.endsWith("\n") || text === "" ? "" : "\n"];
   const tests: SentinelTest[] = [];
-  for (const [i, name] of [first, second].entries()) {
+  for (const [i, name] of names.entries()) {
     const role = roles[i]!;
     const { a, b } = numbers();
     const expected = role === "pass" ? a + b : a + b + randomInt(1, 9);
-    lines.push(
-      "",
-      "",
-      `def ${name}(${self}):`,
-      `    total = sum([${a}, ${b}])`,
-      `    assert total == ${expected}`,
-    );
-    if (options.className) lines.push(`${options.className}.${name} = ${name}`, `del ${name}`);
+    lines.push("", "", `def ${name}(${className ? "self" : ""}):`);
+    if (imported) lines.push(`    assert ${imported} is not None`);
+    const check = [`total = sum([${a}, ${b}])`, eq("total", expected)];
+    // A raise in `finally` wins over the body's own return, skip or failure: the must-fail fails.
+    if (role === "fail" && body)
+      lines.push("    try:", ...body, "    finally:", ...check.map((l) => `        ${l}`));
+    else lines.push(...check.map((l) => `    ${l}`));
+    if (className) lines.push(`${className}.${name} = ${name}`, `del ${name}`);
     tests.push({ names: [name], role });
   }
   return {
     path,
     text: `${lines.join("\n")}\n`,
     tests,
-    ...(options.className ? { className: options.className } : {}),
+    ...(className ? { className } : {}),
   };
 }
 
@@ -90,7 +131,7 @@ export function pythonSentinel(
 export function jsAssertStyle(
   text: string,
   framework: SentinelFramework,
-): (actual: string, expected: number) => string {
+): (actual: string, expected: number | string) => string {
   const mod = `["'](?:node:)?assert(?:/strict)?["']`;
   const bound =
     new RegExp(`(?:const|let|var)\\s+(\\w+)\\s*=\\s*require\\(\\s*${mod}\\s*\\)`).exec(text) ??
@@ -108,45 +149,71 @@ export function jsAssertStyle(
       ? (a, b) => `expect(${a}).to.equal(${b});`
       : (a, b) => `expect(${a}).toBe(${b});`;
   }
-  return (a, b) => `if (${a} !== ${b}) throw new Error("expected " + ${a} + " to equal " + ${b});`;
+  return (a, b) => `if ((${a}) !== ${b}) throw new Error("expected " + (${a}) + " to equal " + ${b});`;
 }
 
 const JS_TITLE = /\b(?:it|test)\s*\(\s*(["'])((?:(?!\1)[^\\\n])+)\1/g;
+const ASSERT_LIBS = /^(?:node:)?(?:assert(?:\/strict)?|chai|vitest|@jest\/globals|expect|power-assert)$/;
+
+/** The bindings a JS test file takes from the code it tests (`require`/`import` of anything but assertion libraries). */
+export function jsImportedNames(text: string): string[] {
+  const names = new Set<string>();
+  const binding =
+    /(?:(?:const|let|var)\s+(\{[^}]*\}|\w+)\s*=\s*require\(\s*["']([^"']+)["']\s*\)|import\s+(\{[^}]*\}|\*\s+as\s+\w+|\w+)\s+from\s+["']([^"']+)["'])/g;
+  for (const m of text.matchAll(binding)) {
+    const source = m[2] ?? m[4]!;
+    if (ASSERT_LIBS.test(source)) continue;
+    const bound = (m[1] ?? m[3]!).replace(/^\*\s+as\s+/, "");
+    for (const part of bound.replace(/[{}]/g, "").split(",")) {
+      const name = /(?:[\w$]+\s*(?::|\bas\b)\s*)?([A-Za-z_$][\w$]*)\s*$/.exec(part.trim())?.[1];
+      if (name) names.add(name);
+    }
+  }
+  return [...names];
+}
 
 /**
  * Two JS tests appended to a hidden test file, with the file's own `it`/`test`, its own assertion
- * library, inside a `describe` of the file's first top-level title if it has one, titled like its
- * tests with a number. With `grep` (a plain `--grep`/`-t` string) the titles contain it.
+ * library (asserting first on a binding the file takes from the code under test, so that an
+ * assertion library patched only for files that load the code is patched for them too), inside a
+ * `describe` of the file's first top-level title if it has one, titled like its tests with a
+ * number. With `accepts` (the runner's name filter) only full titles it keeps are used, and null
+ * is returned when none is found.
  */
 export function jsSentinel(
   path: string,
   text: string,
   framework: SentinelFramework,
-  options: { grep?: string } = {},
-): SentinelAppend {
+  options: { accepts?: (fullTitle: string) => boolean } = {},
+): SentinelAppend | null {
   const fn = /\bit\s*\(/.test(text) || !/\btest\s*\(/.test(text) ? "it" : "test";
   const assert = jsAssertStyle(text, framework);
   const titles = [...text.matchAll(JS_TITLE)].map((m) => m[2]!);
   const describe = /^describe\s*\(\s*(["'])((?:(?!\1)[^\\\n])+)\1/m.exec(text)?.[2];
-  const grep = options.grep;
-  const withGrep = (title: string) =>
-    !grep || title.includes(grep) || describe?.includes(grep) ? title : `${title} ${grep}`;
-  const taken = (name: string) => text.includes(name);
+  const full = (title: string) => (describe ? `${describe} ${title}` : title);
+  const accepts = options.accepts ?? (() => true);
+  const models = titles.length > 0 ? titles : ["returns the expected value"];
+  const chosen: string[] = [];
+  for (let tries = 0; chosen.length < 2 && tries < 600; tries++) {
+    const model = models[tries % models.length]!;
+    const n = randomInt(2, 100);
+    const forms = [`${model} ${n}`, `${model} (${n})`, `${n} ${model}`, `${model}${n}`];
+    const title = forms[Math.floor(tries / models.length) % forms.length]!;
+    if (!text.includes(title) && !chosen.includes(title) && accepts(full(title))) chosen.push(title);
+  }
+  if (chosen.length < 2) return null;
+  const imported = pick(jsImportedNames(text));
   const roles: Array<"fail" | "pass"> = randomInt(0, 2) === 0 ? ["fail", "pass"] : ["pass", "fail"];
   const body: string[] = [];
   const tests: SentinelTest[] = [];
-  const used = new Set<string>();
-  for (const role of roles) {
-    const model = withGrep(pick(titles) ?? "returns the expected value");
-    const title = unique(
-      (n) => taken(n) || used.has(n),
-      (n) => `${model} ${n}`,
-    );
-    used.add(title);
+  for (const [i, title] of chosen.entries()) {
+    const role = roles[i]!;
     const { a, b } = numbers();
     const expected = role === "pass" ? a + b : a + b + randomInt(1, 9);
-    body.push(`${fn}(${JSON.stringify(title)}, () => {`, `  ${assert(`${a} + ${b}`, expected)}`, "});");
-    tests.push({ names: describe ? [`${describe} ${title}`, title] : [title], role });
+    body.push(`${fn}(${JSON.stringify(title)}, () => {`);
+    if (imported) body.push(`  ${assert(`typeof ${imported} === "undefined"`, "false")}`);
+    body.push(`  ${assert(`${a} + ${b}`, expected)}`, "});");
+    tests.push({ names: describe ? [full(title), title] : [title], role });
   }
   const block = describe
     ? [`describe(${JSON.stringify(describe)}, () => {`, ...body.map((l) => `  ${l}`), "});"]

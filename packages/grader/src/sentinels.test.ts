@@ -39,7 +39,7 @@ describe("planSentinels: pytest", () => {
     expect(s.required).toEqual(["tests/test_x.py"]);
     const [append] = s.appends;
     expect(append!.text).toMatch(
-      /^\n\n\ndef test_add_positive_\d+\(\):\n {4}total = sum\(\[\d+, \d+\]\)\n {4}assert total == \d+\n/,
+      /^\n\n\ndef test_add_positive_\d+\(\):\n {4}assert add is not None\n( {4}total = sum\(\[\d+, \d+\]\)\n {4}assert total == \d+\n| {4}try:\n {8}assert add\(2, 3\) == 5\n {4}finally:\n {8}total = sum\(\[\d+, \d+\]\)\n {8}assert total == \d+\n)/,
     );
     expect(append!.text).not.toMatch(/sentinel|must|oracle|'/i);
     expect(append!.tests.map((t) => t.role).sort()).toEqual(["fail", "pass"]);
@@ -78,15 +78,63 @@ describe("planSentinels: pytest", () => {
     );
   });
 
-  it("-k: a plain name is in the sentinel names; an expression makes them optional; -x gets none", () => {
+  it("-k: a plain name or any expression; names it provably keeps, else not required; -x gets none", () => {
     const s = plan("pytest -k positive tests", { "tests/test_x.py": PY })!;
     expect(s.required).toEqual(["tests/test_x.py"]);
     for (const t of s.appends[0]!.tests) expect(t.names[0]).toContain("positive");
-    const other = plan("pytest -k merge tests", { "tests/test_x.py": PY })!;
-    for (const t of other.appends[0]!.tests) expect(t.names[0]).toMatch(/^test_merge_\d+$/);
-    expect(plan("pytest -k 'add and not slow' tests", { "tests/test_x.py": PY })!.required).toEqual([]);
+    for (const k of [
+      "add and not slow",
+      "Positive or merge",
+      "(test_x and not 3x) or TestNone",
+      "not merge",
+    ]) {
+      const e = plan(`pytest -k '${k}' tests`, { "tests/test_x.py": PY })!;
+      expect(e.required, k).toEqual(["tests/test_x.py"]);
+    }
+    const two = `${PY}\n\ndef test_merge():\n    assert add(1, 1) == 2\n`;
+    const merge = plan("pytest -k 'merge and not positive' tests", { "tests/test_x.py": two })!;
+    for (const t of merge.appends[0]!.tests) expect(t.names[0]).toMatch(/^test_merge_\d+$/);
+    const none = plan("pytest -k 'frobnicate' tests", { "tests/test_x.py": PY })!;
+    expect(none).toBeNull();
+    const bad = plan("pytest -k 'add and' tests", { "tests/test_x.py": PY })!;
+    expect(bad.required).toEqual([]);
+    expect(bad.note).toMatch(/not a pytest expression/);
+    const marked = `import pytest\npytestmark = pytest.mark.slow\n${PY}`;
+    expect(plan("pytest -k 'not slow' tests", { "tests/test_x.py": marked })).toBeNull();
+    expect(plan("pytest -k 'not tests' tests", { "tests/test_x.py": PY })).toBeNull();
     expect(plan("pytest -x tests", { "tests/test_x.py": PY })).toBeNull();
     expect(plan("pytest -qx tests", { "tests/test_x.py": PY })).toBeNull();
+  });
+
+  it("-k with a class: the class name counts; a unittest class asserts with self.assertEqual", () => {
+    const s = plan("pytest tests/test_c.py::TestAdd -k 'TestAdd and not test_small'", {
+      "tests/test_c.py": PY_CLASS,
+    });
+    expect(s).toBeNull();
+    const c = plan("pytest tests/test_c.py::TestAdd -k 'testadd or nothing'", {
+      "tests/test_c.py": PY_CLASS,
+    })!;
+    expect(c.required).toEqual(["tests/test_c.py"]);
+    expect(c.appends[0]!.text).toMatch(/ {4}assert unittest is not None|self\.assertEqual\(total, \d+\)/);
+    expect(c.appends[0]!.text).toContain("self.assertEqual(total, ");
+    expect(c.appends[0]!.text).not.toMatch(/^ {4}assert total/m);
+  });
+
+  it("touches an imported name; the must-fail runs a fixture-less test's body, then fails in finally", () => {
+    const text = `import pytest\nfrom calc.core import (add,\n  sub as minus)\nimport calc.util as u, os\n\n\ndef test_a():\n    assert add(1, 2) == 3\n\n\ndef test_b(tmp_path):\n    assert minus(2, 1) == 1\n`;
+    const s = plan("pytest tests/test_x.py", { "tests/test_x.py": text })!;
+    const append = s.appends[0]!;
+    expect(append.text).toMatch(/ {4}assert (add|minus|u|os|calc) is not None\n/);
+    expect(append.text).not.toMatch(/assert pytest is not None/);
+    const fail = append.tests.find((t) => t.role === "fail")!.names[0]!;
+    const pass = append.tests.find((t) => t.role === "pass")!.names[0]!;
+    expect(append.text).toMatch(
+      new RegExp(
+        `def ${fail}\\(\\):\\n.*\\n {4}try:\\n {8}assert add\\(1, 2\\) == 3\\n {4}finally:\\n {8}total`,
+      ),
+    );
+    expect(append.text).not.toMatch(new RegExp(`def ${pass}\\(\\):\\n.*\\n {4}try:`));
+    expect(append.text).not.toMatch(/minus\(2, 1\)/);
   });
 });
 
@@ -115,13 +163,40 @@ describe("planSentinels: mocha", () => {
     ]);
   });
 
-  it("--grep: a plain string is in the titles, a regular expression makes them optional; --bail gets none", () => {
+  it("--grep, --fgrep, --invert: titles the runner's own RegExp keeps, over the full title; --bail gets none", () => {
     const s = plan("mocha --grep positive test/a.js", { "test/a.js": JS })!;
     expect(s.required).toEqual(["test/a.js"]);
-    const other = plan("mocha -g subtract test/a.js", { "test/a.js": JS })!;
-    for (const t of other.appends[0]!.tests) expect(t.names[0]).toMatch(/subtract \d+$/);
-    expect(plan("mocha --grep '^add' test/a.js", { "test/a.js": JS })!.required).toEqual([]);
+    for (const grep of [
+      "^add",
+      "numbers( \\d+)?$",
+      "/ADDS/i",
+      "two|three",
+      "^adds two positive numbers$|\\d$",
+    ]) {
+      const g = plan(`mocha --grep '${grep}' test/a.js`, { "test/a.js": JS })!;
+      expect(g.required, grep).toEqual(["test/a.js"]);
+      const m = /^\/(.*)\/([gimy]{0,4})$|.*/.exec(grep)!;
+      for (const t of g.appends[0]!.tests)
+        expect(new RegExp(m[1] ?? m[0], m[2]).test(t.names[0]!)).toBe(true);
+    }
+    const d = plan("mocha -g '^operators sub' test/b.js", { "test/b.js": JS_DESCRIBE })!;
+    expect(d.required).toEqual(["test/b.js"]);
+    const inv = plan("mocha --grep slow --invert test/a.js", { "test/a.js": JS })!;
+    expect(inv.required).toEqual(["test/a.js"]);
+    for (const t of inv.appends[0]!.tests) expect(t.names[0]).not.toMatch(/slow/);
+    expect(plan("mocha --grep '^adds two positive numbers$' test/a.js", { "test/a.js": JS })).toBeNull();
+    expect(plan("mocha -f 'two pos' test/a.js", { "test/a.js": JS })!.required).toEqual(["test/a.js"]);
+    expect(plan("mocha --grep '(' test/a.js", { "test/a.js": JS })!.note).toMatch(/not a valid regular/);
     expect(plan("mocha --bail test/a.js", { "test/a.js": JS })).toBeNull();
+  });
+
+  it("asserts first on a binding the file takes from the code, with the file's own assertion", () => {
+    const text = `const assert = require("node:assert");\nconst { add, sub: minus } = require("../src/calc");\n\nit("adds", () => assert.strictEqual(add(1, 2), 3));\n`;
+    const s = plan("mocha test/a.js", { "test/a.js": text })!;
+    expect(s.appends[0]!.text).toMatch(
+      / {2}assert\.strictEqual\(typeof (add|minus) === "undefined", false\);\n/,
+    );
+    expect(s.appends[0]!.text).not.toMatch(/typeof assert/);
   });
 
   it("assertion styles: require/import bindings, destructured functions, chai and jest expect, else a throw", () => {
@@ -132,7 +207,7 @@ describe("planSentinels: mocha", () => {
     expect(style('const { equal, ok } = require("node:assert/strict");')).toBe("equal(1 + 2, 3);");
     expect(style('const { expect } = require("chai");\nexpect(1)')).toBe("expect(1 + 2).to.equal(3);");
     expect(style("expect(1)", "jest")).toBe("expect(1 + 2).toBe(3);");
-    expect(style("")).toMatch(/^if \(1 \+ 2 !== 3\) throw new Error/);
+    expect(style("")).toMatch(/^if \(\(1 \+ 2\) !== 3\) throw new Error/);
   });
 });
 
@@ -145,6 +220,12 @@ describe("planSentinels: jest and vitest", () => {
     expect(plan("npx jest src/a", files)!.required).toEqual(["src/a.test.js"]);
     expect(plan("npx jest", files)!.required).toHaveLength(2);
     expect(plan("npx vitest run b.test", files)!.required).toEqual(["src/b.test.js"]);
+    const t = plan("npx jest -t '^X( |$)' src/a", files)!;
+    expect(t.required).toEqual(["src/a.test.js"]);
+    for (const s of t.appends[0]!.tests) expect(s.names[0]).toMatch(/^x /i);
+    expect(plan("npx vitest run -t '^X'", files)).toBeNull();
+    const nested = { "src/c.test.js": 'describe("parser", () => {\n  it("reads", () => {});\n});\n' };
+    expect(plan("npx vitest run -t '^parser reads'", nested)!.required).toEqual(["src/c.test.js"]);
     expect(plan("npx jest src/a", files)!.appends[0]!.text).toMatch(
       /^\ntest\("x \d+", \(\) => \{\n {2}expect\(\d+ \+ \d+\)\.toBe\(\d+\);/,
     );

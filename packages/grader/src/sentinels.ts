@@ -1,3 +1,4 @@
+import { posix } from "node:path";
 import type { SentinelState, Task, TestCase } from "@oracle/spec";
 import { findRunner, type RunnerCall, type SentinelFramework } from "./runner-command.js";
 import { goTestArgs, planGo } from "./sentinel-go.js";
@@ -68,17 +69,17 @@ export function planSentinels(
   if (selection.unprotected) return null;
   const chosen =
     selection.covered.size > 0 ? candidates.filter((f) => selection.covered.has(f.path)) : candidates;
-  const appends = chosen.map((f) => {
-    const target = selection.covered.get(f.path);
-    if (framework === "pytest")
-      return pythonSentinel(f.path, f.text, {
-        ...(target?.className ? { className: target.className } : {}),
-        ...(selection.keyword ? { keyword: selection.keyword } : {}),
-      });
-    return jsSentinel(f.path, f.text, framework, selection.keyword ? { grep: selection.keyword } : {});
-  });
+  const notes = selection.unsure ? [selection.unsure] : [];
+  const appends: SentinelAppend[] = [];
+  for (const f of chosen) {
+    const append = sentinelFor(framework, f, selection);
+    if (append) appends.push(append);
+    // The other files' sentinels stay required: a name the filter keeps is collected whatever this file holds.
+    else notes.push(`no test name in ${f.path} that the command's name filter provably keeps`);
+  }
+  if (appends.length === 0) return null;
   const required = selection.unsure ? [] : appends.map((a) => a.path);
-  return { framework, appends, required, ...(selection.unsure ? { note: selection.unsure } : {}) };
+  return { framework, appends, required, ...(notes.length > 0 ? { note: notes.join("; ") } : {}) };
 }
 
 /** Go: one pair per selected package (sentinel-go.ts); `others` are the packages' other test files, whose names are taken. */
@@ -103,6 +104,35 @@ function planGoSentinels(
   const required = unsure ? [] : plan.appends.map((a) => a.path);
   return { framework: "go", appends: plan.appends, required, ...(unsure ? { note: unsure } : {}) };
 }
+
+/** The sentinel of one hidden file, named so that the selection's name filter keeps it, or null. */
+function sentinelFor(
+  framework: SentinelFramework,
+  f: HiddenText,
+  selection: Selection,
+): SentinelAppend | null {
+  if (framework !== "pytest")
+    return jsSentinel(
+      f.path,
+      f.text,
+      framework,
+      selection.keepsTitle ? { accepts: selection.keepsTitle } : {},
+    );
+  const className = selection.covered.get(f.path)?.className;
+  const keyword = selection.keyword;
+  const maybe = [...posix.dirname(f.path).split("/"), ...markerNames(f.text)];
+  const known = [posix.basename(f.path), ...(className ? [className] : [])];
+  return pythonSentinel(f.path, f.text, {
+    ...(className ? { className } : {}),
+    ...(keyword ? { accepts: (name: string) => keyword({ known: [...known, name], maybe }) } : {}),
+  });
+}
+
+/** Marker names a module's items may carry (`@pytest.mark.x`, `pytestmark`), which `-k` also matches. */
+const markerNames = (text: string) => [
+  ...[...text.matchAll(/\bmark\.(\w+)/g)].map((m) => m[1]!),
+  ...(/\bpytestmark\b/.test(text) ? ["pytestmark"] : []),
+];
 
 /** Why a run has no sentinel, for the log (a runner the oracle cannot protect, or a selection that stops early). */
 export function noSentinelNote(

@@ -47,7 +47,7 @@ export const QUARANTINE_HINTS: Record<QuarantineFlag, string> = {
   HIDDEN_REPORT_UNUSABLE:
     'make suites.hidden.command write JUnit XML to $ORACLE_JUNIT (pytest --junitxml="$ORACLE_JUNIT") and exit non-zero exactly when a test fails (do not mask its exit code); pnpm grade <task> --baseline shows the suite\'s output',
   SENTINEL_NOT_COLLECTED:
-    "make suites.hidden.command run every test file in the hidden tests' folder (name the folder, e.g. pytest hidden/, rather than single files, node ids or -k), or set framework in task.json to the runner the command starts; do not set framework to other, which turns the check off",
+    "the finding says which selection left the sentinel out: select the hidden test files or classes (pytest hidden/test_x.py or file::TestClass rather than file::test_name node ids; -m markers are not followed), or a -k / --grep / -t pattern that keeps tests named like the file's own with a number added (not one anchored to a single exact name); or set framework in task.json to the runner the command starts; do not set framework to other, which turns the check off",
   EXPECTED_TEST_NOT_FOUND:
     "write each id in suites.{existing,hidden}.expected of tasks/<task>/task.json as the report names it (pytest tests/test_x.py::TestC::test_n, Go TestX, a JS full title, or the hidden:CLASSNAME::NAME ids of pnpm grade <task> --baseline --result r.json); mocha-junit-reporter drops skipped tests unless the command adds --reporter-option includePending=true",
   FAIL_TO_PASS_NOT_FAILING:
