@@ -232,20 +232,28 @@ describe("hidden tests skipped by the code under test", () => {
   );
 });
 
+// The pruning also removes the existing suite's must-fail sentinel (it fails, so it goes): the
+// existing suite's sentinels catch it first (REPORT_INCONSISTENT); the expected tests show the
+// hidden test missing on their own.
+const PRUNED = ["EXPECTED_TEST_MISSING", "REPORT_INCONSISTENT"];
+
 describe("failing hidden tests removed before collection", () => {
-  it("prune-at-import, expected tests declared in task.json -> FAIL EXPECTED_TEST_MISSING", async () => {
+  it("prune-at-import, expected tests declared in task.json -> FAIL (the expected test missing)", async () => {
     const g = await grade("exp-declared", "prune-declared", pyDiff(PY_PRUNE));
-    expectOutcome(g, "FAIL", "EXPECTED_TEST_MISSING");
+    expect(g.result.verdict).toBe("FAIL");
+    expect(PRUNED).toContain(g.result.reason);
     expect(g.result.expected).toMatchObject({
       source: "task",
       missing: { count: 1, ids: ["hidden:checks/test_hidden.py::test_add_positive"] },
     });
   });
 
-  it("prune-at-import, expected tests recorded by the sweep -> FAIL EXPECTED_TEST_MISSING", async () => {
+  it("prune-at-import, expected tests recorded by the sweep -> FAIL (the expected test missing)", async () => {
     const g = await grade("exp-recorded", "prune-recorded", pyDiff(PY_PRUNE));
-    expectOutcome(g, "FAIL", "EXPECTED_TEST_MISSING");
+    expect(g.result.verdict).toBe("FAIL");
+    expect(PRUNED).toContain(g.result.reason);
     expect(g.result.expected?.source).toBe("sweep");
+    expect(g.result.expected?.missing.count).toBeGreaterThan(0);
   });
 });
 
