@@ -7,8 +7,9 @@
 #
 #   bash scripts/make-sample-tasks.sh [--root DIR] [TASK_ID...]   (default: every task, root = this repo)
 #
-# Needs bash, git and coreutils; no network. The Node task's package.json and package-lock.json are
-# copied from images/node-mocha/, so the repository and its image share one lockfile.
+# Needs bash, git and coreutils; no network. Each Node task's package.json and package-lock.json are
+# copied from its image folder (images/node-mocha, node-jest, node-vitest), so the repository and its
+# image share one lockfile.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -17,12 +18,12 @@ ids=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --root) root=$(cd "$2" && pwd); shift 2 ;;
-    -h | --help) sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "make-sample-tasks: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) ids+=("$1"); shift ;;
   esac
 done
-if [ ${#ids[@]} -eq 0 ]; then ids=(calc-node freebusy-py semver-go); fi
+if [ ${#ids[@]} -eq 0 ]; then ids=(calc-node freebusy-py semver-go slug-jest ranges-vitest); fi
 
 # shellcheck source=sample-tasks/lib.sh
 source "$here/sample-tasks/lib.sh"
