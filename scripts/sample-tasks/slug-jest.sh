@@ -147,11 +147,11 @@ cat > "$task/task.json.in" <<'EOF'
   "repo": { "mirror": "repo.bundle", "baseCommit": "@BASE_COMMIT@" },
   "suites": {
     "existing": {
-      "command": "ln -sfn /opt/deps/node_modules node_modules && JEST_JUNIT_OUTPUT_FILE=\"$ORACLE_JUNIT\" node_modules/.bin/jest --ci --watchman=false --reporters=default --reporters=jest-junit test/unit/",
+      "command": "ln -sfn /opt/deps/node_modules node_modules && JEST_JUNIT_OUTPUT_FILE=\"$ORACLE_JUNIT\" node_modules/.bin/jest --ci --watchman=false test/unit/ --reporters=default --reporters=jest-junit",
       "files": ["test/**", "jest.config.*", "package.json", "package-lock.json"]
     },
     "hidden": {
-      "command": "ln -sfn /opt/deps/node_modules node_modules && JEST_JUNIT_OUTPUT_FILE=\"$ORACLE_JUNIT\" node_modules/.bin/jest --ci --watchman=false --reporters=default --reporters=jest-junit test/regression/"
+      "command": "ln -sfn /opt/deps/node_modules node_modules && JEST_JUNIT_OUTPUT_FILE=\"$ORACLE_JUNIT\" node_modules/.bin/jest --ci --watchman=false test/regression/ --reporters=default --reporters=jest-junit"
     }
   },
   "diff": {
