@@ -113,7 +113,8 @@ describe("oracle-grade interrupted", () => {
     await exited;
     // One container per suite: the existing suite's is up (the hidden suite's may be too).
     expect((await containersWithLabel(`dev.oracle.pid=${pid}`)).length).toBeGreaterThan(0);
-    const runDirs = async () => (await readdir(tmpdir())).filter((n) => n.startsWith(`oracle-grade-${pid}-`));
+    const runDirs = async () =>
+      (await readdir(tmpdir())).filter((n) => new RegExp(`^oracle-grade-\\d+-${pid}-`).test(n));
     expect(await runDirs()).toHaveLength(1);
     const next = await run(binPath("oracle-grade"), ["--root", root, TASK, "--baseline"], {
       timeoutMs: 120_000,

@@ -146,7 +146,9 @@ describe("oracle-quarantine-sweep against the real engine", () => {
     expect(reason("sentinel-not-collected", "SENTINEL_NOT_COLLECTED")?.message).toMatch(
       /baseline: 3 of 3 runs: the grade result says the sentinel was not collected/,
     );
-    expect(reason("sentinel-not-collected", "SENTINEL_NOT_COLLECTED")?.hint).toMatch(/name the folder/);
+    expect(reason("sentinel-not-collected", "SENTINEL_NOT_COLLECTED")?.hint).toMatch(
+      /select the hidden test files or classes/,
+    );
     expect(reason("report-missing", "HIDDEN_REPORT_UNUSABLE")?.message).toMatch(/REPORT_MISSING/);
     expect(reason("no-gold", "NO_GOLD")?.hint).toContain("add tasks/no-gold/gold.diff");
     expect((await quarantineList()).tasks["no-gold"]?.reasons[0]?.hint).toContain("gold.diff");

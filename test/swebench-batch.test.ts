@@ -11,6 +11,12 @@ let temp: { root: string; cleanup: () => Promise<void> };
 beforeAll(async () => {
   await requireDocker();
   temp = await makeTempRoot({ "tasks/freebusy-py": "tasks/freebusy-py", images: "images" });
+  const build = await run(
+    binPath("oracle-build-images"),
+    ["--root", temp.root, "--ca-file", "/etc/ssl/certs/ca-certificates.crt", "--only", "python-pytest"],
+    { timeoutMs: 1_800_000 },
+  );
+  if (build.code !== 0) throw new Error(`oracle-build-images failed:\n${build.stderr}`);
 });
 
 afterAll(async () => {

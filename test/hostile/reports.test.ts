@@ -145,10 +145,10 @@ describe("hostile reports", () => {
   it("a report at the caps (50,000 testcases, long ids) in both suites -> read whole, listed in part, hashed whole; grader bounded", async () => {
     const g = await planted("report-at-caps", AT_CAPS);
     record("report-at-caps", g);
-    // The existing suite's report passes (exit 0); the hidden one lacks the oracle's sentinels.
+    // Neither planted report holds the oracle's sentinels (both suites have them).
     expectOutcome(g, "FAIL", "REPORT_INCONSISTENT");
     const { existing, hidden } = g.result.suites;
-    expect(existing.status).toBe("PASS");
+    expect(existing.reason).toBe("REPORT_INCONSISTENT");
     expect(existing.counts.passed).toBe(50_000);
     expect(existing.tests).toHaveLength(1000);
     expect(existing.testsOmitted).toBe(49_000);

@@ -18,20 +18,23 @@ function deadPid(): number {
 }
 
 describe("removeOrphanRunDirs", () => {
-  it("removes the folders of graders that no longer run and keeps live ones", async () => {
+  it("removes the folders of graders of this PID namespace that no longer run, and keeps live and foreign ones", async () => {
     const own = await makeRunTempDir(parent);
-    const dead = join(parent, `oracle-grade-${deadPid()}-abc123`);
-    const parentPid = join(parent, `oracle-grade-${process.ppid}-def456`);
+    const ns = /oracle-grade-(\d+)-/.exec(own)![1];
+    const dead = join(parent, `oracle-grade-${ns}-${deadPid()}-abc123`);
+    const parentPid = join(parent, `oracle-grade-${ns}-${process.ppid}-def456`);
+    // A grader in another PID namespace: its pid is dead here, but it may well be running.
+    const otherNs = join(parent, `oracle-grade-1-${deadPid()}-ghi789`);
     const oldUnnamed = join(parent, "oracle-grade-Xy12Zq");
     const newUnnamed = join(parent, "oracle-grade-Ab34Cd");
     const other = join(parent, "something-else-1");
-    for (const dir of [dead, parentPid, oldUnnamed, newUnnamed, other])
+    for (const dir of [dead, parentPid, otherNs, oldUnnamed, newUnnamed, other])
       await mkdir(join(dir, "hidden"), { recursive: true });
     const old = new Date(Date.now() - 3 * 24 * 3600 * 1000);
     await utimes(oldUnnamed, old, old);
     expect(await removeOrphanRunDirs(parent)).toBe(2);
     expect((await readdir(parent)).sort()).toEqual(
-      [own, parentPid, newUnnamed, other].map((d) => d.slice(parent.length + 1)).sort(),
+      [own, parentPid, otherNs, newUnnamed, other].map((d) => d.slice(parent.length + 1)).sort(),
     );
   });
 

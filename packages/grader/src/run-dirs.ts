@@ -1,15 +1,29 @@
+import { readlinkSync } from "node:fs";
 import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const PREFIX = "oracle-grade-";
 
+/** This process's PID namespace (the inode of /proc/self/ns/pid), or "0" when it cannot be read. */
+function pidNamespace(): string {
+  try {
+    return /\[(\d+)\]/.exec(readlinkSync("/proc/self/ns/pid"))?.[1] ?? "0";
+  } catch {
+    return "0";
+  }
+}
+
+const OWN_NS = pidNamespace();
+
 /**
  * A run's host folder (the diff and the hidden tests each suite's container mounts), named after
- * the grader's pid so that a later grader can tell a dead grader's folder from a live one's.
+ * the grader's PID namespace and pid (`oracle-grade-<ns>-<pid>-XXXXXX`), so that a later grader can
+ * tell a dead grader's folder from a live one's: a pid means something only in its own namespace (a
+ * grader in a container sharing /tmp has pids of its own; leftovers.ts reasons the same way).
  */
 export function makeRunTempDir(parent = tmpdir()): Promise<string> {
-  return mkdtemp(join(parent, `${PREFIX}${process.pid}-`));
+  return mkdtemp(join(parent, `${PREFIX}${OWN_NS}-${process.pid}-`));
 }
 
 function alive(pid: number): boolean {
@@ -21,13 +35,14 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Folders of no pid (an older grader's naming) are removed only past this age; far beyond any run's limit. */
+/** Folders of another namespace or of no pid (an older grader's naming) are removed only past this age; far beyond any run's limit. */
 const UNNAMED_AGE_MS = 2 * 24 * 3600 * 1000;
 
 /**
  * Removes the run folders a grader killed mid-run (SIGKILL, OOM, power loss) left behind: those of
- * a pid that no longer runs on this host. A folder of a live pid is kept whoever owns it now (a
- * reused pid keeps a dead grader's folder until its pid is free again). Returns how many it removed;
+ * a pid of this PID namespace that no longer runs. A folder of a live pid is kept whoever owns it now
+ * (a reused pid keeps a dead grader's folder until its pid is free again); one of another namespace,
+ * or of no pid, only goes when older than any run can be. Returns how many it removed;
  * never throws (another grader may remove the same folder at the same moment).
  */
 export async function removeOrphanRunDirs(parent = tmpdir(), now = Date.now()): Promise<number> {
@@ -39,10 +54,10 @@ export async function removeOrphanRunDirs(parent = tmpdir(), now = Date.now()): 
   }
   let removed = 0;
   for (const name of names) {
-    const pid = /^oracle-grade-(\d+)-/.exec(name)?.[1];
+    const [, ns, pid] = /^oracle-grade-(\d+)-(\d+)-/.exec(name) ?? [];
     const path = join(parent, name);
     try {
-      if (pid !== undefined) {
+      if (ns === OWN_NS && pid !== undefined) {
         if (Number(pid) === process.pid || alive(Number(pid))) continue;
       } else if (now - (await stat(path)).mtimeMs < UNNAMED_AGE_MS) continue;
       await rm(path, { recursive: true, force: true });

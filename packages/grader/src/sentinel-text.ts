@@ -56,15 +56,17 @@ export function pythonPlainBodies(text: string): string[][] {
 /** The names the module's top-level imports bind (`import a.b` binds `a`, `from x import y as z` binds `z`). */
 export function pythonImportedNames(text: string): string[] {
   const names = new Set<string>();
+  // The runner's own modules are not the code under test: touching them would not tell the sentinel from the module's tests.
+  const runner = (name: string) => ["pytest", "_pytest", "unittest"].includes(name);
   for (const m of text.matchAll(/^import[ \t]+([^\n#]+)/gm))
     for (const part of m[1]!.split(",")) {
       const alias = /\bas[ \t]+(\w+)/.exec(part)?.[1] ?? /^\s*(\w+)/.exec(part)?.[1];
-      if (alias) names.add(alias);
+      if (alias && !runner(alias)) names.add(alias);
     }
   for (const m of text.matchAll(/^from[ \t]+[\w.]+[ \t]+import[ \t]+(\([^)]*\)|[^\n#]+)/gm))
     for (const part of m[1]!.replace(/[()]/g, "").split(",")) {
       const alias = /\bas[ \t]+(\w+)/.exec(part)?.[1] ?? /^\s*(\w+)\s*$/.exec(part)?.[1];
-      if (alias && alias !== "pytest" && alias !== "unittest") names.add(alias);
+      if (alias && !runner(alias)) names.add(alias);
     }
   return [...names];
 }
