@@ -6,10 +6,12 @@ import type { RunLog } from "./oracle-log.js";
 import { findRunner } from "./runner-command.js";
 import {
   type HiddenText,
+  MAX_TEST_FILE_BYTES,
   noSentinelNote,
   planSentinels,
   type Sentinel,
   sentinelRunner,
+  TEST_SOURCE,
 } from "./sentinels.js";
 
 /**
@@ -20,11 +22,8 @@ import {
  * forges only the existing suite's output (or patches its runner for those files) would PASS.
  */
 
-/** Base files larger than this are not read (a test module is far smaller). */
-const MAX_FILE_BYTES = 2 * 1024 * 1024;
 /** At most this many base files are read; a larger existing suite gets pairs in these (noted). */
 const MAX_FILES = 2000;
-const TEST_SOURCE = /\.(py|go|[cm]?[jt]sx?)$/;
 
 function gitBuffer(repo: string, args: string[], input?: string): Promise<Buffer> {
   return new Promise((done, fail) => {
@@ -56,7 +55,7 @@ export async function baseTestTexts(
   const wanted: Array<{ oid: string; path: string }> = [];
   for (const entry of listing.split("\0")) {
     const m = /^(100644|100755) blob ([0-9a-f]+) +(\d+)\t(.*)$/s.exec(entry);
-    if (!m || Number(m[3]) > MAX_FILE_BYTES || !TEST_SOURCE.test(m[4]!) || !matches(m[4]!)) continue;
+    if (!m || Number(m[3]) > MAX_TEST_FILE_BYTES || !TEST_SOURCE.test(m[4]!) || !matches(m[4]!)) continue;
     wanted.push({ oid: m[2]!, path: m[4]! });
   }
   const picked = wanted.slice(0, MAX_FILES);

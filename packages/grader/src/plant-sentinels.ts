@@ -6,20 +6,19 @@ import type { RunState } from "./container-steps.js";
 import type { RunLog } from "./oracle-log.js";
 import {
   type HiddenText,
+  MAX_TEST_FILE_BYTES,
   noSentinelNote,
   planSentinels,
   type Sentinel,
   sentinelRunner,
+  TEST_SOURCE,
 } from "./sentinels.js";
-
-/** Hidden files larger than this are not read for sentinels (a test module is far smaller). */
-const MAX_TEST_FILE_BYTES = 2 * 1024 * 1024;
 
 /** The hidden run folder's regular files (no links), with their text. */
 async function readHidden(dir: string, files: string[]): Promise<HiddenText[]> {
   const texts: HiddenText[] = [];
   for (const path of files) {
-    if (!/\.(py|go|[cm]?[jt]sx?)$/.test(path)) continue;
+    if (!TEST_SOURCE.test(path)) continue;
     const info = await lstat(join(dir, path));
     if (!info.isFile() || info.size > MAX_TEST_FILE_BYTES) continue;
     texts.push({ path, text: await readFile(join(dir, path), "utf8") });

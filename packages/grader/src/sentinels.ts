@@ -22,6 +22,11 @@ export interface Sentinel {
   note?: string;
 }
 
+/** Files larger than this are not read for sentinels, hidden or existing (a test module is far smaller). */
+export const MAX_TEST_FILE_BYTES = 2 * 1024 * 1024;
+/** The test sources sentinels can be planted in (pytest, Go, JS/TS). */
+export const TEST_SOURCE = /\.(py|go|[cm]?[jt]sx?)$/;
+
 /** A hidden test file's path (relative, UTF-8) and text. */
 export interface HiddenText {
   path: string;
