@@ -31,6 +31,8 @@ export interface DriverPlan {
   maxReportBytes: number;
   /** Wait for a `run` line on stdin between the prep and the suite (the hidden suite, prepared early). */
   gated: boolean;
+  /** A module node preloads into every process of the suite, before the image's and the task's NODE_OPTIONS (mocha-guard.ts). */
+  preload?: string | null;
 }
 
 /** The driver's execute-only copy of sh (in its container's own /tmp). */
@@ -107,6 +109,9 @@ function suiteLines(plan: DriverPlan): string[] {
     `( cd ${PATHS.checkout} || exit ${STEP_EXIT.noCheckout}`,
     ...exports.map((line) => `  ${line}`),
     '  export SOURCE_DATE_EPOCH="$epoch"',
+    ...(plan.preload
+      ? [`  export NODE_OPTIONS=${shellQuote(`--require=${plan.preload}`)}"\${NODE_OPTIONS:+ $NODE_OPTIONS}"`]
+      : []),
     `  exec sh -c ${shellQuote(plan.command)} ) 2>&3 3>&- < /dev/null`,
     "rc=$?",
     // Only builtins in the loop: a forked subshell would be another process of the test user.

@@ -13,9 +13,12 @@ import {
 import { pathsToReset } from "./diff/filter.js";
 import { displayPath } from "./diff/paths.js";
 import type { AttachedStreams, GradeContainer } from "./docker.js";
+import { existingRunner } from "./existing-sentinels.js";
 import type { SuiteName } from "./junit.js";
+import { MOCHA_GUARD_PATH } from "./mocha-guard.js";
 import { runnerGuardFor } from "./runner-guard.js";
 import { prepScript } from "./scripts.js";
+import { sentinelRunner } from "./sentinels.js";
 import { type DriverEvent, DriverOutput, type DriverRecord, SuiteStderr } from "./step-output.js";
 import { BOOT, type DriverPlan, GO_LINE, scriptInput } from "./step-script.js";
 
@@ -72,8 +75,13 @@ export function planDriver(inputs: ContainerRunInputs, suite: SuiteName): Driver
     report: reportPath(suite),
     maxReportBytes: MAX_REPORT_BYTES,
     gated: suite === "hidden",
+    preload: suiteRunner(task, suite)?.framework === "mocha" ? MOCHA_GUARD_PATH : null,
   };
 }
+
+/** The runner a suite's command starts, as the sentinels read it (a mocha suite gets the mocha guard). */
+const suiteRunner = (task: ContainerRunInputs["loaded"]["task"], suite: SuiteName) =>
+  suite === "hidden" ? sentinelRunner(task) : existingRunner(task);
 
 /** A suite's container, created, checked and attached, not started yet. */
 export interface SuiteContainer {

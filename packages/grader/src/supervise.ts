@@ -12,6 +12,7 @@ import { loadExpectation } from "./expected-judge.js";
 import { listHiddenFiles } from "./hidden-files.js";
 import { resolveImage, staleImageMessage } from "./image.js";
 import { gradeLabels, leaseDeadline, removeLeftovers } from "./leftovers.js";
+import { writeMochaGuards } from "./mocha-guard.js";
 import type { RunLog } from "./oracle-log.js";
 import { plantSentinels } from "./plant-sentinels.js";
 import { buildResult } from "./result.js";
@@ -173,6 +174,7 @@ async function prepareAndRun(
   const runTests = join(runDirs.hidden, "tests");
   const sentinel = await plantSentinels(loaded, hiddenFiles, runTests, log, state, base?.texts);
   const existingSentinel = existingSentinels(task, base, log, state);
+  await writeMochaGuards(runDirs, hiddenFiles);
   // The container is given the base-only repository where the task's mirror was (docs/security.md, "History").
   loaded = { ...loaded, mirrorPath: baseOnly };
   return runInContainer(
