@@ -60,6 +60,26 @@ describe("baselineFindings", () => {
     expect(flags(baselineFindings(collected))).toEqual(["HIDDEN_REPORT_UNUSABLE"]);
   });
 
+  it("wants the existing suite's sentinel to work: a contradiction or not-collected is EXISTING_SENTINEL_FAILS", () => {
+    const inconsistent = record({
+      mode: "baseline",
+      existing: suite("FAIL", "REPORT_INCONSISTENT"),
+      hidden: suite("NOT_RUN", null),
+      existingSentinel: "collected",
+      existingSentinelNote: "selected by name",
+    });
+    expect(baselineFindings(inconsistent)).toMatchObject([
+      { flag: "EXISTING_SENTINEL_FAILS", detail: expect.stringContaining("(selected by name)") },
+    ]);
+    const notCollected = record({ mode: "baseline", existingSentinel: "not-collected" });
+    expect(flags(baselineFindings(notCollected))).toEqual(["EXISTING_SENTINEL_FAILS"]);
+    // Without a sentinel, an inconsistent existing report is the suite's own (its exit code against its report).
+    const plain = { ...inconsistent, existingSentinel: "none" as const };
+    expect(flags(baselineFindings(plain))).toEqual(["EXISTING_SUITE_FAILS"]);
+    expect(baselineFindings(record({ mode: "baseline", existingSentinel: "collected" }))).toEqual([]);
+    expect(quarantineHint("EXISTING_SENTINEL_FAILS", "t")).toMatch(/suites\.existing\.files/);
+  });
+
   it("reads the result's sentinel status: not-collected is flagged whatever the suite says", () => {
     const notCollected = record({ mode: "baseline", sentinel: "not-collected" });
     expect(flags(baselineFindings(notCollected))).toEqual(["SENTINEL_NOT_COLLECTED"]);

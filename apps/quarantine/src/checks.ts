@@ -38,7 +38,29 @@ function existingAtBaseline(run: RunRecord, existing: SuiteSummary | null): Find
   }
   if (existing.status === "PASS") return null;
   if (existing.reason === "NO_TESTS_RAN") return finding("NO_EXISTING_TESTS", run, "no existing test ran");
+  // Its sentinel contradicted the report: the existing suite's own tests are not the problem.
+  if (existing.reason === "REPORT_INCONSISTENT" && hasSentinel(run.existingSentinel)) return null;
   return finding("EXISTING_SUITE_FAILS", run, `${existing.reason ?? "FAIL"}: ${counted(existing)}`);
+}
+
+const hasSentinel = (state: RunRecord["existingSentinel"]) =>
+  state === "collected" || state === "not-collected";
+
+/**
+ * The existing suite's sentinel at baseline: its pair must run and behave, or no graded run can
+ * tell a runner patched for the existing tests from an honest one (and a correct diff may FAIL).
+ */
+function existingSentinelAtBaseline(run: RunRecord): Finding | null {
+  const note = run.existingSentinelNote ? ` (${run.existingSentinelNote})` : "";
+  if (run.existing?.reason === "REPORT_INCONSISTENT" && hasSentinel(run.existingSentinel))
+    return finding("EXISTING_SENTINEL_FAILS", run, `REPORT_INCONSISTENT: ${run.message}${note}`);
+  if (run.existingSentinel === "not-collected")
+    return finding(
+      "EXISTING_SENTINEL_FAILS",
+      run,
+      `the grade result says the existing suite's sentinel was not collected${note}`,
+    );
+  return null;
 }
 
 /** Reasons of a hidden suite that failed on its report, not on its tests. */
@@ -76,7 +98,7 @@ function sentinelAtBaseline(run: RunRecord): Finding | null {
 /**
  * What one baseline run says about its task. A healthy baseline: the existing suite PASS, and the
  * hidden suite FAIL with TESTS_FAILED because at least one of its tests ran and failed (not a report
- * problem, not nothing-ran), its sentinel run. INFRA_ERROR runs say nothing.
+ * problem, not nothing-ran), both suites' sentinels run and behaving. INFRA_ERROR runs say nothing.
  */
 export function baselineFindings(run: RunRecord): Finding[] {
   if (run.reason === "INFRA_ERROR") return [];
@@ -85,6 +107,8 @@ export function baselineFindings(run: RunRecord): Finding[] {
   const findings: Finding[] = [];
   const existing = existingAtBaseline(run, run.existing);
   if (existing) findings.push(existing);
+  const existingSentinel = existingSentinelAtBaseline(run);
+  if (existingSentinel) findings.push(existingSentinel);
   const existingRan = run.existing !== null && run.existing.status === "PASS";
   const hidden = hiddenAtBaseline(run, existingRan, run.hidden);
   if (hidden) findings.push(hidden);

@@ -71,6 +71,10 @@ function fromResult(
     hidden: summarise(result.suites.hidden),
     sentinel: sentinelStatus(result),
     ...(result.sentinel?.note ? { sentinelNote: result.sentinel.note } : {}),
+    existingSentinel: result.suites.existing.sentinel?.state ?? null,
+    ...(result.suites.existing.sentinel?.note
+      ? { existingSentinelNote: result.suites.existing.sentinel.note }
+      : {}),
     testsHash: result.testsHash,
     durationMs: result.durationMs,
     timings: result.timings,

@@ -41,6 +41,9 @@ export interface RunRecord {
   sentinel: SentinelStatus;
   /** Why the sentinel may not be collected (the result's `sentinel.note`), when it says. */
   sentinelNote?: string;
+  /** The same for the existing suite's sentinel (the result's `suites.existing.sentinel`), when it says. */
+  existingSentinel?: SentinelStatus;
+  existingSentinelNote?: string;
   testsHash: string | null;
   durationMs: number;
   /** The grader's step timings (ms), e.g. create, start, prep.existing, suite.existing, ... */

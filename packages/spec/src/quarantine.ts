@@ -14,6 +14,8 @@ export const QUARANTINE_FLAGS = {
     "At the base commit, the hidden suite failed on its report (missing, invalid, or contradicting the runner's exit code), not on a test that ran and failed.",
   SENTINEL_NOT_COLLECTED:
     "At the base commit, the hidden command did not run the oracle's sentinel test: no graded run of the task could be trusted, a correct diff would FAIL.",
+  EXISTING_SENTINEL_FAILS:
+    "At the base commit, the oracle's sentinel in the existing suite did not work: its must-fail test did not fail, its must-pass test did not pass, or the existing command did not run it.",
   EXPECTED_TEST_NOT_FOUND:
     "An expected test task.json declares matches no test in a baseline or gold run's report.",
   FAIL_TO_PASS_NOT_FAILING: "At the base commit, a failToPass test passed or was skipped instead of failing.",
@@ -48,6 +50,8 @@ export const QUARANTINE_HINTS: Record<QuarantineFlag, string> = {
     'make suites.hidden.command write JUnit XML to $ORACLE_JUNIT (pytest --junitxml="$ORACLE_JUNIT") and exit non-zero exactly when a test fails (do not mask its exit code); pnpm grade <task> --baseline shows the suite\'s output',
   SENTINEL_NOT_COLLECTED:
     "the finding says which selection left the sentinel out: select the hidden test files or classes (pytest hidden/test_x.py or file::TestClass rather than file::test_name node ids; -m markers are not followed), or a -k / --grep / -t pattern that keeps tests named like the file's own with a number added (not one anchored to a single exact name); or set framework in task.json to the runner the command starts; do not set framework to other, which turns the check off",
+  EXISTING_SENTINEL_FAILS:
+    "the oracle appends its two tests to the base commit's files that suites.existing.files matches: make those globs name only test files suites.existing.command runs, and select them by file, folder or class (not single node ids, not -x / --bail); pnpm grade <task> --baseline --result r.json shows suites.existing.sentinel and its note",
   EXPECTED_TEST_NOT_FOUND:
     "write each id in suites.{existing,hidden}.expected of tasks/<task>/task.json as the report names it (pytest tests/test_x.py::TestC::test_n, Go TestX, a JS full title, or the hidden:CLASSNAME::NAME ids of pnpm grade <task> --baseline --result r.json); mocha-junit-reporter drops skipped tests unless the command adds --reporter-option includePending=true",
   FAIL_TO_PASS_NOT_FAILING:
