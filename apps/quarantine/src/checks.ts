@@ -51,6 +51,8 @@ const hasSentinel = (state: RunRecord["existingSentinel"]) =>
  * tell a runner patched for the existing tests from an honest one (and a correct diff may FAIL).
  */
 function existingSentinelAtBaseline(run: RunRecord): Finding | null {
+  // No existing test ran at all: NO_EXISTING_TESTS says so, and its sentinel had nothing to run beside.
+  if (run.existing?.reason === "NO_TESTS_RAN") return null;
   const note = run.existingSentinelNote ? ` (${run.existingSentinelNote})` : "";
   if (run.existing?.reason === "REPORT_INCONSISTENT" && hasSentinel(run.existingSentinel))
     return finding("EXISTING_SENTINEL_FAILS", run, `REPORT_INCONSISTENT: ${run.message}${note}`);
