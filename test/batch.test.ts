@@ -101,7 +101,15 @@ describe("oracle-grade --batch", () => {
     const all = await resultIds(out);
     expect(all.slice(0, kept.length)).toEqual(kept);
     expect([...all].sort()).toEqual(["g1", "n1", "quick"]);
-    expect(again.stderr).toContain("pass rate 33.3%: 1 PASS / 3 graded (2 FAIL)");
+    // The temp root's calc-node was never swept: its predictions are graded, and listed apart from the rate.
+    expect(again.stderr).toContain("pass rate n/a: 0 PASS / 0 graded (0 FAIL)");
+    expect(again.stderr).toContain("on tasks not validated, not counted: 3");
+    expect(again.stderr).toContain(
+      "tasks: calc-node (never); validate them with: pnpm quarantine-sweep --changed",
+    );
+    const counted = await run(GRADE, [...args, "--allow-unvalidated"], { env: { CI: "1" } });
+    expect(counted.stderr).toContain("pass rate 33.3%: 1 PASS / 3 graded (2 FAIL)");
+    expect(counted.stderr).toContain("on tasks not validated, counted (--allow-unvalidated): 3");
   });
   it("reuses a recorded line only for the inputs it was graded on: a changed diff or hidden test is graded again", async () => {
     const gold = await readFile(join(temp.root, "tasks", "calc-node", "gold.diff"), "utf8");
@@ -116,7 +124,11 @@ describe("oracle-grade --batch", () => {
       return { ...result, line: JSON.parse(lines[0]!) as Record<string, unknown> };
     };
     const first = await grade(gold);
-    expect(first.line).toMatchObject({ verdict: "PASS", task_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(first.line).toMatchObject({
+      verdict: "PASS",
+      task_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      validation: "never",
+    });
     // The same id and --out with the diff corrected to an empty one: graded again, not resumed.
     const emptied = await grade("");
     expect(emptied.stderr).toContain("1 regraded: diff changed 1");

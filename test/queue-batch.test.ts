@@ -138,7 +138,18 @@ describe("oracle-grade --batch on the sample tasks", () => {
     const out = join(temp.root, "out-local");
     const result = await run(
       GRADE,
-      ["--batch", preds, "--out", out, "--concurrency", "2", "--no-cache", "--root", temp.root],
+      [
+        "--batch",
+        preds,
+        "--out",
+        out,
+        "--concurrency",
+        "2",
+        "--no-cache",
+        "--root",
+        temp.root,
+        "--allow-unvalidated",
+      ],
       {
         env: { CI: "1" },
       },
@@ -164,7 +175,17 @@ describe("oracle-grade --batch on the sample tasks", () => {
     const b = startWorker("worker-b");
     const out = join(temp.root, "out-queue");
     const batchLog = join(temp.root, "batch-queue.log");
-    const args = ["--batch", preds, "--out", out, "--queue", redis.url, "--root", temp.root];
+    const args = [
+      "--batch",
+      preds,
+      "--out",
+      out,
+      "--queue",
+      redis.url,
+      "--root",
+      temp.root,
+      "--allow-unvalidated",
+    ];
     const batch = startProcess(GRADE, args, batchLog);
     const started = await stopMidJob(a);
     expect(jobFinished(readLog(a.log), started)).toBe(false);

@@ -202,6 +202,38 @@ describe("summary", () => {
     expect(lost.infraErrors).toEqual({ count: 1, ids: ["2"] });
   });
 
+  it("lists predictions on tasks no current sweep validated apart, counted only when allowed", () => {
+    const lines = [
+      line("1", "a", "graded", "PASS"),
+      line("2", "b", "graded", "PASS"),
+      line("3", "c", "graded", "FAIL"),
+      line("4", "d", "quarantined", null),
+    ];
+    const validation = new Map([
+      ["a", "current"],
+      ["b", "stale"],
+      ["c", "never"],
+    ] as const);
+    const apart = summarize(4, lines, { validation });
+    expect(apart.overall).toEqual({ graded: 1, pass: 1, fail: 0, passRate: 1 });
+    expect(apart.unvalidated).toEqual({
+      count: 2,
+      ids: ["2", "3"],
+      tasks: { b: "stale", c: "never" },
+      counted: false,
+    });
+    expect(apart.byTask.b).toMatchObject({ graded: 0, passRate: null });
+    const text = renderSummary(apart);
+    expect(text).toContain("on tasks not validated, not counted: 2 (2, 3)");
+    expect(text).toContain(
+      "tasks: b (stale), c (never); validate them with: pnpm quarantine-sweep --changed",
+    );
+    const allowed = summarize(4, lines, { validation, allowUnvalidated: true });
+    expect(allowed.overall).toEqual({ graded: 3, pass: 2, fail: 1, passRate: 0.666667 });
+    expect(allowed.unvalidated.counted).toBe(true);
+    expect(renderSummary(allowed)).toContain("on tasks not validated, counted (--allow-unvalidated): 2");
+  });
+
   it("says n/a when nothing was graded", () => {
     expect(summarize(1, [line("1", "a", "quarantined", null)]).overall.passRate).toBeNull();
     expect(renderSummary(summarize(0, []))).toContain("pass rate n/a");
@@ -221,7 +253,13 @@ describe("gradeBatch with a fake grader", () => {
       const grade = fakeGrade({ "flaky fix": ["INFRA_ERROR"] });
       const executor = localExecutor({ root: temp.root, grade, concurrency: 2 });
       const out = join(dir, "out");
-      const first = await gradeBatch({ root: temp.root, predictionsFile: file, outDir: out, executor });
+      const first = await gradeBatch({
+        root: temp.root,
+        predictionsFile: file,
+        outDir: out,
+        executor,
+        allowUnvalidated: true,
+      });
       expect(first.interrupted).toBe(false);
       expect(first.summary.overall).toEqual({ graded: 3, pass: 2, fail: 1, passRate: 0.666667 });
       expect(first.summary.errors.ids).toEqual(["p4"]);
@@ -232,7 +270,13 @@ describe("gradeBatch with a fake grader", () => {
       expect(lines.find((l) => l.id === "p3")).toMatchObject({ verdict: "PASS", attempts: 2 });
       expect(lines.find((l) => l.id === "p4")).toMatchObject({ outcome: "error", reason: "TASK_NOT_FOUND" });
       expect(grade.calls).toHaveLength(4);
-      const again = await gradeBatch({ root: temp.root, predictionsFile: file, outDir: out, executor });
+      const again = await gradeBatch({
+        root: temp.root,
+        predictionsFile: file,
+        outDir: out,
+        executor,
+        allowUnvalidated: true,
+      });
       expect(grade.calls).toHaveLength(4);
       expect(again.summary).toEqual(first.summary);
       expect(JSON.parse(await readFile(join(out, "summary.json"), "utf8")).batchId).toBe(first.batchId);
@@ -254,6 +298,7 @@ describe("gradeBatch with a fake grader", () => {
           root: temp.root,
           predictionsFile,
           outDir: out,
+          allowUnvalidated: true,
           executor,
           onEvent: (e) => events.push(e),
         });

@@ -18,7 +18,9 @@ per line, the instance id naming both the prediction and the task (other fields 
 Writes <out>/results.jsonl (one line per prediction as it finishes: id, task, outcome, verdict,
 reason, tests_hash, log, seconds, cached, ...) and <out>/summary.json (pass rate over every
 prediction that ran, an infra error after retries counted as not passed and listed apart;
-quarantined tasks and errors listed apart, not counted), and <out>/swebench-report.json, the same
+quarantined tasks and errors listed apart, not counted; predictions on tasks no quarantine sweep
+validated on today's task, image and grader (validation stale or never) listed apart with the
+command that validates them, not counted unless --allow-unvalidated), and <out>/swebench-report.json, the same
 results in the shape of SWE-bench's run report (resolved_ids, unresolved_ids, error_ids,
 empty_patch_ids, completed_ids, incomplete_ids, submitted_ids and their counts, schema_version 2).
 A rerun with the same --out resumes: a prediction already in results.jsonl is skipped when its
@@ -38,6 +40,7 @@ Options:
   --infra-retries N     runs after an INFRA_ERROR before it is reported as one (default 2)
   --no-cache            neither reuse nor record results in <root>/.oracle/cache/
   --allow-quarantined   grade tasks listed in tasks/quarantine.json too
+  --allow-unvalidated   count predictions on tasks that are not validated (stale, never) in the pass rate
   --json                print summary.json on stdout
   -h, --help            show this help
 
@@ -58,6 +61,7 @@ export interface BatchCliOptions {
   infraRetries: number;
   cache: boolean;
   allowQuarantined: boolean;
+  allowUnvalidated: boolean;
   json: boolean;
 }
 
@@ -73,6 +77,7 @@ const ArgsSchema = z.strictObject({
   infraRetries: whole(0, 10).default(2),
   noCache: z.boolean().default(false),
   allowQuarantined: z.boolean().default(false),
+  allowUnvalidated: z.boolean().default(false),
   json: z.boolean().default(false),
 });
 
@@ -95,6 +100,7 @@ function readArgv(argv: readonly string[]) {
         "infra-retries": { type: "string" },
         "no-cache": { type: "boolean" },
         "allow-quarantined": { type: "boolean" },
+        "allow-unvalidated": { type: "boolean" },
         json: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -115,15 +121,23 @@ export function parseBatchArgs(argv: readonly string[], cwd: string): BatchCliOp
   if (positionals.length > 0)
     throw usage(`--batch grades the tasks its file names; unexpected: ${positionals.join(" ")}`);
   const base = { root: cwd, predictionsFile: "", concurrency: 1, infraRetries: 2, cache: true };
-  if (values.help) return { help: true, ...base, allowQuarantined: false, json: false };
+  if (values.help)
+    return { help: true, ...base, allowQuarantined: false, allowUnvalidated: false, json: false };
   const {
     "infra-retries": infraRetries,
     "no-cache": noCache,
     "allow-quarantined": allowQuarantined,
+    "allow-unvalidated": allowUnvalidated,
     help: _h,
     ...rest
   } = values;
-  const parsed = ArgsSchema.safeParse({ ...rest, infraRetries, noCache, allowQuarantined });
+  const parsed = ArgsSchema.safeParse({
+    ...rest,
+    infraRetries,
+    noCache,
+    allowQuarantined,
+    allowUnvalidated,
+  });
   if (!parsed.success) throw usage(optionIssues(parsed.error));
   const a = parsed.data;
   if (a.queue) queueConnection(a.queue);
@@ -139,6 +153,7 @@ export function parseBatchArgs(argv: readonly string[], cwd: string): BatchCliOp
     infraRetries: a.infraRetries,
     cache: !a.noCache,
     allowQuarantined: a.allowQuarantined,
+    allowUnvalidated: a.allowUnvalidated,
     json: a.json,
   };
 }

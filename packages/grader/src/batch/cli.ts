@@ -67,6 +67,7 @@ export async function batchMain(argv: readonly string[]): Promise<number> {
       cache: options.cache,
       ...(options.timeoutSeconds ? { timeoutSeconds: options.timeoutSeconds } : {}),
       allowQuarantined: options.allowQuarantined,
+      allowUnvalidated: options.allowUnvalidated,
       signal: controller.signal,
       onEvent: (event) => progress.onEvent(event),
     });

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { OracleError, writeJsonAtomic } from "@oracle/spec";
+import { OracleError, type ValidationState, writeJsonAtomic } from "@oracle/spec";
 import type winston from "winston";
 import { GRADER_VERSION } from "../version.js";
 import { batchPaths, defaultOutDir, fileSha256, openBatchFile } from "./batch-dir.js";
@@ -40,6 +40,8 @@ export interface GradeBatchOptions {
   cache?: boolean;
   timeoutSeconds?: number;
   allowQuarantined?: boolean;
+  /** Count predictions on tasks no current sweep validated in the pass rate (default: listed apart). */
+  allowUnvalidated?: boolean;
   signal?: AbortSignal;
   onEvent?: (event: BatchEvent) => void;
   logger?: winston.Logger;
@@ -212,13 +214,15 @@ export async function gradeBatch(options: GradeBatchOptions): Promise<BatchOutco
   options.onEvent?.({ type: "start", total, ...start });
   const emit = async (settled: ResultLine, job?: BatchJob) => {
     if (lines.has(settled.id)) return;
-    const key = current.get(settled.id)?.key;
+    const now = current.get(settled.id);
+    const key = now?.key;
     const line: ResultLine = {
       ...settled,
       diff_sha256: settled.diff_sha256 === null ? null : (key?.diff_sha256 ?? settled.diff_sha256),
       task_hash: job?.taskHash ?? key?.task_hash ?? null,
       grader_version: GRADER_VERSION,
       timeout_seconds: key?.timeout_seconds ?? null,
+      ...(now?.context.ok ? { validation: now.context.validation } : {}),
     };
     lines.set(line.id, line);
     await writer.append(line);
@@ -239,7 +243,13 @@ export async function gradeBatch(options: GradeBatchOptions): Promise<BatchOutco
     await writer.close();
   }
   const settled = predictions.flatMap((p) => lines.get(p.id) ?? []);
-  const summary = summarize(total, settled);
+  const validation = new Map<string, ValidationState>();
+  for (const { context } of current.values())
+    if (context.ok) validation.set(context.task, context.validation);
+  const summary = summarize(total, settled, {
+    validation,
+    allowUnvalidated: options.allowUnvalidated === true,
+  });
   await writeJsonAtomic(paths.summary, { batchId, graderVersion: GRADER_VERSION, ...summary });
   await writeJsonAtomic(paths.sweBenchReport, sweBenchReport(predictions, settled));
   const files = {

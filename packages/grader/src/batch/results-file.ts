@@ -38,6 +38,11 @@ export const ResultLineSchema = z.strictObject({
   grader_version: z.string().nullable().optional(),
   /** The wall-clock limit it was graded with (the task's, or the batch's --timeout). */
   timeout_seconds: z.number().nullable().optional(),
+  /**
+   * Whether the task was validated by a quarantine sweep on the inputs this line was graded on
+   * (current), changed since (stale) or never judged; absent on lines of older graders.
+   */
+  validation: z.enum(["current", "stale", "never"]).optional(),
   /** `host:pid` of the process that graded it. */
   worker: z.string().nullable(),
 });

@@ -1,3 +1,4 @@
+import type { ValidationState } from "@oracle/spec";
 import type { ResultLine } from "./results-file.js";
 
 /**
@@ -5,7 +6,9 @@ import type { ResultLine } from "./results-file.js";
  * task that the grader ran, whatever its reason: an INFRA_ERROR (after its retries) counts as not
  * passed, because the code under test can cause one (kill the driver, crash a parser), and a
  * prediction must not leave the rate by failing that way. Only predictions that never reached a
- * run (quarantined task, unknown or invalid task, unreadable diff, image not built) stay out.
+ * run (quarantined task, unknown or invalid task, unreadable diff, image not built) stay out, and so
+ * do predictions on a task no sweep validated on today's inputs (stale or never: its verdicts rest on
+ * a task nobody checked) unless the batch allows them (--allow-unvalidated).
  */
 interface Tally {
   /** The denominator: graded lines and infra errors. */
@@ -29,6 +32,16 @@ export interface BatchSummary {
   byTask: Record<string, Tally & { quarantined: number; infraErrors: number; errors: number }>;
   byReason: Record<string, number>;
   quarantined: { count: number; ids: string[] };
+  /**
+   * Predictions that ran on tasks that are not `current` (health.ts), the tasks with their state,
+   * and whether they are counted in the rates (only with --allow-unvalidated).
+   */
+  unvalidated: {
+    count: number;
+    ids: string[];
+    tasks: Record<string, Exclude<ValidationState, "current">>;
+    counted: boolean;
+  };
   infraErrors: { count: number; ids: string[] };
   errors: { count: number; ids: string[] };
   /** Results reused from the result cache. */
@@ -45,7 +58,13 @@ function emptyTask() {
 }
 
 /** The figures of a batch of `predictions` predictions from its result lines (one per id). */
-export function summarize(predictions: number, lines: readonly ResultLine[]): BatchSummary {
+export function summarize(
+  predictions: number,
+  lines: readonly ResultLine[],
+  options: { validation?: ReadonlyMap<string, ValidationState>; allowUnvalidated?: boolean } = {},
+): BatchSummary {
+  const counted = options.allowUnvalidated === true;
+  const unvalidated: BatchSummary["unvalidated"] = { count: 0, ids: [], tasks: {}, counted };
   const overall = { graded: 0, pass: 0, fail: 0 };
   const byTask: BatchSummary["byTask"] = {};
   const byReason: Record<string, number> = {};
@@ -58,7 +77,15 @@ export function summarize(predictions: number, lines: readonly ResultLine[]): Ba
     byReason[line.reason] = (byReason[line.reason] ?? 0) + 1;
     if (line.cached) cached += 1;
     else gradeSeconds += line.seconds;
-    if (line.outcome === "graded" || line.outcome === "infra_error") {
+    const ran = line.outcome === "graded" || line.outcome === "infra_error";
+    const state = options.validation?.get(line.task);
+    const notValidated = ran && state !== undefined && state !== "current";
+    if (notValidated) {
+      unvalidated.count += 1;
+      unvalidated.ids.push(line.id);
+      unvalidated.tasks[line.task] = state;
+    }
+    if (ran && (counted || !notValidated)) {
       const passed = line.outcome === "graded" && line.verdict === "PASS";
       for (const tally of [overall, task]) {
         tally.graded += 1;
@@ -80,6 +107,7 @@ export function summarize(predictions: number, lines: readonly ResultLine[]): Ba
     byTask,
     byReason,
     quarantined: { count: apart.quarantined.length, ids: apart.quarantined },
+    unvalidated,
     infraErrors: { count: apart.infra_error.length, ids: apart.infra_error },
     errors: { count: apart.error.length, ids: apart.error },
     cached,
@@ -107,6 +135,16 @@ export function renderSummary(summary: BatchSummary): string {
     lines.push(
       `quarantined, not counted: ${summary.quarantined.count} (${listIds(summary.quarantined.ids)})`,
     );
+  const u = summary.unvalidated;
+  if (u.count > 0) {
+    const tasks = Object.entries(u.tasks)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([task, state]) => `${task} (${state})`);
+    lines.push(
+      `${u.counted ? "on tasks not validated, counted (--allow-unvalidated)" : "on tasks not validated, not counted"}: ${u.count} (${listIds(u.ids)})`,
+      `  tasks: ${listIds(tasks)}; validate them with: pnpm quarantine-sweep --changed`,
+    );
+  }
   if (summary.infraErrors.count > 0)
     lines.push(
       `infra errors after retries, counted as not passed: ${summary.infraErrors.count} (${listIds(summary.infraErrors.ids)})`,

@@ -1,5 +1,11 @@
-import { isOracleError, loadTask, type OracleError, readQuarantineFile } from "@oracle/spec";
-import { currentDigest } from "../health.js";
+import {
+  isOracleError,
+  loadTask,
+  type OracleError,
+  readQuarantineFile,
+  type ValidationState,
+} from "@oracle/spec";
+import { currentDigest, taskValidation } from "../health.js";
 import { taskContentHash } from "../task-hash.js";
 
 /** What a batch knows about a task before grading any of its predictions. */
@@ -13,6 +19,8 @@ export type TaskContext =
       imageDigest: string | null;
       timeoutSeconds: number;
       quarantined: string | null;
+      /** Whether a quarantine sweep judged this task on today's content, image and grader (health.ts). */
+      validation: ValidationState;
     }
   | { ok: false; task: string; error: OracleError };
 
@@ -21,6 +29,7 @@ export async function loadTaskContext(root: string, id: string): Promise<TaskCon
   try {
     const loaded = await loadTask(root, id);
     const entry = (await readQuarantineFile(root)).tasks[id];
+    const validation = await taskValidation(root, id, loaded.dir, loaded.task.image);
     return {
       ok: true,
       task: id,
@@ -29,6 +38,7 @@ export async function loadTaskContext(root: string, id: string): Promise<TaskCon
       imageDigest: await currentDigest(root, loaded.task.image),
       timeoutSeconds: loaded.task.timeoutSeconds,
       quarantined: entry ? entry.reasons.map((r) => `${r.flag}: ${r.message}`).join("; ") : null,
+      validation: validation.state,
     };
   } catch (error) {
     if (isOracleError(error)) return { ok: false, task: id, error };
