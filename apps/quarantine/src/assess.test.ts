@@ -78,7 +78,11 @@ describe("baselineFindings", () => {
     expect(flags(baselineFindings(plain))).toEqual(["EXISTING_SUITE_FAILS"]);
     expect(baselineFindings(record({ mode: "baseline", existingSentinel: "collected" }))).toEqual([]);
     // No existing test ran: NO_EXISTING_TESTS alone, not a sentinel problem on top.
-    const none = record({ mode: "baseline", existing: suite("FAIL", "NO_TESTS_RAN"), existingSentinel: "not-collected" });
+    const none = record({
+      mode: "baseline",
+      existing: suite("FAIL", "NO_TESTS_RAN"),
+      existingSentinel: "not-collected",
+    });
     expect(flags(baselineFindings(none))).toEqual(["NO_EXISTING_TESTS"]);
     expect(quarantineHint("EXISTING_SENTINEL_FAILS", "t")).toMatch(/suites\.existing\.files/);
   });
