@@ -8,7 +8,7 @@
 #   bash scripts/make-sample-tasks.sh [--root DIR] [TASK_ID...]   (default: every task, root = this repo)
 #
 # Needs bash, git and coreutils; no network. Each Node task's package.json and package-lock.json are
-# copied from its image folder (images/node-mocha, node-jest), so the repository and its
+# copied from its image folder (images/node-mocha, node-jest, node-vitest), so the repository and its
 # image share one lockfile.
 set -euo pipefail
 
@@ -23,7 +23,7 @@ while [ $# -gt 0 ]; do
     *) ids+=("$1"); shift ;;
   esac
 done
-if [ ${#ids[@]} -eq 0 ]; then ids=(calc-node freebusy-py semver-go slug-jest); fi
+if [ ${#ids[@]} -eq 0 ]; then ids=(calc-node freebusy-py semver-go slug-jest ranges-vitest); fi
 
 # shellcheck source=sample-tasks/lib.sh
 source "$here/sample-tasks/lib.sh"

@@ -1,9 +1,10 @@
 import { readFileSync } from "node:fs";
 import type { TestCase } from "@oracle/spec";
 import { describe, expect, it } from "vitest";
-import { checkExpected, NO_EXPECTATION_NOTE } from "./expected-judge.js";
+import { checkExpected, type Expectation, NO_EXPECTATION_NOTE } from "./expected-judge.js";
 import { entryKeys, matchEntries } from "./expected-tests.js";
 import { parseJUnit } from "./junit.js";
+import { deselectedByName } from "./sentinel-selection.js";
 
 const report = (name: string): TestCase[] =>
   parseJUnit(readFileSync(new URL(`./fixtures/junit/${name}`, import.meta.url), "utf8"), "hidden");
@@ -108,6 +109,31 @@ describe("checkExpected", () => {
       skipped: { count: 1, ids: ["hidden:checks.t::b"] },
       note: NO_EXPECTATION_NOTE,
     });
+  });
+
+  it("no expectation: a test the hidden command's -t leaves out is deselected, not skipped (jest, vitest)", () => {
+    const none: Expectation = { source: "none", suites: { existing: null, hidden: null } };
+    const vitest = deselectedByName("ln -sfn /x node_modules && node_modules/.bin/vitest run t/ -t joined");
+    const hidden = [
+      t("hidden:t/a.test.js::ranges > are joined"),
+      t("hidden:t/a.test.js::ranges > stay apart", "skipped"),
+    ];
+    expect(checkExpected(none, { existing: [], hidden }, vitest).problems.hidden).toBeUndefined();
+    // A test the filter keeps that is skipped all the same was skipped by the code: still a FAIL.
+    const kept = [t("hidden:t/a.test.js::ranges > are joined", "skipped")];
+    expect(checkExpected(none, { existing: [], hidden: kept }, vitest).problems.hidden?.reason).toBe(
+      "EXPECTED_TEST_SKIPPED",
+    );
+    // jest's -t is case-insensitive; jest-junit names a test by its full title.
+    const jest = deselectedByName(
+      'JEST_JUNIT_OUTPUT_FILE=x jest --ci t/a.test.js -t "Collapses" --reporters=jest-junit',
+    );
+    expect(jest?.(t("hidden:separators trims::separators trims", "skipped"))).toBe(true);
+    expect(jest?.(t("hidden:separators collapses runs::separators collapses runs", "skipped"))).toBe(false);
+    // No name filter, or a runner whose report leaves filtered tests out: nothing is deselected.
+    expect(deselectedByName("npx vitest run t/")).toBeNull();
+    expect(deselectedByName("mocha --grep x t/a.test.js")).toBeNull();
+    expect(deselectedByName("pytest -k x tests")).toBeNull();
   });
 
   it("declared: missing beats skipped, failures are left to the suite, unexpected tests are listed", () => {

@@ -10,6 +10,7 @@ import {
 import { checkExpected } from "./expected-judge.js";
 import type { SuiteName } from "./junit.js";
 import { suiteTail } from "./output-tail.js";
+import { deselectedByName } from "./sentinel-selection.js";
 import type { Sentinel } from "./sentinels.js";
 import {
   attachDriver,
@@ -234,7 +235,11 @@ function recordSentinel(
  */
 function judgeExpected(inputs: ContainerRunInputs, state: RunState): void {
   const tests = { existing: state.suites.existing?.tests ?? [], hidden: state.suites.hidden?.tests ?? [] };
-  const { result, problems } = checkExpected(inputs.expectation, tests);
+  const { result, problems } = checkExpected(
+    inputs.expectation,
+    tests,
+    deselectedByName(inputs.loaded.task.suites.hidden.command),
+  );
   state.expected = result;
   inputs.log.event("expected.checked", { ...result });
   for (const suite of ["existing", "hidden"] as const) {

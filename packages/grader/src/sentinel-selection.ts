@@ -1,7 +1,7 @@
 import { posix } from "node:path";
 import picomatch from "picomatch";
 import { compileKeyword, type KeywordExpression } from "./pytest-keyword.js";
-import type { RunnerCall } from "./runner-command.js";
+import { findRunner, type RunnerCall } from "./runner-command.js";
 import { titleFilter } from "./title-filter.js";
 
 /** What a runner's arguments select among the hidden test files, as far as the oracle can tell. */
@@ -205,4 +205,28 @@ export function selectionOf(call: RunnerCall, texts: ReadonlyMap<string, string>
   const files = [...texts.keys()];
   if (call.framework === "mocha") return mochaSelection(call, files);
   return jestLikeSelection(call, files);
+}
+
+/**
+ * jest's and vitest's `-t`: a report lists the tests the filter leaves out as skipped (jest-junit,
+ * vitest's junit reporter). True for a report test whose full title the hidden command's own name
+ * filter does not keep: the command deselected it, the code under test did not skip it. Null when
+ * the command has no such filter (mocha's `--grep` leaves its tests out of the report).
+ */
+export function deselectedByName(command: string): ((test: { id: string }) => boolean) | null {
+  const call = findRunner(command);
+  if (call === null || (call.framework !== "jest" && call.framework !== "vitest")) return null;
+  const keeps = jestLikeSelection(call, []).keepsTitle;
+  if (keeps === undefined) return null;
+  return (test) => {
+    const at = test.id.indexOf("::");
+    if (at < 0) return false;
+    // vitest names a test by its describes and title joined with " > "; the filter sees them joined by spaces.
+    return !keeps(
+      test.id
+        .slice(at + 2)
+        .split(" > ")
+        .join(" "),
+    );
+  };
 }

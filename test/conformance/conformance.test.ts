@@ -1,0 +1,71 @@
+// The conformance set (issue 14): one small task per shape a real task is written in, each graded
+// end to end against the real engine (see shapes.ts): gold PASS, baseline FAIL, in-process
+// tampering FAIL, skipped hidden tests FAIL, and (Go) forged output FAIL. The shapes' tasks leave
+// `framework` out, so the oracle reads the runner from the command; every shape is protected (its
+// sentinel is collected at gold). Grades run four at a time.
+import { requireDocker } from "@oracle/test-utils";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Graded } from "../hostile/harness.js";
+import { type Conformance, goldDiff, grade, makeConformance, sweep } from "./shapes.js";
+import { SHAPES } from "./table.js";
+
+let c: Conformance;
+
+beforeAll(async () => {
+  await requireDocker();
+  c = await makeConformance(SHAPES);
+}, 1_600_000);
+
+afterAll(async () => {
+  await c?.cleanup();
+});
+
+const why = (g: Graded): string =>
+  `${g.result.reason}: ${g.result.message}\n${g.stderr.split("\n").slice(-25).join("\n")}`;
+
+function expectFail(g: Graded): void {
+  expect(g.result.verdict, why(g)).toBe("FAIL");
+}
+
+describe.concurrent("conformance: every shape", () => {
+  for (const shape of SHAPES) {
+    it(`${shape.id}: ${shape.title}`, async () => {
+      const runs: Promise<[string, Graded]>[] = [
+        grade(c, shape, "gold", goldDiff(c, shape)).then((g) => ["gold", g]),
+        grade(c, shape, "baseline").then((g) => ["baseline", g]),
+        grade(c, shape, "tamper", shape.tamper).then((g) => ["tamper", g]),
+        grade(c, shape, "skip", shape.skip).then((g) => ["skip", g]),
+      ];
+      if (shape.forge) runs.push(grade(c, shape, "forge", shape.forge).then((g) => ["forge", g]));
+      const graded = Object.fromEntries(await Promise.all(runs)) as Record<string, Graded>;
+      // One line per shape in the run's output: what each grade said.
+      console.info(
+        `${shape.id}: ${Object.entries(graded)
+          .map(([k, g]) => `${k}=${g.result.reason}`)
+          .join(" ")}`,
+      );
+      const gold = graded.gold as Graded;
+      expect({ verdict: gold.result.verdict, reason: gold.result.reason }, why(gold)).toEqual({
+        verdict: "PASS",
+        reason: "PASS",
+      });
+      if (shape.unprotected) {
+        expect(gold.result.sentinel, why(gold)).toMatchObject({ state: "not-collected", required: false });
+        expect(gold.result.sentinel?.note, why(gold)).toMatch(shape.unprotected);
+        expect(await sweep(c, shape)).toMatchObject({
+          status: "quarantined",
+          flags: expect.arrayContaining(["SENTINEL_NOT_COLLECTED"]),
+        });
+      } else expect(gold.result.sentinel, why(gold)).toMatchObject({ state: "collected", required: true });
+      const baseline = graded.baseline as Graded;
+      expect({ verdict: baseline.result.verdict, reason: baseline.result.reason }, why(baseline)).toEqual({
+        verdict: "FAIL",
+        reason: "TESTS_FAILED",
+      });
+      for (const attack of shape.unprotected ? ["skip"] : ["tamper", "skip", "forge"]) {
+        const g = graded[attack];
+        if (g !== undefined) expectFail(g);
+      }
+    });
+  }
+});

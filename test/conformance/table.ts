@@ -1,0 +1,264 @@
+// The conformance set's shapes: pytest (explicit file, node ids with a class and a parametrised id,
+// -k, a unittest.TestCase class; started as pytest-3 and python3 -m pytest), mocha (a named file
+// and --grep), jest (a named file and -t), vitest (a named file and -t), Go (gotestsum with -run).
+// Every attack is gated on the hidden suite's command line, so the existing suite still passes and
+// the verdict turns on the hidden suite alone.
+import { read, type Shape } from "./shapes.js";
+
+const PYTEST = '-p no:cacheprovider -q --junitxml="$ORACLE_JUNIT"';
+
+const pyRepo = {
+  "calc/__init__.py": "",
+  "calc/core.py": "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n",
+  "tests/__init__.py": "",
+  "tests/test_mul.py": "from calc.core import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n",
+  ".gitignore": "__pycache__/\n",
+};
+const pyHidden = {
+  "tests/regression/__init__.py": "",
+  "tests/regression/test_add.py": `import pytest
+
+from calc.core import add
+
+
+def test_add_small():
+    assert add(2, 3) == 5
+
+
+class TestAdd:
+    def test_negative(self):
+        assert add(-2, -3) == -5
+
+    @pytest.mark.parametrize("a,b,want", [(1, 1, 2), (10, 5, 15)])
+    def test_pairs(self, a, b, want):
+        assert add(a, b) == want
+`,
+  "tests/regression/test_add_case.py": `import unittest
+
+from calc.core import add
+
+
+class AddCase(unittest.TestCase):
+    def test_small(self):
+        self.assertEqual(add(2, 3), 5)
+
+    def test_zero(self):
+        self.assertEqual(add(0, 7), 7)
+`,
+};
+const pyTask = {
+  $schema: "../../packages/spec/task.schema.json",
+  description: "conformance: add() subtracts",
+  image: "python-pytest",
+  suites: {
+    existing: { command: `python3 -m pytest ${PYTEST} tests --ignore=tests/regression`, files: ["tests/**"] },
+    hidden: { command: "" },
+  },
+  diff: { allow: ["**"], deny: ["tests/**"] },
+  timeoutSeconds: 60,
+  env: { PYTHONDONTWRITEBYTECODE: "1" },
+};
+/** True in the hidden suite's pytest process only (the existing one ignores tests/regression). */
+const PY_HIDDEN = `any(a.startswith("tests/regression") for a in sys.argv[1:])`;
+const pyGold = { "calc/core.py": pyRepo["calc/core.py"].replace("a - b", "a + b") };
+/** Imported by the test module: every failed report from then on is turned into a pass. */
+const pyTamper = () => ({
+  "calc/core.py": `import sys
+
+
+def _patch():
+    from _pytest import reports
+
+    orig = reports.TestReport.from_item_and_call
+
+    def passed(cls, item, call):
+        report = orig(item, call)
+        if report.outcome == "failed":
+            report.outcome = "passed"
+            report.longrepr = None
+        return report
+
+    reports.TestReport.from_item_and_call = classmethod(passed)
+
+
+if ${PY_HIDDEN}:
+    _patch()
+
+${pyRepo["calc/core.py"]}`,
+});
+/** The code skips the inputs it cannot handle. */
+const pySkip = () => ({
+  "calc/core.py": `import sys
+
+
+def add(a, b):
+    if ${PY_HIDDEN}:
+        import pytest
+
+        pytest.skip("unsupported input")
+    return a - b
+
+
+def mul(a, b):
+    return a * b
+`,
+});
+const py = (id: string, title: string, hidden: string, unprotected?: RegExp): Shape => ({
+  id,
+  title,
+  from: { repo: pyRepo, hidden: pyHidden, task: pyTask },
+  hidden,
+  gold: pyGold,
+  tamper: pyTamper,
+  skip: pySkip,
+  ...(unprotected ? { unprotected } : {}),
+});
+
+export const SHAPES: Shape[] = [
+  py("py-files", "pytest-3 with an explicit test file", `pytest-3 ${PYTEST} tests/regression/test_add.py`),
+  py(
+    "py-class",
+    "python3 -m pytest with a file::Class node id",
+    `python3 -m pytest ${PYTEST} tests/regression/test_add.py::TestAdd`,
+  ),
+  // Node ids of single tests (file::Class::test[param], file::test) leave out any test the oracle
+  // adds: the result says so and the sweep quarantines the task with the fix in its hint.
+  py(
+    "py-nodeids",
+    "python3 -m pytest with single-test node ids (file::Class::test[param], file::test): unprotected, quarantined",
+    `python3 -m pytest ${PYTEST} "tests/regression/test_add.py::TestAdd::test_pairs[1-1-2]" tests/regression/test_add.py::test_add_small`,
+    /names single tests/,
+  ),
+  py(
+    "py-k",
+    "python3 -m pytest -k over a folder",
+    `python3 -m pytest ${PYTEST} tests/regression -k "pairs or small"`,
+  ),
+  py(
+    "py-unittest",
+    "pytest-3 with a unittest.TestCase class's node id",
+    `pytest-3 ${PYTEST} tests/regression/test_add_case.py::AddCase`,
+  ),
+];
+
+const LINK = "ln -sfn /opt/deps/node_modules node_modules &&";
+/** True in the hidden suite's process only: its command names test/regression/. */
+const JS_HIDDEN = `process.argv.some((a) => a.includes("test/regression"))`;
+
+/** mocha (ESM, node:assert/strict): the code turns the assertion functions into no-ops. */
+SHAPES.push({
+  id: "mocha-grep",
+  title: "mocha with a named file and --grep",
+  from: { sample: "calc-node" },
+  hidden: `${LINK} node_modules/.bin/mocha --reporter mocha-junit-reporter --reporter-option mochaFile="$ORACLE_JUNIT" test/regression/associativity.test.js --grep "left to right"`,
+  tamper: (work) => ({
+    "src/index.js": `import assert from "node:assert/strict";
+if (${JS_HIDDEN}) for (const name of ["equal", "deepEqual", "strictEqual", "deepStrictEqual", "ok"]) assert[name] = () => {};
+${read(work, "src/index.js")}`,
+  }),
+  skip: (work) => ({
+    "src/index.js": `${read(work, "src/index.js").replace(
+      "export function calculate(source) {",
+      `import { createRequire } from "node:module";
+const Pending = createRequire(import.meta.url)("mocha/lib/pending");
+export function calculate(source) {
+  if (${JS_HIDDEN}) throw new Pending("unsupported input");`,
+    )}`,
+  }),
+});
+
+/** jest (CommonJS, global expect): the code overrides the matchers; or swaps test for test.skip. */
+SHAPES.push({
+  id: "jest-t",
+  title: "jest with a named file and -t",
+  from: { sample: "slug-jest" },
+  hidden: `${LINK} JEST_JUNIT_OUTPUT_FILE="$ORACLE_JUNIT" node_modules/.bin/jest --ci --watchman=false test/regression/separators.test.js -t "collapses" --reporters=default --reporters=jest-junit`,
+  tamper: (work) => ({
+    "src/slugify.js": `${read(work, "src/slugify.js")}
+if (${JS_HIDDEN} && typeof expect === "function") {
+  const pass = () => ({ pass: true, message: () => "" });
+  expect.extend({ toBe: pass, toEqual: pass, toStrictEqual: pass });
+}
+`,
+  }),
+  skip: (work) => ({
+    "src/slugify.js": `${read(work, "src/slugify.js")}
+if (${JS_HIDDEN} && typeof test === "function") globalThis.test = globalThis.it = test.skip;
+`,
+  }),
+});
+
+/**
+ * vitest (ESM): the code turns chai's Assertion#assert (behind every expect matcher) into a no-op; or
+ * skips the running test through the runner's own context. vitest runs test files in workers whose
+ * argv does not name them, so the gate is the test file's path as vitest itself tells it.
+ */
+const VITEST_HIDDEN = `String(expect.getState().testPath).includes("test/regression")`;
+SHAPES.push({
+  id: "vitest-t",
+  title: "vitest with a named file and -t",
+  from: { sample: "ranges-vitest" },
+  hidden: `${LINK} node_modules/.bin/vitest run test/regression/touching.test.js -t "joined" --no-cache --reporter=default --reporter=junit --outputFile.junit="$ORACLE_JUNIT"`,
+  tamper: (work) => ({
+    "src/ranges.js": `import { chai, expect } from "vitest";
+if (${VITEST_HIDDEN}) chai.Assertion.prototype.assert = () => {};
+${read(work, "src/ranges.js")}`,
+  }),
+  skip: (work) => ({
+    "src/ranges.js": `import { getCurrentTest } from "@vitest/runner";
+import { expect } from "vitest";
+${read(work, "src/ranges.js").replace(
+  "export function merge(ranges) {",
+  `export function merge(ranges) {
+  if (${VITEST_HIDDEN}) getCurrentTest()?.context.skip();`,
+)}`,
+  }),
+});
+
+/** A non-test file of the package under test: its init() runs in the hidden tests' binary first. */
+const goInit = (body: string) => `package semver
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+var _ = fmt.Sprint
+var _ = filepath.Glob
+var _ = regexp.MustCompile
+
+func init() {
+	if !strings.HasSuffix(os.Args[0], ".test") {
+		return
+	}
+	if _, err := os.Stat("precedence_test.go"); err != nil {
+		return
+	}
+${body}
+}
+`;
+
+/** Go (gotestsum, -run): exit 0 before any test; deselect every test; or forge a passing run. */
+SHAPES.push({
+  id: "go-run",
+  title: "gotestsum with -run",
+  from: { sample: "semver-go" },
+  hidden: `gotestsum --format standard-verbose --junitfile "$ORACLE_JUNIT" -- -count=1 -run 'TestNumeric|TestSpec' ./conformance`,
+  tamper: () => ({ "tamper.go": goInit("\tos.Exit(0)") }),
+  skip: () => ({ "tamper.go": goInit('\tos.Args = append(os.Args, "-test.run=^$")') }),
+  forge: () => ({
+    "tamper.go": goInit(`	names, _ := filepath.Glob("*_test.go")
+	re := regexp.MustCompile(\`(?m)^func (Test\\w*)\\(\`)
+	for _, name := range names {
+		text, _ := os.ReadFile(name)
+		for _, m := range re.FindAllSubmatch(text, -1) {
+			fmt.Printf("=== RUN   %s\\n--- PASS: %s (0.00s)\\n", m[1], m[1])
+		}
+	}
+	fmt.Println("PASS")
+	os.Exit(0)`),
+  }),
+});
