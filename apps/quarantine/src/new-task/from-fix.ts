@@ -1,0 +1,129 @@
+import { basename, resolve } from "node:path";
+import { OracleError } from "@oracle/spec";
+import {
+  changedFiles,
+  checkRepo,
+  commitSubject,
+  diffOf,
+  parents,
+  resolveCommit,
+  showFile,
+  treeFiles,
+} from "./git.js";
+import { chooseImage, type ImageChoice } from "./image.js";
+import {
+  checkTaskId,
+  deniedGoldPaths,
+  planSuites,
+  readPackageJson,
+  schemaRef,
+  type TaskPlan,
+  taskIdFrom,
+  taskJson,
+} from "./make.js";
+import { splitFix } from "./split.js";
+import { detectFramework, type Framework } from "./templates.js";
+
+export interface FromFixOptions {
+  root: string;
+  repo: string;
+  fix: string;
+  id?: string;
+  image?: string;
+  framework?: Framework;
+  tests: string[];
+}
+
+/** Go 1.19 (the image's) builds no module whose go line is newer. */
+async function goVersionWarning(repo: string, commit: string): Promise<string[]> {
+  const text = await showFile(repo, commit, "go.mod").then(
+    (b) => b.toString("utf8"),
+    () => "",
+  );
+  const m = /^go\s+1\.(\d+)/m.exec(text);
+  return m && Number(m[1]) > 19
+    ? [`go.mod asks for go 1.${m[1]}; the go-gotestsum image has Go 1.19, which will not build it`]
+    : [];
+}
+
+/**
+ * A task from a fix commit: the base is the fix's parent, the hidden tests are the test files the fix
+ * adds or changes (at the fix), the gold diff is the rest of the fix.
+ */
+export async function planFromFix(options: FromFixOptions): Promise<{ plan: TaskPlan; image: ImageChoice }> {
+  const repo = resolve(options.repo);
+  await checkRepo(repo, "--repo");
+  const fix = await resolveCommit(repo, options.fix, "--fix");
+  const up = await parents(repo, fix);
+  if (up.length === 0)
+    throw new OracleError(
+      "USAGE",
+      `--fix: ${fix.slice(0, 12)} is a root commit: it has no parent to be the base`,
+      {
+        hint: "give the commit that fixed the bug; its parent is the task's base commit",
+      },
+    );
+  if (up.length > 1)
+    throw new OracleError("USAGE", `--fix: ${fix.slice(0, 12)} is a merge commit`, {
+      hint: "give the commit that made the fix (one parent), not the merge that brought it in",
+    });
+  const base = up[0]!;
+  const split = splitFix(await changedFiles(repo, base, fix), options.tests);
+  if (split.hidden.length === 0)
+    throw new OracleError(
+      "USAGE",
+      `--fix: ${fix.slice(0, 12)} adds or changes no test file: there is nothing to hide`,
+      {
+        hint: "name the fix's test files with --tests GLOB (repeatable) when they are not under test/, tests/ or named like tests",
+      },
+    );
+  if (split.code.length === 0)
+    throw new OracleError(
+      "USAGE",
+      `--fix: ${fix.slice(0, 12)} changes only test files: there is no gold diff`,
+      {
+        hint: "give the commit that fixed the code (with or after its tests), or narrow --tests",
+      },
+    );
+  const packageJson = (await readPackageJson(repo, fix)) ?? (await readPackageJson(repo, base));
+  const framework = options.framework ?? detectFramework(split.hidden, packageJson);
+  const id = checkTaskId(
+    options.id ?? taskIdFrom(`${basename(repo).replace(/\.git$/, "")}-${fix.slice(0, 7)}`),
+  );
+  const baseFiles = await treeFiles(repo, base);
+  const suites = planSuites({ framework, baseFiles, hidden: split.hidden, deletedTests: split.deletedTests });
+  const hidden = await Promise.all(
+    split.hidden.map(async (path) => ({ path, bytes: await showFile(repo, fix, path) })),
+  );
+  const goldDiff = await diffOf(repo, base, fix, split.code);
+  const subject = await commitSubject(repo, fix);
+  const warnings = deniedGoldPaths(split.code, []).map(
+    (p) =>
+      `gold.diff changes ${p}, which the oracle's diff policy denies: a diff with it is rejected (drop that change from gold.diff, or set diff.denyDefaults after reading docs/security.md)`,
+  );
+  if (framework === "go") warnings.push(...(await goVersionWarning(repo, base)));
+  const hasVendor = baseFiles.some((p) => p.startsWith("vendor/"));
+  // Last, since it may write an image folder: every check of the fix has passed.
+  const image = await chooseImage({
+    root: options.root,
+    framework,
+    taskId: id,
+    repoPackageJson: packageJson,
+    ...(options.image ? { image: options.image } : {}),
+  });
+  const task = taskJson({
+    id,
+    description: `${subject} (made by new-task from ${basename(repo)} ${fix.slice(0, 12)})`,
+    image: image.name,
+    framework,
+    base,
+    suites,
+    hidden: split.hidden,
+    hasVendor,
+    schema: await schemaRef(options.root, id),
+  });
+  return {
+    plan: { id, task, hidden, goldDiff, mirror: { repo, base }, framework, image: image.name, warnings },
+    image,
+  };
+}

@@ -1,0 +1,157 @@
+import { execFile } from "node:child_process";
+import { cp, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { OracleError } from "@oracle/spec";
+import { DEFAULT_IMAGE, type Framework, packageDeps } from "./templates.js";
+
+/** This repository's images/: the templates new-task copies when a root has no image for a runner. */
+export const TEMPLATE_IMAGES = fileURLToPath(new URL("../../../../images/", import.meta.url));
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+export interface ImageChoice {
+  name: string;
+  /** What new-task wrote under images/ (nothing when the image was there). */
+  made: string | null;
+  notes: string[];
+}
+
+const JS_RUNNERS = new Set<Framework>(["jest", "mocha", "vitest"]);
+const RUNNER_PACKAGES = new Set(["jest", "jest-junit", "mocha", "mocha-junit-reporter", "vitest"]);
+
+/** The repository's JS dependencies that the image's package.json does not install. */
+export function missingDeps(repoPackageJson: string | null, imagePackageJson: string | null): string[] {
+  const wanted = packageDeps(repoPackageJson);
+  const have = packageDeps(imagePackageJson);
+  return Object.keys(wanted)
+    .filter((name) => !(name in have) && !RUNNER_PACKAGES.has(name) && !name.startsWith("@types/"))
+    .sort();
+}
+
+function npmLock(dir: string): Promise<void> {
+  return new Promise((done, fail) => {
+    execFile(
+      "npm",
+      [
+        "install",
+        "--package-lock-only",
+        "--ignore-scripts",
+        "--no-audit",
+        "--no-fund",
+        "--no-update-notifier",
+      ],
+      { cwd: dir, env: process.env, maxBuffer: 64 * 1024 * 1024 },
+      (error, _stdout, stderr) =>
+        error
+          ? fail(
+              new Error(`npm install --package-lock-only: ${stderr.trim().split("\n").slice(-3).join(" ")}`),
+            )
+          : done(),
+    );
+  });
+}
+
+/**
+ * A Node image for a repository whose dependencies the runner's image lacks: the template's
+ * Dockerfile, a package.json with the image's runner and the repository's dependencies, and a
+ * package-lock.json resolved now (on this host, through the npm registry), so the build is pinned.
+ */
+async function makeNodeImage(
+  root: string,
+  name: string,
+  template: string,
+  repoPackageJson: string,
+): Promise<string> {
+  const dir = join(resolve(root), "images", name);
+  const scratch = await mkdtemp(join(tmpdir(), "oracle-image-"));
+  try {
+    const templatePackage = JSON.parse(await readFile(join(template, "package.json"), "utf8")) as Record<
+      string,
+      unknown
+    >;
+    const repo = JSON.parse(repoPackageJson) as Record<string, unknown>;
+    const devDependencies = {
+      ...packageDeps(repoPackageJson),
+      ...(templatePackage.devDependencies as Record<string, string>),
+    };
+    const manifest = {
+      name: `oracle-image-${name}`.toLowerCase(),
+      private: true,
+      description: `Test dependencies of task ${name}: ${String(repo.name ?? "the repository")}'s dependencies and the runner.`,
+      ...(repo.type ? { type: repo.type } : {}),
+      devDependencies,
+    };
+    await writeFile(join(scratch, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+    await npmLock(scratch);
+    await mkdir(dir, { recursive: true });
+    await cp(join(template, "Dockerfile"), join(dir, "Dockerfile"));
+    await cp(join(scratch, "package.json"), join(dir, "package.json"));
+    await cp(join(scratch, "package-lock.json"), join(dir, "package-lock.json"));
+    return dir;
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Picks the task's image: --image when given (it must exist under images/), else the runner's
+ * default image, copied from this repository's templates when the root has none; a JS repository
+ * whose dependencies the default image lacks gets an image of its own, named after the task.
+ */
+export async function chooseImage(options: {
+  root: string;
+  framework: Framework;
+  image?: string;
+  taskId: string;
+  repoPackageJson: string | null;
+}): Promise<ImageChoice> {
+  const images = join(resolve(options.root), "images");
+  if (options.image) {
+    if (!(await exists(join(images, options.image, "Dockerfile"))))
+      throw new OracleError(
+        "USAGE",
+        `--image: there is no images/${options.image}/Dockerfile under ${options.root}`,
+        {
+          hint: `leave --image out to use the ${options.framework} template (${DEFAULT_IMAGE[options.framework]}), or make the folder (see images/README.md)`,
+        },
+      );
+    return { name: options.image, made: null, notes: [] };
+  }
+  const name = DEFAULT_IMAGE[options.framework];
+  const notes: string[] = [];
+  let made: string | null = null;
+  if (!(await exists(join(images, name, "Dockerfile")))) {
+    await cp(join(TEMPLATE_IMAGES, name), join(images, name), { recursive: true });
+    made = `images/${name}/`;
+    notes.push(`copied the ${options.framework} image template to images/${name}/`);
+  }
+  if (JS_RUNNERS.has(options.framework) && options.repoPackageJson) {
+    const imagePackage = await readFile(join(images, name, "package.json"), "utf8").catch(() => null);
+    const missing = missingDeps(options.repoPackageJson, imagePackage);
+    if (missing.length > 0) {
+      const own = options.taskId.toLowerCase();
+      if (!(await exists(join(images, own, "Dockerfile"))))
+        await makeNodeImage(options.root, own, join(images, name), options.repoPackageJson);
+      notes.push(
+        `images/${name} lacks the repository's dependencies (${missing.join(", ")}): made images/${own}/ from it with them pinned in its package-lock.json`,
+      );
+      return { name: own, made: `images/${own}/`, notes };
+    }
+  }
+  if (options.framework === "pytest" || options.framework === "unittest")
+    notes.push(
+      `images/${name} has Python 3.11 and pytest 7 from Debian only: a repository that imports other packages needs them in the image (images/README.md)`,
+    );
+  if (options.framework === "go")
+    notes.push(
+      `images/${name} has Go 1.19 and the standard library only: modules must be vendored (GOPROXY=off)`,
+    );
+  return { name, made, notes };
+}

@@ -1,0 +1,249 @@
+import { mkdir, mkdtemp, rename, rm, stat, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { DEFAULT_DENY, type ExpectedTests, OracleError, parseTask, tasksDir } from "@oracle/spec";
+import picomatch from "picomatch";
+import { git } from "./git.js";
+import { isTestPath } from "./split.js";
+import {
+  configGlobs,
+  type Framework,
+  runsAsTest,
+  suiteCommand,
+  suiteEnv,
+  taskFramework,
+} from "./templates.js";
+
+/** Everything a task folder is made of, before it is written. */
+export interface TaskPlan {
+  id: string;
+  /** task.json, ready to write. */
+  task: Record<string, unknown>;
+  /** hidden-tests/<path>: the bytes of each hidden file. */
+  hidden: Array<{ path: string; bytes: Buffer }>;
+  goldDiff: string;
+  /** The repository and the commit the mirror holds (and nothing after it). */
+  mirror: { repo: string; base: string };
+  framework: Framework;
+  image: string;
+  /** What the author should know: gold changes the diff policy rejects, runner caveats. */
+  warnings: string[];
+}
+
+const VENDORED = /(^|\/)(node_modules|vendor|third_party|\.git)\//;
+const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/** A task id from a name: letters, digits, '.', '_' and '-'. */
+export function taskIdFrom(name: string): string {
+  const id = name
+    .replace(/[^A-Za-z0-9._-]+/g, "-")
+    .replace(/^[^A-Za-z0-9]+/, "")
+    .slice(0, 128);
+  return id || "task";
+}
+
+export function checkTaskId(id: string): string {
+  if (!ID.test(id))
+    throw new OracleError("USAGE", `--id: '${id}' is not a task id`, {
+      hint: "letters, digits, '.', '_' or '-', starting with a letter or digit (it names the folder tasks/<id>/)",
+    });
+  return id;
+}
+
+export interface SuitePlanInput {
+  framework: Framework;
+  /** Every file of the base commit's tree. */
+  baseFiles: readonly string[];
+  /** The hidden test files (paths in the checkout). */
+  hidden: readonly string[];
+  /** Test files the fix deletes. */
+  deletedTests?: readonly string[];
+  /** Limit the existing suite to these test files (SWE-bench's PASS_TO_PASS files), when given. */
+  existingOnly?: readonly string[];
+}
+
+/**
+ * The two suites: the hidden command runs the hidden test files by name (so the oracle's sentinels
+ * are collected); the existing command runs the base commit's other test files, never the base
+ * versions of files the fix changes or deletes (their old assertions may test the old behaviour).
+ */
+export function planSuites(input: SuitePlanInput) {
+  const { framework } = input;
+  const hiddenRuns = input.hidden.filter((p) => runsAsTest(framework, p));
+  if (hiddenRuns.length === 0)
+    throw new OracleError(
+      "USAGE",
+      `the fix changes no file the ${framework} runner runs as a test (test files it changes: ${input.hidden.join(", ") || "none"})`,
+      { hint: "name the test files with --tests GLOB, or say the runner with --framework" },
+    );
+  const left = new Set([...input.hidden, ...(input.deletedTests ?? [])]);
+  const only = input.existingOnly ? new Set(input.existingOnly) : null;
+  const existing = input.baseFiles.filter(
+    (p) =>
+      !VENDORED.test(p) &&
+      !left.has(p) &&
+      runsAsTest(framework, p) &&
+      (isTestPath(p) || framework === "go") &&
+      (only === null || only.has(p)),
+  );
+  if (existing.length === 0)
+    throw new OracleError(
+      "USAGE",
+      "the base commit has no test file besides the ones the fix changes: the task's existing suite would run nothing",
+      {
+        hint: "a task needs an existing suite that passes at the base commit; pick a fix in a repository with other tests, or split with --tests so that some test files stay in the existing suite",
+      },
+    );
+  // Go runs packages, not files: the base versions of changed test files are removed before the run.
+  const baseSet = new Set(input.baseFiles);
+  const remove =
+    framework === "go" ? [...left].filter((p) => p.endsWith("_test.go") && baseSet.has(p)).sort() : [];
+  const existingFiles = [...existing, ...configGlobs(framework)];
+  return {
+    hidden: { command: suiteCommand(framework, hiddenRuns) },
+    existing: { command: suiteCommand(framework, existing, remove), files: existingFiles },
+  };
+}
+
+/** Diff policy: the oracle's defaults plus any hidden path they do not already cover. */
+export function diffPolicy(hidden: readonly string[]) {
+  const denied = picomatch([...DEFAULT_DENY], { dot: true, nocase: true });
+  const extra = hidden.filter((p) => !denied(p)).sort();
+  return { allow: ["**"], deny: extra };
+}
+
+/** Gold paths the diff policy would reject: the gold diff could never PASS. */
+export function deniedGoldPaths(code: readonly string[], deny: readonly string[]): string[] {
+  const denied = picomatch([...DEFAULT_DENY, ...deny], { dot: true, nocase: true });
+  return code.filter((p) => denied(p));
+}
+
+export interface TaskJsonInput {
+  id: string;
+  description: string;
+  image: string;
+  framework: Framework;
+  base: string;
+  suites: ReturnType<typeof planSuites>;
+  hidden: readonly string[];
+  hasVendor: boolean;
+  expected?: { hidden?: ExpectedTests; existing?: ExpectedTests };
+  /** `$schema`: relative to the task folder inside this repository, or a path given. */
+  schema: string;
+  timeoutSeconds?: number;
+}
+
+export function taskJson(input: TaskJsonInput): Record<string, unknown> {
+  const env = suiteEnv(input.framework, input.hasVendor);
+  const task = {
+    $schema: input.schema,
+    id: input.id,
+    description: input.description,
+    image: input.image,
+    framework: taskFramework(input.framework),
+    repo: { mirror: "repo.bundle", baseCommit: input.base },
+    suites: {
+      existing: {
+        ...input.suites.existing,
+        ...(input.expected?.existing ? { expected: input.expected.existing } : {}),
+      },
+      hidden: {
+        ...input.suites.hidden,
+        ...(input.expected?.hidden ? { expected: input.expected.hidden } : {}),
+      },
+    },
+    diff: diffPolicy(input.hidden),
+    timeoutSeconds: input.timeoutSeconds ?? 300,
+    ...(Object.keys(env).length > 0 ? { env } : {}),
+  };
+  parseTask(task, `task.json of ${input.id}`); // what we write must load
+  return task;
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * The mirror: a bundle of the base commit's history alone, as `main`. A bundle holds only what its
+ * refs reach, so the fix and every later commit, branch, tag and stash stay out. Made with one pack
+ * thread, so the same base gives the same bytes (and the task the same content hash).
+ */
+export async function writeMirror(repo: string, base: string, out: string): Promise<void> {
+  const scratch = await mkdtemp(join(tmpdir(), "oracle-new-task-"));
+  try {
+    const bare = join(scratch, "m.git");
+    await git(scratch, ["init", "-q", "--bare", bare]);
+    await git(bare, ["fetch", "-q", "--no-tags", resolve(repo), `+${base}:refs/heads/main`], {
+      env: { GIT_DIR: bare },
+    }).catch(async () => {
+      // Older servers refuse a want by sha: fetch everything, then point main at the base.
+      await git(bare, ["fetch", "-q", "--no-tags", resolve(repo), "+refs/*:refs/oracle-all/*"], {
+        env: { GIT_DIR: bare },
+      });
+      await git(bare, ["update-ref", "refs/heads/main", base], { env: { GIT_DIR: bare } });
+    });
+    await git(bare, ["symbolic-ref", "HEAD", "refs/heads/main"], { env: { GIT_DIR: bare } });
+    await git(bare, ["-c", "pack.threads=1", "bundle", "create", "-q", out, "HEAD", "main"], {
+      env: { GIT_DIR: bare },
+    });
+    const heads = (await git(scratch, ["bundle", "list-heads", out])).trim().split("\n");
+    if (!heads.every((line) => line.startsWith(`${base} `)))
+      throw new Error(`the bundle's refs are not all at the base commit: ${heads.join("; ")}`);
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Writes tasks/<id>/ whole or not at all: everything goes to a scratch folder beside it first, which
+ * is renamed into place at the end. An existing task folder is kept unless `force`.
+ */
+export async function writeTaskFolder(root: string, plan: TaskPlan, force: boolean): Promise<string> {
+  const dir = join(tasksDir(root), plan.id);
+  if ((await exists(dir)) && !force)
+    throw new OracleError("USAGE", `tasks/${plan.id}/ already exists`, {
+      hint: "pick another --id, or pass --force to replace it",
+    });
+  await mkdir(tasksDir(root), { recursive: true });
+  const scratch = await mkdtemp(join(tasksDir(root), `.${plan.id}.new-`));
+  try {
+    await writeMirror(plan.mirror.repo, plan.mirror.base, join(scratch, "repo.bundle"));
+    for (const file of plan.hidden) {
+      const target = join(scratch, "hidden-tests", file.path);
+      await mkdir(dirname(target), { recursive: true });
+      await writeFile(target, file.bytes);
+    }
+    await mkdir(join(scratch, "hidden-tests"), { recursive: true });
+    if (plan.goldDiff) await writeFile(join(scratch, "gold.diff"), plan.goldDiff);
+    await writeFile(join(scratch, "task.json"), `${JSON.stringify(plan.task, null, 2)}\n`);
+    if (await exists(dir)) await rm(dir, { recursive: true, force: true });
+    await rename(scratch, dir);
+    return dir;
+  } catch (error) {
+    await rm(scratch, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/**
+ * `$schema` for tasks/<id>/task.json under `root`: this repository's schema when the root is this
+ * repository, else a path from the task folder to the installed @oracle/spec's schema file.
+ */
+export async function schemaRef(root: string, id: string): Promise<string> {
+  const local = join(resolve(root), "packages", "spec", "task.schema.json");
+  if (await exists(local)) return "../../packages/spec/task.schema.json";
+  const spec = dirname(createRequire(import.meta.url).resolve("@oracle/spec/package.json"));
+  return relative(join(tasksDir(root), id), join(spec, "task.schema.json"))
+    .split(sep)
+    .join("/");
+}
+
+/** The text of package.json at a commit, or null. */
+export async function readPackageJson(repo: string, commit: string): Promise<string | null> {
+  return git(repo, ["cat-file", "blob", `${commit}:package.json`]).catch(() => null);
+}

@@ -1,0 +1,37 @@
+import picomatch from "picomatch";
+import type { ChangedFile } from "./git.js";
+
+/**
+ * The test/code split of a fix, by path, as SWE-bench's collection does: a file in a test folder or
+ * named like a test is a test file (it goes to hidden-tests/), everything else is the gold diff.
+ */
+const TEST_DIR = /(^|\/)(tests?|testing|__tests__|spec|e2e)\//;
+const TEST_NAME =
+  /(^|\/)(test_[^/]*\.py|[^/]*_test\.py|conftest\.py|[^/]*_test\.go|[^/]*\.(test|spec)\.[cm]?[jt]sx?)$/;
+
+export function isTestPath(path: string): boolean {
+  return (
+    TEST_DIR.test(path) || TEST_NAME.test(path) || path.includes("/testdata/") || path.startsWith("testdata/")
+  );
+}
+
+export interface Split {
+  /** Test files the fix adds or changes: the hidden tests, taken at the fix. */
+  hidden: string[];
+  /** Test files the fix deletes: the existing suite must not run their base versions. */
+  deletedTests: string[];
+  /** Everything else: the gold diff. */
+  code: string[];
+}
+
+/** Splits a fix's changed files; `testGlobs`, when given, replaces the path rule. */
+export function splitFix(files: readonly ChangedFile[], testGlobs: readonly string[] = []): Split {
+  const isTest = testGlobs.length > 0 ? picomatch([...testGlobs], { dot: true }) : isTestPath;
+  const split: Split = { hidden: [], deletedTests: [], code: [] };
+  for (const file of files) {
+    if (!isTest(file.path)) split.code.push(file.path);
+    else if (file.status === "D") split.deletedTests.push(file.path);
+    else split.hidden.push(file.path);
+  }
+  return split;
+}

@@ -1,0 +1,147 @@
+import { posix } from "node:path";
+import { OracleError } from "@oracle/spec";
+
+/** The runners new-task writes suite commands for. */
+export const FRAMEWORKS = ["pytest", "unittest", "jest", "mocha", "vitest", "go"] as const;
+export type Framework = (typeof FRAMEWORKS)[number];
+
+/** The image each framework's tasks use unless --image names another. */
+export const DEFAULT_IMAGE: Record<Framework, string> = {
+  pytest: "python-pytest",
+  unittest: "python-pytest",
+  jest: "node-jest",
+  mocha: "node-mocha",
+  vitest: "node-vitest",
+  go: "go-gotestsum",
+};
+
+const JS = /\.[cm]?[jt]sx?$/;
+const JS_TEST_NAME = /\.(test|spec)\.[cm]?[jt]sx?$/;
+const HELPER_DIR = /(^|\/)(fixtures?|helpers?|support|testdata|__fixtures__|__mocks__|node_modules)\//;
+
+/** Whether the runner of `framework` runs `path` as a test file (helpers and fixtures are not). */
+export function runsAsTest(framework: Framework, path: string): boolean {
+  const base = posix.basename(path);
+  switch (framework) {
+    case "pytest":
+    case "unittest":
+      return /^test_.*\.py$|_test\.py$/.test(base);
+    case "go":
+      return base.endsWith("_test.go") && !path.split("/").includes("testdata");
+    case "jest":
+    case "vitest":
+      return (
+        !HELPER_DIR.test(path) &&
+        (JS_TEST_NAME.test(base) || (/(^|\/)__tests__\//.test(path) && JS.test(base)))
+      );
+    case "mocha":
+      return (
+        !HELPER_DIR.test(path) &&
+        /\.[cm]?js$/.test(base) &&
+        (JS_TEST_NAME.test(base) || /(^|\/)tests?\//.test(path))
+      );
+  }
+}
+
+/** The framework of a fix's hidden tests, from their names and the repository's package.json. */
+export function detectFramework(hidden: readonly string[], packageJson: string | null): Framework {
+  if (hidden.some((p) => p.endsWith("_test.go"))) return "go";
+  if (hidden.some((p) => p.endsWith(".py"))) return "pytest";
+  if (hidden.some((p) => JS.test(p))) {
+    const deps = packageDeps(packageJson);
+    for (const name of ["vitest", "jest", "mocha"] as const) if (name in deps) return name;
+    throw new OracleError(
+      "USAGE",
+      "the hidden tests are JavaScript, but package.json names no vitest, jest or mocha",
+      {
+        hint: "say which runner with --framework jest|mocha|vitest",
+      },
+    );
+  }
+  throw new OracleError("USAGE", `cannot tell the test runner from the hidden tests (${hidden.join(", ")})`, {
+    hint: `say which with --framework ${FRAMEWORKS.join("|")}`,
+  });
+}
+
+/** dependencies + devDependencies of a package.json text (empty when there is none). */
+export function packageDeps(packageJson: string | null): Record<string, string> {
+  if (!packageJson) return {};
+  try {
+    const parsed = JSON.parse(packageJson) as Record<string, unknown>;
+    const pick = (key: string) =>
+      parsed[key] && typeof parsed[key] === "object" ? (parsed[key] as Record<string, string>) : {};
+    return { ...pick("dependencies"), ...pick("devDependencies") };
+  } catch {
+    return {};
+  }
+}
+
+/** A word the shell passes through unchanged. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_./@%+=:,-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** The folders (`./pkg`) of Go test files, sorted. */
+function goPackages(files: readonly string[]): string[] {
+  const dirs = new Set(files.map((f) => posix.dirname(f)));
+  return [...dirs].sort().map((d) => (d === "." ? "." : `./${d}`));
+}
+
+/** One suite's command for `framework`, running exactly `files` (test files, as in the checkout). */
+export function suiteCommand(
+  framework: Framework,
+  files: readonly string[],
+  remove: readonly string[] = [],
+): string {
+  const args = (list: readonly string[]) => list.map(shellQuote).join(" ");
+  const node = "ln -sfn /opt/deps/node_modules node_modules && ";
+  const rm = remove.length > 0 ? `rm -f -- ${args(remove)} && ` : "";
+  switch (framework) {
+    case "pytest":
+    case "unittest":
+      // unittest-style files run under pytest too: it collects TestCase classes, writes JUnit, and
+      // gets the oracle's sentinels (python -m unittest gets none).
+      return `${rm}python3 -m pytest -p no:cacheprovider -q --junitxml="$ORACLE_JUNIT" ${args(files)}`;
+    case "go":
+      return `${rm}gotestsum --format standard-verbose --junitfile "$ORACLE_JUNIT" -- -count=1 ${args(goPackages(files))}`;
+    case "jest":
+      // jest's positional arguments are regular expressions over paths.
+      return `${node}${rm}JEST_JUNIT_OUTPUT_FILE="$ORACLE_JUNIT" node_modules/.bin/jest --ci --watchman=false --reporters=default --reporters=jest-junit ${args(files.map((f) => `${escapeRegex(f)}$`))}`;
+    case "mocha":
+      return `${node}${rm}node_modules/.bin/mocha --reporter mocha-junit-reporter --reporter-option mochaFile="$ORACLE_JUNIT" ${args(files)}`;
+    case "vitest":
+      return `${node}${rm}node_modules/.bin/vitest run --no-cache --reporter=default --reporter=junit --outputFile.junit="$ORACLE_JUNIT" ${args(files)}`;
+  }
+}
+
+/** task.json's `framework` for a template (unittest-style files run under pytest). */
+export function taskFramework(framework: Framework): "pytest" | "jest" | "mocha" | "vitest" | "go" {
+  return framework === "unittest" ? "pytest" : framework;
+}
+
+/** Files besides the test sources that the existing suite depends on and the diff may not change. */
+export function configGlobs(framework: Framework): string[] {
+  switch (framework) {
+    case "pytest":
+    case "unittest":
+      return ["**/conftest.py", "pyproject.toml", "pytest.ini", "setup.cfg", "tox.ini"];
+    case "go":
+      return ["go.mod", "go.sum", "**/testdata/**"];
+    case "jest":
+      return ["jest.config.*", "package.json", "package-lock.json"];
+    case "mocha":
+      return [".mocharc*", "package.json", "package-lock.json"];
+    case "vitest":
+      return ["vitest.config.*", "vite.config.*", "vitest.workspace.*", "package.json", "package-lock.json"];
+  }
+}
+
+/** The environment a framework's suites run with. */
+export function suiteEnv(framework: Framework, hasVendor: boolean): Record<string, string> {
+  if (framework === "pytest" || framework === "unittest") return { PYTHONDONTWRITEBYTECODE: "1" };
+  if (framework === "go")
+    return { GOPROXY: "off", GOFLAGS: hasVendor ? "-mod=vendor" : "-mod=readonly", CGO_ENABLED: "0" };
+  return {};
+}

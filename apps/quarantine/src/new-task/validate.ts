@@ -1,0 +1,98 @@
+import { spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
+import { OracleError } from "@oracle/spec";
+import { dockerEngine } from "../engine.js";
+import { closeLogger, createSweepLogger } from "../logger.js";
+import { plainProgress } from "../progress.js";
+import { sweep, sweepPaths, sweepStamp } from "../sweep.js";
+import type { SweepReport, TaskReport } from "../types.js";
+
+/** `pnpm build-images --only <names>` for the root: builds what is missing or out of date, skips the rest. */
+export async function buildImages(
+  root: string,
+  names: readonly string[],
+  signal: AbortSignal,
+): Promise<void> {
+  const require = createRequire(import.meta.url);
+  const bin = join(
+    dirname(require.resolve("@oracle/image-builder/package.json")),
+    "bin",
+    "oracle-build-images.js",
+  );
+  const env = { ...process.env };
+  const hostCa = "/etc/ssl/certs/ca-certificates.crt";
+  if (!env.ORACLE_BUILD_CA_FILE) env.ORACLE_BUILD_CA_FILE = hostCa;
+  const code = await new Promise<number | null>((done, fail) => {
+    const child = spawn(
+      process.execPath,
+      [bin, "--root", resolve(root), "--only", [...new Set(names)].join(",")],
+      {
+        env,
+        stdio: ["ignore", process.stderr, process.stderr],
+        signal,
+      },
+    );
+    child.on("error", fail);
+    child.on("exit", (c) => done(c));
+  });
+  if (code !== 0)
+    throw new OracleError("BUILD_FAILED", `building the image (${names.join(", ")}) failed (exit ${code})`, {
+      hint: "read the build log named above (logs/build/); fix the image folder and run new-task again with --force",
+    });
+}
+
+/** Runs the sweep's checks on the new tasks: baseline and gold, `repeat` times; records the expected tests. */
+export async function validateTasks(
+  root: string,
+  ids: readonly string[],
+  repeat: number,
+  signal: AbortSignal,
+): Promise<SweepReport> {
+  const local = await import("@oracle/grader/grade");
+  const Docker = local.loadDockerode();
+  const docker = new Docker();
+  const runId = `${sweepStamp(new Date())}-new-task`;
+  const logger = createSweepLogger(sweepPaths(root, runId).sweepLog);
+  const progress = plainProgress((line) => process.stderr.write(`${line}\n`));
+  try {
+    return await sweep({
+      root,
+      runId,
+      tasks: [...ids],
+      repeat,
+      grade: local.grade,
+      logger,
+      docker,
+      engine: dockerEngine(docker),
+      signal,
+      progress,
+    });
+  } finally {
+    progress.stop();
+    await closeLogger(logger);
+  }
+}
+
+/** What a task's author reads: healthy with what was recorded, or each flag with what fixes it. */
+export function describeTask(task: TaskReport): string {
+  const lines: string[] = [];
+  const runs = task.runs.length;
+  if (task.status === "healthy") {
+    lines.push(
+      `tasks/${task.id}: healthy (${runs} runs: the baseline FAILs on its hidden tests, gold.diff PASSes)`,
+    );
+  } else if (task.status === "infra-error") {
+    lines.push(`tasks/${task.id}: not judged: the engine failed (${task.infra.messages.join("; ")})`);
+  } else {
+    lines.push(`tasks/${task.id}: NOT healthy (quarantined in tasks/quarantine.json):`);
+    for (const reason of task.reasons) {
+      lines.push(`  ${reason.flag}: ${reason.message}`);
+      for (const e of reason.evidence.slice(0, 5)) lines.push(`    ${e}`);
+      if (reason.hint) lines.push(`    fix: ${reason.hint}`);
+    }
+  }
+  lines.push(`  expected tests: ${task.expected}`);
+  if (task.unprotected) lines.push("  unprotected: a run had no sentinel (see README, Sentinels)");
+  return lines.join("\n");
+}
