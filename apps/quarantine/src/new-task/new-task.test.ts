@@ -1,0 +1,177 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseNewTaskArgs } from "./args.js";
+import { missingDeps } from "./image.js";
+import { diffPolicy, planSuites, taskIdFrom } from "./make.js";
+import { isTestPath, splitFix } from "./split.js";
+import { readDataset } from "./swebench.js";
+import { detectFramework, runsAsTest, shellQuote, suiteCommand } from "./templates.js";
+
+describe("splitFix", () => {
+  it("splits by path as SWE-bench does; deleted tests apart; --tests replaces the rule", () => {
+    const files = [
+      { status: "M" as const, path: "src/a.py" },
+      { status: "M" as const, path: "tests/test_a.py" },
+      { status: "A" as const, path: "pkg/b_test.go" },
+      { status: "D" as const, path: "test/old.test.js" },
+      { status: "M" as const, path: "lib/__tests__/x.js" },
+      { status: "M" as const, path: "docs/testing.md" },
+    ];
+    expect(splitFix(files)).toEqual({
+      hidden: ["tests/test_a.py", "pkg/b_test.go", "lib/__tests__/x.js"],
+      deletedTests: ["test/old.test.js"],
+      code: ["src/a.py", "docs/testing.md"],
+    });
+    expect(splitFix(files, ["src/**"]).hidden).toEqual(["src/a.py"]);
+    expect(isTestPath("src/contest.py")).toBe(false);
+    expect(isTestPath("pkg/testdata/in.txt")).toBe(true);
+  });
+});
+
+describe("templates", () => {
+  it("tells the runner from the hidden files and package.json, or asks for --framework", () => {
+    expect(detectFramework(["x_test.go"], null)).toBe("go");
+    expect(detectFramework(["tests/test_x.py"], null)).toBe("pytest");
+    expect(detectFramework(["test/a.test.js"], JSON.stringify({ devDependencies: { jest: "30" } }))).toBe(
+      "jest",
+    );
+    expect(detectFramework(["test/a.js"], JSON.stringify({ devDependencies: { mocha: "10" } }))).toBe(
+      "mocha",
+    );
+    expect(() => detectFramework(["test/a.js"], "{}")).toThrow(/names no vitest, jest or mocha/);
+    expect(() => detectFramework(["test/data.txt"], null)).toThrow(/cannot tell/);
+  });
+
+  it("knows which files each runner runs as tests", () => {
+    expect(runsAsTest("pytest", "tests/helpers.py")).toBe(false);
+    expect(runsAsTest("pytest", "tests/test_x.py")).toBe(true);
+    expect(runsAsTest("mocha", "test/fixtures/a.js")).toBe(false);
+    expect(runsAsTest("mocha", "test/a.js")).toBe(true);
+    expect(runsAsTest("jest", "src/__tests__/a.ts")).toBe(true);
+    expect(runsAsTest("go", "pkg/testdata/x_test.go")).toBe(false);
+  });
+
+  it("quotes for the shell and writes jest's paths as regular expressions", () => {
+    expect(shellQuote("tests/test_x.py")).toBe("tests/test_x.py");
+    expect(shellQuote("it's")).toBe(`'it'\\''s'`);
+    expect(suiteCommand("jest", ["test/a.test.js"])).toMatch(/ 'test\/a\\.test\\.js\$'$/);
+    expect(suiteCommand("go", ["a_test.go", "pkg/b_test.go"], ["a_test.go"])).toBe(
+      'rm -f -- a_test.go && gotestsum --format standard-verbose --junitfile "$ORACLE_JUNIT" -- -count=1 . ./pkg',
+    );
+  });
+});
+
+describe("planSuites", () => {
+  const baseFiles = [
+    "src/a.py",
+    "tests/test_a.py",
+    "tests/test_b.py",
+    "tests/helpers.py",
+    "vendor/x/test_v.py",
+  ];
+  it("runs the hidden files by name and the other base test files in the existing suite", () => {
+    const plan = planSuites({
+      framework: "pytest",
+      baseFiles,
+      hidden: ["tests/test_a.py", "tests/data.json"],
+    });
+    expect(plan.hidden.command).toMatch(/ tests\/test_a\.py$/);
+    expect(plan.existing.command).toMatch(/ tests\/test_b\.py$/);
+    expect(plan.existing.files).toContain("tests/test_b.py");
+    expect(plan.existing.files).not.toContain("tests/test_a.py");
+  });
+  it("refuses a fix without runnable hidden tests, or a base without other tests", () => {
+    expect(() => planSuites({ framework: "pytest", baseFiles, hidden: ["tests/data.json"] })).toThrow(
+      /runs as a test/,
+    );
+    expect(() =>
+      planSuites({
+        framework: "pytest",
+        baseFiles,
+        hidden: ["tests/test_a.py"],
+        deletedTests: ["tests/test_b.py"],
+      }),
+    ).toThrow(/existing suite would run nothing/);
+  });
+  it("keeps to SWE-bench's PASS_TO_PASS files when given", () => {
+    const plan = planSuites({
+      framework: "pytest",
+      baseFiles: [...baseFiles, "tests/test_c.py"],
+      hidden: ["tests/test_a.py"],
+      existingOnly: ["tests/test_c.py"],
+    });
+    expect(plan.existing.command).toMatch(/ tests\/test_c\.py$/);
+  });
+  it("denies hidden paths the default policy does not already cover", () => {
+    expect(diffPolicy(["tests/test_a.py", "checks/regress.py"]).deny).toEqual(["checks/regress.py"]);
+    expect(taskIdFrom("my repo!-abc1234")).toBe("my-repo--abc1234");
+    expect(taskIdFrom("../x")).toBe("x");
+  });
+});
+
+describe("missingDeps", () => {
+  it("lists the repository's dependencies the image lacks, runners and @types aside", () => {
+    const repo = JSON.stringify({
+      dependencies: { lodash: "4" },
+      devDependencies: { mocha: "10", "@types/node": "20" },
+    });
+    expect(missingDeps(repo, JSON.stringify({ devDependencies: { mocha: "10.8.2" } }))).toEqual(["lodash"]);
+    expect(missingDeps(repo, JSON.stringify({ devDependencies: { lodash: "4.17.21" } }))).toEqual([]);
+  });
+});
+
+describe("readDataset", () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "oracle-swebench-unit-"));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+  const row = {
+    instance_id: "a__b-1",
+    repo: "a/b",
+    base_commit: "a".repeat(40),
+    patch: "diff",
+    test_patch: "diff",
+    FAIL_TO_PASS: '["t.py::x"]',
+    PASS_TO_PASS: [],
+  };
+  it("reads rows, decoding JSON-encoded id lists", async () => {
+    const file = join(dir, "ok.jsonl");
+    await writeFile(file, `${JSON.stringify(row)}\n\n`);
+    const rows = await readDataset(file);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.row.FAIL_TO_PASS).toEqual(["t.py::x"]);
+  });
+  it("names every bad row as file:LINE: field", async () => {
+    const file = join(dir, "bad.jsonl");
+    const { patch: _patch, ...noPatch } = row;
+    await writeFile(
+      file,
+      [JSON.stringify(row), "{not json", JSON.stringify(noPatch), JSON.stringify(row)].join("\n"),
+    );
+    const error = await readDataset(file).catch((e: Error) => e);
+    expect(String(error)).toContain(`${file}:2: not a JSON object`);
+    expect(String(error)).toContain(`${file}:3: patch:`);
+    expect(String(error)).toContain(`${file}:4: instance_id: 'a__b-1' is also on line 1`);
+  });
+});
+
+describe("parseNewTaskArgs", () => {
+  it("takes one way of making tasks, with its flags", () => {
+    const parsed = parseNewTaskArgs(["--repo", "r", "--fix", "HEAD", "--tests", "t/**", "--no-validate"]);
+    expect(parsed).toMatchObject({
+      help: false,
+      options: { repo: "r", fix: "HEAD", tests: ["t/**"], validate: false, repeat: 2 },
+    });
+    expect(() => parseNewTaskArgs(["--swebench", "d.jsonl"])).toThrow(/--repos DIR is missing/);
+    expect(() => parseNewTaskArgs(["--swebench", "d", "--repos", "r", "--id", "x"])).toThrow(/instance_id/);
+    expect(() => parseNewTaskArgs(["--repo", "r", "--fix", "x", "--repeat", "0"])).toThrow(
+      /--repeat: must be at least 1/,
+    );
+    expect(() => parseNewTaskArgs(["stray"])).toThrow();
+  });
+});
