@@ -1,19 +1,23 @@
 import { appendFile, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { HealthFileSchema, readRegistryFile } from "@oracle/spec";
-import { binPath, makeTempRoot, requireDocker, run } from "@oracle/test-utils";
+import { binPath, makeTempRoot, repoRoot, requireDocker, run } from "@oracle/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const CA = "/etc/ssl/certs/ca-certificates.crt";
 type Temp = { root: string; cleanup: () => Promise<void> };
 
-/** A temporary root with copies of `tasks` and of every image, the `images` built (layer cache: seconds). */
+/** A temporary root with copies of `tasks` and `images`, the images built (layer cache: seconds). */
 async function builtRoot(tasks: string[], images: string[]): Promise<Temp> {
   await requireDocker();
-  const temp = await makeTempRoot({
-    images: "images",
-    ...Object.fromEntries(tasks.map((id) => [`tasks/${id}`, `tasks/${id}`])),
-  });
+  const temp = await makeTempRoot(
+    Object.fromEntries(
+      [...tasks.map((id) => `tasks/${id}`), ...images.map((name) => `images/${name}`)].map((path) => [
+        path,
+        path,
+      ]),
+    ),
+  );
   const build = await buildImages(temp.root, "--only", images.join(","));
   if (build.code !== 0) throw new Error(`oracle-build-images failed:\n${build.stderr}`);
   return temp;
@@ -146,5 +150,15 @@ describe("a rebuilt image against the real engine", () => {
     expect(after.tasks["calc-node"]?.imageDigest).toBe(recorded);
     expect(after.tasks["freebusy-py"]).toEqual(judged.tasks["freebusy-py"]);
     expect(await sweepChanged(root)).toEqual([]);
+
+    // The nightly job on a root where everything is current: nothing built, nothing swept.
+    const nightly = await run("bash", [join(repoRoot, "scripts", "nightly.sh"), "--root", root], {
+      env: { NIGHTLY_WEEKDAY: "3", NIGHTLY_REPEAT: "1", ORACLE_BUILD_CA_FILE: CA },
+      timeoutMs: 300_000,
+    });
+    expect(nightly.code, nightly.stderr).toBe(0);
+    expect(nightly.stderr).toContain("2 images: 0 built, 2 up to date, 0 failed");
+    expect(nightly.stderr).toContain("sweep: 0 tasks, 0 runs");
+    expect(nightly.stderr).not.toContain("new digest");
   });
 });
