@@ -11,10 +11,11 @@ let bins: string;
 
 beforeAll(async () => {
   bins = await mkdtemp(join(tmpdir(), "oracle-nightly-"));
-  for (const [name, code] of [
+  const stubs: Array<[string, string]> = [
     ["oracle-build-images", "FAKE_BUILD_EXIT"],
     ["oracle-quarantine-sweep", "FAKE_SWEEP_EXIT"],
-  ]) {
+  ];
+  for (const [name, code] of stubs) {
     const file = join(bins, name);
     await writeFile(file, `#!/bin/sh\necho "${name} $*" >> "$FAKE_CALLS"\nexit "\${${code}:-0}"\n`);
     await chmod(file, 0o755);
