@@ -129,6 +129,7 @@ describe("a rebuilt image against the real engine", () => {
         previousDigest: judged.tasks["calc-node"]!.imageDigest,
         digest: recorded,
         staleTasks: ["calc-node"],
+        neverValidated: [],
       },
     ]);
     expect(recorded).not.toBe(judged.tasks["calc-node"]!.imageDigest);

@@ -117,24 +117,52 @@ describe("buildImages (fake engine)", () => {
     await task("c-text", JSON.stringify({ id: "c-text", image: "text-demo" }));
     await task("d-broken", "{ not json");
     const first = await buildImages({ root, engine });
-    expect(first.newDigests.map((d) => [d.image, d.previousDigest, d.staleTasks])).toEqual([
-      ["npm-demo", null, ["a-npm", "b-npm"]],
-      ["text-demo", null, ["c-text"]],
+    expect(first.newDigests.map((d) => [d.image, d.previousDigest, d.staleTasks, d.neverValidated])).toEqual([
+      ["npm-demo", null, [], ["a-npm", "b-npm"]],
+      ["text-demo", null, [], ["c-text"]],
     ]);
+    expect(describeNewDigest(first.newDigests[1]!)).toBe(
+      "new digest for text-demo: tasks never validated: c-text (validate them with: pnpm quarantine-sweep --changed)",
+    );
     expect((await buildImages({ root, engine })).newDigests).toEqual([]);
 
+    // A sweep judged a-npm and c-text on today's digests; b-npm never.
     const before = (await readRegistryFile(root)).images["npm-demo"]!.digest;
+    const record = (image: string, imageDigest: string) => ({
+      taskHash: "0".repeat(64),
+      image,
+      imageDigest,
+      graderVersion: "1",
+      checkedAt: new Date().toISOString(),
+      outcome: "healthy",
+    });
+    await writeFile(
+      join(root, "tasks", "health.json"),
+      JSON.stringify({
+        version: 1,
+        tasks: {
+          "a-npm": record("npm-demo", before),
+          "c-text": record("text-demo", (await readRegistryFile(root)).images["text-demo"]!.digest),
+        },
+      }),
+    );
     await writeFile(join(root, "images", "npm-demo", "extra.txt"), "new file\n");
     const second = await buildImages({ root, engine });
     const after = (await readRegistryFile(root)).images["npm-demo"]!.digest;
     expect(second.newDigests).toEqual([
-      { image: "npm-demo", previousDigest: before, digest: after, staleTasks: ["a-npm", "b-npm"] },
+      {
+        image: "npm-demo",
+        previousDigest: before,
+        digest: after,
+        staleTasks: ["a-npm"],
+        neverValidated: ["b-npm"],
+      },
     ]);
     expect(describeNewDigest(second.newDigests[0]!)).toBe(
-      "new digest for npm-demo: tasks now stale: a-npm, b-npm (validate them with: pnpm quarantine-sweep --changed)",
+      "new digest for npm-demo: tasks now stale: a-npm; tasks never validated: b-npm (validate them with: pnpm quarantine-sweep --changed)",
     );
-    expect(describeNewDigest({ ...second.newDigests[0]!, staleTasks: [] })).toBe(
-      "new digest for npm-demo: no task uses it",
+    expect(describeNewDigest({ ...second.newDigests[0]!, staleTasks: [], neverValidated: [] })).toBe(
+      "new digest for npm-demo: no task turns stale",
     );
   });
 

@@ -12,7 +12,7 @@ Builds each images/<name>/ whose fingerprint (build context, lockfiles by their 
 differs from its record in images/registry.json, or whose recorded image is gone; pushes it and
 records the pinned reference (<repo>@sha256:...). Unchanged images are skipped.
 For each image whose recorded digest changed, names the tasks on it (tasks/*/task.json under the
-root), whose health no longer holds:
+root): those a sweep judged on another digest (tasks/health.json) are now stale, as are never-judged ones:
   new digest for node-mocha: tasks now stale: calc-node (validate them with: pnpm quarantine-sweep --changed)
 
 Options:
@@ -25,7 +25,8 @@ Options:
   --ca-file FILE         CA bundle offered to builds as oracle-build-ca.pem (env ORACLE_BUILD_CA_FILE)
   --build-timeout SECS   limit per image build and push (default ${DEFAULT_BUILD_TIMEOUT_MS / 1000})
   --json                 print a JSON summary on stdout (one line per pass with --watch); its
-                         newDigests lists { image, previousDigest, digest, staleTasks }
+                         newDigests lists { image, previousDigest, digest, staleTasks,
+                         neverValidated }
   -h, --help             show this help
 
 Exit codes: 0 every image built or up to date, 1 a build failed (others still built), 2 usage error.
