@@ -1,7 +1,8 @@
+import { spawn } from "node:child_process";
 import { appendFile, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { HealthFileSchema, readRegistryFile } from "@oracle/spec";
-import { binPath, makeTempRoot, repoRoot, requireDocker, run } from "@oracle/test-utils";
+import { binPath, makeTempRoot, repoRoot, requireDocker, run, waitFor } from "@oracle/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const CA = "/etc/ssl/certs/ca-certificates.crt";
@@ -79,6 +80,9 @@ describe("task health against the real engine", () => {
   });
 });
 
+const MOCHA_ENTRY = '    "node_modules/mocha": {\n      "version": "10.8.2",\n';
+const MOCHA_RESOLVED = '      "resolved": "https://registry.npmjs.org/mocha/-/mocha-10.8.2.tgz",\n';
+
 describe("a rebuilt image against the real engine", () => {
   // Two tasks on two images; only node-mocha's lockfile changes. The change gives mocha its
   // `resolved` URL: a real lockfile change (npm ci fetches again, the installed tree's hidden
@@ -97,7 +101,7 @@ describe("a rebuilt image against the real engine", () => {
     const judged = await healthFile(root);
 
     const lockfile = join(root, "images", "node-mocha", "package-lock.json");
-    const entry = '    "node_modules/mocha": {\n      "version": "10.8.2",\n';
+    const entry = MOCHA_ENTRY;
     const text = await readFile(lockfile, "utf8");
     expect(text).toContain(entry);
     await writeFile(
@@ -161,5 +165,66 @@ describe("a rebuilt image against the real engine", () => {
     expect(nightly.stderr).toContain("2 images: 0 built, 2 up to date, 0 failed");
     expect(nightly.stderr).toContain("sweep: 0 tasks, 0 runs");
     expect(nightly.stderr).not.toContain("new digest");
+  });
+
+  it("--watch sweeps a task again when its image's recorded digest or its folder changes, and stops on SIGINT", async () => {
+    // Everything is current here (the test above ends so); node-mocha's lockfile has mocha's `resolved`.
+    const { root } = temp;
+    const child = spawn(binPath("oracle-quarantine-sweep"), ["--root", root, "--watch", "--json"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+      child.on("exit", (code, signal) => resolve({ code, signal })),
+    );
+    const passes = () =>
+      stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => (JSON.parse(line) as { tasks: Array<{ id: string }> }).tasks.map((t) => t.id));
+    const passCount = (n: number, what: string) =>
+      waitFor(
+        () => {
+          if (child.exitCode !== null) throw new Error(`the watcher exited ${child.exitCode}:\n${stderr}`);
+          return passes().length >= n;
+        },
+        { what, timeoutMs: 120_000, detail: () => `stderr so far:\n${stderr}` },
+      );
+    try {
+      await passCount(1, "the first pass");
+      expect(stderr).toContain("watching tasks/ and images/registry.json for changes");
+      expect(passes()).toEqual([[]]);
+
+      // Back to the lockfile calc-node was first judged on: rebuilt (layer cache), a new recorded digest.
+      const lockfile = join(root, "images", "node-mocha", "package-lock.json");
+      await writeFile(lockfile, (await readFile(lockfile, "utf8")).replace(MOCHA_RESOLVED, ""));
+      const build = await buildImages(root, "--only", "node-mocha");
+      expect(build.code, build.stderr).toBe(0);
+      expect(build.stderr).toContain("new digest for node-mocha: tasks now stale: calc-node");
+      await passCount(2, "a pass after registry.json changed");
+      expect(passes()[1]).toEqual(["calc-node"]);
+      expect(stderr).toContain("changed: images/registry.json");
+
+      const hidden = join(root, "tasks", "freebusy-py", "hidden-tests", "tests", "regression");
+      await appendFile(join(hidden, "test_contained_meetings.py"), "# edited\n");
+      await passCount(3, "a pass after a hidden test changed");
+      expect(passes()[2]).toEqual(["freebusy-py"]);
+      expect(stderr).toContain("changed: tasks/freebusy-py");
+
+      child.kill("SIGINT");
+      expect(await exited, stderr).toEqual({ code: 0, signal: null });
+      expect(stderr).toContain("stopped watching");
+      expect(passes()).toHaveLength(3);
+      expect(await sweepChanged(root)).toEqual([]);
+    } finally {
+      child.kill("SIGKILL");
+    }
   });
 });
