@@ -9,6 +9,7 @@ describe("parseCliArgs", () => {
         root: ".",
         tasks: [],
         changed: false,
+        watch: false,
         repeat: 1,
         infraRetries: 2,
         json: false,
@@ -42,6 +43,7 @@ describe("parseCliArgs", () => {
         root: "/r",
         tasks: ["a-*", "b"],
         changed: true,
+        watch: false,
         concurrency: 4,
         repeat: 3,
         report: "out",
@@ -57,6 +59,12 @@ describe("parseCliArgs", () => {
       options: { queue: "redis://h:6379" },
     });
     expect(() => parseCliArgs(["--queue", "h:6379"])).toThrow(/--queue: must be a redis:\/\/ url/);
+  });
+
+  it("takes --watch, without --fail-on-new or --report", () => {
+    expect(parseCliArgs(["--watch", "--json"])).toMatchObject({ options: { watch: true, json: true } });
+    expect(() => parseCliArgs(["--watch", "--fail-on-new"])).toThrow(/--watch and --fail-on-new exclude/);
+    expect(() => parseCliArgs(["--watch", "--report", "r"])).toThrow(/one report per pass/);
   });
 
   it("answers --help and -h", () => {

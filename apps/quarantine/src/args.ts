@@ -16,6 +16,9 @@ Options:
                       only their entries in tasks/quarantine.json are updated
   --changed           sweep only the tasks that are not current: never judged, or whose task folder,
                       image digest or grader changed since tasks/health.json recorded them
+  --watch             keep running: a --changed sweep now, and another whenever a task folder or
+                      images/registry.json (an image's recorded digest) changes; one report per pass
+                      (stdout; one JSON line per pass with --json); Ctrl-C stops (exit 0)
   --concurrency N     grades running at once (default: the number of cores, ${availableParallelism()} here)
   --repeat K          run every check K times; differences are FLAKY / TESTS_HASH_UNSTABLE (default 1)
   --report DIR        where the reports go (default: <root>/logs/sweep/<utc>/)
@@ -40,6 +43,7 @@ const ArgvSchema = z.strictObject({
   root: z.string().min(1).default("."),
   tasks: z.array(z.string().min(1, "a glob may not be empty")).default([]),
   changed: z.boolean().default(false),
+  watch: z.boolean().default(false),
   concurrency: count(1, 64).optional(),
   repeat: count(1, 50).default(1),
   report: z.string().min(1).optional(),
@@ -72,6 +76,7 @@ function readArgv(argv: readonly string[]) {
         root: { type: "string" },
         tasks: { type: "string", multiple: true },
         changed: { type: "boolean" },
+        watch: { type: "boolean" },
         concurrency: { type: "string" },
         repeat: { type: "string" },
         report: { type: "string" },
@@ -95,6 +100,7 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
     root: values.root,
     tasks: [...(values.tasks ?? []), ...positionals],
     changed: values.changed,
+    watch: values.watch,
     concurrency: values.concurrency,
     repeat: values.repeat,
     report: values.report,
@@ -111,5 +117,9 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
         .join("\n"),
     );
   }
+  if (result.data.watch && result.data.failOnNew)
+    throw usageError("--watch and --fail-on-new exclude each other: a watch has no single outcome to fail");
+  if (result.data.watch && result.data.report)
+    throw usageError("--watch writes one report per pass (logs/sweep/<utc>/); drop --report");
   return { help: false, options: result.data };
 }

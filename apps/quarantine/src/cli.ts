@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { formatError, isOracleError } from "@oracle/spec";
+import type Docker from "dockerode";
 import { type CliOptions, parseCliArgs, USAGE } from "./args.js";
 import { dockerEngine, type SweepEngine } from "./engine.js";
 import { closeLogger, createSweepLogger } from "./logger.js";
@@ -52,7 +53,12 @@ function trapSignals(controller: AbortController): () => void {
   };
 }
 
-async function runSweep(options: CliOptions): Promise<number> {
+interface Runner {
+  grade: GradeFn;
+  docker: Docker;
+}
+
+async function loadRunner(options: CliOptions): Promise<Runner> {
   // Loaded here, not at the top, so that --help and usage errors work even without a built grader;
   // the queue client (BullMQ) only with --queue: @oracle/grader/grade starts in half the time.
   const local = await import("@oracle/grader/grade");
@@ -60,48 +66,93 @@ async function runSweep(options: CliOptions): Promise<number> {
     ? (await import("@oracle/grader")).queueGrade(options.queue)
     : local.grade;
   const Docker = local.loadDockerode();
+  return { grade, docker: new Docker() };
+}
+
+/** One sweep, interrupted by `signal`: its report, or the abort reason thrown once nothing runs. */
+async function sweepOnce(options: CliOptions, runner: Runner, signal: AbortSignal): Promise<SweepReport> {
   const root = resolve(options.root);
   const runId = sweepStamp(new Date());
   const logger = createSweepLogger(sweepPaths(root, runId).sweepLog);
-  const docker = new Docker();
-  const controller = new AbortController();
-  const untrap = trapSignals(controller);
   const progress = chooseProgress();
   try {
-    const report = await sweep({
+    return await sweep({
       root,
       runId,
       tasks: options.tasks,
-      changed: options.changed,
+      changed: options.changed || options.watch,
       repeat: options.repeat,
       infraRetries: options.infraRetries,
-      grade,
+      grade: runner.grade,
       logger,
-      docker,
+      docker: runner.docker,
       // With --queue the grades and their containers are on the workers' hosts, not here.
-      engine: options.queue ? queueOnlyEngine : dockerEngine(docker),
-      signal: controller.signal,
+      engine: options.queue ? queueOnlyEngine : dockerEngine(runner.docker),
+      signal,
       progress,
       ...(options.concurrency ? { concurrency: options.concurrency } : {}),
       ...(options.report ? { reportDir: resolve(options.report) } : {}),
     });
+  } finally {
     progress.stop();
+    await closeLogger(logger);
+  }
+}
+
+const INTERRUPTED_LINE =
+  "interrupted: no grade is left running; tasks/quarantine.json and the reports were not written\n";
+
+async function runSweep(options: CliOptions): Promise<number> {
+  const runner = await loadRunner(options);
+  const controller = new AbortController();
+  const untrap = trapSignals(controller);
+  try {
+    const report = await sweepOnce(options, runner, controller.signal);
     await write(process.stdout, options.json ? `${JSON.stringify(report, null, 2)}\n` : summary(report));
     return options.failOnNew && report.newlyQuarantined.length > 0 ? EXIT.NEW_QUARANTINE : EXIT.OK;
   } catch (error) {
-    progress.stop();
     if (controller.signal.aborted) {
-      await write(
-        process.stderr,
-        "interrupted: no grade is left running; tasks/quarantine.json and the reports were not written\n",
-      );
+      await write(process.stderr, INTERRUPTED_LINE);
       return EXIT.INTERRUPTED;
     }
     throw error;
   } finally {
     untrap();
-    await closeLogger(logger);
   }
+}
+
+/**
+ * --watch: a --changed sweep now and after each change of a task folder or images/registry.json, one
+ * report per pass; a pass that fails is reported and watching goes on. Ctrl-C interrupts the running
+ * pass (its grades stopped, nothing written) and stops: exit 0.
+ */
+async function runWatch(options: CliOptions): Promise<number> {
+  const runner = await loadRunner(options);
+  const controller = new AbortController();
+  const untrap = trapSignals(controller);
+  const { describeChanges, watchSweeps } = await import("./watch.js");
+  try {
+    await watchSweeps({
+      root: resolve(options.root),
+      signal: controller.signal,
+      onReady: () =>
+        process.stderr.write("watching tasks/ and images/registry.json for changes (Ctrl-C to stop)\n"),
+      onChange: (changes) => process.stderr.write(`changed: ${describeChanges(changes)}\n`),
+      pass: async () => {
+        try {
+          const report = await sweepOnce(options, runner, controller.signal);
+          await write(process.stdout, options.json ? `${JSON.stringify(report)}\n` : summary(report));
+        } catch (error) {
+          if (controller.signal.aborted) await write(process.stderr, INTERRUPTED_LINE);
+          else await write(process.stderr, `${formatError(error)}\n`);
+        }
+      },
+    });
+  } finally {
+    untrap();
+  }
+  await write(process.stderr, "stopped watching\n");
+  return EXIT.OK;
 }
 
 /** The command: argv in, exit code out. Only here are errors turned into exit codes. */
@@ -112,7 +163,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       await write(process.stdout, USAGE);
       return EXIT.OK;
     }
-    return await runSweep(parsed.options);
+    return await (parsed.options.watch ? runWatch(parsed.options) : runSweep(parsed.options));
   } catch (error) {
     await write(process.stderr, `${formatError(error)}\n`);
     const usage = isOracleError(error, "USAGE") || isOracleError(error, "FILE_INVALID");

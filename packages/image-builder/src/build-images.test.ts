@@ -1,10 +1,11 @@
-import { cp, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { OracleError, readRegistryFile } from "@oracle/spec";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildImages } from "./build-images.js";
 import type { BuildRequest, EngineClient, PushRequest } from "./docker.js";
+import { describeNewDigest } from "./stale-tasks.js";
 
 const fixtures = resolve(import.meta.dirname, "../../../test/fixtures/images");
 
@@ -104,6 +105,75 @@ describe("buildImages (fake engine)", () => {
     const summary = await buildImages({ root, engine });
     expect(summary.images[0]).toMatchObject({ status: "failed", error: { code: "LOCKFILE_OUT_OF_SYNC" } });
     expect(summary.images[1]?.status).toBe("built");
+  });
+
+  it("names the tasks on each image whose recorded digest changed, and none when nothing was rebuilt", async () => {
+    const task = async (id: string, json: string) => {
+      await mkdir(join(root, "tasks", id), { recursive: true });
+      await writeFile(join(root, "tasks", id, "task.json"), json);
+    };
+    await task("b-npm", JSON.stringify({ id: "b-npm", image: "npm-demo" }));
+    await task("a-npm", JSON.stringify({ id: "a-npm", image: "npm-demo" }));
+    await task("c-text", JSON.stringify({ id: "c-text", image: "text-demo" }));
+    await task("d-broken", "{ not json");
+    const first = await buildImages({ root, engine });
+    expect(first.newDigests.map((d) => [d.image, d.previousDigest, d.staleTasks, d.neverValidated])).toEqual([
+      ["npm-demo", null, [], ["a-npm", "b-npm"]],
+      ["text-demo", null, [], ["c-text"]],
+    ]);
+    expect(describeNewDigest(first.newDigests[1]!)).toBe(
+      "new digest for text-demo: tasks never validated: c-text (validate them with: pnpm quarantine-sweep --changed)",
+    );
+    expect((await buildImages({ root, engine })).newDigests).toEqual([]);
+
+    // A sweep judged a-npm and c-text on today's digests; b-npm never.
+    const before = (await readRegistryFile(root)).images["npm-demo"]!.digest;
+    const record = (image: string, imageDigest: string) => ({
+      taskHash: "0".repeat(64),
+      image,
+      imageDigest,
+      graderVersion: "1",
+      checkedAt: new Date().toISOString(),
+      outcome: "healthy",
+    });
+    await writeFile(
+      join(root, "tasks", "health.json"),
+      JSON.stringify({
+        version: 1,
+        tasks: {
+          "a-npm": record("npm-demo", before),
+          "c-text": record("text-demo", (await readRegistryFile(root)).images["text-demo"]!.digest),
+        },
+      }),
+    );
+    await writeFile(join(root, "images", "npm-demo", "extra.txt"), "new file\n");
+    const second = await buildImages({ root, engine });
+    const after = (await readRegistryFile(root)).images["npm-demo"]!.digest;
+    expect(second.newDigests).toEqual([
+      {
+        image: "npm-demo",
+        previousDigest: before,
+        digest: after,
+        staleTasks: ["a-npm"],
+        neverValidated: ["b-npm"],
+      },
+    ]);
+    expect(describeNewDigest(second.newDigests[0]!)).toBe(
+      "new digest for npm-demo: tasks now stale: a-npm; tasks never validated: b-npm (validate them with: pnpm quarantine-sweep --changed)",
+    );
+    expect(describeNewDigest({ ...second.newDigests[0]!, staleTasks: [], neverValidated: [] })).toBe(
+      "new digest for npm-demo: no task turns stale",
+    );
+  });
+
+  it("names no task for a failed build (the recorded digest stands)", async () => {
+    await mkdir(join(root, "tasks", "t"), { recursive: true });
+    await writeFile(join(root, "tasks", "t", "task.json"), JSON.stringify({ image: "text-demo" }));
+    await buildImages({ root, engine });
+    await writeFile(join(root, "images", "text-demo", "Dockerfile"), "FROM debian:bookworm-slim\nRUN FAIL\n");
+    const summary = await buildImages({ root, engine });
+    expect(summary.images.find((i) => i.name === "text-demo")?.status).toBe("failed");
+    expect(summary.newDigests).toEqual([]);
   });
 
   it("rejects an unknown --only name with USAGE before building", async () => {

@@ -11,6 +11,7 @@ import { fingerprintImage, type ImageFingerprint } from "./fingerprint.js";
 import { imagesDir, isValidImageName, listImageNames } from "./image-folders.js";
 import { LockfileCache } from "./lockfile-cache.js";
 import { lockRegistry, saveBuild } from "./registry-file.js";
+import { type NewDigest, newDigests } from "./stale-tasks.js";
 
 /** The local registry that set-up starts. */
 export const DEFAULT_REGISTRY = "127.0.0.1:5000";
@@ -68,6 +69,11 @@ export interface BuildSummary {
   registry: string | null;
   ok: boolean;
   images: ImageOutcome[];
+  /**
+   * The images whose recorded digest this run changed, each with the tasks on it (tasks/<id>/task.json
+   * names it): their health was measured on another image, `pnpm quarantine-sweep --changed` validates them.
+   */
+  newDigests: NewDigest[];
   durationMs: number;
 }
 
@@ -146,7 +152,15 @@ export async function buildImages(options: BuildImagesOptions): Promise<BuildSum
     const images: ImageOutcome[] = [];
     for (const item of decided) images.push(await actOn(run, item));
     const ok = images.every((image) => image.status !== "failed");
-    return { root: options.root, registry, ok, images, durationMs: Date.now() - started };
+    const changed = await newDigests(options.root, registryFile, run.registryFile);
+    return {
+      root: options.root,
+      registry,
+      ok,
+      images,
+      newDigests: changed,
+      durationMs: Date.now() - started,
+    };
   } finally {
     await release();
   }

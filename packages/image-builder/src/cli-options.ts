@@ -11,6 +11,9 @@ export const HELP = `Usage: oracle-build-images [options] [NAME...]
 Builds each images/<name>/ whose fingerprint (build context, lockfiles by their resolved content)
 differs from its record in images/registry.json, or whose recorded image is gone; pushes it and
 records the pinned reference (<repo>@sha256:...). Unchanged images are skipped.
+For each image whose recorded digest changed, names the tasks on it (tasks/*/task.json under the
+root): those a sweep judged on another digest (tasks/health.json) are now stale, as are never-judged ones:
+  new digest for node-mocha: tasks now stale: calc-node (validate them with: pnpm quarantine-sweep --changed)
 
 Options:
   --root DIR             folder holding images/ and tasks/ (default: nearest folder upwards with images/)
@@ -21,7 +24,9 @@ Options:
   --no-push              do not push; record the local image ID (sha256:...)
   --ca-file FILE         CA bundle offered to builds as oracle-build-ca.pem (env ORACLE_BUILD_CA_FILE)
   --build-timeout SECS   limit per image build and push (default ${DEFAULT_BUILD_TIMEOUT_MS / 1000})
-  --json                 print a JSON summary on stdout (one line per pass with --watch)
+  --json                 print a JSON summary on stdout (one line per pass with --watch); its
+                         newDigests lists { image, previousDigest, digest, staleTasks,
+                         neverValidated }
   -h, --help             show this help
 
 Exit codes: 0 every image built or up to date, 1 a build failed (others still built), 2 usage error.

@@ -3,6 +3,7 @@ import winston from "winston";
 import { type BuildSummary, buildImages } from "./build-images.js";
 import { type CliOptions, HELP, parseCliArgs } from "./cli-options.js";
 import { createProgressReporter, describeSummary } from "./progress.js";
+import { describeNewDigest } from "./stale-tasks.js";
 
 function createLogger(tty: boolean): winston.Logger {
   const level = process.env.ORACLE_LOG_LEVEL ?? "warn";
@@ -20,6 +21,7 @@ function createLogger(tty: boolean): winston.Logger {
 function printSummary(summary: BuildSummary, options: CliOptions): void {
   if (options.json) process.stdout.write(`${JSON.stringify(summary, null, options.watch ? undefined : 2)}\n`);
   process.stderr.write(`${describeSummary(summary)}\n`);
+  for (const changed of summary.newDigests) process.stderr.write(`${describeNewDigest(changed)}\n`);
 }
 
 async function runWatch(options: CliOptions, common: Parameters<typeof buildImages>[0]): Promise<number> {

@@ -17,5 +17,7 @@ export {
   normaliseLockfileText,
 } from "./lockfiles.js";
 export { lockRegistry, recordBuild } from "./registry-file.js";
+export type { NewDigest } from "./stale-tasks.js";
+export { describeNewDigest, imagesOfTasks, newDigests, VALIDATE_COMMAND } from "./stale-tasks.js";
 export type { WatchOptions } from "./watch.js";
 export { watchImages } from "./watch.js";
