@@ -188,7 +188,9 @@ export function jsSentinel(
   framework: SentinelFramework,
   options: { accepts?: (fullTitle: string) => boolean } = {},
 ): SentinelAppend | null {
-  const fn = /\bit\s*\(/.test(text) || !/\btest\s*\(/.test(text) ? "it" : "test";
+  // The test function the file itself calls (plainly or as `test.each`): an ESM vitest file imports only what it uses.
+  const uses = (name: string) => new RegExp(`(?:^|[^.\\w$])${name}\\s*[(.]`, "m").test(text);
+  const fn = uses("it") || !uses("test") ? "it" : "test";
   const assert = jsAssertStyle(text, framework);
   const titles = [...text.matchAll(JS_TITLE)].map((m) => m[2]!);
   const describe = /^describe\s*\(\s*(["'])((?:(?!\1)[^\\\n])+)\1/m.exec(text)?.[2];

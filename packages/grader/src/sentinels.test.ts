@@ -230,6 +230,21 @@ describe("planSentinels: jest and vitest", () => {
       /^\ntest\("x \d+", \(\) => \{\n {2}expect\(\d+ \+ \d+\)\.toBe\(\d+\);/,
     );
   });
+
+  it("a file written only with test.each / it.concurrent / test.for gets its pair, with the function it imports (attack-unprotected-jest-each)", () => {
+    const each = `const { slugify } = require("../src/slugify");\n\ndescribe("table", () => {\n  test.each([["a b", "a-b"]])("slugify(%j)", (input, want) => {\n    expect(slugify(input)).toBe(want);\n  });\n});\n`;
+    const jest = plan("npx jest test/each.test.js", { "test/each.test.js": each })!;
+    expect(jest.required).toEqual(["test/each.test.js"]);
+    expect(jest.appends[0]!.text).toMatch(/^\ndescribe\("table", \(\) => \{\n {2}test\("/);
+    const vitest = `import { expect, test } from "vitest";\nimport { merge } from "../src/ranges.js";\n\ntest.for([[1, 2]])("merges %s", ([a, b]) => {\n  expect(merge([[a, b]])).toEqual([[a, b]]);\n});\n`;
+    const v = plan("npx vitest run test/v.test.js", { "test/v.test.js": vitest })!;
+    expect(v.required).toEqual(["test/v.test.js"]);
+    expect(v.appends[0]!.text).toMatch(/^\ntest\("/);
+    const concurrent = 'it.concurrent("adds", async () => {});\n';
+    expect(plan("npx jest c.test.js", { "c.test.js": concurrent })!.appends[0]!.text).toMatch(/^\nit\("/);
+    // Only .only / .skip / .todo: nothing plain runs there, so neither would the oracle's pair.
+    expect(plan("npx jest s.test.js", { "s.test.js": 'it.skip("later", () => {});\n' })).toBeNull();
+  });
 });
 
 describe("checkSentinel", () => {

@@ -48,8 +48,15 @@ export function sentinelRunner(
 
 const isPython = (f: HiddenText) =>
   f.path.endsWith(".py") && /^[ \t]*(?:async[ \t]+)?def[ \t]+test/m.test(f.text);
-const isJs = (f: HiddenText) =>
-  /\.[cm]?[jt]sx?$/.test(f.path) && /(?:^|[^.\w])(?:it|test)\s*\(/m.test(f.text);
+/**
+ * A JS test file: one that calls `it`/`test`, plainly or through a modifier that still runs the test
+ * (`test.each`, `it.concurrent`, vitest's `test.for`/`test.extend`…). A file written only with such
+ * modifiers got no sentinel before, which left its suite unprotected. `.only`/`.skip`/`.todo` are not
+ * counted: a file of only those runs no plain test, so the oracle's own would not run either.
+ */
+export const JS_TEST_CALL =
+  /(?:^|[^.\w$])(?:it|test)\s*(?:\(|\.\s*(?:each|concurrent|failing|fails|for|sequential|extend|skipIf|runIf)\b)/m;
+const isJs = (f: HiddenText) => /\.[cm]?[jt]sx?$/.test(f.path) && JS_TEST_CALL.test(f.text);
 
 /**
  * Plans the sentinels of a run: the files the selection collects get them (required); when it
