@@ -24,6 +24,8 @@ describe("watchedChange", () => {
     expect(at("tasks/health.json")).toBeNull();
     expect(at("tasks/quarantine.json.1.ab.tmp")).toBeNull();
     expect(at("tasks/a/expected-tests.recorded.json")).toBeNull();
+    expect(at("tasks/a/expected-tests.recorded.json.123.0a1b2c3d.tmp")).toBeNull();
+    expect(at("tasks/a/expected-tests.recorded.json.bak")).toEqual({ kind: "task", id: "a" });
     expect(at("tasks/a/node_modules/x.js")).toBeNull();
     expect(at("tasks/.hidden", true)).toBeNull();
     expect(at("images/img/Dockerfile")).toBeNull();
