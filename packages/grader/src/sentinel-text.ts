@@ -1,4 +1,4 @@
-import { randomInt } from "node:crypto";
+import { createHash, randomInt } from "node:crypto";
 import type { SentinelFramework } from "./runner-command.js";
 
 /** One sentinel test: its name as the report shows it, and whether it must fail or pass. */
@@ -24,6 +24,19 @@ function numbers(): { a: number; b: number } {
 
 const pick = <T>(items: T[]): T | undefined => items[randomInt(0, Math.max(1, items.length))];
 
+/**
+ * One of `items`, the same for the same file text in every run. For what changes how correct code
+ * fares: the must-fail runs a test body a second time, and a body with a side effect another test
+ * sees (a registry, a file, a global) can fail a correct diff. Only bodies that look pure are copied
+ * (`looksPure`); for what that misses, the pick is by the file's content: picked at random, such a
+ * task FAILed a correct diff in some grades only, and the sweep's gold run could miss it
+ * (attack-sentinel-side-effect); picked so, the sweep's gold runs see what every grade sees. The body is in the file the tests read anyway, so knowing the pick reveals nothing.
+ */
+export function pickStable<T>(items: T[], text: string): T | undefined {
+  if (items.length === 0) return undefined;
+  return items[createHash("sha256").update(text).digest().readUInt32BE(0) % items.length];
+}
+
 /** Names of the file's own tests, for sentinel names that look like them. */
 function pythonTestNames(text: string): string[] {
   return [...text.matchAll(/^[ \t]*(?:async[ \t]+)?def[ \t]+(test[A-Za-z0-9_]*)[ \t]*\(/gm)].map(
@@ -32,8 +45,40 @@ function pythonTestNames(text: string): string[] {
 }
 
 /**
- * The bodies of the module-level tests that take no argument (no fixture), re-indented by 8 spaces,
- * so a must-fail can run one verbatim: the same calls of the code under test, the same asserts.
+ * Whether a test body (its lines at its own indent `indent`) looks free of side effects another test
+ * could see: each of its statements an `assert`, or an assignment to plain local names (`x = f(1)`,
+ * `a, b = ...`); nothing deeper than its indent but the continuation of those (no block, so no
+ * `with`, `for`, `if`). A bare call (`core.register("x")`), an assignment to an attribute or an item,
+ * `global`, `del`, an import or a block rules it out: the must-fail runs the body a second time, and a
+ * registry, a file or a global changed twice can fail a correct diff in a later test.
+ */
+export function looksPure(body: string[], indent: string): boolean {
+  const assignment = /^[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*\s*(?::[^=]*)?=(?!=)/;
+  // Brackets still open, or a trailing backslash: the next line continues the statement.
+  let open = 0;
+  let continued = false;
+  for (const line of body) {
+    // A `#` or a bracket inside a string miscounts; a count left open at the end rules the body out.
+    const code = line.replace(/#.*$/, "").trimEnd();
+    if (code.trim() === "") continue;
+    if (open === 0 && !continued) {
+      if (!code.startsWith(indent) || /^\s/.test(code.slice(indent.length))) return false;
+      const statement = code.slice(indent.length);
+      if (!/^assert\b/.test(statement) && !assignment.test(statement)) return false;
+    }
+    for (const ch of code) {
+      if ("([{".includes(ch)) open++;
+      else if (")]}".includes(ch)) open = Math.max(0, open - 1);
+    }
+    continued = code.endsWith("\\");
+  }
+  return open === 0 && !continued;
+}
+
+/**
+ * The bodies of the module-level tests that take no argument (no fixture) and look free of side
+ * effects (`looksPure`), re-indented by 8 spaces, so a must-fail can run one verbatim: the same calls
+ * of the code under test, the same asserts.
  */
 export function pythonPlainBodies(text: string): string[][] {
   const lines = text.split("\n");
@@ -48,6 +93,7 @@ export function pythonPlainBodies(text: string): string[][] {
     while (body.length > 0 && body.at(-1)!.trim() === "") body.pop();
     const indent = /^( +)\S/.exec(body.find((l) => l.trim() !== "") ?? "")?.[1];
     if (!indent || body.some((l) => l.trim() !== "" && (!l.startsWith(indent) || /^ *\t/.test(l)))) continue;
+    if (!looksPure(body, indent)) continue;
     bodies.push(body.map((l) => (l.trim() === "" ? "" : `        ${l.slice(indent.length)}`)));
   }
   return bodies;
@@ -104,7 +150,7 @@ export function pythonSentinel(
   const unit = className !== undefined && /\bTestCase\b/.test(text);
   const eq = (a: string, b: number) => (unit ? `self.assertEqual(${a}, ${b})` : `assert ${a} == ${b}`);
   const imported = pick(pythonImportedNames(text));
-  const body = className ? undefined : pick(pythonPlainBodies(text));
+  const body = className ? undefined : pickStable(pythonPlainBodies(text), text);
   const lines: string[] = [text.endsWith("\n") || text === "" ? "" : "\n"];
   const tests: SentinelTest[] = [];
   for (const [i, name] of names.entries()) {

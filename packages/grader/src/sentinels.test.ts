@@ -1,7 +1,7 @@
 import type { TestCase } from "@oracle/spec";
 import { describe, expect, it } from "vitest";
 import { findRunner } from "./runner-command.js";
-import { jsAssertStyle } from "./sentinel-text.js";
+import { jsAssertStyle, looksPure, pythonPlainBodies } from "./sentinel-text.js";
 import { checkSentinel, planSentinels, type Sentinel, sentinelRunner } from "./sentinels.js";
 import { judgeSuite } from "./suite-result.js";
 
@@ -135,6 +135,60 @@ describe("planSentinels: pytest", () => {
     );
     expect(append.text).not.toMatch(new RegExp(`def ${pass}\\(\\):\\n.*\\n {4}try:`));
     expect(append.text).not.toMatch(/minus\(2, 1\)/);
+  });
+
+  it("looksPure: asserts and assignments to local names only; a bare call, an attribute write, a block rule a body out", () => {
+    const pure = (lines: string[]) => looksPure(lines, "    ");
+    expect(pure(["    assert add(1, 2) == 3"])).toBe(true);
+    expect(
+      pure([
+        "    x, y = add(1, 2), add(",
+        "        3, 4)",
+        "    assert x == 3  # a comment (",
+        "",
+        "    assert y == 7",
+      ]),
+    ).toBe(true);
+    expect(pure(["    got: int = add(1, 2)", "    assert got == \\", "        3"])).toBe(true);
+    expect(pure(['    core.register("add")', "    assert core.add(2, 3) == 5"])).toBe(false);
+    expect(pure(["    core.STATE = 1", "    assert core.add(2, 3) == 5"])).toBe(false);
+    expect(pure(["    items[0] = 1"])).toBe(false);
+    expect(pure(["    global CACHE", "    assert CACHE"])).toBe(false);
+    expect(pure(['    with open("f", "w") as f:', '        f.write("x")'])).toBe(false);
+    expect(pure(["    for i in range(3):", "        assert add(i, 0) == i"])).toBe(false);
+    expect(pure(["    import os"])).toBe(false);
+    expect(pure(['    x = f("(")', "    assert x"])).toBe(false);
+    expect(pure(["    assert x == 1 or \\"])).toBe(false);
+  });
+
+  it("the must-fail never copies a body with a side effect (attack-sentinel-side-effect): a registering test is left out", () => {
+    const text = `from calc import core\n\n\ndef test_add_registers():\n    core.register("add")\n    assert core.add(2, 3) == 5\n\n\ndef test_add_zero():\n    assert core.add(0, 7) == 7\n`;
+    expect(pythonPlainBodies(text)).toEqual([["        assert core.add(0, 7) == 7"]]);
+    for (let i = 0; i < 8; i++) {
+      const append = plan("pytest t/test_x.py", { "t/test_x.py": text })!.appends[0]!.text;
+      expect(append).not.toContain("core.register");
+      expect(append).toMatch(/try:\n {8}assert core\.add\(0, 7\) == 7\n {4}finally:/);
+    }
+  });
+
+  it("the must-fail copies the same body in every run of the same file (attack-sentinel-side-effect), names and values still random", () => {
+    const bodies = Array.from(
+      { length: 8 },
+      (_, i) => `def test_${i}():\n    assert add(${i}, 1) == ${i + 1}\n`,
+    );
+    const text = `from calc.core import add\n\n\n${bodies.join("\n\n")}`;
+    const copied = (t: string) => /try:\n {8}(assert add\(\d, 1\))/.exec(t)?.[1];
+    const runs = Array.from({ length: 12 }, () => plan("pytest t/test_x.py", { "t/test_x.py": text })!);
+    expect(new Set(runs.map((r) => copied(r.appends[0]!.text))).size).toBe(1);
+    expect(copied(runs[0]!.appends[0]!.text)).toBeDefined();
+    expect(new Set(runs.map((r) => r.appends[0]!.text)).size).toBeGreaterThan(1);
+    // Another file text may pick another body.
+    const picks = new Set(
+      Array.from({ length: 16 }, (_, i) =>
+        copied(plan("pytest t/test_x.py", { "t/test_x.py": `${text}\n# ${i}\n` })!.appends[0]!.text),
+      ),
+    );
+    expect(picks.size).toBeGreaterThan(1);
   });
 });
 
