@@ -44,6 +44,44 @@ function gitBuffer(repo: string, args: string[], input?: string): Promise<Buffer
   });
 }
 
+/**
+ * The base commit's versions of the hidden test files (`paths`, relative to the repository's root),
+ * for the twins: a file absent at base is absent from the map. Larger files than a test module
+ * are left out, which the caller must treat as unknown.
+ */
+export async function baseHiddenTexts(
+  repo: string,
+  commit: string,
+  paths: readonly string[],
+): Promise<Map<string, string | null>> {
+  const texts = new Map<string, string | null>();
+  const wanted = paths.filter((p) => TEST_SOURCE.test(p) && !/[\n\r]/.test(p)).slice(0, MAX_FILES);
+  if (wanted.length === 0) return texts;
+  const out = await gitBuffer(
+    repo,
+    ["cat-file", "--batch"],
+    `${wanted.map((p) => `${commit}:${p}`).join("\n")}\n`,
+  );
+  let at = 0;
+  for (const path of wanted) {
+    const eol = out.indexOf(0x0a, at);
+    if (eol < 0) break;
+    const head = out.subarray(at, eol).toString("utf8");
+    const object = /^[0-9a-f]+ (\w+) (\d+)$/.exec(head);
+    if (!object) {
+      // `<name> missing`: new at the fix. Anything else is not known.
+      at = eol + 1;
+      if (!head.endsWith(" missing")) texts.set(path, null);
+      continue;
+    }
+    const size = Number(object[2]);
+    const isText = object[1] === "blob" && size <= MAX_TEST_FILE_BYTES;
+    texts.set(path, isText ? out.subarray(eol + 1, eol + 1 + size).toString("utf8") : null);
+    at = eol + 1 + size + 1;
+  }
+  return texts;
+}
+
 /** The text of the base commit's files that match the existing suite's globs and look like test sources. */
 export async function baseTestTexts(
   repo: string,

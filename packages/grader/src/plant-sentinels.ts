@@ -26,14 +26,15 @@ async function readHidden(dir: string, files: string[]): Promise<HiddenText[]> {
   return texts;
 }
 
-/** Appends to a regular file inside `root`, never through a link. */
-async function appendInside(root: string, path: string, text: string): Promise<void> {
+/** Appends to (or with `replace`, rewrites) a regular file inside `root`, never through a link. */
+async function writeInside(root: string, path: string, text: string, replace = false): Promise<void> {
   const realRoot = await realpath(root);
   const target = join(root, path);
   const parent = await realpath(dirname(target));
   if (parent !== realRoot && !parent.startsWith(`${realRoot}${sep}`))
     throw new Error(`hidden test file ${path} is not inside the hidden tests folder`);
-  const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW;
+  const flags =
+    constants.O_WRONLY | constants.O_NOFOLLOW | (replace ? constants.O_TRUNC : constants.O_APPEND);
   const info = await lstat(target);
   if (!info.isFile()) throw new Error(`hidden test file ${path} is not a regular file`);
   // The run folder's copy is the grader's own; a read-only hidden file gets its owner's write bit there.
@@ -50,7 +51,8 @@ async function appendInside(root: string, path: string, text: string): Promise<v
  * Plans the run's sentinels and appends them to the hidden suite's copy of the hidden test files
  * (its run folder, which the prep copies into the checkout), so that neither the checkout nor the
  * mount holds a version without them. Records why a run has none. `others` are the base commit's
- * test files (Go: names of the same package that the pair must not reuse).
+ * test files (Go: names of the same package that the pair must not reuse); `baseHidden` the base
+ * commit's versions of the hidden files, for the twins (null: not known, no twins).
  */
 export async function plantSentinels(
   loaded: LoadedTask,
@@ -59,10 +61,11 @@ export async function plantSentinels(
   log: RunLog,
   state: RunState,
   others: readonly HiddenText[] = [],
+  baseHidden: ReadonlyMap<string, string | null> | null = null,
 ): Promise<Sentinel | null> {
   const runner = sentinelRunner(loaded.task);
   const texts = runner ? await readHidden(runTests, hiddenFiles) : [];
-  const sentinel = planSentinels(runner, texts, others);
+  const sentinel = planSentinels(runner, texts, others, baseHidden);
   if (!sentinel) {
     const note = noSentinelNote(runner, texts);
     state.sentinel = {
@@ -76,11 +79,16 @@ export async function plantSentinels(
     log.warn(`unprotected run: no sentinel (${note})`);
     return null;
   }
-  for (const append of sentinel.appends) await appendInside(runTests, append.path, append.text);
+  for (const append of sentinel.appends)
+    if (append.rewrite !== undefined)
+      await writeInside(runTests, append.path, `${append.rewrite}${append.text}`, true);
+    else await writeInside(runTests, append.path, append.text);
+  const twins = sentinel.appends.reduce((n, a) => n + (a.twins?.length ?? 0), 0);
   log.event("sentinel", {
     framework: sentinel.framework,
     files: sentinel.appends.map((a) => a.path),
     required: sentinel.required,
+    twins,
     ...(sentinel.note ? { note: sentinel.note } : {}),
   });
   return sentinel;

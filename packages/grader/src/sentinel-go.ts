@@ -1,6 +1,7 @@
 import { randomInt } from "node:crypto";
 import { posix } from "node:path";
 import type { SentinelAppend, SentinelTest } from "./sentinel-text.js";
+import { goTwins } from "./sentinel-twins.js";
 
 /**
  * Go's sentinels: a must-fail / must-pass pair appended to one hidden `_test.go` file of each
@@ -151,6 +152,8 @@ export function planGo(
   cwd: string,
   texts: ReadonlyMap<string, string>,
   others: ReadonlyMap<string, string> = new Map(),
+  /** The hidden files at the base commit (absent: new; null: unknown), for the twins; null: no twins. */
+  baseHidden: ReadonlyMap<string, string | null> | null = null,
 ): GoPlan {
   if (call.failfast)
     return { appends: [], unprotected: "the hidden command stops at its first failure (-failfast)" };
@@ -187,7 +190,34 @@ export function planGo(
     else notes.push(`-run ${JSON.stringify(call.run)} selects no test named like those of ${target[0]}`);
   }
   if (selected.size === 0) notes.push("no hidden test package is selected by the command");
+  if (notes.length === 0 && baseHidden) addGoTwins(appends, files, selected, run, baseHidden, others);
   return { appends, ...(notes.length > 0 ? { unsure: notes.join("; ") } : {}) };
+}
+
+/** Twins (sentinel-twins.ts) in every hidden test file of the selected packages without a build constraint. */
+function addGoTwins(
+  appends: SentinelAppend[],
+  files: ReadonlyArray<[string, string]>,
+  selected: ReadonlySet<string>,
+  run: RegExp | null,
+  baseHidden: ReadonlyMap<string, string | null>,
+  others: ReadonlyMap<string, string>,
+): void {
+  for (const [path, text] of files) {
+    if (!selected.has(dirOf(path)) || CONSTRAINED.test(text) || CONSTRAINED.test(path)) continue;
+    const base = baseHidden.has(path) ? baseHidden.get(path)! : "";
+    if (base === null) continue;
+    const at = appends.findIndex((a) => a.path === path);
+    // The package's names (its other files, the pair's) are taken.
+    const taken = [
+      ...[...files, ...others].filter(([p]) => dirOf(p) === dirOf(path)).map(([, t]) => t),
+      ...appends.filter((a) => dirOf(a.path) === dirOf(path)).map((a) => a.text),
+    ].join("\n");
+    const twins = goTwins(text, { base, run, taken });
+    if (!twins) continue;
+    if (at >= 0) appends[at] = { ...appends[at]!, rewrite: twins.text, twins: twins.twins };
+    else appends.push({ path, text: "", tests: [], rewrite: twins.text, twins: twins.twins });
+  }
 }
 
 /** How a Go test file asserts a total: testify's require / assert when it imports them, else `t.Fatalf` or `t.Errorf`. */

@@ -16,6 +16,12 @@ export interface Selection {
   unsure?: string;
   /** Why no sentinel can be planted at all (a run that stops at its first failure). */
   unprotected?: string;
+  /**
+   * pytest: the covered files' tests may run under other names (twins, sentinel-twins.ts): nothing in
+   * the command names a single test (a node id, `--deselect`) or selects by marker or by last run
+   * (a `file::Class` selection twins only that class's methods).
+   */
+  renames?: boolean;
 }
 
 interface Parsed {
@@ -111,6 +117,12 @@ function pytestSelection(call: RunnerCall, texts: ReadonlyMap<string, string>): 
   }
   if (selection.covered.size === 0) notes.push("no hidden test file is selected by path");
   if (notes.length > 0) selection.unsure = notes.join("; ");
+  const byName = ["--deselect", "-m"].some((o) => p.values.has(o));
+  const byLastRun = ["--lf", "--last-failed", "--ff", "--failed-first", "--nf", "--new-first"].some((f) =>
+    p.flags.has(f),
+  );
+  // A `file::Class` selection still selects the class's methods whatever their names.
+  if (notes.length === 0 && !byName && !byLastRun) selection.renames = true;
   return selection;
 }
 

@@ -1,5 +1,6 @@
 import { createHash, randomInt } from "node:crypto";
 import type { SentinelFramework } from "./runner-command.js";
+import type { SentinelTwin } from "./sentinel-twins.js";
 
 /** One sentinel test: its name as the report shows it, and whether it must fail or pass. */
 export interface SentinelTest {
@@ -15,6 +16,10 @@ export interface SentinelAppend {
   tests: SentinelTest[];
   /** The pytest class the tests were added to (a `file::Class` selection), if any. */
   className?: string;
+  /** The file's text before the append, when the plan changes it (twins, sentinel-twins.ts). */
+  rewrite?: string;
+  /** The file's twinned tests. */
+  twins?: SentinelTwin[];
 }
 
 /** Random numbers for one must-fail / must-pass pair: the pass compares `a + b` with its sum. */
@@ -46,8 +51,8 @@ function pythonTestNames(text: string): string[] {
 
 /**
  * Whether a test body (its lines at its own indent `indent`) looks free of side effects another test
- * could see: each of its statements an `assert`, or an assignment to plain local names (`x = f(1)`,
- * `a, b = ...`); nothing deeper than its indent but the continuation of those (no block, so no
+ * could see: each of its statements an `assert` (or a unittest `self.assert…(…)`), an assignment to plain local names (`x = f(1)`,
+ * `a, b = ...`) or a one-line docstring; nothing deeper than its indent but the continuation of those (no block, so no
  * `with`, `for`, `if`). A bare call (`core.register("x")`), an assignment to an attribute or an item,
  * `global`, `del`, an import or a block rules it out: the must-fail runs the body a second time, and a
  * registry, a file or a global changed twice can fail a correct diff in a later test.
@@ -64,7 +69,9 @@ export function looksPure(body: string[], indent: string): boolean {
     if (open === 0 && !continued) {
       if (!code.startsWith(indent) || /^\s/.test(code.slice(indent.length))) return false;
       const statement = code.slice(indent.length);
-      if (!/^assert\b/.test(statement) && !assignment.test(statement)) return false;
+      const docstring = /^(?:"{3}.*"{3}|'{3}.*'{3}|"[^"\\]*"|'[^'\\]*')$/.test(statement);
+      const asserts = /^assert\b/.test(statement) || /^self\.assert[A-Z]\w*\(/.test(statement);
+      if (!asserts && !assignment.test(statement) && !docstring) return false;
     }
     for (const ch of code) {
       if ("([{".includes(ch)) open++;
@@ -76,27 +83,65 @@ export function looksPure(body: string[], indent: string): boolean {
 }
 
 /**
- * The bodies of the module-level tests that take no argument (no fixture) and look free of side
- * effects (`looksPure`), re-indented by 8 spaces, so a must-fail can run one verbatim: the same calls
- * of the code under test, the same asserts.
+ * A test that takes no fixture and has no decorator, as lines of its file: a module-level
+ * `def test_x():`, or a `def test_x(self):` of a top-level class.
  */
-export function pythonPlainBodies(text: string): string[][] {
+export interface PlainTest {
+  name: string;
+  /** The class it is a method of. */
+  className?: string;
+  /** Index of its `def` line. */
+  def: number;
+  /** Its body's lines (from the line after `def`, trailing blank lines left out), as written. */
+  body: string[];
+  /** The body's indent. */
+  indent: string;
+}
+
+const MODULE_TEST = /^def[ \t]+(test[A-Za-z0-9_]*)[ \t]*\(\s*\)\s*(?:->[^:]*)?:\s*(?:#.*)?$/;
+const METHOD_TEST = /^( +)def[ \t]+(test[A-Za-z0-9_]*)[ \t]*\(\s*self\s*\)\s*(?:->[^:]*)?:\s*(?:#.*)?$/;
+
+/** The module's plain tests (`PlainTest`) whose bodies look free of side effects (`looksPure`). */
+export function pythonPlainTests(text: string): PlainTest[] {
   const lines = text.split("\n");
-  const bodies: string[][] = [];
+  const tests: PlainTest[] = [];
+  let className: string | undefined;
+  let memberIndent: string | undefined;
   for (const [i, line] of lines.entries()) {
-    if (!/^def[ \t]+test[A-Za-z0-9_]*[ \t]*\(\s*\)\s*(?:->[^:]*)?:\s*(?:#.*)?$/.test(line)) continue;
+    if (line.trim() !== "" && !/^[ \t]/.test(line)) {
+      className = /^class[ \t]+([A-Za-z_]\w*)\b[^:]*:\s*(?:#.*)?$/.exec(line)?.[1];
+      memberIndent = undefined;
+    } else if (className && memberIndent === undefined && line.trim() !== "")
+      memberIndent = /^( +)/.exec(line)?.[1] ?? "";
+    const module = MODULE_TEST.exec(line);
+    const method = className ? METHOD_TEST.exec(line) : null;
+    const name = module?.[1] ?? (method && method[1] === memberIndent ? method[2] : undefined);
+    if (!name || (i > 0 && lines[i - 1]!.trimStart().startsWith("@"))) continue;
+    const defIndent = method?.[1] ?? "";
     const body: string[] = [];
     for (const next of lines.slice(i + 1)) {
-      if (next.trim() !== "" && !/^[ \t]/.test(next)) break;
+      if (next.trim() !== "" && !(next.startsWith(defIndent) && /^[ \t]/.test(next.slice(defIndent.length))))
+        break;
       body.push(next);
     }
     while (body.length > 0 && body.at(-1)!.trim() === "") body.pop();
     const indent = /^( +)\S/.exec(body.find((l) => l.trim() !== "") ?? "")?.[1];
-    if (!indent || body.some((l) => l.trim() !== "" && (!l.startsWith(indent) || /^ *\t/.test(l)))) continue;
+    if (!indent || indent.length <= defIndent.length) continue;
+    if (body.some((l) => l.trim() !== "" && (!l.startsWith(indent) || /^ *\t/.test(l)))) continue;
     if (!looksPure(body, indent)) continue;
-    bodies.push(body.map((l) => (l.trim() === "" ? "" : `        ${l.slice(indent.length)}`)));
+    tests.push({ name, ...(method ? { className } : {}), def: i, body, indent });
   }
-  return bodies;
+  return tests;
+}
+
+/**
+ * The bodies of the module-level plain tests (`pythonPlainTests`), re-indented by 8 spaces, so a
+ * must-fail can run one verbatim: the same calls of the code under test, the same asserts.
+ */
+export function pythonPlainBodies(text: string): string[][] {
+  return pythonPlainTests(text)
+    .filter((t) => t.className === undefined)
+    .map(({ body, indent }) => body.map((l) => (l.trim() === "" ? "" : `        ${l.slice(indent.length)}`)));
 }
 
 /** The names the module's top-level imports bind (`import a.b` binds `a`, `from x import y as z` binds `z`). */
@@ -128,15 +173,16 @@ export type NameFilter = (name: string) => boolean | null;
  * `finally`, asserts a wrong sum; plain `assert` (rewritten like the module's own), or `self.assertEqual` in a
  * unittest class. Named like the module's tests with a number, in random order. With `className`
  * they become methods of that class; with `accepts` (a `-k` expression) only names it provably
- * keeps are used, and null is returned when none is found.
+ * keeps are used, and null is returned when none is found; `taken` are names the run uses already.
  */
 export function pythonSentinel(
   path: string,
   text: string,
-  options: { className?: string; accepts?: NameFilter } = {},
+  options: { className?: string; accepts?: NameFilter; taken?: readonly string[] } = {},
 ): SentinelAppend | null {
   const own = pythonTestNames(text);
-  const taken = (name: string) => new RegExp(`\\b${name}\\b`).test(text);
+  const taken = (name: string) =>
+    options.taken?.includes(name) === true || new RegExp(`\\b${name}\\b`).test(text);
   const models = own.length > 0 ? own : ["test_value"];
   const accepts = options.accepts ?? (() => true);
   const names: string[] = [];
@@ -232,7 +278,7 @@ export function jsSentinel(
   path: string,
   text: string,
   framework: SentinelFramework,
-  options: { accepts?: (fullTitle: string) => boolean } = {},
+  options: { accepts?: (fullTitle: string) => boolean; taken?: readonly string[] } = {},
 ): SentinelAppend | null {
   // The test function the file itself calls (plainly or as `test.each`): an ESM vitest file imports only what it uses.
   const uses = (name: string) => new RegExp(`(?:^|[^.\\w$])${name}\\s*[(.]`, "m").test(text);
@@ -249,7 +295,12 @@ export function jsSentinel(
     const n = randomInt(2, 100);
     const forms = [`${model} ${n}`, `${model} (${n})`, `${n} ${model}`, `${model}${n}`];
     const title = forms[Math.floor(tries / models.length) % forms.length]!;
-    if (!text.includes(title) && !chosen.includes(title) && accepts(full(title))) chosen.push(title);
+    // A title that ends another one the run uses (or is ended by it) would match that test's report entry.
+    const clashes = (options.taken ?? []).some(
+      (t) => t === title || t.endsWith(` ${title}`) || title.endsWith(` ${t}`),
+    );
+    if (!text.includes(title) && !chosen.includes(title) && !clashes && accepts(full(title)))
+      chosen.push(title);
   }
   if (chosen.length < 2) return null;
   const imported = pick(jsImportedNames(text));

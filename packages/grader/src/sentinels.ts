@@ -4,6 +4,7 @@ import { findRunner, type RunnerCall, type SentinelFramework } from "./runner-co
 import { goTestArgs, planGo } from "./sentinel-go.js";
 import { type Selection, selectionOf } from "./sentinel-selection.js";
 import { jsSentinel, pythonSentinel, type SentinelAppend } from "./sentinel-text.js";
+import { jsTwins, pythonTwins } from "./sentinel-twins.js";
 
 export type { SentinelFramework } from "./runner-command.js";
 
@@ -66,10 +67,12 @@ export function planSentinels(
   runner: ReturnType<typeof sentinelRunner>,
   files: readonly HiddenText[],
   others: readonly HiddenText[] = [],
+  /** The hidden files' texts at the base commit (absent: new at the fix; null: unknown, no twins there); null: none known. */
+  baseHidden: ReadonlyMap<string, string | null> | null = null,
 ): Sentinel | null {
   if (runner === null) return null;
   const { framework } = runner;
-  if (framework === "go") return planGoSentinels(runner, files, others);
+  if (framework === "go") return planGoSentinels(runner, files, others, baseHidden);
   const candidates = files.filter(framework === "pytest" ? isPython : isJs);
   if (candidates.length === 0) return null;
   const selection: Selection = runner.args
@@ -84,7 +87,7 @@ export function planSentinels(
   const notes = selection.unsure ? [selection.unsure] : [];
   const appends: SentinelAppend[] = [];
   for (const f of chosen) {
-    const append = sentinelFor(framework, f, selection);
+    const append = sentinelFor(framework, f, selection, baseHidden);
     if (append) appends.push(append);
     // The other files' sentinels stay required: a name the filter keeps is collected whatever this file holds.
     else notes.push(`no test name in ${f.path} that the command's name filter provably keeps`);
@@ -99,6 +102,7 @@ function planGoSentinels(
   runner: NonNullable<ReturnType<typeof sentinelRunner>>,
   files: readonly HiddenText[],
   others: readonly HiddenText[],
+  baseHidden: ReadonlyMap<string, string | null> | null,
 ): Sentinel | null {
   const texts = new Map(files.map((f) => [f.path, f.text]));
   const plan = runner.args
@@ -107,6 +111,7 @@ function planGoSentinels(
         (runner as RunnerCall).cwd,
         texts,
         new Map(others.map((f) => [f.path, f.text])),
+        baseHidden,
       )
     : planGo({ packages: ["./..."], failfast: false, unsure: [] }, "", texts);
   if (plan.unprotected || plan.appends.length === 0) return null;
@@ -122,22 +127,40 @@ function sentinelFor(
   framework: SentinelFramework,
   f: HiddenText,
   selection: Selection,
+  baseHidden: ReadonlyMap<string, string | null> | null,
 ): SentinelAppend | null {
-  if (framework !== "pytest")
-    return jsSentinel(
-      f.path,
-      f.text,
-      framework,
-      selection.keepsTitle ? { accepts: selection.keepsTitle } : {},
-    );
+  const base = baseHidden ? (baseHidden.has(f.path) ? baseHidden.get(f.path)! : "") : null;
+  if (framework !== "pytest") {
+    const accepts = selection.keepsTitle ? { accepts: selection.keepsTitle } : {};
+    const twins =
+      !selection.unsure && selection.covered.has(f.path) && base !== null
+        ? jsTwins(f.text, { base, ...accepts })
+        : null;
+    const pair = jsSentinel(f.path, f.text, framework, {
+      ...accepts,
+      ...(twins ? { taken: twins.twins.flatMap((t) => [t.renamed, t.copy]) } : {}),
+    });
+    if (!pair || !twins) return pair;
+    return { ...pair, rewrite: twins.text, twins: twins.twins };
+  }
   const className = selection.covered.get(f.path)?.className;
   const keyword = selection.keyword;
   const maybe = [...posix.dirname(f.path).split("/"), ...markerNames(f.text)];
   const known = [posix.basename(f.path), ...(className ? [className] : [])];
-  return pythonSentinel(f.path, f.text, {
+  const accepts = keyword ? { accepts: (name: string) => keyword({ known: [...known, name], maybe }) } : {};
+  // Twins only where renaming a test changes nothing the command selects, and where the base commit's
+  // version of the file is known (a line it holds would tell the original from its copy).
+  const twins =
+    selection.renames && selection.covered.has(f.path) && base !== null
+      ? pythonTwins(f.text, { base, ...accepts, ...(className ? { className } : {}) })
+      : null;
+  const pair = pythonSentinel(f.path, f.text, {
     ...(className ? { className } : {}),
-    ...(keyword ? { accepts: (name: string) => keyword({ known: [...known, name], maybe }) } : {}),
+    ...accepts,
+    ...(twins ? { taken: twins.twins.flatMap((t) => [t.renamed, t.copy]) } : {}),
   });
+  if (!pair || !twins) return pair;
+  return { ...pair, rewrite: twins.text, twins: twins.twins };
 }
 
 /** Marker names a module's items may carry (`@pytest.mark.x`, `pytestmark`), which `-k` also matches. */
@@ -178,19 +201,53 @@ export interface SentinelVerdict {
 const matches = (id: string, names: string[]) =>
   names.some((n) => id.endsWith(`::${n}`) || id.endsWith(` ${n}`) || id.endsWith(` > ${n}`));
 
-/** Checks the sentinels' tests in the report and removes them from it. */
+/** A twinned test's report entry under its own name again (`…::test_x_17` back to `…::test_x`). */
+function restoreName(t: TestCase, twins: ReadonlyArray<{ original: string; renamed: string }>): TestCase {
+  for (const w of twins)
+    if ([`::${w.renamed}`, ` ${w.renamed}`].some((end) => t.id.endsWith(end)))
+      // Everywhere in the id: mocha-junit-reporter puts the title in the classname as well as the name.
+      return { ...t, id: t.id.split(w.renamed).join(w.original) };
+  return t;
+}
+
+/** Checks the sentinels' tests (and twins) in the report, removes them from it and restores the twinned tests' names. */
 export function checkSentinel(
   sentinel: Sentinel,
   tests: TestCase[],
   exitCode: number | null,
 ): SentinelVerdict {
   const all = sentinel.appends.flatMap((a) => a.tests.map((t) => ({ ...t, path: a.path })));
-  const isSentinel = (t: TestCase) => all.some((s) => matches(t.id, s.names));
-  const rest = tests.filter((t) => !isSentinel(t));
+  const twins = sentinel.appends.flatMap((a) => (a.twins ?? []).map((t) => ({ ...t, path: a.path })));
+  const isSentinel = (t: TestCase) =>
+    all.some((s) => matches(t.id, s.names)) || twins.some((w) => matches(t.id, [w.copy]));
+  const rest = tests.filter((t) => !isSentinel(t)).map((t) => restoreName(t, twins));
   const problems: string[] = [];
   let failed = 0;
   const collected = new Set<string>();
   const missing = new Set<string>();
+  for (const w of twins) {
+    const original = tests.filter((t) => matches(t.id, [w.renamed]));
+    const copy = tests.filter((t) => matches(t.id, [w.copy]));
+    if (original.length === 0 && copy.length === 0) {
+      missing.add(w.path);
+      if (sentinel.required.includes(w.path))
+        problems.push(`a test the oracle copied in ${w.path} is missing from the report`);
+      continue;
+    }
+    collected.add(w.path);
+    if (original.length === 0 || copy.length === 0) {
+      problems.push(
+        `only one of ${w.original} in ${w.path} and the copy the oracle made of it is in the report`,
+      );
+      continue;
+    }
+    failed += copy.filter((t) => t.outcome === "failed").length;
+    // Honest code cannot pass both: one expects the value the other does not.
+    if (original.some((t) => t.outcome === "passed") && copy.some((t) => t.outcome === "passed"))
+      problems.push(
+        `${w.original} in ${w.path} passed, and so did the copy the oracle made of it with another expected value`,
+      );
+  }
   for (const s of all) {
     const seen = tests.filter((t) => matches(t.id, s.names));
     if (seen.length === 0) {

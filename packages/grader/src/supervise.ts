@@ -7,7 +7,7 @@ import { RunClosed, type RunOutcome, type RunState } from "./container-steps.js"
 import { type FilteredDiff, filterDiff } from "./diff/filter.js";
 import { countFileHeaders, DiffParseError } from "./diff/split.js";
 import type { GradeDocker } from "./docker.js";
-import { baseTestTexts, existingSentinels } from "./existing-sentinels.js";
+import { baseHiddenTexts, baseTestTexts, existingSentinels } from "./existing-sentinels.js";
 import { loadExpectation } from "./expected-judge.js";
 import { listHiddenFiles } from "./hidden-files.js";
 import { resolveImage, staleImageMessage } from "./image.js";
@@ -172,7 +172,8 @@ async function prepareAndRun(
     ? await baseTestTexts(baseOnly, task.repo.baseCommit, task.suites.existing.files)
     : null;
   const runTests = join(runDirs.hidden, "tests");
-  const sentinel = await plantSentinels(loaded, hiddenFiles, runTests, log, state, base?.texts);
+  const baseHidden = baseOnly ? await baseHiddenTexts(baseOnly, task.repo.baseCommit, hiddenFiles) : null;
+  const sentinel = await plantSentinels(loaded, hiddenFiles, runTests, log, state, base?.texts, baseHidden);
   const existingSentinel = existingSentinels(task, base, log, state);
   await writeMochaGuards(runDirs, hiddenFiles);
   // The container is given the base-only repository where the task's mirror was (docs/security.md, "History").
