@@ -98,6 +98,17 @@ describe("baselineFindings", () => {
     expect(flags(baselineFindings(both))).toEqual(["SENTINEL_NOT_COLLECTED"]);
     expect(baselineFindings(record({ mode: "baseline", sentinel: "collected" }))).toEqual([]);
     expect(baselineFindings(record({ mode: "baseline", sentinel: "none" }))).toEqual([]);
+    // None because the command stops at its first failure: one flag away from protected, so flagged.
+    const stops = record({
+      mode: "baseline",
+      sentinel: "none",
+      sentinelNote: "the hidden command stops at its first failure (-x, --maxfail)",
+    });
+    const [found] = baselineFindings(stops);
+    expect(found?.flag).toBe("SENTINEL_NOT_COLLECTED");
+    expect(found?.detail).toMatch(/stops at its first failure/);
+    const other = record({ mode: "baseline", sentinel: "none", sentinelNote: "no protected runner" });
+    expect(baselineFindings(other)).toEqual([]);
   });
 
   it("does not blame the hidden suite when the existing suite failed first and stopped the run", () => {

@@ -92,6 +92,13 @@ function hiddenAtBaseline(run: RunRecord, existingRan: boolean, hidden: SuiteSum
 
 /** A result that says the hidden command never ran the sentinel, whatever the suite's status. */
 function sentinelAtBaseline(run: RunRecord): Finding | null {
+  // A command that stops at its first failure (-x, --bail, -failfast) gets no sentinel: one flag away from protected.
+  if (run.sentinel === "none" && run.sentinelNote && /stops at its first failure/.test(run.sentinelNote))
+    return finding(
+      "SENTINEL_NOT_COLLECTED",
+      run,
+      `no sentinel can run: ${run.sentinelNote}; a run that stops at its first failure cannot carry the oracle's must-fail test`,
+    );
   if (run.sentinel !== "not-collected" || run.hidden?.reason === "REPORT_INCONSISTENT") return null;
   const why = run.sentinelNote ? `: ${run.sentinelNote}` : "";
   return finding("SENTINEL_NOT_COLLECTED", run, `the grade result says the sentinel was not collected${why}`);

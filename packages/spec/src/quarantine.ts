@@ -49,7 +49,7 @@ export const QUARANTINE_HINTS: Record<QuarantineFlag, string> = {
   HIDDEN_REPORT_UNUSABLE:
     'make suites.hidden.command write JUnit XML to $ORACLE_JUNIT (pytest --junitxml="$ORACLE_JUNIT") and exit non-zero exactly when a test fails (do not mask its exit code); pnpm grade <task> --baseline shows the suite\'s output',
   SENTINEL_NOT_COLLECTED:
-    "the finding says which selection left the sentinel out: select the hidden test files or classes (pytest hidden/test_x.py or file::TestClass rather than file::test_name node ids; -m markers are not followed), or a -k / --grep / -t pattern that keeps tests named like the file's own with a number added (not one anchored to a single exact name); or set framework in task.json to the runner the command starts; do not set framework to other, which turns the check off",
+    "the finding says which selection left the sentinel out: select the hidden test files or classes (pytest hidden/test_x.py or file::TestClass rather than file::test_name node ids; -m markers are not followed), or a -k / --grep / -t pattern that keeps tests named like the file's own with a number added (not one anchored to a single exact name); or set framework in task.json to the runner the command starts; drop -x / --maxfail / --stepwise / --bail / -failfast from the hidden command (a run that stops at its first failure cannot carry the must-fail test); do not set framework to other, which turns the check off",
   EXISTING_SENTINEL_FAILS:
     "the oracle appends its two tests to the base commit's files that suites.existing.files matches: make those globs name only test files suites.existing.command runs, and select them by file, folder or class (not single node ids, not -x / --bail); pnpm grade <task> --baseline --result r.json shows suites.existing.sentinel and its note",
   EXPECTED_TEST_NOT_FOUND:
@@ -59,7 +59,7 @@ export const QUARANTINE_HINTS: Record<QuarantineFlag, string> = {
   PASS_TO_PASS_NOT_PASSING:
     "remove the test from passToPass in tasks/<task>/task.json (a hidden one that fails at baseCommit belongs in failToPass), or fix what it depends on at baseCommit",
   GOLD_FAILS:
-    "run pnpm grade <task> --diff tasks/<task>/gold.diff and read the failing suite's output; fix gold.diff (a diff of the fix without the test files) or the hidden tests",
+    "run pnpm grade <task> --diff tasks/<task>/gold.diff and read the failing suite's output; fix gold.diff (a diff of the fix without the test files) or the hidden tests; if the message says a test passed and so did the copy the oracle made of it with another expected value, that test's comparison accepts more than one value (a matcher, a tolerance, an object whose == is loose): compare with an exact value, or rename what makes it loose so the oracle leaves it out (docs/security.md, Twins)",
   FLAKY:
     "run pnpm quarantine-sweep --tasks <task> --repeat 5 and fix what the flipping tests depend on (time, randomness, order, network)",
   TESTS_HASH_UNSTABLE:
