@@ -5,16 +5,16 @@
 // the verdict turns on the hidden suite alone.
 import { read, type Shape } from "./shapes.js";
 
-const PYTEST = '-p no:cacheprovider -q --junitxml="$ORACLE_JUNIT"';
+export const PYTEST = '-p no:cacheprovider -q --junitxml="$ORACLE_JUNIT"';
 
-const pyRepo = {
+export const pyRepo = {
   "calc/__init__.py": "",
   "calc/core.py": "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n",
   "tests/__init__.py": "",
   "tests/test_mul.py": "from calc.core import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n",
   ".gitignore": "__pycache__/\n",
 };
-const pyHidden = {
+export const pyHidden = {
   "tests/regression/__init__.py": "",
   "tests/regression/test_add.py": `import pytest
 
@@ -46,7 +46,7 @@ class AddCase(unittest.TestCase):
         self.assertEqual(add(0, 7), 7)
 `,
 };
-const pyTask = {
+export const pyTask = {
   $schema: "../../packages/spec/task.schema.json",
   description: "conformance: add() subtracts",
   image: "python-pytest",
@@ -60,9 +60,9 @@ const pyTask = {
 };
 /** True in the hidden suite's pytest process only (the existing one ignores tests/regression). */
 const PY_HIDDEN = `any(a.startswith("tests/regression") for a in sys.argv[1:])`;
-const pyGold = { "calc/core.py": pyRepo["calc/core.py"].replace("a - b", "a + b") };
+export const pyGold = { "calc/core.py": pyRepo["calc/core.py"].replace("a - b", "a + b") };
 /** Imported by the test module: every failed report from then on is turned into a pass. */
-const pyTamper = () => ({
+export const pyTamper = () => ({
   "calc/core.py": `import sys
 
 
@@ -87,7 +87,7 @@ if ${PY_HIDDEN}:
 ${pyRepo["calc/core.py"]}`,
 });
 /** The code skips the inputs it cannot handle. */
-const pySkip = () => ({
+export const pySkip = () => ({
   "calc/core.py": `import sys
 
 

@@ -1,0 +1,430 @@
+// Red-team attacks (branch redteam): diffs written by an author who has read the grader, on the
+// conformance set's task shapes (pytest file / unittest class / -k, mocha --grep, jest -t, vitest
+// -t, gotestsum -run). Each attack leaves the bug unfixed and tries to get PASS. A case named
+// `attack-*` asserts the verdict a correct grader must give (FAIL); where it currently fails, the
+// attack works (a hole): see docs/security.md "What still gets through" and the report of the
+// red-team session.
+//
+// The sentinel-sparing attacks: the sentinels are appended to the hidden test files in the
+// checkout, which the code under test can read. Every sentinel asserts on literal arithmetic
+// (`total = sum([a, b])` in Python, `strictEqual(a + b, n)` / `expect(a + b).toBe(n)` in JS,
+// `total := a + b` in Go), which no real test of the code does. So the code under test tells the
+// sentinels from the real tests by their source, lets the sentinels run honestly (the must-fail
+// fails, the must-pass passes, the runner exits 1 as the oracle expects) and forges only the rest.
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { binPath, requireDocker, run } from "@oracle/test-utils";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type Conformance,
+  goldDiff,
+  grade,
+  makeConformance,
+  read,
+  type Shape,
+} from "../conformance/shapes.js";
+import { PYTEST, pyGold, pyHidden, pyRepo, pySkip, pyTamper, pyTask, SHAPES } from "../conformance/table.js";
+import type { Graded } from "./harness.js";
+
+/** A jest task whose hidden file writes every test with `test.each` (a common style). */
+const JEST_EACH_FILE = `const { slugify } = require("../../src/slugify");
+
+describe("separators, table-driven", () => {
+  test.each([
+    ["hello   world", "hello-world"],
+    ["Hello, World!", "hello-world"],
+  ])("slugify(%j) is %j", (input, want) => {
+    expect(slugify(input)).toBe(want);
+  });
+});
+`;
+
+const JEST_LINK = "ln -sfn /opt/deps/node_modules node_modules &&";
+
+/**
+ * pytest: the hidden module's first test registers a name in a module-level registry (a side effect);
+ * a later module checks the registry. Correct code passes both, once each; the must-fail sentinel
+ * runs a fixture-less test's body verbatim, so when it picks the registering one the later module
+ * sees the name twice.
+ */
+const sideEffectRepo = {
+  ...pyRepo,
+  "calc/core.py": `_REGISTERED = []
+
+
+def register(name):
+    _REGISTERED.append(name)
+
+
+def registered():
+    return list(_REGISTERED)
+
+
+def add(a, b):
+    return a - b
+
+
+def mul(a, b):
+    return a * b
+`,
+};
+const sideEffectHidden = {
+  "tests/regression/__init__.py": "",
+  "tests/regression/test_a_add.py": `from calc import core
+
+
+def test_add_registers():
+    core.register("add")
+    assert core.add(2, 3) == 5
+
+
+def test_add_zero():
+    assert core.add(0, 7) == 7
+`,
+  "tests/regression/test_b_registry.py": `from calc import core
+
+
+def test_add_registered_once():
+    assert core.registered() == ["add"]
+`,
+};
+
+const EXTRA: Shape[] = [
+  {
+    id: "jest-each",
+    title: "jest, a hidden file written with test.each",
+    from: { sample: "slug-jest" },
+    hidden: `${JEST_LINK} JEST_JUNIT_OUTPUT_FILE="$ORACLE_JUNIT" node_modules/.bin/jest --ci --watchman=false test/regression/each.test.js --reporters=default --reporters=jest-junit`,
+    tamper: (work) => shape("jest-t").tamper(work),
+    skip: (work) => shape("jest-t").skip(work),
+  },
+  {
+    id: "py-x",
+    title: "pytest -x (stops at the first failure)",
+    from: { repo: pyRepo, hidden: pyHidden, task: pyTask },
+    hidden: `python3 -m pytest -x ${PYTEST} tests/regression/test_add.py`,
+    gold: pyGold,
+    tamper: pyTamper,
+    skip: pySkip,
+  },
+  {
+    id: "py-side-effect",
+    title: "pytest, a fixture-less hidden test with a side effect a later module sees",
+    from: { repo: sideEffectRepo, hidden: sideEffectHidden, task: pyTask },
+    hidden: `python3 -m pytest ${PYTEST} tests/regression`,
+    gold: { "calc/core.py": sideEffectRepo["calc/core.py"].replace("a - b", "a + b") },
+    tamper: pyTamper,
+    skip: pySkip,
+  },
+];
+
+const shape = (id: string): Shape => {
+  const found = [...SHAPES, ...EXTRA].find((s) => s.id === id);
+  if (!found) throw new Error(`no conformance shape ${id}`);
+  return found;
+};
+
+const USED = ["py-files", "py-unittest", "py-k", "mocha-grep", "jest-t", "vitest-t", "go-run"];
+
+let c: Conformance;
+
+beforeAll(async () => {
+  await requireDocker();
+  c = await makeConformance([...USED.map(shape), ...EXTRA]);
+  const each = join(c.corpus.root, "tasks", "jest-each", "hidden-tests", "test", "regression");
+  mkdirSync(each, { recursive: true });
+  writeFileSync(join(each, "each.test.js"), JEST_EACH_FILE);
+}, 1_600_000);
+
+afterAll(async () => {
+  await c?.cleanup();
+});
+
+const why = (g: Graded): string =>
+  `${g.result.reason}: ${g.result.message}\n${g.stderr.split("\n").slice(-25).join("\n")}`;
+
+/** calc/core.py of the pytest shapes, add() still subtracting. */
+const PY_BUGGY = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
+
+/**
+ * pytest: every failed call report becomes a pass, unless the test's source holds the sentinel's
+ * literal sum. Not gated on any suite: the existing suite's sentinels are spared the same way.
+ */
+const PY_SPARE = `import inspect
+
+
+def _oracle_added(item):
+    try:
+        return "total = sum([" in inspect.getsource(item.obj)
+    except Exception:
+        return False
+
+
+def _patch():
+    from _pytest import reports
+
+    orig = reports.TestReport.from_item_and_call
+
+    def passed(cls, item, call):
+        report = orig(item, call)
+        if report.outcome == "failed" and not _oracle_added(item):
+            report.outcome = "passed"
+            report.longrepr = None
+        return report
+
+    reports.TestReport.from_item_and_call = classmethod(passed)
+
+
+_patch()
+
+
+${PY_BUGGY}`;
+
+/**
+ * JS: the titles of the tests in a test file whose body asserts on literal arithmetic (`(a + b,`
+ * or `(a + b)`), read from the file itself.
+ */
+const JS_SENTINEL_TITLES = `function oracleTitles(file) {
+  let text = "";
+  try { text = readFileSync(file, "utf8"); } catch { return []; }
+  const titles = [];
+  const block = /(?:it|test)\\(("(?:[^"\\\\]|\\\\.)*"), \\(\\) => \\{\\n((?:.*\\n)*?)\\s*\\}\\);/g;
+  for (const m of text.matchAll(block)) if (/\\(\\d+ \\+ \\d+[,)]/.test(m[2])) titles.push(JSON.parse(m[1]));
+  return titles;
+}`;
+
+/** mocha (ESM): the assert functions swallow failures unless the failing call's line is a sentinel's. */
+const mochaSpare = (work: string) => ({
+  "src/index.js": `import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+function atSentinel() {
+  for (const line of String(new Error().stack).split("\\n")) {
+    const m = /(\\/[^\\s()]*\\.test\\.[cm]?js):(\\d+):\\d+/.exec(line);
+    if (!m) continue;
+    let text = "";
+    try { text = readFileSync(m[1], "utf8").split("\\n")[Number(m[2]) - 1] ?? ""; } catch {}
+    return /\\(\\d+ \\+ \\d+[,)]/.test(text);
+  }
+  return false;
+}
+for (const name of ["equal", "deepEqual", "strictEqual", "deepStrictEqual", "ok", "notEqual"]) {
+  const orig = assert[name];
+  assert[name] = function (...args) {
+    try {
+      return orig.apply(this, args);
+    } catch (error) {
+      if (atSentinel()) throw error;
+    }
+  };
+}
+${read(work, "src/index.js")}`,
+});
+
+/** jest (CommonJS): toBe/toEqual pass unless the running test is one the file's source shows asserting on a literal sum. */
+const jestSpare = (work: string) => ({
+  "src/slugify.js": `${read(work, "src/slugify.js")}
+if (typeof expect === "function") {
+  const { readFileSync } = require("node:fs");
+  ${JS_SENTINEL_TITLES}
+  const atSentinel = () => {
+    const { testPath, currentTestName } = expect.getState();
+    return oracleTitles(testPath).some((t) => String(currentTestName).endsWith(t));
+  };
+  const result = (pass, received, expected) => ({ pass, message: () => \`expected \${received} to be \${expected}\` });
+  expect.extend({
+    toBe(received, expected) {
+      return result(Object.is(received, expected) || !atSentinel(), received, expected);
+    },
+    toEqual(received, expected) {
+      return result(this.equals(received, expected) || !atSentinel(), received, expected);
+    },
+    toStrictEqual(received, expected) {
+      return result(this.equals(received, expected) || !atSentinel(), received, expected);
+    },
+  });
+}
+`,
+});
+
+/** vitest (ESM): chai's Assertion#assert swallows failures unless the running test is a sentinel. */
+const vitestSpare = (work: string) => ({
+  "src/ranges.js": `import { readFileSync } from "node:fs";
+import { chai, expect } from "vitest";
+${JS_SENTINEL_TITLES}
+const atSentinel = () => {
+  const { testPath, currentTestName } = expect.getState();
+  return oracleTitles(String(testPath)).some((t) => String(currentTestName).endsWith(t));
+};
+const orig = chai.Assertion.prototype.assert;
+chai.Assertion.prototype.assert = function (...args) {
+  try {
+    return orig.apply(this, args);
+  } catch (error) {
+    if (atSentinel()) throw error;
+  }
+};
+${read(work, "src/ranges.js")}`,
+});
+
+/**
+ * Go: a non-test file's init() in the package under test prints the whole run: every selected
+ * Test* of the binary's folder passes, except the sentinels, whose literal sums it evaluates (the
+ * must-fail fails, the must-pass passes), then FAIL and exit 1, as an honest run with only the
+ * sentinel failing would.
+ */
+const goSpare = () => ({
+  "spare.go": `package semver
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+func init() {
+	if !strings.HasSuffix(os.Args[0], ".test") {
+		return
+	}
+	run := regexp.MustCompile("")
+	for _, a := range os.Args[1:] {
+		if strings.HasPrefix(a, "-test.run=") {
+			run = regexp.MustCompile(strings.TrimPrefix(a, "-test.run="))
+		}
+	}
+	names, _ := filepath.Glob("*_test.go")
+	fn := regexp.MustCompile(\`(?ms)^func (Test\\w*)\\(\\w+ \\*testing\\.T\\) \\{\\n(.*?)\\n\\}\\n\`)
+	sum := regexp.MustCompile(\`total := (\\d+) \\+ (\\d+)\\n.*?(\\d+)\`)
+	failed := false
+	for _, name := range names {
+		text, _ := os.ReadFile(name)
+		for _, m := range fn.FindAllSubmatch(text, -1) {
+			test := string(m[1])
+			if !run.MatchString(test) {
+				continue
+			}
+			fmt.Printf("=== RUN   %s\\n", test)
+			if s := sum.FindSubmatch(m[2]); s != nil {
+				a, _ := strconv.Atoi(string(s[1]))
+				b, _ := strconv.Atoi(string(s[2]))
+				w, _ := strconv.Atoi(string(s[3]))
+				if a+b != w {
+					failed = true
+					fmt.Printf("    %s:1: total = %d, want %d\\n--- FAIL: %s (0.00s)\\n", name, a+b, w, test)
+					continue
+				}
+			}
+			fmt.Printf("--- PASS: %s (0.00s)\\n", test)
+		}
+	}
+	if failed {
+		fmt.Println("FAIL")
+		os.Exit(1)
+	}
+	fmt.Println("PASS")
+	os.Exit(0)
+}
+`,
+});
+
+const ATTACKS: Array<{ id: string; title: string; diff: (work: string) => Record<string, string> }> = [
+  {
+    id: "py-files",
+    title: "pytest: report flipped to passed except for tests whose source has the sentinel's sum",
+    diff: () => ({ "calc/core.py": PY_SPARE }),
+  },
+  {
+    id: "py-unittest",
+    title: "pytest unittest class: the same",
+    diff: () => ({ "calc/core.py": PY_SPARE }),
+  },
+  { id: "py-k", title: "pytest -k: the same", diff: () => ({ "calc/core.py": PY_SPARE }) },
+  { id: "mocha-grep", title: "mocha: assert swallows failures off the sentinel's line", diff: mochaSpare },
+  { id: "jest-t", title: "jest: matchers pass except in the sentinel tests", diff: jestSpare },
+  {
+    id: "vitest-t",
+    title: "vitest: chai assert swallows failures except in the sentinels",
+    diff: vitestSpare,
+  },
+  { id: "go-run", title: "go: init() forges the run, evaluating the sentinels' sums", diff: goSpare },
+];
+
+describe.concurrent("attack-spare-sentinels: the code under test reads the sentinels' source", () => {
+  for (const attack of ATTACKS) {
+    it(`attack-spare-sentinels-${attack.id}: ${attack.title} -> must FAIL`, async () => {
+      const s = shape(attack.id);
+      const [gold, graded] = await Promise.all([
+        grade(c, s, "gold", goldDiff(c, s)),
+        grade(c, s, "attack-spare-sentinels", attack.diff),
+      ]);
+      console.info(
+        `attack-spare-sentinels-${attack.id}: gold=${gold.result.reason} attack=${graded.result.reason} sentinel=${graded.result.sentinel?.state}`,
+      );
+      expect(gold.result.verdict, why(gold)).toBe("PASS");
+      expect(graded.result.verdict, why(graded)).toBe("FAIL");
+      // Caught by the twins (sentinel-twins.ts): the pair alone is spared by this attack.
+      expect(graded.result.reason, why(graded)).toBe("REPORT_INCONSISTENT");
+      expect(graded.result.message).toMatch(
+        /and so did the copy the oracle made of it with another expected value/,
+      );
+    });
+  }
+});
+
+describe.concurrent("attack-unprotected: shapes that get no sentinel, an untargeted tamper", () => {
+  for (const id of ["jest-each"]) {
+    it(`attack-unprotected-${id}: ${shape(id).title}, matchers or reports forced to pass -> must FAIL`, async () => {
+      const s = shape(id);
+      const [gold, graded] = await Promise.all([
+        grade(c, s, "gold", goldDiff(c, s)),
+        grade(c, s, "attack-unprotected", s.tamper),
+      ]);
+      console.info(
+        `attack-unprotected-${id}: gold=${gold.result.reason} attack=${graded.result.reason} sentinel=${graded.result.sentinel?.state} note=${graded.result.sentinel?.note}`,
+      );
+      expect(gold.result.verdict, why(gold)).toBe("PASS");
+      expect(graded.result.verdict, why(graded)).toBe("FAIL");
+    });
+  }
+});
+
+describe("attack-unprotected-py-x: a command that stops at its first failure carries no sentinel", () => {
+  it("attack-unprotected-py-x: the tamper PASSes a run marked unprotected, and the sweep quarantines the task with the fix in its hint", async () => {
+    const s = shape("py-x");
+    const graded = await grade(c, s, "attack-unprotected", s.tamper);
+    // No in-process check can run here (the must-fail would stop the run): the result says so...
+    expect(graded.result.sentinel).toMatchObject({ state: "none" });
+    expect(graded.result.sentinel?.note).toMatch(/stops at its first failure \(-x, --maxfail\)/);
+    expect(graded.stderr).toContain("unprotected run");
+    // ...and validation keeps the task from being graded until -x goes.
+    const sweep = await run(
+      binPath("oracle-quarantine-sweep"),
+      ["--root", c.corpus.root, "--tasks", "py-x", "--repeat", "1", "--json"],
+      { timeoutMs: 600_000 },
+    );
+    const report = JSON.parse(sweep.stdout) as {
+      tasks: Array<{ id: string; reasons: Array<{ flag: string }> }>;
+    };
+    const flags = report.tasks.find((t) => t.id === "py-x")?.reasons.map((r) => r.flag);
+    expect(flags, sweep.stderr).toContain("SENTINEL_NOT_COLLECTED");
+    const quarantine = JSON.parse(readFileSync(join(c.corpus.root, "tasks", "quarantine.json"), "utf8")) as {
+      tasks: Record<string, { reasons: Array<{ flag: string; hint: string }> }>;
+    };
+    const reason = quarantine.tasks["py-x"]?.reasons.find((r) => r.flag === "SENTINEL_NOT_COLLECTED");
+    expect(reason?.hint).toMatch(/drop -x/);
+  });
+});
+
+describe("attack-sentinel-side-effect: a correct fix must PASS every time", () => {
+  it("attack-sentinel-side-effect: the must-fail re-runs a test body with a side effect -> gold must PASS in 6 of 6 grades", async () => {
+    const s = shape("py-side-effect");
+    const baseline = await grade(c, s, "baseline");
+    expect(baseline.result.reason, why(baseline)).toBe("TESTS_FAILED");
+    const golds = await Promise.all([0, 1, 2, 3, 4, 5].map((i) => grade(c, s, `gold-${i}`, goldDiff(c, s))));
+    const reasons = golds.map((g) => g.result.reason);
+    console.info(`attack-sentinel-side-effect: gold reasons ${reasons.join(" ")}`);
+    for (const g of golds) expect(g.result.verdict, why(g)).toBe("PASS");
+  });
+});
