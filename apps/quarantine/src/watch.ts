@@ -23,7 +23,10 @@ export function watchedChange(root: string, path: string, isDirEvent: boolean): 
   if (parts.length === 1 && !isDirEvent) return null;
   // The record and the temporary file it is written through (`<record>.<pid>.<hex>.tmp`, then renamed).
   const name = basename(absolute);
-  if (parts.length === 2 && (name === RECORD_FILE || (name.startsWith(`${RECORD_FILE}.`) && name.endsWith(".tmp"))))
+  if (
+    parts.length === 2 &&
+    (name === RECORD_FILE || (name.startsWith(`${RECORD_FILE}.`) && name.endsWith(".tmp")))
+  )
     return null;
   return { kind: "task", id: parts[0]! };
 }
