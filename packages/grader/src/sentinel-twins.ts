@@ -39,6 +39,21 @@ const ASSERT_EQUAL = new RegExp(String.raw`^(self\.assertEqual\(\s*)(.+?)(\s*,\s
 const LOOSE =
   /\b(?:approx|any|mock|isclose|allclose|unordered|dirty_equals|nan|inf)\b|pytest\.|float\(|Mock|ANY/i;
 
+/** Single- or double-quoted string literals (Python, JS). */
+const QUOTED = /"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g;
+
+/** What an expression holds outside brackets, its `strings` replaced by empty ones: the operators that bind loosest. */
+function topLevel(expression: string, strings: RegExp): string {
+  let top = "";
+  let depth = 0;
+  for (const ch of expression.replace(strings, (m) => `${m[0]}${m[0]}`)) {
+    if ("([{".includes(ch)) depth++;
+    else if (")]}".includes(ch)) depth--;
+    else if (depth === 0) top += ch;
+  }
+  return top;
+}
+
 /**
  * Whether `==` (or assertEqual's first argument) compares exactly this expression: no comma, no
  * `and`/`or`/`not`/`if`/`lambda`, no other comparison outside brackets and strings. `assert f() or
@@ -46,14 +61,7 @@ const LOOSE =
  */
 export function plainOperand(expression: string): boolean {
   if (!balanced(expression)) return false;
-  let top = "";
-  let depth = 0;
-  const code = expression.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, "''");
-  for (const ch of code) {
-    if ("([{".includes(ch)) depth++;
-    else if (")]}".includes(ch)) depth--;
-    else if (depth === 0) top += ch;
-  }
+  const top = topLevel(expression, QUOTED);
   return !/[,:<>=!;]/.test(top) && !/\b(?:and|or|not|if|else|lambda|in|is|await|yield)\b/.test(top);
 }
 
@@ -221,14 +229,7 @@ const JS_LOOSE =
 /** A JS expression compared whole: no comma, `?`, `:`, `||`, `&&`, comparison or template outside brackets and strings. */
 export function plainJsOperand(expression: string): boolean {
   if (!balanced(expression) || expression.includes("`")) return false;
-  let top = "";
-  let depth = 0;
-  const code = expression.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, "''");
-  for (const ch of code) {
-    if ("([{".includes(ch)) depth++;
-    else if (")]}".includes(ch)) depth--;
-    else if (depth === 0) top += ch;
-  }
+  const top = topLevel(expression, QUOTED);
   return !/[,?:<>=!|&;]/.test(top) && !/\b(?:in|instanceof|typeof|await|yield|new)\b/.test(top);
 }
 
@@ -394,14 +395,7 @@ const GO_STATEFUL =
 /** A Go expression compared whole: no `&&`, `||`, comma or other comparison outside brackets and strings. */
 function plainGoOperand(expression: string): boolean {
   if (!balanced(expression) || expression.includes("`")) return false;
-  let top = "";
-  let depth = 0;
-  for (const ch of expression.replace(/"(?:[^"\\]|\\.)*"/g, '""')) {
-    if ("([{".includes(ch)) depth++;
-    else if (")]}".includes(ch)) depth--;
-    else if (depth === 0) top += ch;
-  }
-  return !/[,<>=!|&;:]/.test(top);
+  return !/[,<>=!|&;:]/.test(topLevel(expression, /"(?:[^"\\]|\\.)*"/g));
 }
 
 /**
