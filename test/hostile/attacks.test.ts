@@ -89,7 +89,86 @@ def test_add_registered_once():
 `,
 };
 
+/**
+ * pytest: a hidden module whose string constant holds a test's text at column 0 (a code sample, a
+ * doctest) and whose test compares with a triple-quoted string. A planner that reads lines as code
+ * renamed the "test" inside the string (then missing from the report) or cut a test at the string.
+ */
+const stringsHidden = {
+  "tests/regression/__init__.py": "",
+  "tests/regression/test_add.py": `from calc.core import add
+
+SAMPLE = """
+def test_sample():
+    assert add(1, 1) == 2
+"""
+
+
+def test_add_small():
+    assert add(2, 3) == 5
+
+
+def test_add_text():
+    assert add("a", "b") == """ab"""
+`,
+};
+
+/**
+ * pytest: a hidden test of code that keeps state between calls (each call returns the next id).
+ * A second run of its body sees other state: whether a twin of it passes on correct code depends on
+ * the draw (the copy's side, its value), so the draw must be the same in every run of the task.
+ */
+const statefulRepo = {
+  ...pyRepo,
+  "calc/core.py": `_LAST = [0]
+
+
+def next_id():
+    _LAST[0] += 1
+    return _LAST[0]
+
+
+def add(a, b):
+    return a - b
+
+
+def mul(a, b):
+    return a * b
+`,
+};
+const statefulHidden = {
+  "tests/regression/__init__.py": "",
+  "tests/regression/test_ids.py": `from calc import core
+
+
+def test_first_id():
+    assert core.next_id() == 1
+
+
+def test_add_small():
+    assert core.add(2, 3) == 5
+`,
+};
+
 const EXTRA: Shape[] = [
+  {
+    id: "py-strings",
+    title: "pytest, a hidden module with a test's text inside a string",
+    from: { repo: pyRepo, hidden: stringsHidden, task: pyTask },
+    hidden: `python3 -m pytest ${PYTEST} tests/regression/test_add.py`,
+    gold: pyGold,
+    tamper: pyTamper,
+    skip: pySkip,
+  },
+  {
+    id: "py-stateful",
+    title: "pytest, a hidden test of code that keeps state between calls",
+    from: { repo: statefulRepo, hidden: statefulHidden, task: pyTask },
+    hidden: `python3 -m pytest ${PYTEST} tests/regression`,
+    gold: { "calc/core.py": statefulRepo["calc/core.py"].replace("a - b", "a + b") },
+    tamper: pyTamper,
+    skip: pySkip,
+  },
   {
     id: "jest-each",
     title: "jest, a hidden file written with test.each",
@@ -134,6 +213,8 @@ beforeAll(async () => {
   const each = join(c.corpus.root, "tasks", "jest-each", "hidden-tests", "test", "regression");
   mkdirSync(each, { recursive: true });
   writeFileSync(join(each, "each.test.js"), JEST_EACH_FILE);
+  // The twins are keyed by the task's gold.diff: this task has one, as a validated task does.
+  writeFileSync(join(c.corpus.root, "tasks", "py-stateful", "gold.diff"), goldDiff(c, shape("py-stateful")));
 }, 1_600_000);
 
 afterAll(async () => {
@@ -426,5 +507,24 @@ describe("attack-sentinel-side-effect: a correct fix must PASS every time", () =
     const reasons = golds.map((g) => g.result.reason);
     console.info(`attack-sentinel-side-effect: gold reasons ${reasons.join(" ")}`);
     for (const g of golds) expect(g.result.verdict, why(g)).toBe("PASS");
+  });
+});
+
+describe("twins a correct fix survives", () => {
+  it("twin-strings: a test's text inside a string is not twinned; the gold PASSes", async () => {
+    const s = shape("py-strings");
+    const gold = await grade(c, s, "gold", goldDiff(c, s));
+    expect(gold.result.verdict, why(gold)).toBe("PASS");
+    expect(gold.result.sentinel?.state, why(gold)).toBe("collected");
+  });
+
+  it("twin-stateful: the twins of a task with a gold.diff are the same in every run, so 6 gold grades agree (and the sweep's gold run with them)", async () => {
+    const s = shape("py-stateful");
+    const golds = await Promise.all([0, 1, 2, 3, 4, 5].map((i) => grade(c, s, `gold-${i}`, goldDiff(c, s))));
+    const seen = golds.map((g) => `${g.result.verdict} ${g.result.reason} ${g.result.message ?? ""}`);
+    console.info(`twin-stateful: ${seen.join(" | ")}`);
+    expect(new Set(seen).size, seen.join("\n")).toBe(1);
+    // The hidden suite ran with its sentinels: what agrees is the twins' outcome, not an earlier failure.
+    for (const g of golds) expect(g.result.sentinel?.state, why(g)).toBe("collected");
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { constants } from "node:fs";
 import { chmod, lstat, open, readFile, realpath } from "node:fs/promises";
 import { dirname, join, sep } from "node:path";
@@ -52,8 +53,22 @@ async function writeInside(root: string, path: string, text: string, replace = f
  * (its run folder, which the prep copies into the checkout), so that neither the checkout nor the
  * mount holds a version without them. Records why a run has none. `others` are the base commit's
  * test files (Go: names of the same package that the pair must not reuse); `baseHidden` the base
- * commit's versions of the hidden files, for the twins (null: not known, no twins).
+ * commit's versions of the hidden files, for the twins (null: not known, no twins). The twins are
+ * drawn from the task's gold.diff (`twinKey`): every run of the task, the sweep's gold runs
+ * included, meets the same twins.
  */
+/**
+ * The secret the run's twins are drawn from: a hash of the task's gold.diff, which no graded
+ * container sees (the diff under test is not the gold, and a diff that is has the fix anyway).
+ * Without a gold.diff, null: the twins are drawn afresh each run, and the sweep (NO_GOLD) says the
+ * task is not validated.
+ */
+export async function twinKey(loaded: LoadedTask): Promise<string | null> {
+  if (!loaded.goldDiff) return null;
+  const gold = await readFile(loaded.goldDiff);
+  return createHash("sha256").update("oracle twins\0").update(gold).digest("hex");
+}
+
 export async function plantSentinels(
   loaded: LoadedTask,
   hiddenFiles: string[],
@@ -65,7 +80,8 @@ export async function plantSentinels(
 ): Promise<Sentinel | null> {
   const runner = sentinelRunner(loaded.task);
   const texts = runner ? await readHidden(runTests, hiddenFiles) : [];
-  const sentinel = planSentinels(runner, texts, others, baseHidden);
+  const key = await twinKey(loaded);
+  const sentinel = planSentinels(runner, texts, others, baseHidden, key);
   if (!sentinel) {
     const note = noSentinelNote(runner, texts);
     state.sentinel = {
@@ -89,6 +105,8 @@ export async function plantSentinels(
     files: sentinel.appends.map((a) => a.path),
     required: sentinel.required,
     twins,
+    // Keyed: the same twins in every run of the task; fresh: drawn for this run (no gold.diff).
+    ...(twins > 0 ? { twinsDrawn: key ? "keyed by gold.diff" : "fresh" } : {}),
     ...(sentinel.note ? { note: sentinel.note } : {}),
   });
   return sentinel;

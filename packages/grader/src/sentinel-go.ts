@@ -1,7 +1,7 @@
 import { randomInt } from "node:crypto";
 import { posix } from "node:path";
 import type { SentinelAppend, SentinelTest } from "./sentinel-text.js";
-import { goTwins } from "./sentinel-twins.js";
+import { goTwins, twinBase, twinDraw } from "./sentinel-twins.js";
 
 /**
  * Go's sentinels: a must-fail / must-pass pair appended to one hidden `_test.go` file of each
@@ -154,6 +154,8 @@ export function planGo(
   others: ReadonlyMap<string, string> = new Map(),
   /** The hidden files at the base commit (absent: new; null: unknown), for the twins; null: no twins. */
   baseHidden: ReadonlyMap<string, string | null> | null = null,
+  /** The task's secret the twins are drawn from (`twinDraw`); null: drawn afresh. */
+  key: string | null = null,
 ): GoPlan {
   if (call.failfast)
     return { appends: [], unprotected: "the hidden command stops at its first failure (-failfast)" };
@@ -184,13 +186,17 @@ export function planGo(
       notes.push(`every hidden test file in ${dir || "."} has a build constraint`);
       continue;
     }
-    const names = [...inDir(texts), ...inDir(others)].map(([, text]) => text).join("\n");
+    // Every file's names: a report id ends in the test's name, whatever its package.
+    const names = [...[...texts, ...others].map(([, text]) => text), ...appends.map((a) => a.text)].join(
+      "\n",
+    );
     const append = goSentinel(target[0], target[1], names, run);
     if (append) appends.push(append);
     else notes.push(`-run ${JSON.stringify(call.run)} selects no test named like those of ${target[0]}`);
   }
   if (selected.size === 0) notes.push("no hidden test package is selected by the command");
-  if (notes.length === 0 && baseHidden) addGoTwins(appends, files, selected, run, baseHidden, others);
+  if (notes.length === 0 && baseHidden)
+    addGoTwins(appends, files, selected, { run, baseHidden, others, key });
   return { appends, ...(notes.length > 0 ? { unsure: notes.join("; ") } : {}) };
 }
 
@@ -199,21 +205,22 @@ function addGoTwins(
   appends: SentinelAppend[],
   files: ReadonlyArray<[string, string]>,
   selected: ReadonlySet<string>,
-  run: RegExp | null,
-  baseHidden: ReadonlyMap<string, string | null>,
-  others: ReadonlyMap<string, string>,
+  plan: {
+    run: RegExp | null;
+    baseHidden: ReadonlyMap<string, string | null>;
+    others: ReadonlyMap<string, string>;
+    key: string | null;
+  },
 ): void {
+  const { run, baseHidden, others, key } = plan;
   for (const [path, text] of files) {
     if (!selected.has(dirOf(path)) || CONSTRAINED.test(text) || CONSTRAINED.test(path)) continue;
-    const base = baseHidden.has(path) ? baseHidden.get(path)! : "";
+    const base = twinBase(path, baseHidden, others.values());
     if (base === null) continue;
     const at = appends.findIndex((a) => a.path === path);
-    // The package's names (its other files, the pair's) are taken.
-    const taken = [
-      ...[...files, ...others].filter(([p]) => dirOf(p) === dirOf(path)).map(([, t]) => t),
-      ...appends.filter((a) => dirOf(a.path) === dirOf(path)).map((a) => a.text),
-    ].join("\n");
-    const twins = goTwins(text, { base, run, taken });
+    // Every name of the run is taken (a report id ends in the test's name, whatever its package).
+    const elsewhere = [...[...files, ...others].map(([, t]) => t), ...appends.map((a) => a.text)].join("\n");
+    const twins = goTwins(text, { base, run, elsewhere, draw: twinDraw(key, path) });
     if (!twins) continue;
     if (at >= 0) appends[at] = { ...appends[at]!, rewrite: twins.text, twins: twins.twins };
     else appends.push({ path, text: "", tests: [], rewrite: twins.text, twins: twins.twins });

@@ -1,5 +1,6 @@
 import { createHash, randomInt } from "node:crypto";
 import type { SentinelFramework } from "./runner-command.js";
+import { openLines, spansLiteral } from "./sentinel-lex.js";
 import type { SentinelTwin } from "./sentinel-twins.js";
 
 /** One sentinel test: its name as the report shows it, and whether it must fail or pass. */
@@ -104,6 +105,7 @@ const METHOD_TEST = /^( +)def[ \t]+(test[A-Za-z0-9_]*)[ \t]*\(\s*self\s*\)\s*(?:
 /** The module's plain tests (`PlainTest`) whose bodies look free of side effects (`looksPure`). */
 export function pythonPlainTests(text: string): PlainTest[] {
   const lines = text.split("\n");
+  const inStrings = openLines(text, "python");
   const tests: PlainTest[] = [];
   let className: string | undefined;
   let memberIndent: string | undefined;
@@ -129,6 +131,8 @@ export function pythonPlainTests(text: string): PlainTest[] {
     if (!indent || indent.length <= defIndent.length) continue;
     if (body.some((l) => l.trim() !== "" && (!l.startsWith(indent) || /^ *\t/.test(l)))) continue;
     if (!looksPure(body, indent)) continue;
+    // The def line, the body and the line after it all outside any string that spans lines.
+    if (spansLiteral(inStrings, i, i + 1 + body.length)) continue;
     tests.push({ name, ...(method ? { className } : {}), def: i, body, indent });
   }
   return tests;
@@ -178,11 +182,19 @@ export type NameFilter = (name: string) => boolean | null;
 export function pythonSentinel(
   path: string,
   text: string,
-  options: { className?: string; accepts?: NameFilter; taken?: readonly string[] } = {},
+  options: {
+    className?: string;
+    accepts?: NameFilter;
+    taken?: readonly string[];
+    /** The run's other test files: a report id ends in the test's name, whatever its file. */
+    elsewhere?: string;
+  } = {},
 ): SentinelAppend | null {
   const own = pythonTestNames(text);
   const taken = (name: string) =>
-    options.taken?.includes(name) === true || new RegExp(`\\b${name}\\b`).test(text);
+    options.taken?.includes(name) === true ||
+    new RegExp(`\\b${name}\\b`).test(text) ||
+    new RegExp(`\\b${name}\\b`).test(options.elsewhere ?? "");
   const models = own.length > 0 ? own : ["test_value"];
   const accepts = options.accepts ?? (() => true);
   const names: string[] = [];
@@ -278,7 +290,12 @@ export function jsSentinel(
   path: string,
   text: string,
   framework: SentinelFramework,
-  options: { accepts?: (fullTitle: string) => boolean; taken?: readonly string[] } = {},
+  options: {
+    accepts?: (fullTitle: string) => boolean;
+    taken?: readonly string[];
+    /** The run's other test files: a report id ends in the test's title, whatever its file. */
+    elsewhere?: string;
+  } = {},
 ): SentinelAppend | null {
   // The test function the file itself calls (plainly or as `test.each`): an ESM vitest file imports only what it uses.
   const uses = (name: string) => new RegExp(`(?:^|[^.\\w$])${name}\\s*[(.]`, "m").test(text);
@@ -299,7 +316,8 @@ export function jsSentinel(
     const clashes = (options.taken ?? []).some(
       (t) => t === title || t.endsWith(` ${title}`) || title.endsWith(` ${t}`),
     );
-    if (!text.includes(title) && !chosen.includes(title) && !clashes && accepts(full(title)))
+    const elsewhere = (options.elsewhere ?? "").includes(title);
+    if (!text.includes(title) && !elsewhere && !chosen.includes(title) && !clashes && accepts(full(title)))
       chosen.push(title);
   }
   if (chosen.length < 2) return null;

@@ -516,10 +516,9 @@ func TestGlobal(t *testing.T) {
 import "testing"
 
 func TestLess(t *testing.T) {
-	for _, p := range pairs {
-		if !semver.Less(p[0], p[1]) {
-			t.Errorf("want %s < %s", p[0], p[1])
-		}
+	p := pairs[0]
+	if !semver.Less(p[0], p[1]) {
+		t.Errorf("want %s < %s", p[0], p[1])
 	}
 }
 `;
@@ -527,7 +526,7 @@ func TestLess(t *testing.T) {
     const [twin] = plan.twins;
     const cond = (name: string) =>
       new RegExp(
-        `func ${name}\\(t \\*testing\\.T\\) \\{\\n.*\\n\\t\\tif semver\\.Less\\(p\\[0\\], p\\[1\\]\\) == (true|false) \\{`,
+        `func ${name}\\(t \\*testing\\.T\\) \\{\\n.*\\n\\tif semver\\.Less\\(p\\[0\\], p\\[1\\]\\) == (true|false) \\{`,
       ).exec(plan.text)?.[1];
     expect(cond(twin!.renamed)).toBe("false");
     expect(cond(twin!.copy)).toBe("true");

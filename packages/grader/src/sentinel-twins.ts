@@ -1,4 +1,5 @@
-import { createHash, randomInt } from "node:crypto";
+import { createHash, createHmac, randomInt } from "node:crypto";
+import { openLines, spansLiteral } from "./sentinel-lex.js";
 import { type NameFilter, pythonPlainTests } from "./sentinel-text.js";
 
 /**
@@ -8,6 +9,11 @@ import { type NameFilter, pythonPlainTests } from "./sentinel-text.js";
  * the test's source. Both get fresh names in the run (the original's is restored in the report) and
  * the copy lands just before or just after the original, so nothing but the changed value tells
  * them apart, and which value is right is what the task asks the code to compute.
+ *
+ * Every choice (names, sides, values) is drawn from a `Draw`: keyed by a secret of the task (its
+ * gold.diff, which no graded container sees), the sweep's gold runs meet exactly the files every
+ * grade meets, so a twin that a correct fix cannot survive (a stateful body, an order it depends on)
+ * fails the task's validation, never a grade now and then.
  */
 export interface SentinelTwin {
   /** The test's name in the hidden file, as the report must show it. */
@@ -26,6 +32,47 @@ export interface TwinPlan {
 
 /** At most this many tests of a file get a twin (each one more run of a test body). */
 export const MAX_TWINS = 6;
+
+/** An integer in [min, max), like node:crypto's `randomInt`. */
+export type Draw = (min: number, max: number) => number;
+
+/** A `Draw` whose numbers follow from `key` alone (HMAC-SHA-256 of a counter): the same key, the same plan. */
+export function keyedDraw(key: string): Draw {
+  let counter = 0;
+  return (min, max) => {
+    const n = createHmac("sha256", key).update(String(counter++)).digest().readUIntBE(0, 6);
+    return min + (n % (max - min));
+  };
+}
+
+/** The draw of one file's twins: keyed by the task's secret and the file's path, or fresh (`randomInt`) without one. */
+export const twinDraw = (key: string | null, path: string): Draw =>
+  key === null ? randomInt : keyedDraw(`${key}\0${path}`);
+
+/**
+ * The base commit's text that no twin may change a line of: the file's own (empty when the file is
+ * new at the fix) and every other test file of the base the run knows, since a line copied into any
+ * of them would show which twin matches; null when the file's own is unknown (no twins).
+ */
+export function twinBase(
+  path: string,
+  baseHidden: ReadonlyMap<string, string | null> | null,
+  others: Iterable<string>,
+): string | null {
+  if (baseHidden === null) return null;
+  const own = baseHidden.has(path) ? baseHidden.get(path)! : "";
+  if (own === null) return null;
+  const rest = [...baseHidden].filter(([p, t]) => p !== path && t !== null).map(([, t]) => t!);
+  return [own, ...rest, ...others].join("\n");
+}
+
+/** What every planner takes: the draw, and the text of every other test file the run holds (names it must not reuse). */
+export interface TwinContext {
+  /** Default: `randomInt` (a fresh plan each run). */
+  draw?: Draw;
+  /** The run's other hidden and existing test files, and the pair sentinels: a new name appears in none. */
+  elsewhere?: string;
+}
 
 /** An expected value the oracle knows how to change: an integer, a decimal, a short string. */
 /** A list (or nested lists) of numbers: `[1, 5]`, `[[1, 3], [4, 5]]`, `(2, -1)`; one number is changed. */
@@ -78,35 +125,48 @@ const balanced = (code: string): boolean => {
  * One expected value changed: an integer or decimal by 1 to 3 either way (in a list of numbers, one
  * of them), a string at one letter or digit, a boolean to the other.
  */
-export function changedLiteral(literal: string): string | null {
+export function changedLiteral(
+  literal: string,
+  draw: Draw = randomInt,
+  /** Other string literals of the file: a string is changed to one of them (of the same quote) where there is one. */
+  strings: readonly string[] = [],
+): string | null {
   const flips: Record<string, string> = { true: "false", false: "true", True: "False", False: "True" };
   if (flips[literal]) return flips[literal]!;
   if (/^[[(]/.test(literal)) {
     if (!balanced(literal)) return null;
     const numbers = [...literal.matchAll(/-?\d+(?:\.\d+)?/g)];
-    const pick = numbers[randomInt(0, numbers.length)];
+    const pick = numbers[draw(0, Math.max(1, numbers.length))];
     if (!pick) return null;
-    const changed = changedLiteral(pick[0]);
+    const changed = changedLiteral(pick[0], draw);
     if (changed === null) return null;
     return `${literal.slice(0, pick.index)}${changed}${literal.slice(pick.index + pick[0].length)}`;
   }
   if (/^["']/.test(literal)) {
+    // Another of the file's own strings reads as naturally as the original; a word with one letter
+    // changed would not, so free text (a space in it) is left alone when the file has no other.
+    const others = [...new Set(strings)].filter((o) => o !== literal && o[0] === literal[0]).sort();
+    if (others.length > 0) return others[draw(0, others.length)]!;
     const inner = literal.slice(1, -1);
+    if (/\s/.test(inner)) return null;
     const spots = [...inner].flatMap((c, i) => (/[A-Za-z0-9]/.test(c) ? [i] : []));
     if (spots.length === 0) return null;
-    const at = spots[randomInt(0, spots.length)]!;
+    const at = spots[draw(0, spots.length)]!;
     const c = inner[at]!;
     const pool = /[a-z]/.test(c)
       ? "abcdefghijklmnopqrstuvwxyz"
       : /[A-Z]/.test(c)
         ? "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
         : "0123456789";
-    const others = pool.replace(c, "");
-    const next = others[randomInt(0, others.length)]!;
+    const rest = pool.replace(c, "");
+    const next = rest[draw(0, rest.length)]!;
     return `${literal[0]}${inner.slice(0, at)}${next}${inner.slice(at + 1)}${literal[0]}`;
   }
   const decimals = literal.split(".")[1]?.length ?? 0;
-  const step = randomInt(1, 4) * (randomInt(0, 2) === 0 ? -1 : 1);
+  const size = draw(1, 4);
+  const down = draw(0, 2) === 0;
+  // A count or a length is never negative: a non-negative value stays non-negative.
+  const step = down && (Number(literal) < 0 || Number(literal) - size >= 0) ? -size : size;
   const value = Number(literal) + step;
   const text = decimals > 0 ? value.toFixed(decimals) : String(value);
   return text === literal ? null : text;
@@ -137,6 +197,17 @@ function changeable(
   return found;
 }
 
+/** The file's short string literals without escapes, for a changed string that reads like the file's own. */
+const fileStrings = (text: string): string[] =>
+  (text.match(QUOTED) ?? []).filter((q) => /^(["'])[^"'\\\n]{1,200}\1$/.test(q));
+
+/**
+ * A body that reads its own test's name (a snapshot, a golden file, a name-keyed registry): renamed,
+ * it would read another, and a correct fix would fail.
+ */
+const PY_NAME_KEYED =
+  /\b(?:__name__|__qualname__|co_name|_getframe|currentframe|request|snapshot|PYTEST_CURRENT_TEST)\b|\binspect\./;
+
 const rank = (text: string, name: string) =>
   createHash("sha256").update(text).update("\0").update(name).digest().readUInt32BE(0);
 
@@ -153,24 +224,33 @@ const rank = (text: string, name: string) =>
  */
 export function pythonTwins(
   text: string,
-  options: { base?: string; accepts?: NameFilter; taken?: readonly string[]; className?: string } = {},
+  options: {
+    base?: string;
+    accepts?: NameFilter;
+    taken?: readonly string[];
+    className?: string;
+  } & TwinContext = {},
 ): TwinPlan | null {
   const base = new Set((options.base ?? "").split("\n").map((l) => l.trim()));
   const accepts = options.accepts ?? (() => true);
+  const draw = options.draw ?? randomInt;
+  const elsewhere = options.elsewhere ?? "";
   const used = new Set(options.taken ?? []);
   const lines = text.split("\n");
+  const strings = fileStrings(text);
   const once = (name: string) => (text.match(new RegExp(`\\b${name}\\b`, "g")) ?? []).length === 1;
   const eligible = pythonPlainTests(text)
     .filter((t) => options.className === undefined || t.className === options.className)
-    .filter((t) => once(t.name) && accepts(t.name) === true)
+    .filter((t) => once(t.name) && accepts(t.name) === true && !PY_NAME_KEYED.test(t.body.join("\n")))
     .map((t) => ({ test: t, spots: changeable(t.body, t.indent, base) }))
     .filter((c) => c.spots.length > 0)
     .sort((a, b) => rank(text, a.test.name) - rank(text, b.test.name))
     .slice(0, MAX_TWINS);
   const fresh = (name: string): string | null => {
     for (let tries = 0; tries < 200; tries++) {
-      const candidate = `${name}_${randomInt(2, 100)}`;
-      if (used.has(candidate) || new RegExp(`\\b${candidate}\\b`).test(text)) continue;
+      const candidate = `${name}_${draw(2, 100)}`;
+      const word = new RegExp(`\\b${candidate}\\b`);
+      if (used.has(candidate) || word.test(text) || word.test(elsewhere)) continue;
       if (accepts(candidate) !== true) continue;
       used.add(candidate);
       return candidate;
@@ -180,8 +260,8 @@ export function pythonTwins(
   const planned: Array<{ def: number; end: number; renamed: string; copy: string[]; before: boolean }> = [];
   const twins: SentinelTwin[] = [];
   for (const { test, spots } of eligible) {
-    const spot = spots[randomInt(0, spots.length)]!;
-    const literal = changedLiteral(spot.literal);
+    const spot = spots[draw(0, spots.length)]!;
+    const literal = changedLiteral(spot.literal, draw, strings);
     const renamed = literal ? fresh(test.name) : null;
     const copyName = renamed ? fresh(test.name) : null;
     if (!literal || !renamed || !copyName) continue;
@@ -194,7 +274,7 @@ export function pythonTwins(
       end: test.def + 1 + test.body.length,
       renamed,
       copy,
-      before: randomInt(0, 2) === 0,
+      before: draw(0, 2) === 0,
     });
     twins.push({ original: test.name, renamed, copy: copyName });
   }
@@ -213,6 +293,8 @@ const JS_TEST =
   /^(\s*)(it|test)\(\s*(["'])((?:(?!\3)[^\\\n])+)\3\s*,\s*(?:async\s*)?(?:\(\s*\)\s*=>|function\s*\(\s*\))\s*\{\s*$/;
 const JS_DESCRIBE =
   /^(\s*)describe\(\s*(["'])((?:(?!\2)[^\\\n])+)\2\s*,\s*(?:\(\s*\)\s*=>|function\s*\(\s*\))\s*\{\s*$/;
+/** A line that opens a suite block: any that `JS_DESCRIBE` does not read leaves the full titles unknown. */
+const JS_SUITE_CALL = /^\s*(?:describe|context|suite|fdescribe|xdescribe)\b/;
 const JS_LITERAL = String.raw`-?(?:0|[1-9]\d{0,14})(?:\.\d{1,12})?|"[^"\\\n]{1,200}"|'[^'\\\n]{1,200}'|true|false|\[[\d\s.,\[\]-]*\d[\d\s.,\[\]-]*\]`;
 /** The one-line assertions whose expected value the copy changes: `assert.equal(x, L)`, `expect(x).toBe(L)`… */
 const JS_ASSERTS = [
@@ -233,24 +315,39 @@ export function plainJsOperand(expression: string): boolean {
   return !/[,?:<>=!|&;]/.test(top) && !/\b(?:in|instanceof|typeof|await|yield|new)\b/.test(top);
 }
 
-/** A JS test body's statements: assertions, `const`/`let` declarations and comments; nothing else. */
-function jsLooksPure(body: string[]): boolean {
+/**
+ * What a renamed or repeated JS test could not survive: an increment (state kept between runs), the
+ * test's own context (`this.test.title`), snapshots and anything else keyed by the test's name.
+ */
+const JS_STATEFUL = /\+\+|--|\+=|-=|\bthis\b|Snapshot|getState|currentTest|testPath|\btask\b/;
+
+/**
+ * A JS test body's top-level statements (line indices), when they are only assertions, `const`/`let`
+ * declarations and comments, all at one indent; null for any other body.
+ */
+function jsStatements(body: string[]): Set<number> | null {
+  if (JS_STATEFUL.test(body.join("\n"))) return null;
+  const statements = new Set<number>();
   let open = 0;
-  for (const line of body) {
+  let indent: string | undefined;
+  for (const [i, line] of body.entries()) {
     const code = line.replace(/\/\/.*$/, "").trim();
     if (code === "") continue;
     if (open === 0) {
       const statement =
         /^(?:assert(?:\.\w+)?|strictEqual|equal|deepStrictEqual|deepEqual|ok|expect)\(/.test(code) ||
         /^(?:const|let)\s+(?:[A-Za-z_$][\w$]*|\{[\w$\s,]*\}|\[[\w$\s,]*\])\s*=(?!=)/.test(code);
-      if (!statement) return false;
+      const pad = /^\s*/.exec(line)![0];
+      indent ??= pad;
+      if (!statement || pad !== indent) return null;
+      statements.add(i);
     }
-    for (const ch of code) {
+    for (const ch of code.replace(QUOTED, '""')) {
       if ("([{".includes(ch)) open++;
       else if (")]}".includes(ch)) open = Math.max(0, open - 1);
     }
   }
-  return open === 0;
+  return open === 0 ? statements : null;
 }
 
 interface JsTest {
@@ -263,11 +360,15 @@ interface JsTest {
   indent: string;
 }
 
-/** The file's `it`/`test` calls with a block body, the describes around them, and where each ends. */
-function jsTests(lines: string[]): JsTest[] {
+/**
+ * The file's `it`/`test` calls with a block body, the describes around them, and where each ends;
+ * none that starts, ends or is followed by a line inside a template literal or a block comment.
+ */
+function jsTests(lines: string[], inside: ReadonlySet<number>): JsTest[] {
   const tests: JsTest[] = [];
   const describes: Array<{ indent: string; title: string }> = [];
   for (const [i, line] of lines.entries()) {
+    if (inside.has(i)) continue;
     while (describes.length > 0 && new RegExp(`^${describes.at(-1)!.indent}\\}\\);?\\s*$`).test(line))
       describes.pop();
     const d = JS_DESCRIBE.exec(line);
@@ -279,7 +380,7 @@ function jsTests(lines: string[]): JsTest[] {
     if (!t) continue;
     const end = new RegExp(`^${t[1]}\\}\\);?\\s*$`);
     const close = lines.findIndex((l, j) => j > i && end.test(l));
-    if (close < 0) continue;
+    if (close < 0 || spansLiteral(inside, i, close + 1)) continue;
     const inner = describes.filter((x) => x.indent.length < t[1]!.length);
     tests.push({ title: t[4]!, parents: inner.map((x) => x.title), def: i, close, indent: t[1]! });
   }
@@ -296,29 +397,38 @@ function jsTests(lines: string[]): JsTest[] {
  */
 export function jsTwins(
   text: string,
-  options: { base?: string; accepts?: (fullTitle: string) => boolean; taken?: readonly string[] } = {},
+  options: {
+    base?: string;
+    accepts?: (fullTitle: string) => boolean;
+    taken?: readonly string[];
+  } & TwinContext = {},
 ): TwinPlan | null {
   const base = new Set((options.base ?? "").split("\n").map((l) => l.trim()));
-  const accepts = options.accepts ?? (() => true);
   const lines = text.split("\n");
+  // A filter matches full titles, which only the describes `jsTests` reads are known for.
+  if (options.accepts && lines.some((l) => JS_SUITE_CALL.test(l) && !JS_DESCRIBE.test(l))) return null;
+  const accepts = options.accepts ?? (() => true);
+  const draw = options.draw ?? randomInt;
+  const elsewhere = options.elsewhere ?? "";
+  const strings = fileStrings(text);
   const used = new Set(options.taken ?? []);
   const full = (t: JsTest, title: string) => [...t.parents, title].join(" ");
-  const eligible = jsTests(lines)
+  const eligible = jsTests(lines, openLines(text, "js"))
     .filter((t) => text.split(t.title).length === 2 && accepts(full(t, t.title)))
     .map((t) => {
       const body = lines.slice(t.def + 1, t.close);
       const spots: Array<{ line: number; head: string; literal: string; tail: string; pad: string }> = [];
-      if (jsLooksPure(body))
-        for (const [j, line] of body.entries()) {
-          const code = line.trim();
-          if (code.includes("//") || base.has(code)) continue;
-          for (const pattern of JS_ASSERTS) {
-            const m = pattern.exec(code);
-            if (!m || !plainJsOperand(m[2]!) || JS_LOOSE.test(m[2]!) || /^["'\d-]/.test(m[2]!)) continue;
-            const pad = /^\s*/.exec(line)![0];
-            spots.push({ line: j, head: `${m[1]}${m[2]}${m[3]}`, literal: m[4]!, tail: m[5]!, pad });
-          }
+      for (const j of jsStatements(body) ?? []) {
+        const line = body[j]!;
+        const code = line.trim();
+        if (code.includes("//") || base.has(code)) continue;
+        for (const pattern of JS_ASSERTS) {
+          const m = pattern.exec(code);
+          if (!m || !plainJsOperand(m[2]!) || JS_LOOSE.test(m[2]!) || /^["'\d-]/.test(m[2]!)) continue;
+          const pad = /^\s*/.exec(line)![0];
+          spots.push({ line: j, head: `${m[1]}${m[2]}${m[3]}`, literal: m[4]!, tail: m[5]!, pad });
         }
+      }
       return { test: t, body, spots };
     })
     .filter((c) => c.spots.length > 0)
@@ -326,8 +436,9 @@ export function jsTwins(
     .slice(0, MAX_TWINS);
   const fresh = (t: JsTest): string | null => {
     for (let tries = 0; tries < 200; tries++) {
-      const candidate = `${t.title} ${randomInt(2, 100)}`;
-      if (used.has(candidate) || text.includes(candidate) || !accepts(full(t, candidate))) continue;
+      const candidate = `${t.title} ${draw(2, 100)}`;
+      if (used.has(candidate) || text.includes(candidate) || elsewhere.includes(candidate)) continue;
+      if (!accepts(full(t, candidate))) continue;
       used.add(candidate);
       return candidate;
     }
@@ -344,8 +455,8 @@ export function jsTwins(
   }> = [];
   const twins: SentinelTwin[] = [];
   for (const { test, body, spots } of eligible) {
-    const spot = spots[randomInt(0, spots.length)]!;
-    const literal = changedLiteral(spot.literal);
+    const spot = spots[draw(0, spots.length)]!;
+    const literal = changedLiteral(spot.literal, draw, strings);
     const renamed = literal ? fresh(test) : null;
     const copyTitle = renamed ? fresh(test) : null;
     if (!literal || !renamed || !copyTitle) continue;
@@ -358,7 +469,7 @@ export function jsTwins(
       close: test.close,
       renamed,
       copy,
-      before: randomInt(0, 2) === 0,
+      before: draw(0, 2) === 0,
       title: test.title,
     });
     twins.push({ original: test.title, renamed, copy: copyTitle });
@@ -392,6 +503,77 @@ const GO_EQUAL = new RegExp(
 const GO_STATEFUL =
   /\bt\.(?:Run|Parallel|Setenv|Chdir)\(|\bos\.(?:Setenv|Unsetenv|Chdir|Remove\w*|WriteFile|Create|Mkdir\w*)\(|\bflag\.|^\s*(?:[A-Za-z_]\w*\.)?[A-Z]\w*\s*(?:=|\+=|-=)[^=]/m;
 
+/**
+ * A Go test body's top-level statements (line indices), when each is a local declaration
+ * (`got := f(x)`, `var x = …`), an `if` or `for` block, or a call of `t.…` or testify's
+ * `assert.…`/`require.…`, all at one indent; null for any other body: a bare call (`Register()`),
+ * an increment, an assignment to a name the body did not declare, `defer`, `go`, a name-keyed
+ * `t.Name()` (a golden file: renamed, the test would read another).
+ */
+function goStatements(body: string[], t: string): number[] | null {
+  const code = body.join("\n");
+  if (/\+\+|--|\+=|-=|\*=|\/=/.test(code) || new RegExp(`\\b${t}\\.Name\\(`).test(code)) return null;
+  const declared = new Set<string>();
+  const statements: number[] = [];
+  let open = 0;
+  let indent: string | undefined;
+  for (const [i, line] of body.entries()) {
+    const stripped = line.replace(/\/\/.*$/, "");
+    const trimmed = stripped.trim();
+    if (trimmed === "") continue;
+    if (open === 0 && !/^[})]/.test(trimmed)) {
+      const pad = /^\s*/.exec(line)![0];
+      indent ??= pad;
+      if (pad !== indent) return null;
+      const declares =
+        /^([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*:=/.exec(trimmed) ??
+        /^var\s+([A-Za-z_]\w*)\b/.exec(trimmed);
+      const assigns = /^([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*=(?!=)/.exec(trimmed);
+      if (declares) for (const n of declares[1]!.split(",")) declared.add(n.trim());
+      else if (assigns) {
+        if (!assigns[1]!.split(",").every((n) => n.trim() === "_" || declared.has(n.trim()))) return null;
+      } else if (
+        !/^(?:if|for)\b/.test(trimmed) &&
+        !new RegExp(`^(?:${t}|assert|require)\\.\\w+\\(`).test(trimmed)
+      )
+        return null;
+      statements.push(i);
+    }
+    for (const ch of stripped.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""')) {
+      if ("([{".includes(ch)) open++;
+      else if (")]}".includes(ch)) open = Math.max(0, open - 1);
+    }
+  }
+  return open === 0 ? statements : null;
+}
+
+/**
+ * Whether the `if` on body line `j` is a plain check: its block, closed by a lone `}` (no `else`),
+ * holds only `t.Error…`/`t.Fatal…` calls (at least one) and perhaps a `return`, so the block runs
+ * exactly when the condition holds and then always reports the failure.
+ */
+function goReports(body: string[], j: number, t: string): boolean {
+  const indent = /^\s*/.exec(body[j]!)![0];
+  let open = 0;
+  let reports = false;
+  for (const line of body.slice(j + 1)) {
+    const code = line.replace(/\/\/.*$/, "").replace(/"(?:[^"\\]|\\.)*"/g, '""');
+    const trimmed = code.trim();
+    if (trimmed === "") continue;
+    if (open === 0) {
+      if (line === `${indent}}`) return reports;
+      if (/^\s*\}/.test(line)) return false;
+      if (new RegExp(`^${t}\\.(?:Error|Errorf|Fatal|Fatalf)\\(`).test(trimmed)) reports = true;
+      else if (trimmed !== "return") return false;
+    }
+    for (const ch of code) {
+      if ("([{".includes(ch)) open++;
+      else if (")]}".includes(ch)) open = Math.max(0, open - 1);
+    }
+  }
+  return false;
+}
+
 /** A Go expression compared whole: no `&&`, `||`, comma or other comparison outside brackets and strings. */
 function plainGoOperand(expression: string): boolean {
   if (!balanced(expression) || expression.includes("`")) return false;
@@ -408,13 +590,16 @@ function plainGoOperand(expression: string): boolean {
  */
 export function goTwins(
   text: string,
-  options: { base?: string; run?: RegExp | null; taken?: string } = {},
+  options: { base?: string; run?: RegExp | null } & TwinContext = {},
 ): TwinPlan | null {
   const base = new Set((options.base ?? "").split("\n").map((l) => l.trim()));
   const run = options.run ?? null;
+  const draw = options.draw ?? randomInt;
+  const strings = (text.match(/"(?:[^"\\\n])*"/g) ?? []).filter((q) => q.length <= 202);
   const lines = text.split("\n");
+  const inside = openLines(text, "go");
   const exists = (name: string) =>
-    new RegExp(`\\b${name}\\b`).test(text) || new RegExp(`\\b${name}\\b`).test(options.taken ?? "");
+    new RegExp(`\\b${name}\\b`).test(text) || new RegExp(`\\b${name}\\b`).test(options.elsewhere ?? "");
   const once = (name: string) => (text.match(new RegExp(`\\b${name}\\b`, "g")) ?? []).length === 1;
   const tests: Array<{
     name: string;
@@ -424,26 +609,23 @@ export function goTwins(
   }> = [];
   for (const [i, line] of lines.entries()) {
     const m = /^func\s+(Test\w*)\s*\(\s*(\w+)\s+\*\s*\w+\.T\s*\)\s*\{\s*$/.exec(line);
-    if (!m || !once(m[1]!) || (run && !run.test(m[1]!))) continue;
+    if (!m || inside.has(i) || !once(m[1]!) || (run && !run.test(m[1]!))) continue;
     const close = lines.findIndex((l, j) => j > i && l === "}");
-    if (close < 0) continue;
+    if (close < 0 || spansLiteral(inside, i, close + 1)) continue;
     const body = lines.slice(i + 1, close);
-    if (GO_STATEFUL.test(body.join("\n"))) continue;
     const t = m[2]!;
+    const top = goStatements(body, t);
+    if (top === null || GO_STATEFUL.test(body.join("\n"))) continue;
     const spots: GoSpot[] = [];
-    const fails = (j: number, l: string) => {
-      const indent = /^\s*/.exec(l)![0];
-      const end = body.findIndex((b, k) => k > j && b === `${indent}}`);
-      const block = end < 0 ? [] : body.slice(j + 1, end);
-      return block.some((b) => new RegExp(`\\b${t}\\.(?:Error|Errorf|Fatal|Fatalf)\\(`).test(b));
-    };
-    for (const [j, l] of body.entries()) {
+    const fails = (j: number) => goReports(body, j, t);
+    for (const j of top) {
+      const l = body[j]!;
       if (l.includes("//") || base.has(l.trim())) continue;
       const cond = GO_IF.exec(l);
       const bool = cond ? null : GO_IF_BOOL.exec(l);
-      if (cond && plainGoOperand(cond[2]!) && !/^["\d-]/.test(cond[2]!) && fails(j, l))
+      if (cond && plainGoOperand(cond[2]!) && !/^["\d-]/.test(cond[2]!) && fails(j))
         spots.push({ line: j, head: `${cond[1]}${cond[2]}${cond[3]}`, literal: cond[4]!, tail: cond[5]! });
-      else if (bool && plainGoOperand(bool[3]!) && !/^[!"\d-]/.test(bool[3]!) && fails(j, l)) {
+      else if (bool && plainGoOperand(bool[3]!) && !/^[!"\d-]/.test(bool[3]!) && fails(j)) {
         // `if !ok(x) {` runs as `if ok(x) == false {`, its copy as `== true`: the two read alike.
         const head = `${bool[1]}${bool[3]} == `;
         const literal = bool[2] === "!" ? "false" : "true";
@@ -459,7 +641,7 @@ export function goTwins(
   const used = new Set<string>();
   const fresh = (name: string): string | null => {
     for (let tries = 0; tries < 200; tries++) {
-      const candidate = `${name}${randomInt(2, 100)}`;
+      const candidate = `${name}${draw(2, 100)}`;
       if (used.has(candidate) || exists(candidate) || (run && !run.test(candidate))) continue;
       used.add(candidate);
       return candidate;
@@ -469,8 +651,8 @@ export function goTwins(
   const planned: Array<{ def: number; close: number; renamed: string; copy: string[]; before: boolean }> = [];
   const twins: SentinelTwin[] = [];
   for (const test of chosen) {
-    const spot = test.spots[randomInt(0, test.spots.length)]!;
-    const literal = changedLiteral(spot.literal);
+    const spot = test.spots[draw(0, test.spots.length)]!;
+    const literal = changedLiteral(spot.literal, draw, strings);
     const renamed = literal ? fresh(test.name) : null;
     const copyName = renamed ? fresh(test.name) : null;
     if (!literal || !renamed || !copyName) continue;
@@ -479,7 +661,7 @@ export function goTwins(
       .slice(test.def + 1, test.close)
       .map((l, j) => (j === spot.line ? `${spot.head}${literal}${spot.tail}` : l));
     const copy = [lines[test.def]!.replace(test.name, copyName), ...body, "}"];
-    planned.push({ def: test.def, close: test.close, renamed, copy, before: randomInt(0, 2) === 0 });
+    planned.push({ def: test.def, close: test.close, renamed, copy, before: draw(0, 2) === 0 });
     twins.push({ original: test.name, renamed, copy: copyName });
   }
   if (twins.length === 0) return null;

@@ -4,7 +4,7 @@ import { findRunner, type RunnerCall, type SentinelFramework } from "./runner-co
 import { goTestArgs, planGo } from "./sentinel-go.js";
 import { type Selection, selectionOf } from "./sentinel-selection.js";
 import { jsSentinel, pythonSentinel, type SentinelAppend } from "./sentinel-text.js";
-import { jsTwins, pythonTwins } from "./sentinel-twins.js";
+import { jsTwins, pythonTwins, type TwinContext, twinBase, twinDraw } from "./sentinel-twins.js";
 
 export type { SentinelFramework } from "./runner-command.js";
 
@@ -69,10 +69,12 @@ export function planSentinels(
   others: readonly HiddenText[] = [],
   /** The hidden files' texts at the base commit (absent: new at the fix; null: unknown, no twins there); null: none known. */
   baseHidden: ReadonlyMap<string, string | null> | null = null,
+  /** The task's secret the twins are drawn from (sentinel-twins.ts, `twinDraw`); null: drawn afresh each run. */
+  key: string | null = null,
 ): Sentinel | null {
   if (runner === null) return null;
   const { framework } = runner;
-  if (framework === "go") return planGoSentinels(runner, files, others, baseHidden);
+  if (framework === "go") return planGoSentinels(runner, files, others, baseHidden, key);
   const candidates = files.filter(framework === "pytest" ? isPython : isJs);
   if (candidates.length === 0) return null;
   const selection: Selection = runner.args
@@ -87,7 +89,19 @@ export function planSentinels(
   const notes = selection.unsure ? [selection.unsure] : [];
   const appends: SentinelAppend[] = [];
   for (const f of chosen) {
-    const append = sentinelFor(framework, f, selection, baseHidden);
+    const append = sentinelFor(framework, f, selection, {
+      base: twinBase(
+        f.path,
+        baseHidden,
+        others.map((o) => o.text),
+      ),
+      draw: twinDraw(key, f.path),
+      // The names already planned too: two files' twins or pairs must not share a name either.
+      elsewhere: [
+        ...[...files, ...others].map((o) => o.text),
+        ...appends.flatMap((a) => [a.text, a.rewrite ?? ""]),
+      ].join("\n"),
+    });
     if (append) appends.push(append);
     // The other files' sentinels stay required: a name the filter keeps is collected whatever this file holds.
     else notes.push(`no test name in ${f.path} that the command's name filter provably keeps`);
@@ -103,6 +117,7 @@ function planGoSentinels(
   files: readonly HiddenText[],
   others: readonly HiddenText[],
   baseHidden: ReadonlyMap<string, string | null> | null,
+  key: string | null,
 ): Sentinel | null {
   const texts = new Map(files.map((f) => [f.path, f.text]));
   const plan = runner.args
@@ -112,6 +127,7 @@ function planGoSentinels(
         texts,
         new Map(others.map((f) => [f.path, f.text])),
         baseHidden,
+        key,
       )
     : planGo({ packages: ["./..."], failfast: false, unsure: [] }, "", texts);
   if (plan.unprotected || plan.appends.length === 0) return null;
@@ -127,17 +143,19 @@ function sentinelFor(
   framework: SentinelFramework,
   f: HiddenText,
   selection: Selection,
-  baseHidden: ReadonlyMap<string, string | null> | null,
+  /** `base`: what the twins must not change a line of (null: no twins); the rest as the twins' `TwinContext`. */
+  context: { base: string | null } & Required<TwinContext>,
 ): SentinelAppend | null {
-  const base = baseHidden ? (baseHidden.has(f.path) ? baseHidden.get(f.path)! : "") : null;
+  const { base, ...twinContext } = context;
   if (framework !== "pytest") {
     const accepts = selection.keepsTitle ? { accepts: selection.keepsTitle } : {};
     const twins =
       !selection.unsure && selection.covered.has(f.path) && base !== null
-        ? jsTwins(f.text, { base, ...accepts })
+        ? jsTwins(f.text, { base, ...accepts, ...twinContext })
         : null;
     const pair = jsSentinel(f.path, f.text, framework, {
       ...accepts,
+      elsewhere: twinContext.elsewhere,
       ...(twins ? { taken: twins.twins.flatMap((t) => [t.renamed, t.copy]) } : {}),
     });
     if (!pair || !twins) return pair;
@@ -152,10 +170,11 @@ function sentinelFor(
   // version of the file is known (a line it holds would tell the original from its copy).
   const twins =
     selection.renames && selection.covered.has(f.path) && base !== null
-      ? pythonTwins(f.text, { base, ...accepts, ...(className ? { className } : {}) })
+      ? pythonTwins(f.text, { base, ...accepts, ...(className ? { className } : {}), ...twinContext })
       : null;
   const pair = pythonSentinel(f.path, f.text, {
     ...(className ? { className } : {}),
+    elsewhere: twinContext.elsewhere,
     ...accepts,
     ...(twins ? { taken: twins.twins.flatMap((t) => [t.renamed, t.copy]) } : {}),
   });

@@ -1,0 +1,312 @@
+import { execFileSync } from "node:child_process";
+import type { TestCase } from "@oracle/spec";
+import { describe, expect, it } from "vitest";
+import { openLines } from "./sentinel-lex.js";
+import { changedLiteral, goTwins, jsTwins, keyedDraw, pythonTwins } from "./sentinel-twins.js";
+import { checkSentinel, planSentinels, sentinelRunner } from "./sentinels.js";
+
+// What a twin must never do to a correct fix: break the file, run a check whose failure cannot
+// show, run a body whose second run changes the result, rename what the test reads its name from,
+// or take another file's test for its copy. Each case was a correct fix FAILed (a red team's review).
+
+const compiles = (text: string) => {
+  execFileSync("python3", ["-c", "import ast, sys; ast.parse(sys.stdin.read())"], { input: text });
+  return true;
+};
+const nodeParses = (text: string) => {
+  execFileSync(process.execPath, ["--input-type=module", "--check"], { input: text });
+  return true;
+};
+const originals = (plan: { twins: Array<{ original: string }> } | null) =>
+  plan?.twins.map((t) => t.original).sort() ?? [];
+
+describe("openLines", () => {
+  it("marks the lines that begin inside a literal spanning lines, per language", () => {
+    const py = 'x = """\ndef test_a():\n"""\ny = "a\\\nb"\n# """\nz = 1\n';
+    expect([...openLines(py, "python")]).toEqual([1, 2, 4]);
+    const js = "const a = `\n});\n`;\n/* x\n*/\n// `\nconst b = '`';\n";
+    expect([...openLines(js, "js")]).toEqual([1, 2, 4]);
+    const go = "var s = `\n}\n`\n/*\n}\n*/\nvar r = '`'\n";
+    expect([...openLines(go, "go")]).toEqual([1, 2, 4, 5]);
+  });
+});
+
+describe("twins and strings that span lines (the rewritten file must still compile)", () => {
+  it("python: a triple-quoted string with column-0 text, or a test inside a string, is not twinned", () => {
+    const text = `def test_doc():
+    got = render()
+    assert got == """a
+b
+"""
+
+
+def test_plain():
+    assert f(1) == 2
+
+
+HELP = """
+def test_fake():
+    assert f(3) == 4
+"""
+`;
+    for (let run = 0; run < 20; run++) {
+      const plan = pythonTwins(text, { base: "" });
+      expect(originals(plan)).toEqual(["test_plain"]);
+      expect(compiles(plan!.text)).toBe(true);
+      expect(plan!.text).toContain('HELP = """\ndef test_fake():\n    assert f(3) == 4\n"""');
+    }
+  });
+
+  it("go: a raw string holding a lone `}` line is not taken for the end of the test", () => {
+    const text = `package x
+
+import "testing"
+
+func TestRaw(t *testing.T) {
+	if Render() != 5 {
+		t.Errorf("bad")
+	}
+	want := \`{
+}
+\`
+	_ = want
+}
+
+func TestPlain(t *testing.T) {
+	if Add(2, 3) != 5 {
+		t.Errorf("bad")
+	}
+}
+`;
+    expect(originals(goTwins(text, { base: "" }))).toEqual(["TestPlain"]);
+  });
+
+  it("js: a template literal holding `});` is not taken for the end of the test", () => {
+    const text = `import assert from "node:assert";
+describe("render", () => {
+  it("renders a block", () => {
+    assert.equal(render(), 5);
+    const want = \`x
+  });
+\`;
+  });
+
+  it("adds", () => {
+    assert.equal(add(2, 3), 5);
+  });
+});
+`;
+    const plan = jsTwins(text, { base: "" });
+    expect(originals(plan)).toEqual(["adds"]);
+    expect(nodeParses(plan!.text)).toBe(true);
+  });
+});
+
+describe("twins only of a check whose failure always shows", () => {
+  const go = (body: string) => `package x
+
+import "testing"
+
+func TestOne(t *testing.T) {
+${body}
+}
+`;
+  it("go: the if's block only reports (t.Error…, t.Fatal…, return), has no else, and is a top-level statement", () => {
+    expect(
+      originals(goTwins(go('\tif Sum(1, 2) != 3 {\n\t\tt.Errorf("x")\n\t\treturn\n\t}'), { base: "" })),
+    ).toEqual(["TestOne"]);
+    // The failure reported only when another condition holds: both twins pass on correct code.
+    const nested =
+      '\tif Sum(1, 2) != 3 {\n\t\tif runtime.GOOS == "windows" {\n\t\t\tt.Errorf("x")\n\t\t}\n\t}';
+    expect(goTwins(go(nested), { base: "" })).toBeNull();
+    const otherwise = '\tif Sum(1, 2) != 3 {\n\t\tt.Log("x")\n\t} else {\n\t\tt.Errorf("y")\n\t}';
+    expect(goTwins(go(otherwise), { base: "" })).toBeNull();
+    const logs = '\tif Sum(1, 2) != 3 {\n\t\tt.Log("x")\n\t\tt.Errorf("y")\n\t}';
+    expect(goTwins(go(logs), { base: "" })).toBeNull();
+    // Inside a loop (an empty range runs neither) or under another if (false on this machine).
+    const loop = '\tfor _, c := range cases {\n\t\tif Sum(c, 2) != 3 {\n\t\t\tt.Errorf("x")\n\t\t}\n\t}';
+    expect(goTwins(go(loop), { base: "" })).toBeNull();
+    const under =
+      '\tif runtime.GOOS == "windows" {\n\t\tif Sum(1, 2) != 3 {\n\t\t\tt.Errorf("x")\n\t\t}\n\t}';
+    expect(goTwins(go(under), { base: "" })).toBeNull();
+  });
+
+  it("js: an assertion inside a callback is not a spot (the callback may never run)", () => {
+    const text = `describe("x", () => {
+  it("calls back", () => {
+    const cb = () => {
+      assert.equal(add(2, 3), 5);
+    };
+  });
+});
+`;
+    expect(jsTwins(text, { base: "" })).toBeNull();
+  });
+});
+
+describe("twins only of bodies a second run and a new name cannot change", () => {
+  it("go: no bare call, increment or assignment to a name the body did not declare; no t.Name()", () => {
+    const go = (body: string) =>
+      `package x\n\nimport "testing"\n\nfunc TestOne(t *testing.T) {\n${body}\n\tif got != 1 {\n\t\tt.Errorf("x")\n\t}\n}\n`;
+    expect(originals(goTwins(go("\tgot := Count()"), { base: "" }))).toEqual(["TestOne"]);
+    expect(goTwins(go("\tRegister()\n\tgot := Count()"), { base: "" })).toBeNull();
+    expect(goTwins(go("\tcounter++\n\tgot := counter"), { base: "" })).toBeNull();
+    expect(goTwins(go("\ttotal = 1\n\tgot := total"), { base: "" })).toBeNull();
+    expect(goTwins(go('\tgot := Golden(t.Name() + ".txt")'), { base: "" })).toBeNull();
+    expect(goTwins(go("\tdefer Reset()\n\tgot := Count()"), { base: "" })).toBeNull();
+  });
+
+  it("js: no increment, no `this` (mocha's test title), no snapshot, no expect.getState()", () => {
+    const js = (body: string) =>
+      `describe("x", () => {\n  it("counts", function () {\n${body}\n    assert.equal(got, 1);\n  });\n});\n`;
+    expect(originals(jsTwins(js("    const got = count();"), { base: "" }))).toEqual(["counts"]);
+    expect(jsTwins(js("    const got = counter++;"), { base: "" })).toBeNull();
+    expect(jsTwins(js("    const got = golden(this.test.title);"), { base: "" })).toBeNull();
+    expect(
+      jsTwins(js("    const got = 1;\n    expect(render()).toMatchSnapshot();"), { base: "" }),
+    ).toBeNull();
+    expect(jsTwins(js("    const got = named(expect.getState().currentTestName);"), { base: "" })).toBeNull();
+  });
+
+  it("python: no body that reads its own name (__name__, request, a snapshot, the frame)", () => {
+    const py = (line: string) => `def test_named():\n    ${line}\n    assert got == 1\n`;
+    expect(originals(pythonTwins(py("got = f()"), { base: "" }))).toEqual(["test_named"]);
+    for (const line of [
+      "got = golden(test_named.__name__)",
+      "got = f(sys._getframe().f_code.co_name)",
+      "got = f(inspect.stack())",
+      'got = f(os.environ["PYTEST_CURRENT_TEST"])',
+    ])
+      expect(pythonTwins(py(line), { base: "" })).toBeNull();
+  });
+
+  it("a keyed draw plans the same twins every run (the sweep's gold runs meet the grades' files), another key others", () => {
+    const text = [1, 2, 3, 4, 5, 6]
+      .map((n) => `def test_f${n}():\n    assert f(${n}) == ${n * 7}\n`)
+      .join("\n\n");
+    const run = (key: string) => pythonTwins(text, { base: "", draw: keyedDraw(key) })!.text;
+    expect(run("gold-a")).toBe(run("gold-a"));
+    expect(new Set(["gold-b", "gold-c", "gold-d"].map(run)).has(run("gold-a"))).toBe(false);
+    // Through planSentinels: the same key and path, the same rewrite.
+    const runner = sentinelRunner({ suites: { hidden: { command: "pytest tests" } } });
+    const plan = () =>
+      planSentinels(runner, [{ path: "tests/test_f.py", text }], [], new Map(), "key")!.appends[0]!.rewrite;
+    expect(plan()).toBe(plan());
+  });
+});
+
+describe("the copy's value reads like the file's own", () => {
+  it("a count stays non-negative; a string becomes another of the file's strings, free text is left alone", () => {
+    for (let i = 0; i < 200; i++) {
+      expect(Number(changedLiteral("1"))).toBeGreaterThanOrEqual(0);
+      expect(Number(changedLiteral("0"))).toBeGreaterThan(0);
+    }
+    expect(['"warn"', '"info"']).toContain(
+      changedLiteral('"error"', undefined, ['"warn"', '"error"', '"info"']),
+    );
+    expect(changedLiteral('"no such file"')).toBeNull();
+    expect(changedLiteral('"no such file"', undefined, ["'x'", '"not a dir"'])).toBe('"not a dir"');
+  });
+});
+
+describe("names the twins and pairs take are the run's alone", () => {
+  const file = (n: number) => ({
+    path: `tests/test_${n}.py`,
+    text: "def test_add():\n    assert add(2, 3) == 5\n",
+  });
+
+  it("two hidden files with the same test name get different new names, and none another file holds", () => {
+    const runner = sentinelRunner({ suites: { hidden: { command: "pytest tests" } } });
+    // Another file holds test_add_2 … test_add_97: only 98 and 99 are left for the two files' twins.
+    const crowded = {
+      path: "tests/test_other.py",
+      text: Array.from({ length: 96 }, (_, i) => `def test_add_${i + 2}():\n    pass\n`).join("\n"),
+    };
+    for (let run = 0; run < 10; run++) {
+      const s = planSentinels(runner, [file(1), file(2), crowded], [], new Map())!;
+      const names = s.appends.flatMap((a) => [
+        ...(a.twins ?? []).flatMap((t) => [t.renamed, t.copy]),
+        ...a.tests.flatMap((t) => t.names),
+      ]);
+      expect(new Set(names).size).toBe(names.length);
+      for (const n of names)
+        expect(n === "test_add" || !/^test_add_(?:[2-9]|[1-8]\d|9[0-7])$/.test(n)).toBe(true);
+    }
+  });
+
+  it("another file's own test named like a copy is not taken for it (checkSentinel by the planned names)", () => {
+    const runner = sentinelRunner({ suites: { hidden: { command: "pytest tests" } } });
+    // test_b.py's own test_add_2 … test_add_93 pass: none may be taken for a copy (which must fail).
+    const other = {
+      path: "tests/test_b.py",
+      text: Array.from({ length: 92 }, (_, i) => `def test_add_${i + 2}():\n    assert 1\n`).join("\n"),
+    };
+    const s = planSentinels(runner, [file(1), other], [], new Map())!;
+    const a = s.appends.find((x) => x.path === "tests/test_1.py")!;
+    const twin = a.twins![0]!;
+    const id = (path: string, name: string) =>
+      `hidden:${path.replace(/\//g, ".").replace(/\.py$/, "")}::${name}`;
+    const report: TestCase[] = [
+      { id: id(a.path, twin.renamed), outcome: "passed" },
+      { id: id(a.path, twin.copy), outcome: "failed" },
+      ...s.appends.flatMap((x) =>
+        x.tests.map(
+          (t) => ({ id: id(x.path, t.names[0]!), outcome: t.role === "fail" ? "failed" : "passed" }) as const,
+        ),
+      ),
+      ...Array.from(
+        { length: 92 },
+        (_, i) => ({ id: id(other.path, `test_add_${i + 2}`), outcome: "passed" }) as const,
+      ),
+    ];
+    const checked = checkSentinel(s, report, 1);
+    expect(checked.problem).toBeNull();
+    expect(checked.tests).toHaveLength(93);
+    expect(checked.tests.map((t) => t.id)).toContain(id(a.path, "test_add"));
+  });
+});
+
+describe("lines the base commit holds anywhere stay as written", () => {
+  it("a comparison another base file holds is not changed (the checkout's history would show which twin matches)", () => {
+    const runner = sentinelRunner({ suites: { hidden: { command: "pytest tests/test_x.py" } } });
+    const text = "def test_add():\n    assert add(2, 3) == 5\n";
+    const twins = (base: Map<string, string | null>, others: string[] = []) =>
+      planSentinels(
+        runner,
+        [{ path: "tests/test_x.py", text }],
+        others.map((t, i) => ({ path: `tests/test_old${i}.py`, text: t })),
+        base,
+      )?.appends[0]?.twins?.length ?? 0;
+    expect(twins(new Map())).toBe(1);
+    expect(twins(new Map([["tests/test_y.py", "def test_y():\n    assert add(2, 3) == 5\n"]]))).toBe(0);
+    expect(twins(new Map(), ["def test_z():\n    assert add(2, 3) == 5\n"])).toBe(0);
+  });
+});
+
+describe("jsTwins and a name filter", () => {
+  it("bails out when the file has suite calls whose titles it cannot read (describe.each, context, suite)", () => {
+    const body = `  it("adds", () => {\n    assert.equal(add(2, 3), 5);\n  });\n`;
+    for (const head of [
+      'describe.each([1])("n %i", () => {',
+      'context("when", () => {',
+      'suite("s", () => {',
+    ]) {
+      const text = `${head}\n${body}});\n`;
+      expect(jsTwins(text, { base: "", accepts: (t) => t.includes("adds") })).toBeNull();
+      expect(originals(jsTwins(text, { base: "" }))).toEqual(["adds"]);
+    }
+  });
+});
+
+describe("a task author's way out", () => {
+  it("a comment on the comparison's line keeps a test from being twinned (the GOLD_FAILS hint)", () => {
+    expect(pythonTwins("def test_a():\n    assert f(1) == 2  # oracle: no twin\n", { base: "" })).toBeNull();
+    const js =
+      'describe("x", () => {\n  it("a", () => {\n    assert.equal(f(1), 2); // oracle: no twin\n  });\n});\n';
+    expect(jsTwins(js, { base: "" })).toBeNull();
+    const go =
+      'package x\n\nimport "testing"\n\nfunc TestA(t *testing.T) {\n\tif F(1) != 2 { // oracle: no twin\n\t\tt.Errorf("x")\n\t}\n}\n';
+    expect(goTwins(go, { base: "" })).toBeNull();
+    expect(goTwins(go.replace(" // oracle: no twin", ""), { base: "" })).not.toBeNull();
+  });
+});
