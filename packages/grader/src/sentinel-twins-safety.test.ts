@@ -310,3 +310,15 @@ describe("a task author's way out", () => {
     expect(goTwins(go.replace(" // oracle: no twin", ""), { base: "" })).not.toBeNull();
   });
 });
+
+describe("a test another file names", () => {
+  it("is not renamed: a conftest that marks it by name, a Go table that calls it (another file's test of that name is fine)", () => {
+    const py = "def test_a():\n    assert f(1) == 2\n";
+    expect(pythonTwins(py, { base: "", elsewhere: 'XFAIL = ["test_a"]\n' })).toBeNull();
+    expect(pythonTwins(py, { base: "", elsewhere: "def test_a():\n    pass\n" })).not.toBeNull();
+    const go =
+      'package x\n\nimport "testing"\n\nfunc TestA(t *testing.T) {\n\tif F(1) != 2 {\n\t\tt.Errorf("x")\n\t}\n}\n';
+    expect(goTwins(go, { base: "", elsewhere: "var all = []func(*testing.T){TestA}\n" })).toBeNull();
+    expect(goTwins(go, { base: "", elsewhere: "func TestA(t *testing.T) {}\n" })).not.toBeNull();
+  });
+});

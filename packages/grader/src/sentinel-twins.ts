@@ -197,6 +197,13 @@ function changeable(
   return found;
 }
 
+/**
+ * Whether another file names the test other than by defining its own of that name (a conftest that
+ * marks it, a Go table that calls it): renamed, that file would miss it or no longer compile.
+ */
+const referenced = (name: string, elsewhere: string, keyword: "def" | "func"): boolean =>
+  new RegExp(`\\b${name}\\b`).test(elsewhere.replace(new RegExp(`\\b${keyword}[ \\t]+${name}\\b`, "g"), ""));
+
 /** The file's short string literals without escapes, for a changed string that reads like the file's own. */
 const fileStrings = (text: string): string[] =>
   (text.match(QUOTED) ?? []).filter((q) => /^(["'])[^"'\\\n]{1,200}\1$/.test(q));
@@ -241,7 +248,8 @@ export function pythonTwins(
   const once = (name: string) => (text.match(new RegExp(`\\b${name}\\b`, "g")) ?? []).length === 1;
   const eligible = pythonPlainTests(text)
     .filter((t) => options.className === undefined || t.className === options.className)
-    .filter((t) => once(t.name) && accepts(t.name) === true && !PY_NAME_KEYED.test(t.body.join("\n")))
+    .filter((t) => once(t.name) && !referenced(t.name, elsewhere, "def"))
+    .filter((t) => accepts(t.name) === true && !PY_NAME_KEYED.test(t.body.join("\n")))
     .map((t) => ({ test: t, spots: changeable(t.body, t.indent, base) }))
     .filter((c) => c.spots.length > 0)
     .sort((a, b) => rank(text, a.test.name) - rank(text, b.test.name))
@@ -610,6 +618,7 @@ export function goTwins(
   for (const [i, line] of lines.entries()) {
     const m = /^func\s+(Test\w*)\s*\(\s*(\w+)\s+\*\s*\w+\.T\s*\)\s*\{\s*$/.exec(line);
     if (!m || inside.has(i) || !once(m[1]!) || (run && !run.test(m[1]!))) continue;
+    if (referenced(m[1]!, options.elsewhere ?? "", "func")) continue;
     const close = lines.findIndex((l, j) => j > i && l === "}");
     if (close < 0 || spansLiteral(inside, i, close + 1)) continue;
     const body = lines.slice(i + 1, close);
