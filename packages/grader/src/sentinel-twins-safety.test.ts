@@ -322,3 +322,95 @@ describe("a test another file names", () => {
     expect(goTwins(go, { base: "", elsewhere: "func TestA(t *testing.T) {}\n" })).not.toBeNull();
   });
 });
+
+const PARAMS = `import pytest
+
+from calc.core import add
+
+
+@pytest.mark.parametrize(
+    "a, b, expected",
+    [
+        (1, 2, 3),
+        (2, 3, 5),
+        (-1, 1, 0),
+    ],
+)
+def test_add(a, b, expected):
+    assert add(a, b) == expected
+
+
+class TestMore:
+    @pytest.mark.parametrize("word, want", [
+        ("ab", "AB"),
+        ("c", "C"),
+    ])
+    def test_upper(self, word, want):
+        got = word.upper()
+        assert got == want
+`;
+
+describe("twins of parametrised pytest tests", () => {
+  it("copies the test with its decorator, one row's expected value changed; the module still compiles", () => {
+    const plan = pythonTwins(PARAMS, { base: "" })!;
+    expect(originals(plan)).toEqual(["test_add", "test_upper"]);
+    expect(compiles(plan.text)).toBe(true);
+    for (const twin of plan.twins) {
+      const decorated = (name: string) => {
+        const at = plan.text.indexOf(`def ${name}(`);
+        return plan.text.slice(plan.text.lastIndexOf("@pytest.mark.parametrize(", at), at);
+      };
+      const [a, b] = [decorated(twin.renamed), decorated(twin.copy)];
+      const diff = a.split("\n").filter((l, i) => l !== b.split("\n")[i]);
+      expect(diff).toHaveLength(1);
+      // Only the compared parameter's value (the last of the row) changed.
+      expect(diff[0]!.replace(/, [^,]+\)/, "")).toBe(
+        b.split("\n")[a.split("\n").indexOf(diff[0]!)]!.replace(/, [^,]+\)/, ""),
+      );
+    }
+  });
+
+  it("leaves out a fixture parameter, a second decorator, a compared value that is no literal, and any -k run", () => {
+    const one = (head: string, def: string, row = "(1, 2, 3),") =>
+      `${head}\n@pytest.mark.parametrize("a, b, expected", [\n    ${row}\n])\n${def}\n    assert add(a, b) == expected\n`;
+    expect(pythonTwins(one("", "def test_a(a, b, expected):"), { base: "" })).not.toBeNull();
+    expect(pythonTwins(one("", "def test_a(a, b, expected, tmp_path):"), { base: "" })).toBeNull();
+    expect(pythonTwins(one("@pytest.mark.slow", "def test_a(a, b, expected):"), { base: "" })).toBeNull();
+    expect(pythonTwins(one("", "def test_a(a, b, expected):", "(1, 2, THREE),"), { base: "" })).toBeNull();
+    expect(pythonTwins(one("", "def test_a(a, b, expected):"), { base: "", accepts: () => true })).toBeNull();
+  });
+
+  it("checkSentinel: every row of both passed is forged; the copy's changed row failing is honest; ids restored", () => {
+    const runner = sentinelRunner({ suites: { hidden: { command: "pytest tests/test_p.py" } } });
+    const s = planSentinels(runner, [{ path: "tests/test_p.py", text: PARAMS }], [], new Map())!;
+    const twin = s.appends[0]!.twins!.find((t) => t.original === "test_add")!;
+    const others = s.appends[0]!.twins!.filter((t) => t !== twin);
+    const rows = ["1-2-3", "2-3-5", "-1-1-0"];
+    const id = (name: string, row: string) => `hidden:tests.test_p::${name}[${row}]`;
+    const pair = s.appends[0]!.tests.map(
+      (t) =>
+        ({
+          id: `hidden:tests.test_p::${t.names[0]}`,
+          outcome: t.role === "fail" ? "failed" : "passed",
+        }) as const,
+    );
+    const rest = others.flatMap((w) => [
+      { id: `hidden:tests.test_p.TestMore::${w.renamed}[ab-AB]`, outcome: "passed" as const },
+      { id: `hidden:tests.test_p.TestMore::${w.copy}[ab-AB]`, outcome: "failed" as const },
+    ]);
+    const report = (copyFails: boolean): TestCase[] => [
+      ...rows.map((r) => ({ id: id(twin.renamed, r), outcome: "passed" as const })),
+      ...rows.map(
+        (r, i) => ({ id: id(twin.copy, r), outcome: copyFails && i === 1 ? "failed" : "passed" }) as const,
+      ),
+      ...pair,
+      ...rest,
+    ];
+    const honest = checkSentinel(s, report(true), 1);
+    expect(honest.problem).toBeNull();
+    expect(honest.tests.map((t) => t.id).filter((t) => t.includes("test_add"))).toEqual(
+      rows.map((r) => id("test_add", r)),
+    );
+    expect(checkSentinel(s, report(false), 1).problem).toMatch(/and so did the copy/);
+  });
+});

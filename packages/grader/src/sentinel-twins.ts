@@ -1,5 +1,6 @@
 import { createHash, createHmac, randomInt } from "node:crypto";
 import { openLines, spansLiteral } from "./sentinel-lex.js";
+import { pythonParamTests } from "./sentinel-params.js";
 import { type NameFilter, pythonPlainTests } from "./sentinel-text.js";
 
 /**
@@ -246,13 +247,36 @@ export function pythonTwins(
   const lines = text.split("\n");
   const strings = fileStrings(text);
   const once = (name: string) => (text.match(new RegExp(`\\b${name}\\b`, "g")) ?? []).length === 1;
-  const eligible = pythonPlainTests(text)
+  // A unit the copy repeats (a test's lines, its decorator's with it) and the lines it may change.
+  type Unit = { name: string; className?: string; start: number; def: number; end: number; spots: Spot[] };
+  type Spot = { line: number; head: string; literal: string; tail: string };
+  const plain: Unit[] = pythonPlainTests(text)
+    .filter((t) => !PY_NAME_KEYED.test(t.body.join("\n")))
+    .map((t) => ({
+      name: t.name,
+      ...(t.className ? { className: t.className } : {}),
+      start: t.def,
+      def: t.def,
+      end: t.def + 1 + t.body.length,
+      spots: changeable(t.body, t.indent, base).map((c) => ({
+        line: t.def + 1 + c.line,
+        head: `${t.indent}${c.head}`,
+        literal: c.literal,
+        tail: c.tail,
+      })),
+    }));
+  // Parametrised tests: not under -k, which matches the parameters' ids too.
+  const operand = (e: string) => plainOperand(e) && !LOOSE.test(e) && !/^["'\d-]/.test(e);
+  const params: Unit[] = options.accepts
+    ? []
+    : pythonParamTests(text, openLines(text, "python"), new RegExp(`^(?:${LITERAL})$`), base, operand)
+        .filter((t) => !PY_NAME_KEYED.test(lines.slice(t.def, t.end).join("\n")))
+        .map((t) => ({ ...t, spots: t.rows }));
+  const eligible = [...plain, ...params]
     .filter((t) => options.className === undefined || t.className === options.className)
-    .filter((t) => once(t.name) && !referenced(t.name, elsewhere, "def"))
-    .filter((t) => accepts(t.name) === true && !PY_NAME_KEYED.test(t.body.join("\n")))
-    .map((t) => ({ test: t, spots: changeable(t.body, t.indent, base) }))
-    .filter((c) => c.spots.length > 0)
-    .sort((a, b) => rank(text, a.test.name) - rank(text, b.test.name))
+    .filter((t) => once(t.name) && !referenced(t.name, elsewhere, "def") && accepts(t.name) === true)
+    .filter((t) => t.spots.length > 0)
+    .sort((a, b) => rank(text, a.name) - rank(text, b.name))
     .slice(0, MAX_TWINS);
   const fresh = (name: string): string | null => {
     for (let tries = 0; tries < 200; tries++) {
@@ -265,33 +289,29 @@ export function pythonTwins(
     }
     return null;
   };
-  const planned: Array<{ def: number; end: number; renamed: string; copy: string[]; before: boolean }> = [];
+  const rename = (line: string, name: string) => line.replace(/^(\s*)def[ \t]+\w+/, `$1def ${name}`);
+  const planned: Array<{ unit: Unit; renamed: string; copy: string[]; before: boolean }> = [];
   const twins: SentinelTwin[] = [];
-  for (const { test, spots } of eligible) {
-    const spot = spots[draw(0, spots.length)]!;
+  for (const unit of eligible) {
+    const spot = unit.spots[draw(0, unit.spots.length)]!;
     const literal = changedLiteral(spot.literal, draw, strings);
-    const renamed = literal ? fresh(test.name) : null;
-    const copyName = renamed ? fresh(test.name) : null;
+    const renamed = literal ? fresh(unit.name) : null;
+    const copyName = renamed ? fresh(unit.name) : null;
     if (!literal || !renamed || !copyName) continue;
-    const body = test.body.map((l, i) =>
-      i === spot.line ? `${test.indent}${spot.head}${literal}${spot.tail}` : l,
-    );
-    const copy = [lines[test.def]!.replace(/^(\s*)def[ \t]+\w+/, `$1def ${copyName}`), ...body];
-    planned.push({
-      def: test.def,
-      end: test.def + 1 + test.body.length,
-      renamed,
-      copy,
-      before: draw(0, 2) === 0,
+    const copy = lines.slice(unit.start, unit.end).map((l, i) => {
+      const at = unit.start + i;
+      if (at === spot.line) return `${spot.head}${literal}${spot.tail}`;
+      return at === unit.def ? rename(l, copyName) : l;
     });
-    twins.push({ original: test.name, renamed, copy: copyName });
+    planned.push({ unit, renamed, copy, before: draw(0, 2) === 0 });
+    twins.push({ original: unit.name, renamed, copy: copyName });
   }
   if (twins.length === 0) return null;
   // From the bottom up, so that the earlier tests' line numbers still hold.
-  for (const p of planned.sort((a, b) => b.def - a.def)) {
-    lines[p.def] = lines[p.def]!.replace(/^(\s*)def[ \t]+\w+/, `$1def ${p.renamed}`);
-    if (p.before) lines.splice(p.def, 0, ...p.copy, "", "");
-    else lines.splice(p.end, 0, "", "", ...p.copy);
+  for (const { unit, renamed, copy, before } of planned.sort((a, b) => b.unit.start - a.unit.start)) {
+    lines[unit.def] = rename(lines[unit.def]!, renamed);
+    if (before) lines.splice(unit.start, 0, ...copy, "", "");
+    else lines.splice(unit.end, 0, "", "", ...copy);
   }
   return { text: lines.join("\n"), twins };
 }
