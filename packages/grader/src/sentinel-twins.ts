@@ -146,7 +146,11 @@ export function changedLiteral(
   if (/^["']/.test(literal)) {
     // Another of the file's own strings reads as naturally as the original; a word with one letter
     // changed would not, so free text (a space in it) is left alone when the file has no other.
-    const others = [...new Set(strings)].filter((o) => o !== literal && o[0] === literal[0]).sort();
+    // Of the same quote and the same kind (a word for a word, free text for free text).
+    const spaced = (q: string) => /\s/.test(q);
+    const others = [...new Set(strings)]
+      .filter((o) => o !== literal && o[0] === literal[0] && spaced(o) === spaced(literal))
+      .sort();
     if (others.length > 0) return others[draw(0, others.length)]!;
     const inner = literal.slice(1, -1);
     if (/\s/.test(inner)) return null;
@@ -207,7 +211,9 @@ const referenced = (name: string, elsewhere: string, keyword: "def" | "func"): b
 
 /** The file's short string literals without escapes, for a changed string that reads like the file's own. */
 const fileStrings = (text: string): string[] =>
-  (text.match(QUOTED) ?? []).filter((q) => /^(["'])[^"'\\\n]{1,200}\1$/.test(q));
+  (text.replace(/parametrize\(\s*(["'])[^"'\n]*\1/g, "").match(QUOTED) ?? []).filter((q) =>
+    /^(["'])[^"'\\\n]{1,200}\1$/.test(q),
+  );
 
 /**
  * A body that reads its own test's name (a snapshot, a golden file, a name-keyed registry): renamed,
