@@ -1,5 +1,5 @@
 import { spansLiteral } from "./sentinel-lex.js";
-import { looksPure } from "./sentinel-text.js";
+import { decoratedAt, looksPure } from "./sentinel-text.js";
 
 /**
  * A pytest test parametrised by one `@pytest.mark.parametrize("a, b, expected", [ … ])` whose rows
@@ -91,8 +91,7 @@ export function pythonParamTests(
     const first = i + head.n;
     const indent = open[1]!;
     const names = open[3]!.split(",").map((n) => n.trim());
-    const before = lines.slice(0, i).findLast((l) => l.trim() !== "");
-    if (before?.trimStart().startsWith("@")) continue;
+    if (decoratedAt(lines, i)) continue;
     const close = lines.findIndex((l, j) => j >= first && (CLOSE.test(l) || CLOSE_LIST.test(l)));
     if (close < 0) continue;
     const closeLines = CLOSE.test(lines[close]!) ? 1 : CLOSE_CALL.test(lines[close + 1] ?? "") ? 2 : 0;

@@ -102,6 +102,28 @@ export interface PlainTest {
 const MODULE_TEST = /^def[ \t]+(test[A-Za-z0-9_]*)[ \t]*\(\s*\)\s*(?:->[^:]*)?:\s*(?:#.*)?$/;
 const METHOD_TEST = /^( +)def[ \t]+(test[A-Za-z0-9_]*)[ \t]*\(\s*self\s*\)\s*(?:->[^:]*)?:\s*(?:#.*)?$/;
 
+/**
+ * Whether the statement before line `i` is a decorator: blank and comment lines skipped, and a
+ * decorator spread over lines (`@mock.patch(\n    "x", new=f\n)`) read back to its `@`. A test
+ * whose decorator went unseen would lose it to a copy inserted between the two.
+ */
+export function decoratedAt(lines: readonly string[], i: number): boolean {
+  let depth = 0;
+  for (let j = i - 1; j >= 0; j--) {
+    const code = lines[j]!.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""')
+      .replace(/#.*$/, "")
+      .trim();
+    if (code === "" && depth === 0) continue;
+    for (const ch of [...code].reverse()) {
+      if (")]}".includes(ch)) depth++;
+      else if ("([{".includes(ch)) depth--;
+    }
+    if (depth > 0) continue;
+    return code.startsWith("@");
+  }
+  return false;
+}
+
 /** The module's plain tests (`PlainTest`) whose bodies look free of side effects (`looksPure`). */
 export function pythonPlainTests(text: string): PlainTest[] {
   const lines = text.split("\n");
@@ -118,7 +140,7 @@ export function pythonPlainTests(text: string): PlainTest[] {
     const module = MODULE_TEST.exec(line);
     const method = className ? METHOD_TEST.exec(line) : null;
     const name = module?.[1] ?? (method && method[1] === memberIndent ? method[2] : undefined);
-    if (!name || (i > 0 && lines[i - 1]!.trimStart().startsWith("@"))) continue;
+    if (!name || decoratedAt(lines, i)) continue;
     const defIndent = method?.[1] ?? "";
     const body: string[] = [];
     for (const next of lines.slice(i + 1)) {
@@ -142,9 +164,9 @@ export function pythonPlainTests(text: string): PlainTest[] {
  * The bodies of the module-level plain tests (`pythonPlainTests`), re-indented by 8 spaces, so a
  * must-fail can run one verbatim: the same calls of the code under test, the same asserts.
  */
-export function pythonPlainBodies(text: string): string[][] {
+export function pythonPlainBodies(text: string, except: readonly string[] = []): string[][] {
   return pythonPlainTests(text)
-    .filter((t) => t.className === undefined)
+    .filter((t) => t.className === undefined && !except.includes(t.name))
     .map(({ body, indent }) => body.map((l) => (l.trim() === "" ? "" : `        ${l.slice(indent.length)}`)));
 }
 
@@ -188,6 +210,8 @@ export function pythonSentinel(
     taken?: readonly string[];
     /** The run's other test files: a report id ends in the test's name, whatever its file. */
     elsewhere?: string;
+    /** Tests of the file that have twins: the must-fail does not repeat their bodies. */
+    twinned?: readonly string[];
   } = {},
 ): SentinelAppend | null {
   const own = pythonTestNames(text);
@@ -208,7 +232,7 @@ export function pythonSentinel(
   const unit = className !== undefined && /\bTestCase\b/.test(text);
   const eq = (a: string, b: number) => (unit ? `self.assertEqual(${a}, ${b})` : `assert ${a} == ${b}`);
   const imported = pick(pythonImportedNames(text));
-  const body = className ? undefined : pickStable(pythonPlainBodies(text), text);
+  const body = className ? undefined : pickStable(pythonPlainBodies(text, options.twinned), text);
   const lines: string[] = [text.endsWith("\n") || text === "" ? "" : "\n"];
   const tests: SentinelTest[] = [];
   for (const [i, name] of names.entries()) {

@@ -136,25 +136,34 @@ export function changedLiteral(
   if (flips[literal]) return flips[literal]!;
   if (/^[[(]/.test(literal)) {
     if (!balanced(literal)) return null;
+    // One of its numbers, tried in a drawn order (as `changeOne` tries spots).
     const numbers = [...literal.matchAll(/-?\d+(?:\.\d+)?/g)];
-    const pick = numbers[draw(0, Math.max(1, numbers.length))];
-    if (!pick) return null;
-    const changed = changedLiteral(pick[0], draw);
-    if (changed === null) return null;
-    return `${literal.slice(0, pick.index)}${changed}${literal.slice(pick.index + pick[0].length)}`;
+    while (numbers.length > 0) {
+      const [pick] = numbers.splice(draw(0, numbers.length), 1);
+      const changed = changedLiteral(pick![0], draw);
+      if (changed !== null)
+        return `${literal.slice(0, pick!.index)}${changed}${literal.slice(pick!.index + pick![0].length)}`;
+    }
+    return null;
   }
   if (/^["']/.test(literal)) {
-    // Another of the file's own strings reads as naturally as the original; a word with one letter
-    // changed would not, so free text (a space in it) is left alone when the file has no other.
-    // Of the same quote and the same kind (a word for a word, free text for free text).
+    // Another of the file's own strings reads as naturally as the original, if it is of the same
+    // quote and kind (a word for a word, free text for free text) and as frequent: the copy's value
+    // then occurs as often in the file as the original's (a reader counting occurrences learns nothing).
     const spaced = (q: string) => /\s/.test(q);
+    const count = (q: string) => strings.filter((x) => x === q).length;
     const others = [...new Set(strings)]
       .filter((o) => o !== literal && o[0] === literal[0] && spaced(o) === spaced(literal))
+      .filter((o) => count(o) === count(literal) - 1)
       .sort();
     if (others.length > 0) return others[draw(0, others.length)]!;
+    // Else one character changed, only where that reads as naturally: a digit of a string that has
+    // digits (a version, a date, an id), or a string of at most two characters. A word with a letter
+    // changed is a typo any dictionary finds.
     const inner = literal.slice(1, -1);
-    if (/\s/.test(inner)) return null;
-    const spots = [...inner].flatMap((c, i) => (/[A-Za-z0-9]/.test(c) ? [i] : []));
+    const digits = /\d/.test(inner);
+    if (/\s/.test(inner) || (!digits && inner.length > 2)) return null;
+    const spots = [...inner].flatMap((c, i) => ((digits ? /\d/ : /[A-Za-z0-9]/).test(c) ? [i] : []));
     if (spots.length === 0) return null;
     const at = spots[draw(0, spots.length)]!;
     const c = inner[at]!;
@@ -167,15 +176,78 @@ export function changedLiteral(
     const next = rest[draw(0, rest.length)]!;
     return `${literal[0]}${inner.slice(0, at)}${next}${inner.slice(at + 1)}${literal[0]}`;
   }
+  // One of the six values within 3 of the original, each as likely; none when the one drawn crosses
+  // zero or a boundary of a fixed-size integer (a count is never negative, a uint8 never 256): so for
+  // any two values, each is as likely to be the original as the copy.
   const decimals = literal.split(".")[1]?.length ?? 0;
-  const size = draw(1, 4);
-  const down = draw(0, 2) === 0;
-  // A count or a length is never negative: a non-negative value stays non-negative.
-  const step = down && (Number(literal) < 0 || Number(literal) - size >= 0) ? -size : size;
-  const value = Number(literal) + step;
+  const offsets = [-3, -2, -1, 1, 2, 3];
+  const v = Number(literal);
+  const value = v + offsets[draw(0, offsets.length)]!;
+  if (v < 0 !== value < 0) return null;
+  if (LIMITS.some((b) => v < b !== value < b)) return null;
   const text = decimals > 0 ? value.toFixed(decimals) : String(value);
   return text === literal ? null : text;
 }
+
+/**
+ * One spot of a test changed (`changedLiteral`), the spots tried in a drawn order until one can be.
+ * Trying another spot, never the same one again, keeps each value as likely to be the original as
+ * the copy: whether a spot is reached depends on the other spots only, which both twins share.
+ */
+function changeOne<S extends { literal: string }>(
+  spots: readonly S[],
+  draw: Draw,
+  strings: readonly string[],
+): { spot: S; literal: string } | null {
+  const left = [...spots];
+  while (left.length > 0) {
+    const [spot] = left.splice(draw(0, left.length), 1);
+    const literal = changedLiteral(spot!.literal, draw, strings);
+    if (literal !== null) return { spot: spot!, literal };
+  }
+  return null;
+}
+
+/**
+ * A copy's line with its other mentions of the changed value changed too, where they only tell
+ * (a comment, a failure message, a docstring: `t.Errorf("… want 5")` beside `got != 7` would show
+ * which test is the copy), never where they are code (an input `f(5)` stays). `messages`: whether
+ * the line's strings are messages (a Go `t.Error…`/`t.Log…` call, a Python docstring or assert message).
+ */
+function retold(line: string, from: string, to: string, comment: "#" | "//", messages: boolean): string {
+  if (/^(?:true|false|True|False)$/.test(from) || from.startsWith("[") || from.startsWith("(")) return line;
+  const quoted = /^["']/.test(from);
+  const a = quoted ? from.slice(1, -1) : from;
+  const b = quoted ? to.slice(1, -1) : to;
+  const escaped = a.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const token = new RegExp(quoted ? escaped : `(?<![\\w.])${escaped}(?!\\.?\\w)`, "g");
+  const swap = (text: string) => text.replace(token, () => b);
+  let out = "";
+  let quote: string | null = null;
+  let from0 = 0;
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i]!;
+    if (quote) {
+      if (ch === "\\") i++;
+      else if (ch === quote) {
+        out += messages ? swap(line.slice(from0, i)) : line.slice(from0, i);
+        from0 = i;
+        quote = null;
+      }
+      continue;
+    }
+    if (line.startsWith(comment, i)) return out + line.slice(from0, i) + swap(line.slice(i));
+    if (ch === '"' || ch === "'" || ch === "`") {
+      out += line.slice(from0, i + 1);
+      from0 = i + 1;
+      quote = ch;
+    }
+  }
+  return out + line.slice(from0);
+}
+
+/** Where fixed-size integers overflow (a copy's value on the other side would not compile in Go). */
+const LIMITS = [128, 256, 32768, 65536, 2 ** 31, 2 ** 32, -128, -32768, -(2 ** 31)].map((b) => b - 0.5);
 
 /** The body lines (indices) whose `assert ... == <literal>` can be changed, with their parts. */
 function changeable(
@@ -209,11 +281,18 @@ function changeable(
 const referenced = (name: string, elsewhere: string, keyword: "def" | "func"): boolean =>
   new RegExp(`\\b${name}\\b`).test(elsewhere.replace(new RegExp(`\\b${keyword}[ \\t]+${name}\\b`, "g"), ""));
 
-/** The file's short string literals without escapes, for a changed string that reads like the file's own. */
+/**
+ * The file's short string literals without escapes, each as often as it occurs, for a changed string
+ * that reads like the file's own: not those of imports, comments, test titles or parametrize's names.
+ */
 const fileStrings = (text: string): string[] =>
-  (text.replace(/parametrize\(\s*(["'])[^"'\n]*\1/g, "").match(QUOTED) ?? []).filter((q) =>
-    /^(["'])[^"'\\\n]{1,200}\1$/.test(q),
-  );
+  text
+    .split("\n")
+    .filter((l) => !/^\s*(?:import|from|#|\/\/)|\brequire\(|^\s*(?:it|test|describe|func)\b/.test(l))
+    .join("\n")
+    .replace(/parametrize\(\s*(["'])[^"'\n]*\1/g, "")
+    .match(QUOTED)
+    ?.filter((q) => /^(["'])[^"'\\\n]{1,200}\1$/.test(q)) ?? [];
 
 /**
  * A body that reads its own test's name (a snapshot, a golden file, a name-keyed registry): renamed,
@@ -299,15 +378,17 @@ export function pythonTwins(
   const planned: Array<{ unit: Unit; renamed: string; copy: string[]; before: boolean }> = [];
   const twins: SentinelTwin[] = [];
   for (const unit of eligible) {
-    const spot = unit.spots[draw(0, unit.spots.length)]!;
-    const literal = changedLiteral(spot.literal, draw, strings);
+    const { spot, literal } = changeOne(unit.spots, draw, strings) ?? {};
     const renamed = literal ? fresh(unit.name) : null;
     const copyName = renamed ? fresh(unit.name) : null;
-    if (!literal || !renamed || !copyName) continue;
+    if (!spot || !literal || !renamed || !copyName) continue;
     const copy = lines.slice(unit.start, unit.end).map((l, i) => {
       const at = unit.start + i;
-      if (at === spot.line) return `${spot.head}${literal}${spot.tail}`;
-      return at === unit.def ? rename(l, copyName) : l;
+      const tell = (text: string, messages: boolean) => retold(text, spot.literal, literal, "#", messages);
+      // The line's trailing blanks kept: a copy that lost them would show.
+      if (at === spot.line) return `${spot.head}${literal}${tell(spot.tail, true)}${/\s*$/.exec(l)![0]}`;
+      if (at === unit.def) return rename(l, copyName);
+      return tell(l, /^\s*(?:"""|'''|"|')/.test(l));
     });
     planned.push({ unit, renamed, copy, before: draw(0, 2) === 0 });
     twins.push({ original: unit.name, renamed, copy: copyName });
@@ -472,6 +553,8 @@ export function jsTwins(
     for (let tries = 0; tries < 200; tries++) {
       const candidate = `${t.title} ${draw(2, 100)}`;
       if (used.has(candidate) || text.includes(candidate) || elsewhere.includes(candidate)) continue;
+      // A report id ends in the full title: a name that ends another planned one (or is ended by it) would match both.
+      if ([...used].some((u) => u.endsWith(` ${candidate}`) || candidate.endsWith(` ${u}`))) continue;
       if (!accepts(full(t, candidate))) continue;
       used.add(candidate);
       return candidate;
@@ -489,13 +572,14 @@ export function jsTwins(
   }> = [];
   const twins: SentinelTwin[] = [];
   for (const { test, body, spots } of eligible) {
-    const spot = spots[draw(0, spots.length)]!;
-    const literal = changedLiteral(spot.literal, draw, strings);
+    const { spot, literal } = changeOne(spots, draw, strings) ?? {};
     const renamed = literal ? fresh(test) : null;
     const copyTitle = renamed ? fresh(test) : null;
-    if (!literal || !renamed || !copyTitle) continue;
+    if (!spot || !literal || !renamed || !copyTitle) continue;
     const changed = body.map((l, j) =>
-      j === spot.line ? `${spot.pad}${spot.head}${literal}${spot.tail}` : l,
+      j === spot.line
+        ? `${spot.pad}${spot.head}${literal}${spot.tail}${/\s*$/.exec(l)![0]}`
+        : retold(l, spot.literal, literal, "//", false),
     );
     const copy = [quote(lines[test.def]!, test.title, copyTitle), ...changed, lines[test.close]!];
     planned.push({
@@ -629,7 +713,7 @@ export function goTwins(
   const base = new Set((options.base ?? "").split("\n").map((l) => l.trim()));
   const run = options.run ?? null;
   const draw = options.draw ?? randomInt;
-  const strings = (text.match(/"(?:[^"\\\n])*"/g) ?? []).filter((q) => q.length <= 202);
+  const strings = fileStrings(text).filter((q) => q.startsWith('"'));
   const lines = text.split("\n");
   const inside = openLines(text, "go");
   const exists = (name: string) =>
@@ -637,6 +721,8 @@ export function goTwins(
   const once = (name: string) => (text.match(new RegExp(`\\b${name}\\b`, "g")) ?? []).length === 1;
   const tests: Array<{
     name: string;
+    /** The test's *testing.T parameter. */
+    t: string;
     def: number;
     close: number;
     spots: GoSpot[];
@@ -670,7 +756,7 @@ export function goTwins(
       if (eq && plainGoOperand(eq[4]!))
         spots.push({ line: j, head: eq[1]!, literal: eq[2]!, tail: `${eq[3]}${eq[4]}${eq[5]}` });
     }
-    if (spots.length > 0) tests.push({ name: m[1]!, def: i, close, spots });
+    if (spots.length > 0) tests.push({ name: m[1]!, t, def: i, close, spots });
   }
   const chosen = tests.sort((a, b) => rank(text, a.name) - rank(text, b.name)).slice(0, MAX_TWINS);
   const used = new Set<string>();
@@ -686,15 +772,19 @@ export function goTwins(
   const planned: Array<{ def: number; close: number; renamed: string; copy: string[]; before: boolean }> = [];
   const twins: SentinelTwin[] = [];
   for (const test of chosen) {
-    const spot = test.spots[draw(0, test.spots.length)]!;
-    const literal = changedLiteral(spot.literal, draw, strings);
+    const { spot, literal } = changeOne(test.spots, draw, strings) ?? {};
     const renamed = literal ? fresh(test.name) : null;
     const copyName = renamed ? fresh(test.name) : null;
-    if (!literal || !renamed || !copyName) continue;
+    if (!spot || !literal || !renamed || !copyName) continue;
     if (spot.original !== undefined) lines[test.def + 1 + spot.line] = spot.original;
+    const message = new RegExp(`^\\s*${test.t}\\.(?:Error|Errorf|Fatal|Fatalf|Log|Logf)\\(`);
     const body = lines
       .slice(test.def + 1, test.close)
-      .map((l, j) => (j === spot.line ? `${spot.head}${literal}${spot.tail}` : l));
+      .map((l, j) =>
+        j === spot.line
+          ? `${spot.head}${literal}${spot.tail}`
+          : retold(l, spot.literal, literal, "//", message.test(l)),
+      );
     const copy = [lines[test.def]!.replace(test.name, copyName), ...body, "}"];
     planned.push({ def: test.def, close: test.close, renamed, copy, before: draw(0, 2) === 0 });
     twins.push({ original: test.name, renamed, copy: copyName });

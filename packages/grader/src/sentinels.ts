@@ -4,7 +4,14 @@ import { findRunner, type RunnerCall, type SentinelFramework } from "./runner-co
 import { goTestArgs, planGo } from "./sentinel-go.js";
 import { type Selection, selectionOf } from "./sentinel-selection.js";
 import { jsSentinel, pythonSentinel, type SentinelAppend } from "./sentinel-text.js";
-import { jsTwins, pythonTwins, type TwinContext, twinBase, twinDraw } from "./sentinel-twins.js";
+import {
+  jsTwins,
+  pythonTwins,
+  type TwinContext,
+  type TwinPlan,
+  twinBase,
+  twinDraw,
+} from "./sentinel-twins.js";
 
 export type { SentinelFramework } from "./runner-command.js";
 
@@ -87,22 +94,41 @@ export function planSentinels(
   const chosen =
     selection.covered.size > 0 ? candidates.filter((f) => selection.covered.has(f.path)) : candidates;
   const notes = selection.unsure ? [selection.unsure] : [];
-  const appends: SentinelAppend[] = [];
+  const texts = [...files, ...others].map((o) => o.text);
+  // The twins first, each file's from the key, the texts and the twins before it only: the same in
+  // every run (the pairs' names are drawn afresh and must not move them).
+  const twinPlans = new Map<string, TwinPlan>();
+  const twinNames: string[] = [];
   for (const f of chosen) {
-    const append = sentinelFor(framework, f, selection, {
+    const plan = twinsFor(framework, f, selection, {
       base: twinBase(
         f.path,
         baseHidden,
         others.map((o) => o.text),
       ),
       draw: twinDraw(key, f.path),
-      // The names already planned too: two files' twins or pairs must not share a name either.
-      elsewhere: [
-        ...[...files, ...others].map((o) => o.text),
-        ...appends.flatMap((a) => [a.text, a.rewrite ?? ""]),
-      ].join("\n"),
+      elsewhere: [...texts, ...[...twinPlans.values()].map((p) => p.text)].join("\n"),
+      taken: twinNames,
     });
-    if (append) appends.push(append);
+    if (!plan) continue;
+    twinPlans.set(f.path, plan);
+    twinNames.push(...plan.twins.flatMap((t) => [t.renamed, t.copy]));
+  }
+  const appends: SentinelAppend[] = [];
+  for (const f of chosen) {
+    const twins = twinPlans.get(f.path) ?? null;
+    const pair = pairFor(framework, f, selection, {
+      // Every name planned in the run is taken: a report id ends in the test's name, whatever its file.
+      elsewhere: [
+        ...texts,
+        ...[...twinPlans.values()].map((p) => p.text),
+        ...appends.map((a) => a.text),
+      ].join("\n"),
+      taken: [...twinNames, ...appends.flatMap((a) => a.tests.flatMap((t) => t.names))],
+      // The must-fail never repeats a twinned test's body: it would show the original's value.
+      twinned: twins?.twins.map((t) => t.original) ?? [],
+    });
+    if (pair) appends.push(twins ? { ...pair, rewrite: twins.text, twins: twins.twins } : pair);
     // The other files' sentinels stay required: a name the filter keeps is collected whatever this file holds.
     else notes.push(`no test name in ${f.path} that the command's name filter provably keeps`);
   }
@@ -138,48 +164,63 @@ function planGoSentinels(
   return { framework: "go", appends: plan.appends, required, ...(unsure ? { note: unsure } : {}) };
 }
 
-/** The sentinel of one hidden file, named so that the selection's name filter keeps it, or null. */
-function sentinelFor(
-  framework: SentinelFramework,
-  f: HiddenText,
-  selection: Selection,
-  /** `base`: what the twins must not change a line of (null: no twins); the rest as the twins' `TwinContext`. */
-  context: { base: string | null } & Required<TwinContext>,
-): SentinelAppend | null {
-  const { base, ...twinContext } = context;
-  if (framework !== "pytest") {
-    const accepts = selection.keepsTitle ? { accepts: selection.keepsTitle } : {};
-    const twins =
-      !selection.unsure && selection.covered.has(f.path) && base !== null
-        ? jsTwins(f.text, { base, ...accepts, ...twinContext })
-        : null;
-    const pair = jsSentinel(f.path, f.text, framework, {
-      ...accepts,
-      elsewhere: twinContext.elsewhere,
-      ...(twins ? { taken: twins.twins.flatMap((t) => [t.renamed, t.copy]) } : {}),
-    });
-    if (!pair || !twins) return pair;
-    return { ...pair, rewrite: twins.text, twins: twins.twins };
-  }
+/** The `-k` filter of a pytest file's names, and the class a `file::Class` selection names. */
+function pytestFilter(f: HiddenText, selection: Selection) {
   const className = selection.covered.get(f.path)?.className;
   const keyword = selection.keyword;
   const maybe = [...posix.dirname(f.path).split("/"), ...markerNames(f.text)];
   const known = [posix.basename(f.path), ...(className ? [className] : [])];
   const accepts = keyword ? { accepts: (name: string) => keyword({ known: [...known, name], maybe }) } : {};
-  // Twins only where renaming a test changes nothing the command selects, and where the base commit's
-  // version of the file is known (a line it holds would tell the original from its copy).
-  const twins =
-    selection.renames && selection.covered.has(f.path) && base !== null
-      ? pythonTwins(f.text, { base, ...accepts, ...(className ? { className } : {}), ...twinContext })
-      : null;
-  const pair = pythonSentinel(f.path, f.text, {
+  return { className, accepts };
+}
+
+/**
+ * The twins of one hidden file, where renaming a test changes nothing the command selects and the
+ * base commit's version of the file is known (`base`; a line it holds would tell the original from
+ * its copy), or null.
+ */
+function twinsFor(
+  framework: SentinelFramework,
+  f: HiddenText,
+  selection: Selection,
+  context: { base: string | null; taken: readonly string[] } & Required<TwinContext>,
+): TwinPlan | null {
+  const { base, ...rest } = context;
+  if (base === null || !selection.covered.has(f.path)) return null;
+  if (framework !== "pytest") {
+    if (selection.unsure) return null;
+    return jsTwins(f.text, {
+      base,
+      ...(selection.keepsTitle ? { accepts: selection.keepsTitle } : {}),
+      ...rest,
+    });
+  }
+  if (!selection.renames) return null;
+  const { className, accepts } = pytestFilter(f, selection);
+  return pythonTwins(f.text, { base, ...accepts, ...(className ? { className } : {}), ...rest });
+}
+
+/** The must-fail/must-pass pair of one hidden file, named so that the selection's name filter keeps it, or null. */
+function pairFor(
+  framework: SentinelFramework,
+  f: HiddenText,
+  selection: Selection,
+  context: { elsewhere: string; taken: readonly string[]; twinned: readonly string[] },
+): SentinelAppend | null {
+  if (framework !== "pytest")
+    return jsSentinel(f.path, f.text, framework, {
+      ...(selection.keepsTitle ? { accepts: selection.keepsTitle } : {}),
+      elsewhere: context.elsewhere,
+      taken: context.taken,
+    });
+  const { className, accepts } = pytestFilter(f, selection);
+  return pythonSentinel(f.path, f.text, {
     ...(className ? { className } : {}),
-    elsewhere: twinContext.elsewhere,
     ...accepts,
-    ...(twins ? { taken: twins.twins.flatMap((t) => [t.renamed, t.copy]) } : {}),
+    elsewhere: context.elsewhere,
+    taken: context.taken,
+    twinned: context.twinned,
   });
-  if (!pair || !twins) return pair;
-  return { ...pair, rewrite: twins.text, twins: twins.twins };
 }
 
 /** Marker names a module's items may carry (`@pytest.mark.x`, `pytestmark`), which `-k` also matches. */
