@@ -83,3 +83,44 @@ export const spansLiteral = (inside: ReadonlySet<number>, from: number, to: numb
   for (let i = from; i <= to; i++) if (inside.has(i)) return true;
   return false;
 };
+
+/**
+ * What a reader of `code` learns besides what it computes: its comments, the text of its strings
+ * (messages, docstrings, titles, string inputs) and its names (`test_add_5`), one per line; numbers
+ * written as code (`add(2, 3)`) are left out. A twin whose value is told here (`want 5`, a title
+ * `returns 5`) would show which of the two is the original.
+ */
+export function toldText(code: string, lexicon: Lexicon): string {
+  const comment = LINE_COMMENT[lexicon];
+  const quotes: Spanning[] = [
+    ...SPANNING[lexicon],
+    ...ONE_LINE[lexicon].map((q) => ({ open: q, close: q, escapes: true })),
+  ];
+  const word = /[A-Za-z_]\w*/y;
+  const number = /[\d.]\w*/y;
+  const told: string[] = [];
+  for (let i = 0; i < code.length; ) {
+    if (code.startsWith(comment, i)) {
+      const end = code.indexOf("\n", i);
+      told.push(code.slice(i, end < 0 ? code.length : end));
+      i = end < 0 ? code.length : end;
+      continue;
+    }
+    const quote = quotes.find((q) => code.startsWith(q.open, i));
+    if (quote) {
+      const oneLine = quote.open.length === 1 && quote.open !== "`";
+      let j = i + quote.open.length;
+      while (j < code.length && !code.startsWith(quote.close, j) && !(oneLine && code[j] === "\n"))
+        j += quote.escapes && code[j] === "\\" ? 2 : 1;
+      told.push(code.slice(i + quote.open.length, j));
+      i = j + quote.close.length;
+      continue;
+    }
+    word.lastIndex = i;
+    number.lastIndex = i;
+    const w = word.exec(code) ?? (/\d/.test(code[i]!) ? number.exec(code) : null);
+    if (w && /^[A-Za-z_]/.test(w[0])) told.push(w[0]);
+    i += w ? w[0].length : 1;
+  }
+  return told.join("\n");
+}

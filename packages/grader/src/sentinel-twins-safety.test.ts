@@ -9,8 +9,10 @@ import { checkSentinel, planSentinels, sentinelRunner } from "./sentinels.js";
 // show, run a body whose second run changes the result, rename what the test reads its name from,
 // or take another file's test for its copy. Each case was a correct fix FAILed (a red team's review).
 
-const compiles = (text: string) => {
-  execFileSync("python3", ["-c", "import ast, sys; ast.parse(sys.stdin.read())"], { input: text });
+/** Whether Python parses every one of `texts` (one interpreter for all: a start costs 50-300 ms). */
+const compiles = (...texts: string[]) => {
+  const parse = "import ast, json, sys\nfor t in json.load(sys.stdin): ast.parse(t)";
+  execFileSync("python3", ["-c", parse], { input: JSON.stringify(texts) });
   return true;
 };
 const nodeParses = (text: string) => {
@@ -49,12 +51,14 @@ def test_fake():
     assert f(3) == 4
 """
 `;
+    const texts: string[] = [];
     for (let run = 0; run < 20; run++) {
       const plan = pythonTwins(text, { base: "" });
       expect(originals(plan)).toEqual(["test_plain"]);
-      expect(compiles(plan!.text)).toBe(true);
       expect(plan!.text).toContain('HELP = """\ndef test_fake():\n    assert f(3) == 4\n"""');
+      texts.push(plan!.text);
     }
+    expect(compiles(...texts)).toBe(true);
   });
 
   it("go: a raw string holding a lone `}` line is not taken for the end of the test", () => {
@@ -502,18 +506,56 @@ describe("twins: a second review", () => {
     }
   });
 
-  it("the copy's messages and comments tell its own value (Go `want 5`, a Python assert message), inputs stay", () => {
-    const go = `package calc\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {\n\t// Add(2, 3) is 5\n\tif got := Add(2, 3); got != 5 {\n\t\tt.Errorf("Add(2, 3) = %d, want 5", got)\n\t}\n}\n`;
-    const plan = goTwins(go, { base: "" })!;
-    const [twin] = plan.twins;
-    const body = (name: string) => plan.text.split(`func ${name}(`)[1]!.split("\n}\n")[0]!;
-    const want = /got != (\d+)/.exec(body(twin!.copy))![1]!;
-    expect(want).not.toBe("5");
-    expect(body(twin!.copy)).toContain(`want ${want}", got)`);
-    expect(body(twin!.copy)).toContain(`// Add(2, 3) is ${want}`);
-    expect(body(twin!.copy)).toContain("Add(2, 3); got");
-    const py = pythonTwins('def test_a():\n    assert add(15, 0) == 15, "want 15"\n', { base: "" })!;
-    const copy = py.text.split(`def ${py.twins[0]!.copy}():\n`)[1]!.split("\n")[0]!;
-    expect(copy).toMatch(/^ {4}assert add\(15, 0\) == (\d+), "want \1"$/);
+  it("a spot whose value, or the copy's, the test tells elsewhere (a message, a comment, a title, a name) is passed over; the copy changes nothing but its spot", () => {
+    // Go `want 5`, a comment, a multi-line message: the test tells its value, so no spot of it is changed.
+    const go = (body: string) =>
+      `package calc\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {\n${body}\n}\n`;
+    const told = [
+      '\tif got := Add(2, 3); got != 5 {\n\t\tt.Errorf("Add(2, 3) = %d, want 5", got)\n\t}',
+      '\t// Add(2, 3) is 5\n\tif got := Add(2, 3); got != 5 {\n\t\tt.Errorf("x")\n\t}',
+      '\tif got := Add(2, 3); got != 5 {\n\t\tt.Errorf(\n\t\t\t"want 5, got %d",\n\t\t\tgot,\n\t\t)\n\t}',
+    ];
+    for (const body of told)
+      for (let k = 0; k < 30; k++)
+        expect(goTwins(go(body), { base: "", draw: keyedDraw(`k${k}`) })).toBeNull();
+    const py = [
+      'def test_a():\n    assert add(15, 0) == 15, "want 15"\n',
+      "def test_add_15():\n    assert add(15, 0) == 15\n",
+    ];
+    for (const text of py)
+      for (let k = 0; k < 30; k++)
+        expect(pythonTwins(text, { base: "", draw: keyedDraw(`k${k}`) })).toBeNull();
+    const js = 'it("add(2, 3) returns 5", () => {\n  assert.equal(add(2, 3), 5);\n});\n';
+    for (let k = 0; k < 30; k++) expect(jsTwins(js, { base: "", draw: keyedDraw(`k${k}`) })).toBeNull();
+    // Symmetric: a test that tells a value the copy could take (`x3`) is passed over when that value is drawn, never otherwise.
+    const values = new Set<string>();
+    for (let k = 0; k < 200; k++) {
+      const plan = goTwins(go('\tif got := Add(2, 3); got != 5 {\n\t\tt.Errorf("got %d, not 3", got)\n\t}'), {
+        base: "",
+        draw: keyedDraw(`k${k}`),
+      });
+      if (plan) values.add(/got != (\d+)/.exec(plan.text.split(`func ${plan.twins[0]!.copy}(`)[1]!)![1]!);
+    }
+    expect([...values].sort()).toEqual(["2", "4", "6", "7", "8"]);
+  });
+
+  it("the copy repeats every other line as written: a string argument on its own line, black's parametrize head", () => {
+    // The input "42" tells the value 42: the test is passed over, or its input kept (never changed with the value).
+    const multi = 'def test_parse():\n    got = parse(\n        "42"\n    )\n    assert got == 42\n';
+    for (let k = 0; k < 30; k++) {
+      const plan = pythonTwins(multi, { base: "", draw: keyedDraw(`k${k}`) });
+      if (plan !== null) expect(plan.text.match(/^ {8}"42"$/gm)).toHaveLength(2);
+    }
+    const black =
+      'import pytest\n\n\n@pytest.mark.parametrize(\n    "value, expected",\n    [\n        (1, "e"),\n        (2, "x"),\n    ],\n)\ndef test_spell(value, expected):\n    assert spell(value) == expected\n';
+    const texts: string[] = [];
+    for (let k = 0; k < 30; k++) {
+      const plan = pythonTwins(black, { base: "", draw: keyedDraw(`k${k}`) });
+      if (plan === null) continue;
+      expect(plan.text.match(/^ {4}"value, expected",$/gm)).toHaveLength(2);
+      texts.push(plan.text);
+    }
+    expect(texts.length).toBeGreaterThan(20);
+    expect(compiles(...texts)).toBe(true);
   });
 });

@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomInt } from "node:crypto";
-import { openLines, spansLiteral } from "./sentinel-lex.js";
+import { type Lexicon, openLines, spansLiteral, toldText } from "./sentinel-lex.js";
 import { pythonParamTests } from "./sentinel-params.js";
 import { type NameFilter, pythonPlainTests } from "./sentinel-text.js";
 
@@ -198,52 +198,48 @@ function changeOne<S extends { literal: string }>(
   spots: readonly S[],
   draw: Draw,
   strings: readonly string[],
+  /** What the test tells besides the spot (`toldText` of its lines, the spot's value left out). */
+  told: (spot: S) => string,
 ): { spot: S; literal: string } | null {
   const left = [...spots];
   while (left.length > 0) {
     const [spot] = left.splice(draw(0, left.length), 1);
     const literal = changedLiteral(spot!.literal, draw, strings);
-    if (literal !== null) return { spot: spot!, literal };
+    if (literal !== null && !tells(told(spot!), spot!.literal, literal)) return { spot: spot!, literal };
   }
   return null;
 }
 
+/** What `lines` tell (`toldText`) with line `at` read as `line` (the spot without its value). */
+const toldWithout = (lines: readonly string[], at: number, line: string, lexicon: Lexicon): string =>
+  toldText(lines.map((l, i) => (i === at ? line : l)).join("\n"), lexicon);
+
+/** The parts of a literal a reader would look for: a string's text, a boolean, each number. */
+const valueParts = (literal: string): string[] =>
+  /^["']/.test(literal)
+    ? [literal.slice(1, -1)]
+    : /^(?:true|false|True|False)$/.test(literal)
+      ? [literal.toLowerCase()]
+      : [...literal.matchAll(/\d+(?:\.\d+)?/g)].map((m) => m[0]);
+
 /**
- * A copy's line with its other mentions of the changed value changed too, where they only tell
- * (a comment, a failure message, a docstring: `t.Errorf("… want 5")` beside `got != 7` would show
- * which test is the copy), never where they are code (an input `f(5)` stays). `messages`: whether
- * the line's strings are messages (a Go `t.Error…`/`t.Log…` call, a Python docstring or assert message).
+ * Whether `told` (a test's comments, strings and names) mentions a part that differs between a
+ * spot's value and its copy's: `t.Errorf("… want 5")` beside `got != 7`, a title `returns 5` or a
+ * name `test_add_5` would show which twin is the original. Symmetric in the two values, so passing
+ * over such a spot leaves each as likely to be the original as the copy.
  */
-function retold(line: string, from: string, to: string, comment: "#" | "//", messages: boolean): string {
-  if (/^(?:true|false|True|False)$/.test(from) || from.startsWith("[") || from.startsWith("(")) return line;
-  const quoted = /^["']/.test(from);
-  const a = quoted ? from.slice(1, -1) : from;
-  const b = quoted ? to.slice(1, -1) : to;
-  const escaped = a.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  const token = new RegExp(quoted ? escaped : `(?<![\\w.])${escaped}(?!\\.?\\w)`, "g");
-  const swap = (text: string) => text.replace(token, () => b);
-  let out = "";
-  let quote: string | null = null;
-  let from0 = 0;
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i]!;
-    if (quote) {
-      if (ch === "\\") i++;
-      else if (ch === quote) {
-        out += messages ? swap(line.slice(from0, i)) : line.slice(from0, i);
-        from0 = i;
-        quote = null;
-      }
-      continue;
-    }
-    if (line.startsWith(comment, i)) return out + line.slice(from0, i) + swap(line.slice(i));
-    if (ch === '"' || ch === "'" || ch === "`") {
-      out += line.slice(from0, i + 1);
-      from0 = i + 1;
-      quote = ch;
-    }
-  }
-  return out + line.slice(from0);
+export function tells(told: string, from: string, to: string): boolean {
+  const a = valueParts(from);
+  const b = valueParts(to);
+  const changed = [...a.filter((x) => !b.includes(x)), ...b.filter((x) => !a.includes(x))];
+  return changed.some((part) => {
+    const escaped = part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    // A number anywhere digits end (`want 5`, `test_add_5`); a word or a boolean as a word.
+    const edge = /^\d/.test(part) && /^[\d.]+$/.test(part) ? "\\d" : "A-Za-z0-9";
+    const before = /^[A-Za-z0-9]/.test(part) ? `(?<![${edge}.])` : "";
+    const after = /[A-Za-z0-9]$/.test(part) ? `(?![${edge}]|\\.\\d)` : "";
+    return new RegExp(`${before}${escaped}${after}`, /^(?:true|false)$/.test(part) ? "i" : "").test(told);
+  });
 }
 
 /** Where fixed-size integers overflow (a copy's value on the other side would not compile in Go). */
@@ -378,17 +374,17 @@ export function pythonTwins(
   const planned: Array<{ unit: Unit; renamed: string; copy: string[]; before: boolean }> = [];
   const twins: SentinelTwin[] = [];
   for (const unit of eligible) {
-    const { spot, literal } = changeOne(unit.spots, draw, strings) ?? {};
+    const own = lines.slice(unit.start, unit.end);
+    const told = (s: Spot) => toldWithout(own, s.line - unit.start, `${s.head}${s.tail}`, "python");
+    const { spot, literal } = changeOne(unit.spots, draw, strings, told) ?? {};
     const renamed = literal ? fresh(unit.name) : null;
     const copyName = renamed ? fresh(unit.name) : null;
     if (!spot || !literal || !renamed || !copyName) continue;
-    const copy = lines.slice(unit.start, unit.end).map((l, i) => {
+    const copy = own.map((l, i) => {
       const at = unit.start + i;
-      const tell = (text: string, messages: boolean) => retold(text, spot.literal, literal, "#", messages);
       // The line's trailing blanks kept: a copy that lost them would show.
-      if (at === spot.line) return `${spot.head}${literal}${tell(spot.tail, true)}${/\s*$/.exec(l)![0]}`;
-      if (at === unit.def) return rename(l, copyName);
-      return tell(l, /^\s*(?:"""|'''|"|')/.test(l));
+      if (at === spot.line) return `${spot.head}${literal}${spot.tail}${/\s*$/.exec(l)![0]}`;
+      return at === unit.def ? rename(l, copyName) : l;
     });
     planned.push({ unit, renamed, copy, before: draw(0, 2) === 0 });
     twins.push({ original: unit.name, renamed, copy: copyName });
@@ -572,14 +568,14 @@ export function jsTwins(
   }> = [];
   const twins: SentinelTwin[] = [];
   for (const { test, body, spots } of eligible) {
-    const { spot, literal } = changeOne(spots, draw, strings) ?? {};
+    const own = lines.slice(test.def, test.close + 1);
+    const told = (s: (typeof spots)[number]) => toldWithout(own, s.line + 1, `${s.head}${s.tail}`, "js");
+    const { spot, literal } = changeOne(spots, draw, strings, told) ?? {};
     const renamed = literal ? fresh(test) : null;
     const copyTitle = renamed ? fresh(test) : null;
     if (!spot || !literal || !renamed || !copyTitle) continue;
     const changed = body.map((l, j) =>
-      j === spot.line
-        ? `${spot.pad}${spot.head}${literal}${spot.tail}${/\s*$/.exec(l)![0]}`
-        : retold(l, spot.literal, literal, "//", false),
+      j === spot.line ? `${spot.pad}${spot.head}${literal}${spot.tail}${/\s*$/.exec(l)![0]}` : l,
     );
     const copy = [quote(lines[test.def]!, test.title, copyTitle), ...changed, lines[test.close]!];
     planned.push({
@@ -772,19 +768,16 @@ export function goTwins(
   const planned: Array<{ def: number; close: number; renamed: string; copy: string[]; before: boolean }> = [];
   const twins: SentinelTwin[] = [];
   for (const test of chosen) {
-    const { spot, literal } = changeOne(test.spots, draw, strings) ?? {};
+    const own = lines.slice(test.def, test.close + 1);
+    const told = (s: GoSpot) => toldWithout(own, s.line + 1, `${s.head}${s.tail}`, "go");
+    const { spot, literal } = changeOne(test.spots, draw, strings, told) ?? {};
     const renamed = literal ? fresh(test.name) : null;
     const copyName = renamed ? fresh(test.name) : null;
     if (!spot || !literal || !renamed || !copyName) continue;
     if (spot.original !== undefined) lines[test.def + 1 + spot.line] = spot.original;
-    const message = new RegExp(`^\\s*${test.t}\\.(?:Error|Errorf|Fatal|Fatalf|Log|Logf)\\(`);
     const body = lines
       .slice(test.def + 1, test.close)
-      .map((l, j) =>
-        j === spot.line
-          ? `${spot.head}${literal}${spot.tail}`
-          : retold(l, spot.literal, literal, "//", message.test(l)),
-      );
+      .map((l, j) => (j === spot.line ? `${spot.head}${literal}${spot.tail}` : l));
     const copy = [lines[test.def]!.replace(test.name, copyName), ...body, "}"];
     planned.push({ def: test.def, close: test.close, renamed, copy, before: draw(0, 2) === 0 });
     twins.push({ original: test.name, renamed, copy: copyName });
