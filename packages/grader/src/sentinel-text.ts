@@ -1,6 +1,6 @@
 import { createHash, randomInt } from "node:crypto";
 import type { SentinelFramework } from "./runner-command.js";
-import { openLines, spansLiteral } from "./sentinel-lex.js";
+import { depthAfter, openLines, spansLiteral } from "./sentinel-lex.js";
 import type { SentinelTwin } from "./sentinel-twins.js";
 
 /** One sentinel test: its name as the report shows it, and whether it must fail or pass. */
@@ -74,10 +74,7 @@ export function looksPure(body: string[], indent: string): boolean {
       const asserts = /^assert\b/.test(statement) || /^self\.assert[A-Z]\w*\(/.test(statement);
       if (!asserts && !assignment.test(statement) && !docstring) return false;
     }
-    for (const ch of code) {
-      if ("([{".includes(ch)) open++;
-      else if (")]}".includes(ch)) open = Math.max(0, open - 1);
-    }
+    open = depthAfter(code, open);
     continued = code.endsWith("\\");
   }
   return open === 0 && !continued;
@@ -124,6 +121,29 @@ export function decoratedAt(lines: readonly string[], i: number): boolean {
   return false;
 }
 
+/**
+ * The body of the `def` on line `def` (indented by `defIndent`): the lines after it that are deeper
+ * or blank, trailing blank lines left out, and its indent; null when it is not deeper than the def,
+ * or its lines mix indents or use tabs.
+ */
+export function pythonBody(
+  lines: readonly string[],
+  def: number,
+  defIndent: string,
+): { body: string[]; indent: string } | null {
+  const body: string[] = [];
+  for (const next of lines.slice(def + 1)) {
+    if (next.trim() !== "" && !(next.startsWith(defIndent) && /^[ \t]/.test(next.slice(defIndent.length))))
+      break;
+    body.push(next);
+  }
+  while (body.length > 0 && body.at(-1)!.trim() === "") body.pop();
+  const indent = /^( +)\S/.exec(body.find((l) => l.trim() !== "") ?? "")?.[1];
+  if (!indent || indent.length <= defIndent.length) return null;
+  if (body.some((l) => l.trim() !== "" && (!l.startsWith(indent) || /^ *\t/.test(l)))) return null;
+  return { body, indent };
+}
+
 /** The module's plain tests (`PlainTest`) whose bodies look free of side effects (`looksPure`). */
 export function pythonPlainTests(text: string): PlainTest[] {
   const lines = text.split("\n");
@@ -141,18 +161,9 @@ export function pythonPlainTests(text: string): PlainTest[] {
     const method = className ? METHOD_TEST.exec(line) : null;
     const name = module?.[1] ?? (method && method[1] === memberIndent ? method[2] : undefined);
     if (!name || decoratedAt(lines, i)) continue;
-    const defIndent = method?.[1] ?? "";
-    const body: string[] = [];
-    for (const next of lines.slice(i + 1)) {
-      if (next.trim() !== "" && !(next.startsWith(defIndent) && /^[ \t]/.test(next.slice(defIndent.length))))
-        break;
-      body.push(next);
-    }
-    while (body.length > 0 && body.at(-1)!.trim() === "") body.pop();
-    const indent = /^( +)\S/.exec(body.find((l) => l.trim() !== "") ?? "")?.[1];
-    if (!indent || indent.length <= defIndent.length) continue;
-    if (body.some((l) => l.trim() !== "" && (!l.startsWith(indent) || /^ *\t/.test(l)))) continue;
-    if (!looksPure(body, indent)) continue;
+    const found = pythonBody(lines, i, method?.[1] ?? "");
+    if (!found || !looksPure(found.body, found.indent)) continue;
+    const { body, indent } = found;
     // The def line, the body and the line after it all outside any string that spans lines.
     if (spansLiteral(inStrings, i, i + 1 + body.length)) continue;
     tests.push({ name, ...(method ? { className } : {}), def: i, body, indent });

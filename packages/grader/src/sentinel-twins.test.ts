@@ -345,7 +345,7 @@ import { calculate, parse } from "../../src/index.js";
 
 describe("operators of equal precedence associate to the left", () => {
   it("subtracts left to right", () => {
-    assert.equal(calculate("10 - 4 - 3"), 3);
+    assert.equal(calculate("20 - 6 - 4"), 10);
     assert.equal(calculate("1 - 2 - 3 - 4"), -8);
   });
 
@@ -379,7 +379,7 @@ describe("jsTwins", () => {
     expect(nodeParses(plan.text)).toBe(true);
     const block = (title: string) => plan.text.split(`it("${title}", () => {\n`)[1]!.split("  });")[0]!;
     expect(block(twin!.renamed)).toBe(
-      '    assert.equal(calculate("10 - 4 - 3"), 3);\n    assert.equal(calculate("1 - 2 - 3 - 4"), -8);\n',
+      '    assert.equal(calculate("20 - 6 - 4"), 10);\n    assert.equal(calculate("1 - 2 - 3 - 4"), -8);\n',
     );
     expect(block(twin!.copy)).not.toBe(block(twin!.renamed));
     expect(
@@ -390,7 +390,7 @@ describe("jsTwins", () => {
     // A body with a bare call (a side effect) is not twinned; nor a line the base holds.
     expect(plan.text).toContain('it("registers", () => {');
     const base =
-      '    assert.equal(calculate("10 - 4 - 3"), 3);\n    assert.equal(calculate("1 - 2 - 3 - 4"), -8);\n';
+      '    assert.equal(calculate("20 - 6 - 4"), 10);\n    assert.equal(calculate("1 - 2 - 3 - 4"), -8);\n';
     expect(jsTwins(MOCHA_FILE, { base })).toBeNull();
   });
 

@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomInt } from "node:crypto";
-import { type Lexicon, openLines, spansLiteral, toldText } from "./sentinel-lex.js";
+import { depthAfter, type Lexicon, openLines, QUOTED, spansLiteral, toldText } from "./sentinel-lex.js";
 import { pythonParamTests } from "./sentinel-params.js";
 import { type NameFilter, pythonPlainTests } from "./sentinel-text.js";
 
@@ -86,9 +86,6 @@ const ASSERT_EQUAL = new RegExp(String.raw`^(self\.assertEqual\(\s*)(.+?)(\s*,\s
 /** Values that may equal more than one thing, which would let a correct diff pass both twins. */
 const LOOSE =
   /\b(?:approx|any|mock|isclose|allclose|unordered|dirty_equals|nan|inf)\b|pytest\.|float\(|Mock|ANY/i;
-
-/** Single- or double-quoted string literals (Python, JS). */
-const QUOTED = /"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g;
 
 /** What an expression holds outside brackets, its `strings` replaced by empty ones: the operators that bind loosest. */
 function topLevel(expression: string, strings: RegExp): string {
@@ -453,10 +450,7 @@ function jsStatements(body: string[]): Set<number> | null {
       if (!statement || pad !== indent) return null;
       statements.add(i);
     }
-    for (const ch of code.replace(QUOTED, '""')) {
-      if ("([{".includes(ch)) open++;
-      else if (")]}".includes(ch)) open = Math.max(0, open - 1);
-    }
+    open = depthAfter(code, open, QUOTED);
   }
   return open === 0 ? statements : null;
 }
@@ -653,10 +647,7 @@ function goStatements(body: string[], t: string): number[] | null {
         return null;
       statements.push(i);
     }
-    for (const ch of stripped.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""')) {
-      if ("([{".includes(ch)) open++;
-      else if (")]}".includes(ch)) open = Math.max(0, open - 1);
-    }
+    open = depthAfter(stripped, open, QUOTED);
   }
   return open === 0 ? statements : null;
 }
@@ -680,10 +671,7 @@ function goReports(body: string[], j: number, t: string): boolean {
       if (new RegExp(`^${t}\\.(?:Error|Errorf|Fatal|Fatalf)\\(`).test(trimmed)) reports = true;
       else if (trimmed !== "return") return false;
     }
-    for (const ch of code) {
-      if ("([{".includes(ch)) open++;
-      else if (")]}".includes(ch)) open = Math.max(0, open - 1);
-    }
+    open = depthAfter(code, open);
   }
   return false;
 }
