@@ -1,6 +1,6 @@
 import { posix } from "node:path";
 import type { SentinelState, Task, TestCase } from "@oracle/spec";
-import { findRunner, type RunnerCall, type SentinelFramework } from "./runner-command.js";
+import { findRunner, type RunnerCall, replaceWords, type SentinelFramework } from "./runner-command.js";
 import { goTestArgs, planGo } from "./sentinel-go.js";
 import { type Selection, selectionOf } from "./sentinel-selection.js";
 import { jsSentinel, pythonSentinel, type SentinelAppend } from "./sentinel-text.js";
@@ -28,6 +28,11 @@ export interface Sentinel {
   required: string[];
   /** Why the selection may leave a sentinel out, for the result and the log. */
   note?: string;
+  /**
+   * The hidden command to run instead of the task's, when a node id of a twinned test names it:
+   * each such node id becomes the renamed original's and the copy's (in name order), so both run.
+   */
+  command?: string;
 }
 
 /** Files larger than this are not read for sentinels, hidden or existing (a test module is far smaller). */
@@ -91,8 +96,11 @@ export function planSentinels(
         unsure: "the task names its framework but the command's runner was not recognised",
       };
   if (selection.unprotected) return null;
+  const single = selection.single ?? new Map<string, Map<string, string>>();
   const chosen =
-    selection.covered.size > 0 ? candidates.filter((f) => selection.covered.has(f.path)) : candidates;
+    selection.covered.size > 0 || single.size > 0
+      ? candidates.filter((f) => selection.covered.has(f.path) || single.has(f.path))
+      : candidates;
   const notes = selection.unsure ? [selection.unsure] : [];
   const texts = [...files, ...others].map((o) => o.text);
   // The twins first, each file's from the key, the texts and the twins before it only: the same in
@@ -117,6 +125,12 @@ export function planSentinels(
   const appends: SentinelAppend[] = [];
   for (const f of chosen) {
     const twins = twinPlans.get(f.path) ?? null;
+    if (single.has(f.path)) {
+      // Named by node ids: nothing would select a pair, the twins are the file's sentinel.
+      if (twins) appends.push({ path: f.path, text: "", tests: [], rewrite: twins.text, twins: twins.twins });
+      else notes.push(`no test that the node ids name in ${f.path} can be twinned`);
+      continue;
+    }
     const pair = pairFor(framework, f, selection, {
       // Every name planned in the run is taken: a report id ends in the test's name, whatever its file.
       elsewhere: [
@@ -133,8 +147,39 @@ export function planSentinels(
     else notes.push(`no test name in ${f.path} that the command's name filter provably keeps`);
   }
   if (appends.length === 0) return null;
-  const required = selection.unsure ? [] : appends.map((a) => a.path);
-  return { framework, appends, required, ...(notes.length > 0 ? { note: notes.join("; ") } : {}) };
+  const command = singleCommand(runner as RunnerCall, single, appends);
+  // Named by node ids, the twins are collected whatever else the selection leaves unsure.
+  const required = appends.filter((a) => !selection.unsure || single.has(a.path)).map((a) => a.path);
+  return {
+    framework,
+    appends,
+    required,
+    ...(notes.length > 0 ? { note: notes.join("; ") } : {}),
+    ...(command ? { command } : {}),
+  };
+}
+
+/**
+ * The hidden command with each node id of a twinned test replaced by the node ids of the renamed
+ * original and its copy, in name order (both names are drawn, so the order tells nothing).
+ */
+function singleCommand(
+  runner: RunnerCall,
+  single: ReadonlyMap<string, ReadonlyMap<string, string>>,
+  appends: readonly SentinelAppend[],
+): string | null {
+  const replacements = new Map<string, string[]>();
+  for (const a of appends)
+    for (const twin of a.twins ?? []) {
+      const word = [...(single.get(a.path)?.values() ?? [])].find((w) => w.endsWith(`::${twin.original}`));
+      if (word === undefined) continue;
+      const head = word.slice(0, word.length - twin.original.length);
+      replacements.set(word, [`${head}${twin.renamed}`, `${head}${twin.copy}`].sort());
+    }
+  if (replacements.size === 0 || runner.command === undefined) return null;
+  const command = replaceWords(runner.command, replacements);
+  if (command === null) throw new Error("a twinned test's node id cannot be rewritten in the hidden command");
+  return command;
 }
 
 /** Go: one pair per selected package (sentinel-go.ts); `others` are the packages' other test files, whose names are taken. */
@@ -186,7 +231,16 @@ function twinsFor(
   context: { base: string | null; taken: readonly string[] } & Required<TwinContext>,
 ): TwinPlan | null {
   const { base, ...rest } = context;
-  if (base === null || !selection.covered.has(f.path)) return null;
+  if (base === null) return null;
+  const only = selection.single?.get(f.path);
+  if (framework === "pytest" && only)
+    return pythonTwins(f.text, {
+      base,
+      ...pytestFilter(f, selection).accepts,
+      only: new Set(only.keys()),
+      ...rest,
+    });
+  if (!selection.covered.has(f.path)) return null;
   if (framework !== "pytest") {
     if (selection.unsure) return null;
     return jsTwins(f.text, {

@@ -69,7 +69,8 @@ export function planDriver(inputs: ContainerRunInputs, suite: SuiteName): Driver
   });
   return {
     suite,
-    command: task.suites[suite].command,
+    // The hidden command as the sentinels rewrote it (node ids of twinned tests), or the task's.
+    command: (suite === "hidden" ? inputs.sentinel?.command : undefined) ?? task.suites[suite].command,
     prep,
     env: [...Object.entries(task.env), ...oracleEnv, ["ORACLE_JUNIT", reportPath(suite)]],
     report: reportPath(suite),
