@@ -23,6 +23,8 @@ export interface SentinelTwin {
   renamed: string;
   /** The copy's name; the copy is left out of the report. */
   copy: string;
+  /** A parametrised test: the report holds one entry per row (`name[params]`), original and copy alike. */
+  parametrised?: true;
 }
 
 /** A hidden file's text with its twins in place. */
@@ -328,7 +330,15 @@ export function pythonTwins(
   const strings = fileStrings(text);
   const once = (name: string) => (text.match(new RegExp(`\\b${name}\\b`, "g")) ?? []).length === 1;
   // A unit the copy repeats (a test's lines, its decorator's with it) and the lines it may change.
-  type Unit = { name: string; className?: string; start: number; def: number; end: number; spots: Spot[] };
+  type Unit = {
+    name: string;
+    className?: string;
+    start: number;
+    def: number;
+    end: number;
+    spots: Spot[];
+    parametrised?: true;
+  };
   type Spot = { line: number; head: string; literal: string; tail: string };
   const plain: Unit[] = pythonPlainTests(text)
     .filter((t) => !PY_NAME_KEYED.test(t.body.join("\n")))
@@ -351,7 +361,7 @@ export function pythonTwins(
     ? []
     : pythonParamTests(text, openLines(text, "python"), new RegExp(`^(?:${LITERAL})$`), base, operand)
         .filter((t) => !PY_NAME_KEYED.test(lines.slice(t.def, t.end).join("\n")))
-        .map((t) => ({ ...t, spots: t.rows }));
+        .map((t) => ({ ...t, spots: t.rows, parametrised: true as const }));
   const eligible = [...plain, ...params]
     .filter((t) => options.className === undefined || t.className === options.className)
     .filter((t) => options.only === undefined || options.only.has(`${t.className ?? ""}::${t.name}`))
@@ -387,7 +397,12 @@ export function pythonTwins(
       return at === unit.def ? rename(l, copyName) : l;
     });
     planned.push({ unit, renamed, copy, before: draw(0, 2) === 0 });
-    twins.push({ original: unit.name, renamed, copy: copyName });
+    twins.push({
+      original: unit.name,
+      renamed,
+      copy: copyName,
+      ...(unit.parametrised ? { parametrised: true } : {}),
+    });
   }
   if (twins.length === 0) return null;
   // From the bottom up, so that the earlier tests' line numbers still hold.

@@ -126,6 +126,56 @@ describe("planSentinels: pytest node ids of single tests", () => {
   });
 });
 
+describe("checkSentinel: one report entry per planted test (red team round 3)", () => {
+  const s = planNew("pytest tests/test_x.py", { "tests/test_x.py": PY })!;
+  const append = s.appends[0]!;
+  const [twin] = append.twins!;
+  const id = (n: string) => `hidden:tests.test_x::${n}`;
+  const pair = append.tests.map(
+    (t): TestCase => ({ id: id(t.names[0]!), outcome: t.role === "fail" ? "failed" : "passed" }),
+  );
+  const honest: TestCase[] = [
+    ...pair,
+    { id: id(twin!.renamed), outcome: "passed" },
+    { id: id(twin!.copy), outcome: "failed" },
+  ];
+
+  it("an honest report: no problem", () => {
+    expect(checkSentinel(s, honest, 1)).toMatchObject({ problem: null, exitCode: 0, state: "collected" });
+  });
+
+  it("one forged entry that names both twins (A[::B[]) answers for neither", () => {
+    for (const [a, b] of [
+      [twin!.renamed, twin!.copy],
+      [twin!.copy, twin!.renamed],
+    ]) {
+      const forged: TestCase[] = [
+        ...pair,
+        { id: id(twin!.renamed), outcome: "passed" },
+        { id: id(twin!.copy), outcome: "passed" },
+        { id: id(`${a}[::${b}[]`), outcome: "failed" },
+      ];
+      expect(checkSentinel(s, forged, 1).problem).toMatch(/contradicts/);
+      const alone: TestCase[] = [...pair, { id: id(`${a}[::${b}[]`), outcome: "failed" }];
+      expect(checkSentinel(s, alone, 1).problem).toMatch(/contradicts/);
+    }
+  });
+
+  it("a second entry of a planted test, or the copy under another scope, is a contradiction", () => {
+    const twice: TestCase[] = [...honest, { id: id(twin!.copy), outcome: "failed" }];
+    expect(checkSentinel(s, twice, 1).problem).toMatch(/2 entries in the report/);
+    const elsewhere: TestCase[] = [
+      ...pair,
+      { id: id(twin!.renamed), outcome: "passed" },
+      { id: `hidden:tests.other::${twin!.copy}`, outcome: "failed" },
+    ];
+    expect(checkSentinel(s, elsewhere, 1).problem).toMatch(/reported apart/);
+    const mustFail = append.tests.find((t) => t.role === "fail")!.names[0]!;
+    const shared: TestCase[] = [...honest, { id: id(`${mustFail} ${twin!.copy}`), outcome: "failed" }];
+    expect(checkSentinel(s, shared, 1).problem).toMatch(/2 entries in the report/);
+  });
+});
+
 describe("planSentinels: pytest", () => {
   it("appends to the hidden module a command names, in its own style, names like its tests", () => {
     const s = plan("pytest -q tests/test_x.py", { "tests/test_x.py": PY, "tests/test_y.py": PY })!;

@@ -1,12 +1,14 @@
 import { posix } from "node:path";
 import type { SentinelState, Task, TestCase } from "@oracle/spec";
 import { findRunner, type RunnerCall, replaceWords, type SentinelFramework } from "./runner-command.js";
+import { matchPlanted, type PlantedUnit, twinsAlike, twinUnits } from "./sentinel-check.js";
 import { goTestArgs, planGo } from "./sentinel-go.js";
 import { type Selection, selectionOf } from "./sentinel-selection.js";
 import { jsSentinel, pythonSentinel, type SentinelAppend } from "./sentinel-text.js";
 import {
   jsTwins,
   pythonTwins,
+  type SentinelTwin,
   type TwinContext,
   type TwinPlan,
   twinBase,
@@ -312,26 +314,6 @@ export interface SentinelVerdict {
   state: SentinelState;
 }
 
-/** A pytest parametrised test's id: `…::name[params]`. */
-const parametrised = (id: string, n: string) => id.endsWith("]") && id.includes(`::${n}[`);
-
-const matches = (id: string, names: string[]) =>
-  names.some(
-    (n) => id.endsWith(`::${n}`) || id.endsWith(` ${n}`) || id.endsWith(` > ${n}`) || parametrised(id, n),
-  );
-
-/** A twinned test's report entry under its own name again (`…::test_x_17` back to `…::test_x`). */
-function restoreName(t: TestCase, twins: ReadonlyArray<{ original: string; renamed: string }>): TestCase {
-  for (const w of twins)
-    if (
-      [`::${w.renamed}`, ` ${w.renamed}`].some((end) => t.id.endsWith(end)) ||
-      parametrised(t.id, w.renamed)
-    )
-      // Everywhere in the id: mocha-junit-reporter puts the title in the classname as well as the name.
-      return { ...t, id: t.id.split(w.renamed).join(w.original) };
-  return t;
-}
-
 /** Checks the sentinels' tests (and twins) in the report, removes them from it and restores the twinned tests' names. */
 export function checkSentinel(
   sentinel: Sentinel,
@@ -340,29 +322,45 @@ export function checkSentinel(
 ): SentinelVerdict {
   const all = sentinel.appends.flatMap((a) => a.tests.map((t) => ({ ...t, path: a.path })));
   const twins = sentinel.appends.flatMap((a) => (a.twins ?? []).map((t) => ({ ...t, path: a.path })));
-  const isSentinel = (t: TestCase) =>
-    all.some((s) => matches(t.id, s.names)) || twins.some((w) => matches(t.id, [w.copy]));
-  const rest = tests.filter((t) => !isSentinel(t)).map((t) => restoreName(t, twins));
-  const problems: string[] = [];
+  // One unit per pair test, then each twin's renamed original and copy (sentinel-check.ts).
+  const units: PlantedUnit[] = [
+    ...all.map((s) => ({ path: s.path, names: s.names, parametrised: false })),
+    ...sentinel.appends.flatMap((a) => twinUnits(a.path, a.twins ?? [])),
+  ];
+  const planted = matchPlanted(units, tests);
+  const of = (u: number) => planted.entries[u]!.map((i) => tests[i]!);
+  const twinAt = (w: number) => all.length + 2 * w;
+  const renamedOf = new Map<number, SentinelTwin>();
+  twins.forEach((w, n) => {
+    for (const i of planted.entries[twinAt(n)]!) renamedOf.set(i, w);
+  });
+  const rest = tests.flatMap((t, i) => {
+    const w = renamedOf.get(i);
+    if (w) return [{ ...t, id: t.id.split(w.renamed).join(w.original) }];
+    return planted.claimed.has(i) ? [] : [t];
+  });
+  const problems: string[] = [...planted.problems];
   let failed = 0;
   const collected = new Set<string>();
   const missing = new Set<string>();
-  for (const w of twins) {
-    const original = tests.filter((t) => matches(t.id, [w.renamed]));
-    const copy = tests.filter((t) => matches(t.id, [w.copy]));
+  twins.forEach((w, n) => {
+    const original = of(twinAt(n));
+    const copy = of(twinAt(n) + 1);
     if (original.length === 0 && copy.length === 0) {
       missing.add(w.path);
       if (sentinel.required.includes(w.path))
         problems.push(`a test the oracle copied in ${w.path} is missing from the report`);
-      continue;
+      return;
     }
     collected.add(w.path);
     if (original.length === 0 || copy.length === 0) {
       problems.push(
         `only one of ${w.original} in ${w.path} and the copy the oracle made of it is in the report`,
       );
-      continue;
+      return;
     }
+    if (!twinsAlike(planted.scopes[twinAt(n)]!, planted.scopes[twinAt(n) + 1]!))
+      problems.push(`${w.original} in ${w.path} and the copy the oracle made of it are reported apart`);
     failed += copy.filter((t) => t.outcome === "failed").length;
     // Honest code cannot pass both: one expects the value the other does not (a parametrised copy:
     // the row whose value was changed fails while the others pass).
@@ -370,14 +368,14 @@ export function checkSentinel(
       problems.push(
         `${w.original} in ${w.path} passed, and so did the copy the oracle made of it with another expected value`,
       );
-  }
-  for (const s of all) {
-    const seen = tests.filter((t) => matches(t.id, s.names));
+  });
+  all.forEach((s, u) => {
+    const seen = of(u);
     if (seen.length === 0) {
       missing.add(s.path);
       if (sentinel.required.includes(s.path))
         problems.push(`a test the oracle added to ${s.path} is missing from the report`);
-      continue;
+      return;
     }
     collected.add(s.path);
     const want = s.role === "fail" ? "failed" : "passed";
@@ -386,7 +384,7 @@ export function checkSentinel(
         problems.push(`a test the oracle added to ${s.path} that must ${s.role} is ${t.outcome}`);
       else if (s.role === "fail") failed += 1;
     }
-  }
+  });
   for (const path of collected)
     if (missing.has(path))
       problems.push(`only one of the two tests the oracle added to ${path} is in the report`);
