@@ -28,7 +28,18 @@ function numbers(): { a: number; b: number } {
   return { a: randomInt(2, 60), b: randomInt(2, 60) };
 }
 
-const pick = <T>(items: T[]): T | undefined => items[randomInt(0, Math.max(1, items.length))];
+/**
+ * The file's imported names that it uses as values (calls, or reads a member of: `merge(`, `core.`),
+ * one picked by the file's text (`pickStable`): a name that is only a type (`type Range`, an
+ * interface) is gone at run time and one bound to None is not called, so a pair touching it would
+ * fail a correct fix (red team round 3: a TypeScript file's `typeof Range`, in half the grades).
+ */
+function valueName(names: readonly string[], text: string): string | undefined {
+  const code = text.replace(/^\s*(?:import|from)\b.*$/gm, "");
+  const escape = (n: string) => n.replace(/\$/g, "\\$");
+  const used = names.filter((n) => new RegExp(`(?:^|[^.\\w$])${escape(n)}\\s*[(.]`, "m").test(code));
+  return pickStable(used, text);
+}
 
 /**
  * One of `items`, the same for the same file text in every run. For what changes how correct code
@@ -242,7 +253,7 @@ export function pythonSentinel(
   const className = options.className;
   const unit = className !== undefined && /\bTestCase\b/.test(text);
   const eq = (a: string, b: number) => (unit ? `self.assertEqual(${a}, ${b})` : `assert ${a} == ${b}`);
-  const imported = pick(pythonImportedNames(text));
+  const imported = valueName(pythonImportedNames(text), text);
   const body = className ? undefined : pickStable(pythonPlainBodies(text, options.twinned), text);
   const lines: string[] = [text.endsWith("\n") || text === "" ? "" : "\n"];
   const tests: SentinelTest[] = [];
@@ -303,9 +314,11 @@ export function jsImportedNames(text: string): string[] {
     /(?:(?:const|let|var)\s+(\{[^}]*\}|\w+)\s*=\s*require\(\s*["']([^"']+)["']\s*\)|import\s+(\{[^}]*\}|\*\s+as\s+\w+|\w+)\s+from\s+["']([^"']+)["'])/g;
   for (const m of text.matchAll(binding)) {
     const source = m[2] ?? m[4]!;
-    if (ASSERT_LIBS.test(source)) continue;
+    // `import type { … }` binds types only, gone at run time.
+    if (ASSERT_LIBS.test(source) || /^import\s+type\b/.test(m[0])) continue;
     const bound = (m[1] ?? m[3]!).replace(/^\*\s+as\s+/, "");
     for (const part of bound.replace(/[{}]/g, "").split(",")) {
+      if (/^\s*type\s+[\w$]/.test(part)) continue;
       const name = /(?:[\w$]+\s*(?::|\bas\b)\s*)?([A-Za-z_$][\w$]*)\s*$/.exec(part.trim())?.[1];
       if (name) names.add(name);
     }
@@ -356,7 +369,7 @@ export function jsSentinel(
       chosen.push(title);
   }
   if (chosen.length < 2) return null;
-  const imported = pick(jsImportedNames(text));
+  const imported = valueName(jsImportedNames(text), text);
   const roles: Array<"fail" | "pass"> = randomInt(0, 2) === 0 ? ["fail", "pass"] : ["pass", "fail"];
   const body: string[] = [];
   const tests: SentinelTest[] = [];

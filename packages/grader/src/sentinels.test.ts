@@ -444,6 +444,41 @@ describe("planSentinels: jest and vitest", () => {
   });
 });
 
+describe("the pair touches a name the file uses as a value, the same in every run (red team round 3)", () => {
+  it("never a TypeScript type (`type Range`, `import type`), nor a Python name the module never calls", () => {
+    const ts = `import { describe, expect, it } from "vitest";
+import { merge, type Range } from "../../src/ranges";
+import type { Span } from "../../src/span";
+import { helper } from "../../src/helper";
+
+describe("merge", () => {
+  it("joins touching ranges", () => {
+    const r: Range = [1, 3];
+    expect(merge([r, [3, 5]])).toEqual([[1, 5]]);
+  });
+});
+`;
+    const touched = new Set<string>();
+    for (let run = 0; run < 40; run++) {
+      const s = plan("npx vitest run test/regression/ranges.test.ts", {
+        "test/regression/ranges.test.ts": ts,
+      })!;
+      touched.add(/typeof (\w+)/.exec(s.appends[0]!.text)![1]!);
+    }
+    expect([...touched]).toEqual(["merge"]);
+    const py =
+      "from calc.core import add, FLAG\nimport calc\n\n\ndef test_add():\n    assert add(2, 3) == 5\n";
+    const names = new Set<string>();
+    for (let run = 0; run < 40; run++)
+      names.add(
+        /assert (\w+) is not None/.exec(
+          plan("pytest tests/test_x.py", { "tests/test_x.py": py })!.appends[0]!.text,
+        )![1]!,
+      );
+    expect([...names]).toEqual(["add"]);
+  });
+});
+
 describe("checkSentinel", () => {
   const sentinel = plan("pytest checks", { "checks/test_h.py": PY })!;
   const [first, second] = sentinel.appends[0]!.tests;
