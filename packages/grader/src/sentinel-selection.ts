@@ -29,6 +29,8 @@ export interface Selection {
    * name the renamed original and the copy (sentinels.ts); no pair can be added (nothing selects it).
    */
   single?: Map<string, Map<string, string>>;
+  /** pytest: names of tests `--deselect` leaves out (never twinned: a renamed one would run). */
+  deselected?: ReadonlySet<string>;
 }
 
 interface Parsed {
@@ -130,10 +132,14 @@ function pytestSelection(call: RunnerCall, texts: ReadonlyMap<string, string>): 
         selection.covered.set(file, {});
     }
   }
-  const byName = ["--deselect", "-m"].some((o) => p.values.has(o));
-  const byLastRun = ["--lf", "--last-failed", "--ff", "--failed-first", "--nf", "--new-first"].some((f) =>
-    p.flags.has(f),
+  // `--deselect` leaves the tests it names alone (they are not twinned: renamed, they would run);
+  // `--ff`/`--nf` only order the run. `-m` and `--lf` select by what the oracle does not read.
+  const byName = p.values.has("-m");
+  const byLastRun = ["--lf", "--last-failed"].some((f) => p.flags.has(f));
+  const deselected = (p.values.get("--deselect") ?? []).map((id) =>
+    id.split("::").at(-1)!.replace(/\[.*$/, ""),
   );
+  if (deselected.length > 0) selection.deselected = new Set(deselected);
   // Node ids of single tests: twinned only where one word names the test and nothing else of the
   // command selects by name (a file selected whole as well would run the renamed tests twice).
   for (const [file, tests] of single) {

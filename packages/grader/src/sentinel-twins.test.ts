@@ -258,7 +258,9 @@ describe("planSentinels: twins", () => {
     const k = plan("pytest tests/test_x.py -k test_add_positive");
     expect(k?.appends[0]?.twins?.map((t) => t.original) ?? []).not.toContain("test_add_strings");
     expect(twinned(plan("pytest tests/test_x.py::test_add_positive tests/test_x.py"))).toBe(0);
-    expect(twinned(plan("pytest tests/test_x.py --deselect tests/test_x.py::test_add_strings"))).toBe(0);
+    // --deselect: the tests it names are not twinned (renamed, they would run), the others are.
+    expect(twinned(plan("pytest tests/test_x.py --deselect tests/test_x.py::test_add_strings"))).toBe(2);
+    expect(twinned(plan("pytest tests/test_x.py --ff -p no:cacheprovider"))).toBe(3);
     expect(twinned(plan("pytest tests/test_x.py -m 'not slow'"))).toBe(0);
     expect(twinned(plan("pytest tests/test_x.py", null))).toBe(0);
     // file::Class: only that class's methods.

@@ -319,6 +319,8 @@ export function pythonTwins(
     className?: string;
     /** Only these tests (`Class::name`, `::name` at module level): a node-id selection's. */
     only?: ReadonlySet<string>;
+    /** Never these test names (`--deselect`'s). */
+    except?: ReadonlySet<string>;
   } & TwinContext = {},
 ): TwinPlan | null {
   const base = new Set((options.base ?? "").split("\n").map((l) => l.trim()));
@@ -365,6 +367,7 @@ export function pythonTwins(
   const eligible = [...plain, ...params]
     .filter((t) => options.className === undefined || t.className === options.className)
     .filter((t) => options.only === undefined || options.only.has(`${t.className ?? ""}::${t.name}`))
+    .filter((t) => !options.except?.has(t.name))
     .filter((t) => once(t.name) && !referenced(t.name, elsewhere, "def") && accepts(t.name) === true)
     .filter((t) => t.spots.length > 0)
     .sort((a, b) => rank(text, a.name) - rank(text, b.name))

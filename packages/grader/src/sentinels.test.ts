@@ -87,9 +87,14 @@ describe("planSentinels: pytest node ids of single tests", () => {
     expect(twiceNamed.required).toEqual([]);
     expect(twiceNamed.command).toBeUndefined();
     // Selected whole as well, or by --deselect, -m, an unreadable -k: no renaming.
+    const deselecting = planNew(
+      "pytest --deselect tests/test_m.py::TestAdd::test_small tests/test_m.py::TestAdd::test_big",
+      { "tests/test_m.py": PY_METHOD },
+    )!;
+    expect(deselecting.appends[0]!.twins!.map((t) => t.original)).toEqual(["test_big"]);
     for (const extra of [
       "tests/test_m.py",
-      "--deselect tests/test_m.py::TestAdd::test_small",
+      "--deselect tests/test_m.py::TestAdd::test_big",
       "-m slow",
       "-k 'a and'",
     ])

@@ -240,6 +240,7 @@ function twinsFor(
       base,
       ...pytestFilter(f, selection).accepts,
       only: new Set(only.keys()),
+      ...(selection.deselected ? { except: selection.deselected } : {}),
       ...rest,
     });
   if (!selection.covered.has(f.path)) return null;
@@ -253,7 +254,8 @@ function twinsFor(
   }
   if (!selection.renames) return null;
   const { className, accepts } = pytestFilter(f, selection);
-  return pythonTwins(f.text, { base, ...accepts, ...(className ? { className } : {}), ...rest });
+  const except = selection.deselected ? { except: selection.deselected } : {};
+  return pythonTwins(f.text, { base, ...accepts, ...except, ...(className ? { className } : {}), ...rest });
 }
 
 /** The must-fail/must-pass pair of one hidden file, named so that the selection's name filter keeps it, or null. */
