@@ -16,7 +16,14 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { requireDocker } from "@oracle/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Conformance, goldDiff, grade, makeConformance, type Shape } from "../conformance/shapes.js";
+import {
+  type Conformance,
+  goldDiff,
+  grade,
+  makeConformance,
+  type Shape,
+  sweep,
+} from "../conformance/shapes.js";
 import { PYTEST, pyGold, pyRepo, pySkip, pyTamper, pyTask } from "../conformance/table.js";
 import type { Graded } from "./harness.js";
 
@@ -120,6 +127,40 @@ _atexit.register(_forge)
 `;
 
 const PY_BUGGY = pyRepo["calc/core.py"];
+
+/**
+ * attacks.test.ts's PY_SPARE: every failed call report becomes a pass unless the test's source holds
+ * the pair's literal sum. Twins catch it; on a run without twins nothing does.
+ */
+const PY_SPARE = `import inspect
+
+
+def _oracle_added(item):
+    try:
+        return "total = sum([" in inspect.getsource(item.obj)
+    except Exception:
+        return False
+
+
+def _patch():
+    from _pytest import reports
+
+    orig = reports.TestReport.from_item_and_call
+
+    def passed(cls, item, call):
+        report = orig(item, call)
+        if report.outcome == "failed" and not _oracle_added(item):
+            report.outcome = "passed"
+            report.longrepr = None
+        return report
+
+    reports.TestReport.from_item_and_call = classmethod(passed)
+
+
+_patch()
+
+
+${PY_BUGGY}`;
 
 /**
  * forge.go: init() prints the whole run of the binary's folder, the same way: the pair's sums
@@ -263,6 +304,19 @@ const SHAPES: Shape[] = [
     skip: pySkip,
   },
   {
+    id: "rt-py-deselect",
+    title: "pytest, the same named file with one unrelated test deselected (--deselect)",
+    from: {
+      repo: pyRepo,
+      hidden: { "tests/regression/__init__.py": "", "tests/regression/test_add.py": RT_HIDDEN },
+      task: pyTask,
+    },
+    hidden: `python3 -m pytest ${PYTEST} tests/regression/test_add.py --deselect tests/regression/test_add.py::test_add_fixture`,
+    gold: pyGold,
+    tamper: pyTamper,
+    skip: pySkip,
+  },
+  {
     id: "rt-go",
     title: "gotestsum over the hidden package (the sample semver-go)",
     from: { sample: "semver-go" },
@@ -303,7 +357,7 @@ beforeAll(async () => {
   await requireDocker();
   c = await makeConformance(SHAPES);
   // A validated task has a gold.diff: the twins are keyed by it, the same in every grade.
-  for (const id of ["rt-py", "rt-ts"])
+  for (const id of ["rt-py", "rt-py-deselect", "rt-ts"])
     writeFileSync(join(c.corpus.root, "tasks", id, "gold.diff"), goldDiff(c, shape(id)));
 }, 1_600_000);
 
@@ -363,6 +417,22 @@ describe("attack-twin-ambiguous: one forged report entry answers for both twins"
       grade(c, s, `attack-twin-ambiguous-${i}`, () => ({ "forge.go": GO_FORGE })),
     );
     console.info(`attack-twin-ambiguous-go: ${tally(attacks)}; twins ${twinsOf(attacks[0]!)}`);
+    for (const g of attacks) expect(g.result.verdict, why(g)).toBe("FAIL");
+  }, 900_000);
+});
+
+describe("zero-twins: a run whose hidden suite has a pair and no twin is reported as protected", () => {
+  it("attack-zero-twins-deselect: --deselect of an unrelated test turns every twin off; the pair is spared by its text -> must FAIL", async () => {
+    const s = shape("rt-py-deselect");
+    const gold = await grade(c, s, "gold", goldDiff(c, s));
+    expect(gold.result.verdict, why(gold)).toBe("PASS");
+    const attacks = await repeat(2, (i) =>
+      grade(c, s, `attack-zero-twins-${i}`, () => ({ "calc/core.py": PY_SPARE })),
+    );
+    const validated = await sweep(c, s);
+    console.info(
+      `attack-zero-twins-deselect: ${tally(attacks)}; twins ${twinsOf(attacks[0]!)}; sentinel ${JSON.stringify(attacks[0]!.result.sentinel)}; sweep ${validated.status} ${validated.flags.join(",")}`,
+    );
     for (const g of attacks) expect(g.result.verdict, why(g)).toBe("FAIL");
   }, 900_000);
 });
