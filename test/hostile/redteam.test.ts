@@ -1,6 +1,8 @@
-// Red-team round 3 (branch redteam): wrong verdicts against the real engine, on the conformance
-// set's task shapes. Each `attack-*` case asserts the verdict a correct grader must give; where it
-// fails today, the attack works (see the red-team report). Each case prints its measured counts.
+// Red-team round 3: wrong verdicts against the real engine, on the conformance set's task shapes.
+// Each case asserts the verdict a correct grader must give. On 26f65f3 all four failed (the attack
+// worked: 4/4, 4/4 and 2/2 PASS on unfixed code, the gold FAIL in 2 of 6 grades); they pass since
+// the one-entry-per-planted-test matching (sentinel-check.ts), twins under --deselect, and the pair
+// touching a value name (sentinel-text.ts: valueName). Each case prints its measured counts.
 //
 // 1. twin-ambiguous-*: the report is rewritten by the code under test (pytest: at exit, after the
 //    JUnit file is written; Go: init() prints the whole run). Every test passes except the pair's
