@@ -1,15 +1,12 @@
 import { resolve } from "node:path";
+import { connectDocker, type Dockerode, dockerEngine } from "@oracle/engine";
 import { formatError, isOracleError } from "@oracle/spec";
-import type Docker from "dockerode";
 import { type CliOptions, parseCliArgs, USAGE } from "./args.js";
-import { dockerEngine, type SweepEngine } from "./engine.js";
 import { closeLogger, createSweepLogger } from "./logger.js";
 import { type ProgressDisplay, plainProgress, ttyProgress } from "./progress.js";
 import { reportFiles } from "./report-files.js";
 import { sweep, sweepPaths, sweepStamp } from "./sweep.js";
 import type { GradeFn, SweepReport } from "./types.js";
-
-const queueOnlyEngine: SweepEngine = { ping: async () => undefined, removeLeftovers: async () => [] };
 
 /** The exit codes, in one place. */
 export const EXIT = { OK: 0, NEW_QUARANTINE: 1, USAGE: 2, CANNOT_RUN: 3, INTERRUPTED: 130 } as const;
@@ -55,18 +52,16 @@ function trapSignals(controller: AbortController): () => void {
 
 interface Runner {
   grade: GradeFn;
-  docker: Docker;
+  docker: Dockerode;
 }
 
 async function loadRunner(options: CliOptions): Promise<Runner> {
   // Loaded here, not at the top, so that --help and usage errors work even without a built grader;
   // the queue client (BullMQ) only with --queue: @oracle/grader/grade starts in half the time.
-  const local = await import("@oracle/grader/grade");
   const grade: GradeFn = options.queue
     ? (await import("@oracle/grader")).queueGrade(options.queue)
-    : local.grade;
-  const Docker = local.loadDockerode();
-  return { grade, docker: new Docker() };
+    : (await import("@oracle/grader/grade")).grade;
+  return { grade, docker: connectDocker() };
 }
 
 /** One sweep, interrupted by `signal`: its report, or the abort reason thrown once nothing runs. */
@@ -87,7 +82,7 @@ async function sweepOnce(options: CliOptions, runner: Runner, signal: AbortSigna
       logger,
       docker: runner.docker,
       // With --queue the grades and their containers are on the workers' hosts, not here.
-      engine: options.queue ? queueOnlyEngine : dockerEngine(runner.docker),
+      engine: options.queue ? undefined : dockerEngine(runner.docker),
       signal,
       progress,
       ...(options.concurrency ? { concurrency: options.concurrency } : {}),
