@@ -1,3 +1,4 @@
+import { suiteLabels } from "@oracle/engine";
 import type { SentinelState } from "@oracle/spec";
 import { type ContainerPlan, containerOptions, missingProtections, PATHS } from "./container-config.js";
 import {
@@ -32,7 +33,7 @@ function planFor(inputs: ContainerRunInputs, suite: SuiteName): ContainerPlan {
   if (mirrorPath) binds.push({ source: mirrorPath, target: PATHS.mirror });
   return {
     image: inputs.image,
-    labels: { ...inputs.labels, "dev.oracle.suite": suite },
+    labels: suiteLabels(inputs.labels, suite),
     ...task.resources,
     binds,
     ...DRIVER_PROCESS,
