@@ -1,9 +1,10 @@
 import { formatError, isOracleError } from "@oracle/spec";
 import { invocationCwd } from "../cli-options.js";
 import { grade } from "../grade.js";
+import type { BatchExecutor } from "../prediction/executor.js";
 import { queueExecutor } from "../queue/queue-executor.js";
 import { BATCH_HELP, type BatchCliOptions, parseBatchArgs } from "./cli-options.js";
-import { type BatchExecutor, localExecutor } from "./executor.js";
+import { localExecutor } from "./executor.js";
 import { type BatchOutcome, gradeBatch } from "./grade-batch.js";
 import { type BatchProgress, plainBatchProgress, ttyBatchProgress } from "./progress.js";
 import { renderSummary } from "./summary.js";
