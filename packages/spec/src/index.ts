@@ -37,8 +37,8 @@ export {
   ValidationStateSchema,
 } from "./health.js";
 export { taskJsonSchema } from "./json-schema.js";
-export type { LogEventData, LogEventName, LoggedEvent, LoggedEventData } from "./log-events.js";
-export { LOG_EVENT_NAMES, LOG_EVENT_SCHEMAS, readLogEvent } from "./log-events.js";
+export type { LogEventData, LogEventName, LoggedEvent, LoggedEventData, LogLine } from "./log-events.js";
+export { LOG_EVENT_NAMES, LOG_EVENT_SCHEMAS, LogLineSchema, readLogEvent } from "./log-events.js";
 export { describeIssues, parseWith, readJsonFile } from "./parse.js";
 export type { PredictionLine, SweBenchPrediction, SweBenchReport } from "./predictions.js";
 export { PredictionLineSchema, SweBenchPredictionSchema, SweBenchReportSchema } from "./predictions.js";

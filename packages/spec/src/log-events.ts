@@ -123,6 +123,19 @@ export const LOG_EVENT_SCHEMAS = {
   }),
 } as const;
 
+/**
+ * Every line of an oracle log: winston's `level`, `message` and `timestamp`, with the run's
+ * `component`, `run` and `task` (the task's id; a `start` event's `task` is the task itself), and
+ * the event's or the account line's own fields.
+ */
+export const LogLineSchema = z.looseObject({
+  level: z.string(),
+  message: z.string(),
+  timestamp: z.string().optional(),
+  run: z.string().optional(),
+});
+export type LogLine = z.output<typeof LogLineSchema>;
+
 export type LogEventName = keyof typeof LOG_EVENT_SCHEMAS;
 export const LOG_EVENT_NAMES = Object.keys(LOG_EVENT_SCHEMAS) as LogEventName[];
 
@@ -151,7 +164,7 @@ const isEventName = (name: unknown): name is LogEventName =>
  * have their types, `null` when it names none (a line of the human account), `"invalid"` when it
  * names an event whose fields do not fit.
  */
-export function readLogEvent(line: Record<string, unknown>): LoggedEvent | null | "invalid" {
+export function readLogEvent(line: LogLine): LoggedEvent | null | "invalid" {
   if (!isEventName(line.step)) return null;
   const parsed = lenient.get(line.step)?.safeParse(line);
   if (!parsed?.success) return "invalid";

@@ -338,6 +338,31 @@ describe("gradeBatch with a fake grader", () => {
     }
   });
 
+  it("prepares each task once: its predictions' grades get the same preparation", async () => {
+    const temp = await tempRootWithTasks("calc-node");
+    try {
+      const file = await predictionsFile([
+        { id: "p1", task: "calc-node", diff: "fix" },
+        { id: "p2", task: "calc-node", diff: "wrong" },
+      ]);
+      const base = fakeGrade();
+      const prepared = new Set<unknown>();
+      const grade: typeof base = Object.assign(
+        async (o: Parameters<typeof base>[0]) => {
+          prepared.add(o.prepared);
+          return base(o);
+        },
+        { calls: base.calls },
+      );
+      const executor = localExecutor({ root: temp.root, grade, concurrency: 2 });
+      await gradeBatch({ root: temp.root, predictionsFile: file, outDir: join(dir, "o"), executor });
+      expect(base.calls).toHaveLength(2);
+      expect([...prepared]).toEqual([expect.objectContaining({ root: temp.root, quarantine: null })]);
+    } finally {
+      await temp.cleanup();
+    }
+  });
+
   it("resumes a line only for the inputs it was graded on: a changed diff or task is graded again", async () => {
     const temp = await tempRootWithTasks("calc-node", "freebusy-py");
     try {
