@@ -2,8 +2,10 @@ import { createHash } from "node:crypto";
 import { cp, mkdir, open, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { isOracleError, type RegistryFile, registryFilePath } from "@oracle/spec";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { cachedFingerprint } from "./fingerprint-cache.js";
 import { grade } from "./grade.js";
+import { staleImageMessage } from "./image.js";
 import { REPO_ROOT, tempRootWithTasks } from "./prediction/testing.js";
 import {
   diffSha256,
@@ -14,6 +16,12 @@ import {
   readDiffBytes,
 } from "./prepare.js";
 import { taskContentHash } from "./task-hash.js";
+
+// Counted: a grade's image fingerprint is computed once, whoever asks for it.
+vi.mock("./fingerprint-cache.js", async (original) => {
+  const actual = await original<typeof import("./fingerprint-cache.js")>();
+  return { ...actual, cachedFingerprint: vi.fn(actual.cachedFingerprint) };
+});
 
 const sha = (text: string | Buffer) => createHash("sha256").update(text).digest("hex");
 
@@ -49,9 +57,13 @@ describe("prepareTask", () => {
       };
       const registry: RegistryFile = { version: 1, images: { "node-mocha": record } };
       await writeFile(registryFilePath(temp.root), JSON.stringify(registry));
+      vi.mocked(cachedFingerprint).mockClear();
       const again = await prepareTask(temp.root, "calc-node");
       expect(await again.image.currentDigest()).toBe(record.digest);
       expect((await again.validation()).inputs.imageDigest).toBe(record.digest);
+      // What supervise asks: the same fingerprint, not a second one.
+      expect(await staleImageMessage(temp.root, "node-mocha", record, again.image.fingerprint)).toBeNull();
+      expect(cachedFingerprint).toHaveBeenCalledTimes(1);
     } finally {
       await temp.cleanup();
     }
