@@ -52,6 +52,7 @@ export interface TaskHashes {
   health: string;
 }
 
+/** Both content hashes of the task folder `taskDir`, each file read once. */
 export async function taskHashes(taskDir: string): Promise<TaskHashes> {
   const lines = await fileLines(taskDir);
   return { content: digest(lines), health: digest(lines.filter(({ path }) => path !== RECORD_FILE)) };

@@ -10,6 +10,7 @@ export type CheckMode = z.output<typeof CheckModeSchema>;
 export const RunReasonSchema = z.union([ReasonCodeSchema, z.literal("TASK_INVALID")]);
 export type RunReason = z.output<typeof RunReasonSchema>;
 
+/** A suite of a run, as the report keeps it: its status, reason and counts. */
 export const SuiteSummarySchema = z.strictObject({
   status: SuiteResultSchema.shape.status,
   reason: ReasonCodeSchema.nullable(),
@@ -58,6 +59,7 @@ export type RunRecord = z.output<typeof RunRecordSchema>;
 export const TaskStatusSchema = z.enum(["healthy", "quarantined", "infra-error"]);
 export type TaskStatus = z.output<typeof TaskStatusSchema>;
 
+/** What the engine's failures cost a task's checks. */
 export const InfraSummarySchema = z.strictObject({
   /** Runs still INFRA_ERROR after every retry: their checks are inconclusive. */
   failedRuns: z.number().int().nonnegative(),
@@ -68,6 +70,7 @@ export const InfraSummarySchema = z.strictObject({
 });
 export type InfraSummary = z.output<typeof InfraSummarySchema>;
 
+/** One task of the sweep: its status, the reasons it is quarantined, its runs. */
 export const TaskReportSchema = z.strictObject({
   id: z.string(),
   status: TaskStatusSchema,
@@ -91,6 +94,7 @@ export type TaskReport = z.output<typeof TaskReportSchema>;
 
 const count = z.number().int().nonnegative();
 
+/** The sweep's totals. */
 export const SweepCountsSchema = z.strictObject({
   tasks: count,
   healthy: count,
