@@ -28,6 +28,8 @@ export interface SuperviseInputs {
   logPath: string;
   timeoutMs: number;
   docker: GradeDocker;
+  /** images/<name>/'s fingerprint, computed once per grade (prepare.ts). */
+  imageFingerprint: () => Promise<string>;
   log: RunLog;
   root: string;
   signal: AbortSignal | undefined;
@@ -145,7 +147,7 @@ async function prepareAndRun(
     state,
     "image.fingerprint",
     log,
-    staleImageMessage(inputs.root, image.name, image.record),
+    staleImageMessage(inputs.root, image.name, image.record, inputs.imageFingerprint),
   );
   stale.catch(() => undefined);
   const imageCurrent = async (): Promise<RunOutcome | null> => {

@@ -1,8 +1,8 @@
-import { OracleError } from "@oracle/spec";
+import { type GradeJob, type GradeJobResult, GradeJobResultSchema, OracleError } from "@oracle/spec";
 import { type Job, Queue, QueueEvents } from "bullmq";
-import { lineFromError } from "../batch/lines.js";
+import { lineFromError } from "../prediction/lines.js";
 import { QUEUE_NAME, queueConnection, redactQueueUrl } from "./connection.js";
-import { type GradeJob, type GradeJobResult, GradeJobResultSchema, gradeJobOptions } from "./job.js";
+import { gradeJobOptions } from "./job.js";
 
 /** A job to enqueue and collect: its id, its data, and what to do with its result. */
 export interface CollectedJob {
