@@ -5,6 +5,10 @@
 // never fires; the restored original `zzz::<original>` is skipped but no expected entry names that
 // scope, so checkExpected ignores it; one forged PASSED entry under the real classname and the
 // original name (the common prefix of A and B) answers the expected entry. No guess is involved.
+// Printed per shape: pytest named file and node ids (expected tests from task.json node ids, from a
+// sweep record, none), mocha and Go with a sweep record, and a parametrised variant that keeps the
+// real scope. With no expected tests the skipped original is EXPECTED_TEST_SKIPPED (FAIL); every task
+// the sweep finds healthy has a record (apps/quarantine/src/expected.ts: recordExpected).
 import { checkExpected } from "../../packages/grader/dist/expected-judge.js";
 import { checkSentinel, planSentinels, sentinelRunner } from "../../packages/grader/dist/sentinels.js";
 import { suiteReason } from "../../packages/grader/dist/suite-result.js";
@@ -241,4 +245,68 @@ for (const o of others) {
   console.log(
     `${o.title.padEnd(10)} expected=sweep record       twins=${twins}  ${[...tally].map(([k, v]) => `${v}/${n} ${k}`).join(", ")}`,
   );
+}
+
+// Variant without a made-up scope: parametrised twins are matched by row COUNT only (twinsAlike),
+// so every row of both twins reported passed under the real scope, plus one extra SKIPPED row
+// each, satisfies "not every row of both passed"; the original's extra row `test_pairs[extra]` is a
+// skipped test no expected entry names. PASS with the bug unfixed, whichever twin is the copy.
+{
+  const P = "tests/regression/test_add.py";
+  const text = `import pytest
+
+from calc.core import add
+
+
+@pytest.mark.parametrize("a, b, want", [
+    (1, 1, 2),
+    (10, 5, 15),
+])
+def test_pairs(a, b, want):
+    assert add(a, b) == want
+`;
+  const tally = new Map();
+  for (let i = 0; i < n; i++) {
+    const s = planSentinels(
+      sentinelRunner({ suites: { hidden: { command: `pytest ${P}::test_pairs` } } }),
+      [{ path: P, text }],
+      [],
+      new Map(),
+      `k${i}`,
+    );
+    const a = s.appends[0];
+    const full = a.rewrite;
+    const report = [];
+    // Every row of both twins passed, under the real scope, plus one extra SKIPPED row each.
+    for (const block of full.split(/\n{3,}/)) {
+      const def = /def (test\w+)\(/.exec(block)?.[1];
+      if (!def) continue;
+      for (const r of block.matchAll(/^\s+\((\d+), (\d+), (\d+)\),?$/gm))
+        report.push({
+          id: `hidden:tests.regression.test_add::${def}[${r[1]}-${r[2]}-${r[3]}]`,
+          outcome: "passed",
+        });
+      report.push({ id: `hidden:tests.regression.test_add::${def}[extra]`, outcome: "skipped" });
+    }
+    const v = checkSentinel(s, report, 0);
+    let verdict = v.problem ? "FAIL REPORT_INCONSISTENT" : suiteReason(v.tests, v.exitCode);
+    if (verdict === "PASS") {
+      const e = checkExpected(
+        {
+          source: "sweep",
+          suites: {
+            existing: null,
+            hidden: [
+              "hidden:tests.regression.test_add::test_pairs[1-1-2]",
+              "hidden:tests.regression.test_add::test_pairs[10-5-15]",
+            ],
+          },
+        },
+        { existing: [], hidden: v.tests },
+      );
+      if (e.problems.hidden) verdict = `FAIL ${e.problems.hidden.reason}`;
+    }
+    tally.set(verdict, (tally.get(verdict) ?? 0) + 1);
+  }
+  console.log("parametrised twins, real scope, one extra skipped row each:", Object.fromEntries(tally));
 }

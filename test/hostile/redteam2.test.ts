@@ -17,9 +17,9 @@
 //    --deselect of a class or of a test the pair is named after (pytest deselects by node id
 //    PREFIX: `::TestSlow` takes the twins of its methods, `::test_flaky` the pair's `test_flaky_N`), or the
 //    node id rewrite leaves a subclass's node id naming the renamed method (pytest: "not found").
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { requireDocker } from "@oracle/test-utils";
+import { binPath, requireDocker, run } from "@oracle/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Conformance, goldDiff, grade, makeConformance, type Shape } from "../conformance/shapes.js";
 import { PYTEST, pyGold, pyRepo, pySkip, pyTamper, pyTask } from "../conformance/table.js";
@@ -270,6 +270,7 @@ const SHAPES: Shape[] = [
     `${FILE}::test_add_positive ${FILE}::test_add_negative ${FILE}::TestAddMore::test_zero ${FILE}::TestAddMore::test_pairs ${FILE}::test_add_fixture`,
     IDS,
   ),
+  py("rt2-py-swept", "pytest, a named file, expected tests recorded by the quarantine sweep", HIDDEN, FILE),
   py("rt2-py-inherit", "pytest, a named file whose test class is inherited twice", IMPLS, FILE),
   py(
     "rt2-py-inherit-ids",
@@ -399,11 +400,39 @@ describe("attack-twin-skip-scope: both twins skipped under a made-up classname, 
     }, 900_000);
 });
 
+describe("attack-twin-skip-scope on a task the sweep validated", () => {
+  it("attack-twin-skip-scope (rt2-py-swept): the sweep records the expected tests; bug unfixed -> must FAIL", async () => {
+    const s = shape("rt2-py-swept");
+    // The pipeline's own validation: the sweep finds the task healthy and records its expected tests.
+    const swept = await run(
+      binPath("oracle-quarantine-sweep"),
+      ["--root", c.corpus.root, "--tasks", s.id, "--concurrency", "2"],
+      { timeoutMs: 600_000 },
+    );
+    const record = join(c.corpus.root, "tasks", s.id, "expected-tests.recorded.json");
+    expect(existsSync(record), `${swept.stdout}\n${swept.stderr}`).toBe(true);
+    const recorded = JSON.parse(readFileSync(record, "utf8")) as {
+      suites: { hidden: { failToPass: string[] } };
+    };
+    const attacks = await repeat(4, (i) =>
+      grade(c, s, `attack-twin-skip-scope-${i}`, () => ({
+        "calc/core.py": `${PY_SKIP_SCOPE}\n\n${PY_BUGGY}`,
+      })),
+    );
+    console.info(
+      `attack-twin-skip-scope (rt2-py-swept): recorded failToPass ${JSON.stringify(recorded.suites.hidden.failToPass)}; ${tally(attacks)}; twins ${twinsOf(attacks[0]!)}; expected source ${attacks[0]!.result.expected?.source}`,
+    );
+    for (const g of attacks) expect(g.result.verdict, why(g)).toBe("FAIL");
+  }, 1_200_000);
+});
+
 describe("twin-duplicates: a planted test with two honest report entries, or a node id left naming it", () => {
   for (const id of [
     "rt2-py-inherit",
     "rt2-py-inherit-ids",
     "rt2-py-regex-param",
+    "rt2-py-deselect-class",
+    "rt2-py-deselect-test",
     "rt2-mocha-loop",
     "rt2-go-rerun",
     "rt2-go-count",
