@@ -1,7 +1,8 @@
-// Red-team round 4 (branch redteam2): wrong verdicts against the real engine after the round-3
-// changes (one report entry per planted test, twins of node ids, twins under --deselect). Each case
-// asserts the verdict a correct grader must give; where it fails today, the attack works (see the
-// red-team report). Each case prints its measured counts.
+// Red-team round 4: wrong verdicts against the real engine after the round-3 changes (one report
+// entry per planted test, twins of node ids, twins under --deselect). Each case asserts the verdict
+// a correct grader must give. On bd302de all eleven failed (the attack worked: 4/4 PASS on unfixed
+// code; the gold FAILed 2/2); they pass since dd25cd4 (a twin is never skipped, the twins' rules
+// per scope, inherited classes and --deselect prefixes respected). Each case prints its counts.
 //
 // 1. twin-skip-scope-*: the code under test rewrites pytest's JUnit report at exit without knowing
 //    which twin is the copy: each of a twin's two entries is marked SKIPPED and moved under one

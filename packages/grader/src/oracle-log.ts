@@ -1,5 +1,7 @@
+import { once } from "node:events";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
 import type { LogEventData, LogEventName } from "@oracle/spec";
 import winston from "winston";
 
@@ -55,14 +57,13 @@ export function openRunLog(file: string, meta: Record<string, string>, human?: w
     close() {
       if (closed) return Promise.resolve();
       closed = true;
-      return new Promise<void>((done) => {
-        const timer = setTimeout(done, 3000);
-        transport.once("finish", () => {
-          clearTimeout(timer);
-          done();
-        });
-        logger.end();
-      });
+      // The file is flushed when the transport finishes; a stuck disk gets 3 s, not forever.
+      const settled = new AbortController();
+      const finished = once(transport, "finish", { signal: settled.signal });
+      logger.end();
+      return Promise.race([finished, delay(3000, undefined, { signal: settled.signal })])
+        .catch(() => undefined)
+        .then(() => settled.abort());
     },
   };
 }
