@@ -166,8 +166,9 @@ describe("a correct diff passes whatever the hidden command selects", () => {
       state: "collected",
       framework: "pytest",
       required: true,
-      twins: 2,
     });
+    // Twins drawn afresh (the fixture has no gold.diff): one or both named tests, as their draws allow.
+    expect(g.result.sentinel?.twins).toBeGreaterThanOrEqual(1);
     // The report holds the two named tests under their own names, nothing else of the hidden files.
     expect(g.result.testIds.filter((id) => id.startsWith("hidden:"))).toEqual([
       "hidden:checks.test_hidden::test_add_positive",
