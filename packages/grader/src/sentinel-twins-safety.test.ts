@@ -292,16 +292,43 @@ describe("lines the base commit holds anywhere stay as written", () => {
 });
 
 describe("jsTwins and a name filter", () => {
-  it("bails out when the file has suite calls whose titles it cannot read (describe.each, context, suite)", () => {
+  it("bails out when the file has suite calls it cannot read (describe.each, describe.skip, xdescribe, context, suite)", () => {
     const body = `  it("adds", () => {\n    assert.equal(add(2, 3), 5);\n  });\n`;
+    // Their titles are unknown under a name filter, and a skipped suite skips both twins (read as forged).
     for (const head of [
       'describe.each([1])("n %i", () => {',
+      'describe.skip("later", () => {',
+      'xdescribe("later", () => {',
       'context("when", () => {',
       'suite("s", () => {',
     ]) {
       const text = `${head}\n${body}});\n`;
       expect(jsTwins(text, { base: "", accepts: (t) => t.includes("adds") })).toBeNull();
-      expect(originals(jsTwins(text, { base: "" }))).toEqual(["adds"]);
+      expect(jsTwins(text, { base: "" })).toBeNull();
+    }
+    expect(originals(jsTwins(`describe("d", () => {\n${body}});\n`, { base: "" }))).toEqual(["adds"]);
+  });
+
+  it("no twin where something besides the test's body can skip it (round 5): a decorated class, pytestmark, importorskip, Go t.Skip", () => {
+    const method = "class TestAdd:\n    def test_small(self):\n        assert add(2, 3) == 5\n";
+    expect(originals(pythonTwins(method, { base: "" }))).toEqual(["test_small"]);
+    for (const text of [
+      `import sys\n\n\n@pytest.mark.skipif(sys.platform == "linux", reason="x")\n${method}`,
+      `@unittest.skip("later")\n${method}`,
+      `class TestAdd:\n    pytestmark = pytest.mark.skip\n\n    def test_small(self):\n        assert add(2, 3) == 5\n`,
+      `pytestmark = pytest.mark.skipif(True, reason="x")\n\n\ndef test_a():\n    assert add(2, 3) == 5\n`,
+      `np = pytest.importorskip("numpy")\n\n\ndef test_a():\n    assert add(2, 3) == 5\n`,
+    ])
+      expect(pythonTwins(text, { base: "" }), text).toBeNull();
+    const go = `package calc\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {\n\tif testing.Short() {\n\t\tt.Skip("short")\n\t}\n\tif Add(2, 3) != 5 {\n\t\tt.Errorf("x")\n\t}\n}\n`;
+    expect(goTwins(go, { base: "" })).toBeNull();
+  });
+
+  it("a parametrised copy never takes a string with a bracket (it would stand in the row's report id)", () => {
+    const text = `import pytest\n\nX = "[A]"\nY = "A"\n\n\n@pytest.mark.parametrize("word, want", [\n    ("a", "A"),\n    ("b", "B"),\n])\ndef test_upper(word, want):\n    assert word.upper() == want\n`;
+    for (let k = 0; k < 60; k++) {
+      const plan = pythonTwins(text, { base: "", draw: keyedDraw(`k${k}`) });
+      if (plan) expect(plan.text.split("def ")[1]!).not.toContain("[A]");
     }
   });
 });
