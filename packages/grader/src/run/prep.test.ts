@@ -3,8 +3,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { assignPath, imageMirrorCheck, prepScript, utf8Path } from "./scripts.js";
-import { BOOT, driverScript, scriptInput, shellQuote } from "./step-script.js";
+import { BOOT, driverScript, scriptInput, shellQuote } from "./driver-script.js";
+import { assignPath, imageMirrorCheck, prepScript, utf8Path } from "./prep.js";
 
 /** Runs the assignment in sh and returns the variable's bytes, hex-encoded. */
 const bytesInSh = (path: string) =>

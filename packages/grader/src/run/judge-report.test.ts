@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { compareApplied } from "./container-steps.js";
-import { judgeSuite, type SuiteRun } from "./suite-result.js";
+import { judgeSuite, type SuiteRun } from "./judge-report.js";
+import { compareApplied } from "./run-scope.js";
 
 const report = (cases: string) => ({
   kind: "ok" as const,

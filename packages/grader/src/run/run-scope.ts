@@ -1,13 +1,13 @@
 import type { ExpectedResult, LoadedTask, ReasonCode, SentinelResult, SuiteResult } from "@oracle/spec";
+import type { FilteredDiff } from "../diff/filter.js";
+import { displayPath } from "../diff/paths.js";
+import type { GradeContainer, GradeDocker } from "../docker.js";
+import type { Expectation } from "../expected-judge.js";
+import type { SuiteName } from "../junit.js";
+import type { RunLog } from "../oracle-log.js";
+import type { Sentinel } from "../sentinels.js";
 import { PATHS } from "./container-config.js";
-import type { FilteredDiff } from "./diff/filter.js";
-import { displayPath } from "./diff/paths.js";
-import type { GradeContainer, GradeDocker } from "./docker.js";
-import type { Expectation } from "./expected-judge.js";
-import type { SuiteName } from "./junit.js";
-import type { RunLog } from "./oracle-log.js";
-import { PREP_EXIT } from "./scripts.js";
-import type { Sentinel } from "./sentinels.js";
+import { PREP_EXIT } from "./prep.js";
 
 /** Shared pieces of the container part of a run: its inputs and state, timed steps, and judging a prep. */
 

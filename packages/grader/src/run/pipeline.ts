@@ -1,17 +1,13 @@
 import type { SentinelState } from "@oracle/spec";
+import { checkExpected } from "../expected-judge.js";
+import type { SuiteName } from "../junit.js";
+import { suiteTail } from "../output-tail.js";
+import { deselectedByName } from "../sentinel-selection.js";
+import type { Sentinel } from "../sentinels.js";
 import { type ContainerPlan, containerOptions, missingProtections, PATHS } from "./container-config.js";
-import {
-  type ContainerRunInputs,
-  RunClosed,
-  type RunOutcome,
-  type RunState,
-  timed,
-} from "./container-steps.js";
-import { checkExpected } from "./expected-judge.js";
-import type { SuiteName } from "./junit.js";
-import { suiteTail } from "./output-tail.js";
-import { deselectedByName } from "./sentinel-selection.js";
-import type { Sentinel } from "./sentinels.js";
+import { driverScript } from "./driver-script.js";
+import { judgeSuite, listedTests } from "./judge-report.js";
+import { type ContainerRunInputs, RunClosed, type RunOutcome, type RunState, timed } from "./run-scope.js";
 import {
   attachDriver,
   DRIVER_PROCESS,
@@ -21,9 +17,7 @@ import {
   readPrep,
   runDriver,
   type SuiteContainer,
-} from "./step.js";
-import { driverScript } from "./step-script.js";
-import { judgeSuite, listedTests } from "./suite-result.js";
+} from "./run-suite.js";
 
 /** A suite's container: its own run folder, and the mirror; the hidden tests only in the hidden suite's folder. */
 function planFor(inputs: ContainerRunInputs, suite: SuiteName): ContainerPlan {

@@ -1,6 +1,6 @@
+import type { SuiteName } from "../junit.js";
 import { PATHS } from "./container-config.js";
-import type { SuiteName } from "./junit.js";
-import { assignPath, PREP_EXIT, PREP_GITCONFIG, utf8Path } from "./scripts.js";
+import { assignPath, PREP_EXIT, PREP_GITCONFIG, utf8Path } from "./prep.js";
 
 /**
  * Each suite runs in a container of its own, whose one process, PID 1, is the driver: prepare a

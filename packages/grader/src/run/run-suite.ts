@@ -1,5 +1,16 @@
-import { BoundedOutput } from "./bounded-output.js";
+import { BoundedOutput } from "../bounded-output.js";
+import { pathsToReset } from "../diff/filter.js";
+import { displayPath } from "../diff/paths.js";
+import type { AttachedStreams, GradeContainer } from "../docker.js";
+import { existingRunner } from "../existing-sentinels.js";
+import type { SuiteName } from "../junit.js";
+import { MOCHA_GUARD_PATH } from "../mocha-guard.js";
+import { runnerGuardFor } from "../runner-guard.js";
+import { sentinelRunner } from "../sentinels.js";
 import { PATHS } from "./container-config.js";
+import { type DriverEvent, DriverOutput, type DriverRecord, SuiteStderr } from "./driver-output.js";
+import { BOOT, type DriverPlan, GO_LINE, scriptInput } from "./driver-script.js";
+import { prepScript } from "./prep.js";
 import {
   BASE_ENV,
   type ContainerRunInputs,
@@ -9,18 +20,7 @@ import {
   type RunOutcome,
   type RunState,
   reportPath,
-} from "./container-steps.js";
-import { pathsToReset } from "./diff/filter.js";
-import { displayPath } from "./diff/paths.js";
-import type { AttachedStreams, GradeContainer } from "./docker.js";
-import { existingRunner } from "./existing-sentinels.js";
-import type { SuiteName } from "./junit.js";
-import { MOCHA_GUARD_PATH } from "./mocha-guard.js";
-import { runnerGuardFor } from "./runner-guard.js";
-import { prepScript } from "./scripts.js";
-import { sentinelRunner } from "./sentinels.js";
-import { type DriverEvent, DriverOutput, type DriverRecord, SuiteStderr } from "./step-output.js";
-import { BOOT, type DriverPlan, GO_LINE, scriptInput } from "./step-script.js";
+} from "./run-scope.js";
 
 /** The largest report read; above it the report is REPORT_INVALID. */
 export const MAX_REPORT_BYTES = 16 * 1024 * 1024;

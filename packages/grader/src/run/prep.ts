@@ -1,5 +1,5 @@
+import { type RunnerGuard, runnerGuardLines } from "../runner-guard.js";
 import { PATHS } from "./container-config.js";
-import { type RunnerGuard, runnerGuardLines } from "./runner-guard.js";
 
 /** Exit codes of the prep script; each maps to a reason. */
 export const PREP_EXIT = {

@@ -1,6 +1,6 @@
 import { Writable } from "node:stream";
-import type { SuiteName } from "./junit.js";
-import type { ReportRead } from "./suite-result.js";
+import type { SuiteName } from "../junit.js";
+import type { ReportRead } from "./judge-report.js";
 
 /** What the driver printed (see step-script.ts), as parsed from the exec's stdout. */
 export interface DriverRecord {
