@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import type { LoadedTask, SentinelResult } from "@oracle/spec";
 import picomatch from "picomatch";
 import type { RunLog } from "./oracle-log.js";
-import type { RunState } from "./run/run-scope.js";
+import type { SentinelNotes as RunState } from "./run/run-scope.js";
 import { findRunner } from "./runner-command.js";
 import {
   type HiddenText,

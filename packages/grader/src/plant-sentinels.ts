@@ -4,7 +4,7 @@ import { chmod, lstat, open, readFile, realpath } from "node:fs/promises";
 import { dirname, join, sep } from "node:path";
 import type { LoadedTask } from "@oracle/spec";
 import type { RunLog } from "./oracle-log.js";
-import type { RunState } from "./run/run-scope.js";
+import type { SentinelNotes as RunState } from "./run/run-scope.js";
 import {
   type HiddenText,
   MAX_TEST_FILE_BYTES,

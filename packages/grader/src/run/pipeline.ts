@@ -1,250 +1,232 @@
-import type { SentinelState } from "@oracle/spec";
-import { checkExpected } from "../expected-judge.js";
-import type { SuiteName } from "../junit.js";
-import { suiteTail } from "../output-tail.js";
-import { deselectedByName } from "../sentinel-selection.js";
+import { join } from "node:path";
+import type { LoadedTask } from "@oracle/spec";
+import type { GradeDocker } from "../docker.js";
+import { baseHiddenTexts, baseTestTexts, existingSentinels } from "../existing-sentinels.js";
+import { type Expectation, loadExpectation } from "../expected-judge.js";
+import { listHiddenFiles } from "../hidden-files.js";
+import { type ResolvedImage, resolveImage, staleImageMessage } from "../image.js";
+import { gradeLabels, leaseDeadline, removeLeftovers } from "../leftovers.js";
+import { writeMochaGuards } from "../mocha-guard.js";
+import type { RunLog } from "../oracle-log.js";
+import { plantSentinels } from "../plant-sentinels.js";
 import type { Sentinel } from "../sentinels.js";
-import { type ContainerPlan, containerOptions, missingProtections, PATHS } from "./container-config.js";
-import { driverScript } from "./driver-script.js";
-import { judgeSuite, listedTests } from "./judge-report.js";
-import { type ContainerRunInputs, RunClosed, type RunOutcome, type RunState, timed } from "./run-scope.js";
-import {
-  attachDriver,
-  DRIVER_PROCESS,
-  type DriverResult,
-  letRun,
-  planDriver,
-  readPrep,
-  runDriver,
-  type SuiteContainer,
-} from "./run-suite.js";
+import { filterAndLog } from "./apply-diff.js";
+import { prepareBaseMirror } from "./checkout.js";
+import { bothSuitesOutcome, judgeCollected, judgeExpected, type SuiteJudgement } from "./judge-suite.js";
+import { judgePrep } from "./prep.js";
+import { makeRunTempDir, makeSuiteFolders, removeOrphanRunDirs } from "./run-folder.js";
+import type { RunOutcome, RunScope, SentinelNotes } from "./run-scope.js";
+import { type DriverResult, letRun, openSuite, type SuiteInputs, startSuite } from "./run-suite.js";
 
-/** A suite's container: its own run folder, and the mirror; the hidden tests only in the hidden suite's folder. */
-function planFor(inputs: ContainerRunInputs, suite: SuiteName): ContainerPlan {
-  const { task, mirrorPath } = inputs.loaded;
-  const binds: ContainerPlan["binds"] = [{ source: inputs.runDirs[suite], target: PATHS.run }];
-  if (mirrorPath) binds.push({ source: mirrorPath, target: PATHS.mirror });
-  return {
-    image: inputs.image,
-    labels: { ...inputs.labels, "dev.oracle.suite": suite },
-    ...task.resources,
-    binds,
-    ...DRIVER_PROCESS,
-  };
+/**
+ * The run, top to bottom as docs/specification.md tells it (packages/grader/README.md maps each
+ * sentence to its function). Each step returns what the next needs; what the deadline and the
+ * clean-up need goes to the run's scope (run-scope.ts), which wall-clock-limit.ts closes.
+ */
+
+/** What a run is given. */
+export interface PipelineInputs {
+  loaded: LoadedTask;
+  /** The diff's bytes (grade mode), a marker that it is too large to parse, or null (baseline mode). */
+  diff: Buffer | { tooLarge: number } | null;
+  runId: string;
+  startedAt: Date;
+  timeoutMs: number;
+  docker: GradeDocker;
+  log: RunLog;
+  root: string;
 }
 
-type Opened = { opened: SuiteContainer; script: string } | { refused: string };
+/** What the host steps hand to the suites. */
+interface Prepared {
+  suites: SuiteInputs;
+  /** The hidden suite's sentinels, or null (docs/security.md). */
+  sentinel: Sentinel | null;
+  /** Why a suite has no sentinel, as its planner noted. */
+  notes: SentinelNotes;
+  /** The tests each suite must run and pass (task.json, the sweep's record, or none). */
+  expectation: Expectation;
+  /** Resolves to a reason to stop (a stale image) or null; awaited before anything runs in a container. */
+  imageCurrent: () => Promise<RunOutcome | null>;
+}
 
-/** Creates a suite's container, checks every protection and attaches to it (it starts later). */
-async function openSuite(inputs: ContainerRunInputs, state: RunState, suite: SuiteName): Promise<Opened> {
-  const driver = planDriver(inputs, suite);
-  const script = driverScript(driver);
-  inputs.log.event("driver.script", { suite, script });
-  const plan = planFor(inputs, suite);
-  const options = containerOptions(plan);
-  inputs.log.event("container.create", { suite, options });
-  const container = await timed(state, `create.${suite}`, inputs.log, () =>
-    inputs.docker.createContainer(options),
+/** One grade or baseline run: the host steps, then the two suites. Returns the run's reason. */
+export async function runPipeline(inputs: PipelineInputs, scope: RunScope): Promise<RunOutcome> {
+  // Leftovers of dead graders go while the diff is filtered and the image resolved; before the container is made.
+  const leftovers = removeDeadGradersLeftovers(inputs.docker, inputs.log);
+  try {
+    const prepared = await prepareRun(inputs, scope, leftovers);
+    if ("reason" in prepared) return prepared;
+    return await runSuites(prepared, scope);
+  } finally {
+    await leftovers;
+  }
+}
+
+/** On the host: filter the diff, resolve the image, make the base-only mirror and the run folders, plan the sentinels. */
+async function prepareRun(
+  inputs: PipelineInputs,
+  scope: RunScope,
+  leftovers: Promise<void>,
+): Promise<Prepared | RunOutcome> {
+  const { docker, log, loaded, root } = inputs;
+  // The engine looks the image up while the diff is filtered.
+  const resolving = resolveImage(root, loaded.task.image, docker);
+  resolving.catch(() => undefined);
+  const diff = filterAndLog(inputs.diff, loaded.task, log);
+  scope.learn({ diff: diff.record });
+  if (diff.stop) return diff.stop;
+  const image = await resolving;
+  scope.learn({ image: { name: image.name, reference: image.reference, digest: image.digest } });
+  log.event("image", { ...image });
+  if (!image.ok) return { reason: "IMAGE_NOT_BUILT", message: image.message };
+  const imageCurrent = checkImageCurrent(root, image, scope);
+  log.info(`image: ${image.reference}`);
+  const mirror = prepareBaseMirror(root, loaded, scope, log);
+  mirror.catch(() => undefined);
+  const folder = await makeRunTempDir();
+  scope.adoptFolder(folder);
+  const runDirs = await makeSuiteFolders(folder, diff.filtered, loaded.hiddenTestsDir);
+  const hiddenFiles = await listHiddenFiles(loaded.hiddenTestsDir);
+  const labels = gradeLabels(inputs.runId, loaded.task.id, leaseDeadline(inputs.startedAt, inputs.timeoutMs));
+  const expectation = await loadExpectation(loaded);
+  log.event("expected.loaded", { ...expectation });
+  if (expectation.ignored) log.warn(`expected tests: ${expectation.ignored}`);
+  await leftovers;
+  const baseOnly = await mirror;
+  if (typeof baseOnly !== "string" && baseOnly !== null) return baseOnly;
+  const planted = await planSentinels(loaded, baseOnly, hiddenFiles, join(runDirs.hidden, "tests"), log);
+  scope.learn(planted.notes.sentinel ? { sentinel: planted.notes.sentinel } : {});
+  await writeMochaGuards(runDirs, hiddenFiles);
+  // The container is given the base-only repository where the task's mirror was (docs/security.md, "History").
+  const suites: SuiteInputs = {
+    loaded: { ...loaded, mirrorPath: baseOnly },
+    image: image.runAs,
+    labels,
+    filtered: diff.filtered,
+    runDirs,
+    hiddenFiles,
+    existingSentinel: planted.existing,
+    docker,
+    log,
+  };
+  return { suites, sentinel: planted.hidden, notes: planted.notes, expectation, imageCurrent };
+}
+
+/** In the containers: the existing suite, then the hidden suite (prepared while the existing one runs), then both judged. */
+async function runSuites(run: Prepared, scope: RunScope): Promise<RunOutcome> {
+  const { suites: inputs } = run;
+  const existing = await openSuite(inputs, scope, "existing");
+  if ("refused" in existing) return { reason: "INFRA_ERROR", message: existing.refused };
+  const stale = await run.imageCurrent();
+  if (stale) return stale;
+  const existingRun = startSuite(inputs, scope, existing);
+  const hidden = openHidden(inputs, scope);
+  const existingJudged = judgeDriver(run, scope, await existingRun);
+  if ("stopped" in existingJudged) return existingJudged.stopped;
+  const prepared = await hidden;
+  if ("refused" in prepared) return { reason: "INFRA_ERROR", message: prepared.refused };
+  letRun(prepared.opened);
+  const hiddenJudged = judgeDriver(run, scope, await prepared.run);
+  if ("stopped" in hiddenJudged) return hiddenJudged.stopped;
+  const judged = {
+    suites: { existing: existingJudged.result, hidden: hiddenJudged.result },
+    failures: {
+      ...(existingJudged.failure ? { existing: existingJudged.failure } : {}),
+      ...(hiddenJudged.failure ? { hidden: hiddenJudged.failure } : {}),
+    },
+  };
+  const checked = judgeExpected(
+    run.expectation,
+    judged,
+    inputs.loaded.task.suites.hidden.command,
+    inputs.log,
   );
-  state.containers.push(container);
-  if (state.closed) throw new RunClosed("create");
-  const info = await timed(state, `inspect.${suite}`, inputs.log, () => container.inspect());
-  const missing = missingProtections(info, plan);
-  if (missing.length > 0)
-    return { refused: `refusing to run: the engine did not apply ${missing.join(", ")}` };
-  return { opened: await attachDriver(inputs, state, driver, container), script };
+  scope.learn({ expected: checked.expected, suites: checked.suites });
+  return bothSuitesOutcome(checked);
 }
 
-function logExit(inputs: ContainerRunInputs, driver: DriverResult): void {
-  const { suite, output } = driver;
-  const out = output.stdout.captured();
-  const err = output.stderr.captured();
-  inputs.log.event("suite.exit", {
-    suite,
-    exitCode: driver.record.exitCode[suite] ?? null,
-    durationMs: output.durationMs,
-    stdoutBytes: out.bytes,
-    stderrBytes: err.bytes,
-    stdoutTail: out.truncated ? out.tail : undefined,
-    stderrTail: err.truncated ? err.tail : undefined,
-  });
-}
-
-/** Judges a suite from what its driver collected after it; the run's reason when it must stop (OOM). */
-function judgeCollected(
-  inputs: ContainerRunInputs,
-  state: RunState,
-  driver: DriverResult,
-): RunOutcome | null {
-  const { record, suite, output } = driver;
-  const exitCode = record.exitCode[suite] ?? null;
-  const kill = record.kill[suite];
-  const oomKills = record.oomKills[suite];
-  inputs.log.event("collect.done", { suite, kill, oomKills, driverExitCode: driver.exitCode });
-  logExit(inputs, driver);
-  if (kill && kill.survivors > 0)
-    throw new Error(`${kill.survivors} process(es) of the ${suite} suite survived SIGKILL`);
-  if (record.unsafe) throw new Error(`the ${suite} suite's driver refused to go on: ${record.unsafe}`);
-  const out = output.stdout.captured();
-  const err = output.stderr.captured();
-  const bounded = {
-    bytes: out.bytes + err.bytes,
-    truncated: out.truncated || err.truncated,
-    tail: suiteTail(out, err),
-  };
-  const report = record.report[suite];
-  // An OOM kill explains a driver that stopped after the suite (its fork or itself killed).
-  if (oomKills !== undefined && oomKills > 0 && !report) {
-    state.suites[suite] = {
-      status: "FAIL",
-      reason: "OUT_OF_MEMORY",
-      exitCode,
-      durationMs: output.durationMs,
-      counts: { passed: 0, failed: 0, error: 0, skipped: 0 },
-      tests: [],
-      output: bounded,
-    };
-    return {
-      reason: "OUT_OF_MEMORY",
-      message: `${suite} suite: a process was OOM-killed at the ${inputs.loaded.task.resources.memoryMb} MiB limit`,
-    };
-  }
-  if (!report || oomKills === undefined) {
-    if (record.protocolError) throw new Error(`the driver's output: ${record.protocolError}`);
-    throw new Error(
-      `the oracle's driver ended (exit code ${driver.exitCode}) before the ${suite} suite's report was read: the engine stopped the container`,
-    );
-  }
-  const sentinel = suite === "hidden" ? inputs.sentinel : inputs.existingSentinel;
-  const judged = judgeSuite({
-    suite,
-    exitCode,
-    durationMs: output.durationMs,
-    report,
-    output: bounded,
-    sentinel,
-  });
-  const { message } = judged;
-  if (sentinel) recordSentinel(inputs, state, suite, sentinel, judged.sentinel);
-  const seen = suite === "hidden" ? state.sentinel : state.existingSentinel;
-  const result = seen ? { ...judged.result, sentinel: seen } : judged.result;
-  if (result.status !== "PASS") state.failures[suite] = message;
-  // Any OOM kill fails the suite, even when its runner carried on: the tests ran starved.
-  if (oomKills > 0) {
-    state.suites[suite] = { ...result, status: "FAIL", reason: "OUT_OF_MEMORY" };
-    return {
-      reason: "OUT_OF_MEMORY",
-      message: `${suite} suite: a process was OOM-killed at the ${inputs.loaded.task.resources.memoryMb} MiB limit`,
-    };
-  }
-  state.suites[suite] = result;
-  const listed = listedTests(result.tests);
-  inputs.log.info(message, {
-    suite,
-    counts: result.counts,
-    tests: listed.tests.map((t) => `${t.outcome} ${t.id}`),
-    testsOmitted: listed.omitted,
-  });
-  return null;
-}
-
-/** Judges one suite's driver: its prep, then its report. */
-function judgeDriver(inputs: ContainerRunInputs, state: RunState, driver: DriverResult): RunOutcome | null {
-  const stop = readPrep(inputs, driver) ?? judgeCollected(inputs, state, driver);
-  if (stop) return stop;
-  if (driver.record.protocolError) throw new Error(`the driver's output: ${driver.record.protocolError}`);
-  if (!driver.record.done)
-    throw new Error(`the ${driver.suite} suite's driver did not finish (exit code ${driver.exitCode})`);
-  return null;
-}
-
-/** The hidden suite's container, made and prepared while the existing suite runs; null on a refusal. */
-function prepareHidden(inputs: ContainerRunInputs, state: RunState) {
-  const hidden = openSuite(inputs, state, "hidden").then((opened) =>
-    "refused" in opened ? opened : { ...opened, run: runDriver(inputs, state, opened.opened, opened.script) },
+/** The hidden suite's container, made and started (its driver prepares, then waits for the go-ahead) while the existing suite runs. */
+function openHidden(inputs: SuiteInputs, scope: RunScope) {
+  const hidden = openSuite(inputs, scope, "hidden").then((opened) =>
+    "refused" in opened ? opened : { opened, run: startSuite(inputs, scope, opened) },
   );
   hidden.then((h) => ("run" in h ? h.run : undefined)).catch(() => undefined);
   return hidden;
 }
 
-/**
- * The container part of a run: the existing suite in a container of its own, then the hidden suite
- * in another, fresh one (made and prepared while the existing suite runs, started on its go-ahead).
- * Returns the run's reason.
- */
-export async function runInContainer(inputs: ContainerRunInputs, state: RunState): Promise<RunOutcome> {
-  const existing = await openSuite(inputs, state, "existing");
-  if ("refused" in existing) return { reason: "INFRA_ERROR", message: existing.refused };
-  const stale = await inputs.imageCurrent();
-  if (stale) return stale;
-  const existingRun = runDriver(inputs, state, existing.opened, existing.script);
-  const hidden = prepareHidden(inputs, state);
-  const stop = judgeDriver(inputs, state, await existingRun);
-  if (stop) return stop;
-  const prepared = await hidden;
-  if ("refused" in prepared) return { reason: "INFRA_ERROR", message: prepared.refused };
-  letRun(prepared.opened);
-  const hiddenStop = judgeDriver(inputs, state, await prepared.run);
-  if (hiddenStop) return hiddenStop;
-  judgeExpected(inputs, state);
-  for (const suite of ["existing", "hidden"] as const) {
-    const result = state.suites[suite];
-    if (result && result.status !== "PASS")
-      return {
-        reason: result.reason ?? "TESTS_FAILED",
-        message: state.failures[suite] ?? `${suite} suite failed: ${result.reason}`,
-      };
-  }
-  return { reason: "PASS", message: "both suites ran and passed" };
+/** Judges one suite's driver: its prep, then what it collected; the judged suite goes to the scope before any throw. */
+function judgeDriver(
+  run: Prepared,
+  scope: RunScope,
+  driver: DriverResult,
+): SuiteJudgement | { stopped: RunOutcome } {
+  const { log, loaded, filtered } = run.suites;
+  const prepStop = judgePrep(driver, filtered, log);
+  if (prepStop) return { stopped: prepStop };
+  const hidden = driver.suite === "hidden";
+  const judged = judgeCollected(driver, {
+    sentinel: hidden ? run.sentinel : run.suites.existingSentinel,
+    noted: hidden ? run.notes.sentinel : run.notes.existingSentinel,
+    memoryMb: loaded.task.resources.memoryMb,
+    log,
+  });
+  scope.learn({
+    suites: { [driver.suite]: judged.result },
+    ...(hidden && judged.sentinel ? { sentinel: judged.sentinel } : {}),
+  });
+  if (judged.stop) return { stopped: judged.stop };
+  if (driver.record.protocolError) throw new Error(`the driver's output: ${driver.record.protocolError}`);
+  if (!driver.record.done)
+    throw new Error(`the ${driver.suite} suite's driver did not finish (exit code ${driver.exitCode})`);
+  return judged;
 }
 
-/** A suite's sentinel outcome, for the result and the log (a missing optional one is only noted). */
-function recordSentinel(
-  inputs: ContainerRunInputs,
-  state: RunState,
-  suite: SuiteName,
-  sentinel: Sentinel,
-  outcome: SentinelState,
-): void {
-  const record = {
-    state: outcome,
-    framework: sentinel.framework,
-    required: sentinel.required.length > 0,
-    files: sentinel.appends.map((a) => a.path),
-    ...(sentinel.note ? { note: sentinel.note } : {}),
+/** The image's fingerprint check (lockfile trees) runs while the container starts; nothing runs in it before it passes. */
+function checkImageCurrent(
+  root: string,
+  image: Extract<ResolvedImage, { ok: true }>,
+  scope: RunScope,
+): () => Promise<RunOutcome | null> {
+  const stale = scope.timing("image.fingerprint", staleImageMessage(root, image.name, image.record));
+  stale.catch(() => undefined);
+  return async () => {
+    const message = await stale;
+    return message ? { reason: "IMAGE_NOT_BUILT", message } : null;
   };
-  if (suite === "hidden") state.sentinel = record;
-  else state.existingSentinel = record;
-  inputs.log.event("sentinel.checked", { suite, ...record });
-  if (outcome === "not-collected")
-    inputs.log.warn(
-      `sentinel not collected: the ${suite} command did not run the oracle's sentinel tests${sentinel.note ? ` (${sentinel.note})` : ""}; the verdict rests on the other checks`,
-    );
 }
 
-/**
- * Holds both suites' reports (sentinels already removed) to the expected tests: a suite that passed
- * on its own fails with EXPECTED_TEST_MISSING / EXPECTED_TEST_SKIPPED when one of them did not run
- * and pass; a suite that already failed keeps its reason (an expected test that failed is TESTS_FAILED).
- */
-function judgeExpected(inputs: ContainerRunInputs, state: RunState): void {
-  const tests = { existing: state.suites.existing?.tests ?? [], hidden: state.suites.hidden?.tests ?? [] };
-  const { result, problems } = checkExpected(
-    inputs.expectation,
-    tests,
-    deselectedByName(inputs.loaded.task.suites.hidden.command),
-  );
-  state.expected = result;
-  inputs.log.event("expected.checked", { ...result });
-  for (const suite of ["existing", "hidden"] as const) {
-    const problem = problems[suite];
-    const judged = state.suites[suite];
-    if (!problem || !judged || judged.status !== "PASS") continue;
-    state.suites[suite] = { ...judged, status: "FAIL", reason: problem.reason };
-    state.failures[suite] = problem.message;
-  }
-  const { missing, skipped, unexpected } = result;
-  inputs.log.info(
-    `expected tests (${result.source}): ${missing.count} missing, ${skipped.count} skipped, ${unexpected.count} ran unexpected${result.source === "none" ? ` (${result.note})` : ""}`,
-  );
+/** The sentinels of both suites, planned from the base commit's test files; why a suite has none is noted. */
+async function planSentinels(
+  loaded: LoadedTask,
+  baseOnly: string | null,
+  hiddenFiles: string[],
+  runTests: string,
+  log: RunLog,
+): Promise<{ hidden: Sentinel | null; existing: Sentinel | null; notes: SentinelNotes }> {
+  const { task } = loaded;
+  const notes: SentinelNotes = {};
+  const base = baseOnly
+    ? await baseTestTexts(baseOnly, task.repo.baseCommit, task.suites.existing.files)
+    : null;
+  const baseHidden = baseOnly ? await baseHiddenTexts(baseOnly, task.repo.baseCommit, hiddenFiles) : null;
+  const hidden = await plantSentinels(loaded, hiddenFiles, runTests, log, notes, base?.texts, baseHidden);
+  const existing = existingSentinels(task, base, log, notes);
+  return { hidden, existing, notes };
+}
+
+/** Removes what dead graders left (containers past their lease, run folders of gone pids); never throws. */
+function removeDeadGradersLeftovers(docker: GradeDocker, log: RunLog): Promise<void> {
+  return Promise.all([
+    removeLeftovers(docker).then(
+      (removed) => {
+        if (removed.length > 0)
+          log.info(`removed ${removed.length} leftover container(s) of dead graders`, { removed });
+      },
+      (error: Error) => log.warn(`could not look for leftover containers: ${error.message}`),
+    ),
+    removeOrphanRunDirs().then((n) => {
+      if (n > 0) log.info(`removed ${n} run folder(s) of dead graders`);
+    }),
+  ]).then(() => undefined);
 }

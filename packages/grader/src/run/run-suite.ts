@@ -1,32 +1,58 @@
+import type { LoadedTask } from "@oracle/spec";
 import { BoundedOutput } from "../bounded-output.js";
+import type { FilteredDiff } from "../diff/filter.js";
 import { pathsToReset } from "../diff/filter.js";
-import { displayPath } from "../diff/paths.js";
-import type { AttachedStreams, GradeContainer } from "../docker.js";
+import type { AttachedStreams, GradeContainer, GradeDocker } from "../docker.js";
 import { existingRunner } from "../existing-sentinels.js";
 import type { SuiteName } from "../junit.js";
 import { MOCHA_GUARD_PATH } from "../mocha-guard.js";
+import type { RunLog } from "../oracle-log.js";
 import { runnerGuardFor } from "../runner-guard.js";
-import { sentinelRunner } from "../sentinels.js";
-import { PATHS } from "./container-config.js";
-import { type DriverEvent, DriverOutput, type DriverRecord, SuiteStderr } from "./driver-output.js";
-import { BOOT, type DriverPlan, GO_LINE, scriptInput } from "./driver-script.js";
-import { prepScript } from "./prep.js";
+import { type Sentinel, sentinelRunner } from "../sentinels.js";
 import {
   BASE_ENV,
-  type ContainerRunInputs,
-  compareApplied,
-  prepFailure,
-  RunClosed,
-  type RunOutcome,
-  type RunState,
+  CONTAINER_SANDBOX,
+  type ContainerPlan,
+  containerOptions,
+  missingProtections,
+  PATHS,
   reportPath,
-} from "./run-scope.js";
+} from "./container-config.js";
+import { type DriverEvent, DriverOutput, SuiteStderr } from "./driver-output.js";
+import { GO_LINE, scriptInput } from "./driver-protocol.js";
+import { BOOT, type DriverPlan, driverScript } from "./driver-script.js";
+import { type DriverReport, prepScript } from "./prep.js";
+import type { RunScope } from "./run-scope.js";
+
+/**
+ * Run a suite: "the existing suite at the base commit's version, then the hidden tests", each in a
+ * container of its own whose one process is the driver (driver-script.ts). A suite's container is
+ * created, checked and attached ({@link openSuite}), started with the driver's script on its stdin
+ * ({@link startSuite}); a gated one waits for its go-ahead ({@link letRun}).
+ */
 
 /** The largest report read; above it the report is REPORT_INVALID. */
 export const MAX_REPORT_BYTES = 16 * 1024 * 1024;
 const MAX_PREP_BYTES = 64 * 1024 * 1024;
 const OUTPUT_HEAD = 256 * 1024;
 const OUTPUT_TAIL = 64 * 1024;
+
+/** What a suite's container needs, from the pipeline's host steps. */
+export interface SuiteInputs {
+  loaded: LoadedTask;
+  /** The image to run, by digest. */
+  image: string;
+  labels: Record<string, string>;
+  /** The filtered diff (grade mode; in the run folder as filtered.diff), else null. */
+  filtered: FilteredDiff | null;
+  /** Each suite's host folder (mounted read-only at PATHS.run in its container): the filtered diff, and the hidden tests in the hidden suite's. */
+  runDirs: Record<SuiteName, string>;
+  hiddenFiles: string[];
+  /** The sentinels the existing suite's prep appends to its base test files, or null (existing-sentinels.ts). */
+  existingSentinel: Sentinel | null;
+  docker: GradeDocker;
+  log: RunLog;
+}
 
 /** What one suite printed, bounded, and how long it ran. */
 export interface SuiteOutput {
@@ -36,10 +62,7 @@ export interface SuiteOutput {
 }
 
 /** What one suite's driver did: its parsed record, the suite's output, the container's exit code. */
-export interface DriverResult {
-  suite: SuiteName;
-  record: DriverRecord;
-  exitCode: number | null;
+export interface DriverResult extends DriverReport {
   output: SuiteOutput;
 }
 
@@ -51,21 +74,26 @@ const oracleEnv = BASE_ENV.map((entry): [string, string] => {
 /** The container's process: the boot entrypoint (the script comes on stdin) and the oracle's env. */
 export const DRIVER_PROCESS = { entrypoint: BOOT, cmd: [] as string[], env: BASE_ENV };
 
+/** The runner a suite's command starts, as the sentinels read it (a mocha suite gets the mocha guard). */
+const suiteRunner = (task: LoadedTask["task"], suite: SuiteName) =>
+  suite === "hidden" ? sentinelRunner(task) : existingRunner(task);
+
 /** What the driver of one suite does: its prep script, its command and env, its report. */
-export function planDriver(inputs: ContainerRunInputs, suite: SuiteName): DriverPlan {
+export function planDriver(inputs: SuiteInputs, suite: SuiteName): DriverPlan {
   const { task } = inputs.loaded;
   const prep = prepScript({
     baseCommit: task.repo.baseCommit,
     mirror: task.repo.mirrorIn === "image" ? task.repo.mirror : PATHS.mirror,
     mirrorInImage: task.repo.mirrorIn === "image",
-    applyDiff: inputs.diff !== null,
-    reset: inputs.diff ? pathsToReset(inputs.diff.filtered.kept, task.suites.existing.files) : [],
+    applyDiff: inputs.filtered !== null,
+    reset: inputs.filtered ? pathsToReset(inputs.filtered.kept, task.suites.existing.files) : [],
     hiddenFiles: suite === "hidden" ? inputs.hiddenFiles : null,
     reportDir: `${PATHS.report}/${suite}`,
     list: suite === "existing",
     // The first suite's prep checks; a run whose first prep fails never reaches the hidden suite.
     runnerGuard: suite === "existing" ? runnerGuardFor(task) : null,
     appends: suite === "existing" ? (inputs.existingSentinel?.appends ?? []) : [],
+    sandbox: CONTAINER_SANDBOX,
   });
   return {
     suite,
@@ -76,30 +104,65 @@ export function planDriver(inputs: ContainerRunInputs, suite: SuiteName): Driver
     maxReportBytes: MAX_REPORT_BYTES,
     gated: suite === "hidden",
     preload: suiteRunner(task, suite)?.framework === "mocha" ? MOCHA_GUARD_PATH : null,
+    sandbox: CONTAINER_SANDBOX,
   };
 }
 
-/** The runner a suite's command starts, as the sentinels read it (a mocha suite gets the mocha guard). */
-const suiteRunner = (task: ContainerRunInputs["loaded"]["task"], suite: SuiteName) =>
-  suite === "hidden" ? sentinelRunner(task) : existingRunner(task);
+/** A suite's container: its own run folder, and the mirror; the hidden tests only in the hidden suite's folder. */
+function containerPlan(inputs: SuiteInputs, suite: SuiteName): ContainerPlan {
+  const { task, mirrorPath } = inputs.loaded;
+  const binds: ContainerPlan["binds"] = [{ source: inputs.runDirs[suite], target: PATHS.run }];
+  if (mirrorPath) binds.push({ source: mirrorPath, target: PATHS.mirror });
+  return {
+    image: inputs.image,
+    labels: { ...inputs.labels, "dev.oracle.suite": suite },
+    ...task.resources,
+    binds,
+    ...DRIVER_PROCESS,
+  };
+}
 
 /** A suite's container, created, checked and attached, not started yet. */
 export interface SuiteContainer {
   plan: DriverPlan;
+  script: string;
   container: GradeContainer;
   streams: AttachedStreams;
   stdout: DriverOutput;
   stderr: SuiteStderr;
   output: SuiteOutput;
-  /** Called as the driver's stdout reaches each point (timings, log). */
+  /** Records the time since the driver's last point (timings, log). */
   lap: (step: string) => number;
 }
 
+/** Creates a suite's container, checks every protection and attaches to it (it starts later); the refusal when a protection is missing. */
+export async function openSuite(
+  inputs: SuiteInputs,
+  scope: RunScope,
+  suite: SuiteName,
+): Promise<SuiteContainer | { refused: string }> {
+  const { docker, log } = inputs;
+  const driver = planDriver(inputs, suite);
+  const script = driverScript(driver);
+  log.event("driver.script", { suite, script });
+  const plan = containerPlan(inputs, suite);
+  const options = containerOptions(plan);
+  log.event("container.create", { suite, options });
+  const container = await scope.timed(`create.${suite}`, () => docker.createContainer(options));
+  scope.adopt(container);
+  const info = await scope.timed(`inspect.${suite}`, () => container.inspect());
+  const missing = missingProtections(info, plan);
+  if (missing.length > 0)
+    return { refused: `refusing to run: the engine did not apply ${missing.join(", ")}` };
+  return attachDriver(inputs, scope, driver, script, container);
+}
+
 /** Attaches the parsers of a created container's driver output (before it starts). */
-export async function attachDriver(
-  inputs: ContainerRunInputs,
-  state: RunState,
+async function attachDriver(
+  inputs: SuiteInputs,
+  scope: RunScope,
   plan: DriverPlan,
+  script: string,
   container: GradeContainer,
 ): Promise<SuiteContainer> {
   const { suite } = plan;
@@ -109,24 +172,16 @@ export async function attachDriver(
       log.event("suite.output", { suite, stream, text: chunk.toString("utf8") }),
     );
   const suiteOutput: SuiteOutput = { stdout: output("stdout"), stderr: output("stderr"), durationMs: 0 };
-  let mark = performance.now();
-  const lap = (step: string) => {
-    const now = performance.now();
-    const ms = Math.round(now - mark);
-    state.timings[step] = ms;
-    log.event("step", { name: step, ms });
-    mark = now;
-    return ms;
-  };
+  const watch = scope.stopwatch();
   const onEvent = (event: DriverEvent) => {
-    if (event === "prep") lap(`prep.${suite}`);
+    if (event === "prep") watch.lap(`prep.${suite}`);
     if (event === "suite") {
-      mark = performance.now();
+      watch.restart();
       log.event("suite.start", { suite, command: plan.command, env: plan.env.map(([k, v]) => `${k}=${v}`) });
       log.info(`${suite}: running ${plan.command}`);
     }
-    if (event === "end") suiteOutput.durationMs = lap(`suite.${suite}`);
-    if (event === "report") lap(`collect.${suite}`);
+    if (event === "end") suiteOutput.durationMs = watch.lap(`suite.${suite}`);
+    if (event === "report") watch.lap(`collect.${suite}`);
   };
   const stdout = new DriverOutput(
     suite,
@@ -139,28 +194,27 @@ export async function attachDriver(
     (chunk) => suiteOutput.stderr.take(chunk),
   );
   const streams = await container.attach(stdout, stderr);
-  return { plan, container, streams, stdout, stderr, output: suiteOutput, lap: (step) => lap(step) };
+  return { plan, script, container, streams, stdout, stderr, output: suiteOutput, lap: watch.lap };
 }
 
 /**
  * Starts a suite's container (its process is the driver: prep, the suite, the report) and hands
  * the driver its script; a gated driver waits for {@link letRun}. Resolves when the container exited.
  */
-export async function runDriver(
-  inputs: ContainerRunInputs,
-  state: RunState,
+export async function startSuite(
+  inputs: SuiteInputs,
+  scope: RunScope,
   opened: SuiteContainer,
-  script: string,
 ): Promise<DriverResult> {
   const { plan, container, streams, stdout, stderr, output } = opened;
-  if (state.closed) throw new RunClosed("driver");
+  scope.ensureOpen("driver");
   const exited = container.waitForExit();
   exited.catch(() => undefined);
   opened.lap(`created.${plan.suite}`);
   await container.start();
   opened.lap(`start.${plan.suite}`);
   inputs.log.event("container.started", { id: container.id, suite: plan.suite });
-  streams.input.write(scriptInput(script));
+  streams.input.write(scriptInput(opened.script));
   if (!plan.gated) streams.input.end();
   await streams.ended;
   const exitCode = await exited;
@@ -169,7 +223,7 @@ export async function runDriver(
   // A suite cut short (the driver stopped, the deadline) still ran until now.
   if (stdout.record.started[plan.suite] && stdout.record.exitCode[plan.suite] === undefined)
     output.durationMs = opened.lap(`suite.${plan.suite}`);
-  if (state.closed) throw new RunClosed("driver");
+  scope.ensureOpen("driver");
   return { suite: plan.suite, record: stdout.record, exitCode, output };
 }
 
@@ -177,45 +231,4 @@ export async function runDriver(
 export function letRun(opened: SuiteContainer): void {
   opened.streams.input.write(GO_LINE);
   opened.streams.input.end();
-}
-
-/** Judges a suite's prep: the run's reason when it failed or git changed other files than the filter kept. */
-export function readPrep(inputs: ContainerRunInputs, driver: DriverResult): RunOutcome | null {
-  const { suite } = driver;
-  const unsafe = driver.record.unsafe;
-  if (unsafe) throw new Error(`the ${suite} suite's driver refused to go on: ${unsafe}`);
-  const prep = driver.record.prep[suite];
-  if (!prep) {
-    const why = driver.record.protocolError ?? `exit code ${driver.exitCode}`;
-    throw new Error(`the driver ended before the ${suite} suite's prep was done (${why})`);
-  }
-  const stderr = prep.failed ? `oracle-prep: ${prep.failed}` : prep.stderr.toString("utf8");
-  inputs.log.event("prep.done", { suite, exitCode: prep.exitCode, stderr });
-  if (prep.exitCode !== 0) return prepFailure(prep.exitCode, stderr, 0);
-  if (suite === "existing") {
-    const stop = checkListed(inputs, suite, prep.stdout);
-    if (stop) return stop;
-  }
-  if (!driver.record.started[suite]) {
-    const why = driver.record.protocolError ?? `exit code ${driver.exitCode}`;
-    throw new Error(`the ${suite} suite did not start after its prep (${why})`);
-  }
-  return null;
-}
-
-/** What git changed against what the filter kept, and the base commit's time, from the prep's stdout. */
-function checkListed(inputs: ContainerRunInputs, suite: SuiteName, stdout: Buffer): RunOutcome | null {
-  const out = stdout.toString("latin1");
-  const newline = out.indexOf("\n");
-  const epoch = out.slice(0, newline);
-  const changed = out
-    .slice(newline + 1)
-    .split("\0")
-    .filter((p) => p.length > 0);
-  inputs.log.event("prep.changed", { suite, changed: changed.map(displayPath) });
-  const mismatch = compareApplied(inputs.diff?.filtered.expectedChanged ?? [], changed);
-  if (mismatch) return { reason: "DIFF_DOES_NOT_APPLY", message: mismatch };
-  if (!/^\d+$/.test(epoch))
-    return { reason: "INFRA_ERROR", message: `prep printed no commit time: ${JSON.stringify(epoch)}` };
-  return null;
 }
