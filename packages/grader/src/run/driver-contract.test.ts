@@ -1,8 +1,16 @@
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type FilteredDiff, filterDiff, pathsToReset } from "../diff/filter.js";
 import type { SuiteName } from "../junit.js";
 import type { RunLog } from "../oracle-log.js";
@@ -51,6 +59,18 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
+/** Every sandbox's process table: whatever a failed run left registered there is killed after the test. */
+const processTables: string[] = [];
+afterEach(() => {
+  for (const table of processTables.splice(0))
+    for (const pid of existsSync(table) ? readdirSync(table) : [])
+      try {
+        process.kill(Number(pid), "SIGKILL");
+      } catch {
+        // Gone already.
+      }
+});
+
 /** The fix, and an edit of the existing suite's test that the prep must reset. */
 const GOLD = [
   "diff --git a/calc.py b/calc.py",
@@ -70,6 +90,11 @@ const GOLD = [
 ].join("\n");
 const NOT_APPLYING = GOLD.replace(" def sub(a, b):", " def add(a, b):");
 
+const processTable = (path: string) => {
+  processTables.push(path);
+  return path;
+};
+
 /** A folder of its own per driver run: the sandbox's places, the run folder, the fake cgroup and process table. */
 function hostSandbox(): { dir: string; sandbox: DriverSandbox } {
   const dir = join(temp, `run-${runs++}`);
@@ -82,7 +107,7 @@ function hostSandbox(): { dir: string; sandbox: DriverSandbox } {
       diff: join(dir, "run", "filtered.diff"),
       hidden: join(dir, "run", "tests"),
     },
-    proc: join(dir, "proc"),
+    proc: processTable(join(dir, "proc")),
     // Builtins only, like the container's `kill -KILL -1`, but limited to what the suite registered.
     killAll: `for q in ${join(dir, "proc")}/[0-9]*; do kill -KILL "\${q##*/}"; done`,
     testUid: String(process.getuid?.() ?? 0),
