@@ -8,7 +8,8 @@
 // Sampling misses calls shorter than the interval, and asynchronous work (stream callbacks, the log)
 // interleaves: the counts vary from run to run (the median of --runs grades is printed, the order is
 // the first run's); compare runs made the same way, not a run with a reading of the code.
-// Usage: node scripts/trace-grade.mjs [--repo DIR] [--task calc-node] [--interval 50] [--runs 3] [--json]
+// Usage: node scripts/trace-grade.mjs [--repo DIR] [--task calc-node] [--interval 50] [--runs 3] [--only REGEX] [--json]
+//   --only: count only the files whose path matches (a sample is the innermost frame in one of them).
 //   --repo: the checkout whose built grader is traced (default: this one); its images are built into
 //   a temporary root (cached by the engine) and the grade runs against the real engine.
 import { spawnSync } from "node:child_process";
@@ -25,10 +26,12 @@ const { values } = parseArgs({
     task: { type: "string", default: "calc-node" },
     interval: { type: "string", default: "50" },
     runs: { type: "string", default: "3" },
+    only: { type: "string" },
     json: { type: "boolean", default: false },
   },
 });
 const repo = resolve(values.repo);
+const only = new RegExp(values.only ?? "");
 
 function check(ran, what) {
   if (ran.status === 0 || (what === "grade" && ran.status === 1)) return;
@@ -80,7 +83,8 @@ function fileSequence(profile) {
   const innermost = new Map();
   const fileOf = (id) => {
     if (!innermost.has(id)) {
-      const own = projectFile(byId.get(id).callFrame);
+      const file = projectFile(byId.get(id).callFrame);
+      const own = file !== null && only.test(file) ? file : null;
       innermost.set(id, own ?? (parent.has(id) ? fileOf(parent.get(id)) : null));
     }
     return innermost.get(id);
@@ -106,6 +110,7 @@ function summarise(sequence) {
     files: order.map((file) => ({ file, visits: visits.get(file) })),
     returns,
     steps: sequence.length,
+    sequence,
   };
 }
 
