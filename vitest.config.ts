@@ -10,6 +10,9 @@ export default defineConfig({
           name: "unit",
           include: ["packages/*/src/**/*.test.ts", "apps/*/src/**/*.test.ts"],
           environment: "node",
+          // A hang guard, not a speed test: some unit tests start git, python3 or sh, and a loaded
+          // 2-core machine (CI runs everything at once) takes seconds to start them.
+          testTimeout: 60_000,
         },
       },
       {

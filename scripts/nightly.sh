@@ -11,7 +11,7 @@
 #
 # Exit: 0 all built and swept, no task newly quarantined; 1 a task was newly quarantined or an image
 # failed to build (the sweep still runs: tasks on the other images are still judged); 2 usage error;
-# 3 the sweep could not run (engine down, internal error); 130 interrupted.
+# 3 build-images or the sweep could not run (engine down, internal error); 130/143 interrupted.
 #
 # Environment: ORACLE_BUILD_CA_FILE (a CA bundle for builds behind a TLS-intercepting proxy),
 # NIGHTLY_REPEAT (default 3), NIGHTLY_WEEKDAY (1-7, default today's in UTC; 7 = Sunday runs a full

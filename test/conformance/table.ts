@@ -121,13 +121,20 @@ export const SHAPES: Shape[] = [
     "python3 -m pytest with a file::Class node id",
     `python3 -m pytest ${PYTEST} tests/regression/test_add.py::TestAdd`,
   ),
-  // Node ids of single tests (file::Class::test[param], file::test) leave out any test the oracle
-  // adds: the result says so and the sweep quarantines the task with the fix in its hint.
+  // Node ids of single tests (SWE-bench's shape): the named tests are twinned and the command's node
+  // ids rewritten to name each twin's renamed original and copy (no pair: nothing would select it).
   py(
     "py-nodeids",
-    "python3 -m pytest with single-test node ids (file::Class::test[param], file::test): unprotected, quarantined",
-    `python3 -m pytest ${PYTEST} "tests/regression/test_add.py::TestAdd::test_pairs[1-1-2]" tests/regression/test_add.py::test_add_small`,
-    /names single tests/,
+    "python3 -m pytest with single-test node ids (file::test, file::Class::test)",
+    `python3 -m pytest ${PYTEST} tests/regression/test_add.py::test_add_small "tests/regression/test_add.py::TestAdd::test_negative"`,
+  ),
+  // A node id of one parametrised case names a test the oracle cannot rename: the result says so and
+  // the sweep quarantines the task with the fix in its hint.
+  py(
+    "py-param-id",
+    "python3 -m pytest with a parametrised case's node id (file::Class::test[param]): unprotected, quarantined",
+    `python3 -m pytest ${PYTEST} "tests/regression/test_add.py::TestAdd::test_pairs[1-1-2]"`,
+    /parametrised case/,
   ),
   py(
     "py-k",

@@ -1,2 +1,4 @@
 #!/usr/bin/env node
-import "../dist/new-task/cli.js";
+import { main } from "../dist/new-task/cli.js";
+
+process.exit(await main(process.argv.slice(2)));

@@ -1,20 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { parseCliArgs } from "./args.js";
+import { parseCliArgs as parseIn } from "./args.js";
+
+/** Parsed as if typed in /w, a folder with no tasks/ or images/ upwards: the default root is /w. */
+const parseCliArgs = (argv: string[]) => parseIn(argv, "/w");
 
 describe("parseCliArgs", () => {
   it("has defaults for everything", () => {
     expect(parseCliArgs([])).toEqual({
-      help: false,
-      options: {
-        root: ".",
-        tasks: [],
-        changed: false,
-        watch: false,
-        repeat: 1,
-        infraRetries: 2,
-        json: false,
-        failOnNew: false,
-      },
+      root: "/w",
+      tasks: [],
+      changed: false,
+      watch: false,
+      repeat: 1,
+      infraRetries: 2,
+      json: false,
+      failOnNew: false,
     });
   });
 
@@ -38,38 +38,35 @@ describe("parseCliArgs", () => {
       "--changed",
     ]);
     expect(parsed).toEqual({
-      help: false,
-      options: {
-        root: "/r",
-        tasks: ["a-*", "b"],
-        changed: true,
-        watch: false,
-        concurrency: 4,
-        repeat: 3,
-        report: "out",
-        infraRetries: 0,
-        json: true,
-        failOnNew: true,
-      },
+      root: "/r",
+      tasks: ["a-*", "b"],
+      changed: true,
+      watch: false,
+      concurrency: 4,
+      repeat: 3,
+      report: "/w/out",
+      infraRetries: 0,
+      json: true,
+      failOnNew: true,
     });
   });
 
   it("takes --queue redis://HOST:PORT to grade on queue workers", () => {
-    expect(parseCliArgs(["--queue", "redis://h:6379"])).toMatchObject({
-      options: { queue: "redis://h:6379" },
-    });
+    expect(parseCliArgs(["--queue", "redis://h:6379"])).toMatchObject({ queue: "redis://h:6379" });
     expect(() => parseCliArgs(["--queue", "h:6379"])).toThrow(/--queue: must be a redis:\/\/ url/);
   });
 
   it("takes --watch, without --fail-on-new or --report", () => {
-    expect(parseCliArgs(["--watch", "--json"])).toMatchObject({ options: { watch: true, json: true } });
+    expect(parseCliArgs(["--watch", "--json"])).toMatchObject({ watch: true, json: true });
     expect(() => parseCliArgs(["--watch", "--fail-on-new"])).toThrow(/--watch and --fail-on-new exclude/);
     expect(() => parseCliArgs(["--watch", "--report", "r"])).toThrow(/one report per pass/);
   });
 
-  it("answers --help and -h", () => {
-    expect(parseCliArgs(["--help"])).toEqual({ help: true });
-    expect(parseCliArgs(["-h", "--repeat", "x"])).toEqual({ help: true });
+  it("resolves --root and --report against the folder the command was typed in", () => {
+    expect(parseIn(["--root", "r", "--report", "/abs"], "/home/u")).toMatchObject({
+      root: "/home/u/r",
+      report: "/abs",
+    });
   });
 
   it("refuses unknown flags and bad numbers with USAGE errors that name the flag", () => {

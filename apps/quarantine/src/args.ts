@@ -1,9 +1,15 @@
 import { availableParallelism } from "node:os";
-import { parseArgs } from "node:util";
-import { describeIssues, OracleError, wholeNumberArg } from "@oracle/spec";
+import { resolve } from "node:path";
+import {
+  type CommandLineSpec,
+  findRoot,
+  parseCommandLine,
+  usageError,
+  wholeNumberArg,
+} from "@oracle/cli-kit";
 import { z } from "zod";
 
-export const USAGE = `Usage: oracle-quarantine-sweep [options] [GLOB...]
+export const HELP = `Usage: oracle-quarantine-sweep [options] [GLOB...]
 
 Runs every task's baseline (and its gold.diff, where it has one) in the oracle, K times, flags the
 tasks that cannot be trusted, updates tasks/quarantine.json and writes report.json, report.md and
@@ -11,7 +17,8 @@ report.html, and records in tasks/health.json what each task was judged on (its 
 digest and grader version).
 
 Options:
-  --root DIR          the oracle root holding tasks/, images/ and logs/ (default: the current folder)
+  --root DIR          the oracle root holding tasks/, images/ and logs/ (default: the nearest folder
+                      upwards with tasks/ or images/)
   --tasks GLOB...     sweep only the tasks whose id matches a glob (bare GLOB arguments count too);
                       only their entries in tasks/quarantine.json are updated
   --changed           sweep only the tasks that are not current: never judged, or whose task folder,
@@ -30,96 +37,68 @@ Options:
   -h, --help          this text
 
 Exit codes:
-  0    the sweep ran (whatever it found)
+  0    the sweep ran (whatever it found); with --watch, stopped by Ctrl-C
   1    --fail-on-new and at least one task was newly quarantined
   2    usage error, or a file the sweep reads is invalid (nothing was run)
   3    the sweep could not run: the Docker engine does not answer, or an internal error
-  130  interrupted (Ctrl-C): every running grade was stopped and removed, nothing was written
+  130  interrupted by Ctrl-C (143: SIGTERM): every running grade was stopped and removed, nothing
+       was written; a second signal exits at once
 `;
 
 const count = wholeNumberArg;
 
-const ArgvSchema = z.strictObject({
-  root: z.string().min(1).default("."),
-  tasks: z.array(z.string().min(1, "a glob may not be empty")).default([]),
-  changed: z.boolean().default(false),
-  watch: z.boolean().default(false),
-  concurrency: count(1, 64).optional(),
-  repeat: count(1, 50).default(1),
-  report: z.string().min(1).optional(),
-  infraRetries: count(0, 10).default(2),
-  queue: z
-    .string()
-    .regex(/^rediss?:\/\/./, "must be a redis:// url, e.g. redis://127.0.0.1:6379")
-    .optional(),
-  json: z.boolean().default(false),
-  failOnNew: z.boolean().default(false),
-});
+const SWEEP_LINE = {
+  command: "oracle-quarantine-sweep",
+  flags: {
+    root: { type: "string" },
+    tasks: { type: "string", multiple: true },
+    changed: { type: "boolean" },
+    watch: { type: "boolean" },
+    concurrency: { type: "string" },
+    repeat: { type: "string" },
+    report: { type: "string" },
+    "infra-retries": { type: "string" },
+    queue: { type: "string" },
+    json: { type: "boolean" },
+    "fail-on-new": { type: "boolean" },
+  },
+  positionals: { field: "tasks", name: "GLOB", multiple: true },
+  schema: z.strictObject({
+    root: z.string().min(1).optional(),
+    tasks: z.array(z.string().min(1, "a glob may not be empty")).default([]),
+    changed: z.boolean().default(false),
+    watch: z.boolean().default(false),
+    concurrency: count(1, 64).optional(),
+    repeat: count(1, 50).default(1),
+    report: z.string().min(1).optional(),
+    infraRetries: count(0, 10).default(2),
+    queue: z
+      .string()
+      .regex(/^rediss?:\/\/./, "must be a redis:// url, e.g. redis://127.0.0.1:6379")
+      .optional(),
+    json: z.boolean().default(false),
+    failOnNew: z.boolean().default(false),
+  }),
+} satisfies CommandLineSpec<z.ZodType>;
 
-/** What the command line asks for. */
-export type CliOptions = z.output<typeof ArgvSchema>;
-export type ParsedArgs = { help: true } | { help: false; options: CliOptions };
+/** What the command line asks for; `root` and `report` are absolute. */
+export type CliOptions = Omit<z.output<typeof SWEEP_LINE.schema>, "root"> & { root: string };
 
-const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+const usage = (message: string) => usageError(SWEEP_LINE.command, message);
 
-function usageError(message: string): OracleError {
-  return new OracleError("USAGE", message, { hint: "see oracle-quarantine-sweep --help" });
-}
-
-function readArgv(argv: readonly string[]) {
-  try {
-    return parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        root: { type: "string" },
-        tasks: { type: "string", multiple: true },
-        changed: { type: "boolean" },
-        watch: { type: "boolean" },
-        concurrency: { type: "string" },
-        repeat: { type: "string" },
-        report: { type: "string" },
-        "infra-retries": { type: "string" },
-        queue: { type: "string" },
-        json: { type: "boolean" },
-        "fail-on-new": { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-  } catch (cause) {
-    throw usageError((cause as Error).message);
-  }
-}
-
-/** Parses argv (without node and the script) into the sweep's options; a USAGE OracleError on any problem. */
-export function parseCliArgs(argv: readonly string[]): ParsedArgs {
-  const { values, positionals } = readArgv(argv);
-  if (values.help) return { help: true };
-  const data = {
-    root: values.root,
-    tasks: [...(values.tasks ?? []), ...positionals],
-    changed: values.changed,
-    watch: values.watch,
-    concurrency: values.concurrency,
-    repeat: values.repeat,
-    report: values.report,
-    infraRetries: values["infra-retries"],
-    queue: values.queue,
-    json: values.json,
-    failOnNew: values["fail-on-new"],
+/**
+ * Parses argv (without node and the script) into the sweep's options, paths resolved against `cwd`
+ * (the folder the command was typed in); a USAGE OracleError on any problem.
+ */
+export function parseCliArgs(argv: readonly string[], cwd: string): CliOptions {
+  const { root, report, ...options } = parseCommandLine(SWEEP_LINE, argv);
+  if (options.watch && options.failOnNew)
+    throw usage("--watch and --fail-on-new exclude each other: a watch has no single outcome to fail");
+  if (options.watch && report)
+    throw usage("--watch writes one report per pass (logs/sweep/<utc>/); drop --report");
+  return {
+    ...options,
+    root: root ? resolve(cwd, root) : findRoot(cwd),
+    ...(report ? { report: resolve(cwd, report) } : {}),
   };
-  const result = ArgvSchema.safeParse(data);
-  if (!result.success) {
-    throw usageError(
-      describeIssues(result.error)
-        .map((line) => `--${kebab(line)}`)
-        .join("\n"),
-    );
-  }
-  if (result.data.watch && result.data.failOnNew)
-    throw usageError("--watch and --fail-on-new exclude each other: a watch has no single outcome to fail");
-  if (result.data.watch && result.data.report)
-    throw usageError("--watch writes one report per pass (logs/sweep/<utc>/); drop --report");
-  return { help: false, options: result.data };
 }

@@ -1,7 +1,7 @@
-import { resolve } from "node:path";
-import { formatError, isOracleError } from "@oracle/spec";
+import { type Command, EXIT, type RunContext, runCommand, write } from "@oracle/cli-kit";
+import { formatError } from "@oracle/spec";
 import type Docker from "dockerode";
-import { type CliOptions, parseCliArgs, USAGE } from "./args.js";
+import { type CliOptions, HELP, parseCliArgs } from "./args.js";
 import { dockerEngine, type SweepEngine } from "./engine.js";
 import { closeLogger, createSweepLogger } from "./logger.js";
 import { type ProgressDisplay, plainProgress, ttyProgress } from "./progress.js";
@@ -10,13 +10,6 @@ import { sweep, sweepPaths, sweepStamp } from "./sweep.js";
 import type { GradeFn, SweepReport } from "./types.js";
 
 const queueOnlyEngine: SweepEngine = { ping: async () => undefined, removeLeftovers: async () => [] };
-
-/** The exit codes, in one place. */
-export const EXIT = { OK: 0, NEW_QUARANTINE: 1, USAGE: 2, CANNOT_RUN: 3, INTERRUPTED: 130 } as const;
-
-function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
-  return new Promise((done) => stream.write(text, () => done()));
-}
 
 function chooseProgress(): ProgressDisplay {
   const tty = process.stderr.isTTY && !process.env.CI;
@@ -38,21 +31,6 @@ function summary(report: SweepReport): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** Ctrl-C (or SIGTERM) aborts the sweep; a second one exits at once. Returns the uninstaller. */
-function trapSignals(controller: AbortController): () => void {
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (controller.signal.aborted) process.exit(EXIT.INTERRUPTED);
-    process.stderr.write(`\n${signal}: stopping every running grade and removing its container…\n`);
-    controller.abort(new DOMException(`interrupted by ${signal}`, "AbortError"));
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
-  return () => {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
-  };
-}
-
 interface Runner {
   grade: GradeFn;
   docker: Docker;
@@ -71,7 +49,7 @@ async function loadRunner(options: CliOptions): Promise<Runner> {
 
 /** One sweep, interrupted by `signal`: its report, or the abort reason thrown once nothing runs. */
 async function sweepOnce(options: CliOptions, runner: Runner, signal: AbortSignal): Promise<SweepReport> {
-  const root = resolve(options.root);
+  const root = options.root;
   const runId = sweepStamp(new Date());
   const logger = createSweepLogger(sweepPaths(root, runId).sweepLog);
   const progress = chooseProgress();
@@ -91,7 +69,7 @@ async function sweepOnce(options: CliOptions, runner: Runner, signal: AbortSigna
       signal,
       progress,
       ...(options.concurrency ? { concurrency: options.concurrency } : {}),
-      ...(options.report ? { reportDir: resolve(options.report) } : {}),
+      ...(options.report ? { reportDir: options.report } : {}),
     });
   } finally {
     progress.stop();
@@ -102,23 +80,11 @@ async function sweepOnce(options: CliOptions, runner: Runner, signal: AbortSigna
 const INTERRUPTED_LINE =
   "interrupted: no grade is left running; tasks/quarantine.json and the reports were not written\n";
 
-async function runSweep(options: CliOptions): Promise<number> {
+async function runSweep(options: CliOptions, { signal }: RunContext): Promise<number> {
   const runner = await loadRunner(options);
-  const controller = new AbortController();
-  const untrap = trapSignals(controller);
-  try {
-    const report = await sweepOnce(options, runner, controller.signal);
-    await write(process.stdout, options.json ? `${JSON.stringify(report, null, 2)}\n` : summary(report));
-    return options.failOnNew && report.newlyQuarantined.length > 0 ? EXIT.NEW_QUARANTINE : EXIT.OK;
-  } catch (error) {
-    if (controller.signal.aborted) {
-      await write(process.stderr, INTERRUPTED_LINE);
-      return EXIT.INTERRUPTED;
-    }
-    throw error;
-  } finally {
-    untrap();
-  }
+  const report = await sweepOnce(options, runner, signal);
+  await write(process.stdout, options.json ? `${JSON.stringify(report, null, 2)}\n` : summary(report));
+  return options.failOnNew && report.newlyQuarantined.length > 0 ? EXIT.FAIL : EXIT.OK;
 }
 
 /**
@@ -126,49 +92,41 @@ async function runSweep(options: CliOptions): Promise<number> {
  * report per pass; a pass that fails is reported and watching goes on. Ctrl-C interrupts the running
  * pass (its grades stopped, nothing written) and stops: exit 0.
  */
-async function runWatch(options: CliOptions): Promise<number> {
+async function runWatch(options: CliOptions, { signal }: RunContext): Promise<number> {
   const runner = await loadRunner(options);
-  const controller = new AbortController();
-  const untrap = trapSignals(controller);
   const { describeChanges, watchSweeps } = await import("./watch.js");
-  try {
-    await watchSweeps({
-      root: resolve(options.root),
-      signal: controller.signal,
-      onReady: () =>
-        process.stderr.write("watching tasks/ and images/registry.json for changes (Ctrl-C to stop)\n"),
-      onChange: (changes) => process.stderr.write(`changed: ${describeChanges(changes)}\n`),
-      pass: async () => {
-        try {
-          const report = await sweepOnce(options, runner, controller.signal);
-          await write(process.stdout, options.json ? `${JSON.stringify(report)}\n` : summary(report));
-        } catch (error) {
-          if (controller.signal.aborted) await write(process.stderr, INTERRUPTED_LINE);
-          else await write(process.stderr, `${formatError(error)}\n`);
-        }
-      },
-    });
-  } finally {
-    untrap();
-  }
+  await watchSweeps({
+    root: options.root,
+    signal,
+    onReady: () =>
+      process.stderr.write("watching tasks/ and images/registry.json for changes (Ctrl-C to stop)\n"),
+    onChange: (changes) => process.stderr.write(`changed: ${describeChanges(changes)}\n`),
+    pass: async () => {
+      try {
+        const report = await sweepOnce(options, runner, signal);
+        await write(process.stdout, options.json ? `${JSON.stringify(report)}\n` : summary(report));
+      } catch (error) {
+        if (signal.aborted) await write(process.stderr, INTERRUPTED_LINE);
+        else await write(process.stderr, `${formatError(error)}\n`);
+      }
+    },
+  });
   await write(process.stderr, "stopped watching\n");
   return EXIT.OK;
 }
 
-/** The command: argv in, exit code out. Only here are errors turned into exit codes. */
-export async function main(argv: readonly string[]): Promise<number> {
-  try {
-    const parsed = parseCliArgs(argv);
-    if (parsed.help) {
-      await write(process.stdout, USAGE);
-      return EXIT.OK;
-    }
-    return await (parsed.options.watch ? runWatch(parsed.options) : runSweep(parsed.options));
-  } catch (error) {
-    await write(process.stderr, `${formatError(error)}\n`);
-    const usage = isOracleError(error, "USAGE") || isOracleError(error, "FILE_INVALID");
-    return usage ? EXIT.USAGE : EXIT.CANNOT_RUN;
-  }
-}
+/** The oracle-quarantine-sweep command; exit codes in HELP. */
+export const sweepCommand: Command<CliOptions> = {
+  name: "oracle-quarantine-sweep",
+  pnpmScript: "quarantine-sweep",
+  help: HELP,
+  parse: (argv, at) => parseCliArgs(argv, at.cwd),
+  run: (options, context) => (options.watch ? runWatch(options, context) : runSweep(options, context)),
+  stopping: (signal) => `${signal}: stopping every running grade and removing its container…`,
+  interrupted: INTERRUPTED_LINE,
+};
 
-process.exit(await main(process.argv.slice(2)));
+/** Runs `oracle-quarantine-sweep …` and returns its exit code. */
+export function main(argv: readonly string[]): Promise<number> {
+  return runCommand(sweepCommand, argv);
+}

@@ -6,6 +6,7 @@ const outcome = (id: string, status: TaskOutcome["status"], flags: string[] = []
   id,
   status,
   unprotected: false,
+  pairOnly: false,
   expected: "declared in task.json",
   hasGold: false,
   runs: [],

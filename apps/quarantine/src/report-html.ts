@@ -42,6 +42,10 @@ function reasonsCell(task: TaskReport): string {
     items.push(
       `<li class="unprotected"><b>unprotected</b>: sentinel.state none, a runner patched in-process could make unfixed code PASS</li>`,
     );
+  if (task.pairOnly)
+    items.push(
+      `<li class="unprotected"><b>pair only</b>: no hidden test could be twinned, code that reads the test files can tell the oracle's pair apart</li>`,
+    );
   items.push(`<li class="expected">expected tests: ${escapeHtml(task.expected)}</li>`);
   if (task.infra.failedRuns > 0) {
     items.push(

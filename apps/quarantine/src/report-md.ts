@@ -94,6 +94,11 @@ export function renderMarkdown(report: SweepReport): string {
       report.tasks.filter((t) => t.unprotected),
       () => "sentinel.state none: the task's runner (framework) has no must-fail/must-pass sentinels",
     ),
+    ...listSection(
+      "Pair only (no hidden test could be twinned: code that reads the test files can tell the oracle's pair apart)",
+      report.tasks.filter((t) => t.pairOnly),
+      () => "sentinel.twins 0: give a hidden test a one-line `assert f(x) == <literal>` (README, Twins)",
+    ),
     ...listSection("Expected tests", report.tasks, (t) => escapeMarkdown(t.expected)),
     "",
     "## Tasks",

@@ -15,6 +15,7 @@ function task(partial: Partial<TaskReport> & Pick<TaskReport, "id" | "status">):
     firstSeen: null,
     hasGold: false,
     unprotected: false,
+    pairOnly: false,
     expected: "not recorded: no gold run",
     runs: [record({ mode: "baseline", log: `logs/sweep/s/runs/${partial.id}/baseline-1.jsonl` })],
     runMs: 1500,
@@ -30,8 +31,8 @@ const report: SweepReport = {
   durationMs: 60_000,
   options: { tasks: [], repeat: 1, concurrency: 2, infraRetries: 2 },
   counts: {
-    tasks: 3,
-    healthy: 1,
+    tasks: 4,
+    healthy: 2,
     quarantined: 1,
     infraError: 1,
     newlyQuarantined: 1,
@@ -54,6 +55,7 @@ const report: SweepReport = {
       reasons: [{ flag: "GOLD_FAILS", message: evil, evidence: [] }],
     }),
     task({ id: "good", status: "healthy" }),
+    task({ id: "lone-pair", status: "healthy", pairOnly: true }),
     task({
       id: "shaky engine",
       status: "infra-error",
@@ -77,7 +79,7 @@ describe("renderHtml", () => {
   });
 
   it("has one table row per task with its status, and relative links to the logs", () => {
-    expect(html.match(/<tr class="[a-z-]+" data-task=/g)).toHaveLength(3);
+    expect(html.match(/<tr class="[a-z-]+" data-task=/g)).toHaveLength(4);
     expect(html).toContain('data-task="bad" data-status="quarantined" data-flags="GOLD_FAILS"');
     expect(html).toContain('href="../logs/sweep/s/runs/shaky%20engine/baseline-1.jsonl"');
     expect(html).toContain("<svg");
@@ -88,12 +90,14 @@ describe("renderMarkdown", () => {
   it("escapes table cells and lists the newly quarantined", () => {
     expect(escapeMarkdown(evil)).toBe(`\\<script\\>alert\\("x"\\)\\</script\\> &amp; \\| \\*bold\\* '  `);
     const md = renderMarkdown(report);
-    expect(md).toContain("# Quarantine sweep: 1 of 3 tasks quarantined, 1 new, 0 released");
+    expect(md).toContain("# Quarantine sweep: 1 of 4 tasks quarantined, 1 new, 0 released");
     expect(md).toMatch(/## Newly quarantined\n\n- bad: `GOLD_FAILS`: \\<script/);
     expect(md).toContain(
       "| bad | **quarantined** | new | `GOLD_FAILS` | existing PASS, hidden FAIL ×1 | no gold.diff | 1.5 s |",
     );
     expect(md).toContain("## Infra errors");
+    expect(md).toMatch(/## Pair only[^\n]*\n\n- lone-pair: sentinel.twins 0/);
+    expect(renderHtml(report)).toContain("<b>pair only</b>");
     for (const line of md.split("\n").filter((l) => l.startsWith("| "))) {
       expect(line.split(/(?<!\\)\|/).length, line).toBeGreaterThanOrEqual(3);
     }

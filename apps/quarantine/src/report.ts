@@ -34,6 +34,7 @@ function taskReport(outcome: TaskOutcome, input: ReportInput): TaskReport {
     firstSeen: update.file.tasks[outcome.id]?.firstSeen ?? null,
     hasGold: outcome.hasGold,
     unprotected: outcome.unprotected,
+    pairOnly: outcome.pairOnly,
     expected: outcome.expected,
     runs: outcome.runs,
     runMs: outcome.runMs,

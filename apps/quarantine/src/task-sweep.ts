@@ -14,6 +14,8 @@ export interface TaskOutcome extends Assessment {
   hasGold: boolean;
   /** Some run's result said sentinel.state "none": no in-process protection. */
   unprotected: boolean;
+  /** Some run collected the sentinel with no twin: the pair alone protects it. */
+  pairOnly: boolean;
   /** What the sweep did about the expected tests (declared in task.json, recorded, or why not). */
   expected: string;
   runs: RunRecord[];
@@ -65,10 +67,12 @@ function outcome(
 ): TaskOutcome {
   const runs = observations.map((o) => o.record);
   const unprotected = runs.some((r) => r.sentinel === "none");
+  const pairOnly = !unprotected && runs.some((r) => r.sentinel === "collected" && r.twins === 0);
   return {
     id,
     hasGold,
     unprotected,
+    pairOnly,
     expected,
     runs,
     runMs: runs.reduce((sum, r) => sum + r.durationMs, 0),
@@ -87,6 +91,7 @@ function crashed(id: string, hasGold: boolean, error: unknown): TaskOutcome {
     id,
     hasGold,
     unprotected: false,
+    pairOnly: false,
     expected: "not recorded: the sweep failed",
     runs: [],
     runMs: 0,

@@ -41,6 +41,8 @@ export interface RunRecord {
   sentinel: SentinelStatus;
   /** Why the sentinel may not be collected (the result's `sentinel.note`), when it says. */
   sentinelNote?: string;
+  /** How many hidden tests ran twice (the result's `sentinel.twins`), when it says. */
+  twins?: number;
   /** The same for the existing suite's sentinel (the result's `suites.existing.sentinel`), when it says. */
   existingSentinel?: SentinelStatus;
   existingSentinelNote?: string;
@@ -87,6 +89,8 @@ export interface TaskReport {
   hasGold: boolean;
   /** Some run had no in-process protection (its result's sentinel.state was "none"); the reports mark it. */
   unprotected: boolean;
+  /** Protected by the must-fail/must-pass pair only (a run collected it with no twin): the reports mark it. */
+  pairOnly: boolean;
   /** What the sweep did about the task's expected tests (declared, recorded, or why not). */
   expected: string;
   runs: RunRecord[];

@@ -1,4 +1,6 @@
 #!/usr/bin/env node
 // One grade loads the bundle (fast start-up); --batch loads the unbundled modules it needs anyway.
-if (process.argv.includes("--batch")) await import("../dist/cli.js");
-else await import("../dist/oracle-grade.js");
+const cli = process.argv.includes("--batch")
+  ? await import("../dist/cli.js")
+  : await import("../dist/oracle-grade.js");
+process.exit(await cli.main(process.argv.slice(2)));

@@ -1,4 +1,4 @@
 #!/usr/bin/env node
-import { logMain } from "../dist/log-view/cli.js";
+import { main } from "../dist/log-view/cli.js";
 
-process.exitCode = await logMain(process.argv.slice(2));
+process.exit(await main(process.argv.slice(2)));

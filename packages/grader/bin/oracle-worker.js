@@ -1,2 +1,4 @@
 #!/usr/bin/env node
-import "../dist/queue/worker-cli.js";
+import { main } from "../dist/queue/worker-cli.js";
+
+process.exit(await main(process.argv.slice(2)));

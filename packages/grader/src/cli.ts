@@ -1,7 +1,8 @@
-import { formatError, isOracleError, writeJsonAtomic } from "@oracle/spec";
+import { type Command, type RunContext, runCommand } from "@oracle/cli-kit";
+import { writeJsonAtomic } from "@oracle/spec";
 import winston from "winston";
 import { isBatchInvocation } from "./batch/cli-options.js";
-import { type CliOptions, HELP, invocationCwd, parseCliArgs } from "./cli-options.js";
+import { type CliOptions, HELP, parseCliArgs } from "./cli-options.js";
 import { failureOutput } from "./failure-output.js";
 import { grade } from "./grade.js";
 import { validationLine } from "./health.js";
@@ -19,7 +20,7 @@ function humanLogger(): winston.Logger {
   });
 }
 
-async function gradeFromCli(options: CliOptions, signal: AbortSignal): Promise<number> {
+async function gradeFromCli(options: CliOptions, { signal }: RunContext): Promise<number> {
   const result = await grade({
     root: options.root,
     task: options.task,
@@ -42,38 +43,25 @@ async function gradeFromCli(options: CliOptions, signal: AbortSignal): Promise<n
   return result.verdict === "PASS" ? 0 : 1;
 }
 
-/** The oracle-grade command: exit 0 PASS, 1 FAIL, 2 no run, 128+n on SIGINT/SIGTERM. */
+/** `oracle-grade TASK …`: one grade; exit codes in HELP. */
+export const gradeCommand: Command<CliOptions> = {
+  name: "oracle-grade",
+  pnpmScript: "grade",
+  help: HELP,
+  parse: (argv, at) => parseCliArgs(argv, at.cwd),
+  run: gradeFromCli,
+  stopping: (signal) => `${signal}: stopping, removing the container`,
+};
+
+/**
+ * The oracle-grade command: one grade, or `--batch`. The bin exits with the code returned at once,
+ * without waiting for idle sockets: everything is written by then (the log and the result are closed).
+ */
 export async function main(argv: readonly string[]): Promise<number> {
   if (isBatchInvocation(argv)) {
     // Loaded only for --batch: the queue client is heavy and a single grade must start fast.
     const { batchMain } = await import("./batch/cli.js");
     return batchMain(argv);
   }
-  const controller = new AbortController();
-  let signalled: NodeJS.Signals | null = null;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (signalled) return;
-    signalled = signal;
-    process.stderr.write(`${signal}: stopping, removing the container\n`);
-    controller.abort(Object.assign(new Error(`interrupted by ${signal}`), { name: "AbortError" }));
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
-  try {
-    const options = parseCliArgs(argv, invocationCwd(process.env, process.cwd()));
-    if (options.help) {
-      process.stderr.write(`${HELP}\n`);
-      return 0;
-    }
-    return await gradeFromCli(options, controller.signal);
-  } catch (error) {
-    if (signalled) return signalled === "SIGINT" ? 130 : 143;
-    process.stderr.write(`${formatError(error)}\n`);
-    return isOracleError(error) && error.code !== "INTERNAL" && error.code !== "INFRA_ERROR" ? 2 : 1;
-  }
+  return runCommand(gradeCommand, argv);
 }
-
-const code = await main(process.argv.slice(2));
-// Everything is written by now (stdout and stderr are synchronous on pipes and files here, the log
-// and the result are closed): exit at once rather than wait for idle sockets to close.
-process.exit(code);

@@ -9,6 +9,38 @@ export interface RunnerCall {
   framework: SentinelFramework;
   args: string[];
   cwd: string;
+  /** The whole command as the task writes it (a rewrite of a word in it: `replaceWord`). */
+  command?: string;
+}
+
+/** A word `replaceWord` can find and rewrite: no character the shell would read otherwise. */
+const PLAIN_WORD = /^[\w./:+@%,=-]+$/;
+
+/**
+ * `command` with the one occurrence of each word of `replacements` as a whole shell word (bare, or
+ * alone in single or double quotes) replaced by its new words, each quoted as the word was; null
+ * when a word does not occur exactly once in the command's text, or a word needs quoting of its own.
+ */
+export function replaceWords(
+  command: string,
+  replacements: ReadonlyMap<string, readonly string[]>,
+): string | null {
+  const spots: Array<{ start: number; end: number; text: string }> = [];
+  for (const [word, words] of replacements) {
+    if (![word, ...words].every((w) => PLAIN_WORD.test(w))) return null;
+    if (command.split(word).length !== 2) return null;
+    const escaped = word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    const at = new RegExp(`(^|[\\s;&|(])(["']?)${escaped}\\2(?=$|[\\s;&|)])`).exec(command);
+    if (!at) return null;
+    const quote = at[2]!;
+    const start = at.index + at[1]!.length;
+    const text = words.map((w) => `${quote}${w}${quote}`).join(" ");
+    spots.push({ start, end: start + quote.length * 2 + word.length, text });
+  }
+  let out = command;
+  for (const spot of spots.sort((a, b) => b.start - a.start))
+    out = `${out.slice(0, spot.start)}${spot.text}${out.slice(spot.end)}`;
+  return out;
 }
 
 /** Splits a shell command into simple commands (at `&&`, `||`, `;`, `|`, newlines) of unquoted words. */
@@ -122,7 +154,7 @@ export function findRunner(command: string): RunnerCall | null {
       continue;
     }
     const runner = runnerOf(words);
-    if (runner) return { ...runner, cwd };
+    if (runner) return { ...runner, cwd, command };
   }
   return null;
 }

@@ -40,7 +40,7 @@ const plan = (command: string, files: Record<string, string>) =>
 
 describe("findRunner: go", () => {
   it("reads go test and gotestsum's go test arguments", () => {
-    expect(findRunner("go test -count=1 ./...")).toEqual({
+    expect(findRunner("go test -count=1 ./...")).toMatchObject({
       framework: "go",
       args: ["-count=1", "./..."],
       cwd: "",

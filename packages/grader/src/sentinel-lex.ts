@@ -124,3 +124,20 @@ export function toldText(code: string, lexicon: Lexicon): string {
   }
   return told.join("\n");
 }
+
+/** One-line string literals of Python, JS and Go (`"…"`, `'…'`, with escapes). */
+export const QUOTED = /"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g;
+
+/**
+ * How many brackets are open after `code`, `depth` being open before it; a closer with none open
+ * counts as nothing (a line-based reader's miscount stays local). With `strings`, each string they
+ * match is read as empty, so its brackets do not count.
+ */
+export function depthAfter(code: string, depth: number, strings?: RegExp): number {
+  let open = depth;
+  for (const ch of strings ? code.replace(strings, '""') : code) {
+    if ("([{".includes(ch)) open++;
+    else if (")]}".includes(ch)) open = Math.max(0, open - 1);
+  }
+  return open;
+}

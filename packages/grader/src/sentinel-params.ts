@@ -1,5 +1,5 @@
 import { spansLiteral } from "./sentinel-lex.js";
-import { decoratedAt, looksPure } from "./sentinel-text.js";
+import { decoratedAt, looksPure, pythonBody } from "./sentinel-text.js";
 
 /**
  * A pytest test parametrised by one `@pytest.mark.parametrize("a, b, expected", [ … ])` whose rows
@@ -103,6 +103,19 @@ export function pythonParamTests(
       return m && parts && parts.length === names.length ? { m, parts } : null;
     });
     if (rows.length === 0 || rows.some((r) => r === null)) continue;
+    // A bracket in a parameter would stand in the row's report id (`test_x[a]b]`), which the
+    // sentinel check reads as `name[params]` with no bracket inside.
+    if (
+      rows.some((r) =>
+        /[[\]]/.test(
+          r!.parts
+            .map((e) => e.text)
+            .filter((t) => /^["']/.test(t))
+            .join(""),
+        ),
+      )
+    )
+      continue;
     const def = close + closeLines;
     const d = DEF.exec(lines[def] ?? "");
     if (!d || d[1] !== indent) continue;
@@ -117,15 +130,9 @@ export function pythonParamTests(
         )?.[1]
       : undefined;
     if (method && className === undefined) continue;
-    const body: string[] = [];
-    for (const next of lines.slice(def + 1)) {
-      if (next.trim() !== "" && !(next.startsWith(indent) && /^[ \t]/.test(next.slice(indent.length)))) break;
-      body.push(next);
-    }
-    while (body.length > 0 && body.at(-1)!.trim() === "") body.pop();
-    const bodyIndent = /^( +)\S/.exec(body.find((l) => l.trim() !== "") ?? "")?.[1];
-    if (!bodyIndent || bodyIndent.length <= indent.length) continue;
-    if (body.some((l) => l.trim() !== "" && (!l.startsWith(bodyIndent) || /^ *\t/.test(l)))) continue;
+    const own = pythonBody(lines, def, indent);
+    if (!own) continue;
+    const { body, indent: bodyIndent } = own;
     if (!looksPure(body, bodyIndent) || spansLiteral(inside, i, def + 1 + body.length)) continue;
     const code = body.join("\n");
     const compared = body

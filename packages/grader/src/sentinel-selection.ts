@@ -1,7 +1,7 @@
 import { posix } from "node:path";
 import picomatch from "picomatch";
 import { compileKeyword, type KeywordExpression } from "./pytest-keyword.js";
-import { findRunner, type RunnerCall } from "./runner-command.js";
+import { findRunner, type RunnerCall, replaceWords } from "./runner-command.js";
 import { titleFilter } from "./title-filter.js";
 
 /** What a runner's arguments select among the hidden test files, as far as the oracle can tell. */
@@ -22,6 +22,15 @@ export interface Selection {
    * (a `file::Class` selection twins only that class's methods).
    */
   renames?: boolean;
+  /**
+   * pytest: files the command selects only by node ids of single tests (`file::test_x`,
+   * `file::Class::test_x`): per file, each named test (`Class::name`, `::name` at module level)
+   * with the command's word that names it. Such a test can be twinned, its node id rewritten to
+   * name the renamed original and the copy (sentinels.ts); no pair can be added (nothing selects it).
+   */
+  single?: Map<string, Map<string, string>>;
+  /** pytest: names of tests `--deselect` leaves out (never twinned: a renamed one would run). */
+  deselected?: ReadonlySet<string>;
 }
 
 interface Parsed {
@@ -94,17 +103,25 @@ function pytestSelection(call: RunnerCall, texts: ReadonlyMap<string, string>): 
     notes.push(`-m ${JSON.stringify(marker)} selects by marker`);
   if (p.flags.has("--pyargs")) notes.push("--pyargs names modules, not files");
   const targets = p.positionals.length > 0 ? p.positionals : [""];
+  const single = new Map<string, Map<string, string>>();
+  const named = new Map<string, number>();
   for (const target of targets) {
     const [path = "", ...rest] = target.split("::");
     const full = joinCwd(call.cwd, path);
     if (rest.length > 0) {
       const className = rest[0]!;
       const isClass = () => new RegExp(`^class[ \\t]+${className}\\b`, "m").test(texts.get(full) ?? "");
+      const test = singleTest(rest, texts.get(full));
       if (rest.length === 1 && /^[A-Za-z_]\w*$/.test(className) && isClass())
         selection.covered.set(full, { className });
-      else
+      else if (test && call.command && replaceWords(call.command, new Map([[target, [target]]])) !== null) {
+        const tests = single.get(full) ?? new Map<string, string>();
+        tests.set(test, target);
+        single.set(full, tests);
+        named.set(`${full}::${test}`, (named.get(`${full}::${test}`) ?? 0) + 1);
+      } else
         notes.push(
-          `the node id ${target} names single tests, which leaves out any test the oracle adds (select its file or class, or use -k)`,
+          `the node id ${target} names a single test the oracle cannot rename (a parametrised case, or a word it cannot rewrite in the command): select its file or class, or use -k`,
         );
       continue;
     }
@@ -115,15 +132,45 @@ function pytestSelection(call: RunnerCall, texts: ReadonlyMap<string, string>): 
         selection.covered.set(file, {});
     }
   }
-  if (selection.covered.size === 0) notes.push("no hidden test file is selected by path");
-  if (notes.length > 0) selection.unsure = notes.join("; ");
-  const byName = ["--deselect", "-m"].some((o) => p.values.has(o));
-  const byLastRun = ["--lf", "--last-failed", "--ff", "--failed-first", "--nf", "--new-first"].some((f) =>
-    p.flags.has(f),
+  // `--deselect` leaves the tests it names alone (they are not twinned: renamed, they would run);
+  // `--ff`/`--nf` only order the run. `-m` and `--lf` select by what the oracle does not read.
+  const byName = p.values.has("-m");
+  const byLastRun = ["--lf", "--last-failed"].some((f) => p.flags.has(f));
+  const deselected = (p.values.get("--deselect") ?? []).map((id) =>
+    id.split("::").at(-1)!.replace(/\[.*$/, ""),
   );
+  if (deselected.length > 0) selection.deselected = new Set(deselected);
+  // Node ids of single tests: twinned only where one word names the test and nothing else of the
+  // command selects by name (a file selected whole as well would run the renamed tests twice).
+  for (const [file, tests] of single) {
+    if (selection.covered.has(file)) notes.push(`${file} is selected both whole and by node ids`);
+    for (const key of tests.keys()) if (named.get(`${file}::${key}`) !== 1) tests.delete(key);
+  }
+  const unreadK = p.values.has("-k") && selection.keyword === undefined;
+  if (!byName && !byLastRun && !unreadK && !p.flags.has("--pyargs")) {
+    const kept = [...single].filter(([file, tests]) => tests.size > 0 && !selection.covered.has(file));
+    if (kept.length > 0) selection.single = new Map(kept);
+  }
+  if (selection.covered.size === 0 && selection.single === undefined)
+    notes.push("no hidden test file is selected by path");
+  if (notes.length > 0) selection.unsure = notes.join("; ");
   // A `file::Class` selection still selects the class's methods whatever their names.
   if (notes.length === 0 && !byName && !byLastRun) selection.renames = true;
   return selection;
+}
+
+/**
+ * The test a node id's parts after the file name (`test_x`, `Class::test_x`) name, as a twin
+ * planner's key (`::test_x`, `Class::test_x`), when it is one test function of the file, not a
+ * parametrised case (`test_x[1-2]`); null otherwise.
+ */
+function singleTest(rest: readonly string[], text: string | undefined): string | null {
+  if (text === undefined || rest.length > 2) return null;
+  const name = rest.at(-1)!;
+  const className = rest.length === 2 ? rest[0]! : "";
+  if (!/^test\w*$/.test(name) || (className !== "" && !/^[A-Za-z_]\w*$/.test(className))) return null;
+  if (className !== "" && !new RegExp(`^class[ \\t]+${className}\\b`, "m").test(text)) return null;
+  return `${className}::${name}`;
 }
 
 const MOCHA_VALUES = new Set(

@@ -1,6 +1,6 @@
 import { createHash, randomInt } from "node:crypto";
 import type { SentinelFramework } from "./runner-command.js";
-import { openLines, spansLiteral } from "./sentinel-lex.js";
+import { depthAfter, openLines, spansLiteral } from "./sentinel-lex.js";
 import type { SentinelTwin } from "./sentinel-twins.js";
 
 /** One sentinel test: its name as the report shows it, and whether it must fail or pass. */
@@ -28,7 +28,18 @@ function numbers(): { a: number; b: number } {
   return { a: randomInt(2, 60), b: randomInt(2, 60) };
 }
 
-const pick = <T>(items: T[]): T | undefined => items[randomInt(0, Math.max(1, items.length))];
+/**
+ * The file's imported names that it uses as values (calls, or reads a member of: `merge(`, `core.`),
+ * one picked by the file's text (`pickStable`): a name that is only a type (`type Range`, an
+ * interface) is gone at run time and one bound to None is not called, so a pair touching it would
+ * fail a correct fix (red team round 3: a TypeScript file's `typeof Range`, in half the grades).
+ */
+function valueName(names: readonly string[], text: string): string | undefined {
+  const code = text.replace(/^\s*(?:import|from)\b.*$/gm, "");
+  const escape = (n: string) => n.replace(/\$/g, "\\$");
+  const used = names.filter((n) => new RegExp(`(?:^|[^.\\w$])${escape(n)}\\s*[(.]`, "m").test(code));
+  return pickStable(used, text);
+}
 
 /**
  * One of `items`, the same for the same file text in every run. For what changes how correct code
@@ -74,10 +85,7 @@ export function looksPure(body: string[], indent: string): boolean {
       const asserts = /^assert\b/.test(statement) || /^self\.assert[A-Z]\w*\(/.test(statement);
       if (!asserts && !assignment.test(statement) && !docstring) return false;
     }
-    for (const ch of code) {
-      if ("([{".includes(ch)) open++;
-      else if (")]}".includes(ch)) open = Math.max(0, open - 1);
-    }
+    open = depthAfter(code, open);
     continued = code.endsWith("\\");
   }
   return open === 0 && !continued;
@@ -124,6 +132,29 @@ export function decoratedAt(lines: readonly string[], i: number): boolean {
   return false;
 }
 
+/**
+ * The body of the `def` on line `def` (indented by `defIndent`): the lines after it that are deeper
+ * or blank, trailing blank lines left out, and its indent; null when it is not deeper than the def,
+ * or its lines mix indents or use tabs.
+ */
+export function pythonBody(
+  lines: readonly string[],
+  def: number,
+  defIndent: string,
+): { body: string[]; indent: string } | null {
+  const body: string[] = [];
+  for (const next of lines.slice(def + 1)) {
+    if (next.trim() !== "" && !(next.startsWith(defIndent) && /^[ \t]/.test(next.slice(defIndent.length))))
+      break;
+    body.push(next);
+  }
+  while (body.length > 0 && body.at(-1)!.trim() === "") body.pop();
+  const indent = /^( +)\S/.exec(body.find((l) => l.trim() !== "") ?? "")?.[1];
+  if (!indent || indent.length <= defIndent.length) return null;
+  if (body.some((l) => l.trim() !== "" && (!l.startsWith(indent) || /^ *\t/.test(l)))) return null;
+  return { body, indent };
+}
+
 /** The module's plain tests (`PlainTest`) whose bodies look free of side effects (`looksPure`). */
 export function pythonPlainTests(text: string): PlainTest[] {
   const lines = text.split("\n");
@@ -141,18 +172,9 @@ export function pythonPlainTests(text: string): PlainTest[] {
     const method = className ? METHOD_TEST.exec(line) : null;
     const name = module?.[1] ?? (method && method[1] === memberIndent ? method[2] : undefined);
     if (!name || decoratedAt(lines, i)) continue;
-    const defIndent = method?.[1] ?? "";
-    const body: string[] = [];
-    for (const next of lines.slice(i + 1)) {
-      if (next.trim() !== "" && !(next.startsWith(defIndent) && /^[ \t]/.test(next.slice(defIndent.length))))
-        break;
-      body.push(next);
-    }
-    while (body.length > 0 && body.at(-1)!.trim() === "") body.pop();
-    const indent = /^( +)\S/.exec(body.find((l) => l.trim() !== "") ?? "")?.[1];
-    if (!indent || indent.length <= defIndent.length) continue;
-    if (body.some((l) => l.trim() !== "" && (!l.startsWith(indent) || /^ *\t/.test(l)))) continue;
-    if (!looksPure(body, indent)) continue;
+    const found = pythonBody(lines, i, method?.[1] ?? "");
+    if (!found || !looksPure(found.body, found.indent)) continue;
+    const { body, indent } = found;
     // The def line, the body and the line after it all outside any string that spans lines.
     if (spansLiteral(inStrings, i, i + 1 + body.length)) continue;
     tests.push({ name, ...(method ? { className } : {}), def: i, body, indent });
@@ -231,7 +253,7 @@ export function pythonSentinel(
   const className = options.className;
   const unit = className !== undefined && /\bTestCase\b/.test(text);
   const eq = (a: string, b: number) => (unit ? `self.assertEqual(${a}, ${b})` : `assert ${a} == ${b}`);
-  const imported = pick(pythonImportedNames(text));
+  const imported = valueName(pythonImportedNames(text), text);
   const body = className ? undefined : pickStable(pythonPlainBodies(text, options.twinned), text);
   const lines: string[] = [text.endsWith("\n") || text === "" ? "" : "\n"];
   const tests: SentinelTest[] = [];
@@ -292,9 +314,11 @@ export function jsImportedNames(text: string): string[] {
     /(?:(?:const|let|var)\s+(\{[^}]*\}|\w+)\s*=\s*require\(\s*["']([^"']+)["']\s*\)|import\s+(\{[^}]*\}|\*\s+as\s+\w+|\w+)\s+from\s+["']([^"']+)["'])/g;
   for (const m of text.matchAll(binding)) {
     const source = m[2] ?? m[4]!;
-    if (ASSERT_LIBS.test(source)) continue;
+    // `import type { … }` binds types only, gone at run time.
+    if (ASSERT_LIBS.test(source) || /^import\s+type\b/.test(m[0])) continue;
     const bound = (m[1] ?? m[3]!).replace(/^\*\s+as\s+/, "");
     for (const part of bound.replace(/[{}]/g, "").split(",")) {
+      if (/^\s*type\s+[\w$]/.test(part)) continue;
       const name = /(?:[\w$]+\s*(?::|\bas\b)\s*)?([A-Za-z_$][\w$]*)\s*$/.exec(part.trim())?.[1];
       if (name) names.add(name);
     }
@@ -345,7 +369,7 @@ export function jsSentinel(
       chosen.push(title);
   }
   if (chosen.length < 2) return null;
-  const imported = pick(jsImportedNames(text));
+  const imported = valueName(jsImportedNames(text), text);
   const roles: Array<"fail" | "pass"> = randomInt(0, 2) === 0 ? ["fail", "pass"] : ["pass", "fail"];
   const body: string[] = [];
   const tests: SentinelTest[] = [];

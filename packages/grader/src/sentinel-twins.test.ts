@@ -258,7 +258,9 @@ describe("planSentinels: twins", () => {
     const k = plan("pytest tests/test_x.py -k test_add_positive");
     expect(k?.appends[0]?.twins?.map((t) => t.original) ?? []).not.toContain("test_add_strings");
     expect(twinned(plan("pytest tests/test_x.py::test_add_positive tests/test_x.py"))).toBe(0);
-    expect(twinned(plan("pytest tests/test_x.py --deselect tests/test_x.py::test_add_strings"))).toBe(0);
+    // --deselect: the tests it names are not twinned (renamed, they would run), the others are.
+    expect(twinned(plan("pytest tests/test_x.py --deselect tests/test_x.py::test_add_strings"))).toBe(2);
+    expect(twinned(plan("pytest tests/test_x.py --ff -p no:cacheprovider"))).toBe(3);
     expect(twinned(plan("pytest tests/test_x.py -m 'not slow'"))).toBe(0);
     expect(twinned(plan("pytest tests/test_x.py", null))).toBe(0);
     // file::Class: only that class's methods.
@@ -345,7 +347,7 @@ import { calculate, parse } from "../../src/index.js";
 
 describe("operators of equal precedence associate to the left", () => {
   it("subtracts left to right", () => {
-    assert.equal(calculate("10 - 4 - 3"), 3);
+    assert.equal(calculate("20 - 6 - 4"), 10);
     assert.equal(calculate("1 - 2 - 3 - 4"), -8);
   });
 
@@ -379,7 +381,7 @@ describe("jsTwins", () => {
     expect(nodeParses(plan.text)).toBe(true);
     const block = (title: string) => plan.text.split(`it("${title}", () => {\n`)[1]!.split("  });")[0]!;
     expect(block(twin!.renamed)).toBe(
-      '    assert.equal(calculate("10 - 4 - 3"), 3);\n    assert.equal(calculate("1 - 2 - 3 - 4"), -8);\n',
+      '    assert.equal(calculate("20 - 6 - 4"), 10);\n    assert.equal(calculate("1 - 2 - 3 - 4"), -8);\n',
     );
     expect(block(twin!.copy)).not.toBe(block(twin!.renamed));
     expect(
@@ -390,7 +392,7 @@ describe("jsTwins", () => {
     // A body with a bare call (a side effect) is not twinned; nor a line the base holds.
     expect(plan.text).toContain('it("registers", () => {');
     const base =
-      '    assert.equal(calculate("10 - 4 - 3"), 3);\n    assert.equal(calculate("1 - 2 - 3 - 4"), -8);\n';
+      '    assert.equal(calculate("20 - 6 - 4"), 10);\n    assert.equal(calculate("1 - 2 - 3 - 4"), -8);\n';
     expect(jsTwins(MOCHA_FILE, { base })).toBeNull();
   });
 

@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomInt } from "node:crypto";
-import { type Lexicon, openLines, spansLiteral, toldText } from "./sentinel-lex.js";
+import { depthAfter, type Lexicon, openLines, QUOTED, spansLiteral, toldText } from "./sentinel-lex.js";
 import { pythonParamTests } from "./sentinel-params.js";
 import { type NameFilter, pythonPlainTests } from "./sentinel-text.js";
 
@@ -23,6 +23,8 @@ export interface SentinelTwin {
   renamed: string;
   /** The copy's name; the copy is left out of the report. */
   copy: string;
+  /** A parametrised test: the report holds one entry per row (`name[params]`), original and copy alike. */
+  parametrised?: true;
 }
 
 /** A hidden file's text with its twins in place. */
@@ -86,9 +88,6 @@ const ASSERT_EQUAL = new RegExp(String.raw`^(self\.assertEqual\(\s*)(.+?)(\s*,\s
 /** Values that may equal more than one thing, which would let a correct diff pass both twins. */
 const LOOSE =
   /\b(?:approx|any|mock|isclose|allclose|unordered|dirty_equals|nan|inf)\b|pytest\.|float\(|Mock|ANY/i;
-
-/** Single- or double-quoted string literals (Python, JS). */
-const QUOTED = /"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g;
 
 /** What an expression holds outside brackets, its `strings` replaced by empty ones: the operators that bind loosest. */
 function topLevel(expression: string, strings: RegExp): string {
@@ -318,6 +317,10 @@ export function pythonTwins(
     accepts?: NameFilter;
     taken?: readonly string[];
     className?: string;
+    /** Only these tests (`Class::name`, `::name` at module level): a node-id selection's. */
+    only?: ReadonlySet<string>;
+    /** Never these test names (`--deselect`'s). */
+    except?: ReadonlySet<string>;
   } & TwinContext = {},
 ): TwinPlan | null {
   const base = new Set((options.base ?? "").split("\n").map((l) => l.trim()));
@@ -329,7 +332,15 @@ export function pythonTwins(
   const strings = fileStrings(text);
   const once = (name: string) => (text.match(new RegExp(`\\b${name}\\b`, "g")) ?? []).length === 1;
   // A unit the copy repeats (a test's lines, its decorator's with it) and the lines it may change.
-  type Unit = { name: string; className?: string; start: number; def: number; end: number; spots: Spot[] };
+  type Unit = {
+    name: string;
+    className?: string;
+    start: number;
+    def: number;
+    end: number;
+    spots: Spot[];
+    parametrised?: true;
+  };
   type Spot = { line: number; head: string; literal: string; tail: string };
   const plain: Unit[] = pythonPlainTests(text)
     .filter((t) => !PY_NAME_KEYED.test(t.body.join("\n")))
@@ -352,9 +363,11 @@ export function pythonTwins(
     ? []
     : pythonParamTests(text, openLines(text, "python"), new RegExp(`^(?:${LITERAL})$`), base, operand)
         .filter((t) => !PY_NAME_KEYED.test(lines.slice(t.def, t.end).join("\n")))
-        .map((t) => ({ ...t, spots: t.rows }));
+        .map((t) => ({ ...t, spots: t.rows, parametrised: true as const }));
   const eligible = [...plain, ...params]
     .filter((t) => options.className === undefined || t.className === options.className)
+    .filter((t) => options.only === undefined || options.only.has(`${t.className ?? ""}::${t.name}`))
+    .filter((t) => !options.except?.has(t.name))
     .filter((t) => once(t.name) && !referenced(t.name, elsewhere, "def") && accepts(t.name) === true)
     .filter((t) => t.spots.length > 0)
     .sort((a, b) => rank(text, a.name) - rank(text, b.name))
@@ -387,7 +400,12 @@ export function pythonTwins(
       return at === unit.def ? rename(l, copyName) : l;
     });
     planned.push({ unit, renamed, copy, before: draw(0, 2) === 0 });
-    twins.push({ original: unit.name, renamed, copy: copyName });
+    twins.push({
+      original: unit.name,
+      renamed,
+      copy: copyName,
+      ...(unit.parametrised ? { parametrised: true } : {}),
+    });
   }
   if (twins.length === 0) return null;
   // From the bottom up, so that the earlier tests' line numbers still hold.
@@ -453,10 +471,7 @@ function jsStatements(body: string[]): Set<number> | null {
       if (!statement || pad !== indent) return null;
       statements.add(i);
     }
-    for (const ch of code.replace(QUOTED, '""')) {
-      if ("([{".includes(ch)) open++;
-      else if (")]}".includes(ch)) open = Math.max(0, open - 1);
-    }
+    open = depthAfter(code, open, QUOTED);
   }
   return open === 0 ? statements : null;
 }
@@ -653,10 +668,7 @@ function goStatements(body: string[], t: string): number[] | null {
         return null;
       statements.push(i);
     }
-    for (const ch of stripped.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""')) {
-      if ("([{".includes(ch)) open++;
-      else if (")]}".includes(ch)) open = Math.max(0, open - 1);
-    }
+    open = depthAfter(stripped, open, QUOTED);
   }
   return open === 0 ? statements : null;
 }
@@ -680,10 +692,7 @@ function goReports(body: string[], j: number, t: string): boolean {
       if (new RegExp(`^${t}\\.(?:Error|Errorf|Fatal|Fatalf)\\(`).test(trimmed)) reports = true;
       else if (trimmed !== "return") return false;
     }
-    for (const ch of code) {
-      if ("([{".includes(ch)) open++;
-      else if (")]}".includes(ch)) open = Math.max(0, open - 1);
-    }
+    open = depthAfter(code, open);
   }
   return false;
 }

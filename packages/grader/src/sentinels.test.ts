@@ -32,6 +32,155 @@ describe("sentinelRunner", () => {
   });
 });
 
+/** planSentinels with the hidden files new at the fix (their base known: twins can be planned). */
+const planNew = (command: string, files: Record<string, string>, key = "k") =>
+  planSentinels(
+    sentinelRunner({ suites: { hidden: { command } } }),
+    Object.entries(files).map(([path, text]) => ({ path, text })),
+    [],
+    new Map(),
+    key,
+  );
+
+describe("planSentinels: pytest node ids of single tests", () => {
+  const PY_METHOD =
+    "from calc.core import add\n\n\nclass TestAdd:\n    def test_small(self):\n        assert add(2, 3) == 5\n\n    def test_big(self):\n        assert add(20, 30) == 50\n";
+
+  it("twins the named test, and the command names the renamed original and the copy instead", () => {
+    for (const [command, quote] of [
+      ["pytest -q tests/test_x.py::test_add_positive --junitxml=r.xml", ""],
+      ['python3 -m pytest "tests/test_x.py::test_add_positive" -q', '"'],
+      ["cd tests && pytest-3 'test_x.py::test_add_positive'", "'"],
+    ] as const) {
+      const s = planNew(command, { "tests/test_x.py": PY, "tests/test_y.py": PY })!;
+      expect(s.appends.map((a) => a.path)).toEqual(["tests/test_x.py"]);
+      expect(s.required).toEqual(["tests/test_x.py"]);
+      const [append] = s.appends;
+      expect(append!.tests).toEqual([]);
+      expect(append!.text).toBe("");
+      const [twin] = append!.twins!;
+      const head = command.startsWith("cd") ? "test_x.py::" : "tests/test_x.py::";
+      const ids = [twin!.renamed, twin!.copy].sort().map((n) => `${quote}${head}${n}${quote}`);
+      const word = `${quote}${head}test_add_positive${quote}`;
+      expect(s.command).toBe(command.replace(word, ids.join(" ")));
+    }
+  });
+
+  it("file::Class::test: only the named methods; a parametrised case or a word named twice is left as it is", () => {
+    const s = planNew("pytest tests/test_m.py::TestAdd::test_big", { "tests/test_m.py": PY_METHOD })!;
+    expect(s.appends[0]!.twins!.map((t) => t.original)).toEqual(["test_big"]);
+    expect(s.command).toMatch(
+      /^pytest tests\/test_m\.py::TestAdd::test_big_\d+ tests\/test_m\.py::TestAdd::test_big_\d+$/,
+    );
+    const mixed = planNew(
+      "pytest 'tests/test_m.py::TestAdd::test_small[1]' tests/test_m.py::TestAdd::test_big",
+      {
+        "tests/test_m.py": PY_METHOD,
+      },
+    )!;
+    expect(mixed.note).toMatch(/parametrised case/);
+    expect(mixed.appends[0]!.twins!.map((t) => t.original)).toEqual(["test_big"]);
+    expect(mixed.required).toEqual(["tests/test_m.py"]);
+    expect(mixed.command).toContain("'tests/test_m.py::TestAdd::test_small[1]'");
+    const twice = "pytest tests/test_m.py::TestAdd::test_big tests/test_m.py::TestAdd::test_big";
+    const twiceNamed = planNew(twice, { "tests/test_m.py": PY_METHOD })!;
+    expect(twiceNamed.required).toEqual([]);
+    expect(twiceNamed.command).toBeUndefined();
+    // Selected whole as well, or by --deselect, -m, an unreadable -k: no renaming.
+    const deselecting = planNew(
+      "pytest --deselect tests/test_m.py::TestAdd::test_small tests/test_m.py::TestAdd::test_big",
+      { "tests/test_m.py": PY_METHOD },
+    )!;
+    expect(deselecting.appends[0]!.twins!.map((t) => t.original)).toEqual(["test_big"]);
+    for (const extra of [
+      "tests/test_m.py",
+      "--deselect tests/test_m.py::TestAdd::test_big",
+      "-m slow",
+      "-k 'a and'",
+    ])
+      expect(
+        planNew(`pytest ${extra} tests/test_m.py::TestAdd::test_big`, { "tests/test_m.py": PY_METHOD })
+          ?.command,
+      ).toBeUndefined();
+  });
+
+  it("the report: the renamed original under its own id again, the copy left out; both passed is a contradiction", () => {
+    const s = planNew("pytest tests/test_x.py::test_add_positive", { "tests/test_x.py": PY })!;
+    const [twin] = s.appends[0]!.twins!;
+    const id = (n: string) => `hidden:tests.test_x::${n}`;
+    const honest = checkSentinel(
+      s,
+      [
+        { id: id(twin!.renamed), outcome: "passed" },
+        { id: id(twin!.copy), outcome: "failed" },
+      ],
+      1,
+    );
+    expect(honest).toMatchObject({ problem: null, exitCode: 0, state: "collected" });
+    expect(honest.tests).toEqual([{ id: id("test_add_positive"), outcome: "passed" }]);
+    const forged = checkSentinel(
+      s,
+      [
+        { id: id(twin!.renamed), outcome: "passed" },
+        { id: id(twin!.copy), outcome: "passed" },
+      ],
+      0,
+    );
+    expect(forged.problem).toMatch(/and so did the copy/);
+    expect(checkSentinel(s, [], 5).problem).toMatch(/missing from the report/);
+  });
+});
+
+describe("checkSentinel: one report entry per planted test (red team round 3)", () => {
+  const s = planNew("pytest tests/test_x.py", { "tests/test_x.py": PY })!;
+  const append = s.appends[0]!;
+  const [twin] = append.twins!;
+  const id = (n: string) => `hidden:tests.test_x::${n}`;
+  const pair = append.tests.map(
+    (t): TestCase => ({ id: id(t.names[0]!), outcome: t.role === "fail" ? "failed" : "passed" }),
+  );
+  const honest: TestCase[] = [
+    ...pair,
+    { id: id(twin!.renamed), outcome: "passed" },
+    { id: id(twin!.copy), outcome: "failed" },
+  ];
+
+  it("an honest report: no problem", () => {
+    expect(checkSentinel(s, honest, 1)).toMatchObject({ problem: null, exitCode: 0, state: "collected" });
+  });
+
+  it("one forged entry that names both twins (A[::B[]) answers for neither", () => {
+    for (const [a, b] of [
+      [twin!.renamed, twin!.copy],
+      [twin!.copy, twin!.renamed],
+    ]) {
+      const forged: TestCase[] = [
+        ...pair,
+        { id: id(twin!.renamed), outcome: "passed" },
+        { id: id(twin!.copy), outcome: "passed" },
+        { id: id(`${a}[::${b}[]`), outcome: "failed" },
+      ];
+      expect(checkSentinel(s, forged, 1).problem).toMatch(/contradicts/);
+      const alone: TestCase[] = [...pair, { id: id(`${a}[::${b}[]`), outcome: "failed" }];
+      expect(checkSentinel(s, alone, 1).problem).toMatch(/contradicts/);
+    }
+  });
+
+  it("a second entry of a planted test, or the copy under another scope, is a contradiction", () => {
+    const twice: TestCase[] = [...honest, { id: id(twin!.copy), outcome: "failed" }];
+    expect(checkSentinel(s, twice, 1).problem).toMatch(/2 entries in the report/);
+    const elsewhere: TestCase[] = [
+      ...pair,
+      { id: id(twin!.renamed), outcome: "passed" },
+      { id: `hidden:tests.other::${twin!.copy}`, outcome: "failed" },
+    ];
+    expect(checkSentinel(s, elsewhere, 1).problem).toMatch(/reported apart/);
+    const mustFail = append.tests.find((t) => t.role === "fail")!.names[0]!;
+    const shared: TestCase[] = [...honest, { id: id(`${mustFail} ${twin!.copy}`), outcome: "failed" }];
+    expect(checkSentinel(s, shared, 1).problem).toMatch(/2 entries in the report/);
+  });
+});
+
 describe("planSentinels: pytest", () => {
   it("appends to the hidden module a command names, in its own style, names like its tests", () => {
     const s = plan("pytest -q tests/test_x.py", { "tests/test_x.py": PY, "tests/test_y.py": PY })!;
@@ -73,9 +222,8 @@ describe("planSentinels: pytest", () => {
     expect(node.required).toEqual([]);
     expect(node.appends).toHaveLength(1);
     expect(node.note).toMatch(/node id/);
-    expect(plan("pytest tests/test_x.py::test_add_positive", { "tests/test_x.py": PY })!.required).toEqual(
-      [],
-    );
+    // A single test's node id: no pair (nothing would select it), twins only where the base is known.
+    expect(plan("pytest tests/test_x.py::test_add_positive", { "tests/test_x.py": PY })).toBeNull();
   });
 
   it("-k: a plain name or any expression; names it provably keeps, else not required; -x gets none", () => {
@@ -298,6 +446,41 @@ describe("planSentinels: jest and vitest", () => {
     expect(plan("npx jest c.test.js", { "c.test.js": concurrent })!.appends[0]!.text).toMatch(/^\nit\("/);
     // Only .only / .skip / .todo: nothing plain runs there, so neither would the oracle's pair.
     expect(plan("npx jest s.test.js", { "s.test.js": 'it.skip("later", () => {});\n' })).toBeNull();
+  });
+});
+
+describe("the pair touches a name the file uses as a value, the same in every run (red team round 3)", () => {
+  it("never a TypeScript type (`type Range`, `import type`), nor a Python name the module never calls", () => {
+    const ts = `import { describe, expect, it } from "vitest";
+import { merge, type Range } from "../../src/ranges";
+import type { Span } from "../../src/span";
+import { helper } from "../../src/helper";
+
+describe("merge", () => {
+  it("joins touching ranges", () => {
+    const r: Range = [1, 3];
+    expect(merge([r, [3, 5]])).toEqual([[1, 5]]);
+  });
+});
+`;
+    const touched = new Set<string>();
+    for (let run = 0; run < 40; run++) {
+      const s = plan("npx vitest run test/regression/ranges.test.ts", {
+        "test/regression/ranges.test.ts": ts,
+      })!;
+      touched.add(/typeof (\w+)/.exec(s.appends[0]!.text)![1]!);
+    }
+    expect([...touched]).toEqual(["merge"]);
+    const py =
+      "from calc.core import add, FLAG\nimport calc\n\n\ndef test_add():\n    assert add(2, 3) == 5\n";
+    const names = new Set<string>();
+    for (let run = 0; run < 40; run++)
+      names.add(
+        /assert (\w+) is not None/.exec(
+          plan("pytest tests/test_x.py", { "tests/test_x.py": py })!.appends[0]!.text,
+        )![1]!,
+      );
+    expect([...names]).toEqual(["add"]);
   });
 });
 

@@ -1,12 +1,14 @@
 import { posix } from "node:path";
 import type { SentinelState, Task, TestCase } from "@oracle/spec";
-import { findRunner, type RunnerCall, type SentinelFramework } from "./runner-command.js";
+import { findRunner, type RunnerCall, replaceWords, type SentinelFramework } from "./runner-command.js";
+import { matchPlanted, type PlantedUnit, twinsAlike, twinUnits } from "./sentinel-check.js";
 import { goTestArgs, planGo } from "./sentinel-go.js";
 import { type Selection, selectionOf } from "./sentinel-selection.js";
 import { jsSentinel, pythonSentinel, type SentinelAppend } from "./sentinel-text.js";
 import {
   jsTwins,
   pythonTwins,
+  type SentinelTwin,
   type TwinContext,
   type TwinPlan,
   twinBase,
@@ -28,6 +30,11 @@ export interface Sentinel {
   required: string[];
   /** Why the selection may leave a sentinel out, for the result and the log. */
   note?: string;
+  /**
+   * The hidden command to run instead of the task's, when a node id of a twinned test names it:
+   * each such node id becomes the renamed original's and the copy's (in name order), so both run.
+   */
+  command?: string;
 }
 
 /** Files larger than this are not read for sentinels, hidden or existing (a test module is far smaller). */
@@ -91,8 +98,11 @@ export function planSentinels(
         unsure: "the task names its framework but the command's runner was not recognised",
       };
   if (selection.unprotected) return null;
+  const single = selection.single ?? new Map<string, Map<string, string>>();
   const chosen =
-    selection.covered.size > 0 ? candidates.filter((f) => selection.covered.has(f.path)) : candidates;
+    selection.covered.size > 0 || single.size > 0
+      ? candidates.filter((f) => selection.covered.has(f.path) || single.has(f.path))
+      : candidates;
   const notes = selection.unsure ? [selection.unsure] : [];
   const texts = [...files, ...others].map((o) => o.text);
   // The twins first, each file's from the key, the texts and the twins before it only: the same in
@@ -117,6 +127,12 @@ export function planSentinels(
   const appends: SentinelAppend[] = [];
   for (const f of chosen) {
     const twins = twinPlans.get(f.path) ?? null;
+    if (single.has(f.path)) {
+      // Named by node ids: nothing would select a pair, the twins are the file's sentinel.
+      if (twins) appends.push({ path: f.path, text: "", tests: [], rewrite: twins.text, twins: twins.twins });
+      else notes.push(`no test that the node ids name in ${f.path} can be twinned`);
+      continue;
+    }
     const pair = pairFor(framework, f, selection, {
       // Every name planned in the run is taken: a report id ends in the test's name, whatever its file.
       elsewhere: [
@@ -133,8 +149,39 @@ export function planSentinels(
     else notes.push(`no test name in ${f.path} that the command's name filter provably keeps`);
   }
   if (appends.length === 0) return null;
-  const required = selection.unsure ? [] : appends.map((a) => a.path);
-  return { framework, appends, required, ...(notes.length > 0 ? { note: notes.join("; ") } : {}) };
+  const command = singleCommand(runner as RunnerCall, single, appends);
+  // Named by node ids, the twins are collected whatever else the selection leaves unsure.
+  const required = appends.filter((a) => !selection.unsure || single.has(a.path)).map((a) => a.path);
+  return {
+    framework,
+    appends,
+    required,
+    ...(notes.length > 0 ? { note: notes.join("; ") } : {}),
+    ...(command ? { command } : {}),
+  };
+}
+
+/**
+ * The hidden command with each node id of a twinned test replaced by the node ids of the renamed
+ * original and its copy, in name order (both names are drawn, so the order tells nothing).
+ */
+function singleCommand(
+  runner: RunnerCall,
+  single: ReadonlyMap<string, ReadonlyMap<string, string>>,
+  appends: readonly SentinelAppend[],
+): string | null {
+  const replacements = new Map<string, string[]>();
+  for (const a of appends)
+    for (const twin of a.twins ?? []) {
+      const word = [...(single.get(a.path)?.values() ?? [])].find((w) => w.endsWith(`::${twin.original}`));
+      if (word === undefined) continue;
+      const head = word.slice(0, word.length - twin.original.length);
+      replacements.set(word, [`${head}${twin.renamed}`, `${head}${twin.copy}`].sort());
+    }
+  if (replacements.size === 0 || runner.command === undefined) return null;
+  const command = replaceWords(runner.command, replacements);
+  if (command === null) throw new Error("a twinned test's node id cannot be rewritten in the hidden command");
+  return command;
 }
 
 /** Go: one pair per selected package (sentinel-go.ts); `others` are the packages' other test files, whose names are taken. */
@@ -186,7 +233,17 @@ function twinsFor(
   context: { base: string | null; taken: readonly string[] } & Required<TwinContext>,
 ): TwinPlan | null {
   const { base, ...rest } = context;
-  if (base === null || !selection.covered.has(f.path)) return null;
+  if (base === null) return null;
+  const only = selection.single?.get(f.path);
+  if (framework === "pytest" && only)
+    return pythonTwins(f.text, {
+      base,
+      ...pytestFilter(f, selection).accepts,
+      only: new Set(only.keys()),
+      ...(selection.deselected ? { except: selection.deselected } : {}),
+      ...rest,
+    });
+  if (!selection.covered.has(f.path)) return null;
   if (framework !== "pytest") {
     if (selection.unsure) return null;
     return jsTwins(f.text, {
@@ -197,7 +254,8 @@ function twinsFor(
   }
   if (!selection.renames) return null;
   const { className, accepts } = pytestFilter(f, selection);
-  return pythonTwins(f.text, { base, ...accepts, ...(className ? { className } : {}), ...rest });
+  const except = selection.deselected ? { except: selection.deselected } : {};
+  return pythonTwins(f.text, { base, ...accepts, ...except, ...(className ? { className } : {}), ...rest });
 }
 
 /** The must-fail/must-pass pair of one hidden file, named so that the selection's name filter keeps it, or null. */
@@ -258,26 +316,6 @@ export interface SentinelVerdict {
   state: SentinelState;
 }
 
-/** A pytest parametrised test's id: `…::name[params]`. */
-const parametrised = (id: string, n: string) => id.endsWith("]") && id.includes(`::${n}[`);
-
-const matches = (id: string, names: string[]) =>
-  names.some(
-    (n) => id.endsWith(`::${n}`) || id.endsWith(` ${n}`) || id.endsWith(` > ${n}`) || parametrised(id, n),
-  );
-
-/** A twinned test's report entry under its own name again (`…::test_x_17` back to `…::test_x`). */
-function restoreName(t: TestCase, twins: ReadonlyArray<{ original: string; renamed: string }>): TestCase {
-  for (const w of twins)
-    if (
-      [`::${w.renamed}`, ` ${w.renamed}`].some((end) => t.id.endsWith(end)) ||
-      parametrised(t.id, w.renamed)
-    )
-      // Everywhere in the id: mocha-junit-reporter puts the title in the classname as well as the name.
-      return { ...t, id: t.id.split(w.renamed).join(w.original) };
-  return t;
-}
-
 /** Checks the sentinels' tests (and twins) in the report, removes them from it and restores the twinned tests' names. */
 export function checkSentinel(
   sentinel: Sentinel,
@@ -286,29 +324,45 @@ export function checkSentinel(
 ): SentinelVerdict {
   const all = sentinel.appends.flatMap((a) => a.tests.map((t) => ({ ...t, path: a.path })));
   const twins = sentinel.appends.flatMap((a) => (a.twins ?? []).map((t) => ({ ...t, path: a.path })));
-  const isSentinel = (t: TestCase) =>
-    all.some((s) => matches(t.id, s.names)) || twins.some((w) => matches(t.id, [w.copy]));
-  const rest = tests.filter((t) => !isSentinel(t)).map((t) => restoreName(t, twins));
-  const problems: string[] = [];
+  // One unit per pair test, then each twin's renamed original and copy (sentinel-check.ts).
+  const units: PlantedUnit[] = [
+    ...all.map((s) => ({ path: s.path, names: s.names, parametrised: false })),
+    ...sentinel.appends.flatMap((a) => twinUnits(a.path, a.twins ?? [])),
+  ];
+  const planted = matchPlanted(units, tests);
+  const of = (u: number) => planted.entries[u]!.map((i) => tests[i]!);
+  const twinAt = (w: number) => all.length + 2 * w;
+  const renamedOf = new Map<number, SentinelTwin>();
+  twins.forEach((w, n) => {
+    for (const i of planted.entries[twinAt(n)]!) renamedOf.set(i, w);
+  });
+  const rest = tests.flatMap((t, i) => {
+    const w = renamedOf.get(i);
+    if (w) return [{ ...t, id: t.id.split(w.renamed).join(w.original) }];
+    return planted.claimed.has(i) ? [] : [t];
+  });
+  const problems: string[] = [...planted.problems];
   let failed = 0;
   const collected = new Set<string>();
   const missing = new Set<string>();
-  for (const w of twins) {
-    const original = tests.filter((t) => matches(t.id, [w.renamed]));
-    const copy = tests.filter((t) => matches(t.id, [w.copy]));
+  twins.forEach((w, n) => {
+    const original = of(twinAt(n));
+    const copy = of(twinAt(n) + 1);
     if (original.length === 0 && copy.length === 0) {
       missing.add(w.path);
       if (sentinel.required.includes(w.path))
         problems.push(`a test the oracle copied in ${w.path} is missing from the report`);
-      continue;
+      return;
     }
     collected.add(w.path);
     if (original.length === 0 || copy.length === 0) {
       problems.push(
         `only one of ${w.original} in ${w.path} and the copy the oracle made of it is in the report`,
       );
-      continue;
+      return;
     }
+    if (!twinsAlike(planted.scopes[twinAt(n)]!, planted.scopes[twinAt(n) + 1]!))
+      problems.push(`${w.original} in ${w.path} and the copy the oracle made of it are reported apart`);
     failed += copy.filter((t) => t.outcome === "failed").length;
     // Honest code cannot pass both: one expects the value the other does not (a parametrised copy:
     // the row whose value was changed fails while the others pass).
@@ -316,14 +370,14 @@ export function checkSentinel(
       problems.push(
         `${w.original} in ${w.path} passed, and so did the copy the oracle made of it with another expected value`,
       );
-  }
-  for (const s of all) {
-    const seen = tests.filter((t) => matches(t.id, s.names));
+  });
+  all.forEach((s, u) => {
+    const seen = of(u);
     if (seen.length === 0) {
       missing.add(s.path);
       if (sentinel.required.includes(s.path))
         problems.push(`a test the oracle added to ${s.path} is missing from the report`);
-      continue;
+      return;
     }
     collected.add(s.path);
     const want = s.role === "fail" ? "failed" : "passed";
@@ -332,7 +386,7 @@ export function checkSentinel(
         problems.push(`a test the oracle added to ${s.path} that must ${s.role} is ${t.outcome}`);
       else if (s.role === "fail") failed += 1;
     }
-  }
+  });
   for (const path of collected)
     if (missing.has(path))
       problems.push(`only one of the two tests the oracle added to ${path} is in the report`);

@@ -1,7 +1,5 @@
-import { existsSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { parseArgs } from "node:util";
-import { OracleError, parseWith } from "@oracle/spec";
+import { resolve } from "node:path";
+import { type CommandLineSpec, findRoot, parseCommandLine, usageError } from "@oracle/cli-kit";
 import { z } from "zod";
 import { DEFAULT_BUILD_TIMEOUT_MS, DEFAULT_REGISTRY } from "./build-images.js";
 
@@ -16,7 +14,7 @@ root): those a sweep judged on another digest (tasks/health.json) are now stale,
   new digest for node-mocha: tasks now stale: calc-node (validate them with: pnpm quarantine-sweep --changed)
 
 Options:
-  --root DIR             folder holding images/ and tasks/ (default: nearest folder upwards with images/)
+  --root DIR             folder holding images/ and tasks/ (default: nearest folder upwards with either)
   --only NAME            build only this image (repeatable, or comma-separated; NAME... works too)
   --force                rebuild even if up to date (without the layer cache)
   --watch                keep running; rebuild an image when its folder changes (Ctrl-C stops)
@@ -29,13 +27,14 @@ Options:
                          neverValidated }
   -h, --help             show this help
 
-Exit codes: 0 every image built or up to date, 1 a build failed (others still built), 2 usage error.
+Exit codes: 0 every image built or up to date (with --watch: stopped by Ctrl-C), 1 a build failed
+(others still built), 2 usage error or an invalid input (images/registry.json), 3 could not run (the
+engine does not answer, another run holds images/registry.json, a bug).
 Build logs: <root>/logs/build/<name>-<utc>.log.
 `;
 
 /** The CLI's options, parsed and checked. */
 export interface CliOptions {
-  help: boolean;
   root: string;
   only: string[];
   force: boolean;
@@ -49,88 +48,55 @@ export interface CliOptions {
 const HOST_PORT =
   /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9-]+)*|\[[0-9a-fA-F:]+\])(?::\d{1,5})?$/;
 
-const RawSchema = z.strictObject({
-  help: z.boolean().default(false),
-  root: z.string().min(1).optional(),
-  only: z.array(z.string()).default([]),
-  force: z.boolean().default(false),
-  watch: z.boolean().default(false),
-  registry: z.string().regex(HOST_PORT, "must be HOST or HOST:PORT, e.g. 127.0.0.1:5000").optional(),
-  "no-push": z.boolean().default(false),
-  "ca-file": z.string().min(1).optional(),
-  "build-timeout": z
-    .string()
-    .regex(/^[1-9]\d*$/, "must be a whole number of seconds > 0")
-    .transform(Number)
-    .optional(),
-  json: z.boolean().default(false),
-});
-
-/** The nearest folder upwards from `start` that has an images/ folder; `start` when none has. */
-export function findDefaultRoot(start: string): string {
-  for (let dir = resolve(start); ; dir = dirname(dir)) {
-    if (existsSync(join(dir, "images"))) return dir;
-    if (dirname(dir) === dir) return resolve(start);
-  }
-}
-
-function usage(message: string): OracleError {
-  return new OracleError("USAGE", message, { hint: "see oracle-build-images --help" });
-}
+const BUILD_LINE = {
+  command: "oracle-build-images",
+  flags: {
+    root: { type: "string" },
+    only: { type: "string", multiple: true },
+    force: { type: "boolean" },
+    watch: { type: "boolean" },
+    registry: { type: "string" },
+    "no-push": { type: "boolean" },
+    "ca-file": { type: "string" },
+    "build-timeout": { type: "string" },
+    json: { type: "boolean" },
+  },
+  positionals: { field: "only", name: "NAME", multiple: true },
+  schema: z.strictObject({
+    root: z.string().min(1).optional(),
+    only: z.array(z.string()).default([]),
+    force: z.boolean().default(false),
+    watch: z.boolean().default(false),
+    registry: z.string().regex(HOST_PORT, "must be HOST or HOST:PORT, e.g. 127.0.0.1:5000").optional(),
+    noPush: z.boolean().default(false),
+    caFile: z.string().min(1).optional(),
+    buildTimeout: z
+      .string()
+      .regex(/^[1-9]\d*$/, "must be a whole number of seconds > 0")
+      .transform(Number)
+      .optional(),
+    json: z.boolean().default(false),
+  }),
+} satisfies CommandLineSpec<z.ZodType>;
 
 /** Maps argv (without node and the script) and the environment to options; throws USAGE on bad input. */
-export function parseCliArgs(
-  argv: readonly string[],
-  env: NodeJS.ProcessEnv = process.env,
-  cwd = process.cwd(),
-): CliOptions {
-  let parsed: ReturnType<typeof parseRaw>;
-  try {
-    parsed = parseRaw(argv);
-  } catch (cause) {
-    throw usage((cause as Error).message);
-  }
-  const raw = parseWith(RawSchema, parsed.values, "options", "USAGE");
-  if (raw.registry !== undefined && raw["no-push"])
-    throw usage("--registry and --no-push exclude each other");
-  const only = [...raw.only, ...parsed.positionals]
+export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv, cwd: string): CliOptions {
+  const raw = parseCommandLine(BUILD_LINE, argv);
+  if (raw.registry !== undefined && raw.noPush)
+    throw usageError(BUILD_LINE.command, "--registry and --no-push exclude each other");
+  const only = raw.only
     .flatMap((name) => name.split(","))
     .map((name) => name.trim())
     .filter(Boolean);
+  const caFile = raw.caFile ?? (env.ORACLE_BUILD_CA_FILE || undefined);
   return {
-    help: raw.help,
-    root: resolve(cwd, raw.root ?? findDefaultRoot(cwd)),
+    root: raw.root ? resolve(cwd, raw.root) : findRoot(cwd),
     only: [...new Set(only)],
     force: raw.force,
     watch: raw.watch,
-    registry: raw["no-push"] ? null : (raw.registry ?? DEFAULT_REGISTRY),
-    caFile: caFileOf(raw["ca-file"] ?? (env.ORACLE_BUILD_CA_FILE || undefined), cwd),
-    buildTimeoutMs:
-      raw["build-timeout"] === undefined ? DEFAULT_BUILD_TIMEOUT_MS : raw["build-timeout"] * 1000,
+    registry: raw.noPush ? null : (raw.registry ?? DEFAULT_REGISTRY),
+    caFile: caFile === undefined ? undefined : resolve(cwd, caFile),
+    buildTimeoutMs: raw.buildTimeout === undefined ? DEFAULT_BUILD_TIMEOUT_MS : raw.buildTimeout * 1000,
     json: raw.json,
   };
-}
-
-function parseRaw(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    strict: true,
-    options: {
-      help: { type: "boolean", short: "h" },
-      root: { type: "string" },
-      only: { type: "string", multiple: true },
-      force: { type: "boolean" },
-      watch: { type: "boolean" },
-      registry: { type: "string" },
-      "no-push": { type: "boolean" },
-      "ca-file": { type: "string" },
-      "build-timeout": { type: "string" },
-      json: { type: "boolean" },
-    },
-  });
-}
-
-function caFileOf(file: string | undefined, cwd: string): string | undefined {
-  return file === undefined ? undefined : resolve(cwd, file);
 }

@@ -1,4 +1,5 @@
-import { formatError, isOracleError } from "@oracle/spec";
+import { type Command, type RunContext, runCommand } from "@oracle/cli-kit";
+import { formatError } from "@oracle/spec";
 import winston from "winston";
 import { type BuildSummary, buildImages } from "./build-images.js";
 import { type CliOptions, HELP, parseCliArgs } from "./cli-options.js";
@@ -24,15 +25,16 @@ function printSummary(summary: BuildSummary, options: CliOptions): void {
   for (const changed of summary.newDigests) process.stderr.write(`${describeNewDigest(changed)}\n`);
 }
 
-async function runWatch(options: CliOptions, common: Parameters<typeof buildImages>[0]): Promise<number> {
-  const controller = new AbortController();
-  const stop = () => controller.abort(Object.assign(new Error("stopped"), { name: "AbortError" }));
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+/** --watch: rebuilds as images/ changes until Ctrl-C, which ends it with exit 0. */
+async function runWatch(
+  options: CliOptions,
+  common: Parameters<typeof buildImages>[0],
+  signal: AbortSignal,
+): Promise<number> {
   const { watchImages } = await import("./watch.js");
   await watchImages({
     ...common,
-    signal: controller.signal,
+    signal,
     onSummary: (summary) => printSummary(summary, options),
     onError: (error) => process.stderr.write(`${formatError(error)}\n`),
     onReady: () => process.stderr.write("watching images/ for changes (Ctrl-C to stop)\n"),
@@ -42,19 +44,7 @@ async function runWatch(options: CliOptions, common: Parameters<typeof buildImag
   return 0;
 }
 
-/** The CLI: parses argv, runs, prints, and returns the exit code (0 ok, 1 a build failed, 2 usage). */
-export async function main(argv: readonly string[]): Promise<number> {
-  let options: CliOptions;
-  try {
-    options = parseCliArgs(argv);
-  } catch (error) {
-    process.stderr.write(`${formatError(error)}\n`);
-    return 2;
-  }
-  if (options.help) {
-    process.stdout.write(HELP);
-    return 0;
-  }
+async function runBuild(options: CliOptions, { signal }: RunContext): Promise<number> {
   const tty = Boolean(process.stderr.isTTY) && !process.env.CI;
   const common = {
     root: options.root,
@@ -66,15 +56,24 @@ export async function main(argv: readonly string[]): Promise<number> {
     logger: createLogger(tty),
     reporter: createProgressReporter(process.stderr, tty),
   };
-  try {
-    if (options.watch) return await runWatch(options, common);
-    const summary = await buildImages(common);
-    printSummary(summary, options);
-    return summary.ok ? 0 : 1;
-  } catch (error) {
-    process.stderr.write(`${formatError(error)}\n`);
-    return isOracleError(error, "USAGE") ? 2 : 1;
-  }
+  if (options.watch) return runWatch(options, common, signal);
+  const summary = await buildImages({ ...common, signal });
+  printSummary(summary, options);
+  return summary.ok ? 0 : 1;
 }
 
-process.exitCode = await main(process.argv.slice(2));
+/** The oracle-build-images command; exit codes in HELP. */
+export const buildImagesCommand: Command<CliOptions> = {
+  name: "oracle-build-images",
+  pnpmScript: "build-images",
+  help: HELP,
+  parse: (argv, at) => parseCliArgs(argv, at.env, at.cwd),
+  run: runBuild,
+  stopping: (signal) => `${signal}: stopping the build`,
+  interrupted: "interrupted: the images built before are recorded",
+};
+
+/** Runs `oracle-build-images …` and returns its exit code. */
+export function main(argv: readonly string[]): Promise<number> {
+  return runCommand(buildImagesCommand, argv);
+}

@@ -1,4 +1,3 @@
-export { wholeNumberArg } from "./cli-args.js";
 export { DEFAULT_DENY } from "./deny-defaults.js";
 export type { ErrorCode, OracleErrorOptions } from "./errors.js";
 export { ERROR_CODES, formatError, isOracleError, OracleError } from "./errors.js";

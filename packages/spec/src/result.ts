@@ -57,6 +57,11 @@ export const SentinelResultSchema = z.strictObject({
   required: z.boolean(),
   /** Test files that got sentinels (the hidden ones, or the existing suite's at the base commit). */
   files: z.array(z.string()),
+  /**
+   * How many tests run twice (twins: as written and with one expected value changed). None: only
+   * the must-fail/must-pass pair protects the run, and code that reads the test file can tell it apart.
+   */
+  twins: z.number().int().nonnegative().optional(),
   note: z.string().optional(),
 });
 export type SentinelResult = z.output<typeof SentinelResultSchema>;

@@ -1,9 +1,15 @@
-import { parseArgs } from "node:util";
-import { OracleError, wholeNumberArg } from "@oracle/spec";
+import { resolve } from "node:path";
+import {
+  type CommandLineSpec,
+  findRoot,
+  parseCommandLine,
+  usageError,
+  wholeNumberArg,
+} from "@oracle/cli-kit";
 import { z } from "zod";
 import { FRAMEWORKS, type Framework } from "./templates.js";
 
-export const USAGE = `Usage: oracle-new-task --repo PATH --fix COMMIT [options]
+export const HELP = `Usage: oracle-new-task --repo PATH --fix COMMIT [options]
        oracle-new-task --swebench DATASET.jsonl --repos DIR [options]
        pnpm new-task ...
 
@@ -34,7 +40,8 @@ Options:
                        images/ when missing; a JS repository gets its own image when the runner's
                        lacks its dependencies)
   --framework F        ${FRAMEWORKS.join(" | ")} (default: read from the hidden tests and package.json)
-  --root DIR           the oracle root holding tasks/ and images/ (default: the current folder)
+  --root DIR           the oracle root holding tasks/ and images/ (default: the nearest folder upwards
+                       with tasks/ or images/, else the current folder)
   --repeat K           validation runs of each check (default 2)
   --no-validate        write the task only; validate later with pnpm quarantine-sweep --tasks ID
   --force              replace an existing tasks/<id>/
@@ -46,86 +53,56 @@ Exit codes:
   1    a task was written but is not healthy: the output says what to fix
   2    usage error or bad input (a commit, a row, a task folder that exists): nothing was written
   3    could not run: the Docker engine does not answer, an image did not build, an internal error
-  130  interrupted: no grade is left running
+  130  interrupted by Ctrl-C (143: SIGTERM): no grade is left running; a second signal exits at once
 `;
 
-const ArgvSchema = z.strictObject({
-  repo: z.string().min(1).optional(),
-  fix: z.string().min(1).optional(),
-  swebench: z.string().min(1).optional(),
-  repos: z.string().min(1).optional(),
-  tests: z.array(z.string().min(1, "a glob may not be empty")).default([]),
-  id: z.string().min(1).optional(),
-  image: z.string().min(1).optional(),
-  framework: z.enum(FRAMEWORKS).optional(),
-  root: z.string().min(1).default("."),
-  repeat: wholeNumberArg(1, 20).default(2),
-  validate: z.boolean().default(true),
-  force: z.boolean().default(false),
-  json: z.boolean().default(false),
-});
+const NEW_TASK_LINE = {
+  command: "oracle-new-task",
+  flags: {
+    repo: { type: "string" },
+    fix: { type: "string" },
+    swebench: { type: "string" },
+    repos: { type: "string" },
+    tests: { type: "string", multiple: true },
+    id: { type: "string" },
+    image: { type: "string" },
+    framework: { type: "string" },
+    root: { type: "string" },
+    repeat: { type: "string" },
+    "no-validate": { type: "boolean" },
+    force: { type: "boolean" },
+    json: { type: "boolean" },
+  },
+  schema: z.strictObject({
+    repo: z.string().min(1).optional(),
+    fix: z.string().min(1).optional(),
+    swebench: z.string().min(1).optional(),
+    repos: z.string().min(1).optional(),
+    tests: z.array(z.string().min(1, "a glob may not be empty")).default([]),
+    id: z.string().min(1).optional(),
+    image: z.string().min(1).optional(),
+    framework: z.enum(FRAMEWORKS, { error: `must be one of ${FRAMEWORKS.join(", ")}` }).optional(),
+    root: z.string().min(1).optional(),
+    repeat: wholeNumberArg(1, 20).default(2),
+    noValidate: z.boolean().default(false),
+    force: z.boolean().default(false),
+    json: z.boolean().default(false),
+  }),
+} satisfies CommandLineSpec<z.ZodType>;
 
-export type NewTaskOptions = z.output<typeof ArgvSchema> & { framework?: Framework };
-export type ParsedArgs = { help: true } | { help: false; options: NewTaskOptions };
+type Line = z.output<typeof NEW_TASK_LINE.schema>;
 
-function usage(message: string): OracleError {
-  return new OracleError("USAGE", message, { hint: "see oracle-new-task --help" });
-}
+/** What the command line asks for; every path is absolute. */
+export type NewTaskOptions = Omit<Line, "root" | "noValidate"> & {
+  root: string;
+  validate: boolean;
+  framework?: Framework;
+};
 
-export function parseNewTaskArgs(argv: readonly string[]): ParsedArgs {
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: false,
-      strict: true,
-      options: {
-        repo: { type: "string" },
-        fix: { type: "string" },
-        swebench: { type: "string" },
-        repos: { type: "string" },
-        tests: { type: "string", multiple: true },
-        id: { type: "string" },
-        image: { type: "string" },
-        framework: { type: "string" },
-        root: { type: "string" },
-        repeat: { type: "string" },
-        "no-validate": { type: "boolean" },
-        force: { type: "boolean" },
-        json: { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-  } catch (cause) {
-    throw usage((cause as Error).message);
-  }
-  const v = parsed.values as Record<string, string | string[] | boolean | undefined>;
-  if (v.help) return { help: true };
-  const result = ArgvSchema.safeParse({
-    repo: v.repo,
-    fix: v.fix,
-    swebench: v.swebench,
-    repos: v.repos,
-    tests: v.tests,
-    id: v.id,
-    image: v.image,
-    framework: v.framework,
-    root: v.root,
-    repeat: v.repeat,
-    validate: !v["no-validate"],
-    force: v.force,
-    json: v.json,
-  });
-  if (!result.success)
-    throw usage(
-      result.error.issues
-        .map(
-          (i) =>
-            `--${String(i.path[0] ?? "")}: ${i.path[0] === "framework" ? `must be one of ${FRAMEWORKS.join(", ")}` : i.message}`,
-        )
-        .join("\n"),
-    );
-  const o = result.data;
+const usage = (message: string) => usageError(NEW_TASK_LINE.command, message);
+
+/** The two ways to make tasks exclude each other, and each needs both of its flags. */
+function checkSource(o: Line): void {
   const fixMode = o.repo !== undefined || o.fix !== undefined;
   const benchMode = o.swebench !== undefined || o.repos !== undefined;
   if (fixMode && benchMode)
@@ -141,5 +118,20 @@ export function parseNewTaskArgs(argv: readonly string[]): ParsedArgs {
   if (benchMode && o.id) throw usage("--id names one task: SWE-bench tasks are named by their instance_id");
   if (benchMode && o.tests.length > 0)
     throw usage("--tests splits a fix commit: SWE-bench rows bring their test_patch");
-  return { help: false, options: o };
+}
+
+/** Parses argv into the options, paths resolved against `cwd` (the folder the command was typed in). */
+export function parseNewTaskArgs(argv: readonly string[], cwd: string): NewTaskOptions {
+  const line = parseCommandLine(NEW_TASK_LINE, argv);
+  checkSource(line);
+  const { root, noValidate, repo, swebench, repos, ...rest } = line;
+  const at = (path: string) => resolve(cwd, path);
+  return {
+    ...rest,
+    root: root ? at(root) : findRoot(cwd),
+    validate: !noValidate,
+    ...(repo ? { repo: at(repo) } : {}),
+    ...(swebench ? { swebench: at(swebench) } : {}),
+    ...(repos ? { repos: at(repos) } : {}),
+  };
 }

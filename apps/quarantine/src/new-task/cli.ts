@@ -1,18 +1,10 @@
-import { resolve } from "node:path";
-import { formatError, isOracleError } from "@oracle/spec";
-import { type NewTaskOptions, parseNewTaskArgs, USAGE } from "./args.js";
+import { type Command, EXIT, type RunContext, runCommand, write } from "@oracle/cli-kit";
+import { HELP, type NewTaskOptions, parseNewTaskArgs } from "./args.js";
 import { planFromFix } from "./from-fix.js";
 import type { ImageChoice } from "./image.js";
 import { type TaskPlan, writeTaskFolder } from "./make.js";
 import { planDataset } from "./swebench.js";
 import { buildImages, describeTask, validateTasks } from "./validate.js";
-
-/** The exit codes, in one place. */
-export const EXIT = { OK: 0, NOT_HEALTHY: 1, USAGE: 2, CANNOT_RUN: 3, INTERRUPTED: 130 } as const;
-
-function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
-  return new Promise((done) => stream.write(text, () => done()));
-}
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -23,8 +15,8 @@ async function plan(
   if (options.swebench) {
     return planDataset({
       root,
-      dataset: resolve(options.swebench),
-      repos: resolve(options.repos!),
+      dataset: options.swebench,
+      repos: options.repos!,
       ...(options.image ? { image: options.image } : {}),
       ...(options.framework ? { framework: options.framework } : {}),
     });
@@ -59,8 +51,8 @@ async function writeAll(root: string, plans: TaskPlan[], force: boolean): Promis
   }
 }
 
-async function run(options: NewTaskOptions, signal: AbortSignal): Promise<number> {
-  const root = resolve(options.root);
+async function run(options: NewTaskOptions, { signal }: RunContext): Promise<number> {
+  const root = options.root;
   const started = Date.now();
   // An existing folder is refused before anything is made (nothing half-written).
   const { plans, images } = await plan(options, root);
@@ -104,39 +96,21 @@ async function run(options: NewTaskOptions, signal: AbortSignal): Promise<number
     );
     say(lines.join("\n"));
   } else await write(process.stdout, `${lines.join("\n")}\n`);
-  return healthy === report.tasks.length ? EXIT.OK : EXIT.NOT_HEALTHY;
+  return healthy === report.tasks.length ? EXIT.OK : EXIT.FAIL;
 }
 
-/** The command: argv in, exit code out. Only here are errors turned into exit codes. */
-export async function main(argv: readonly string[]): Promise<number> {
-  const controller = new AbortController();
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (controller.signal.aborted) process.exit(EXIT.INTERRUPTED);
-    say(`\n${signal}: stopping every running grade and removing its container…`);
-    controller.abort(new DOMException(`interrupted by ${signal}`, "AbortError"));
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
-  try {
-    const parsed = parseNewTaskArgs(argv);
-    if (parsed.help) {
-      await write(process.stdout, USAGE);
-      return EXIT.OK;
-    }
-    return await run(parsed.options, controller.signal);
-  } catch (error) {
-    if (controller.signal.aborted) {
-      await write(process.stderr, "interrupted: no grade is left running\n");
-      return EXIT.INTERRUPTED;
-    }
-    await write(process.stderr, `${formatError(error)}\n`);
-    return isOracleError(error, "USAGE") || isOracleError(error, "TASK_INVALID")
-      ? EXIT.USAGE
-      : EXIT.CANNOT_RUN;
-  } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
-  }
-}
+/** The oracle-new-task command; exit codes in HELP. */
+export const newTaskCommand: Command<NewTaskOptions> = {
+  name: "oracle-new-task",
+  pnpmScript: "new-task",
+  help: HELP,
+  parse: (argv, at) => parseNewTaskArgs(argv, at.cwd),
+  run,
+  stopping: (signal) => `${signal}: stopping every running grade and removing its container…`,
+  interrupted: "interrupted: no grade is left running",
+};
 
-process.exit(await main(process.argv.slice(2)));
+/** Runs `oracle-new-task …` and returns its exit code. */
+export function main(argv: readonly string[]): Promise<number> {
+  return runCommand(newTaskCommand, argv);
+}

@@ -2,7 +2,6 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseNewTaskArgs } from "./args.js";
 import { missingDeps } from "./image.js";
 import { diffPolicy, planSuites, taskIdFrom } from "./make.js";
 import { isTestPath, splitFix } from "./split.js";
@@ -157,21 +156,5 @@ describe("readDataset", () => {
     expect(String(error)).toContain(`${file}:2: not a JSON object`);
     expect(String(error)).toContain(`${file}:3: patch:`);
     expect(String(error)).toContain(`${file}:4: instance_id: 'a__b-1' is also on line 1`);
-  });
-});
-
-describe("parseNewTaskArgs", () => {
-  it("takes one way of making tasks, with its flags", () => {
-    const parsed = parseNewTaskArgs(["--repo", "r", "--fix", "HEAD", "--tests", "t/**", "--no-validate"]);
-    expect(parsed).toMatchObject({
-      help: false,
-      options: { repo: "r", fix: "HEAD", tests: ["t/**"], validate: false, repeat: 2 },
-    });
-    expect(() => parseNewTaskArgs(["--swebench", "d.jsonl"])).toThrow(/--repos DIR is missing/);
-    expect(() => parseNewTaskArgs(["--swebench", "d", "--repos", "r", "--id", "x"])).toThrow(/instance_id/);
-    expect(() => parseNewTaskArgs(["--repo", "r", "--fix", "x", "--repeat", "0"])).toThrow(
-      /--repeat: must be at least 1/,
-    );
-    expect(() => parseNewTaskArgs(["stray"])).toThrow();
   });
 });

@@ -1,9 +1,7 @@
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
-import { OracleError, wholeNumberArg } from "@oracle/spec";
+import { type CommandLineSpec, findRoot, parseCommandLine, wholeNumberArg } from "@oracle/cli-kit";
 import { z } from "zod";
-import { findRoot, optionIssues } from "../cli-options.js";
 import { queueConnection } from "../queue/connection.js";
 
 export const BATCH_HELP = `Usage: oracle-grade --batch PREDICTIONS.jsonl [--out DIR] [--concurrency N] [--queue redis://HOST:PORT] [options]
@@ -35,7 +33,7 @@ Options:
   --concurrency N       grades running at once here (default ${availableParallelism()}, the number of cores)
   --queue URL           enqueue every prediction on the BullMQ queue at redis://HOST:PORT and collect
                         the results from oracle-worker processes instead of grading here
-  --root DIR            folder holding tasks/ and images/ (default: nearest folder upwards with tasks/)
+  --root DIR            folder holding tasks/ and images/ (default: nearest folder upwards with either)
   --timeout SECONDS     wall-clock limit per grade (default: each task's timeoutSeconds)
   --infra-retries N     runs after an INFRA_ERROR before it is reported as one (default 2)
   --no-cache            neither reuse nor record results in <root>/.oracle/cache/
@@ -46,12 +44,12 @@ Options:
 
 Exit codes: 0 every prediction graded (or its task quarantined); 1 some predictions ended in an infra
 error or were not graded (unknown task, unreadable diff; see the summary); 2 nothing ran (bad
-arguments, invalid predictions file); 130/143 interrupted (running grades stopped and removed,
-results so far kept: rerun with the same --out to resume).`;
+arguments, invalid predictions file); 3 the batch could not run (the engine, the queue or the host
+failed, or a bug); 130/143 interrupted by SIGINT/SIGTERM (running grades stopped and removed,
+results so far kept: rerun with the same --out to resume; a second signal exits at once).`;
 
 /** The batch command line, parsed and checked. */
 export interface BatchCliOptions {
-  help: boolean;
   root: string;
   predictionsFile: string;
   outDir?: string;
@@ -65,50 +63,35 @@ export interface BatchCliOptions {
   json: boolean;
 }
 
-const whole = wholeNumberArg;
-
-const ArgsSchema = z.strictObject({
-  batch: z.string().min(1, "name the predictions file"),
-  out: z.string().min(1).optional(),
-  concurrency: whole(1, 256).optional(),
-  queue: z.string().min(1).optional(),
-  root: z.string().min(1).optional(),
-  timeout: whole(1, 86400).optional(),
-  infraRetries: whole(0, 10).default(2),
-  noCache: z.boolean().default(false),
-  allowQuarantined: z.boolean().default(false),
-  allowUnvalidated: z.boolean().default(false),
-  json: z.boolean().default(false),
-});
-
-const usage = (message: string) =>
-  new OracleError("USAGE", message, { hint: "see oracle-grade --batch --help" });
-
-function readArgv(argv: readonly string[]) {
-  try {
-    return parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        batch: { type: "string" },
-        out: { type: "string" },
-        concurrency: { type: "string" },
-        queue: { type: "string" },
-        root: { type: "string" },
-        timeout: { type: "string" },
-        "infra-retries": { type: "string" },
-        "no-cache": { type: "boolean" },
-        "allow-quarantined": { type: "boolean" },
-        "allow-unvalidated": { type: "boolean" },
-        json: { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-  } catch (error) {
-    throw usage((error as Error).message);
-  }
-}
+const BATCH_LINE = {
+  command: "oracle-grade --batch",
+  flags: {
+    batch: { type: "string" },
+    out: { type: "string" },
+    concurrency: { type: "string" },
+    queue: { type: "string" },
+    root: { type: "string" },
+    timeout: { type: "string" },
+    "infra-retries": { type: "string" },
+    "no-cache": { type: "boolean" },
+    "allow-quarantined": { type: "boolean" },
+    "allow-unvalidated": { type: "boolean" },
+    json: { type: "boolean" },
+  },
+  schema: z.strictObject({
+    batch: z.string().min(1, "name the predictions file"),
+    out: z.string().min(1).optional(),
+    concurrency: wholeNumberArg(1, 256).optional(),
+    queue: z.string().min(1).optional(),
+    root: z.string().min(1).optional(),
+    timeout: wholeNumberArg(1, 86400).optional(),
+    infraRetries: wholeNumberArg(0, 10).default(2),
+    noCache: z.boolean().default(false),
+    allowQuarantined: z.boolean().default(false),
+    allowUnvalidated: z.boolean().default(false),
+    json: z.boolean().default(false),
+  }),
+} satisfies CommandLineSpec<z.ZodType>;
 
 /** Whether argv asks for a batch (`--batch` anywhere), so the grade CLI hands it over. */
 export function isBatchInvocation(argv: readonly string[]): boolean {
@@ -117,33 +100,10 @@ export function isBatchInvocation(argv: readonly string[]): boolean {
 
 /** Maps a `--batch` argv to options; relative paths resolve against `cwd`. */
 export function parseBatchArgs(argv: readonly string[], cwd: string): BatchCliOptions {
-  const { values, positionals } = readArgv(argv);
-  if (positionals.length > 0)
-    throw usage(`--batch grades the tasks its file names; unexpected: ${positionals.join(" ")}`);
-  const base = { root: cwd, predictionsFile: "", concurrency: 1, infraRetries: 2, cache: true };
-  if (values.help)
-    return { help: true, ...base, allowQuarantined: false, allowUnvalidated: false, json: false };
-  const {
-    "infra-retries": infraRetries,
-    "no-cache": noCache,
-    "allow-quarantined": allowQuarantined,
-    "allow-unvalidated": allowUnvalidated,
-    help: _h,
-    ...rest
-  } = values;
-  const parsed = ArgsSchema.safeParse({
-    ...rest,
-    infraRetries,
-    noCache,
-    allowQuarantined,
-    allowUnvalidated,
-  });
-  if (!parsed.success) throw usage(optionIssues(parsed.error));
-  const a = parsed.data;
+  const a = parseCommandLine(BATCH_LINE, argv);
   if (a.queue) queueConnection(a.queue);
   const at = (path: string) => resolve(cwd, path);
   return {
-    help: false,
     root: a.root ? at(a.root) : findRoot(cwd),
     predictionsFile: at(a.batch),
     ...(a.out ? { outDir: at(a.out) } : {}),

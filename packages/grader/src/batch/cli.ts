@@ -1,5 +1,4 @@
-import { formatError, isOracleError } from "@oracle/spec";
-import { invocationCwd } from "../cli-options.js";
+import { type Command, type RunContext, runCommand, signalExitCode } from "@oracle/cli-kit";
 import { grade } from "../grade.js";
 import { queueExecutor } from "../queue/queue-executor.js";
 import { BATCH_HELP, type BatchCliOptions, parseBatchArgs } from "./cli-options.js";
@@ -40,49 +39,40 @@ export function batchExitCode(outcome: BatchOutcome): number {
   return s.missing === 0 && s.infraErrors.count === 0 && s.errors.count === 0 ? 0 : 1;
 }
 
-/** `oracle-grade --batch …`: exit codes as in BATCH_HELP. */
-export async function batchMain(argv: readonly string[]): Promise<number> {
-  const controller = new AbortController();
-  let signalled: NodeJS.Signals | null = null;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (signalled) return;
-    signalled = signal;
-    process.stderr.write(`\n${signal}: stopping the running grades and removing their containers…\n`);
-    controller.abort(Object.assign(new Error(`interrupted by ${signal}`), { name: "AbortError" }));
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
-  try {
-    if (argv.includes("--help") || argv.includes("-h")) {
-      process.stderr.write(`${BATCH_HELP}\n`);
-      return 0;
-    }
-    const options = parseBatchArgs(argv, invocationCwd(process.env, process.cwd()));
-    const progress = chooseProgress();
-    const outcome = await gradeBatch({
-      root: options.root,
-      predictionsFile: options.predictionsFile,
-      ...(options.outDir ? { outDir: options.outDir } : {}),
-      executor: executorFor(options),
-      cache: options.cache,
-      ...(options.timeoutSeconds ? { timeoutSeconds: options.timeoutSeconds } : {}),
-      allowQuarantined: options.allowQuarantined,
-      allowUnvalidated: options.allowUnvalidated,
-      signal: controller.signal,
-      onEvent: (event) => progress.onEvent(event),
-    });
-    progress.finish();
-    report(outcome, options.json);
-    if (outcome.interrupted) {
-      process.stderr.write("interrupted: results so far are kept; rerun with the same --out to resume\n");
-      return signalled === "SIGTERM" ? 143 : 130;
-    }
-    return batchExitCode(outcome);
-  } catch (error) {
-    process.stderr.write(`${formatError(error)}\n`);
-    return isOracleError(error) && error.code !== "INTERNAL" && error.code !== "INFRA_ERROR" ? 2 : 1;
-  } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+async function runBatch(options: BatchCliOptions, context: RunContext): Promise<number> {
+  const progress = chooseProgress();
+  const outcome = await gradeBatch({
+    root: options.root,
+    predictionsFile: options.predictionsFile,
+    ...(options.outDir ? { outDir: options.outDir } : {}),
+    executor: executorFor(options),
+    cache: options.cache,
+    ...(options.timeoutSeconds ? { timeoutSeconds: options.timeoutSeconds } : {}),
+    allowQuarantined: options.allowQuarantined,
+    allowUnvalidated: options.allowUnvalidated,
+    signal: context.signal,
+    onEvent: (event) => progress.onEvent(event),
+  });
+  progress.finish();
+  report(outcome, options.json);
+  if (outcome.interrupted) {
+    process.stderr.write("interrupted: results so far are kept; rerun with the same --out to resume\n");
+    return signalExitCode(context.interruptedBy() ?? "SIGINT");
   }
+  return batchExitCode(outcome);
+}
+
+/** `oracle-grade --batch …`: exit codes as in BATCH_HELP. */
+export const batchCommand: Command<BatchCliOptions> = {
+  name: "oracle-grade --batch",
+  pnpmScript: "grade",
+  help: BATCH_HELP,
+  parse: (argv, at) => parseBatchArgs(argv, at.cwd),
+  run: runBatch,
+  stopping: (signal) => `${signal}: stopping the running grades and removing their containers…`,
+};
+
+/** Runs `oracle-grade --batch …` and returns its exit code. */
+export function batchMain(argv: readonly string[]): Promise<number> {
+  return runCommand(batchCommand, argv);
 }

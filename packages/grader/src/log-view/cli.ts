@@ -1,5 +1,6 @@
-import { parseArgs } from "node:util";
-import { formatError, isOracleError, OracleError } from "@oracle/spec";
+import { resolve } from "node:path";
+import { type Command, type CommandLineSpec, parseCommandLine, runCommand, write } from "@oracle/cli-kit";
+import { z } from "zod";
 import { HEAD_LINES, TAIL_LINES } from "./coalesce.js";
 import { addEvent, emptyView, MAX_TESTS_SHOWN } from "./log-view.js";
 import { readRunLog } from "./read-log.js";
@@ -16,27 +17,19 @@ and its tests (at most ${MAX_TESTS_SHOWN} per suite); warnings; and the verdict 
 Options:
   -h, --help   show this help
 
-Exit codes: 0 printed, 2 bad arguments or a file that is missing, unreadable or not an oracle log.`;
+Exit codes: 0 printed, 2 bad arguments or a file that is missing, unreadable or not an oracle log,
+3 a bug.`;
 
-/** The oracle-log command line: one file, or --help. */
-export function parseLogArgs(argv: readonly string[]): { help: true } | { help: false; file: string } {
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      options: { help: { type: "boolean", short: "h" } },
-      allowPositionals: true,
-    });
-  } catch (cause) {
-    throw new OracleError("USAGE", (cause as Error).message, { hint: "see oracle-log --help" });
-  }
-  if (parsed.values.help) return { help: true };
-  const [file, ...rest] = parsed.positionals;
-  if (!file || rest.length > 0)
-    throw new OracleError("USAGE", file ? "give one log file" : "name the log file", {
-      hint: "see oracle-log --help",
-    });
-  return { help: false, file };
+const LOG_LINE = {
+  command: "oracle-log",
+  flags: {},
+  positionals: { field: "file", name: "FILE" },
+  schema: z.strictObject({ file: z.string({ error: "name the log file" }).min(1, "name the log file") }),
+} satisfies CommandLineSpec<z.ZodType>;
+
+/** The oracle-log command line: one file, resolved against `cwd`. */
+export function parseLogArgs(argv: readonly string[], cwd: string): { file: string } {
+  return { file: resolve(cwd, parseCommandLine(LOG_LINE, argv).file) };
 }
 
 /** Reads `file` and returns the account. */
@@ -47,18 +40,19 @@ export async function viewLog(file: string): Promise<string> {
   return renderRun(view, file);
 }
 
-/** The oracle-log command: exit 0 printed, 2 otherwise. */
-export async function logMain(argv: readonly string[]): Promise<number> {
-  try {
-    const options = parseLogArgs(argv);
-    if (options.help) {
-      process.stdout.write(`${LOG_HELP}\n`);
-      return 0;
-    }
-    process.stdout.write(await viewLog(options.file));
+/** The oracle-log command: exit 0 printed, 2 a bad command line or file. */
+export const logCommand: Command<{ file: string }> = {
+  name: "oracle-log",
+  pnpmScript: "oracle-log",
+  help: LOG_HELP,
+  parse: (argv, at) => parseLogArgs(argv, at.cwd),
+  run: async ({ file }) => {
+    await write(process.stdout, await viewLog(file));
     return 0;
-  } catch (error) {
-    process.stderr.write(`${formatError(error)}\n`);
-    return isOracleError(error) ? 2 : 70;
-  }
+  },
+};
+
+/** Runs `oracle-log …` and returns its exit code. */
+export function main(argv: readonly string[]): Promise<number> {
+  return runCommand(logCommand, argv);
 }

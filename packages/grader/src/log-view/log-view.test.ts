@@ -89,11 +89,17 @@ describe("CoalescedOutput", () => {
 });
 
 describe("parseLogArgs", () => {
-  it("takes one file or --help", () => {
-    expect(parseLogArgs(["x.jsonl"])).toEqual({ help: false, file: "x.jsonl" });
-    expect(parseLogArgs(["-h"])).toEqual({ help: true });
+  it("takes one file, resolved against the folder the command was typed in", () => {
+    expect(parseLogArgs(["x.jsonl"], "/home/u")).toEqual({ file: "/home/u/x.jsonl" });
+    expect(parseLogArgs(["/logs/x.jsonl"], "/home/u")).toEqual({ file: "/logs/x.jsonl" });
   });
-  it.each([[[]], [["a", "b"]], [["--nope", "a"]]])("refuses %j", (argv) => {
-    expect(() => parseLogArgs(argv)).toThrow(expect.objectContaining({ code: "USAGE" }));
+  it.each([
+    [[], /FILE: name the log file/],
+    [["a", "b"], /one FILE only, got: a b/],
+    [["--nope", "a"], /Unknown option '--nope'/],
+  ])("refuses %j", (argv, message) => {
+    expect(() => parseLogArgs(argv, "/w")).toThrow(
+      expect.objectContaining({ code: "USAGE", message: expect.stringMatching(message) }),
+    );
   });
 });

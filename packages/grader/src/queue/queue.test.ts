@@ -1,14 +1,12 @@
 import { appendFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseBatchArgs } from "../batch/cli-options.js";
 import { fakeGrade, tempRootWithTasks } from "../batch/testing.js";
 import { taskContentHash } from "../task-hash.js";
 import { GRADER_VERSION } from "../version.js";
 import { queueConnection, redactQueueUrl } from "./connection.js";
 import { type GradeJob, gradeJobId, gradeJobOptions } from "./job.js";
 import { processGradeJob } from "./process-job.js";
-import { parseWorkerArgs } from "./worker-cli-options.js";
 
 describe("queue connection", () => {
   it("reads host, port, db and credentials from a redis URL", () => {
@@ -107,56 +105,5 @@ describe("a worker", () => {
     } finally {
       await temp.cleanup();
     }
-  });
-});
-
-describe("command lines", () => {
-  it("maps --batch options, resolving paths against the invocation folder", () => {
-    const o = parseBatchArgs(
-      [
-        "--batch",
-        "p.jsonl",
-        "--out",
-        "o",
-        "--concurrency",
-        "3",
-        "--queue",
-        "redis://h:1",
-        "--no-cache",
-        "--root",
-        "r",
-      ],
-      "/w",
-    );
-    expect(o).toMatchObject({
-      predictionsFile: "/w/p.jsonl",
-      outDir: "/w/o",
-      concurrency: 3,
-      queueUrl: "redis://h:1",
-      cache: false,
-      root: "/w/r",
-      infraRetries: 2,
-    });
-  });
-
-  it("refuses bad batch and worker arguments as USAGE", () => {
-    expect(() => parseBatchArgs(["--batch", "p", "--concurrency", "0"], "/w")).toThrow(
-      "--concurrency: must be at least 1",
-    );
-    expect(() => parseBatchArgs(["--batch", "p", "--queue", "http://x"], "/w")).toThrow(/redis/);
-    expect(() => parseBatchArgs(["--batch", "p", "task"], "/w")).toThrow(/unexpected: task/);
-    expect(() => parseWorkerArgs([], "/w")).toThrow("--queue");
-    expect(
-      parseWorkerArgs(
-        ["--queue", "redis://h:1", "--concurrency", "2", "--lock-seconds", "5", "--root", "r"],
-        "/w",
-      ),
-    ).toEqual({
-      help: false,
-      queueUrl: "redis://h:1",
-      concurrency: 2,
-      root: "/w/r",
-      lockSeconds: 5,
-    });
   });
 });

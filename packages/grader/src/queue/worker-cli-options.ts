@@ -1,9 +1,7 @@
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
-import { OracleError, wholeNumberArg } from "@oracle/spec";
+import { type CommandLineSpec, findRoot, parseCommandLine, wholeNumberArg } from "@oracle/cli-kit";
 import { z } from "zod";
-import { findRoot, optionIssues } from "../cli-options.js";
 import { queueConnection } from "./connection.js";
 
 export const WORKER_HELP = `Usage: oracle-worker --queue redis://HOST:PORT [--concurrency N] [--root DIR]
@@ -18,58 +16,45 @@ Jobs of a worker that died are taken over after the lock expires.
 Options:
   --queue URL          redis://[user:password@]HOST:PORT[/DB] (rediss:// for TLS)
   --concurrency N      grades running at once (default ${Math.max(1, Math.floor(availableParallelism() / 2))}, half the cores)
-  --root DIR           folder holding tasks/ and images/ (default: nearest folder upwards with tasks/)
+  --root DIR           folder holding tasks/ and images/ (default: nearest folder upwards with either)
   --lock-seconds N     job lock lifetime; a dead worker's jobs are retried after about this long (default 30)
   -h, --help           show this help
 
-Stops on SIGINT/SIGTERM: running grades are aborted, their containers removed, their jobs put back.
-Exit codes: 0 stopped by a signal; 2 bad arguments; 1 the worker failed.`;
+Stops on SIGINT/SIGTERM: running grades are aborted, their containers removed, their jobs put back;
+a second signal exits at once (its containers are removed by the next grader to start on this host,
+its jobs taken over once their lock expires).
+Exit codes: 0 stopped by a signal; 2 bad arguments; 3 the worker failed (the queue, the engine or
+the host, or a bug); 130/143 a second signal.`;
 
-const whole = wholeNumberArg;
+const WORKER_LINE = {
+  command: "oracle-worker",
+  flags: {
+    queue: { type: "string" },
+    concurrency: { type: "string" },
+    root: { type: "string" },
+    "lock-seconds": { type: "string" },
+  },
+  schema: z.strictObject({
+    queue: z.string({ error: "give --queue redis://HOST:PORT" }).min(1),
+    concurrency: wholeNumberArg(1, 256).optional(),
+    root: z.string().min(1).optional(),
+    lockSeconds: wholeNumberArg(2, 3600).default(30),
+  }),
+} satisfies CommandLineSpec<z.ZodType>;
 
-const ArgsSchema = z.strictObject({
-  queue: z.string({ error: "give --queue redis://HOST:PORT" }).min(1),
-  concurrency: whole(1, 256).optional(),
-  root: z.string().min(1).optional(),
-  lockSeconds: whole(2, 3600).default(30),
-});
-
+/** The worker's command line, parsed and checked. */
 export interface WorkerCliOptions {
-  help: boolean;
   queueUrl: string;
   concurrency: number;
   root: string;
   lockSeconds: number;
 }
 
-const usage = (message: string) => new OracleError("USAGE", message, { hint: "see oracle-worker --help" });
-
 /** Maps argv to worker options; `--root` resolves against `cwd`. */
 export function parseWorkerArgs(argv: readonly string[], cwd: string): WorkerCliOptions {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    values = parseArgs({
-      args: [...argv],
-      strict: true,
-      options: {
-        queue: { type: "string" },
-        concurrency: { type: "string" },
-        root: { type: "string" },
-        "lock-seconds": { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    }).values;
-  } catch (error) {
-    throw usage((error as Error).message);
-  }
-  if (values.help) return { help: true, queueUrl: "", concurrency: 1, root: cwd, lockSeconds: 30 };
-  const { "lock-seconds": lockSeconds, help: _h, ...rest } = values;
-  const parsed = ArgsSchema.safeParse({ ...rest, lockSeconds });
-  if (!parsed.success) throw usage(optionIssues(parsed.error));
-  const a = parsed.data;
+  const a = parseCommandLine(WORKER_LINE, argv);
   queueConnection(a.queue);
   return {
-    help: false,
     queueUrl: a.queue,
     concurrency: a.concurrency ?? Math.max(1, Math.floor(availableParallelism() / 2)),
     root: a.root ? resolve(cwd, a.root) : findRoot(cwd),

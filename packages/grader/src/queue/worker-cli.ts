@@ -1,9 +1,9 @@
-import { formatError, isOracleError } from "@oracle/spec";
+import { type Command, type RunContext, runCommand } from "@oracle/cli-kit";
 import winston from "winston";
 import { grade } from "../grade.js";
 import { redactQueueUrl } from "./connection.js";
 import { startWorker } from "./worker.js";
-import { parseWorkerArgs, WORKER_HELP } from "./worker-cli-options.js";
+import { parseWorkerArgs, WORKER_HELP, type WorkerCliOptions } from "./worker-cli-options.js";
 
 function workerLogger(): winston.Logger {
   return winston.createLogger({
@@ -19,39 +19,33 @@ function workerLogger(): winston.Logger {
   });
 }
 
-/** The oracle-worker command. Runs until SIGINT/SIGTERM. */
-export async function workerMain(argv: readonly string[]): Promise<number> {
-  try {
-    const options = parseWorkerArgs(
-      argv,
-      process.env.INIT_CWD && process.env.npm_lifecycle_event === "oracle-worker"
-        ? process.env.INIT_CWD
-        : process.cwd(),
-    );
-    if (options.help) {
-      process.stderr.write(`${WORKER_HELP}\n`);
-      return 0;
-    }
-    const logger = workerLogger();
-    const worker = await startWorker({ ...options, grade, logger });
-    logger.info(
-      `worker ${worker.name}: queue ${redactQueueUrl(options.queueUrl)}, concurrency ${options.concurrency}, root ${options.root}`,
-    );
-    const stop = (signal: NodeJS.Signals) => {
-      logger.info(`${signal}: stopping; running grades are aborted and their jobs put back`);
-      void worker.close();
-    };
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
-    await worker.closed;
-    logger.info("worker stopped");
-    return 0;
-  } catch (error) {
-    process.stderr.write(`${formatError(error)}\n`);
-    return isOracleError(error, "USAGE") ? 2 : 1;
-  }
+/** Runs until the first signal, which closes the worker: exit 0. */
+async function runWorker(options: WorkerCliOptions, { signal }: RunContext): Promise<number> {
+  const logger = workerLogger();
+  const worker = await startWorker({ ...options, grade, logger });
+  logger.info(
+    `worker ${worker.name}: queue ${redactQueueUrl(options.queueUrl)}, concurrency ${options.concurrency}, root ${options.root}`,
+  );
+  const close = () => void worker.close();
+  if (signal.aborted) close();
+  else signal.addEventListener("abort", close, { once: true });
+  await worker.closed;
+  logger.info("worker stopped");
+  return 0;
 }
 
-const code = await workerMain(process.argv.slice(2));
-process.exitCode = code;
-setTimeout(() => process.exit(code), 2000).unref();
+/** The oracle-worker command. Runs until SIGINT/SIGTERM. */
+export const workerCommand: Command<WorkerCliOptions> = {
+  name: "oracle-worker",
+  pnpmScript: "oracle-worker",
+  help: WORKER_HELP,
+  parse: (argv, at) => parseWorkerArgs(argv, at.cwd),
+  run: runWorker,
+  stopping: (signal) =>
+    `${new Date().toISOString()} ${signal}: stopping; running grades are aborted and their jobs put back`,
+};
+
+/** Runs `oracle-worker …` and returns its exit code. */
+export function main(argv: readonly string[]): Promise<number> {
+  return runCommand(workerCommand, argv);
+}

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { abortError } from "@oracle/cli-kit";
 import { type Job, WaitingError, Worker } from "bullmq";
 import Docker from "dockerode";
 import type winston from "winston";
@@ -120,7 +121,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const close = () => {
     closing ??= (async () => {
       clearInterval(timer);
-      stop.abort(Object.assign(new Error("worker shutting down"), { name: "AbortError" }));
+      stop.abort(abortError("worker shutting down"));
       await worker.close();
       await running.catch(() => undefined);
     })();

@@ -139,12 +139,17 @@ function sentinelRecord(
     framework: sentinel.framework,
     required: sentinel.required.length > 0,
     files: sentinel.appends.map((a) => a.path),
+    twins: sentinel.appends.reduce((n, a) => n + (a.twins?.length ?? 0), 0),
     ...(sentinel.note ? { note: sentinel.note } : {}),
   };
   log.event("sentinel.checked", { suite, ...record });
   if (outcome === "not-collected")
     log.warn(
       `sentinel not collected: the ${suite} command did not run the oracle's sentinel tests${sentinel.note ? ` (${sentinel.note})` : ""}; the verdict rests on the other checks`,
+    );
+  else if (suite === "hidden" && record.twins === 0)
+    log.warn(
+      "pair only: no hidden test could be twinned, so code that reads the test files can tell the oracle's pair apart (docs/security.md, Twins)",
     );
   return record;
 }

@@ -40,8 +40,6 @@ export interface PipelineInputs {
 /** What the host steps hand to the suites. */
 interface Prepared {
   suites: SuiteInputs;
-  /** The hidden suite's sentinels, or null (docs/security.md). */
-  sentinel: Sentinel | null;
   /** Why a suite has no sentinel, as its planner noted. */
   notes: SentinelNotes;
   /** The tests each suite must run and pass (task.json, the sweep's record, or none). */
@@ -106,11 +104,12 @@ async function prepareRun(
     filtered: diff.filtered,
     runDirs,
     hiddenFiles,
+    sentinel: planted.hidden,
     existingSentinel: planted.existing,
     docker,
     log,
   };
-  return { suites, sentinel: planted.hidden, notes: planted.notes, expectation, imageCurrent };
+  return { suites, notes: planted.notes, expectation, imageCurrent };
 }
 
 /** In the containers: the existing suite, then the hidden suite (prepared while the existing one runs), then both judged. */
@@ -166,7 +165,7 @@ function judgeDriver(
   if (prepStop) return { stopped: prepStop };
   const hidden = driver.suite === "hidden";
   const judged = judgeCollected(driver, {
-    sentinel: hidden ? run.sentinel : run.suites.existingSentinel,
+    sentinel: hidden ? run.suites.sentinel : run.suites.existingSentinel,
     noted: hidden ? run.notes.sentinel : run.notes.existingSentinel,
     memoryMb: loaded.task.resources.memoryMb,
     log,

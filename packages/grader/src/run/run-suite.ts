@@ -48,6 +48,8 @@ export interface SuiteInputs {
   /** Each suite's host folder (mounted read-only at PATHS.run in its container): the filtered diff, and the hidden tests in the hidden suite's. */
   runDirs: Record<SuiteName, string>;
   hiddenFiles: string[];
+  /** The must-fail/must-pass sentinels appended to the hidden test files, or null (docs/security.md). */
+  sentinel: Sentinel | null;
   /** The sentinels the existing suite's prep appends to its base test files, or null (existing-sentinels.ts). */
   existingSentinel: Sentinel | null;
   docker: GradeDocker;
@@ -97,7 +99,8 @@ export function planDriver(inputs: SuiteInputs, suite: SuiteName): DriverPlan {
   });
   return {
     suite,
-    command: task.suites[suite].command,
+    // The hidden command as the sentinels rewrote it (node ids of twinned tests), or the task's.
+    command: (suite === "hidden" ? inputs.sentinel?.command : undefined) ?? task.suites[suite].command,
     prep,
     env: [...Object.entries(task.env), ...oracleEnv, ["ORACLE_JUNIT", reportPath(suite)]],
     report: reportPath(suite),

@@ -1,0 +1,10 @@
+export { abortError, isAbortError } from "./abort.js";
+export type { CommandLineSpec, FlagSpec, PositionalSpec } from "./command-line.js";
+export { optionIssues, parseCommandLine, usageError, wantsHelp } from "./command-line.js";
+export { EXIT, exitCodeFor, signalExitCode } from "./exit-codes.js";
+export { findRoot, invocationCwd } from "./invocation.js";
+export { wholeNumberArg } from "./numbers.js";
+export type { Command, CommandIo, Invocation, RunContext } from "./run-command.js";
+export { runCommand, write } from "./run-command.js";
+export type { SignalTrap, TrapOptions } from "./signals.js";
+export { trapSignals } from "./signals.js";
