@@ -16,15 +16,15 @@ const { values } = parseArgs({
 const count = Number(values.images);
 const runs = Number(values.runs);
 const { fingerprintImage } = await import(join(repo, "packages/image-builder/dist/index.js"));
+const { dockerEngine } = await import(join(repo, "packages/engine/dist/index.js"));
 const bin = join(repo, "packages/image-builder/bin/oracle-build-images.js");
 
-function baseImageId() {
-  const result = spawnSync("docker", ["image", "inspect", "--format", "{{.Id}}", "debian:bookworm-slim"], {
-    encoding: "utf8",
-  });
-  if (result.status !== 0)
-    throw new Error(`docker image inspect debian:bookworm-slim failed: ${result.stderr}`);
-  return result.stdout.trim();
+async function baseImageId() {
+  const engine = dockerEngine();
+  await engine.ping();
+  const found = await engine.findImage("debian:bookworm-slim");
+  if (!found) throw new Error("the engine has no debian:bookworm-slim: run bash scripts/setup.sh");
+  return found.id;
 }
 
 async function generate(root, imageId) {
@@ -74,7 +74,7 @@ function timeRun(root) {
 const root = await mkdtemp(join(tmpdir(), "oracle-bench-"));
 try {
   await mkdir(join(root, "images"), { recursive: true });
-  await generate(root, baseImageId());
+  await generate(root, await baseImageId());
   timeRun(root); // warm the OS file cache
   const cold = [];
   for (let i = 0; i < runs; i++) {

@@ -23,7 +23,16 @@ import { loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { checkoutScript, envArgs, loadTask, ORACLE_ENV, quote, runFloor } from "./lib/floor.mjs";
+import {
+  checkoutScript,
+  engine,
+  envArgs,
+  labelArgs,
+  loadTask,
+  ORACLE_ENV,
+  quote,
+  runFloor,
+} from "./lib/floor.mjs";
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const fixtures = join(repo, "test", "fixtures", "quarantine");
@@ -206,8 +215,7 @@ async function suitesAlone(root, grades) {
     "-u",
     "1000:1000",
     "--init",
-    "--label",
-    "dev.oracle.bench=suites-alone",
+    ...labelArgs(engine.benchLabels("suites-alone")),
     ...envArgs(ORACLE_ENV),
     "--tmpfs",
     "/work:rw,exec,uid=1000,gid=1000",

@@ -4,6 +4,7 @@
 // resumes and grades only what is missing, regrading a line whose diff or task changed since.
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { type Dockerode, LABEL, labelFilter } from "@oracle/engine";
 import {
   binPath,
   containersWithLabel,
@@ -12,14 +13,13 @@ import {
   requireDocker,
   run,
 } from "@oracle/test-utils";
-import type Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exited, NOOP_DIFF, readLog, startProcess } from "./fixtures/batch/harness.js";
 
 const GRADE = binPath("oracle-grade");
 const CA = "/etc/ssl/certs/ca-certificates.crt";
 
-let docker: Docker;
+let docker: Dockerode;
 let temp: { root: string; cleanup: () => Promise<void> };
 
 beforeAll(async () => {
@@ -77,7 +77,7 @@ describe("oracle-grade --batch", () => {
     const log = join(temp.root, "resume.log");
     const args = ["--batch", file, "--out", out, "--root", temp.root, "--concurrency", "1", "--no-cache"];
     const batch = startProcess(GRADE, args, log);
-    const label = `dev.oracle.pid=${batch.pid}`;
+    const label = labelFilter(LABEL.pid, batch.pid!);
     // Frozen while a grade's container exists, so that the Ctrl-C lands mid-grade on any machine.
     await freezeWhen(batch.pid!, async () => (await containersWithLabel(label, docker)).length > 0, {
       what: "a container of the batch",

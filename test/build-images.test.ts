@@ -3,9 +3,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { cp, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { type Dockerode, imageLabels, LABEL, labelFilter } from "@oracle/engine";
 import { type RegistryFile, readRegistryFile } from "@oracle/spec";
 import { binPath, makeTempRoot, repoRoot, requireDocker, run, waitFor } from "@oracle/test-utils";
-import type Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const suffix = `${process.pid}-${Date.now().toString(36)}`;
@@ -13,7 +13,7 @@ const NPM = `e2e-npm-${suffix}`;
 const TEXT = `e2e-text-${suffix}`;
 const bin = binPath("oracle-build-images");
 
-let docker: Docker;
+let docker: Dockerode;
 let root: string;
 let cleanup: () => Promise<void>;
 
@@ -56,7 +56,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const name of [NPM, TEXT]) {
-    const images = await docker.listImages({ all: true, filters: { label: [`dev.oracle.image=${name}`] } });
+    const images = await docker.listImages({
+      all: true,
+      filters: { label: [labelFilter(LABEL.image, name)] },
+    });
     for (const image of images)
       await docker
         .getImage(image.Id)
@@ -86,11 +89,7 @@ describe("oracle-build-images", () => {
     const inspected = await docker.getImage(record.reference).inspect();
     expect(inspected.Id).toBe(record.imageId);
     expect(inspected.RepoDigests).toContain(record.reference);
-    expect(inspected.Config.Labels).toMatchObject({
-      "dev.oracle.project": "oracle",
-      "dev.oracle.image": NPM,
-      "dev.oracle.fingerprint": record.fingerprint,
-    });
+    expect(inspected.Config.Labels).toMatchObject(imageLabels(NPM, record.fingerprint));
     expect(await readFile(byName(summary, NPM)!.logFile!, "utf8")).toContain("Step 1/");
   });
 

@@ -4,6 +4,7 @@
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { LABEL, labelFilter } from "@oracle/engine";
 import type { GradeResult } from "@oracle/spec";
 import { binPath, containersWithLabel, makeTempRoot, requireDocker, run } from "@oracle/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -30,7 +31,7 @@ async function baseline(task: string): Promise<{ result: GradeResult; stderr: st
   expect(out.stdout).toMatch(/^tests_hash=[0-9a-f]{64}\n$/);
   const result = JSON.parse(readFileSync(resultFile, "utf8")) as GradeResult;
   const runId = (JSON.parse(readFileSync(result.logPath, "utf8").split("\n")[0]!) as { run: string }).run;
-  expect(await containersWithLabel(`dev.oracle.run=${runId}`)).toEqual([]);
+  expect(await containersWithLabel(labelFilter(LABEL.run, runId))).toEqual([]);
   return { result, stderr: out.stderr, maxRssKb: Number(/maxrss=(\d+)/.exec(out.stderr)?.[1]) };
 }
 

@@ -7,6 +7,7 @@ import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs
 import { readdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { LABEL, labelFilter } from "@oracle/engine";
 import { loadTask } from "@oracle/spec";
 import {
   binPath,
@@ -48,7 +49,7 @@ async function startFrozenGrade(): Promise<{
   const exited = new Promise<{ code: number | null; stdout: string }>((done) =>
     child.on("close", (code) => done({ code, stdout })),
   );
-  const label = `dev.oracle.pid=${child.pid}`;
+  const label = labelFilter(LABEL.pid, child.pid!);
   const midRun = async () => {
     if (child.exitCode !== null) throw new Error(`the grader exited ${child.exitCode}:\n${stderr}`);
     const started = existsSync(log) && readFileSync(log, "utf8").includes('"step":"suite.start"');
@@ -102,7 +103,7 @@ describe("oracle-grade interrupted", () => {
       const result = await exited;
       expect(result.code).toBe(code);
       expect(result.stdout).toBe("");
-      expect(await containersWithLabel(`dev.oracle.pid=${pid}`)).toEqual([]);
+      expect(await containersWithLabel(labelFilter(LABEL.pid, pid))).toEqual([]);
     },
   );
 
@@ -112,7 +113,7 @@ describe("oracle-grade interrupted", () => {
     child.kill("SIGKILL");
     await exited;
     // One container per suite: the existing suite's is up (the hidden suite's may be too).
-    expect((await containersWithLabel(`dev.oracle.pid=${pid}`)).length).toBeGreaterThan(0);
+    expect((await containersWithLabel(labelFilter(LABEL.pid, pid))).length).toBeGreaterThan(0);
     const runDirs = async () =>
       (await readdir(tmpdir())).filter((n) => new RegExp(`^oracle-grade-\\d+-${pid}-`).test(n));
     expect(await runDirs()).toHaveLength(1);
@@ -123,7 +124,7 @@ describe("oracle-grade interrupted", () => {
     // Any grader starting on this host removes it (others may run beside this test): it must be gone.
     if (!/removed \d+ leftover container/.test(next.stderr))
       console.warn("the leftover was removed by another grader's start");
-    expect(await containersWithLabel(`dev.oracle.pid=${pid}`)).toEqual([]);
+    expect(await containersWithLabel(labelFilter(LABEL.pid, pid))).toEqual([]);
     // Its run folder (the diff and hidden tests it mounted) goes too.
     expect(await runDirs()).toEqual([]);
   });

@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { LABEL, labelFilter } from "@oracle/engine";
 import { type GradeResult, listTaskIds, loadTask } from "@oracle/spec";
 import { binPath, containersWithLabel, makeTempRoot, repoRoot, requireDocker, run } from "@oracle/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -49,7 +50,7 @@ async function grade(task: string, ...args: string[]): Promise<Graded> {
   const runId = (JSON.parse(readFileSync(result.logPath, "utf8").split("\n")[0]!) as { run: string }).run;
   expect(out.stdout).toBe(`tests_hash=${result.testsHash}\n`);
   expect(out.code).toBe(result.verdict === "PASS" ? 0 : 1);
-  expect(await containersWithLabel(`dev.oracle.run=${runId}`)).toEqual([]);
+  expect(await containersWithLabel(labelFilter(LABEL.run, runId))).toEqual([]);
   return { ...out, result, runId };
 }
 

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { copyFile, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { LABEL, labelFilter } from "@oracle/engine";
 import { QuarantineFileSchema } from "@oracle/spec";
 import {
   binPath,
@@ -89,7 +90,7 @@ async function quarantineList() {
 
 /** The containers a sweep (by its process id) left behind; other runs on this host have their own. */
 async function leftovers(sweepPid: number | undefined): Promise<string[]> {
-  const containers = await containersWithLabel(`dev.oracle.pid=${sweepPid}`);
+  const containers = await containersWithLabel(labelFilter(LABEL.pid, sweepPid!));
   return containers.map((c) => c.Id);
 }
 
@@ -241,7 +242,7 @@ describe("oracle-quarantine-sweep against the real engine", () => {
       stderr += chunk.toString();
     });
     const exited = new Promise<number | null>((done) => child.on("close", (code) => done(code)));
-    const label = `dev.oracle.pid=${child.pid}`;
+    const label = labelFilter(LABEL.pid, child.pid!);
     // Frozen while a grade's container runs, so that the Ctrl-C lands mid-grade on any machine.
     await freezeWhen(child.pid!, async () => (await containersWithLabel(label)).length > 0, {
       what: "a grade of the sweep to be running",

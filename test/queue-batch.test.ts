@@ -5,6 +5,7 @@
 import type { ChildProcess } from "node:child_process";
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { type Dockerode, LABEL, labelFilter } from "@oracle/engine";
 import {
   binPath,
   containersWithLabel,
@@ -14,7 +15,6 @@ import {
   run,
   waitFor,
 } from "@oracle/test-utils";
-import type Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type ExpectedPrediction,
@@ -50,7 +50,7 @@ async function resultLines(outDir: string): Promise<Line[]> {
 
 const byId = (lines: Line[]) => new Map(lines.map((l) => [l.id, l]));
 
-let docker: Docker;
+let docker: Dockerode;
 let temp: { root: string; cleanup: () => Promise<void> };
 let redis: TestRedis;
 let preds: string;
@@ -77,7 +77,7 @@ function stopMidJob({ child: worker, log }: { child: ChildProcess; log: string }
   return freezeWhen(
     worker.pid as number,
     async () =>
-      (await containersWithLabel(`dev.oracle.pid=${worker.pid}`, docker)).length > 0 &&
+      (await containersWithLabel(labelFilter(LABEL.pid, worker.pid!), docker)).length > 0 &&
       runningJob(readLog(log)),
     { what: `worker ${worker.pid} to be mid-job`, timeoutMs: 120_000, everyMs: 25 },
   );
@@ -126,7 +126,7 @@ afterAll(async () => {
     }
   await Promise.all(workers.map(exited));
   for (const child of workers) {
-    for (const c of await containersWithLabel(`dev.oracle.pid=${child.pid}`, docker))
+    for (const c of await containersWithLabel(labelFilter(LABEL.pid, child.pid!), docker))
       await docker.getContainer(c.Id).remove({ force: true });
   }
   await redis?.down();
@@ -227,7 +227,7 @@ describe("oracle-grade --batch on the sample tasks", () => {
       expect(line.worker, line.id).not.toBe(`${line.worker?.split(":")[0]}:${a.child.pid}`);
     }
     expect(readLog(b.log) + readLog(c.log)).toContain(`${started}: stalled`);
-    expect(await containersWithLabel(`dev.oracle.pid=${a.child.pid}`, docker)).toEqual([]);
+    expect(await containersWithLabel(labelFilter(LABEL.pid, a.child.pid!), docker)).toEqual([]);
   });
 
   it("reuses recorded results for identical inputs and says so", async () => {

@@ -3,9 +3,16 @@
 // mirror at the base commit, the diff applied (if any), the hidden tests copied in for the hidden
 // suite, then the suite's command. No protections checked, no driver, no report parsing, no log.
 // Used by bench-grade.mjs (oracle / floor per grade) and bench-sweep.mjs (how both scale).
+// The floor is the docker CLI on purpose (the cheapest way there is, what the oracle is measured
+// against); only its labels come from @oracle/engine, like everything else the project creates.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+/** @oracle/engine (built): the labels, and the engine for what the scripts ask of it besides `docker run`. */
+export const engine = await import(join(repo, "packages/engine/dist/index.js"));
 
 /** The task's file and its recorded image, from a root holding tasks/ and images/registry.json. */
 export function loadTask(root, id) {
@@ -28,6 +35,9 @@ export const ORACLE_ENV = { HOME: "/tmp", TMPDIR: "/tmp", TZ: "UTC", LC_ALL: "C.
 
 /** `docker run` flags setting `env`. */
 export const envArgs = (env) => Object.entries(env).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
+
+/** `docker run` flags setting `labels`. */
+export const labelArgs = (labels) => Object.entries(labels).flatMap(([k, v]) => ["--label", `${k}=${v}`]);
 
 /**
  * Shell that makes a fresh checkout in `dir` and stays in it: a clone of `mirror` at `baseCommit`,
@@ -81,6 +91,7 @@ export function floorArgs(loaded, diff) {
     "--security-opt",
     "no-new-privileges",
     "--init",
+    ...labelArgs(engine.benchLabels("floor")),
     ...(limits.memoryMb ? ["--memory", `${limits.memoryMb}m`, "--memory-swap", `${limits.memoryMb}m`] : []),
     ...(limits.cpus ? ["--cpus", String(limits.cpus)] : []),
     ...(limits.pids ? ["--pids-limit", String(limits.pids)] : []),

@@ -5,6 +5,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { LABEL, labelFilter } from "@oracle/engine";
 import type { GradeResult, RegistryFile } from "@oracle/spec";
 import { binPath, containersWithLabel, requireDocker, waitFor } from "@oracle/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -73,7 +74,7 @@ beforeAll(async () => {
     writeFiles(dir, { "calc/core.py": `import time\ntime.sleep(25)\n\n\n${PY_FIXED}` }),
   );
   engine = await PrivateEngine.start("ohe-", REGISTRY);
-  engine.recordImage(corpus.root, "python-pytest", "hostile");
+  await engine.recordImage(corpus.root, "python-pytest", "hostile");
 }, 600_000);
 
 afterAll(async () => {
@@ -90,7 +91,7 @@ describe("engine faults (a private dockerd and registry)", () => {
 
   it("the grader SIGKILLed mid-run: its container stays, the next run removes it by label", async () => {
     const { child, exited } = await startSlowGrade("sigkill");
-    const label = `dev.oracle.pid=${child.pid}`;
+    const label = labelFilter(LABEL.pid, child.pid!);
     // One container per suite: the existing suite's at least is up.
     expect((await containersWithLabel(label, engine.docker)).length).toBeGreaterThan(0);
     child.kill("SIGKILL");
@@ -157,13 +158,13 @@ describe("engine faults (a private dockerd and registry)", () => {
 
   it("the daemon back: the next run PASSes and removes the leftover of the interrupted one", async () => {
     await engine.startDaemon();
-    const leftovers = await containersWithLabel("dev.oracle.component=grade", engine.docker);
+    const leftovers = await containersWithLabel(labelFilter(LABEL.component, "grade"), engine.docker);
     const g = await run("daemon-back", gold);
     expectOutcome(g, "PASS", "PASS");
     for (const c of leftovers) {
-      expect(
-        await containersWithLabel(`dev.oracle.run=${c.Labels["dev.oracle.run"]}`, engine.docker),
-      ).toEqual([]);
+      expect(await containersWithLabel(labelFilter(LABEL.run, c.Labels[LABEL.run]!), engine.docker)).toEqual(
+        [],
+      );
     }
     process.stderr.write(`daemon back: ${leftovers.length} leftover container(s) removed by the next run\n`);
   });

@@ -7,9 +7,9 @@ import { createHash } from "node:crypto";
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { connectDocker, LABEL, labelFilter } from "@oracle/engine";
 import type { GradeResult } from "@oracle/spec";
 import { binPath, containersWithLabel, makeTempRoot, run } from "@oracle/test-utils";
-import Docker from "dockerode";
 import { expect } from "vitest";
 
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "fixtures");
@@ -227,8 +227,8 @@ export async function gradeCase(corpus: Corpus, call: GradeCall): Promise<Graded
   expect(out.code, out.stderr).toBe(result.verdict === "PASS" ? 0 : 1);
   const log = readFileSync(logFile, "utf8");
   const runId = (JSON.parse(log.split("\n")[0]!) as { run: string }).run;
-  const docker = call.engineSocket ? new Docker({ socketPath: call.engineSocket }) : undefined;
-  expect(await containersWithLabel(`dev.oracle.run=${runId}`, docker)).toEqual([]);
+  const docker = call.engineSocket ? connectDocker({ socketPath: call.engineSocket }) : undefined;
+  expect(await containersWithLabel(labelFilter(LABEL.run, runId), docker)).toEqual([]);
   expect(hostState(corpus), "a host file changed").toBe(before);
   expect(maxRssKb).toBeGreaterThan(0);
   expect(maxRssKb).toBeLessThan(MAX_RSS_KB);

@@ -8,6 +8,7 @@ import { spawn } from "node:child_process";
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { LABEL, labelFilter, projectLabels } from "@oracle/engine";
 import type { GradeResult, RegistryFile } from "@oracle/spec";
 import { binPath, containersWithLabel, requireDocker, waitFor } from "@oracle/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -30,7 +31,7 @@ beforeAll(async () => {
   const task = JSON.parse(readFileSync(join(dir, "task.json"), "utf8"));
   writeFileSync(join(dir, "task.json"), `${JSON.stringify({ ...task, id: INNER }, null, 2)}\n`);
   engine = await PrivateEngine.start("ohl-", REGISTRY);
-  engine.recordImage(corpus.root, "python-pytest", "leases");
+  await engine.recordImage(corpus.root, "python-pytest", "leases");
 }, 600_000);
 
 afterAll(async () => {
@@ -76,7 +77,7 @@ describe("leftover leases", () => {
       stderr += chunk.toString();
     });
     const exited = new Promise<number | null>((done) => child.on("close", (code) => done(code)));
-    const label = `dev.oracle.task=${INNER}`;
+    const label = labelFilter(LABEL.task, INNER);
     await waitFor(
       () => {
         try {
@@ -88,8 +89,8 @@ describe("leftover leases", () => {
       { what: "the inner grader's existing suite to start", timeoutMs: 60_000, detail: () => stderr },
     );
     const [inner] = await containersWithLabel(label, engine.docker);
-    expect(inner?.Labels["dev.oracle.pid"]).toBe(String(INNER_PID));
-    expect(inner?.Labels["dev.oracle.host"]).toBe(hostname());
+    expect(inner?.Labels[LABEL.pid]).toBe(String(INNER_PID));
+    expect(inner?.Labels[LABEL.host]).toBe(hostname());
     expect(() => process.kill(INNER_PID, 0)).toThrow();
 
     const outer = await gradeCase(corpus, {
@@ -107,7 +108,7 @@ describe("leftover leases", () => {
     // One container per suite: the existing suite's (held) and the hidden suite's (prepared, waiting).
     const held = await containersWithLabel(`${label}`, engine.docker);
     expect(held.length).toBeGreaterThan(0);
-    const existing = held.find((c) => c.Labels["dev.oracle.suite"] === "existing");
+    const existing = held.find((c) => c.Labels[LABEL.suite] === "existing");
     const runDir = existing?.Mounts.find((m) => m.Destination === "/oracle/run")?.Source;
     expect(runDir, "the existing suite's run folder").toBeTruthy();
     writeFileSync(join(runDir!, "release"), "");
@@ -128,12 +129,11 @@ describe("leftover leases", () => {
         Image: image,
         Cmd: ["true"],
         Labels: {
-          "dev.oracle.project": "oracle",
-          "dev.oracle.component": "grade",
-          "dev.oracle.run": `lease-${name}`,
-          "dev.oracle.pid": String(INNER_PID),
-          "dev.oracle.pidns": "another-boot.4026530000",
-          "dev.oracle.deadline": String(deadline),
+          ...projectLabels("grade"),
+          [LABEL.run]: `lease-${name}`,
+          [LABEL.pid]: String(INNER_PID),
+          [LABEL.pidns]: "another-boot.4026530000",
+          [LABEL.deadline]: String(deadline),
         },
       });
     await make("expired", Date.now() - 1000);
@@ -145,7 +145,7 @@ describe("leftover leases", () => {
       engineSocket: engine.socket,
     });
     expectOutcome(g, "PASS", "PASS");
-    expect(await containersWithLabel("dev.oracle.run=lease-expired", engine.docker)).toEqual([]);
-    expect(await containersWithLabel("dev.oracle.run=lease-current", engine.docker)).toHaveLength(1);
+    expect(await containersWithLabel(labelFilter(LABEL.run, "lease-expired"), engine.docker)).toEqual([]);
+    expect(await containersWithLabel(labelFilter(LABEL.run, "lease-current"), engine.docker)).toHaveLength(1);
   });
 });

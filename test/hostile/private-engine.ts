@@ -1,13 +1,14 @@
 // A Docker daemon and a registry of the test's own, so that the engine-fault cases can stop and
 // restart them without touching the engine and registry other tests share. Both are real (dockerd
 // with its managed containerd, Debian's docker-registry); the test owns their processes and kills
-// only those, by pid.
+// only those, by pid. It is reached through @oracle/engine like the shared one.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { finished } from "node:stream/promises";
+import { connectDocker, type Dockerode, dockerEngine, pingEngine } from "@oracle/engine";
 import type { RegistryFile } from "@oracle/spec";
 import { waitFor } from "@oracle/test-utils";
-import Docker from "dockerode";
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
@@ -34,14 +35,14 @@ export class PrivateEngine {
   private daemon: ChildProcess | null = null;
   private registryProcess: ChildProcess | null = null;
   readonly socket: string;
-  readonly docker: Docker;
+  readonly docker: Dockerode;
 
   constructor(
     readonly dir: string,
     readonly registryAddress: string,
   ) {
     this.socket = join(dir, "d.sock");
-    this.docker = new Docker({ socketPath: this.socket });
+    this.docker = connectDocker({ socketPath: this.socket });
     mkdirSync(join(dir, "registry"), { recursive: true });
   }
 
@@ -84,7 +85,7 @@ export class PrivateEngine {
     );
     await waitFor(
       () =>
-        this.docker.ping().then(
+        pingEngine(this.docker).then(
           () => true,
           () => false,
         ),
@@ -128,20 +129,18 @@ export class PrivateEngine {
   }
 
   /**
-   * Loads an image recorded in `<root>/images/registry.json` (built in the shared engine) into this
+   * Copies an image recorded in `<root>/images/registry.json` (built in the shared engine) into this
    * engine, pushes it to this registry under `tag`, and records it there by that digest.
    */
-  recordImage(root: string, name: string, tag: string): void {
+  async recordImage(root: string, name: string, tag: string): Promise<void> {
     const file = join(root, "images", "registry.json");
     const registry = JSON.parse(readFileSync(file, "utf8")) as RegistryFile;
     const record = registry.images[name]!;
-    const sock = `unix://${this.socket}`;
-    shell(`docker save ${record.imageId} | docker -H ${sock} load -q`);
+    const saved = await connectDocker().getImage(record.imageId).get();
+    await finished((await this.docker.loadImage(saved, { quiet: true })).resume());
     const repo = `${this.registryAddress}/oracle/${name}`;
-    shell(`docker -H ${sock} tag ${record.imageId} ${repo}:${tag}`);
-    const pushed = shell(`docker -H ${sock} push ${repo}:${tag}`);
-    const digest = /digest: (sha256:[0-9a-f]{64})/.exec(pushed)?.[1];
-    if (!digest) throw new Error(`no digest in the push output: ${pushed}`);
+    await this.docker.getImage(record.imageId).tag({ repo, tag });
+    const { digest } = await dockerEngine(this.docker).push({ repository: repo, tag, timeoutMs: 300_000 });
     registry.images[name] = { ...record, reference: `${repo}@${digest}`, digest, pushed: true };
     writeFileSync(file, `${JSON.stringify(registry, null, 2)}\n`);
   }

@@ -159,12 +159,20 @@ describe("a correct diff passes whatever the hidden command selects", () => {
     expect(g.result.testIds.filter((id) => id.startsWith("hidden:"))).toEqual(hiddenIds);
   });
 
-  it("py-nodeid (single tests by node id): PASS, the sentinel noted as not collected", async () => {
+  it("py-nodeid (single tests by node id): PASS, the named tests twinned (the command's node ids rewritten)", async () => {
     const g = await grade("py-nodeid", "gold-py-nodeid", pyDiff({ "calc/core.py": PY_FIXED }));
     expectOutcome(g, "PASS", "PASS");
-    expect(g.result.sentinel).toMatchObject({ state: "not-collected", framework: "pytest", required: false });
-    expect(g.result.sentinel?.note).toMatch(/node id/);
-    expect(g.log).toContain("sentinel not collected");
+    expect(g.result.sentinel).toMatchObject({
+      state: "collected",
+      framework: "pytest",
+      required: true,
+      twins: 2,
+    });
+    // The report holds the two named tests under their own names, nothing else of the hidden files.
+    expect(g.result.testIds.filter((id) => id.startsWith("hidden:"))).toEqual([
+      "hidden:checks.test_hidden::test_add_positive",
+      "hidden:checks.test_more::test_double",
+    ]);
   });
 
   it.each(["mocha-file", "mocha-grep"])("%s: PASS, sentinels collected", async (task) => {
@@ -182,7 +190,7 @@ describe("a correct diff passes whatever the hidden command selects", () => {
 });
 
 describe("tampering only with the test modules that import the code under test", () => {
-  it.each([TASKS.py, "py-file", "py-class"])(
+  it.each([TASKS.py, "py-file", "py-class", "py-nodeid"])(
     "%s: pytest swallows assertions for importers of calc.core -> FAIL REPORT_INCONSISTENT",
     async (task) => {
       const g = await grade(

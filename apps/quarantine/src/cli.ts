@@ -1,15 +1,12 @@
 import { type Command, EXIT, type RunContext, runCommand, write } from "@oracle/cli-kit";
+import { connectDocker, type Dockerode, dockerEngine } from "@oracle/engine";
 import { formatError } from "@oracle/spec";
-import type Docker from "dockerode";
 import { type CliOptions, HELP, parseCliArgs } from "./args.js";
-import { dockerEngine, type SweepEngine } from "./engine.js";
 import { closeLogger, createSweepLogger } from "./logger.js";
 import { type ProgressDisplay, plainProgress, ttyProgress } from "./progress.js";
 import { reportFiles } from "./report-files.js";
 import { sweep, sweepPaths, sweepStamp } from "./sweep.js";
 import type { GradeFn, SweepReport } from "./types.js";
-
-const queueOnlyEngine: SweepEngine = { ping: async () => undefined, removeLeftovers: async () => [] };
 
 function chooseProgress(): ProgressDisplay {
   const tty = process.stderr.isTTY && !process.env.CI;
@@ -33,18 +30,16 @@ function summary(report: SweepReport): string {
 
 interface Runner {
   grade: GradeFn;
-  docker: Docker;
+  docker: Dockerode;
 }
 
 async function loadRunner(options: CliOptions): Promise<Runner> {
   // Loaded here, not at the top, so that --help and usage errors work even without a built grader;
   // the queue client (BullMQ) only with --queue: @oracle/grader/grade starts in half the time.
-  const local = await import("@oracle/grader/grade");
   const grade: GradeFn = options.queue
     ? (await import("@oracle/grader")).queueGrade(options.queue)
-    : local.grade;
-  const Docker = local.loadDockerode();
-  return { grade, docker: new Docker() };
+    : (await import("@oracle/grader/grade")).grade;
+  return { grade, docker: connectDocker() };
 }
 
 /** One sweep, interrupted by `signal`: its report, or the abort reason thrown once nothing runs. */
@@ -65,7 +60,7 @@ async function sweepOnce(options: CliOptions, runner: Runner, signal: AbortSigna
       logger,
       docker: runner.docker,
       // With --queue the grades and their containers are on the workers' hosts, not here.
-      engine: options.queue ? queueOnlyEngine : dockerEngine(runner.docker),
+      engine: options.queue ? undefined : dockerEngine(runner.docker),
       signal,
       progress,
       ...(options.concurrency ? { concurrency: options.concurrency } : {}),

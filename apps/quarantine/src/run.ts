@@ -1,8 +1,8 @@
 import { stat } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import type { Dockerode } from "@oracle/engine";
 import { type GradeResult, isOracleError, type SuiteResult } from "@oracle/spec";
-import type Docker from "dockerode";
 import type { Logger } from "winston";
 import type {
   CheckMode,
@@ -25,7 +25,7 @@ export interface RunContext {
   logDir: string;
   signal: AbortSignal;
   logger: Logger;
-  docker?: Docker;
+  docker?: Dockerode;
   /** How many times an INFRA_ERROR run is retried before it counts. */
   infraRetries: number;
   retryDelayMs: number;

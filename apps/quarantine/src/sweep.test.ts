@@ -1,11 +1,11 @@
 import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gradeLabels, LABEL } from "@oracle/engine";
 import { OracleError, readQuarantineFile } from "@oracle/spec";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import winston from "winston";
-import type { SweepEngine } from "./engine.js";
-import { type SweepOptions, sweep } from "./sweep.js";
+import { type SweepEngine, type SweepOptions, sweep } from "./sweep.js";
 import { type FakeRun, fakeGrade, writeTask } from "./testing/fake-grade.js";
 import type { GradeOptions } from "./types.js";
 
@@ -223,7 +223,7 @@ describe("sweep", () => {
     expect(grade.calls).toHaveLength(0);
   });
 
-  it("on abort: stops every running grade, waits for them, removes leftovers and writes nothing", async () => {
+  it("on abort: stops every running grade, waits for them, removes its leftover containers and writes nothing", async () => {
     for (const id of ["t1", "t2", "t3", "t4"]) await writeTask(root, id);
     const controller = new AbortController();
     let running = 0;
@@ -241,12 +241,15 @@ describe("sweep", () => {
           );
         }),
     );
-    let leftoverCalls = 0;
+    // One container of this sweep's grades is still there (its removal failed), one is another live grader's.
+    const own = { id: "own", labels: gradeLabels("r1", "t1", new Date(Date.now() + 60_000)) };
+    const other = { id: "other", labels: { ...own.labels, [LABEL.pid]: "1", [LABEL.run]: "r2" } };
+    const removed: string[] = [];
     const engine: SweepEngine = {
       ping: async () => {},
-      removeLeftovers: async () => {
-        leftoverCalls += 1;
-        return [];
+      listContainers: async () => [own, other],
+      removeContainer: async (id) => {
+        removed.push(id);
       },
     };
     await expect(
@@ -256,7 +259,7 @@ describe("sweep", () => {
     });
     expect(grade.calls).toHaveLength(2);
     expect(cleanedUp).toBe(2);
-    expect(leftoverCalls).toBe(1);
+    expect(removed).toEqual(["own"]);
     await expect(stat(join(root, "tasks", "quarantine.json"))).rejects.toThrow();
   });
 
@@ -266,7 +269,8 @@ describe("sweep", () => {
       ping: async () => {
         throw Object.assign(new Error("down"), { code: "DOCKER_UNAVAILABLE" });
       },
-      removeLeftovers: async () => [],
+      listContainers: async () => [],
+      removeContainer: async () => undefined,
     };
     await expect(run({ grade: fakeGrade(() => ({})), engine })).rejects.toMatchObject({
       code: "DOCKER_UNAVAILABLE",

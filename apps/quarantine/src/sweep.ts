@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { join, resolve } from "node:path";
+import { type Dockerode, type Engine, removeLeftovers } from "@oracle/engine";
 import type { TaskInputs } from "@oracle/grader";
 import {
   healthFilePath,
@@ -8,11 +9,9 @@ import {
   readQuarantineFile,
   writeJsonAtomic,
 } from "@oracle/spec";
-import type Docker from "dockerode";
 import pLimit from "p-limit";
 import type { Logger } from "winston";
 import { coveredBy, selectTasks } from "./discover.js";
-import type { SweepEngine } from "./engine.js";
 import { measuredInputs, notCurrent, updateHealthFile } from "./health-record.js";
 import { updateQuarantineList } from "./quarantine-list.js";
 import { buildReport, type ReportInput } from "./report.js";
@@ -34,6 +33,9 @@ export interface SweepProgress {
   taskDone?(task: TaskOutcome): void;
 }
 
+/** What the sweep itself asks of the Docker engine (the grader does the rest): `dockerEngine(docker)`. */
+export type SweepEngine = Pick<Engine, "ping" | "listContainers" | "removeContainer">;
+
 export interface SweepOptions {
   root: string;
   /** Globs matched on task ids; none means every task. */
@@ -53,8 +55,9 @@ export interface SweepOptions {
   retryDelayMs?: number;
   grade: GradeFn;
   logger: Logger;
+  /** Pinged before the sweep starts; this process's leftover grade containers are removed after an interrupt. */
   engine?: SweepEngine;
-  docker?: Docker;
+  docker?: Dockerode;
   signal?: AbortSignal;
   progress?: SweepProgress;
   now?: () => Date;
@@ -85,6 +88,14 @@ function abortError(signal: AbortSignal): Error {
     : new DOMException("the sweep was interrupted", "AbortError");
 }
 
+/** After an interrupt, once every grade of this sweep has settled: a container naming this process is a leftover. */
+function removeOwnLeftovers(engine: SweepEngine, logger: Logger): Promise<string[]> {
+  return removeLeftovers(engine, { ownRunsEnded: true }).catch((error: Error) => {
+    logger.error("could not remove leftover containers", { error: error.message });
+    return [];
+  });
+}
+
 async function runAll(
   ctx: SweepContext,
   planned: PlannedTask[],
@@ -103,11 +114,8 @@ async function runAll(
     }),
   );
   if (ctx.signal.aborted) {
-    const leftovers = await options.engine?.removeLeftovers().catch((error: Error) => {
-      ctx.logger.error("could not remove leftover containers", { error: error.message });
-      return [];
-    });
-    ctx.logger.warn("sweep interrupted", { leftoversRemoved: leftovers?.length ?? 0 });
+    const leftovers = options.engine ? await removeOwnLeftovers(options.engine, ctx.logger) : [];
+    ctx.logger.warn("sweep interrupted", { leftoversRemoved: leftovers.length });
     throw abortError(ctx.signal);
   }
   return settled.map((s) => {

@@ -1,6 +1,6 @@
 import { join } from "node:path";
+import type { Dockerode } from "@oracle/engine";
 import { formatError, isOracleError, type LoadedTask, loadTask } from "@oracle/spec";
-import type Docker from "dockerode";
 import type { LimitFunction } from "p-limit";
 import type { Logger } from "winston";
 import { type Assessment, assessTask, invalidTask, summariseInfra } from "./assess.js";
@@ -37,7 +37,7 @@ export interface SweepContext {
   limit: LimitFunction;
   signal: AbortSignal;
   logger: Logger;
-  docker?: Docker;
+  docker?: Dockerode;
   onRun?: (task: string, run: RunRecord) => void;
 }
 

@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // Bundles the oracle-grade CLI (tsc's dist/cli.js) into one ES module, dist/oracle-grade.js, which the
 // bin imports: a grade then starts without resolving and reading some 290 small modules (zod, winston,
-// saxes, @oracle/spec, the grader's own). Left out, and loaded from node_modules as before:
-// dockerode (the grader defers parts of it through the require cache), the image builder (imported
-// only on a fingerprint cache miss), the queue client, and ./batch/cli.js, which cli.ts imports only
-// for --batch (and which loads its own, unbundled copies). Bundling those too made a start slower.
-// The bundle must sit beside cli.js: version.ts, docker.ts and fingerprint-cache.ts resolve files and
-// packages relative to import.meta.url, and ./batch/cli.js is a relative path.
+// saxes, @oracle/spec, @oracle/engine, the grader's own). Left out, and loaded from node_modules as
+// before: dockerode (@oracle/engine defers parts of it through the require cache, and resolves it from
+// its own package folder), the image builder (imported only on a fingerprint cache miss), the queue
+// client, and ./batch/cli.js, which cli.ts imports only for --batch (and which loads its own, unbundled
+// copies). Bundling those too made a start slower. The bundle must sit beside cli.js: version.ts and
+// fingerprint-cache.ts resolve files and packages relative to import.meta.url, and ./batch/cli.js is a
+// relative path.
 import { builtinModules } from "node:module";
 import { build } from "esbuild";
 

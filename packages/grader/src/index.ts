@@ -25,7 +25,6 @@ export type { TaskInputs, Validation } from "./health.js";
 export { taskInputs, taskValidation, validationLine, validationOf } from "./health.js";
 export type { SuiteName } from "./junit.js";
 export { parseJUnit, ReportInvalidError, testId } from "./junit.js";
-export { gradeLabels, removeLeftovers } from "./leftovers.js";
 export { QUEUE_NAME } from "./queue/connection.js";
 export type { QueueExecutorOptions } from "./queue/queue-executor.js";
 export { queueExecutor } from "./queue/queue-executor.js";

@@ -36,8 +36,8 @@ function numbers(): { a: number; b: number } {
  */
 function valueName(names: readonly string[], text: string): string | undefined {
   const code = text.replace(/^\s*(?:import|from)\b.*$/gm, "");
-  const escape = (n: string) => n.replace(/\$/g, "\\$");
-  const used = names.filter((n) => new RegExp(`(?:^|[^.\\w$])${escape(n)}\\s*[(.]`, "m").test(code));
+  const quoted = (n: string) => n.replace(/\$/g, "\\$");
+  const used = names.filter((n) => new RegExp(`(?:^|[^.\\w$])${quoted(n)}\\s*[(.]`, "m").test(code));
   return pickStable(used, text);
 }
 

@@ -2,22 +2,15 @@ import { once } from "node:events";
 import { createWriteStream } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { type Engine, imageLabels } from "@oracle/engine";
 import type { ImageBuild } from "@oracle/spec";
 import { listBuildContext, packBuildContext } from "./context.js";
 import type { RebuildReason } from "./decision.js";
 import { describeReason } from "./decision.js";
-import type { EngineClient } from "./docker.js";
 import type { ImageFingerprint } from "./fingerprint.js";
 
-/** Labels every image built by the oracle carries. */
-export function imageLabels(name: string, fingerprint: string): Record<string, string> {
-  return {
-    "dev.oracle.project": "oracle",
-    "dev.oracle.component": "build",
-    "dev.oracle.image": name,
-    "dev.oracle.fingerprint": fingerprint,
-  };
-}
+/** What the image builder asks of the Docker engine; the rest of the package sees only this. */
+export type EngineClient = Pick<Engine, "ping" | "build" | "push" | "imageExists">;
 
 /** `20250102T030405Z`: a UTC time that sorts and is safe in file names. */
 export function utcStamp(date: Date = new Date()): string {

@@ -1,10 +1,11 @@
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import type { BuildRequest, PushRequest } from "@oracle/engine";
 import { OracleError, readRegistryFile } from "@oracle/spec";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { EngineClient } from "./build-image.js";
 import { buildImages } from "./build-images.js";
-import type { BuildRequest, EngineClient, PushRequest } from "./docker.js";
 import { describeNewDigest } from "./stale-tasks.js";
 
 const fixtures = resolve(import.meta.dirname, "../../../test/fixtures/images");

@@ -1,12 +1,11 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { type Dockerode, dockerEngine } from "@oracle/engine";
 import { OracleError, type RegistryFile, readRegistryFile } from "@oracle/spec";
-import type Docker from "dockerode";
 import pLimit from "p-limit";
 import winston from "winston";
-import { buildOneImage } from "./build-image.js";
+import { buildOneImage, type EngineClient } from "./build-image.js";
 import { decideRebuild, describeReason, type RebuildDecision, type RebuildReason } from "./decision.js";
-import { createEngineClient, type EngineClient } from "./docker.js";
 import { fingerprintImage, type ImageFingerprint } from "./fingerprint.js";
 import { imagesDir, isValidImageName, listImageNames } from "./image-folders.js";
 import { LockfileCache } from "./lockfile-cache.js";
@@ -42,7 +41,8 @@ export interface BuildImagesOptions {
   logger?: winston.Logger;
   reporter?: BuildReporter;
   signal?: AbortSignal;
-  docker?: Docker;
+  /** The engine to build with (default: the one DOCKER_HOST names). */
+  docker?: Dockerode;
   /** Replaces the dockerode-backed engine client (tests). */
   engine?: EngineClient;
 }
@@ -134,7 +134,7 @@ export async function buildImages(options: BuildImagesOptions): Promise<BuildSum
   const registry = options.registry === undefined ? DEFAULT_REGISTRY : options.registry;
   const names = await listImageNames(options.root, options.only);
   const caBundle = await readCaBundle(options.caFile);
-  const engine = options.engine ?? createEngineClient(options.docker);
+  const engine = options.engine ?? dockerEngine(options.docker);
   await engine.ping();
   const release = await lockRegistry(options.root, {
     waitMs: options.lockWaitMs,

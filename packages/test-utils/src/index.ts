@@ -3,7 +3,8 @@ import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import Docker from "dockerode";
+import { type ContainerInfo, connectDocker, type Dockerode, pingEngine } from "@oracle/engine";
+import { formatError } from "@oracle/spec";
 
 /** The monorepo's root folder. */
 export const repoRoot: string = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
@@ -14,18 +15,16 @@ export function binPath(name: string): string {
 }
 
 /**
- * Fails loudly, never skips, when the Docker engine does not answer: real-engine tests must not pass
+ * The engine's dockerode client, once it answers. Fails loudly, never skips, when the Docker engine
+ * does not answer (DOCKER_UNAVAILABLE, with how to start it): real-engine tests must not pass
  * silently on a machine without one.
  */
-export async function requireDocker(docker: Docker = new Docker()): Promise<Docker> {
+export async function requireDocker(docker: Dockerode = connectDocker()): Promise<Dockerode> {
   try {
-    await docker.ping();
+    await pingEngine(docker);
     return docker;
   } catch (cause) {
-    throw new Error(
-      `the Docker engine does not answer (${(cause as Error).message}); start it with: bash scripts/setup.sh`,
-      { cause },
-    );
+    throw new Error(formatError(cause), { cause });
   }
 }
 
@@ -84,11 +83,11 @@ export function run(
   });
 }
 
-/** Containers (running or not) carrying `label` (`key` or `key=value`). */
+/** Containers (running or not) carrying `label` (`key`, or `key=value` from `labelFilter`). */
 export async function containersWithLabel(
   label: string,
-  docker: Docker = new Docker(),
-): Promise<Docker.ContainerInfo[]> {
+  docker: Dockerode = connectDocker(),
+): Promise<ContainerInfo[]> {
   return docker.listContainers({ all: true, filters: { label: [label] } });
 }
 

@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
+import { connectDocker, dockerEngine } from "@oracle/engine";
 import { OracleError } from "@oracle/spec";
-import { dockerEngine } from "../engine.js";
 import { closeLogger, createSweepLogger } from "../logger.js";
 import { plainProgress } from "../progress.js";
 import { sweep, sweepPaths, sweepStamp } from "../sweep.js";
@@ -50,8 +50,7 @@ export async function validateTasks(
   signal: AbortSignal,
 ): Promise<SweepReport> {
   const local = await import("@oracle/grader/grade");
-  const Docker = local.loadDockerode();
-  const docker = new Docker();
+  const docker = connectDocker();
   const runId = `${sweepStamp(new Date())}-new-task`;
   const logger = createSweepLogger(sweepPaths(root, runId).sweepLog);
   const progress = plainProgress((line) => process.stderr.write(`${line}\n`));

@@ -1,7 +1,8 @@
 import { resolve } from "node:path";
 import { abortError } from "@oracle/cli-kit";
+import { connectDocker } from "@oracle/engine";
 import { type Job, WaitingError, Worker } from "bullmq";
-import Docker from "dockerode";
+import type Docker from "dockerode";
 import type winston from "winston";
 import type { GradeFn } from "../batch/grade-prediction.js";
 import { isAbort, WORKER_NAME } from "../batch/lines.js";
@@ -91,7 +92,7 @@ function jobProcessor(ctx: ProcessorContext) {
  */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const root = resolve(options.root);
-  const docker = options.docker ?? new Docker();
+  const docker = options.docker ?? connectDocker();
   const { logger } = options;
   const lockMs = (options.lockSeconds ?? 30) * 1000;
   const stop = new AbortController();

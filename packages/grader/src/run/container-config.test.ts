@@ -1,10 +1,11 @@
+import { LABEL, PROJECT } from "@oracle/engine";
 import type Docker from "dockerode";
 import { describe, expect, it } from "vitest";
 import { type ContainerPlan, containerOptions, missingProtections, RUN_USER } from "./container-config.js";
 
 const plan: ContainerPlan = {
   image: "sha256:abc",
-  labels: { "dev.oracle.project": "oracle", "dev.oracle.run": "r1" },
+  labels: { [LABEL.project]: PROJECT, [LABEL.run]: "r1" },
   memoryMb: 512,
   cpus: 1.5,
   pids: 256,

@@ -1,3 +1,4 @@
+import { suiteLabels } from "@oracle/engine";
 import type { LoadedTask } from "@oracle/spec";
 import { BoundedOutput } from "../bounded-output.js";
 import type { FilteredDiff } from "../diff/filter.js";
@@ -118,7 +119,7 @@ function containerPlan(inputs: SuiteInputs, suite: SuiteName): ContainerPlan {
   if (mirrorPath) binds.push({ source: mirrorPath, target: PATHS.mirror });
   return {
     image: inputs.image,
-    labels: { ...inputs.labels, "dev.oracle.suite": suite },
+    labels: suiteLabels(inputs.labels, suite),
     ...task.resources,
     binds,
     ...DRIVER_PROCESS,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Demuxer } from "./docker.js";
+import { Demuxer } from "./demux.js";
 
 const frame = (type: number, text: string) => {
   const payload = Buffer.from(text);
