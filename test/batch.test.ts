@@ -5,6 +5,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type Dockerode, LABEL, labelFilter } from "@oracle/engine";
+import { BatchSummaryFileSchema, ResultLineSchema } from "@oracle/spec";
 import {
   binPath,
   containersWithLabel,
@@ -92,7 +93,9 @@ describe("oracle-grade --batch", () => {
     const kept = await resultIds(out);
     expect(kept).toContain("quick");
     expect(kept.length).toBeLessThan(3);
-    const summary = JSON.parse(await readFile(join(out, "summary.json"), "utf8"));
+    const summary = BatchSummaryFileSchema.parse(
+      JSON.parse(await readFile(join(out, "summary.json"), "utf8")),
+    );
     expect(summary.missing).toBe(3 - kept.length);
 
     const again = await run(GRADE, args, { env: { CI: "1" } });
@@ -121,12 +124,12 @@ describe("oracle-grade --batch", () => {
       const result = await run(GRADE, args, { env: { CI: "1" } });
       const lines = (await readFile(join(out, "results.jsonl"), "utf8")).trim().split("\n");
       expect(lines).toHaveLength(1);
-      return { ...result, line: JSON.parse(lines[0]!) as Record<string, unknown> };
+      return { ...result, line: ResultLineSchema.parse(JSON.parse(lines[0]!)) };
     };
     const first = await grade(gold);
     expect(first.line).toMatchObject({
       verdict: "PASS",
-      task_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      taskHash: expect.stringMatching(/^[0-9a-f]{64}$/),
       validation: "never",
     });
     // The same id and --out with the diff corrected to an empty one: graded again, not resumed.

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { copyFile, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { LABEL, labelFilter } from "@oracle/engine";
-import { QuarantineFileSchema } from "@oracle/spec";
+import { QuarantineFileSchema, type SweepReport, SweepReportSchema } from "@oracle/spec";
 import {
   binPath,
   containersWithLabel,
@@ -34,17 +34,7 @@ const EXPECTED: Record<string, string[]> = {
   "unstable-ids": ["quarantined", "TESTS_HASH_UNSTABLE", "NO_GOLD"],
 };
 
-interface Report {
-  newlyQuarantined: string[];
-  released: string[];
-  reportDir: string;
-  tasks: Array<{
-    id: string;
-    status: string;
-    runs: Array<{ log: string | null }>;
-    reasons: Array<{ flag: string; message: string; hint?: string; evidence: string[] }>;
-  }>;
-}
+type Report = SweepReport;
 
 let root: string;
 let cleanup: () => Promise<void>;
@@ -127,7 +117,7 @@ describe("oracle-quarantine-sweep against the real engine", () => {
       "--fail-on-new",
     );
     expect(result.code, result.stderr).toBe(1);
-    report = JSON.parse(result.stdout) as Report;
+    report = SweepReportSchema.parse(JSON.parse(result.stdout));
     const found = Object.fromEntries(
       report.tasks.map((t) => [t.id, [t.status, ...t.reasons.map((r) => r.flag)]]),
     );
@@ -218,7 +208,7 @@ describe("oracle-quarantine-sweep against the real engine", () => {
     );
     const result = await sweep("--tasks", "hidden-*", "--repeat", "2", "--json", "--fail-on-new");
     expect(result.code, result.stderr).toBe(0);
-    const second = JSON.parse(result.stdout) as Report;
+    const second = SweepReportSchema.parse(JSON.parse(result.stdout));
     expect(second.tasks.map((t) => [t.id, t.status])).toEqual([["hidden-passes", "healthy"]]);
     expect(second.released).toEqual(["hidden-passes"]);
     const after = await quarantineList();

@@ -6,6 +6,7 @@ import type { ChildProcess } from "node:child_process";
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type Dockerode, LABEL, labelFilter } from "@oracle/engine";
+import { BatchSummaryFileSchema, type ResultLine, ResultLineSchema } from "@oracle/spec";
 import {
   binPath,
   containersWithLabel,
@@ -29,23 +30,15 @@ import {
 const GRADE = binPath("oracle-grade");
 const CA = "/etc/ssl/certs/ca-certificates.crt";
 
-interface Line {
-  id: string;
-  task: string;
-  outcome: string;
-  verdict: string | null;
-  reason: string;
-  tests_hash: string | null;
-  cached: boolean;
-  worker: string | null;
-}
+type Line = ResultLine;
 
+/** results.jsonl's lines, each parsed by its schema (a queued batch writes the same format as a local one). */
 async function resultLines(outDir: string): Promise<Line[]> {
   const text = await readFile(join(outDir, "results.jsonl"), "utf8");
   return text
     .trim()
     .split("\n")
-    .map((l) => JSON.parse(l) as Line);
+    .map((l) => ResultLineSchema.parse(JSON.parse(l)));
 }
 
 const byId = (lines: Line[]) => new Map(lines.map((l) => [l.id, l]));
@@ -165,7 +158,9 @@ describe("oracle-grade --batch on the sample tasks", () => {
       if (e.kind === "empty")
         expect(line, e.id).toMatchObject({ verdict: "FAIL", reason: "DIFF_EMPTY_AFTER_FILTER" });
     }
-    const summary = JSON.parse(await readFile(join(out, "summary.json"), "utf8"));
+    const summary = BatchSummaryFileSchema.parse(
+      JSON.parse(await readFile(join(out, "summary.json"), "utf8")),
+    );
     expect(summary.overall).toEqual({ graded: 10, pass: 4, fail: 6, passRate: 0.4 });
   });
 
@@ -219,10 +214,10 @@ describe("oracle-grade --batch on the sample tasks", () => {
     const localById = byId(local);
     for (const line of queued) {
       const same = localById.get(line.id) as Line;
-      expect({ verdict: line.verdict, reason: line.reason, tests_hash: line.tests_hash }, line.id).toEqual({
+      expect({ verdict: line.verdict, reason: line.reason, testsHash: line.testsHash }, line.id).toEqual({
         verdict: same.verdict,
         reason: same.reason,
-        tests_hash: same.tests_hash,
+        testsHash: same.testsHash,
       });
       expect(line.worker, line.id).not.toBe(`${line.worker?.split(":")[0]}:${a.child.pid}`);
     }
@@ -241,6 +236,6 @@ describe("oracle-grade --batch on the sample tasks", () => {
     const lines = await resultLines(out);
     expect(lines.every((l) => l.cached)).toBe(true);
     const localById = byId(local);
-    for (const line of lines) expect(line.tests_hash, line.id).toBe(localById.get(line.id)?.tests_hash);
+    for (const line of lines) expect(line.testsHash, line.id).toBe(localById.get(line.id)?.testsHash);
   });
 });

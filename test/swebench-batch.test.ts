@@ -3,6 +3,7 @@
 // the report beside results.jsonl has SWE-bench's shape.
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { ResultLineSchema, SweBenchReportSchema } from "@oracle/spec";
 import { binPath, makeTempRoot, repoRoot, requireDocker, run } from "@oracle/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -38,7 +39,9 @@ describe("grade --batch with SWE-bench predictions", () => {
       timeoutMs: 300_000,
     });
     expect(batch.stderr).toContain(`SWE-bench report: ${join(out, "swebench-report.json")}`);
-    const report = JSON.parse(await readFile(join(out, "swebench-report.json"), "utf8"));
+    const report = SweBenchReportSchema.parse(
+      JSON.parse(await readFile(join(out, "swebench-report.json"), "utf8")),
+    );
     expect(report).toEqual({
       total_instances: 3,
       submitted_instances: 3,
@@ -59,7 +62,12 @@ describe("grade --batch with SWE-bench predictions", () => {
     const results = (await readFile(join(out, "results.jsonl"), "utf8"))
       .trim()
       .split("\n")
-      .map((l) => JSON.parse(l));
+      .map((l) => ResultLineSchema.parse(JSON.parse(l)));
     expect(results.find((r) => r.id === "freebusy-py")).toMatchObject({ verdict: "PASS", reason: "PASS" });
+    expect(results.find((r) => r.id === "no-such-instance")).toMatchObject({
+      verdict: null,
+      reason: null,
+      error: "TASK_NOT_FOUND",
+    });
   });
 });

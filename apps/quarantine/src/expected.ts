@@ -1,12 +1,5 @@
-import {
-  type ExpectedRecord,
-  GRADER_VERSION,
-  matchEntries,
-  RECORD_FILE,
-  taskDigest,
-  writeExpectedRecord,
-} from "@oracle/grader";
-import type { LoadedTask, TestCase, TestOutcome } from "@oracle/spec";
+import { GRADER_VERSION, matchEntries, RECORD_FILE, taskDigest, writeExpectedRecord } from "@oracle/grader";
+import type { ExpectedRecord, LoadedTask, TestCase, TestOutcome } from "@oracle/spec";
 import type { Finding } from "./checks.js";
 import type { RunObservation, TaskStatus } from "./types.js";
 

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { writeJsonAtomic } from "@oracle/spec";
+import { SweepReportSchema, writeJsonAtomic } from "@oracle/spec";
 import { renderHtml } from "./report-html.js";
 import { renderMarkdown } from "./report-md.js";
 import type { SweepReport } from "./types.js";
@@ -14,11 +14,11 @@ export function reportFiles(reportDir: string): { json: string; markdown: string
   };
 }
 
-/** Writes report.json, report.md and report.html into the report's folder. */
+/** Writes report.json (checked against its schema), report.md and report.html into the report's folder. */
 export async function writeReports(report: SweepReport): Promise<void> {
   const files = reportFiles(report.reportDir);
   await mkdir(report.reportDir, { recursive: true });
-  await writeJsonAtomic(files.json, report);
+  await writeJsonAtomic(files.json, SweepReportSchema.parse(report));
   await writeFile(files.markdown, renderMarkdown(report));
   await writeFile(files.html, renderHtml(report));
 }

@@ -1,8 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type LoadedTask, writeJsonAtomic } from "@oracle/spec";
-import { z } from "zod";
+import { type ExpectedRecord, ExpectedRecordSchema, type LoadedTask, writeJsonAtomic } from "@oracle/spec";
 import { listHiddenFiles } from "./hidden-files.js";
 
 /**
@@ -13,20 +12,6 @@ import { listHiddenFiles } from "./hidden-files.js";
  * task's now is stale and ignored.
  */
 export const RECORD_FILE = "expected-tests.recorded.json";
-
-const ids = z.array(z.string());
-const recordSuite = z.strictObject({ failToPass: ids, passToPass: ids });
-
-export const ExpectedRecordSchema = z.strictObject({
-  version: z.literal(1),
-  task: z.string(),
-  /** taskDigest() of the task when the sweep recorded it. */
-  taskDigest: z.string().regex(/^[0-9a-f]{64}$/),
-  recordedAt: z.string(),
-  graderVersion: z.string(),
-  suites: z.strictObject({ existing: recordSuite, hidden: recordSuite }),
-});
-export type ExpectedRecord = z.output<typeof ExpectedRecordSchema>;
 
 /**
  * SHA-256 over what the expected tests depend on: task.json's bytes, every hidden test file (path and

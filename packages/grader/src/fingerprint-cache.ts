@@ -4,8 +4,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join, relative } from "node:path";
 import { pipeline } from "node:stream/promises";
-import { writeJsonAtomic } from "@oracle/spec";
-import { z } from "zod";
+import { type FingerprintCache, FingerprintCacheSchema, writeJsonAtomic } from "@oracle/spec";
 
 /**
  * Memoises `fingerprintImage` (which resolves npm lockfile trees with Arborist: most of a second)
@@ -13,11 +12,6 @@ import { z } from "zod";
  * the same fingerprint, and any changed byte recomputes it. Kept in `<root>/.oracle/` (gitignored,
  * written only by the oracle on its host).
  */
-const CacheSchema = z.record(
-  z.string(),
-  z.strictObject({ folderDigest: z.string(), builderVersion: z.string(), fingerprint: z.string() }),
-);
-type Cache = z.output<typeof CacheSchema>;
 
 const cacheFile = (root: string) => join(root, ".oracle", "grader-fingerprints.json");
 
@@ -54,9 +48,9 @@ export async function folderDigest(folder: string): Promise<string> {
   return hash.digest("hex");
 }
 
-async function readCache(root: string): Promise<Cache> {
+async function readCache(root: string): Promise<FingerprintCache> {
   try {
-    return CacheSchema.parse(JSON.parse(await readFile(cacheFile(root), "utf8")));
+    return FingerprintCacheSchema.parse(JSON.parse(await readFile(cacheFile(root), "utf8")));
   } catch {
     return {};
   }

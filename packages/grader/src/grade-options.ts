@@ -2,18 +2,25 @@ import { OracleError } from "@oracle/spec";
 import type Docker from "dockerode";
 import type winston from "winston";
 import { z } from "zod";
+import type { DiffSource, PreparedTask } from "./prepare.js";
 
 /** What to grade and how. `diff` is required in grade mode and forbidden in baseline mode. */
 export interface GradeOptions {
   root: string;
   task: string;
   mode: "grade" | "baseline";
-  diff?: { path: string } | { text: string };
+  /** The diff: a file, its text, or its bytes (a queue job's). */
+  diff?: DiffSource;
   /** Overrides the task's timeoutSeconds. */
   timeoutSeconds?: number;
   /** The oracle log; default `<root>/logs/grade/<task>-<utc>-<diffsha12>.jsonl`. */
   logFile?: string;
   allowQuarantined?: boolean;
+  /**
+   * The task as the caller already prepared it (prepare.ts: a batch or a worker prepares each task
+   * once); without it the grade prepares the task itself.
+   */
+  prepared?: PreparedTask;
   signal?: AbortSignal;
   /** Receives the short human account. */
   logger?: winston.Logger;
@@ -26,7 +33,11 @@ const GradeOptionsSchema = z
     task: z.string().min(1),
     mode: z.enum(["grade", "baseline"]),
     diff: z
-      .union([z.strictObject({ path: z.string().min(1) }), z.strictObject({ text: z.string() })])
+      .union([
+        z.strictObject({ path: z.string().min(1) }),
+        z.strictObject({ text: z.string() }),
+        z.strictObject({ bytes: z.instanceof(Buffer) }),
+      ])
       .optional(),
     timeoutSeconds: z.number().int().min(1).max(86400).optional(),
     logFile: z.string().min(1).optional(),
@@ -39,7 +50,7 @@ const GradeOptionsSchema = z
 
 /** Checks the options' shape; USAGE when they are wrong. */
 export function checkGradeOptions(options: GradeOptions): void {
-  const { signal: _s, logger: _l, docker: _d, ...plain } = options;
+  const { signal: _s, logger: _l, docker: _d, prepared: _p, ...plain } = options;
   const parsed = GradeOptionsSchema.safeParse(plain);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `${i.path.join(".") || "options"}: ${i.message}`);

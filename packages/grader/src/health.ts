@@ -1,7 +1,6 @@
-import { join } from "node:path";
-import { type HealthRecord, readHealthFile, readRegistryFile, type ValidationState } from "@oracle/spec";
-import { RECORD_FILE } from "./expected-record.js";
-import { taskContentHash } from "./task-hash.js";
+import { type HealthRecord, readHealthFile, type ValidationState } from "@oracle/spec";
+import { imageState } from "./image.js";
+import { taskHashes } from "./task-hash.js";
 import { GRADER_VERSION } from "./version.js";
 
 /** The inputs a task's health rests on, as they are today. */
@@ -13,20 +12,6 @@ export interface TaskInputs {
   graderVersion: string;
 }
 
-/** The image's recorded digest when its folder's fingerprint still matches the record, else null. */
-export async function currentDigest(root: string, image: string): Promise<string | null> {
-  const record = (await readRegistryFile(root)).images[image];
-  if (!record) return null;
-  try {
-    // Loaded on first use: a grade's start-up does not pay for the image builder's dependencies.
-    const { fingerprintImage } = await import("@oracle/image-builder");
-    const now = await fingerprintImage(join(root, "images", image));
-    return now.fingerprint === record.fingerprint ? record.digest : null;
-  } catch {
-    return null;
-  }
-}
-
 /**
  * Today's inputs of a task whose folder is `taskDir` and whose image is `image`. The task's content
  * leaves out the expected tests the sweep itself records in the folder (expected-record.ts): a
@@ -34,12 +19,11 @@ export async function currentDigest(root: string, image: string): Promise<string
  * its own digest.
  */
 export async function taskInputs(root: string, taskDir: string, image: string): Promise<TaskInputs> {
-  return {
-    taskHash: await taskContentHash(taskDir, { exclude: [RECORD_FILE] }),
-    image,
-    imageDigest: await currentDigest(root, image),
-    graderVersion: GRADER_VERSION,
-  };
+  const [{ health }, imageDigest] = await Promise.all([
+    taskHashes(taskDir),
+    imageState(root, image).currentDigest(),
+  ]);
+  return { taskHash: health, image, imageDigest, graderVersion: GRADER_VERSION };
 }
 
 export interface Validation {

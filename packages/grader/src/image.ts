@@ -4,6 +4,39 @@ import { type ImageRecord, readRegistryFile } from "@oracle/spec";
 import type { GradeDocker } from "./docker.js";
 import { cachedFingerprint } from "./fingerprint-cache.js";
 
+/** The task's image as it is today, each part computed once and only when asked for. */
+export interface ImageState {
+  name: string;
+  /** images/<name>/'s fingerprint (fingerprint-cache.ts: the image builder runs only when its bytes changed). */
+  fingerprint: () => Promise<string>;
+  /** The recorded digest when the record is current (its fingerprint is the folder's), else null. */
+  currentDigest: () => Promise<string | null>;
+}
+
+/** The same promise on every call; the work starts on the first. */
+export function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => {
+    made ??= make();
+    return made;
+  };
+}
+
+/** Image `name`'s state under `root`: one fingerprint, however often it is asked for. */
+export function imageState(root: string, name: string): ImageState {
+  const fingerprint = once(() => cachedFingerprint(root, name, join(root, "images", name)));
+  const currentDigest = once(async () => {
+    const record = (await readRegistryFile(root)).images[name];
+    if (!record) return null;
+    try {
+      return (await fingerprint()) === record.fingerprint ? record.digest : null;
+    } catch {
+      return null;
+    }
+  });
+  return { name, fingerprint, currentDigest };
+}
+
 /** The image a run uses, or why there is none. */
 export type ResolvedImage =
   | { ok: true; name: string; reference: string; digest: string; runAs: string; record: ImageRecord }
@@ -59,12 +92,13 @@ export async function resolveImage(root: string, name: string, docker: GradeDock
 
 /**
  * Null when images/<name>/ still has the recorded fingerprint, else why the record is stale. It runs
- * beside container start-up; the image builder is loaded only when the fingerprint cache misses.
+ * beside container start-up; `fingerprint` is the image's, computed once per grade ({@link imageState}).
  */
 export async function staleImageMessage(
   root: string,
   name: string,
   record: ImageRecord,
+  fingerprint: () => Promise<string>,
 ): Promise<string | null> {
   const folder = join(resolve(root), "images", name);
   if (
@@ -74,7 +108,7 @@ export async function staleImageMessage(
     ))
   )
     return `images/${name}/ does not exist; ${BUILD_HINT}`;
-  const current = await cachedFingerprint(resolve(root), name, folder);
+  const current = await fingerprint();
   if (current === record.fingerprint) return null;
   return `image '${name}' is stale: images/${name}/ changed since it was built (fingerprint ${current.slice(0, 12)} ≠ recorded ${record.fingerprint.slice(0, 12)}); ${BUILD_HINT}`;
 }

@@ -1,11 +1,14 @@
+import { once } from "node:events";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
+import type { LogEventData, LogEventName } from "@oracle/spec";
 import winston from "winston";
 
 /** The run's log: every event to the JSON-lines oracle log, the short account to the caller's logger. */
 export interface RunLog {
-  /** Everything, to the oracle log file only. */
-  event(step: string, data?: Record<string, unknown>): void;
+  /** Everything, to the oracle log file only: one of the log's events (@oracle/spec's LOG_EVENT_SCHEMAS) with its payload. */
+  event<K extends LogEventName>(name: K, data: LogEventData<K>): void;
   /** A line of the human account (also in the oracle log). */
   info(message: string, data?: Record<string, unknown>): void;
   warn(message: string, data?: Record<string, unknown>): void;
@@ -40,8 +43,8 @@ export function openRunLog(file: string, meta: Record<string, string>, human?: w
   });
   let closed = false;
   return {
-    event(step, data = {}) {
-      if (!closed) logger.debug(step, { step, ...data });
+    event(name, data) {
+      if (!closed) logger.debug(name, { step: name, ...data });
     },
     info(message, data = {}) {
       if (!closed) logger.info(message, data);
@@ -54,14 +57,13 @@ export function openRunLog(file: string, meta: Record<string, string>, human?: w
     close() {
       if (closed) return Promise.resolve();
       closed = true;
-      return new Promise<void>((done) => {
-        const timer = setTimeout(done, 3000);
-        transport.once("finish", () => {
-          clearTimeout(timer);
-          done();
-        });
-        logger.end();
-      });
+      // The file is flushed when the transport finishes; a stuck disk gets 3 s, not forever.
+      const settled = new AbortController();
+      const finished = once(transport, "finish", { signal: settled.signal });
+      logger.end();
+      return Promise.race([finished, delay(3000, undefined, { signal: settled.signal })])
+        .catch(() => undefined)
+        .then(() => settled.abort());
     },
   };
 }

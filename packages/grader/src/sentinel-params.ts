@@ -103,19 +103,9 @@ export function pythonParamTests(
       return m && parts && parts.length === names.length ? { m, parts } : null;
     });
     if (rows.length === 0 || rows.some((r) => r === null)) continue;
-    // A bracket in a parameter would stand in the row's report id (`test_x[a]b]`), which the
-    // sentinel check reads as `name[params]` with no bracket inside.
-    if (
-      rows.some((r) =>
-        /[[\]]/.test(
-          r!.parts
-            .map((e) => e.text)
-            .filter((t) => /^["']/.test(t))
-            .join(""),
-        ),
-      )
-    )
-      continue;
+    // A bracket in a string parameter (`"[a-c]"`, `r"[a-c]"`) would stand in the row's report id
+    // (`test_x[[a-c]-6]`), which the sentinel check reads as `name[params]` with no bracket inside.
+    if (rows.some((r) => r!.parts.some((e) => /["']/.test(e.text) && /[[\]]/.test(e.text)))) continue;
     const def = close + closeLines;
     const d = DEF.exec(lines[def] ?? "");
     if (!d || d[1] !== indent) continue;

@@ -29,8 +29,8 @@ export interface Selection {
    * name the renamed original and the copy (sentinels.ts); no pair can be added (nothing selects it).
    */
   single?: Map<string, Map<string, string>>;
-  /** pytest: names of tests `--deselect` leaves out (never twinned: a renamed one would run). */
-  deselected?: ReadonlySet<string>;
+  /** pytest: `--deselect`'s node-id prefixes, from the checkout's top: a test whose node id starts with one is left out. */
+  deselect?: readonly string[];
 }
 
 interface Parsed {
@@ -136,10 +136,11 @@ function pytestSelection(call: RunnerCall, texts: ReadonlyMap<string, string>): 
   // `--ff`/`--nf` only order the run. `-m` and `--lf` select by what the oracle does not read.
   const byName = p.values.has("-m");
   const byLastRun = ["--lf", "--last-failed"].some((f) => p.flags.has(f));
-  const deselected = (p.values.get("--deselect") ?? []).map((id) =>
-    id.split("::").at(-1)!.replace(/\[.*$/, ""),
-  );
-  if (deselected.length > 0) selection.deselected = new Set(deselected);
+  const deselect = (p.values.get("--deselect") ?? []).map((id) => {
+    const [path = "", ...rest] = id.split("::");
+    return [joinCwd(call.cwd, path), ...rest].join("::");
+  });
+  if (deselect.length > 0) selection.deselect = deselect;
   // Node ids of single tests: twinned only where one word names the test and nothing else of the
   // command selects by name (a file selected whole as well would run the renamed tests twice).
   for (const [file, tests] of single) {

@@ -229,6 +229,8 @@ export function pythonSentinel(
   options: {
     className?: string;
     accepts?: NameFilter;
+    /** Whether the command deselects a test of this name (`--deselect` is a node-id prefix). */
+    deselects?: (name: string, className?: string) => boolean;
     taken?: readonly string[];
     /** The run's other test files: a report id ends in the test's name, whatever its file. */
     elsewhere?: string;
@@ -246,7 +248,8 @@ export function pythonSentinel(
   const names: string[] = [];
   for (let tries = 0; names.length < 2 && tries < 400; tries++) {
     const name = `${models[tries % models.length]!}_${randomInt(2, 100)}`;
-    if (!taken(name) && !names.includes(name) && accepts(name) === true) names.push(name);
+    const deselected = options.deselects?.(name, options.className) === true;
+    if (!taken(name) && !names.includes(name) && accepts(name) === true && !deselected) names.push(name);
   }
   if (names.length < 2) return null;
   const roles: Array<"fail" | "pass"> = randomInt(0, 2) === 0 ? ["fail", "pass"] : ["pass", "fail"];

@@ -319,8 +319,8 @@ export function pythonTwins(
     className?: string;
     /** Only these tests (`Class::name`, `::name` at module level): a node-id selection's. */
     only?: ReadonlySet<string>;
-    /** Never these test names (`--deselect`'s). */
-    except?: ReadonlySet<string>;
+    /** Whether the command deselects a test of this name (of this class): such a test, or new name, is never used. */
+    deselects?: (name: string, className?: string) => boolean;
   } & TwinContext = {},
 ): TwinPlan | null {
   const base = new Set((options.base ?? "").split("\n").map((l) => l.trim()));
@@ -331,6 +331,11 @@ export function pythonTwins(
   const lines = text.split("\n");
   const strings = fileStrings(text);
   const once = (name: string) => (text.match(new RegExp(`\\b${name}\\b`, "g")) ?? []).length === 1;
+  const inherited = new Set(
+    [...`${text}\n${elsewhere}`.matchAll(/^[ \t]*class[ \t]+\w+[ \t]*\(([^)]*)\)/gm)].flatMap((m) =>
+      m[1]!.split(",").map((base) => base.trim().split(".").at(-1)!),
+    ),
+  );
   // A unit the copy repeats (a test's lines, its decorator's with it) and the lines it may change.
   type Unit = {
     name: string;
@@ -367,17 +372,19 @@ export function pythonTwins(
   const eligible = [...plain, ...params]
     .filter((t) => options.className === undefined || t.className === options.className)
     .filter((t) => options.only === undefined || options.only.has(`${t.className ?? ""}::${t.name}`))
-    .filter((t) => !options.except?.has(t.name))
+    .filter((t) => !options.deselects?.(t.name, t.className))
+    // A class another inherits runs its methods under both: renamed, a node id naming the subclass's breaks.
+    .filter((t) => t.className === undefined || !inherited.has(t.className))
     .filter((t) => once(t.name) && !referenced(t.name, elsewhere, "def") && accepts(t.name) === true)
     .filter((t) => t.spots.length > 0)
     .sort((a, b) => rank(text, a.name) - rank(text, b.name))
     .slice(0, MAX_TWINS);
-  const fresh = (name: string): string | null => {
+  const fresh = (name: string, className?: string): string | null => {
     for (let tries = 0; tries < 200; tries++) {
       const candidate = `${name}_${draw(2, 100)}`;
       const word = new RegExp(`\\b${candidate}\\b`);
       if (used.has(candidate) || word.test(text) || word.test(elsewhere)) continue;
-      if (accepts(candidate) !== true) continue;
+      if (accepts(candidate) !== true || options.deselects?.(candidate, className)) continue;
       used.add(candidate);
       return candidate;
     }
@@ -390,8 +397,8 @@ export function pythonTwins(
     const own = lines.slice(unit.start, unit.end);
     const told = (s: Spot) => toldWithout(own, s.line - unit.start, `${s.head}${s.tail}`, "python");
     const { spot, literal } = changeOne(unit.spots, draw, strings, told) ?? {};
-    const renamed = literal ? fresh(unit.name) : null;
-    const copyName = renamed ? fresh(unit.name) : null;
+    const renamed = literal ? fresh(unit.name, unit.className) : null;
+    const copyName = renamed ? fresh(unit.name, unit.className) : null;
     if (!spot || !literal || !renamed || !copyName) continue;
     const copy = own.map((l, i) => {
       const at = unit.start + i;

@@ -166,18 +166,80 @@ describe("checkSentinel: one report entry per planted test (red team round 3)", 
     }
   });
 
-  it("a second entry of a planted test, or the copy under another scope, is a contradiction", () => {
-    const twice: TestCase[] = [...honest, { id: id(twin!.copy), outcome: "failed" }];
-    expect(checkSentinel(s, twice, 1).problem).toMatch(/2 entries in the report/);
+  it("the copy under other scopes than its original, or a twin skipped, is a contradiction (round 4)", () => {
     const elsewhere: TestCase[] = [
       ...pair,
       { id: id(twin!.renamed), outcome: "passed" },
       { id: `hidden:tests.other::${twin!.copy}`, outcome: "failed" },
     ];
     expect(checkSentinel(s, elsewhere, 1).problem).toMatch(/reported apart/);
-    const mustFail = append.tests.find((t) => t.role === "fail")!.names[0]!;
-    const shared: TestCase[] = [...honest, { id: id(`${mustFail} ${twin!.copy}`), outcome: "failed" }];
-    expect(checkSentinel(s, shared, 1).problem).toMatch(/2 entries in the report/);
+    // Both twins skipped under a made-up scope, the original's name forged passed under the real one.
+    const skipped: TestCase[] = [
+      ...pair,
+      { id: `hidden:zzz::${twin!.renamed}`, outcome: "skipped" },
+      { id: `hidden:zzz::${twin!.copy}`, outcome: "skipped" },
+      { id: id("test_add_positive"), outcome: "passed" },
+    ];
+    expect(checkSentinel(s, skipped, 0).problem).toMatch(/reported skipped/);
+    const oneSkipped: TestCase[] = [...honest.slice(0, -1), { id: id(twin!.copy), outcome: "skipped" }];
+    expect(checkSentinel(s, oneSkipped, 0).problem).toMatch(/reported skipped/);
+  });
+
+  it("a planted test's several honest entries (an inherited class, a rerun) are no contradiction", () => {
+    const sub = (n: string) => `hidden:tests.test_x.TestSub::${n}`;
+    const inherited: TestCase[] = [
+      ...honest,
+      { id: sub(twin!.renamed), outcome: "passed" },
+      { id: sub(twin!.copy), outcome: "failed" },
+    ];
+    expect(checkSentinel(s, inherited, 1)).toMatchObject({ problem: null, exitCode: 0 });
+    const rerun: TestCase[] = [...honest, { id: id(twin!.copy), outcome: "failed" }];
+    expect(checkSentinel(s, rerun, 1).problem).toBeNull();
+    // In the scope where the original passed, the copy must fail there too.
+    const half: TestCase[] = [
+      ...honest,
+      { id: sub(twin!.renamed), outcome: "passed" },
+      { id: sub(twin!.copy), outcome: "passed" },
+    ];
+    expect(checkSentinel(s, half, 1).problem).toMatch(/and so did the copy/);
+  });
+});
+
+describe("twins a correct fix survives, round 4", () => {
+  it("a class another class inherits is not twinned (a node id naming the subclass's test would break)", () => {
+    const base =
+      "from calc.core import add\n\n\nclass TestAdd:\n    def test_small(self):\n        assert add(2, 3) == 5\n";
+    expect(planNew("pytest tests/test_m.py", { "tests/test_m.py": base })!.appends[0]!.twins).toHaveLength(1);
+    const sub = `${base}\n\nclass TestAddAgain(TestAdd):\n    pass\n`;
+    expect(planNew("pytest tests/test_m.py", { "tests/test_m.py": sub })!.appends[0]!.twins).toBeUndefined();
+    const ids = "pytest tests/test_m.py::TestAdd::test_small tests/test_m.py::TestAddAgain::test_small";
+    expect(planNew(ids, { "tests/test_m.py": sub })?.command).toBeUndefined();
+  });
+
+  it('a parametrised row with a bracket in any string (r"[a-c]") gets no twin: its report id holds it', () => {
+    const rows = (row: string) =>
+      `import pytest\n\n\n@pytest.mark.parametrize("p, s, n", [\n    ${row},\n    (r"b", "abc", 6),\n])\ndef test_count(p, s, n):\n    assert count(p, s) == n\n`;
+    expect(
+      planNew("pytest tests/test_r.py", { "tests/test_r.py": rows('(r"a", "abc", 5)') })!.appends[0]!.twins,
+    ).toHaveLength(1);
+    for (const row of ['(r"[a-c]", "abc", 3)', '(b"[", "abc", 0)', '("a]", "abc", 0)'])
+      expect(
+        planNew("pytest tests/test_r.py", { "tests/test_r.py": rows(row) })!.appends[0]!.twins,
+        row,
+      ).toBeUndefined();
+  });
+
+  it("--deselect is a node-id prefix: a class, a file, or a test named like the pair's are left out", () => {
+    const two = `${PY}\n\nclass TestMore:\n    def test_big(self):\n        assert add(20, 30) == 50\n`;
+    const plan = (deselect: string) =>
+      planNew(`pytest tests/test_x.py --deselect ${deselect}`, { "tests/test_x.py": two });
+    expect(plan("tests/test_x.py::TestMore")!.appends[0]!.twins!.map((t) => t.original)).toEqual([
+      "test_add_positive",
+    ]);
+    const named = plan("tests/test_x.py::test_add");
+    expect(named!.appends[0]!.twins!.map((t) => t.original)).toEqual(["test_big"]);
+    for (const t of named!.appends[0]!.tests) expect(t.names[0]).not.toMatch(/^test_add/);
+    expect(plan("tests/test_x.py")).toBeNull();
   });
 });
 

@@ -1,7 +1,7 @@
 import { posix } from "node:path";
 import type { SentinelState, Task, TestCase } from "@oracle/spec";
 import { findRunner, type RunnerCall, replaceWords, type SentinelFramework } from "./runner-command.js";
-import { matchPlanted, type PlantedUnit, twinsAlike, twinUnits } from "./sentinel-check.js";
+import { matchPlanted, type PlantedUnit, twinProblem, twinsAlike, twinUnits } from "./sentinel-check.js";
 import { goTestArgs, planGo } from "./sentinel-go.js";
 import { type Selection, selectionOf } from "./sentinel-selection.js";
 import { jsSentinel, pythonSentinel, type SentinelAppend } from "./sentinel-text.js";
@@ -240,7 +240,7 @@ function twinsFor(
       base,
       ...pytestFilter(f, selection).accepts,
       only: new Set(only.keys()),
-      ...(selection.deselected ? { except: selection.deselected } : {}),
+      ...deselectsIn(f, selection),
       ...rest,
     });
   if (!selection.covered.has(f.path)) return null;
@@ -254,8 +254,27 @@ function twinsFor(
   }
   if (!selection.renames) return null;
   const { className, accepts } = pytestFilter(f, selection);
-  const except = selection.deselected ? { except: selection.deselected } : {};
-  return pythonTwins(f.text, { base, ...accepts, ...except, ...(className ? { className } : {}), ...rest });
+  const deselects = deselectsIn(f, selection);
+  return pythonTwins(f.text, {
+    base,
+    ...accepts,
+    ...deselects,
+    ...(className ? { className } : {}),
+    ...rest,
+  });
+}
+
+/**
+ * pytest's `--deselect`: a node-id prefix (`file::Class` takes the class's tests, `file::test_x`
+ * takes `test_x_17` too); a test of `f` it takes is neither twinned nor used as a new name.
+ */
+function deselectsIn(f: HiddenText, selection: Selection) {
+  const prefixes = selection.deselect;
+  if (!prefixes) return {};
+  return {
+    deselects: (name: string, className?: string) =>
+      prefixes.some((p) => `${f.path}::${className ? `${className}::` : ""}${name}`.startsWith(p)),
+  };
 }
 
 /** The must-fail/must-pass pair of one hidden file, named so that the selection's name filter keeps it, or null. */
@@ -275,6 +294,7 @@ function pairFor(
   return pythonSentinel(f.path, f.text, {
     ...(className ? { className } : {}),
     ...accepts,
+    ...deselectsIn(f, selection),
     elsewhere: context.elsewhere,
     taken: context.taken,
     twinned: context.twinned,
@@ -361,12 +381,18 @@ export function checkSentinel(
       );
       return;
     }
-    if (!twinsAlike(planted.scopes[twinAt(n)]!, planted.scopes[twinAt(n) + 1]!))
+    const [originalScopes, copyScopes] = [planted.scopes[twinAt(n)]!, planted.scopes[twinAt(n) + 1]!];
+    if (!twinsAlike(originalScopes, copyScopes, w.parametrised === true))
       problems.push(`${w.original} in ${w.path} and the copy the oracle made of it are reported apart`);
     failed += copy.filter((t) => t.outcome === "failed").length;
     // Honest code cannot pass both: one expects the value the other does not (a parametrised copy:
-    // the row whose value was changed fails while the others pass).
-    if (original.some((t) => t.outcome === "passed") && copy.every((t) => t.outcome === "passed"))
+    // the row whose value was changed fails while the others pass). Neither is ever skipped.
+    const scoped = (ts: TestCase[], scopes: string[]) =>
+      ts.map((t, i) => ({ outcome: t.outcome, scope: scopes[i]! }));
+    const why = twinProblem(scoped(original, originalScopes), scoped(copy, copyScopes));
+    if (why === "skipped")
+      problems.push(`${w.original} in ${w.path} or the copy the oracle made of it is reported skipped`);
+    else if (why === "both passed")
       problems.push(
         `${w.original} in ${w.path} passed, and so did the copy the oracle made of it with another expected value`,
       );

@@ -1,15 +1,10 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { writeJsonAtomic } from "@oracle/spec";
-import { z } from "zod";
+import { type LockfileCacheFile, LockfileCacheFileSchema, writeJsonAtomic } from "@oracle/spec";
 
-const CACHE_VERSION = 1;
+const CACHE_VERSION: LockfileCacheFile["version"] = 1;
 const MAX_ENTRIES = 5000;
-const CacheFileSchema = z.object({
-  version: z.literal(CACHE_VERSION),
-  entries: z.record(z.string(), z.string()),
-});
 
 async function readOptional(file: string): Promise<Buffer | null> {
   try {
@@ -40,7 +35,7 @@ export class LockfileCache {
   static async open(root: string): Promise<LockfileCache> {
     const file = join(root, ".oracle", "lockfile-fingerprints.json");
     try {
-      const parsed = CacheFileSchema.safeParse(JSON.parse(await readFile(file, "utf8")));
+      const parsed = LockfileCacheFileSchema.safeParse(JSON.parse(await readFile(file, "utf8")));
       return new LockfileCache(file, new Map(parsed.success ? Object.entries(parsed.data.entries) : []));
     } catch {
       return new LockfileCache(file, new Map());

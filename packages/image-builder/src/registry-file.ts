@@ -6,6 +6,8 @@ import {
   type ImageRecord,
   OracleError,
   type RegistryFile,
+  type RegistryLockOwner,
+  RegistryLockOwnerSchema,
   readRegistryFile,
   registryFilePath,
   writeJsonAtomic,
@@ -39,11 +41,7 @@ export async function saveBuild(root: string, name: string, build: ImageBuild): 
 
 async function describeHolder(ownerFile: string): Promise<string> {
   try {
-    const owner = JSON.parse(await readFile(ownerFile, "utf8")) as {
-      pid?: number;
-      host?: string;
-      since?: string;
-    };
+    const owner = RegistryLockOwnerSchema.parse(JSON.parse(await readFile(ownerFile, "utf8")));
     return `pid ${owner.pid} on ${owner.host}, since ${owner.since}`;
   } catch {
     return "an unknown process";
@@ -90,10 +88,8 @@ export async function lockRegistry(
       },
     );
   }
-  await writeFile(
-    ownerFile,
-    JSON.stringify({ pid: process.pid, host: hostname(), since: new Date().toISOString() }),
-  );
+  const owner: RegistryLockOwner = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
+  await writeFile(ownerFile, JSON.stringify(owner));
   return async () => {
     await rm(ownerFile, { force: true });
     await release();

@@ -1,3 +1,5 @@
+import { z } from "zod";
+
 /**
  * The closed catalogue of error codes. A code never changes meaning once used; the README lists them.
  * Deep code throws an {@link OracleError}; only a CLI entry turns it into a message and an exit code.
@@ -22,6 +24,7 @@ export const ERROR_CODES = {
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
+export const ErrorCodeSchema = z.enum(Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]]);
 
 export interface OracleErrorOptions {
   /** What the user can do about it. */

@@ -1,6 +1,30 @@
+export type {
+  BatchFile,
+  BatchSummary,
+  BatchSummaryFile,
+  CacheInputs,
+  Outcome,
+  ResultCacheEntry,
+  ResultLine,
+} from "./batch.js";
+export {
+  BatchFileSchema,
+  BatchSummaryFileSchema,
+  BatchSummarySchema,
+  CacheInputsSchema,
+  LegacyResultLineSchema,
+  OUTCOMES,
+  OutcomeSchema,
+  ResultCacheEntrySchema,
+  ResultLineSchema,
+} from "./batch.js";
+export type { FingerprintCache, LockfileCacheFile } from "./caches.js";
+export { FingerprintCacheSchema, LockfileCacheFileSchema } from "./caches.js";
 export { DEFAULT_DENY } from "./deny-defaults.js";
 export type { ErrorCode, OracleErrorOptions } from "./errors.js";
-export { ERROR_CODES, formatError, isOracleError, OracleError } from "./errors.js";
+export { ERROR_CODES, ErrorCodeSchema, formatError, isOracleError, OracleError } from "./errors.js";
+export type { ExpectedRecord } from "./expected-record.js";
+export { ExpectedRecordSchema } from "./expected-record.js";
 export { writeJsonAtomic } from "./files.js";
 export type { HealthFile, HealthRecord, ValidationState } from "./health.js";
 export {
@@ -12,7 +36,11 @@ export {
   ValidationStateSchema,
 } from "./health.js";
 export { taskJsonSchema } from "./json-schema.js";
+export type { LogEventData, LogEventName, LoggedEvent, LoggedEventData, LogLine } from "./log-events.js";
+export { LOG_EVENT_NAMES, LOG_EVENT_SCHEMAS, LogLineSchema, readLogEvent } from "./log-events.js";
 export { describeIssues, parseWith, readJsonFile } from "./parse.js";
+export type { PredictionLine, SweBenchPrediction, SweBenchReport } from "./predictions.js";
+export { PredictionLineSchema, SweBenchPredictionSchema, SweBenchReportSchema } from "./predictions.js";
 export type { QuarantineEntry, QuarantineFile, QuarantineFlag, QuarantineReason } from "./quarantine.js";
 export {
   QUARANTINE_FLAGS,
@@ -24,11 +52,14 @@ export {
   quarantineHint,
   readQuarantineFile,
 } from "./quarantine.js";
-export type { ImageBuild, ImageRecord, RegistryFile } from "./registry.js";
+export type { GradeJob, GradeJobResult } from "./queue.js";
+export { GRADE_JOB_VERSION, GradeJobResultSchema, GradeJobSchema } from "./queue.js";
+export type { ImageBuild, ImageRecord, RegistryFile, RegistryLockOwner } from "./registry.js";
 export {
   ImageBuildSchema,
   ImageRecordSchema,
   RegistryFileSchema,
+  RegistryLockOwnerSchema,
   readRegistryFile,
   registryFilePath,
 } from "./registry.js";
@@ -54,6 +85,23 @@ export {
   TestCaseSchema,
   TestOutcomeSchema,
 } from "./result.js";
+export type {
+  CheckMode,
+  InfraSummary,
+  RunReason,
+  RunRecord,
+  SentinelStatus,
+  SuiteSummary,
+  SweepCounts,
+  SweepReport,
+  TaskReport,
+  TaskStatus,
+} from "./sweep-report.js";
+export {
+  RunRecordSchema,
+  SweepReportSchema,
+  TaskReportSchema,
+} from "./sweep-report.js";
 export type { ExpectedTests, LoadedTask, Task } from "./task.js";
 export {
   ExistingSuiteSchema,

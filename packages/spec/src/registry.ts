@@ -38,6 +38,14 @@ export const RegistryFileSchema = z.strictObject({
 });
 export type RegistryFile = z.output<typeof RegistryFileSchema>;
 
+/** images/.registry.lock.owner: who holds the lock on images/registry.json, for the REGISTRY_LOCKED message. */
+export const RegistryLockOwnerSchema = z.strictObject({
+  pid: z.number().int(),
+  host: z.string(),
+  since: z.iso.datetime(),
+});
+export type RegistryLockOwner = z.output<typeof RegistryLockOwnerSchema>;
+
 export function registryFilePath(root: string): string {
   return join(resolve(root), "images", "registry.json");
 }

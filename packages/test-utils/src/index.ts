@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { type ContainerInfo, connectDocker, type Dockerode, pingEngine } from "@oracle/engine";
 import { formatError } from "@oracle/spec";
@@ -123,7 +124,7 @@ export async function waitFor<T>(
     last = await condition();
     if (held(last)) return last;
     if (Date.now() - started >= timeoutMs) break;
-    await new Promise((done) => setTimeout(done, everyMs));
+    await delay(everyMs);
   }
   const detail = options.detail ? `\n${await options.detail()}` : "";
   throw new Error(

@@ -1,8 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { basename, extname, join, resolve } from "node:path";
-import { readJsonFile, writeJsonAtomic } from "@oracle/spec";
-import { z } from "zod";
+import { type BatchFile, BatchFileSchema, readJsonFile, writeJsonAtomic } from "@oracle/spec";
 
 /** The files of a batch's output folder. */
 export interface BatchPaths {
@@ -37,14 +36,6 @@ export function defaultOutDir(root: string, predictionsFile: string, predictions
   const name = basename(predictionsFile, extname(predictionsFile)).replace(/[^A-Za-z0-9._-]/g, "_");
   return join(resolve(root), "logs", "batch", `${name}-${predictionsSha256.slice(0, 12)}`);
 }
-
-const BatchFileSchema = z.strictObject({
-  batchId: z.string().regex(/^[0-9a-f-]{36}$/),
-  predictionsFile: z.string(),
-  predictionsSha256: z.string(),
-  createdAt: z.string(),
-});
-export type BatchFile = z.output<typeof BatchFileSchema>;
 
 /** batch.json of the output folder, created on the first run and read back on a resume. */
 export async function openBatchFile(

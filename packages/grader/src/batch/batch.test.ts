@@ -1,17 +1,18 @@
-import { appendFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type ErrorCode, type ReasonCode, type ResultLine, ResultLineSchema } from "@oracle/spec";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { lineFromError } from "../prediction/lines.js";
+import { fakeGrade, tempRootWithTasks } from "../prediction/testing.js";
 import { taskContentHash } from "../task-hash.js";
 import { GRADER_VERSION } from "../version.js";
 import { cacheKey, isReusable } from "./cache.js";
 import { localExecutor } from "./executor.js";
 import { type BatchEvent, gradeBatch } from "./grade-batch.js";
-import { lineFromError } from "./lines.js";
 import { readPredictions } from "./predictions.js";
-import { type ResultLine, ResultsWriter, readResultLines } from "./results-file.js";
+import { ResultsWriter, readResultLines } from "./results-file.js";
 import { renderSummary, summarize } from "./summary.js";
-import { fakeGrade, tempRootWithTasks } from "./testing.js";
 
 let dir: string;
 beforeEach(async () => {
@@ -25,30 +26,37 @@ async function predictionsFile(lines: unknown[]): Promise<string> {
   return file;
 }
 
+/** A line with a verdict has a reason (`code`, default PASS or TESTS_FAILED); one without has an error (default TASK_QUARANTINED). */
 function line(
   id: string,
   task: string,
   outcome: ResultLine["outcome"],
   verdict: ResultLine["verdict"],
+  code?: ReasonCode | ErrorCode,
 ): ResultLine {
   return {
     id,
     task,
     outcome,
     verdict,
-    reason: verdict ?? "TASK_QUARANTINED",
+    reason:
+      verdict === null
+        ? null
+        : ((code as ReasonCode | undefined) ?? (verdict === "PASS" ? "PASS" : "TESTS_FAILED")),
+    error: verdict === null ? ((code as ErrorCode | undefined) ?? "TASK_QUARANTINED") : null,
     message: "",
-    tests_hash: null,
+    testsHash: null,
     log: null,
     seconds: 2,
     cached: false,
     attempts: 1,
-    diff_sha256: null,
-    image_digest: null,
+    diffSha256: null,
+    imageDigest: null,
     worker: null,
   };
 }
 
+// Moved from queue/queue.test.ts: batch/ and queue/ no longer import each other, tests included.
 describe("readPredictions", () => {
   it("parses diff text and diffPath (relative to the file), numbers as ids, skips blank lines", async () => {
     const file = await predictionsFile([
@@ -139,8 +147,8 @@ describe("cache keys", () => {
 
   it("records only graded results whose reason depends on the inputs alone", () => {
     expect(isReusable(line("a", "t", "graded", "PASS"))).toBe(true);
-    expect(isReusable({ ...line("a", "t", "graded", "FAIL"), reason: "TIMEOUT" })).toBe(false);
-    expect(isReusable({ ...line("a", "t", "infra_error", "FAIL"), reason: "INFRA_ERROR" })).toBe(false);
+    expect(isReusable(line("a", "t", "graded", "FAIL", "TIMEOUT"))).toBe(false);
+    expect(isReusable(line("a", "t", "infra_error", "FAIL", "INFRA_ERROR"))).toBe(false);
     expect(isReusable(line("a", "t", "quarantined", null))).toBe(false);
   });
 
@@ -165,8 +173,8 @@ describe("summary", () => {
       line("2", "a", "graded", "FAIL"),
       line("3", "b", "graded", "PASS"),
       line("4", "b", "quarantined", null),
-      { ...line("5", "a", "infra_error", "FAIL"), reason: "INFRA_ERROR" },
-      { ...line("6", "c", "error", null), reason: "TASK_NOT_FOUND" },
+      line("5", "a", "infra_error", "FAIL", "INFRA_ERROR"),
+      line("6", "c", "error", null, "TASK_NOT_FOUND"),
     ]);
     expect(s.overall).toEqual({ graded: 4, pass: 2, fail: 2, passRate: 0.5 });
     expect(s.byTask.a).toMatchObject({ graded: 3, pass: 1, fail: 2, infraErrors: 1, passRate: 0.333333 });
@@ -177,6 +185,8 @@ describe("summary", () => {
     expect(s.errors).toEqual({ count: 1, ids: ["6"] });
     expect(s.missing).toBe(1);
     expect(s.gradeSeconds).toBe(12);
+    expect(s.byReason).toEqual({ PASS: 2, TESTS_FAILED: 1, INFRA_ERROR: 1 });
+    expect(s.byError).toEqual({ TASK_QUARANTINED: 1, TASK_NOT_FOUND: 1 });
     const text = renderSummary(s);
     expect(text).toContain("pass rate 50.0%: 2 PASS / 4 graded (2 FAIL, 1 of them INFRA_ERROR)");
     expect(text).toContain("infra errors after retries, counted as not passed: 1 (5)");
@@ -188,12 +198,12 @@ describe("summary", () => {
     const honest = summarize(2, [line("1", "a", "graded", "PASS"), line("2", "a", "graded", "FAIL")]);
     const hidden = summarize(2, [
       line("1", "a", "graded", "PASS"),
-      { ...line("2", "a", "infra_error", "FAIL"), reason: "INFRA_ERROR" },
+      line("2", "a", "infra_error", "FAIL", "INFRA_ERROR"),
     ]);
     // The queue reports a job that failed for good as an infra error without a verdict.
     const lost = summarize(2, [
       line("1", "a", "graded", "PASS"),
-      { ...line("2", "a", "infra_error", null), reason: "INFRA_ERROR" },
+      line("2", "a", "infra_error", null, "INFRA_ERROR"),
     ]);
     expect(honest.overall.passRate).toBe(0.5);
     expect(hidden.overall.passRate).toBe(0.5);
@@ -268,7 +278,11 @@ describe("gradeBatch with a fake grader", () => {
         .split("\n")
         .map((l) => JSON.parse(l));
       expect(lines.find((l) => l.id === "p3")).toMatchObject({ verdict: "PASS", attempts: 2 });
-      expect(lines.find((l) => l.id === "p4")).toMatchObject({ outcome: "error", reason: "TASK_NOT_FOUND" });
+      expect(lines.find((l) => l.id === "p4")).toMatchObject({
+        outcome: "error",
+        reason: null,
+        error: "TASK_NOT_FOUND",
+      });
       expect(grade.calls).toHaveLength(4);
       const again = await gradeBatch({
         root: temp.root,
@@ -280,6 +294,31 @@ describe("gradeBatch with a fake grader", () => {
       expect(grade.calls).toHaveLength(4);
       expect(again.summary).toEqual(first.summary);
       expect(JSON.parse(await readFile(join(out, "summary.json"), "utf8")).batchId).toBe(first.batchId);
+    } finally {
+      await temp.cleanup();
+    }
+  });
+
+  it("prepares each task once: its predictions' grades get the same preparation", async () => {
+    const temp = await tempRootWithTasks("calc-node");
+    try {
+      const file = await predictionsFile([
+        { id: "p1", task: "calc-node", diff: "fix" },
+        { id: "p2", task: "calc-node", diff: "wrong" },
+      ]);
+      const base = fakeGrade();
+      const prepared = new Set<unknown>();
+      const grade: typeof base = Object.assign(
+        async (o: Parameters<typeof base>[0]) => {
+          prepared.add(o.prepared);
+          return base(o);
+        },
+        { calls: base.calls },
+      );
+      const executor = localExecutor({ root: temp.root, grade, concurrency: 2 });
+      await gradeBatch({ root: temp.root, predictionsFile: file, outDir: join(dir, "o"), executor });
+      expect(base.calls).toHaveLength(2);
+      expect([...prepared]).toEqual([expect.objectContaining({ root: temp.root, quarantine: null })]);
     } finally {
       await temp.cleanup();
     }
@@ -314,8 +353,8 @@ describe("gradeBatch with a fake grader", () => {
         .split("\n")
         .map((l) => JSON.parse(l));
       expect(recorded[0]).toMatchObject({
-        task_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
-        grader_version: GRADER_VERSION,
+        taskHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+        graderVersion: GRADER_VERSION,
       });
       // The same id with another diff, and a hidden test changed in the other task's folder.
       await appendFile(
@@ -356,6 +395,56 @@ describe("gradeBatch with a fake grader", () => {
     }
   });
 
+  it("regrades, and says so, the lines of a results.jsonl an older grader wrote (snake_case, reason or error in one field)", async () => {
+    const temp = await tempRootWithTasks("calc-node");
+    try {
+      const out = join(dir, "out-legacy");
+      const old = (id: string) => ({
+        id,
+        task: "calc-node",
+        outcome: "graded",
+        verdict: "PASS",
+        reason: "PASS",
+        message: "",
+        tests_hash: "a".repeat(64),
+        log: null,
+        seconds: 1,
+        cached: false,
+        attempts: 1,
+        diff_sha256: null,
+        image_digest: null,
+        worker: null,
+      });
+      await mkdir(out, { recursive: true });
+      await writeFile(
+        join(out, "results.jsonl"),
+        `${JSON.stringify(old("p1"))}\n${JSON.stringify(old("gone"))}\n`,
+      );
+      const grade = fakeGrade();
+      const events: BatchEvent[] = [];
+      const outcome = await gradeBatch({
+        root: temp.root,
+        predictionsFile: await predictionsFile([{ id: "p1", task: "calc-node", diff: "fix" }]),
+        outDir: out,
+        executor: localExecutor({ root: temp.root, grade, concurrency: 1 }),
+        allowUnvalidated: true,
+        onEvent: (e) => events.push(e),
+      });
+      expect(grade.calls).toEqual(["fix"]);
+      expect(events[0]).toMatchObject({
+        type: "start",
+        resumed: 0,
+        regraded: 1,
+        regradedWhy: "older results format 1",
+        legacyDropped: 2,
+      });
+      const lines = (await readFile(outcome.resultsFile, "utf8")).trim().split("\n");
+      expect(lines.map((l) => ResultLineSchema.parse(JSON.parse(l)).id)).toEqual(["p1"]);
+    } finally {
+      await temp.cleanup();
+    }
+  });
+
   it("reports quarantined tasks apart without grading them", async () => {
     const temp = await tempRootWithTasks("calc-node");
     try {
@@ -380,6 +469,13 @@ describe("gradeBatch with a fake grader", () => {
       });
       expect(grade.calls).toHaveLength(0);
       expect(outcome.summary.quarantined.ids).toEqual(["p1"]);
+      expect(JSON.parse(await readFile(outcome.resultsFile, "utf8"))).toMatchObject({
+        outcome: "quarantined",
+        verdict: null,
+        reason: null,
+        error: "TASK_QUARANTINED",
+        message: "task 'calc-node' is quarantined (FLAKY: m)",
+      });
       expect(outcome.summary.overall.passRate).toBeNull();
     } finally {
       await temp.cleanup();
@@ -420,7 +516,13 @@ describe("gradeBatch with a fake grader", () => {
 
   it("turns a refusal into a line that is not counted", () => {
     const l = lineFromError({ id: "x", task: "t" }, new Error("boom"), { worker: null });
-    expect(l).toMatchObject({ outcome: "error", reason: "INTERNAL", verdict: null, cached: false });
+    expect(l).toMatchObject({
+      outcome: "error",
+      reason: null,
+      error: "INTERNAL",
+      verdict: null,
+      cached: false,
+    });
   });
 });
 
@@ -436,6 +538,7 @@ describe("progress", () => {
       resumed: 1,
       regraded: 0,
       regradedWhy: "",
+      legacyDropped: 0,
       outDir: "/o",
       executor: "local, concurrency 1",
     } as const;

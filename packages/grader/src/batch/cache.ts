@@ -1,19 +1,14 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { writeJsonAtomic } from "@oracle/spec";
-import { z } from "zod";
-import type { ResultLine } from "./results-file.js";
-
-/** Everything a verdict depends on; equal inputs give an equal verdict and tests_hash. */
-export interface CacheInputs {
-  graderVersion: string;
-  imageDigest: string;
-  taskHash: string;
-  diffSha256: string;
-  /** The wall-clock limit the run had (the task's, or the batch's override). */
-  timeoutSeconds: number;
-}
+import {
+  type CacheInputs,
+  type ReasonCode,
+  type ResultCacheEntry,
+  ResultCacheEntrySchema,
+  type ResultLine,
+  writeJsonAtomic,
+} from "@oracle/spec";
 
 /** The cache key: SHA-256 over the inputs in a fixed order. */
 export function cacheKey(inputs: CacheInputs): string {
@@ -28,31 +23,17 @@ export function cacheKey(inputs: CacheInputs): string {
 }
 
 /** Reasons that say something about the engine or the moment, not the diff: never reused. */
-const NOT_REUSABLE = new Set(["INFRA_ERROR", "IMAGE_NOT_BUILT", "TIMEOUT"]);
+const NOT_REUSABLE: ReadonlySet<ReasonCode> = new Set(["INFRA_ERROR", "IMAGE_NOT_BUILT", "TIMEOUT"]);
 
 /** Whether a result may be recorded for reuse: a graded run whose reason depends only on its inputs. */
 export function isReusable(line: ResultLine): boolean {
-  return line.outcome === "graded" && line.verdict !== null && !NOT_REUSABLE.has(line.reason);
+  return (
+    line.outcome === "graded" &&
+    line.verdict !== null &&
+    line.reason !== null &&
+    !NOT_REUSABLE.has(line.reason)
+  );
 }
-
-const EntrySchema = z.strictObject({
-  key: z.string(),
-  inputs: z.strictObject({
-    graderVersion: z.string(),
-    imageDigest: z.string(),
-    taskHash: z.string(),
-    diffSha256: z.string(),
-    timeoutSeconds: z.number(),
-  }),
-  verdict: z.enum(["PASS", "FAIL"]),
-  reason: z.string(),
-  message: z.string(),
-  tests_hash: z.string().nullable(),
-  log: z.string().nullable(),
-  seconds: z.number(),
-  storedAt: z.string(),
-});
-export type CacheEntry = z.output<typeof EntrySchema>;
 
 /** Recorded results under `<root>/.oracle/cache/results/`, one JSON file per key. */
 export class ResultCache {
@@ -66,11 +47,11 @@ export class ResultCache {
     return join(this.dir, key.slice(0, 2), `${key}.json`);
   }
 
-  /** The entry for `inputs`, or null (missing, unreadable or not matching its key: a miss, never an error). */
-  async get(inputs: CacheInputs): Promise<CacheEntry | null> {
+  /** The entry for `inputs`, or null (missing, unreadable, of an older format or not matching its key: a miss, never an error). */
+  async get(inputs: CacheInputs): Promise<ResultCacheEntry | null> {
     const key = cacheKey(inputs);
     try {
-      const parsed = EntrySchema.safeParse(JSON.parse(await readFile(this.file(key), "utf8")));
+      const parsed = ResultCacheEntrySchema.safeParse(JSON.parse(await readFile(this.file(key), "utf8")));
       return parsed.success && parsed.data.key === key ? parsed.data : null;
     } catch {
       return null;
@@ -79,15 +60,15 @@ export class ResultCache {
 
   /** Records a reusable result; others are ignored. */
   async put(inputs: CacheInputs, line: ResultLine): Promise<void> {
-    if (!isReusable(line) || line.verdict === null) return;
+    if (!isReusable(line) || line.verdict === null || line.reason === null) return;
     const key = cacheKey(inputs);
-    const entry: CacheEntry = {
+    const entry: ResultCacheEntry = {
       key,
       inputs,
       verdict: line.verdict,
       reason: line.reason,
       message: line.message,
-      tests_hash: line.tests_hash,
+      testsHash: line.testsHash,
       log: line.log,
       seconds: line.seconds,
       storedAt: new Date().toISOString(),

@@ -14,7 +14,7 @@ SWE-bench's predictions are read too: {"instance_id": ..., "model_name_or_path":
 per line, the instance id naming both the prediction and the task (other fields are ignored).
 
 Writes <out>/results.jsonl (one line per prediction as it finishes: id, task, outcome, verdict,
-reason, tests_hash, log, seconds, cached, ...) and <out>/summary.json (pass rate over every
+reason or error, testsHash, log, seconds, cached, ...) and <out>/summary.json (pass rate over every
 prediction that ran, an infra error after retries counted as not passed and listed apart;
 quarantined tasks and errors listed apart, not counted; predictions on tasks no quarantine sweep
 validated on today's task, image and grader (validation stale or never) listed apart with the

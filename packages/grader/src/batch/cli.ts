@@ -1,8 +1,9 @@
 import { type Command, type RunContext, runCommand, signalExitCode } from "@oracle/cli-kit";
 import { grade } from "../grade.js";
+import type { BatchExecutor } from "../prediction/executor.js";
 import { queueExecutor } from "../queue/queue-executor.js";
 import { BATCH_HELP, type BatchCliOptions, parseBatchArgs } from "./cli-options.js";
-import { type BatchExecutor, localExecutor } from "./executor.js";
+import { localExecutor } from "./executor.js";
 import { type BatchOutcome, gradeBatch } from "./grade-batch.js";
 import { type BatchProgress, plainBatchProgress, ttyBatchProgress } from "./progress.js";
 import { renderSummary } from "./summary.js";

@@ -1,19 +1,16 @@
-import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
-import { resolve } from "node:path";
-import { OracleError, type ValidationState, writeJsonAtomic } from "@oracle/spec";
+import { type BatchSummary, type ResultLine, type ValidationState, writeJsonAtomic } from "@oracle/spec";
 import type winston from "winston";
+import type { BatchExecutor, BatchJob } from "../prediction/executor.js";
+import { isAbort } from "../prediction/lines.js";
 import { GRADER_VERSION } from "../version.js";
 import { batchPaths, defaultOutDir, fileSha256, openBatchFile } from "./batch-dir.js";
-import { type CacheInputs, ResultCache } from "./cache.js";
-import type { BatchExecutor, BatchJob } from "./executor.js";
-import { isAbort, lineFromCache, lineFromError } from "./lines.js";
-import { type Prediction, readPredictions } from "./predictions.js";
-import { type ResultLine, ResultsWriter, readResultLines, rewriteResults } from "./results-file.js";
-import { describeRegraded, type LineKey, staleParts } from "./resume.js";
-import { type BatchSummary, summarize } from "./summary.js";
+import { ResultCache } from "./cache.js";
+import { readPredictions } from "./predictions.js";
+import { ResultsWriter, readResultLines, rewriteResults } from "./results-file.js";
+import { describeRegraded, LEGACY_FORMAT, staleParts } from "./resume.js";
+import { summarize } from "./summary.js";
 import { sweBenchReport } from "./swebench-report.js";
-import { loadTaskContexts, type TaskContext } from "./task-context.js";
+import { currentInputs, triageAll } from "./triage.js";
 
 /** Progress of a batch, for a display. */
 export type BatchEvent =
@@ -22,9 +19,14 @@ export type BatchEvent =
       total: number;
       pending: number;
       resumed: number;
-      /** Recorded lines graded again because an input changed, and why ("diff changed 1, image changed 1"). */
+      /**
+       * Recorded lines graded again because an input changed or their format is an older grader's,
+       * and why ("diff changed 1, older results format 2").
+       */
       regraded: number;
       regradedWhy: string;
+      /** Lines in an older grader's format dropped from results.jsonl (those of ids still predicted are regraded). */
+      legacyDropped: number;
       outDir: string;
       executor: string;
     }
@@ -59,107 +61,11 @@ export interface BatchOutcome {
   interrupted: boolean;
 }
 
-async function diffSha256(diff: Prediction["diff"]): Promise<string | null> {
-  try {
-    const bytes = "text" in diff ? Buffer.from(diff.text, "utf8") : await readFile(diff.path);
-    return createHash("sha256").update(bytes).digest("hex");
-  } catch {
-    return null;
-  }
-}
-
-/** Today's inputs of one prediction: its task's context and its diff's hash. */
-interface Current {
-  context: TaskContext;
-  sha: string | null;
-  key: LineKey;
-}
-
-async function currentInputs(
-  predictions: readonly Prediction[],
-  options: GradeBatchOptions,
-): Promise<Map<string, Current>> {
-  const contexts = await loadTaskContexts(
-    resolve(options.root),
-    predictions.map((p) => p.task),
-  );
-  const current = new Map<string, Current>();
-  for (const p of predictions) {
-    const context = contexts.get(p.task) as TaskContext;
-    const sha = await diffSha256(p.diff);
-    const key: LineKey = {
-      diff_sha256: sha,
-      task_hash: context.ok ? context.taskHash : null,
-      image_digest: context.ok ? context.imageDigest : null,
-      grader_version: GRADER_VERSION,
-      timeout_seconds: context.ok ? (options.timeoutSeconds ?? context.timeoutSeconds) : null,
-    };
-    current.set(p.id, { context, sha, key });
-  }
-  return current;
-}
-
-type Triage = { line: ResultLine } | { job: BatchJob; inputs: CacheInputs | null };
-
-/** A line for a prediction settled without a run, or its job and cache inputs. */
-function triage(p: Prediction, now: Current, options: GradeBatchOptions): Triage {
-  const { context, sha } = now;
-  if (!context.ok) return { line: lineFromError(p, context.error, { worker: null }) };
-  if (context.quarantined !== null && !options.allowQuarantined) {
-    const error = new OracleError(
-      "TASK_QUARANTINED",
-      `task '${p.task}' is quarantined (${context.quarantined})`,
-    );
-    return { line: lineFromError(p, error, { worker: null }) };
-  }
-  const inputs: CacheInputs | null =
-    sha !== null && context.imageDigest !== null
-      ? {
-          graderVersion: GRADER_VERSION,
-          imageDigest: context.imageDigest,
-          taskHash: context.taskHash,
-          diffSha256: sha,
-          timeoutSeconds: options.timeoutSeconds ?? context.timeoutSeconds,
-        }
-      : null;
-  const job: BatchJob = {
-    id: p.id,
-    task: p.task,
-    diff: p.diff,
-    diffSha256: sha,
-    taskHash: context.taskHash,
-    imageDigest: context.imageDigest,
-    cacheInputs: inputs,
-  };
-  return { job, inputs };
-}
-
-/** Triage of the pending predictions: lines for those settled without a run, jobs for the rest. */
-async function triageAll(
-  pending: readonly Prediction[],
-  current: ReadonlyMap<string, Current>,
-  options: GradeBatchOptions,
-  cache: ResultCache | null,
-  emit: (line: ResultLine) => Promise<void>,
-): Promise<BatchJob[]> {
-  const jobs: BatchJob[] = [];
-  for (const p of pending) {
-    const t = triage(p, current.get(p.id) as Current, options);
-    if ("line" in t) {
-      await emit(t.line);
-      continue;
-    }
-    const hit = cache && t.inputs ? await cache.get(t.inputs) : null;
-    if (hit) await emit(lineFromCache(p, hit));
-    else jobs.push(t.job);
-  }
-  return jobs;
-}
-
 /**
  * The output folder with what is already done in it, and the predictions still to grade. A recorded
- * line stands only for the inputs it was graded on: lines whose key differs from today's are
- * dropped from results.jsonl (rewritten atomically) and graded again, and the reasons counted.
+ * line stands only for the inputs it was graded on: lines whose key differs from today's, and lines
+ * in an older grader's format, are dropped from results.jsonl (rewritten atomically) and graded
+ * again, and the reasons counted.
  */
 async function openBatch(options: GradeBatchOptions) {
   const predictions = await readPredictions(options.predictionsFile);
@@ -184,9 +90,17 @@ async function openBatch(options: GradeBatchOptions) {
     regradedCount += 1;
     for (const w of why) regraded.set(w, (regraded.get(w) ?? 0) + 1);
   }
-  const validBytes = regradedCount > 0 ? await rewriteResults(paths.results, kept) : previous.validBytes;
+  const legacy = [...previous.legacy].filter((id) => current.has(id) && !previous.lines.has(id));
+  if (legacy.length > 0) regraded.set(LEGACY_FORMAT, legacy.length);
+  regradedCount += legacy.length;
+  const rewrite = regradedCount > 0 || previous.legacy.size > 0;
+  const validBytes = rewrite ? await rewriteResults(paths.results, kept) : previous.validBytes;
   const writer = await ResultsWriter.open(paths.results, validBytes);
-  const stale = { count: regradedCount, why: describeRegraded(regraded) };
+  const stale = {
+    count: regradedCount,
+    why: describeRegraded(regraded),
+    legacyDropped: previous.legacy.size,
+  };
   return { predictions, paths, batchId: batch.batchId, lines, writer, current, stale };
 }
 
@@ -208,6 +122,7 @@ export async function gradeBatch(options: GradeBatchOptions): Promise<BatchOutco
     resumed: lines.size,
     regraded: stale.count,
     regradedWhy: stale.why,
+    legacyDropped: stale.legacyDropped,
     outDir: paths.outDir,
     executor: description,
   };
@@ -218,16 +133,20 @@ export async function gradeBatch(options: GradeBatchOptions): Promise<BatchOutco
     const key = now?.key;
     const line: ResultLine = {
       ...settled,
-      diff_sha256: settled.diff_sha256 === null ? null : (key?.diff_sha256 ?? settled.diff_sha256),
-      task_hash: job?.taskHash ?? key?.task_hash ?? null,
-      grader_version: GRADER_VERSION,
-      timeout_seconds: key?.timeout_seconds ?? null,
+      taskHash: job?.taskHash ?? key?.taskHash ?? null,
+      graderVersion: GRADER_VERSION,
+      timeoutSeconds: key?.timeoutSeconds ?? null,
       ...(now?.context.ok ? { validation: now.context.validation } : {}),
     };
     lines.set(line.id, line);
     await writer.append(line);
-    if (job?.cacheInputs && cache && !line.cached) await cache.put(job.cacheInputs, line);
-    options.logger?.debug(`${line.id} ${line.task}: ${line.verdict ?? line.outcome} ${line.reason}`);
+    // A diff that changed since the batch hashed it was graded as it is now: not under the old key.
+    const inputs = job?.cacheInputs;
+    if (inputs && cache && !line.cached && line.diffSha256 === inputs.diffSha256)
+      await cache.put(inputs, line);
+    options.logger?.debug(
+      `${line.id} ${line.task}: ${line.verdict ?? line.outcome} ${line.reason ?? line.error}`,
+    );
     options.onEvent?.({ type: "result", line, done: lines.size, total });
   };
   let interrupted = false;

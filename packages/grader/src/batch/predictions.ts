@@ -1,36 +1,14 @@
 import { createReadStream } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { describeIssues, OracleError } from "@oracle/spec";
-import { z } from "zod";
-
-/** One line of a predictions file: the candidate diff for one task, inline or in a file. */
-export const PredictionSchema = z
-  .strictObject({
-    id: z.union([z.string().min(1, "may not be empty"), z.number().int()]).transform(String),
-    task: z.string().min(1, "may not be empty"),
-    diff: z.string().optional(),
-    diffPath: z.string().min(1, "may not be empty").optional(),
-  })
-  .refine((p) => (p.diff === undefined) !== (p.diffPath === undefined), {
-    message: 'give exactly one of "diff" (the diff text) or "diffPath"',
-    path: ["diff"],
-  });
-
-/**
- * One line of SWE-bench's predictions format: `instance_id` names both the prediction and the task
- * (a task made by `new-task --swebench` keeps the instance id as its id), `model_patch` is the diff.
- * SWE-bench's own files carry more fields (a model's full output, costs): they are ignored, not refused.
- * A null patch (a model that produced nothing) is an empty diff, as SWE-bench treats it.
- */
-export const SweBenchPredictionSchema = z.object({
-  instance_id: z.string().min(1, "may not be empty"),
-  model_name_or_path: z.string().nullable().optional(),
-  model_patch: z
-    .string()
-    .nullable()
-    .transform((patch) => patch ?? ""),
-});
+import {
+  describeIssues,
+  OracleError,
+  type PredictionLine,
+  PredictionLineSchema,
+  SweBenchPredictionSchema,
+} from "@oracle/spec";
+import type { z } from "zod";
 
 /** A line is in SWE-bench's format when it names an `instance_id`; otherwise it is the oracle's own. */
 function isSweBenchLine(data: unknown): boolean {
@@ -49,7 +27,7 @@ export interface Prediction {
 /** At most this many problems are listed in the error; the count says how many there were. */
 const MAX_LISTED = 20;
 
-function toPrediction(data: z.output<typeof PredictionSchema>, line: number, base: string): Prediction {
+function toPrediction(data: PredictionLine, line: number, base: string): Prediction {
   const diff =
     data.diffPath !== undefined
       ? { path: isAbsolute(data.diffPath) ? data.diffPath : resolve(base, data.diffPath) }
@@ -81,7 +59,7 @@ export function parsePredictionLine(
       diff: { text: swe.data.model_patch },
     };
   }
-  const parsed = PredictionSchema.safeParse(data);
+  const parsed = PredictionLineSchema.safeParse(data);
   if (!parsed.success) return issues(parsed.error);
   return toPrediction(parsed.data, line, base);
 }

@@ -1,5 +1,5 @@
+import type { ResultLine } from "@oracle/spec";
 import type { BatchEvent } from "./grade-batch.js";
-import type { ResultLine } from "./results-file.js";
 
 /** Renders batch events for a person: one rewritten status line on a TTY, one plain line per result otherwise. */
 export interface BatchProgress {
@@ -12,7 +12,7 @@ function describeLine(line: ResultLine): string {
   const what =
     line.outcome === "graded"
       ? `${line.verdict} ${line.reason}`
-      : `${line.outcome.toUpperCase()} ${line.reason}`;
+      : `${line.outcome.toUpperCase()} ${line.reason ?? line.error}`;
   const where = line.worker && !line.cached ? ` on ${line.worker}` : "";
   return `${line.id} (${line.task}): ${what}, ${line.cached ? `cached (reused the result of a ${line.seconds.toFixed(1)}s run)` : `${line.seconds.toFixed(1)}s`}${where}`;
 }
@@ -25,7 +25,11 @@ const clock = (ms: number) => {
 function startLine(event: Extract<BatchEvent, { type: "start" }>): string {
   const resumed = event.resumed > 0 ? `, ${event.resumed} already done (resumed)` : "";
   const regraded = event.regraded > 0 ? `, ${event.regraded} regraded: ${event.regradedWhy}` : "";
-  return `batch: ${event.total} predictions, ${event.pending} to grade${resumed}${regraded}; ${event.executor}; out ${event.outDir}`;
+  const legacy =
+    event.legacyDropped > 0
+      ? ` (results.jsonl held ${event.legacyDropped} line(s) in an older grader's format: dropped, never reused)`
+      : "";
+  return `batch: ${event.total} predictions, ${event.pending} to grade${resumed}${regraded}${legacy}; ${event.executor}; out ${event.outDir}`;
 }
 
 /** Plain lines, for CI and logs. */

@@ -1,70 +1,49 @@
 import { type FileHandle, mkdir, open, readFile, rename } from "node:fs/promises";
 import { dirname } from "node:path";
-import { z } from "zod";
+import { LegacyResultLineSchema, type ResultLine, ResultLineSchema } from "@oracle/spec";
 
-/**
- * How a prediction ended: `graded` counts in the pass rate; `infra_error` (INFRA_ERROR after
- * retries: the engine or host failed, or the code under test killed the oracle's driver) counts in
- * it as not passed and is also listed apart; `quarantined` (the task is on the quarantine list) and
- * `error` (no run: unknown or invalid task, unreadable diff, image not built) are listed apart and
- * not counted.
- */
-export const OUTCOMES = ["graded", "quarantined", "infra_error", "error"] as const;
-export type Outcome = (typeof OUTCOMES)[number];
-
-/** One line of results.jsonl. */
-export const ResultLineSchema = z.strictObject({
-  id: z.string(),
-  task: z.string(),
-  outcome: z.enum(OUTCOMES),
-  /** The grader's verdict when a run happened, null when none did. */
-  verdict: z.enum(["PASS", "FAIL"]).nullable(),
-  /** A grade reason code (PASS, TESTS_FAILED, …) or, when no run happened, an error code. */
-  reason: z.string(),
-  message: z.string(),
-  tests_hash: z.string().nullable(),
-  /** The oracle log of the counted run, on the host that ran it. */
-  log: z.string().nullable(),
-  seconds: z.number().nonnegative(),
-  /** True when the result was reused from the result cache instead of running the grade. */
-  cached: z.boolean(),
-  /** Runs it took (INFRA_ERROR runs are retried). 0 when cached or no run happened. */
-  attempts: z.number().int().nonnegative(),
-  diff_sha256: z.string().nullable(),
-  image_digest: z.string().nullable(),
-  /** The task folder's content hash it was graded on (see task-hash.ts); absent on lines of older graders. */
-  task_hash: z.string().nullable().optional(),
-  /** The grader that graded it. */
-  grader_version: z.string().nullable().optional(),
-  /** The wall-clock limit it was graded with (the task's, or the batch's --timeout). */
-  timeout_seconds: z.number().nullable().optional(),
+/** What results.jsonl holds, as a resume reads it. */
+export interface ResultLines {
+  /** The lines by id (the first line of an id wins). */
+  lines: Map<string, ResultLine>;
   /**
-   * Whether the task was validated by a quarantine sweep on the inputs this line was graded on
-   * (current), changed since (stale) or never judged; absent on lines of older graders.
+   * Ids whose line is in the format of an older grader (LegacyResultLineSchema): never reused, and
+   * dropped when the file is rewritten; their predictions are graded again.
    */
-  validation: z.enum(["current", "stale", "never"]).optional(),
-  /** `host:pid` of the process that graded it. */
-  worker: z.string().nullable(),
-});
-export type ResultLine = z.output<typeof ResultLineSchema>;
+  legacy: Set<string>;
+  /** Where the good part of the file ends: a torn last line (a crash mid-write) is not a result. */
+  validBytes: number;
+}
+
+type Parsed = { line: ResultLine } | { legacy: string } | null;
+
+function parseLine(raw: string): Parsed {
+  let data: unknown;
+  try {
+    data = JSON.parse(raw);
+  } catch {
+    return null;
+  }
+  const line = ResultLineSchema.safeParse(data);
+  if (line.success) return { line: line.data };
+  const legacy = LegacyResultLineSchema.safeParse(data);
+  return legacy.success ? { legacy: legacy.data.id } : null;
+}
 
 /**
- * The lines already in results.jsonl, by id (the first line of an id wins). A torn last line (a
- * crash mid-write) is not a result; `validBytes` is where the good part ends, so the writer can cut
- * the tear off before appending.
+ * The lines already in results.jsonl. A line that is neither a result nor an older grader's ends
+ * the good part (a crash mid-write); `validBytes` is where it ends, so the writer can cut the tear
+ * off before appending.
  */
-export async function readResultLines(
-  file: string,
-): Promise<{ lines: Map<string, ResultLine>; validBytes: number }> {
+export async function readResultLines(file: string): Promise<ResultLines> {
+  const read: ResultLines = { lines: new Map(), legacy: new Set(), validBytes: 0 };
   let text: string;
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { lines: new Map(), validBytes: 0 };
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return read;
     throw error;
   }
-  const lines = new Map<string, ResultLine>();
-  let validBytes = 0;
   let offset = 0;
   const size = Buffer.byteLength(text, "utf8");
   for (const raw of text.split("\n")) {
@@ -72,24 +51,16 @@ export async function readResultLines(
     const complete = end <= size;
     offset = end;
     if (raw.trim() === "") {
-      if (complete) validBytes = end;
+      if (complete) read.validBytes = end;
       continue;
     }
-    const parsed = complete ? safeLine(raw) : null;
+    const parsed = complete ? parseLine(raw) : null;
     if (!parsed) break;
-    if (!lines.has(parsed.id)) lines.set(parsed.id, parsed);
-    validBytes = end;
+    if ("legacy" in parsed) read.legacy.add(parsed.legacy);
+    else if (!read.lines.has(parsed.line.id)) read.lines.set(parsed.line.id, parsed.line);
+    read.validBytes = end;
   }
-  return { lines, validBytes };
-}
-
-function safeLine(raw: string): ResultLine | null {
-  try {
-    const parsed = ResultLineSchema.safeParse(JSON.parse(raw));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
+  return read;
 }
 
 /** Replaces results.jsonl with `lines` (write to a temporary file, fsync, rename): a crash leaves the old or the new file. */

@@ -1,4 +1,4 @@
-import type { ResultLine } from "./results-file.js";
+import type { ResultLine } from "@oracle/spec";
 
 /**
  * Every input that decides a verdict, as a line of results.jsonl records it. A recorded line is
@@ -7,27 +7,30 @@ import type { ResultLine } from "./results-file.js";
  * another grader or another wall-clock limit is graded again.
  */
 export interface LineKey {
-  diff_sha256: string | null;
-  task_hash: string | null;
-  image_digest: string | null;
-  grader_version: string;
-  timeout_seconds: number | null;
+  diffSha256: string | null;
+  taskHash: string | null;
+  imageDigest: string | null;
+  graderVersion: string;
+  timeoutSeconds: number | null;
 }
 
 /** The key parts, and the word the start line uses when one differs. */
 const PARTS: ReadonlyArray<[keyof LineKey, string]> = [
-  ["diff_sha256", "diff changed"],
-  ["task_hash", "task changed"],
-  ["image_digest", "image changed"],
-  ["grader_version", "grader changed"],
-  ["timeout_seconds", "limits changed"],
+  ["diffSha256", "diff changed"],
+  ["taskHash", "task changed"],
+  ["imageDigest", "image changed"],
+  ["graderVersion", "grader changed"],
+  ["timeoutSeconds", "limits changed"],
 ];
+
+/** The word the start line uses for a line in an older grader's results.jsonl format. */
+export const LEGACY_FORMAT = "older results format";
 
 /**
  * Why a recorded line may not stand for today's inputs ([] when it may). Only graded lines are kept:
  * an infra error is tried again, and a line of no run (unknown task, quarantined, unreadable diff) is
- * decided again from today's task list. A line without a part (written before lines carried their
- * key) is regraded.
+ * decided again from today's task list. A line without a part (a worker's line that no batch keyed)
+ * is regraded.
  */
 export function staleParts(line: ResultLine, now: LineKey): string[] {
   if (line.outcome !== "graded") return [`was ${line.outcome.replace("_", " ")}`];
@@ -35,7 +38,7 @@ export function staleParts(line: ResultLine, now: LineKey): string[] {
   for (const [part, word] of PARTS) {
     const recorded = line[part];
     // A run refused before any container (an empty or invalid diff) used no image: its verdict does not depend on one.
-    if (part === "image_digest" && recorded === null) continue;
+    if (part === "imageDigest" && recorded === null) continue;
     if (recorded === undefined || recorded !== now[part]) why.push(word);
   }
   return why;

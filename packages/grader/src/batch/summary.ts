@@ -1,54 +1,4 @@
-import type { ValidationState } from "@oracle/spec";
-import type { ResultLine } from "./results-file.js";
-
-/**
- * The pass rate of a set of predictions. Its denominator is every prediction of a non-quarantined
- * task that the grader ran, whatever its reason: an INFRA_ERROR (after its retries) counts as not
- * passed, because the code under test can cause one (kill the driver, crash a parser), and a
- * prediction must not leave the rate by failing that way. Only predictions that never reached a
- * run (quarantined task, unknown or invalid task, unreadable diff, image not built) stay out, and so
- * do predictions on a task no sweep validated on today's inputs (stale or never: its verdicts rest on
- * a task nobody checked) unless the batch allows them (--allow-unvalidated).
- */
-interface Tally {
-  /** The denominator: graded lines and infra errors. */
-  graded: number;
-  pass: number;
-  /** Not passed: FAIL verdicts and infra errors (the summary's `infraErrors` lists those). */
-  fail: number;
-  /** pass / graded, null when nothing was graded. */
-  passRate: number | null;
-}
-
-/** summary.json: the batch's figures, computed from results.jsonl. */
-export interface BatchSummary {
-  predictions: number;
-  /** Predictions with a line in results.jsonl. */
-  done: number;
-  /** Predictions still without a result (an interrupted batch). */
-  missing: number;
-  /** Over graded predictions and infra errors; quarantined tasks and errors are not counted. */
-  overall: Tally;
-  byTask: Record<string, Tally & { quarantined: number; infraErrors: number; errors: number }>;
-  byReason: Record<string, number>;
-  quarantined: { count: number; ids: string[] };
-  /**
-   * Predictions that ran on tasks that are not `current` (health.ts), the tasks with their state,
-   * and whether they are counted in the rates (only with --allow-unvalidated).
-   */
-  unvalidated: {
-    count: number;
-    ids: string[];
-    tasks: Record<string, Exclude<ValidationState, "current">>;
-    counted: boolean;
-  };
-  infraErrors: { count: number; ids: string[] };
-  errors: { count: number; ids: string[] };
-  /** Results reused from the result cache. */
-  cached: number;
-  /** Sum of the runs' seconds (cached results count 0). */
-  gradeSeconds: number;
-}
+import type { BatchSummary, ResultLine, ValidationState } from "@oracle/spec";
 
 const rate = (pass: number, graded: number): number | null =>
   graded === 0 ? null : Math.round((pass / graded) * 1e6) / 1e6;
@@ -57,7 +7,17 @@ function emptyTask() {
   return { graded: 0, pass: 0, fail: 0, infraErrors: 0, passRate: null, quarantined: 0, errors: 0 };
 }
 
-/** The figures of a batch of `predictions` predictions from its result lines (one per id). */
+/**
+ * The figures of a batch of `predictions` predictions from its result lines (one per id). The pass
+ * rate's denominator is every prediction of a non-quarantined task that the grader ran, whatever
+ * its reason: an INFRA_ERROR (after its retries) counts as not passed, because the code under test
+ * can cause one (kill the driver, crash a parser), and a prediction must not leave the rate by
+ * failing that way. Only predictions that never reached a
+ * run (quarantined task, unknown or invalid task, unreadable diff, image not built) stay out, and so
+ * do predictions on a task no sweep validated on today's inputs (stale or never: its verdicts rest on
+ * a task nobody checked) unless the batch allows them (--allow-unvalidated). The summary's schema is
+ * @oracle/spec's BatchSummarySchema.
+ */
 export function summarize(
   predictions: number,
   lines: readonly ResultLine[],
@@ -67,14 +27,16 @@ export function summarize(
   const unvalidated: BatchSummary["unvalidated"] = { count: 0, ids: [], tasks: {}, counted };
   const overall = { graded: 0, pass: 0, fail: 0 };
   const byTask: BatchSummary["byTask"] = {};
-  const byReason: Record<string, number> = {};
+  const byReason: BatchSummary["byReason"] = {};
+  const byError: BatchSummary["byError"] = {};
   const apart = { quarantined: [] as string[], infra_error: [] as string[], error: [] as string[] };
   let cached = 0;
   let gradeSeconds = 0;
   for (const line of lines) {
     const task = byTask[line.task] ?? emptyTask();
     byTask[line.task] = task;
-    byReason[line.reason] = (byReason[line.reason] ?? 0) + 1;
+    if (line.reason !== null) byReason[line.reason] = (byReason[line.reason] ?? 0) + 1;
+    if (line.error !== null) byError[line.error] = (byError[line.error] ?? 0) + 1;
     if (line.cached) cached += 1;
     else gradeSeconds += line.seconds;
     const ran = line.outcome === "graded" || line.outcome === "infra_error";
@@ -106,6 +68,7 @@ export function summarize(
     overall: { ...overall, passRate: rate(overall.pass, overall.graded) },
     byTask,
     byReason,
+    byError,
     quarantined: { count: apart.quarantined.length, ids: apart.quarantined },
     unvalidated,
     infraErrors: { count: apart.infra_error.length, ids: apart.infra_error },

@@ -1,5 +1,8 @@
+import type { ResultLine, SweBenchReport } from "@oracle/spec";
 import type { Prediction } from "./predictions.js";
-import type { ResultLine } from "./results-file.js";
+
+const isEmptyPatch = (p: Prediction): boolean => "text" in p.diff && p.diff.text.trim() === "";
+const sorted = (ids: Iterable<string>): string[] => [...ids].sort();
 
 /**
  * A batch's results in the shape of SWE-bench's run report (swebench/harness/reporting.py,
@@ -13,29 +16,8 @@ import type { ResultLine } from "./results-file.js";
  * - incomplete: submitted without a completed run (errors, empty patches, and predictions an
  *   interrupted batch has not reached). total_instances is the predictions file's size: the oracle
  *   grades the tasks it is given and knows no dataset beyond them.
+ * Its schema is @oracle/spec's SweBenchReportSchema. Ids without a line are incomplete.
  */
-export interface SweBenchReport {
-  total_instances: number;
-  submitted_instances: number;
-  completed_instances: number;
-  resolved_instances: number;
-  unresolved_instances: number;
-  empty_patch_instances: number;
-  error_instances: number;
-  completed_ids: string[];
-  incomplete_ids: string[];
-  empty_patch_ids: string[];
-  submitted_ids: string[];
-  resolved_ids: string[];
-  unresolved_ids: string[];
-  error_ids: string[];
-  schema_version: 2;
-}
-
-const isEmptyPatch = (p: Prediction): boolean => "text" in p.diff && p.diff.text.trim() === "";
-const sorted = (ids: Iterable<string>): string[] => [...ids].sort();
-
-/** The report of `predictions` from their result lines (any order; ids without a line are incomplete). */
 export function sweBenchReport(
   predictions: readonly Prediction[],
   lines: readonly ResultLine[],

@@ -1,13 +1,13 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type ResultLine, SweBenchReportSchema } from "@oracle/spec";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { fakeGrade, tempRootWithTasks } from "../prediction/testing.js";
 import { localExecutor } from "./executor.js";
 import { gradeBatch } from "./grade-batch.js";
 import { type Prediction, readPredictions } from "./predictions.js";
-import type { ResultLine } from "./results-file.js";
 import { sweBenchReport } from "./swebench-report.js";
-import { fakeGrade, tempRootWithTasks } from "./testing.js";
 
 let dir: string;
 beforeEach(async () => {
@@ -57,18 +57,24 @@ describe("SWE-bench predictions", () => {
 
 const prediction = (id: string, text: string): Prediction => ({ id, task: id, line: 1, diff: { text } });
 function resultLine(id: string, outcome: ResultLine["outcome"], verdict: ResultLine["verdict"]): ResultLine {
-  const reason = verdict ?? (outcome === "infra_error" ? "INFRA_ERROR" : "TASK_NOT_FOUND");
+  const code = outcome === "infra_error" ? "INFRA_ERROR" : "TASK_NOT_FOUND";
   return {
     id,
     task: id,
     outcome,
     verdict,
-    reason,
+    reason: verdict === null ? null : verdict === "PASS" ? "PASS" : "TESTS_FAILED",
+    error: verdict === null ? code : null,
     message: "",
-    tests_hash: null,
+    testsHash: null,
     log: null,
     seconds: 1,
-  } as never;
+    cached: false,
+    attempts: 1,
+    diffSha256: null,
+    imageDigest: null,
+    worker: null,
+  };
 }
 
 describe("sweBenchReport", () => {
@@ -121,7 +127,9 @@ describe("gradeBatch writes swebench-report.json beside results.jsonl", () => {
       const out = join(dir, "out");
       const outcome = await gradeBatch({ root: temp.root, predictionsFile: file, outDir: out, executor });
       expect(outcome.sweBenchReportFile).toBe(join(out, "swebench-report.json"));
-      const report = JSON.parse(await readFile(outcome.sweBenchReportFile, "utf8"));
+      const report = SweBenchReportSchema.parse(
+        JSON.parse(await readFile(outcome.sweBenchReportFile, "utf8")),
+      );
       expect(report).toMatchObject({ resolved_ids: ["calc-node"], resolved_instances: 1, error_ids: [] });
     } finally {
       await temp.cleanup();

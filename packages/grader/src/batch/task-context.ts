@@ -1,43 +1,40 @@
-import {
-  isOracleError,
-  loadTask,
-  type OracleError,
-  readQuarantineFile,
-  type ValidationState,
-} from "@oracle/spec";
-import { currentDigest, taskValidation } from "../health.js";
-import { taskContentHash } from "../task-hash.js";
+import { isOracleError, type OracleError, type QuarantineEntry, type ValidationState } from "@oracle/spec";
+import { type PreparedTask, prepareTask } from "../prepare.js";
 
 /** What a batch knows about a task before grading any of its predictions. */
 export type TaskContext =
   | {
       ok: true;
       task: string;
+      prepared: PreparedTask;
+      /** The task folder's content hash (the verdict's key; task-hash.ts). */
       taskHash: string;
-      image: string;
       /** The recorded digest when the record is current (fingerprint matches the folder), else null. */
       imageDigest: string | null;
       timeoutSeconds: number;
-      quarantined: string | null;
+      quarantine: QuarantineEntry | null;
       /** Whether a quarantine sweep judged this task on today's content, image and grader (health.ts). */
       validation: ValidationState;
     }
   | { ok: false; task: string; error: OracleError };
 
-/** Loads a task, hashes its folder, and finds its image digest and quarantine status. */
+/** Prepares a task (prepare.ts) and reads what the batch keys its lines on. */
 export async function loadTaskContext(root: string, id: string): Promise<TaskContext> {
   try {
-    const loaded = await loadTask(root, id);
-    const entry = (await readQuarantineFile(root)).tasks[id];
-    const validation = await taskValidation(root, id, loaded.dir, loaded.task.image);
+    const prepared = await prepareTask(root, id);
+    const [hashes, imageDigest, validation] = await Promise.all([
+      prepared.hashes(),
+      prepared.image.currentDigest(),
+      prepared.validation(),
+    ]);
     return {
       ok: true,
       task: id,
-      taskHash: await taskContentHash(loaded.dir),
-      image: loaded.task.image,
-      imageDigest: await currentDigest(root, loaded.task.image),
-      timeoutSeconds: loaded.task.timeoutSeconds,
-      quarantined: entry ? entry.reasons.map((r) => `${r.flag}: ${r.message}`).join("; ") : null,
+      prepared,
+      taskHash: hashes.content,
+      imageDigest,
+      timeoutSeconds: prepared.loaded.task.timeoutSeconds,
+      quarantine: prepared.quarantine,
       validation: validation.state,
     };
   } catch (error) {
@@ -46,7 +43,7 @@ export async function loadTaskContext(root: string, id: string): Promise<TaskCon
   }
 }
 
-/** Task contexts for a set of task ids, each computed once. */
+/** Task contexts for a set of task ids, each prepared once. */
 export async function loadTaskContexts(
   root: string,
   ids: Iterable<string>,

@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parseLogArgs, viewLog } from "./cli.js";
 import { CoalescedOutput, HEAD_LINES, TAIL_LINES } from "./coalesce.js";
+import { readRunLog } from "./read-log.js";
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 const scratch = () => mkdtempSync(join(tmpdir(), "oracle-log-"));
@@ -42,6 +43,41 @@ describe("viewLog on a captured pytest run", () => {
     expect(text).toContain("  dropped tests/test_x.py: denied by tests/**");
     expect(text).toContain("unparsable line(s) skipped: 2");
     expect(text).toContain("verdict: none");
+  });
+});
+
+describe("the captured logs' events", () => {
+  it.each(["freebusy-py-pass.jsonl", "semver-go-unprotected.jsonl"])(
+    "%s: every line is read, each event with its fields' types (older logs' extra fields kept)",
+    async (name) => {
+      const names = new Set<string>();
+      const summary = await readRunLog(fixture(name), ({ event }) => {
+        if (event) names.add(event.name);
+      });
+      expect(summary.badLines).toEqual([]);
+      expect([...names]).toEqual(expect.arrayContaining(["start", "diff.filtered", "step", "verdict"]));
+    },
+  );
+
+  it("shows each suite's sentinels as this grader logs them (files, note, none)", async () => {
+    const dir = scratch();
+    const file = join(dir, "run.jsonl");
+    const events = [
+      {
+        step: "sentinel",
+        framework: "pytest",
+        files: ["tests/test_a.py"],
+        required: [],
+        twins: 0,
+        note: "unsure",
+      },
+      { step: "sentinel", suite: "existing", none: true, note: "no test files" },
+    ];
+    const lines = events.map((e) => JSON.stringify({ level: "debug", message: e.step, ...e }));
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    const text = await viewLog(file);
+    expect(text).toContain("sentinel pytest tests/test_a.py (unsure)\n");
+    expect(text).toContain("existing suite's sentinel none: no test files\n");
   });
 });
 

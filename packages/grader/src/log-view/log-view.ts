@@ -1,5 +1,6 @@
+import type { DroppedEntry, LogEventName, LoggedEventData, LogLine } from "@oracle/spec";
 import { CoalescedOutput } from "./coalesce.js";
-import type { LogEvent } from "./read-log.js";
+import type { LogRecord } from "./read-log.js";
 
 /** Tests a suite's section lists; the count of the rest is shown. */
 export const MAX_TESTS_SHOWN = 50;
@@ -7,7 +8,9 @@ export const MAX_TESTS_SHOWN = 50;
 export interface SuiteView {
   command?: string;
   output: Map<string, CoalescedOutput>;
-  exit?: { exitCode: unknown; durationMs: unknown; stdoutBytes: unknown; stderrBytes: unknown };
+  exit?: Partial<
+    Pick<LoggedEventData<"suite.exit">, "exitCode" | "durationMs" | "stdoutBytes" | "stderrBytes">
+  >;
   summary?: string;
   tests: string[];
   testsOmitted: number;
@@ -15,34 +18,29 @@ export interface SuiteView {
 
 /** A run's log, gathered into what a person reads: the header, steps, drops, suites, notes and the verdict. */
 export interface RunView {
-  header: Record<string, unknown>;
+  header: Partial<Record<"task" | "mode" | "run" | "grader" | "started", string>>;
   startedAt?: number;
   steps: { name: string; ms: number; at?: number }[];
-  diff?: { sha256?: unknown; filteredSha256?: unknown; kept?: unknown; dropped: DroppedView[] };
+  diff?: { sha256?: string; filteredSha256?: string; kept?: number; dropped: DroppedEntry[] };
   image?: string;
+  /** The hidden suite's sentinels, and the existing suite's. */
   sentinel?: string;
+  existingSentinel?: string;
   suites: Map<string, SuiteView>;
   warnings: string[];
-  verdict?: { verdict: unknown; reason: unknown; message: unknown; testsHash: unknown; testIds: number };
+  verdict?: { verdict?: string; reason?: string; message: string; testsHash?: string; testIds: number };
   badLines: number[];
-}
-
-export interface DroppedView {
-  path: string;
-  hunk?: string;
-  why: string;
 }
 
 export function emptyView(): RunView {
   return { header: {}, steps: [], suites: new Map(), warnings: [], badLines: [] };
 }
 
-const text = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value));
-const time = (event: LogEvent): number | undefined =>
-  event.timestamp ? Date.parse(event.timestamp) || undefined : undefined;
+const time = (line: LogLine): number | undefined =>
+  line.timestamp ? Date.parse(line.timestamp) || undefined : undefined;
 
-function suite(view: RunView, name: unknown): SuiteView {
-  const key = text(name ?? "?");
+function suite(view: RunView, name: string | undefined): SuiteView {
+  const key = name ?? "?";
   let found = view.suites.get(key);
   if (!found) {
     found = { output: new Map(), tests: [], testsOmitted: 0 };
@@ -51,88 +49,80 @@ function suite(view: RunView, name: unknown): SuiteView {
   return found;
 }
 
-function dropped(value: unknown): DroppedView[] {
-  if (!Array.isArray(value)) return [];
-  return value.map((entry: Record<string, unknown>) => ({
-    path: text(entry.path),
-    ...(entry.hunk ? { hunk: text(entry.hunk) } : {}),
-    why: text(entry.why),
-  }));
+/** What a sentinel event says, in a few words; a log of an older grader names one `path`. */
+function sentinelText(data: LoggedEventData<"sentinel">): string {
+  if (data.none) return `none: ${data.note ?? "(no note)"}`;
+  const files = data.files ?? (typeof data.path === "string" ? [data.path] : []);
+  const note = data.note ? ` (${data.note})` : "";
+  return `${data.framework ?? "?"} ${files.join(", ")}${note}`;
 }
 
-const HANDLERS: Record<string, (view: RunView, event: LogEvent) => void> = {
-  start(view, event) {
-    const task = event.task as Record<string, unknown> | string | undefined;
-    view.header = {
-      run: event.run,
-      task: typeof task === "object" && task ? task.id : task,
-      mode: event.mode,
-      grader: event.graderVersion,
-      started: event.timestamp,
-    };
-    view.startedAt = time(event);
+type Handler<K extends LogEventName> = (view: RunView, data: LoggedEventData<K>, line: LogLine) => void;
+
+const HANDLERS: { [K in LogEventName]?: Handler<K> } = {
+  start(view, data, line) {
+    const task = data.task?.id ?? (typeof line.task === "string" ? line.task : undefined);
+    const header: RunView["header"] = { run: line.run, task, mode: data.mode, grader: data.graderVersion };
+    view.header = { ...header, started: line.timestamp };
+    view.startedAt = time(line);
   },
-  "diff.filtered"(view, event) {
-    view.diff = {
-      sha256: event.sha256,
-      filteredSha256: event.filteredSha256,
-      kept: event.kept,
-      dropped: dropped(event.dropped),
-    };
+  "diff.filtered"(view, data) {
+    const { sha256, filteredSha256, kept } = data;
+    view.diff = { sha256, filteredSha256, kept, dropped: data.dropped ?? [] };
   },
-  image(view, event) {
-    view.image = `${text(event.name)} ${text(event.digest)}`;
+  image(view, data) {
+    view.image = `${data.name ?? "?"} ${data.digest ?? "(no digest)"}`;
   },
-  sentinel(view, event) {
-    view.sentinel = event.none ? `none: ${text(event.note)}` : `${text(event.framework)} ${text(event.path)}`;
+  sentinel(view, data) {
+    if (data.suite === "existing") view.existingSentinel = sentinelText(data);
+    else view.sentinel = sentinelText(data);
   },
-  step(view, event) {
-    const at = time(event);
-    view.steps.push({ name: text(event.name), ms: Number(event.ms), ...(at === undefined ? {} : { at }) });
+  step(view, data, line) {
+    const at = time(line);
+    view.steps.push({ name: data.name ?? "?", ms: data.ms ?? 0, ...(at === undefined ? {} : { at }) });
   },
-  "suite.start"(view, event) {
-    suite(view, event.suite).command = text(event.command);
+  "suite.start"(view, data) {
+    suite(view, data.suite).command = data.command;
   },
-  "suite.output"(view, event) {
-    const found = suite(view, event.suite);
-    const stream = text(event.stream ?? "stdout");
+  "suite.output"(view, data) {
+    const found = suite(view, data.suite);
+    const stream = data.stream ?? "stdout";
     let output = found.output.get(stream);
     if (!output) {
       output = new CoalescedOutput();
       found.output.set(stream, output);
     }
-    output.add(text(event.text));
+    output.add(data.text ?? "");
   },
-  "suite.exit"(view, event) {
-    const { exitCode, durationMs, stdoutBytes, stderrBytes } = event;
-    suite(view, event.suite).exit = { exitCode, durationMs, stdoutBytes, stderrBytes };
+  "suite.exit"(view, data) {
+    const { exitCode, durationMs, stdoutBytes, stderrBytes } = data;
+    suite(view, data.suite).exit = { exitCode, durationMs, stdoutBytes, stderrBytes };
   },
-  verdict(view, event) {
-    const ids = Array.isArray(event.testIds) ? event.testIds.length : 0;
-    // winston joins the event's own `message` field onto the step name: "verdict both suites ran…".
-    const message = event.message.replace(/^verdict /, "");
-    const { verdict, reason, testsHash } = event;
-    view.verdict = { verdict, reason, message, testsHash, testIds: ids };
+  verdict(view, data, line) {
+    // winston joins the event's own `message` field onto the event's name: "verdict both suites ran…".
+    const message = line.message.replace(/^verdict /, "");
+    const { verdict, reason, testsHash } = data;
+    view.verdict = { verdict, reason, message, testsHash, testIds: data.testIds?.length ?? 0 };
   },
 };
 
 /** The human account's suite summary (`existing suite: 18 passed, …`) carries the bounded test list. */
-function suiteSummary(view: RunView, event: LogEvent): boolean {
-  if (event.level !== "info" || event.suite === undefined || !Array.isArray(event.tests)) return false;
-  const found = suite(view, event.suite);
-  found.summary = event.message;
-  const tests = event.tests.map(text);
+function suiteSummary(view: RunView, line: LogLine): boolean {
+  if (line.level !== "info" || typeof line.suite !== "string" || !Array.isArray(line.tests)) return false;
+  const found = suite(view, line.suite);
+  found.summary = line.message;
+  const tests = line.tests.map((test) => (typeof test === "string" ? test : JSON.stringify(test)));
   found.tests = tests.slice(0, MAX_TESTS_SHOWN);
-  found.testsOmitted = tests.length - found.tests.length + (Number(event.testsOmitted) || 0);
+  found.testsOmitted = tests.length - found.tests.length + (Number(line.testsOmitted) || 0);
   return true;
 }
 
-/** Folds one event into the view. */
-export function addEvent(view: RunView, event: LogEvent): void {
-  const step = typeof event.step === "string" ? event.step : undefined;
-  const handler = step ? HANDLERS[step] : undefined;
-  if (handler) handler(view, event);
-  else if (suiteSummary(view, event)) return;
-  else if (event.level === "warn" || event.level === "error")
-    view.warnings.push(`${event.level}: ${event.message}`);
+/** Folds one line of the log into the view. */
+export function addEvent(view: RunView, { line, event }: LogRecord): void {
+  if (event) {
+    const handler = HANDLERS[event.name] as Handler<typeof event.name> | undefined;
+    handler?.(view, event.data, line);
+  } else if (suiteSummary(view, line)) return;
+  else if (line.level === "warn" || line.level === "error")
+    view.warnings.push(`${line.level}: ${line.message}`);
 }

@@ -1,25 +1,30 @@
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
-import { OracleError } from "@oracle/spec";
+import { type LoggedEvent, type LogLine, LogLineSchema, OracleError, readLogEvent } from "@oracle/spec";
 
-/** One parsed line of an oracle log (winston JSON): `message`, `level`, `timestamp` and the event's fields. */
-export type LogEvent = Record<string, unknown> & { message: string; level: string; timestamp?: string };
+/** A line of a log, with its event when it is one of the log's events (@oracle/spec's LOG_EVENT_SCHEMAS). */
+export interface LogRecord {
+  line: LogLine;
+  /** Null for a line of the human account (`info`, `warn`). */
+  event: LoggedEvent | null;
+}
 
-/** Receives each event of a log in order; the reader never holds the whole file. */
-export type EventSink = (event: LogEvent, line: number) => void;
+/** Receives each line of a log in order; the reader never holds the whole file. */
+export type EventSink = (record: LogRecord, lineNo: number) => void;
 
-/** What the reader saw besides the events: lines it could not parse (a killed grader leaves a torn last line). */
+/**
+ * What the reader saw besides the lines: lines it could not parse (a killed grader leaves a torn last
+ * line), and events whose fields do not have their types.
+ */
 export interface ReadSummary {
   events: number;
   badLines: number[];
 }
 
-function asEvent(line: string): LogEvent | null {
+function asLine(text: string): LogLine | null {
   try {
-    const value: unknown = JSON.parse(line);
-    if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
-    const event = value as Record<string, unknown>;
-    return typeof event.message === "string" && typeof event.level === "string" ? (event as LogEvent) : null;
+    const parsed = LogLineSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
   } catch {
     return null;
   }
@@ -46,17 +51,19 @@ export async function readRunLog(file: string, sink: EventSink): Promise<ReadSum
   let lineNo = 0;
   const lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
   const done = (async () => {
-    for await (const line of lines) {
+    for await (const text of lines) {
       lineNo += 1;
-      if (line.trim() === "") continue;
-      const event = asEvent(line);
-      if (!event) {
+      if (text.trim() === "") continue;
+      const line = asLine(text);
+      if (!line) {
         if (summary.events === 0) throw notALog(file, lineNo);
         summary.badLines.push(lineNo);
         continue;
       }
       summary.events += 1;
-      sink(event, lineNo);
+      const event = readLogEvent(line);
+      if (event === "invalid") summary.badLines.push(lineNo);
+      else sink({ line, event }, lineNo);
     }
   })();
   await Promise.race([done, failed]);

@@ -5,7 +5,7 @@ const short = (sha: unknown): string => (typeof sha === "string" ? sha.slice(0, 
 
 function header(view: RunView, file: string): string[] {
   const h = view.header;
-  const fields = ["task", "mode", "run", "grader", "started"]
+  const fields = (["task", "mode", "run", "grader", "started"] as const)
     .filter((key) => h[key] !== undefined)
     .map((key) => `${key} ${str(h[key])}`);
   return [
@@ -69,6 +69,7 @@ export function renderRun(view: RunView, file: string): string {
     ...header(view, file),
     ...(view.image ? [`image ${view.image}`] : []),
     ...(view.sentinel ? [`sentinel ${view.sentinel}`] : []),
+    ...(view.existingSentinel ? [`existing suite's sentinel ${view.existingSentinel}`] : []),
     ...diff(view),
     ...steps(view),
     ...[...view.suites].flatMap(([name, s]) => suite(name, s)),

@@ -1,8 +1,10 @@
-import { OracleError } from "@oracle/spec";
+import { once } from "node:events";
+import { setTimeout as delay } from "node:timers/promises";
+import { type GradeJob, type GradeJobResult, GradeJobResultSchema, OracleError } from "@oracle/spec";
 import { type Job, Queue, QueueEvents } from "bullmq";
-import { lineFromError } from "../batch/lines.js";
+import { lineFromError } from "../prediction/lines.js";
 import { QUEUE_NAME, queueConnection, redactQueueUrl } from "./connection.js";
-import { type GradeJob, type GradeJobResult, GradeJobResultSchema, gradeJobOptions } from "./job.js";
+import { gradeJobOptions } from "./job.js";
 
 /** A job to enqueue and collect: its id, its data, and what to do with its result. */
 export interface CollectedJob {
@@ -46,38 +48,25 @@ function finishedOutcome(job: Job, collected: CollectedJob, state: string): Grad
 
 /** Waits for the connections, or fails after 15 s with INFRA_ERROR instead of hanging on a wrong URL. */
 async function reachable(ready: Promise<unknown>, url: string, signal?: AbortSignal): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
-  const timeout = new Promise<never>((_, fail) => {
-    timer = setTimeout(() => {
-      const message = `Redis at ${redactQueueUrl(url)} does not answer (15 s)`;
-      fail(
-        new OracleError("INFRA_ERROR", message, { hint: "check --queue, and that redis-server runs there" }),
-      );
-    }, 15_000);
-    onAbort = () => fail(signal?.reason);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
+  const limit = AbortSignal.timeout(15_000);
+  const stop = signal ? AbortSignal.any([limit, signal]) : limit;
+  const settled = new AbortController();
   try {
-    await Promise.race([ready, timeout]);
+    if (!stop.aborted)
+      await Promise.race([ready, once(stop, "abort", { signal: settled.signal }).catch(() => undefined)]);
   } finally {
-    clearTimeout(timer);
-    if (onAbort) signal?.removeEventListener("abort", onAbort);
+    settled.abort();
   }
+  signal?.throwIfAborted();
+  if (limit.aborted)
+    throw new OracleError("INFRA_ERROR", `Redis at ${redactQueueUrl(url)} does not answer (15 s)`, {
+      hint: "check --queue, and that redis-server runs there",
+    });
 }
 
-/** Resolves after `ms`, or at once when `signal` aborts; leaves no listener behind either way. */
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((done) => {
-    const finish = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", finish);
-      done();
-    };
-    const timer = setTimeout(finish, ms);
-    signal?.addEventListener("abort", finish, { once: true });
-  });
-}
+/** Resolves after `ms`, or at once when `signal` aborts. */
+const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  delay(ms, undefined, signal ? { signal } : {}).catch(() => undefined);
 
 /**
  * Enqueues `jobs` (idempotent: a job id already in the queue is not added again) and calls
@@ -153,12 +142,15 @@ export async function enqueueAndCollect(
 
 /** Closes a queue client; one that cannot reach Redis is disconnected after 3 s instead of hanging. */
 async function closeWithin(client: Queue | QueueEvents): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<"late">((done) => {
-    timer = setTimeout(() => done("late"), 3000);
-  });
-  const closed = await Promise.race([client.close().catch(() => undefined), late]);
-  clearTimeout(timer);
+  const settled = new AbortController();
+  const closed = await Promise.race([
+    client.close().then(
+      () => "closed" as const,
+      () => "closed" as const,
+    ),
+    delay(3000, "late" as const, { signal: settled.signal }).catch(() => "closed" as const),
+  ]);
+  settled.abort();
   if (closed === "late") void client.disconnect().catch(() => undefined);
 }
 

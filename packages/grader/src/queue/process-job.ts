@@ -1,14 +1,10 @@
-import { randomBytes } from "node:crypto";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { OracleError } from "@oracle/spec";
+import { createHash } from "node:crypto";
+import { type GradeJob, isOracleError, OracleError } from "@oracle/spec";
 import type Docker from "dockerode";
-import { type GradedPrediction, type GradeFn, gradePrediction } from "../batch/grade-prediction.js";
-import { lineFromError } from "../batch/lines.js";
-import { loadTaskContext } from "../batch/task-context.js";
+import { type GradedPrediction, type GradeFn, gradePrediction } from "../prediction/grade-prediction.js";
+import { lineFromError } from "../prediction/lines.js";
+import { type PreparedTask, prepareTask } from "../prepare.js";
 import { GRADER_VERSION } from "../version.js";
-import type { GradeJob } from "./job.js";
 
 export interface ProcessJobOptions {
   root: string;
@@ -18,55 +14,64 @@ export interface ProcessJobOptions {
   docker?: Docker;
 }
 
+/** The task as this worker has it, or why it cannot load it. */
+async function prepared(job: GradeJob, root: string): Promise<PreparedTask | string> {
+  try {
+    return await prepareTask(root, job.task);
+  } catch (error) {
+    if (!isOracleError(error)) throw error;
+    return `this worker cannot load task '${job.task}': ${error.message}`;
+  }
+}
+
 /** Why this worker must not grade the job, or null: its grader, task folder or image differ from the enqueuer's. */
-export async function refusal(job: GradeJob, root: string): Promise<string | null> {
+export async function refusal(
+  job: GradeJob,
+  task: PreparedTask | string,
+  diff: Buffer | null,
+): Promise<string | null> {
   if (job.graderVersion !== GRADER_VERSION)
     return `worker runs grader ${GRADER_VERSION}, the job was enqueued by grader ${job.graderVersion}`;
-  const context = await loadTaskContext(root, job.task);
-  if (!context.ok) return `this worker cannot load task '${job.task}': ${context.error.message}`;
-  if (context.taskHash !== job.taskHash)
-    return `task folder tasks/${job.task}/ differs on this worker (content hash ${context.taskHash.slice(0, 12)}, job ${job.taskHash.slice(0, 12)})`;
-  if (job.imageDigest !== null && context.imageDigest !== job.imageDigest)
-    return `image '${context.image}' differs on this worker (recorded ${context.imageDigest ?? "none current"}, job ${job.imageDigest})`;
+  if (typeof task === "string") return task;
+  const [{ content }, imageDigest] = await Promise.all([task.hashes(), task.image.currentDigest()]);
+  if (content !== job.taskHash)
+    return `task folder tasks/${job.task}/ differs on this worker (content hash ${content.slice(0, 12)}, job ${job.taskHash.slice(0, 12)})`;
+  if (job.imageDigest !== null && imageDigest !== job.imageDigest)
+    return `image '${task.image.name}' differs on this worker (recorded ${imageDigest ?? "none current"}, job ${job.imageDigest})`;
+  if (diff && job.diff && createHash("sha256").update(diff).digest("hex") !== job.diff.sha256)
+    return "the job's diff does not have the SHA-256 it names";
   return null;
 }
 
 /**
  * Runs one grade job on this worker: refuses it (INFRA_ERROR, not graded) when the worker's copy of
- * the task or image differs, else grades it once with the diff written to a private temporary file.
+ * the task or image differs, else grades it once, with the task as prepared for the check and the
+ * diff's bytes as the job carries them.
  */
 export async function processGradeJob(job: GradeJob, options: ProcessJobOptions): Promise<GradedPrediction> {
-  const why = await refusal(job, options.root);
-  if (why !== null) {
+  const task = await prepared(job, options.root);
+  const diff = job.diff ? Buffer.from(job.diff.base64, "base64") : null;
+  const subject = { id: job.id, task: job.task, diffSha256: job.diff?.sha256 ?? null };
+  const why = await refusal(job, task, diff);
+  if (why !== null || typeof task === "string") {
     const error = new OracleError("INFRA_ERROR", `job refused: ${why}`);
-    const line = lineFromError(job, error, {
-      outcome: "infra_error",
-      diffSha256: job.diff?.sha256 ?? null,
+    return {
+      line: lineFromError(subject, error, { outcome: "infra_error", worker: options.worker }),
+      result: null,
+    };
+  }
+  return gradePrediction(
+    { ...subject, mode: job.mode, diff: diff && { bytes: diff } },
+    {
+      root: options.root,
+      grade: options.grade,
+      prepared: task,
+      infraRetries: 0,
       worker: options.worker,
-    });
-    return { line, result: null };
-  }
-  const dir = job.diff ? await mkdtemp(join(tmpdir(), "oracle-job-")) : null;
-  try {
-    let diff: { path: string } | null = null;
-    if (dir && job.diff) {
-      diff = { path: join(dir, `${randomBytes(4).toString("hex")}.diff`) };
-      await writeFile(diff.path, Buffer.from(job.diff.base64, "base64"), { mode: 0o600 });
-    }
-    return await gradePrediction(
-      { id: job.id, task: job.task, mode: job.mode, diff, diffSha256: job.diff?.sha256 ?? null },
-      {
-        root: options.root,
-        grade: options.grade,
-        infraRetries: 0,
-        worker: options.worker,
-        ...(job.timeoutSeconds ? { timeoutSeconds: job.timeoutSeconds } : {}),
-        ...(job.allowQuarantined ? { allowQuarantined: true } : {}),
-        ...(options.signal ? { signal: options.signal } : {}),
-        ...(options.docker ? { docker: options.docker } : {}),
-      },
-    );
-  } finally {
-    if (dir) await rm(dir, { recursive: true, force: true });
-  }
+      ...(job.timeoutSeconds ? { timeoutSeconds: job.timeoutSeconds } : {}),
+      ...(job.allowQuarantined ? { allowQuarantined: true } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.docker ? { docker: options.docker } : {}),
+    },
+  );
 }

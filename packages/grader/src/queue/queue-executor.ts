@@ -1,9 +1,12 @@
-import type { BatchExecutor, BatchJob } from "../batch/executor.js";
-import { lineFromError } from "../batch/lines.js";
+import { createHash } from "node:crypto";
+import { GRADE_JOB_VERSION, type GradeJob } from "@oracle/spec";
+import type { BatchExecutor, BatchJob } from "../prediction/executor.js";
+import { lineFromError } from "../prediction/lines.js";
+import { readDiffBytes } from "../prepare.js";
 import { GRADER_VERSION } from "../version.js";
 import { type CollectedJob, enqueueAndCollect } from "./collector.js";
 import { redactQueueUrl } from "./connection.js";
-import { type GradeJob, gradeJobId, readDiffBytes } from "./job.js";
+import { gradeJobId } from "./job.js";
 
 export interface QueueExecutorOptions {
   queueUrl: string;
@@ -15,14 +18,16 @@ export interface QueueExecutorOptions {
   warn?: (message: string) => void;
 }
 
+/** The job of a prediction: the diff's bytes as read now, hashed now (the worker checks the hash). */
 async function toGradeJob(
   job: BatchJob,
   batchId: string,
   options: QueueExecutorOptions,
 ): Promise<CollectedJob> {
   const bytes = await readDiffBytes(job.diff);
+  const sha256 = createHash("sha256").update(bytes).digest("hex");
   const data: GradeJob = {
-    v: 1,
+    v: GRADE_JOB_VERSION,
     batchId,
     id: job.id,
     task: job.task,
@@ -30,11 +35,11 @@ async function toGradeJob(
     taskHash: job.taskHash,
     imageDigest: job.imageDigest,
     graderVersion: GRADER_VERSION,
-    diff: { base64: bytes.toString("base64"), sha256: job.diffSha256 ?? "" },
+    diff: { base64: bytes.toString("base64"), sha256 },
     ...(options.timeoutSeconds ? { timeoutSeconds: options.timeoutSeconds } : {}),
     allowQuarantined: options.allowQuarantined === true,
   };
-  return { jobId: gradeJobId(batchId, job.id, job.diffSha256), data };
+  return { jobId: gradeJobId(batchId, job.id, sha256), data };
 }
 
 /**
@@ -50,7 +55,7 @@ export function queueExecutor(options: QueueExecutorOptions): BatchExecutor {
         try {
           collected.push(await toGradeJob(job, batchId, options));
         } catch (error) {
-          await emit(lineFromError(job, error, { diffSha256: null, worker: null }));
+          await emit(lineFromError(job, error, { worker: null }));
         }
       }
       await enqueueAndCollect(collected, {

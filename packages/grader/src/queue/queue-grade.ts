@@ -1,34 +1,32 @@
 import { createHash, randomUUID } from "node:crypto";
 import { resolve } from "node:path";
-import { ERROR_CODES, type ErrorCode, type GradeResult, OracleError } from "@oracle/spec";
-import type { GradeFn } from "../batch/grade-prediction.js";
-import { loadTaskContext } from "../batch/task-context.js";
+import {
+  GRADE_JOB_VERSION,
+  type GradeJob,
+  type GradeJobResult,
+  type GradeResult,
+  OracleError,
+} from "@oracle/spec";
 import { checkGradeOptions, type GradeOptions } from "../grade-options.js";
+import type { GradeFn } from "../prediction/grade-prediction.js";
+import { checkQuarantine, prepareTask, readDiffBytes } from "../prepare.js";
 import { GRADER_VERSION } from "../version.js";
 import { enqueueAndCollect } from "./collector.js";
-import { type GradeJob, type GradeJobResult, gradeJobId, readDiffBytes } from "./job.js";
+import { gradeJobId } from "./job.js";
 
 async function jobFor(options: GradeOptions): Promise<GradeJob> {
-  const root = resolve(options.root);
-  const context = await loadTaskContext(root, options.task);
-  if (!context.ok) throw context.error;
-  if (context.quarantined !== null && !options.allowQuarantined)
-    throw new OracleError(
-      "TASK_QUARANTINED",
-      `task '${options.task}' is quarantined (${context.quarantined})`,
-      {
-        hint: "fix the task and run pnpm quarantine-sweep, or grade it anyway with --allow-quarantined",
-      },
-    );
+  const task = options.prepared ?? (await prepareTask(resolve(options.root), options.task));
+  checkQuarantine(task, options.allowQuarantined === true);
+  const [hashes, imageDigest] = await Promise.all([task.hashes(), task.image.currentDigest()]);
   const bytes = options.diff ? await readDiffBytes(options.diff) : null;
   return {
-    v: 1,
+    v: GRADE_JOB_VERSION,
     batchId: null,
     id: randomUUID(),
     task: options.task,
     mode: options.mode,
-    taskHash: context.taskHash,
-    imageDigest: context.imageDigest,
+    taskHash: hashes.content,
+    imageDigest,
     graderVersion: GRADER_VERSION,
     diff: bytes && {
       base64: bytes.toString("base64"),
@@ -39,10 +37,10 @@ async function jobFor(options: GradeOptions): Promise<GradeJob> {
   };
 }
 
+/** The error a worker's line carries when no run happened (a refusal is INFRA_ERROR). */
 function thrownBy(outcome: GradeJobResult): OracleError {
-  const { reason, message } = outcome.line;
-  const code: ErrorCode = reason in ERROR_CODES ? (reason as ErrorCode) : "INFRA_ERROR";
-  return new OracleError(code, message);
+  const { error, message } = outcome.line;
+  return new OracleError(error ?? "INFRA_ERROR", message);
 }
 
 /**

@@ -1,11 +1,13 @@
+import { createHash } from "node:crypto";
 import { appendFile } from "node:fs/promises";
 import { join } from "node:path";
+import { GRADE_JOB_VERSION, type GradeJob } from "@oracle/spec";
 import { describe, expect, it } from "vitest";
-import { fakeGrade, tempRootWithTasks } from "../batch/testing.js";
+import { fakeGrade, tempRootWithTasks } from "../prediction/testing.js";
 import { taskContentHash } from "../task-hash.js";
 import { GRADER_VERSION } from "../version.js";
 import { queueConnection, redactQueueUrl } from "./connection.js";
-import { type GradeJob, gradeJobId, gradeJobOptions } from "./job.js";
+import { gradeJobId, gradeJobOptions } from "./job.js";
 import { processGradeJob } from "./process-job.js";
 
 describe("queue connection", () => {
@@ -51,8 +53,9 @@ describe("grade job ids", () => {
 });
 
 describe("a worker", () => {
+  const fix = Buffer.from("fix");
   const job = (taskHash: string, extra: Partial<GradeJob> = {}): GradeJob => ({
-    v: 1,
+    v: GRADE_JOB_VERSION,
     batchId: "b",
     id: "p1",
     task: "calc-node",
@@ -60,27 +63,27 @@ describe("a worker", () => {
     taskHash,
     imageDigest: null,
     graderVersion: GRADER_VERSION,
-    diff: { base64: Buffer.from("fix").toString("base64"), sha256: "x" },
+    diff: { base64: fix.toString("base64"), sha256: createHash("sha256").update(fix).digest("hex") },
     allowQuarantined: false,
     ...extra,
   });
 
-  it("grades a job whose task folder matches, from the diff bytes it carries", async () => {
+  it("grades a job whose task folder matches, from the diff bytes it carries, with the task it prepared", async () => {
     const temp = await tempRootWithTasks("calc-node");
     try {
       const hash = await taskContentHash(join(temp.root, "tasks", "calc-node"));
       const grade = fakeGrade();
-      const seen: string[] = [];
+      const seen: unknown[] = [];
       const spy: typeof grade = Object.assign(
         async (o: Parameters<typeof grade>[0]) => {
-          if (o.diff && "path" in o.diff) seen.push(o.diff.path);
-          return grade({ ...o, diff: { text: "fix" } });
+          seen.push({ diff: o.diff, prepared: o.prepared?.loaded.task.id });
+          return grade(o);
         },
         { calls: grade.calls },
       );
       const done = await processGradeJob(job(hash), { root: temp.root, grade: spy, worker: "w:1" });
       expect(done.line).toMatchObject({ outcome: "graded", verdict: "PASS", worker: "w:1" });
-      expect(seen).toHaveLength(1);
+      expect(seen).toEqual([{ diff: { bytes: fix }, prepared: "calc-node" }]);
     } finally {
       await temp.cleanup();
     }
@@ -97,9 +100,18 @@ describe("a worker", () => {
       expect(byImage.line.message).toMatch(/image 'node-mocha' differs on this worker/);
       const byVersion = await run(job(hash, { graderVersion: "0.0.0-other" }));
       expect(byVersion.line.message).toMatch(/enqueued by grader 0\.0\.0-other/);
+      const byDiff = await run(
+        job(hash, { diff: { base64: fix.toString("base64"), sha256: "0".repeat(64) } }),
+      );
+      expect(byDiff.line.message).toMatch(/the job's diff does not have the SHA-256 it names/);
       await appendFile(join(folder, "task.json"), "\n");
       const byTask = await run(job(hash));
-      expect(byTask.line).toMatchObject({ outcome: "infra_error", reason: "INFRA_ERROR", verdict: null });
+      expect(byTask.line).toMatchObject({
+        outcome: "infra_error",
+        reason: null,
+        error: "INFRA_ERROR",
+        verdict: null,
+      });
       expect(byTask.line.message).toMatch(/task folder tasks\/calc-node\/ differs on this worker/);
       expect(grade.calls).toHaveLength(0);
     } finally {

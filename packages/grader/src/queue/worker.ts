@@ -1,15 +1,15 @@
 import { resolve } from "node:path";
 import { abortError } from "@oracle/cli-kit";
 import { connectDocker } from "@oracle/engine";
+import { type GradeJobResult, GradeJobSchema } from "@oracle/spec";
 import { type Job, WaitingError, Worker } from "bullmq";
 import type Docker from "dockerode";
 import type winston from "winston";
-import type { GradeFn } from "../batch/grade-prediction.js";
-import { isAbort, WORKER_NAME } from "../batch/lines.js";
 import { dockerodeGradeDocker } from "../docker.js";
 import { removeLeftovers } from "../leftovers.js";
+import type { GradeFn } from "../prediction/grade-prediction.js";
+import { isAbort, WORKER_NAME } from "../prediction/lines.js";
 import { QUEUE_NAME, queueConnection } from "./connection.js";
-import { type GradeJobResult, GradeJobSchema } from "./job.js";
 import { processGradeJob } from "./process-job.js";
 
 export interface WorkerOptions {
@@ -75,7 +75,9 @@ function jobProcessor(ctx: ProcessorContext) {
       const { line } = graded;
       const attemptsLeft = job.attemptsMade + 1 < (job.opts.attempts ?? 1);
       if (line.outcome === "infra_error" && attemptsLeft) throw new Error(line.message);
-      logger.info(`${job.id}: ${data.task} ${data.id} ${line.verdict ?? line.outcome} ${line.reason}`);
+      logger.info(
+        `${job.id}: ${data.task} ${data.id} ${line.verdict ?? line.outcome} ${line.reason ?? line.error}`,
+      );
       return graded;
     } catch (error) {
       if (!isAbort(error) && !ctx.stop.aborted) throw error;

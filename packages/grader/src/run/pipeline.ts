@@ -33,6 +33,8 @@ export interface PipelineInputs {
   startedAt: Date;
   timeoutMs: number;
   docker: GradeDocker;
+  /** images/<name>/'s fingerprint, computed once per grade (prepare.ts). */
+  imageFingerprint: () => Promise<string>;
   log: RunLog;
   root: string;
 }
@@ -78,7 +80,7 @@ async function prepareRun(
   scope.learn({ image: { name: image.name, reference: image.reference, digest: image.digest } });
   log.event("image", { ...image });
   if (!image.ok) return { reason: "IMAGE_NOT_BUILT", message: image.message };
-  const imageCurrent = checkImageCurrent(root, image, scope);
+  const imageCurrent = checkImageCurrent(root, image, inputs.imageFingerprint, scope);
   log.info(`image: ${image.reference}`);
   const mirror = prepareBaseMirror(root, loaded, scope, log);
   mirror.catch(() => undefined);
@@ -185,9 +187,13 @@ function judgeDriver(
 function checkImageCurrent(
   root: string,
   image: Extract<ResolvedImage, { ok: true }>,
+  fingerprint: () => Promise<string>,
   scope: RunScope,
 ): () => Promise<RunOutcome | null> {
-  const stale = scope.timing("image.fingerprint", staleImageMessage(root, image.name, image.record));
+  const stale = scope.timing(
+    "image.fingerprint",
+    staleImageMessage(root, image.name, image.record, fingerprint),
+  );
   stale.catch(() => undefined);
   return async () => {
     const message = await stale;

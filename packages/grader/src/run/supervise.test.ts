@@ -270,6 +270,7 @@ describe("superviseRun, the real pipeline against the fake engine", () => {
       logPath: join(root, "log.jsonl"),
       timeoutMs: 120_000,
       docker: engine,
+      imageFingerprint: () => cachedFingerprint(root, "node-mocha", join(root, "images", "node-mocha")),
       log,
       root,
       signal,

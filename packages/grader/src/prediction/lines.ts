@@ -1,18 +1,21 @@
 import { hostname } from "node:os";
-import { type GradeResult, isOracleError } from "@oracle/spec";
-import type { CacheEntry } from "./cache.js";
-import type { ResultLine } from "./results-file.js";
+import { type GradeResult, isOracleError, type ResultCacheEntry, type ResultLine } from "@oracle/spec";
 
 /** `host:pid` of this process, recorded as the `worker` of the lines it grades. */
 export const WORKER_NAME = `${hostname()}:${process.pid}`;
 
-/** What a line is about: the prediction's id and task. */
+/** What a line is about: the prediction's id and task, and the hash of its diff as the batch read it. */
 export interface LineSubject {
   id: string;
   task: string;
+  diffSha256?: string | null;
 }
 
 const seconds = (ms: number) => Math.round(ms) / 1000;
+
+/** The SHA-256 the run hashed its diff to; null when it did not (baseline, or a diff too large to read). */
+const gradedSha = (result: GradeResult): string | null =>
+  result.diff && /^[0-9a-f]{64}$/.test(result.diff.sha256) ? result.diff.sha256 : null;
 
 /** The line of a run: INFRA_ERROR is an infra error (counted as not passed); IMAGE_NOT_BUILT is an error of the set-up (not counted). */
 export function lineFromResult(
@@ -32,14 +35,15 @@ export function lineFromResult(
     outcome,
     verdict: result.verdict,
     reason: result.reason,
+    error: null,
     message: result.message,
-    tests_hash: result.testsHash,
+    testsHash: result.testsHash,
     log: result.logPath,
     seconds: seconds(result.durationMs),
     cached: false,
     attempts: run.attempts,
-    diff_sha256: result.diff?.sha256 ?? null,
-    image_digest: result.image.digest,
+    diffSha256: gradedSha(result) ?? subject.diffSha256 ?? null,
+    imageDigest: result.image.digest,
     worker: run.worker ?? WORKER_NAME,
   };
 }
@@ -48,7 +52,7 @@ export function lineFromResult(
 export function lineFromError(
   subject: LineSubject,
   error: unknown,
-  extra: { diffSha256?: string | null; worker?: string | null; outcome?: ResultLine["outcome"] } = {},
+  extra: { worker?: string | null; outcome?: ResultLine["outcome"] } = {},
 ): ResultLine {
   const code = isOracleError(error) ? error.code : "INTERNAL";
   const message = error instanceof Error ? error.message : String(error);
@@ -57,35 +61,37 @@ export function lineFromError(
     task: subject.task,
     outcome: extra.outcome ?? (code === "TASK_QUARANTINED" ? "quarantined" : "error"),
     verdict: null,
-    reason: code,
+    reason: null,
+    error: code,
     message,
-    tests_hash: null,
+    testsHash: null,
     log: null,
     seconds: 0,
     cached: false,
     attempts: 0,
-    diff_sha256: extra.diffSha256 ?? null,
-    image_digest: null,
+    diffSha256: subject.diffSha256 ?? null,
+    imageDigest: null,
     worker: extra.worker === undefined ? WORKER_NAME : extra.worker,
   };
 }
 
 /** The line of a result reused from the cache (its log is the original run's). */
-export function lineFromCache(subject: LineSubject, entry: CacheEntry): ResultLine {
+export function lineFromCache(subject: LineSubject, entry: ResultCacheEntry): ResultLine {
   return {
     id: subject.id,
     task: subject.task,
     outcome: "graded",
     verdict: entry.verdict,
     reason: entry.reason,
+    error: null,
     message: entry.message,
-    tests_hash: entry.tests_hash,
+    testsHash: entry.testsHash,
     log: entry.log,
     seconds: entry.seconds,
     cached: true,
     attempts: 0,
-    diff_sha256: entry.inputs.diffSha256,
-    image_digest: entry.inputs.imageDigest,
+    diffSha256: entry.inputs.diffSha256,
+    imageDigest: entry.inputs.imageDigest,
     worker: null,
   };
 }

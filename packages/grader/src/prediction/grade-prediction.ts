@@ -1,8 +1,8 @@
-import type { GradeResult } from "@oracle/spec";
+import type { GradeResult, ResultLine } from "@oracle/spec";
 import type Docker from "dockerode";
 import type { GradeOptions } from "../grade-options.js";
+import type { DiffSource, PreparedTask } from "../prepare.js";
 import { isAbort, lineFromError, lineFromResult } from "./lines.js";
-import type { ResultLine } from "./results-file.js";
 
 /** `grade()`, or a stand-in with its contract (tests inject a fake). */
 export type GradeFn = (options: GradeOptions) => Promise<GradeResult>;
@@ -12,7 +12,8 @@ export interface PredictionRun {
   id: string;
   task: string;
   mode?: "grade" | "baseline";
-  diff: { text: string } | { path: string } | null;
+  diff: DiffSource | null;
+  /** The diff's SHA-256 as the batch read it; null when it could not be read. */
   diffSha256: string | null;
 }
 
@@ -25,6 +26,8 @@ export interface GradedPrediction {
 export interface GradePredictionOptions {
   root: string;
   grade: GradeFn;
+  /** The task as the caller prepared it (prepare.ts), so that the grade does not prepare it again. */
+  prepared?: PreparedTask;
   /** Runs after an INFRA_ERROR before the line says infra_error (default 2). */
   infraRetries?: number;
   timeoutSeconds?: number;
@@ -32,6 +35,20 @@ export interface GradePredictionOptions {
   signal?: AbortSignal;
   docker?: Docker;
   worker?: string;
+}
+
+function gradeOptions(run: PredictionRun, options: GradePredictionOptions): GradeOptions {
+  return {
+    root: options.root,
+    task: run.task,
+    mode: run.mode ?? "grade",
+    ...(run.diff ? { diff: run.diff } : {}),
+    ...(options.prepared ? { prepared: options.prepared } : {}),
+    ...(options.timeoutSeconds ? { timeoutSeconds: options.timeoutSeconds } : {}),
+    ...(options.allowQuarantined ? { allowQuarantined: true } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.docker ? { docker: options.docker } : {}),
+  };
 }
 
 /**
@@ -44,30 +61,16 @@ export async function gradePrediction(
   options: GradePredictionOptions,
 ): Promise<GradedPrediction> {
   const retries = options.infraRetries ?? 2;
+  const worker = options.worker ? { worker: options.worker } : {};
   for (let attempt = 1; ; attempt += 1) {
     let result: GradeResult;
     try {
-      result = await options.grade({
-        root: options.root,
-        task: run.task,
-        mode: run.mode ?? "grade",
-        ...(run.diff ? { diff: run.diff } : {}),
-        ...(options.timeoutSeconds ? { timeoutSeconds: options.timeoutSeconds } : {}),
-        ...(options.allowQuarantined ? { allowQuarantined: true } : {}),
-        ...(options.signal ? { signal: options.signal } : {}),
-        ...(options.docker ? { docker: options.docker } : {}),
-      });
+      result = await options.grade(gradeOptions(run, options));
     } catch (error) {
       if (isAbort(error) || options.signal?.aborted) throw error;
-      const line = lineFromError(run, error, {
-        diffSha256: run.diffSha256,
-        ...(options.worker ? { worker: options.worker } : {}),
-      });
-      return { line, result: null };
+      return { line: lineFromError(run, error, worker), result: null };
     }
-    if (result.reason !== "INFRA_ERROR" || attempt > retries) {
-      const worker = options.worker ? { worker: options.worker } : {};
+    if (result.reason !== "INFRA_ERROR" || attempt > retries)
       return { line: lineFromResult(run, result, { attempts: attempt, ...worker }), result };
-    }
   }
 }

@@ -1,8 +1,10 @@
+import { createHash } from "node:crypto";
 import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { GradeResult, ReasonCode } from "@oracle/spec";
+import { readDiffBytes } from "../prepare.js";
 import { testsHash } from "../tests-hash.js";
 import { GRADER_VERSION } from "../version.js";
 import type { GradeFn } from "./grade-prediction.js";
@@ -20,11 +22,12 @@ export async function tempRootWithTasks(
   return { root, cleanup: () => rm(root, { recursive: true, force: true }) };
 }
 
-/** A grade result with the given reason, as the grader would return it. */
+/** A grade result with the given reason, as the grader would return it for a diff of `diffText`. */
 export function fakeResult(
   task: string,
   reason: ReasonCode,
   ids: string[] = [`hidden:t::${task}`],
+  diffText = "",
 ): GradeResult {
   const suite = {
     status: reason === "PASS" ? ("PASS" as const) : ("FAIL" as const),
@@ -45,7 +48,11 @@ export function fakeResult(
     testIds: ids,
     suites: { existing: suite, hidden: suite },
     image: { name: "img", reference: null, digest: null },
-    diff: { sha256: "0".repeat(64), filteredSha256: null, dropped: [] },
+    diff: {
+      sha256: createHash("sha256").update(diffText).digest("hex"),
+      filteredSha256: null,
+      dropped: [],
+    },
     timings: {},
     logPath: `/logs/${task}.jsonl`,
     startedAt: new Date(0).toISOString(),
@@ -54,17 +61,18 @@ export function fakeResult(
 }
 
 /**
- * A fake `grade()`: PASS when the diff text contains "fix", TESTS_FAILED otherwise; `plan` can give a
+ * A fake `grade()`: PASS when the diff contains "fix", TESTS_FAILED otherwise; `plan` can give a
  * sequence of reasons per diff text (e.g. INFRA_ERROR then PASS). Records every call.
  */
 export function fakeGrade(plan: Record<string, ReasonCode[]> = {}): GradeFn & { calls: string[] } {
   const calls: string[] = [];
   const fn = async (options: Parameters<GradeFn>[0]) => {
     options.signal?.throwIfAborted();
-    const text = options.diff && "text" in options.diff ? options.diff.text : "";
+    const text = options.diff ? (await readDiffBytes(options.diff)).toString("utf8") : "";
     calls.push(text);
     const planned = plan[text]?.shift();
-    return fakeResult(options.task, planned ?? (text.includes("fix") ? "PASS" : "TESTS_FAILED"));
+    const reason = planned ?? (text.includes("fix") ? "PASS" : "TESTS_FAILED");
+    return fakeResult(options.task, reason, undefined, text);
   };
   return Object.assign(fn, { calls });
 }

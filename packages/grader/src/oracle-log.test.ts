@@ -1,0 +1,81 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { LOG_EVENT_NAMES, type LoggedEvent } from "@oracle/spec";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { readRunLog } from "./log-view/read-log.js";
+import { openRunLog } from "./oracle-log.js";
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "oracle-log-unit-"));
+});
+afterEach(() => rm(dir, { recursive: true, force: true }));
+
+async function eventsOf(file: string): Promise<{ events: LoggedEvent[]; bad: number[] }> {
+  const events: LoggedEvent[] = [];
+  const summary = await readRunLog(file, ({ event }) => {
+    if (event) events.push(event);
+  });
+  return { events, bad: summary.badLines };
+}
+
+describe("the oracle log's events", () => {
+  it("are written with their name and payload and read back typed, the run's fields beside them", async () => {
+    const file = join(dir, "run.jsonl");
+    const log = openRunLog(file, { run: "r1", task: "calc" });
+    log.event("step", { name: "create.hidden", ms: 12 });
+    log.event("suite.output", { suite: "hidden", stream: "stdout", text: "..\n" });
+    log.event("collect.done", { suite: "existing", kill: { rounds: 1, survivors: 0 }, driverExitCode: null });
+    log.info("an account line", { suite: "hidden" });
+    await log.close();
+    const { events, bad } = await eventsOf(file);
+    expect(bad).toEqual([]);
+    expect(events).toEqual([
+      { name: "step", data: expect.objectContaining({ name: "create.hidden", ms: 12, run: "r1" }) },
+      {
+        name: "suite.output",
+        data: expect.objectContaining({ suite: "hidden", stream: "stdout", text: "..\n" }),
+      },
+      { name: "collect.done", data: expect.objectContaining({ kill: { rounds: 1, survivors: 0 } }) },
+    ]);
+  });
+
+  it("a line naming an event whose fields do not have their types is not read as that event", async () => {
+    const file = join(dir, "bad.jsonl");
+    const log = openRunLog(file, { run: "r1", task: "calc" });
+    log.event("step", { name: "ok", ms: 1 });
+    // The writer refuses this at compile time; a log written by anything else can still hold it.
+    (log.event as (name: string, data: object) => void)("step", { name: "x", ms: "slow" });
+    await log.close();
+    const { events, bad } = await eventsOf(file);
+    expect(events.map((e) => e.name)).toEqual(["step"]);
+    expect(bad).toEqual([2]);
+  });
+
+  it("are a closed set the writer enforces (pnpm typecheck fails if a wrong call below compiles)", () => {
+    const log = openRunLog(join(dir, "types.jsonl"), { run: "r", task: "t" });
+    const calls = () => {
+      // @ts-expect-error: not an event of the log
+      log.event("steps", { name: "x", ms: 1 });
+      // @ts-expect-error: ms is a number
+      log.event("step", { name: "x", ms: "1" });
+      // @ts-expect-error: a step has a name
+      log.event("step", { ms: 1 });
+      // @ts-expect-error: a field the event does not carry
+      log.event("container.removed", { id: "c", removed: true, why: "x" });
+      log.event("verdict", {
+        verdict: "FAIL",
+        // @ts-expect-error: a verdict's reason is a reason code, not an error code
+        reason: "TASK_QUARANTINED",
+        message: "",
+        testsHash: "",
+        testIds: [],
+        timings: {},
+      });
+    };
+    expect(typeof calls).toBe("function");
+    expect(LOG_EVENT_NAMES).toContain("diff.filtered");
+    return log.close();
+  });
+});
