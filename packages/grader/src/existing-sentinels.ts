@@ -1,8 +1,8 @@
 import { execFile } from "node:child_process";
 import type { LoadedTask, SentinelResult } from "@oracle/spec";
 import picomatch from "picomatch";
-import type { RunState } from "./container-steps.js";
 import type { RunLog } from "./oracle-log.js";
+import type { SentinelNotes as RunState } from "./run/run-scope.js";
 import { findRunner } from "./runner-command.js";
 import {
   type HiddenText,

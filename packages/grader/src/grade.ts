@@ -5,7 +5,7 @@ import { dockerodeGradeDocker } from "./docker.js";
 import { checkGradeOptions, type GradeOptions } from "./grade-options.js";
 import { defaultLogPath, openRunLog } from "./oracle-log.js";
 import { checkQuarantine, type PreparedTask, prepareDiff, prepareTask } from "./prepare.js";
-import { superviseRun } from "./supervise.js";
+import { superviseRun } from "./run/supervise.js";
 import { GRADER_VERSION } from "./version.js";
 
 /** dockerode without the parts a grade never uses (loaded on first use): for callers that pass `docker`. */

@@ -1,6 +1,6 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { PATHS } from "./container-config.js";
+import { PATHS } from "./run/container-config.js";
 
 /**
  * The oracle's mocha guard (docs/security.md, "What ends a mocha test"). Mocha counts a test whose

@@ -3,8 +3,8 @@ import { constants } from "node:fs";
 import { chmod, lstat, open, readFile, realpath } from "node:fs/promises";
 import { dirname, join, sep } from "node:path";
 import type { LoadedTask } from "@oracle/spec";
-import type { RunState } from "./container-steps.js";
 import type { RunLog } from "./oracle-log.js";
+import type { SentinelNotes as RunState } from "./run/run-scope.js";
 import {
   type HiddenText,
   MAX_TEST_FILE_BYTES,

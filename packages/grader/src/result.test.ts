@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildResult, MAX_LISTED_IDS } from "./result.js";
-import { judgeSuite, MAX_LISTED_TESTS } from "./suite-result.js";
+import { judgeSuite, MAX_LISTED_TESTS } from "./run/judge-report.js";
 import { testsHash } from "./tests-hash.js";
 
 /** A judged suite of `count` tests, every 500th failing. */

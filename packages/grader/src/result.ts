@@ -1,7 +1,7 @@
 import type { ExpectedResult, GradeResult, ReasonCode, SentinelResult, SuiteResult } from "@oracle/spec";
 import { GradeResultSchema } from "@oracle/spec";
 import type { FilteredDiff } from "./diff/filter.js";
-import { listedTests, MAX_LISTED_TESTS, notRunSuite, ranIds } from "./suite-result.js";
+import { listedTests, MAX_LISTED_TESTS, notRunSuite, ranIds } from "./run/judge-report.js";
 import { sortIds, testsHash } from "./tests-hash.js";
 import { GRADER_VERSION } from "./version.js";
 

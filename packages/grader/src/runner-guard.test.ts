@@ -3,8 +3,9 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { CONTAINER_SANDBOX } from "./run/container-config.js";
+import { prepScript } from "./run/prep.js";
 import { runnerGuardFor, runnerGuardLines } from "./runner-guard.js";
-import { prepScript } from "./scripts.js";
 
 const task = (env: Record<string, string>, existing = "python3 -m pytest", hidden = existing) => ({
   env,
@@ -149,6 +150,7 @@ describe("prepScript runs the guard", () => {
     reportDir: "/oracle/report/existing",
     list: true,
     runnerGuard: { startDirs: ["."], imageDirs: [] },
+    sandbox: CONTAINER_SANDBOX,
   };
 
   it("after the listing and the reset, in valid sh", () => {

@@ -1,9 +1,9 @@
 import type { TestCase } from "@oracle/spec";
 import { describe, expect, it } from "vitest";
+import { judgeSuite } from "./run/judge-report.js";
 import { findRunner } from "./runner-command.js";
 import { jsAssertStyle, looksPure, pythonPlainBodies } from "./sentinel-text.js";
 import { checkSentinel, planSentinels, type Sentinel, sentinelRunner } from "./sentinels.js";
-import { judgeSuite } from "./suite-result.js";
 
 const PY = "from calc.core import add\n\n\ndef test_add_positive():\n    assert add(2, 3) == 5\n";
 const PY_CLASS =

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readdir, rm, utimes } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { makeRunTempDir, removeOrphanRunDirs } from "./run-dirs.js";
+import { makeRunTempDir, removeOrphanRunDirs } from "./run-folder.js";
 
 let parent: string;
 beforeEach(async () => {

@@ -1,4 +1,5 @@
 import type Docker from "dockerode";
+import type { SuiteName } from "../junit.js";
 
 /** Where things live inside the grading container. */
 export const PATHS = {
@@ -17,11 +18,60 @@ export const PATHS = {
 
 /**
  * The uid:gid of the container's process: the driver, PID 1 of its own container (no Docker init),
- * which runs one suite (step-script.ts). As PID 1 it cannot be killed or stopped from inside its PID
+ * which runs one suite (driver-script.ts). As PID 1 it cannot be killed or stopped from inside its PID
  * namespace, and it runs from an execute-only sh, so it is not dumpable: the test user shares its
  * uid but cannot trace it, read its memory, environment or file descriptors, or signal it.
  */
 export const RUN_USER = "1000:1000";
+
+/** The container's whole environment (nothing from the grader's); the driver exports the rest per suite. */
+export const BASE_ENV = [
+  "TZ=UTC",
+  "LC_ALL=C.UTF-8",
+  "PYTHONHASHSEED=0",
+  `HOME=${PATHS.home}`,
+  `TMPDIR=${PATHS.tmp}`,
+];
+
+/** Where a suite's runner writes its JUnit report ($ORACLE_JUNIT). */
+export const reportPath = (suite: SuiteName) => `${PATHS.report}/${suite}/junit.xml`;
+
+/**
+ * What the driver's and the prep's scripts assume of the place they run in. In production that is
+ * a suite's container ({@link CONTAINER_SANDBOX}); the contract test (driver-contract.test.ts) runs
+ * the same scripts in sh on the host with these pointed at a temporary folder.
+ */
+export interface DriverSandbox {
+  /** The container paths the scripts use (the report's is in each plan). */
+  paths: Record<"tmp" | "checkout" | "diff" | "hidden", string>;
+  /** Where the kill loop looks for processes, and the one it spares (`<proc>/1`: the driver). */
+  proc: string;
+  /** The command (builtins only) that SIGKILLs every process the test user may signal but the driver. */
+  killAll: string;
+  /** The test user's uid: the kill loop counts its processes. */
+  testUid: string;
+  /** The driver's own status file (a shell word), read by its self-checks. */
+  self: string;
+  /** The cgroup files that hold the oom_kill count (v2, then v1). */
+  oomFiles: string[];
+  /**
+   * The driver's checks that hold only as PID 1 of a container: that it is PID 1; that it holds no
+   * privilege (NoNewPrivs, no capability); that another process cannot read its environment (it is
+   * not dumpable). Its one thread and no tracer are checked wherever it runs.
+   */
+  checks: { pid1: boolean; privileges: boolean; dumpable: boolean };
+}
+
+/** The sandbox the driver runs in: a suite's container, as {@link containerOptions} makes it. */
+export const CONTAINER_SANDBOX: DriverSandbox = {
+  paths: { tmp: PATHS.tmp, checkout: PATHS.checkout, diff: PATHS.diff, hidden: PATHS.hidden },
+  proc: "/proc",
+  killAll: "kill -KILL -1",
+  testUid: RUN_USER.split(":")[0]!,
+  self: "/proc/1/status",
+  oomFiles: ["/sys/fs/cgroup/memory.events", "/sys/fs/cgroup/memory/memory.oom_control"],
+  checks: { pid1: true, privileges: true, dumpable: true },
+};
 
 export interface ContainerPlan {
   image: string;

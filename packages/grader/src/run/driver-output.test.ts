@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { SuiteName } from "./junit.js";
-import { type DriverEvent, DriverOutput, endMarker, MarkerCut, SuiteStderr } from "./step-output.js";
+import type { SuiteName } from "../junit.js";
+import { type DriverEvent, DriverOutput, MarkerCut, SuiteStderr } from "./driver-output.js";
+import { endMarker } from "./driver-protocol.js";
 
 const NONCE = "0123456789abcdef".repeat(3);
 const bounds = { report: 1024, prepOut: 1024, prepErr: 1024 };

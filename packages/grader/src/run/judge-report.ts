@@ -1,6 +1,6 @@
 import type { ReasonCode, SentinelState, SuiteResult, TestCase } from "@oracle/spec";
-import { parseJUnit, ReportInvalidError, type SuiteName } from "./junit.js";
-import { checkSentinel, type Sentinel } from "./sentinels.js";
+import { parseJUnit, ReportInvalidError, type SuiteName } from "../junit.js";
+import { checkSentinel, type Sentinel } from "../sentinels.js";
 
 /** What the collect step found at $ORACLE_JUNIT. */
 export type ReportRead = { kind: "ok"; xml: string } | { kind: "missing" } | { kind: "invalid"; why: string };

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compareApplied } from "./container-steps.js";
-import { judgeSuite, type SuiteRun } from "./suite-result.js";
+import { judgeSuite, type SuiteRun } from "./judge-report.js";
 
 const report = (cases: string) => ({
   kind: "ok" as const,
@@ -45,12 +44,4 @@ describe("judgeSuite", () => {
     expect(reason({ report: { kind: "invalid", why: "symlink" } })).toBe("REPORT_INVALID");
     expect(reason({ report: { kind: "ok", xml: "PASSED 10 tests" } })).toBe("REPORT_INVALID");
   });
-});
-
-describe("compareApplied", () => {
-  it("accepts exactly the expected paths", () => expect(compareApplied(["a", "b"], ["b", "a"])).toBeNull());
-  it("names paths git changed that the filter did not keep", () =>
-    expect(compareApplied(["a"], ["a", ".git/x"])).toMatch(/did not keep: \.git\/x/));
-  it("names paths git skipped", () =>
-    expect(compareApplied(["a", "b"], ["a"])).toMatch(/did not change .*: b/));
 });

@@ -1,8 +1,19 @@
 import { Writable } from "node:stream";
-import type { SuiteName } from "./junit.js";
-import type { ReportRead } from "./suite-result.js";
+import type { SuiteName } from "../junit.js";
+import {
+  endMarker,
+  LINE,
+  NONCE,
+  PREFIX,
+  PREP_STEP_DIR,
+  REPORT,
+  REPORT_STATES,
+  type ReportState,
+  SUITES,
+} from "./driver-protocol.js";
+import type { ReportRead } from "./judge-report.js";
 
-/** What the driver printed (see step-script.ts), as parsed from the exec's stdout. */
+/** What the driver printed (driver-protocol.ts), as parsed from its container's stdout. */
 export interface DriverRecord {
   prep: Partial<Record<SuiteName, { exitCode: number; stdout: Buffer; stderr: Buffer; failed?: string }>>;
   /** Suites whose `oracle:suite` line arrived: they started. */
@@ -29,9 +40,8 @@ export interface DriverBounds {
 }
 
 const MAX_LINE = 512;
-const HEADER = /^oracle:([a-z-]+)(?: (.*))?$/;
+const HEADER = new RegExp(`^${PREFIX}([a-z-]+)(?: (.*))?$`);
 const COUNT = /^\d{1,15}$/;
-const SUITES = new Set(["existing", "hidden"]);
 
 /**
  * Cuts a stream at a marker without holding more than the marker's length: `push` returns the
@@ -78,12 +88,8 @@ abstract class SyncWritable extends Writable {
   }
 }
 
-/** The end marker of a suite on the exec's stdout (followed by the exit code) and stderr. */
-export const endMarker = (nonce: string, stream: "stdout" | "stderr"): Buffer =>
-  Buffer.from(`\noracle:${nonce}:end${stream === "stdout" ? " " : "\n"}`);
-
 type Block = {
-  name: "report" | "prep-out" | "prep-err";
+  name: typeof LINE.report | typeof LINE.prepOut | typeof LINE.prepErr;
   suite: SuiteName;
   size: number;
   /** The block's bytes, allocated once at its announced (bounded) size: no copy per chunk, no concat. */
@@ -106,10 +112,7 @@ export class DriverOutput extends SyncWritable {
   private endOf: SuiteName | null = null;
   private readonly seen = new Set<string>();
   private readonly blocks = new Map<string, Buffer>();
-  private reportState: {
-    kind: "ok" | "not-regular" | "missing" | "too-large" | "unreadable";
-    size: number;
-  } | null = null;
+  private reportState: { kind: ReportState; size: number } | null = null;
 
   /** The driver's nonce, from its first line; the end markers carry it. */
   nonce: string | null = null;
@@ -194,60 +197,60 @@ export class DriverOutput extends SyncWritable {
     if (!match) return this.fail(`unexpected driver output: ${JSON.stringify(text.slice(0, 80))}`);
     const name = match[1]!;
     // The driver's own checks may stop it before its nonce: it names what did not hold.
-    if (name === "unsafe") return this.onlyOnce("unsafe", () => (this.record.unsafe = match[2] ?? "?"));
+    if (name === LINE.unsafe) return this.onlyOnce(name, () => (this.record.unsafe = match[2] ?? "?"));
     if (this.nonce === null) {
-      if (name !== "nonce" || !/^[0-9a-f]{48}$/.test(match[2] ?? ""))
+      if (name !== LINE.nonce || !NONCE.test(match[2] ?? ""))
         return this.fail("the driver's first line is not its nonce");
       this.nonce = match[2]!;
       return;
     }
-    if (name === "done") return this.onlyOnce("done", () => (this.record.done = true));
-    if (name === "no-driver-sh") return this.fail("the driver could not make its copy of sh");
+    if (name === LINE.done) return this.onlyOnce(name, () => (this.record.done = true));
+    if (name === LINE.noDriverSh) return this.fail("the driver could not make its copy of sh");
     const [suite, ...args] = match[2]?.split(" ") ?? [];
-    if (!suite || !SUITES.has(suite)) return this.fail(`oracle:${name} without a suite`);
+    if (!suite || !SUITES.has(suite)) return this.fail(`${PREFIX}${name} without a suite`);
     if (suite !== this.suite)
-      return this.fail(`oracle:${name} ${suite} from the ${this.suite} suite's driver`);
+      return this.fail(`${PREFIX}${name} ${suite} from the ${this.suite} suite's driver`);
     const s = suite as SuiteName;
     return this.onlyOnce(`${name} ${s}`, () => this.suiteHeader(name, s, args));
   }
 
   /** Each line comes once: a second one means someone else wrote into the driver's stdout. */
   private onlyOnce(key: string, then: () => unknown): undefined {
-    if (this.seen.has(key)) return this.fail(`oracle:${key} twice`);
+    if (this.seen.has(key)) return this.fail(`${PREFIX}${key} twice`);
     this.seen.add(key);
     then();
   }
 
   private suiteHeader(name: string, suite: SuiteName, args: string[]): undefined {
     switch (name) {
-      case "prep-out":
-        return this.startBlock("prep-out", suite, args[0], this.bounds.prepOut);
-      case "prep-err":
-        return this.startBlock("prep-err", suite, args[0], this.bounds.prepErr);
-      case "prep-exit":
+      case LINE.prepOut:
+        return this.startBlock(LINE.prepOut, suite, args[0], this.bounds.prepOut);
+      case LINE.prepErr:
+        return this.startBlock(LINE.prepErr, suite, args[0], this.bounds.prepErr);
+      case LINE.prepExit:
         return this.prepExit(suite, args);
-      case "suite":
+      case LINE.suite:
         if (this.record.prep[suite]?.exitCode !== 0)
-          return this.fail(`oracle:suite ${suite} before its prep`);
+          return this.fail(`${PREFIX}${LINE.suite} ${suite} before its prep`);
         this.record.started[suite] = true;
         this.inSuite = { suite, cut: new MarkerCut(endMarker(this.nonce!, "stdout")) };
         this.onEvent("suite", suite);
         return;
-      case "kill": {
+      case LINE.kill: {
         const [rounds, survivors] = args.map(Number);
         if (!Number.isInteger(rounds) || !Number.isInteger(survivors))
-          return this.fail("bad oracle:kill line");
+          return this.fail(`bad ${PREFIX}${LINE.kill} line`);
         this.record.kill[suite] = { rounds: rounds!, survivors: survivors! };
         return;
       }
-      case "oom":
-        if (!args[0] || !COUNT.test(args[0])) return this.fail("bad oracle:oom line");
+      case LINE.oom:
+        if (!args[0] || !COUNT.test(args[0])) return this.fail(`bad ${PREFIX}${LINE.oom} line`);
         this.record.oomKills[suite] = Number(args[0]);
         return;
-      case "report":
+      case LINE.report:
         return this.reportHeader(suite, args);
       default:
-        return this.fail(`unknown driver line oracle:${name}`);
+        return this.fail(`unknown driver line ${PREFIX}${name}`);
     }
   }
 
@@ -257,50 +260,56 @@ export class DriverOutput extends SyncWritable {
     sizeText: string | undefined,
     bound: number,
   ): undefined {
-    if (!sizeText || !COUNT.test(sizeText)) return this.fail(`oracle:${name} ${suite} without a size`);
+    if (!sizeText || !COUNT.test(sizeText)) return this.fail(`${PREFIX}${name} ${suite} without a size`);
     const size = Number(sizeText);
-    if (size > bound) return this.fail(`oracle:${name} ${suite} announces ${size} bytes, above ${bound}`);
+    if (size > bound) return this.fail(`${PREFIX}${name} ${suite} announces ${size} bytes, above ${bound}`);
     if (size === 0) return this.blockDone(name, suite, Buffer.alloc(0));
     this.block = { name, suite, size, bytes: Buffer.alloc(size), got: 0 };
   }
 
   private blockDone(name: Block["name"], suite: SuiteName, bytes: Buffer): undefined {
-    if (name === "report") return this.reportDone(suite, bytes);
+    if (name === LINE.report) return this.reportDone(suite, bytes);
     this.blocks.set(`${name} ${suite}`, bytes);
   }
 
   private reportHeader(suite: SuiteName, args: string[]): undefined {
     const [kind, size] = args;
-    if (kind === "ok") {
+    if (kind === REPORT.ok) {
       this.reportState = { kind, size: 0 };
-      return this.startBlock("report", suite, size, this.bounds.report);
+      return this.startBlock(LINE.report, suite, size, this.bounds.report);
     }
-    if (kind === "not-regular" || kind === "missing" || kind === "too-large" || kind === "unreadable") {
-      this.reportState = { kind, size: Number(size ?? 0) };
+    if (kind !== undefined && REPORT_STATES.has(kind)) {
+      this.reportState = { kind: kind as ReportState, size: Number(size ?? 0) };
       return this.reportDone(suite, null);
     }
-    this.fail(`bad oracle:report line: ${args.join(" ")}`);
+    this.fail(`bad ${PREFIX}${LINE.report} line: ${args.join(" ")}`);
   }
 
   private reportDone(suite: SuiteName, xml: Buffer | null): undefined {
     const state = this.reportState!;
-    this.record.report[suite] =
-      state.kind === "ok"
-        ? { kind: "ok", xml: xml!.toString("utf8") }
-        : state.kind === "missing"
-          ? { kind: "missing" }
-          : state.kind === "not-regular"
-            ? { kind: "invalid", why: "$ORACLE_JUNIT is not a regular file (a symlink or special file)" }
-            : state.kind === "unreadable"
-              ? { kind: "invalid", why: "$ORACLE_JUNIT cannot be read (its mode was changed)" }
-              : { kind: "invalid", why: `larger than ${this.bounds.report} bytes (${state.size})` };
+    this.record.report[suite] = this.reportRead(state, xml);
     this.onEvent("report", suite);
+  }
+
+  private reportRead(state: { kind: ReportState; size: number }, xml: Buffer | null): ReportRead {
+    switch (state.kind) {
+      case REPORT.ok:
+        return { kind: "ok", xml: xml!.toString("utf8") };
+      case REPORT.missing:
+        return { kind: "missing" };
+      case REPORT.notRegular:
+        return { kind: "invalid", why: "$ORACLE_JUNIT is not a regular file (a symlink or special file)" };
+      case REPORT.unreadable:
+        return { kind: "invalid", why: "$ORACLE_JUNIT cannot be read (its mode was changed)" };
+      case REPORT.tooLarge:
+        return { kind: "invalid", why: `larger than ${this.bounds.report} bytes (${state.size})` };
+    }
   }
 
   private prepExit(suite: SuiteName, args: string[]): undefined {
     const [code, what] = args;
-    if (!code || !COUNT.test(code)) return this.fail("bad oracle:prep-exit line");
-    const failed = what === "step-dir" ? "cannot make the step's folder" : undefined;
+    if (!code || !COUNT.test(code)) return this.fail(`bad ${PREFIX}${LINE.prepExit} line`);
+    const failed = what === PREP_STEP_DIR ? "cannot make the step's folder" : undefined;
     this.record.prep[suite] = {
       exitCode: Number(code),
       stdout: this.blocks.get(`prep-out ${suite}`) ?? Buffer.alloc(0),

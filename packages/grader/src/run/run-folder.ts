@@ -1,7 +1,10 @@
 import { readlinkSync } from "node:fs";
-import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
+import { chmod, link, mkdir, mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { FilteredDiff } from "../diff/filter.js";
+import type { SuiteName } from "../junit.js";
+import { copyHiddenTests } from "./copy-hidden.js";
 
 const PREFIX = "oracle-grade-";
 
@@ -67,4 +70,25 @@ export async function removeOrphanRunDirs(parent = tmpdir(), now = Date.now()): 
     }
   }
   return removed;
+}
+
+/**
+ * Each suite's run folder (its container's only view of the host besides the mirror): the filtered
+ * diff in both, the hidden tests copied into the hidden suite's, so that no task folder is mounted.
+ */
+export async function makeSuiteFolders(
+  tempDir: string,
+  filtered: FilteredDiff | null,
+  hiddenTestsDir: string,
+): Promise<Record<SuiteName, string>> {
+  await chmod(tempDir, 0o755);
+  const dirs = { existing: join(tempDir, "existing"), hidden: join(tempDir, "hidden") };
+  await Promise.all([mkdir(dirs.existing, { mode: 0o755 }), mkdir(dirs.hidden, { mode: 0o755 })]);
+  const copied = copyHiddenTests(hiddenTestsDir, join(dirs.hidden, "tests"));
+  if (filtered) {
+    await writeFile(join(dirs.existing, "filtered.diff"), filtered.filtered, { mode: 0o644 });
+    await link(join(dirs.existing, "filtered.diff"), join(dirs.hidden, "filtered.diff"));
+  }
+  await copied;
+  return dirs;
 }

@@ -1,0 +1,204 @@
+import type { ExpectedResult, SentinelResult, SentinelState, SuiteResult } from "@oracle/spec";
+import { checkExpected, type Expectation } from "../expected-judge.js";
+import type { SuiteName } from "../junit.js";
+import type { RunLog } from "../oracle-log.js";
+import { suiteTail } from "../output-tail.js";
+import { deselectedByName } from "../sentinel-selection.js";
+import type { Sentinel } from "../sentinels.js";
+import { judgeSuite, listedTests } from "./judge-report.js";
+import type { RunOutcome } from "./run-scope.js";
+import type { DriverResult } from "./run-suite.js";
+
+/**
+ * Judge what a suite's driver collected after the suite (its exit code, kill rounds, OOM count and
+ * report: judge-report.ts), then both suites together: "Any failure in either is a FAIL", and every
+ * expected test must have run and passed.
+ */
+
+/** One suite, judged. */
+export interface SuiteJudgement {
+  result: SuiteResult;
+  /** Why it failed, as judged (the run's message names the first failed suite's), or null. */
+  failure: string | null;
+  /** What its sentinels showed, when it had some. */
+  sentinel: SentinelResult | null;
+  /** The run's reason when it must stop here (an OOM kill). */
+  stop: RunOutcome | null;
+}
+
+/** What the judge of a suite needs besides the driver's result. */
+export interface SuiteJudge {
+  /** The suite's sentinels, or null. */
+  sentinel: Sentinel | null;
+  /** Why the suite has no sentinel, as its planner noted (plant-sentinels.ts, existing-sentinels.ts). */
+  noted: SentinelResult | undefined;
+  memoryMb: number;
+  log: RunLog;
+}
+
+const outOfMemory = (suite: SuiteName, memoryMb: number): RunOutcome => ({
+  reason: "OUT_OF_MEMORY",
+  message: `${suite} suite: a process was OOM-killed at the ${memoryMb} MiB limit`,
+});
+
+function logExit(log: RunLog, driver: DriverResult): void {
+  const { suite, output } = driver;
+  const out = output.stdout.captured();
+  const err = output.stderr.captured();
+  log.event("suite.exit", {
+    suite,
+    exitCode: driver.record.exitCode[suite] ?? null,
+    durationMs: output.durationMs,
+    stdoutBytes: out.bytes,
+    stderrBytes: err.bytes,
+    stdoutTail: out.truncated ? out.tail : undefined,
+    stderrTail: err.truncated ? err.tail : undefined,
+  });
+}
+
+/** Judges a suite from what its driver collected after it; throws when the driver's account cannot be trusted or is cut short. */
+export function judgeCollected(driver: DriverResult, judge: SuiteJudge): SuiteJudgement {
+  const { record, suite, output } = driver;
+  const { log } = judge;
+  const exitCode = record.exitCode[suite] ?? null;
+  const kill = record.kill[suite];
+  const oomKills = record.oomKills[suite];
+  log.event("collect.done", { suite, kill, oomKills, driverExitCode: driver.exitCode });
+  logExit(log, driver);
+  if (kill && kill.survivors > 0)
+    throw new Error(`${kill.survivors} process(es) of the ${suite} suite survived SIGKILL`);
+  if (record.unsafe) throw new Error(`the ${suite} suite's driver refused to go on: ${record.unsafe}`);
+  const out = output.stdout.captured();
+  const err = output.stderr.captured();
+  const bounded = {
+    bytes: out.bytes + err.bytes,
+    truncated: out.truncated || err.truncated,
+    tail: suiteTail(out, err),
+  };
+  const report = record.report[suite];
+  // An OOM kill explains a driver that stopped after the suite (its fork or itself killed).
+  if (oomKills !== undefined && oomKills > 0 && !report) {
+    const counts = { passed: 0, failed: 0, error: 0, skipped: 0 };
+    const result: SuiteResult = {
+      status: "FAIL",
+      reason: "OUT_OF_MEMORY",
+      exitCode,
+      durationMs: output.durationMs,
+      counts,
+      tests: [],
+      output: bounded,
+    };
+    return { result, failure: null, sentinel: null, stop: outOfMemory(suite, judge.memoryMb) };
+  }
+  if (!report || oomKills === undefined) {
+    if (record.protocolError) throw new Error(`the driver's output: ${record.protocolError}`);
+    throw new Error(
+      `the oracle's driver ended (exit code ${driver.exitCode}) before the ${suite} suite's report was read: the engine stopped the container`,
+    );
+  }
+  const { sentinel } = judge;
+  const judged = judgeSuite({
+    suite,
+    exitCode,
+    durationMs: output.durationMs,
+    report,
+    output: bounded,
+    sentinel,
+  });
+  const checked = sentinel ? sentinelRecord(log, suite, sentinel, judged.sentinel) : null;
+  const seen = checked ?? judge.noted;
+  const result = seen ? { ...judged.result, sentinel: seen } : judged.result;
+  const failure = result.status !== "PASS" ? judged.message : null;
+  // Any OOM kill fails the suite, even when its runner carried on: the tests ran starved.
+  if (oomKills > 0)
+    return {
+      result: { ...result, status: "FAIL", reason: "OUT_OF_MEMORY" },
+      failure,
+      sentinel: checked,
+      stop: outOfMemory(suite, judge.memoryMb),
+    };
+  const listed = listedTests(result.tests);
+  log.info(judged.message, {
+    suite,
+    counts: result.counts,
+    tests: listed.tests.map((t) => `${t.outcome} ${t.id}`),
+    testsOmitted: listed.omitted,
+  });
+  return { result, failure, sentinel: checked, stop: null };
+}
+
+/** A suite's sentinel outcome, for the result and the log (a missing optional one is only noted). */
+function sentinelRecord(
+  log: RunLog,
+  suite: SuiteName,
+  sentinel: Sentinel,
+  outcome: SentinelState,
+): SentinelResult {
+  const record = {
+    state: outcome,
+    framework: sentinel.framework,
+    required: sentinel.required.length > 0,
+    files: sentinel.appends.map((a) => a.path),
+    twins: sentinel.appends.reduce((n, a) => n + (a.twins?.length ?? 0), 0),
+    ...(sentinel.note ? { note: sentinel.note } : {}),
+  };
+  log.event("sentinel.checked", { suite, ...record });
+  if (outcome === "not-collected")
+    log.warn(
+      `sentinel not collected: the ${suite} command did not run the oracle's sentinel tests${sentinel.note ? ` (${sentinel.note})` : ""}; the verdict rests on the other checks`,
+    );
+  else if (suite === "hidden" && record.twins === 0)
+    log.warn(
+      "pair only: no hidden test could be twinned, so code that reads the test files can tell the oracle's pair apart (docs/security.md, Twins)",
+    );
+  return record;
+}
+
+/** Both suites as judged, with why each failed. */
+export interface Judged {
+  suites: Partial<Record<SuiteName, SuiteResult>>;
+  failures: Partial<Record<SuiteName, string>>;
+}
+
+/**
+ * Holds both suites' reports (sentinels already removed) to the expected tests: a suite that passed
+ * on its own fails with EXPECTED_TEST_MISSING / EXPECTED_TEST_SKIPPED when one of them did not run
+ * and pass; a suite that already failed keeps its reason (an expected test that failed is TESTS_FAILED).
+ */
+export function judgeExpected(
+  expectation: Expectation,
+  judged: Judged,
+  hiddenCommand: string,
+  log: RunLog,
+): Judged & { expected: ExpectedResult } {
+  const suites = { ...judged.suites };
+  const failures = { ...judged.failures };
+  const tests = { existing: suites.existing?.tests ?? [], hidden: suites.hidden?.tests ?? [] };
+  const { result, problems } = checkExpected(expectation, tests, deselectedByName(hiddenCommand));
+  log.event("expected.checked", { ...result });
+  for (const suite of ["existing", "hidden"] as const) {
+    const problem = problems[suite];
+    const suiteResult = suites[suite];
+    if (!problem || !suiteResult || suiteResult.status !== "PASS") continue;
+    suites[suite] = { ...suiteResult, status: "FAIL", reason: problem.reason };
+    failures[suite] = problem.message;
+  }
+  const { missing, skipped, unexpected } = result;
+  log.info(
+    `expected tests (${result.source}): ${missing.count} missing, ${skipped.count} skipped, ${unexpected.count} ran unexpected${result.source === "none" ? ` (${result.note})` : ""}`,
+  );
+  return { suites, failures, expected: result };
+}
+
+/** "Any failure in either is a FAIL": the first failed suite's reason, else PASS. */
+export function bothSuitesOutcome({ suites, failures }: Judged): RunOutcome {
+  for (const suite of ["existing", "hidden"] as const) {
+    const result = suites[suite];
+    if (result && result.status !== "PASS")
+      return {
+        reason: result.reason ?? "TESTS_FAILED",
+        message: failures[suite] ?? `${suite} suite failed: ${result.reason}`,
+      };
+  }
+  return { reason: "PASS", message: "both suites ran and passed" };
+}

@@ -1,0 +1,237 @@
+import { join } from "node:path";
+import type { LoadedTask } from "@oracle/spec";
+import type { GradeDocker } from "../docker.js";
+import { baseHiddenTexts, baseTestTexts, existingSentinels } from "../existing-sentinels.js";
+import { type Expectation, loadExpectation } from "../expected-judge.js";
+import { listHiddenFiles } from "../hidden-files.js";
+import { type ResolvedImage, resolveImage, staleImageMessage } from "../image.js";
+import { gradeLabels, leaseDeadline, removeLeftovers } from "../leftovers.js";
+import { writeMochaGuards } from "../mocha-guard.js";
+import type { RunLog } from "../oracle-log.js";
+import { plantSentinels } from "../plant-sentinels.js";
+import type { Sentinel } from "../sentinels.js";
+import { filterAndLog } from "./apply-diff.js";
+import { prepareBaseMirror } from "./checkout.js";
+import { bothSuitesOutcome, judgeCollected, judgeExpected, type SuiteJudgement } from "./judge-suite.js";
+import { judgePrep } from "./prep.js";
+import { makeRunTempDir, makeSuiteFolders, removeOrphanRunDirs } from "./run-folder.js";
+import type { RunOutcome, RunScope, SentinelNotes } from "./run-scope.js";
+import { type DriverResult, letRun, openSuite, type SuiteInputs, startSuite } from "./run-suite.js";
+
+/**
+ * The run, top to bottom as docs/specification.md tells it (packages/grader/README.md maps each
+ * sentence to its function). Each step returns what the next needs; what the deadline and the
+ * clean-up need goes to the run's scope (run-scope.ts), which wall-clock-limit.ts closes.
+ */
+
+/** What a run is given. */
+export interface PipelineInputs {
+  loaded: LoadedTask;
+  /** The diff's bytes (grade mode), a marker that it is too large to parse, or null (baseline mode). */
+  diff: Buffer | { tooLarge: number } | null;
+  runId: string;
+  startedAt: Date;
+  timeoutMs: number;
+  docker: GradeDocker;
+  /** images/<name>/'s fingerprint, computed once per grade (prepare.ts). */
+  imageFingerprint: () => Promise<string>;
+  log: RunLog;
+  root: string;
+}
+
+/** What the host steps hand to the suites. */
+interface Prepared {
+  suites: SuiteInputs;
+  /** Why a suite has no sentinel, as its planner noted. */
+  notes: SentinelNotes;
+  /** The tests each suite must run and pass (task.json, the sweep's record, or none). */
+  expectation: Expectation;
+  /** Resolves to a reason to stop (a stale image) or null; awaited before anything runs in a container. */
+  imageCurrent: () => Promise<RunOutcome | null>;
+}
+
+/** One grade or baseline run: the host steps, then the two suites. Returns the run's reason. */
+export async function runPipeline(inputs: PipelineInputs, scope: RunScope): Promise<RunOutcome> {
+  // Leftovers of dead graders go while the diff is filtered and the image resolved; before the container is made.
+  const leftovers = removeDeadGradersLeftovers(inputs.docker, inputs.log);
+  try {
+    const prepared = await prepareRun(inputs, scope, leftovers);
+    if ("reason" in prepared) return prepared;
+    return await runSuites(prepared, scope);
+  } finally {
+    await leftovers;
+  }
+}
+
+/** On the host: filter the diff, resolve the image, make the base-only mirror and the run folders, plan the sentinels. */
+async function prepareRun(
+  inputs: PipelineInputs,
+  scope: RunScope,
+  leftovers: Promise<void>,
+): Promise<Prepared | RunOutcome> {
+  const { docker, log, loaded, root } = inputs;
+  // The engine looks the image up while the diff is filtered.
+  const resolving = resolveImage(root, loaded.task.image, docker);
+  resolving.catch(() => undefined);
+  const diff = filterAndLog(inputs.diff, loaded.task, log);
+  scope.learn({ diff: diff.record });
+  if (diff.stop) return diff.stop;
+  const image = await resolving;
+  scope.learn({ image: { name: image.name, reference: image.reference, digest: image.digest } });
+  log.event("image", { ...image });
+  if (!image.ok) return { reason: "IMAGE_NOT_BUILT", message: image.message };
+  const imageCurrent = checkImageCurrent(root, image, inputs.imageFingerprint, scope);
+  log.info(`image: ${image.reference}`);
+  const mirror = prepareBaseMirror(root, loaded, scope, log);
+  mirror.catch(() => undefined);
+  const folder = await makeRunTempDir();
+  scope.adoptFolder(folder);
+  const runDirs = await makeSuiteFolders(folder, diff.filtered, loaded.hiddenTestsDir);
+  const hiddenFiles = await listHiddenFiles(loaded.hiddenTestsDir);
+  const labels = gradeLabels(inputs.runId, loaded.task.id, leaseDeadline(inputs.startedAt, inputs.timeoutMs));
+  const expectation = await loadExpectation(loaded);
+  log.event("expected.loaded", { ...expectation });
+  if (expectation.ignored) log.warn(`expected tests: ${expectation.ignored}`);
+  await leftovers;
+  const baseOnly = await mirror;
+  if (typeof baseOnly !== "string" && baseOnly !== null) return baseOnly;
+  const planted = await planSentinels(loaded, baseOnly, hiddenFiles, join(runDirs.hidden, "tests"), log);
+  scope.learn(planted.notes.sentinel ? { sentinel: planted.notes.sentinel } : {});
+  await writeMochaGuards(runDirs, hiddenFiles);
+  // The container is given the base-only repository where the task's mirror was (docs/security.md, "History").
+  const suites: SuiteInputs = {
+    loaded: { ...loaded, mirrorPath: baseOnly },
+    image: image.runAs,
+    labels,
+    filtered: diff.filtered,
+    runDirs,
+    hiddenFiles,
+    sentinel: planted.hidden,
+    existingSentinel: planted.existing,
+    docker,
+    log,
+  };
+  return { suites, notes: planted.notes, expectation, imageCurrent };
+}
+
+/** In the containers: the existing suite, then the hidden suite (prepared while the existing one runs), then both judged. */
+async function runSuites(run: Prepared, scope: RunScope): Promise<RunOutcome> {
+  const { suites: inputs } = run;
+  const existing = await openSuite(inputs, scope, "existing");
+  if ("refused" in existing) return { reason: "INFRA_ERROR", message: existing.refused };
+  const stale = await run.imageCurrent();
+  if (stale) return stale;
+  const existingRun = startSuite(inputs, scope, existing);
+  const hidden = openHidden(inputs, scope);
+  const existingJudged = judgeDriver(run, scope, await existingRun);
+  if ("stopped" in existingJudged) return existingJudged.stopped;
+  const prepared = await hidden;
+  if ("refused" in prepared) return { reason: "INFRA_ERROR", message: prepared.refused };
+  letRun(prepared.opened);
+  const hiddenJudged = judgeDriver(run, scope, await prepared.run);
+  if ("stopped" in hiddenJudged) return hiddenJudged.stopped;
+  const judged = {
+    suites: { existing: existingJudged.result, hidden: hiddenJudged.result },
+    failures: {
+      ...(existingJudged.failure ? { existing: existingJudged.failure } : {}),
+      ...(hiddenJudged.failure ? { hidden: hiddenJudged.failure } : {}),
+    },
+  };
+  const checked = judgeExpected(
+    run.expectation,
+    judged,
+    inputs.loaded.task.suites.hidden.command,
+    inputs.log,
+  );
+  scope.learn({ expected: checked.expected, suites: checked.suites });
+  return bothSuitesOutcome(checked);
+}
+
+/** The hidden suite's container, made and started (its driver prepares, then waits for the go-ahead) while the existing suite runs. */
+function openHidden(inputs: SuiteInputs, scope: RunScope) {
+  const hidden = openSuite(inputs, scope, "hidden").then((opened) =>
+    "refused" in opened ? opened : { opened, run: startSuite(inputs, scope, opened) },
+  );
+  hidden.then((h) => ("run" in h ? h.run : undefined)).catch(() => undefined);
+  return hidden;
+}
+
+/** Judges one suite's driver: its prep, then what it collected; the judged suite goes to the scope before any throw. */
+function judgeDriver(
+  run: Prepared,
+  scope: RunScope,
+  driver: DriverResult,
+): SuiteJudgement | { stopped: RunOutcome } {
+  const { log, loaded, filtered } = run.suites;
+  const prepStop = judgePrep(driver, filtered, log);
+  if (prepStop) return { stopped: prepStop };
+  const hidden = driver.suite === "hidden";
+  const judged = judgeCollected(driver, {
+    sentinel: hidden ? run.suites.sentinel : run.suites.existingSentinel,
+    noted: hidden ? run.notes.sentinel : run.notes.existingSentinel,
+    memoryMb: loaded.task.resources.memoryMb,
+    log,
+  });
+  scope.learn({
+    suites: { [driver.suite]: judged.result },
+    ...(hidden && judged.sentinel ? { sentinel: judged.sentinel } : {}),
+  });
+  if (judged.stop) return { stopped: judged.stop };
+  if (driver.record.protocolError) throw new Error(`the driver's output: ${driver.record.protocolError}`);
+  if (!driver.record.done)
+    throw new Error(`the ${driver.suite} suite's driver did not finish (exit code ${driver.exitCode})`);
+  return judged;
+}
+
+/** The image's fingerprint check (lockfile trees) runs while the container starts; nothing runs in it before it passes. */
+function checkImageCurrent(
+  root: string,
+  image: Extract<ResolvedImage, { ok: true }>,
+  fingerprint: () => Promise<string>,
+  scope: RunScope,
+): () => Promise<RunOutcome | null> {
+  const stale = scope.timing(
+    "image.fingerprint",
+    staleImageMessage(root, image.name, image.record, fingerprint),
+  );
+  stale.catch(() => undefined);
+  return async () => {
+    const message = await stale;
+    return message ? { reason: "IMAGE_NOT_BUILT", message } : null;
+  };
+}
+
+/** The sentinels of both suites, planned from the base commit's test files; why a suite has none is noted. */
+async function planSentinels(
+  loaded: LoadedTask,
+  baseOnly: string | null,
+  hiddenFiles: string[],
+  runTests: string,
+  log: RunLog,
+): Promise<{ hidden: Sentinel | null; existing: Sentinel | null; notes: SentinelNotes }> {
+  const { task } = loaded;
+  const notes: SentinelNotes = {};
+  const base = baseOnly
+    ? await baseTestTexts(baseOnly, task.repo.baseCommit, task.suites.existing.files)
+    : null;
+  const baseHidden = baseOnly ? await baseHiddenTexts(baseOnly, task.repo.baseCommit, hiddenFiles) : null;
+  const hidden = await plantSentinels(loaded, hiddenFiles, runTests, log, notes, base?.texts, baseHidden);
+  const existing = existingSentinels(task, base, log, notes);
+  return { hidden, existing, notes };
+}
+
+/** Removes what dead graders left (containers past their lease, run folders of gone pids); never throws. */
+function removeDeadGradersLeftovers(docker: GradeDocker, log: RunLog): Promise<void> {
+  return Promise.all([
+    removeLeftovers(docker).then(
+      (removed) => {
+        if (removed.length > 0)
+          log.info(`removed ${removed.length} leftover container(s) of dead graders`, { removed });
+      },
+      (error: Error) => log.warn(`could not look for leftover containers: ${error.message}`),
+    ),
+    removeOrphanRunDirs().then((n) => {
+      if (n > 0) log.info(`removed ${n} run folder(s) of dead graders`);
+    }),
+  ]).then(() => undefined);
+}

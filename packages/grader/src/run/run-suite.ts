@@ -1,0 +1,238 @@
+import { suiteLabels } from "@oracle/engine";
+import type { LoadedTask } from "@oracle/spec";
+import { BoundedOutput } from "../bounded-output.js";
+import type { FilteredDiff } from "../diff/filter.js";
+import { pathsToReset } from "../diff/filter.js";
+import type { AttachedStreams, GradeContainer, GradeDocker } from "../docker.js";
+import { existingRunner } from "../existing-sentinels.js";
+import type { SuiteName } from "../junit.js";
+import { MOCHA_GUARD_PATH } from "../mocha-guard.js";
+import type { RunLog } from "../oracle-log.js";
+import { runnerGuardFor } from "../runner-guard.js";
+import { type Sentinel, sentinelRunner } from "../sentinels.js";
+import {
+  BASE_ENV,
+  CONTAINER_SANDBOX,
+  type ContainerPlan,
+  containerOptions,
+  missingProtections,
+  PATHS,
+  reportPath,
+} from "./container-config.js";
+import { type DriverEvent, DriverOutput, SuiteStderr } from "./driver-output.js";
+import { GO_LINE, scriptInput } from "./driver-protocol.js";
+import { BOOT, type DriverPlan, driverScript } from "./driver-script.js";
+import { type DriverReport, prepScript } from "./prep.js";
+import type { RunScope } from "./run-scope.js";
+
+/**
+ * Run a suite: "the existing suite at the base commit's version, then the hidden tests", each in a
+ * container of its own whose one process is the driver (driver-script.ts). A suite's container is
+ * created, checked and attached ({@link openSuite}), started with the driver's script on its stdin
+ * ({@link startSuite}); a gated one waits for its go-ahead ({@link letRun}).
+ */
+
+/** The largest report read; above it the report is REPORT_INVALID. */
+export const MAX_REPORT_BYTES = 16 * 1024 * 1024;
+const MAX_PREP_BYTES = 64 * 1024 * 1024;
+const OUTPUT_HEAD = 256 * 1024;
+const OUTPUT_TAIL = 64 * 1024;
+
+/** What a suite's container needs, from the pipeline's host steps. */
+export interface SuiteInputs {
+  loaded: LoadedTask;
+  /** The image to run, by digest. */
+  image: string;
+  labels: Record<string, string>;
+  /** The filtered diff (grade mode; in the run folder as filtered.diff), else null. */
+  filtered: FilteredDiff | null;
+  /** Each suite's host folder (mounted read-only at PATHS.run in its container): the filtered diff, and the hidden tests in the hidden suite's. */
+  runDirs: Record<SuiteName, string>;
+  hiddenFiles: string[];
+  /** The must-fail/must-pass sentinels appended to the hidden test files, or null (docs/security.md). */
+  sentinel: Sentinel | null;
+  /** The sentinels the existing suite's prep appends to its base test files, or null (existing-sentinels.ts). */
+  existingSentinel: Sentinel | null;
+  docker: GradeDocker;
+  log: RunLog;
+}
+
+/** What one suite printed, bounded, and how long it ran. */
+export interface SuiteOutput {
+  stdout: BoundedOutput;
+  stderr: BoundedOutput;
+  durationMs: number;
+}
+
+/** What one suite's driver did: its parsed record, the suite's output, the container's exit code. */
+export interface DriverResult extends DriverReport {
+  output: SuiteOutput;
+}
+
+const oracleEnv = BASE_ENV.map((entry): [string, string] => {
+  const at = entry.indexOf("=");
+  return [entry.slice(0, at), entry.slice(at + 1)];
+});
+
+/** The container's process: the boot entrypoint (the script comes on stdin) and the oracle's env. */
+export const DRIVER_PROCESS = { entrypoint: BOOT, cmd: [] as string[], env: BASE_ENV };
+
+/** The runner a suite's command starts, as the sentinels read it (a mocha suite gets the mocha guard). */
+const suiteRunner = (task: LoadedTask["task"], suite: SuiteName) =>
+  suite === "hidden" ? sentinelRunner(task) : existingRunner(task);
+
+/** What the driver of one suite does: its prep script, its command and env, its report. */
+export function planDriver(inputs: SuiteInputs, suite: SuiteName): DriverPlan {
+  const { task } = inputs.loaded;
+  const prep = prepScript({
+    baseCommit: task.repo.baseCommit,
+    mirror: task.repo.mirrorIn === "image" ? task.repo.mirror : PATHS.mirror,
+    mirrorInImage: task.repo.mirrorIn === "image",
+    applyDiff: inputs.filtered !== null,
+    reset: inputs.filtered ? pathsToReset(inputs.filtered.kept, task.suites.existing.files) : [],
+    hiddenFiles: suite === "hidden" ? inputs.hiddenFiles : null,
+    reportDir: `${PATHS.report}/${suite}`,
+    list: suite === "existing",
+    // The first suite's prep checks; a run whose first prep fails never reaches the hidden suite.
+    runnerGuard: suite === "existing" ? runnerGuardFor(task) : null,
+    appends: suite === "existing" ? (inputs.existingSentinel?.appends ?? []) : [],
+    sandbox: CONTAINER_SANDBOX,
+  });
+  return {
+    suite,
+    // The hidden command as the sentinels rewrote it (node ids of twinned tests), or the task's.
+    command: (suite === "hidden" ? inputs.sentinel?.command : undefined) ?? task.suites[suite].command,
+    prep,
+    env: [...Object.entries(task.env), ...oracleEnv, ["ORACLE_JUNIT", reportPath(suite)]],
+    report: reportPath(suite),
+    maxReportBytes: MAX_REPORT_BYTES,
+    gated: suite === "hidden",
+    preload: suiteRunner(task, suite)?.framework === "mocha" ? MOCHA_GUARD_PATH : null,
+    sandbox: CONTAINER_SANDBOX,
+  };
+}
+
+/** A suite's container: its own run folder, and the mirror; the hidden tests only in the hidden suite's folder. */
+function containerPlan(inputs: SuiteInputs, suite: SuiteName): ContainerPlan {
+  const { task, mirrorPath } = inputs.loaded;
+  const binds: ContainerPlan["binds"] = [{ source: inputs.runDirs[suite], target: PATHS.run }];
+  if (mirrorPath) binds.push({ source: mirrorPath, target: PATHS.mirror });
+  return {
+    image: inputs.image,
+    labels: suiteLabels(inputs.labels, suite),
+    ...task.resources,
+    binds,
+    ...DRIVER_PROCESS,
+  };
+}
+
+/** A suite's container, created, checked and attached, not started yet. */
+export interface SuiteContainer {
+  plan: DriverPlan;
+  script: string;
+  container: GradeContainer;
+  streams: AttachedStreams;
+  stdout: DriverOutput;
+  stderr: SuiteStderr;
+  output: SuiteOutput;
+  /** Records the time since the driver's last point (timings, log). */
+  lap: (step: string) => number;
+}
+
+/** Creates a suite's container, checks every protection and attaches to it (it starts later); the refusal when a protection is missing. */
+export async function openSuite(
+  inputs: SuiteInputs,
+  scope: RunScope,
+  suite: SuiteName,
+): Promise<SuiteContainer | { refused: string }> {
+  const { docker, log } = inputs;
+  const driver = planDriver(inputs, suite);
+  const script = driverScript(driver);
+  log.event("driver.script", { suite, script });
+  const plan = containerPlan(inputs, suite);
+  const options = containerOptions(plan);
+  log.event("container.create", { suite, options });
+  const container = await scope.timed(`create.${suite}`, () => docker.createContainer(options));
+  scope.adopt(container);
+  const info = await scope.timed(`inspect.${suite}`, () => container.inspect());
+  const missing = missingProtections(info, plan);
+  if (missing.length > 0)
+    return { refused: `refusing to run: the engine did not apply ${missing.join(", ")}` };
+  return attachDriver(inputs, scope, driver, script, container);
+}
+
+/** Attaches the parsers of a created container's driver output (before it starts). */
+async function attachDriver(
+  inputs: SuiteInputs,
+  scope: RunScope,
+  plan: DriverPlan,
+  script: string,
+  container: GradeContainer,
+): Promise<SuiteContainer> {
+  const { suite } = plan;
+  const { log } = inputs;
+  const output = (stream: "stdout" | "stderr") =>
+    new BoundedOutput(OUTPUT_HEAD, OUTPUT_TAIL, (chunk) =>
+      log.event("suite.output", { suite, stream, text: chunk.toString("utf8") }),
+    );
+  const suiteOutput: SuiteOutput = { stdout: output("stdout"), stderr: output("stderr"), durationMs: 0 };
+  const watch = scope.stopwatch();
+  const onEvent = (event: DriverEvent) => {
+    if (event === "prep") watch.lap(`prep.${suite}`);
+    if (event === "suite") {
+      watch.restart();
+      log.event("suite.start", { suite, command: plan.command, env: plan.env.map(([k, v]) => `${k}=${v}`) });
+      log.info(`${suite}: running ${plan.command}`);
+    }
+    if (event === "end") suiteOutput.durationMs = watch.lap(`suite.${suite}`);
+    if (event === "report") watch.lap(`collect.${suite}`);
+  };
+  const stdout = new DriverOutput(
+    suite,
+    { report: MAX_REPORT_BYTES, prepOut: MAX_PREP_BYTES, prepErr: MAX_PREP_BYTES },
+    (chunk) => suiteOutput.stdout.take(chunk),
+    onEvent,
+  );
+  const stderr = new SuiteStderr(
+    () => stdout.nonce,
+    (chunk) => suiteOutput.stderr.take(chunk),
+  );
+  const streams = await container.attach(stdout, stderr);
+  return { plan, script, container, streams, stdout, stderr, output: suiteOutput, lap: watch.lap };
+}
+
+/**
+ * Starts a suite's container (its process is the driver: prep, the suite, the report) and hands
+ * the driver its script; a gated driver waits for {@link letRun}. Resolves when the container exited.
+ */
+export async function startSuite(
+  inputs: SuiteInputs,
+  scope: RunScope,
+  opened: SuiteContainer,
+): Promise<DriverResult> {
+  const { plan, container, streams, stdout, stderr, output } = opened;
+  scope.ensureOpen("driver");
+  const exited = container.waitForExit();
+  exited.catch(() => undefined);
+  opened.lap(`created.${plan.suite}`);
+  await container.start();
+  opened.lap(`start.${plan.suite}`);
+  inputs.log.event("container.started", { id: container.id, suite: plan.suite });
+  streams.input.write(scriptInput(opened.script));
+  if (!plan.gated) streams.input.end();
+  await streams.ended;
+  const exitCode = await exited;
+  stdout.finish();
+  stderr.finish();
+  // A suite cut short (the driver stopped, the deadline) still ran until now.
+  if (stdout.record.started[plan.suite] && stdout.record.exitCode[plan.suite] === undefined)
+    output.durationMs = opened.lap(`suite.${plan.suite}`);
+  scope.ensureOpen("driver");
+  return { suite: plan.suite, record: stdout.record, exitCode, output };
+}
+
+/** Lets a gated driver (prepared while the suite before it ran) start its suite. */
+export function letRun(opened: SuiteContainer): void {
+  opened.streams.input.write(GO_LINE);
+  opened.streams.input.end();
+}
