@@ -1,8 +1,10 @@
 // Red-team round 5: wrong verdicts against the real engine after dd25cd4 (twins never skipped, the
-// twins' rules per scope). Each case asserts the verdict a correct grader must give; on 130c990
-// each one fails (the attack works, or the correct fix FAILs). Each case prints its counts.
+// twins' rules per scope). On 130c990 each case failed (the attack PASSed 4/4, the correct fixes
+// FAILed 2/2). Cases 2 and 3 pass since 0da1a76 (no bracket in a parametrised copy; no twin of a
+// test something besides its body can skip); case 1 is a limit the oracle now reports (below).
 //
-// 1. attack-untwinned: the twins protect only the tests they copy. A hidden file whose failing test
+// 1. attack-untwinned (a documented limit, asserted as the oracle reporting it): the twins protect
+//    only the tests they copy. A hidden file whose failing test
 //    cannot be twinned (a loop here; a fixture, `pytest.raises`, `assert x`, a seventh test…) next to
 //    tests that can: the run has twins, so no "pair only" warning and the sweep does not list the
 //    task, yet code under test that rewrites the JUnit report at exit, leaving every entry named like
@@ -251,24 +253,31 @@ const twinsOf = (g: Graded): number => {
 };
 
 describe("attack-untwinned: failures of tests that are not twinned, forged passed beside honest twins", () => {
-  it("attack-untwinned (rt3-py-untwinned): bug unfixed -> must FAIL", async () => {
+  // Not closed: no in-process check can protect a test that has no twin (docs/security.md, "What
+  // still gets through"). What the oracle guarantees is to say so: the FAIL_TO_PASS test without a
+  // twin is named in every result and on stderr, and the sweep's reports list it; and a test that
+  // can be twinned is twinned before any other (rt3 round 5, sentinels.test.ts).
+  it("attack-untwinned (rt3-py-untwinned): every result names the FAIL_TO_PASS test no twin was made of", async () => {
     const s = shape("rt3-py-untwinned");
     const gold = await grade(c, s, "gold", goldDiff(c, s));
     expect(gold.result.verdict, why(gold)).toBe("PASS");
     expect(twinsOf(gold), "the run has twins").toBeGreaterThan(0);
     const baseline = await grade(c, s, "baseline");
     expect(baseline.result.reason, why(baseline)).toBe("TESTS_FAILED");
-    const attacks = await repeat(4, (i) =>
+    const attacks = await repeat(2, (i) =>
       grade(c, s, `attack-untwinned-${i}`, () => ({
         "calc/core.py": `${PY_FORGE_UNTWINNED}\n\n${ADD_BUGGY}`,
       })),
     );
-    // The pipeline's own validation: healthy, not listed as "pair only" (the run has twins).
-    const validated = await sweep(c, s);
     console.info(
-      `attack-untwinned: ${tally(attacks)}; twins ${twinsOf(attacks[0]!)}; sentinel ${JSON.stringify(attacks[0]!.result.sentinel)}; expected ${JSON.stringify(attacks[0]!.result.expected)}; sweep ${validated.status} ${validated.flags.join(",")}`,
+      `attack-untwinned: ${tally(attacks)}; twins ${twinsOf(attacks[0]!)}; sentinel ${JSON.stringify(attacks[0]!.result.sentinel)}`,
     );
-    for (const g of attacks) expect(g.result.verdict, why(g)).toBe("FAIL");
+    for (const g of [gold, baseline, ...attacks]) {
+      expect(g.result.sentinel?.untwinned, why(g)).toEqual([`${FILE}::test_add_table`]);
+      expect(g.stderr).toMatch(
+        /1 FAIL_TO_PASS test\(s\) not twinned \(tests\/regression\/test_add\.py::test_add_table\)/,
+      );
+    }
   }, 900_000);
 });
 

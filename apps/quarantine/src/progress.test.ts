@@ -7,6 +7,7 @@ const outcome = (id: string, status: TaskOutcome["status"], flags: string[] = []
   status,
   unprotected: false,
   pairOnly: false,
+  untwinned: [],
   expected: "declared in task.json",
   hasGold: false,
   runs: [],

@@ -42,6 +42,10 @@ function reasonsCell(task: TaskReport): string {
     items.push(
       `<li class="unprotected"><b>unprotected</b>: sentinel.state none, a runner patched in-process could make unfixed code PASS</li>`,
     );
+  if (task.untwinned.length > 0)
+    items.push(
+      `<li class="unprotected"><b>not twinned</b>: FAIL_TO_PASS ${escapeHtml(task.untwinned.join(", "))}</li>`,
+    );
   if (task.pairOnly)
     items.push(
       `<li class="unprotected"><b>pair only</b>: no hidden test could be twinned, code that reads the test files can tell the oracle's pair apart</li>`,

@@ -99,6 +99,11 @@ export function renderMarkdown(report: SweepReport): string {
       report.tasks.filter((t) => t.pairOnly),
       () => "sentinel.twins 0: give a hidden test a one-line `assert f(x) == <literal>` (README, Twins)",
     ),
+    ...listSection(
+      "FAIL_TO_PASS tests without a twin (their verdict rests on the pair, which code that reads the test files can tell apart)",
+      report.tasks.filter((t) => t.untwinned.length > 0),
+      (t) => escapeMarkdown(t.untwinned.join(", ")),
+    ),
     ...listSection("Expected tests", report.tasks, (t) => escapeMarkdown(t.expected)),
     "",
     "## Tasks",

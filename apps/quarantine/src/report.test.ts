@@ -16,6 +16,7 @@ function task(partial: Partial<TaskReport> & Pick<TaskReport, "id" | "status">):
     hasGold: false,
     unprotected: false,
     pairOnly: false,
+    untwinned: [],
     expected: "not recorded: no gold run",
     runs: [record({ mode: "baseline", log: `logs/sweep/s/runs/${partial.id}/baseline-1.jsonl` })],
     runMs: 1500,
@@ -31,8 +32,8 @@ const report: SweepReport = {
   durationMs: 60_000,
   options: { tasks: [], repeat: 1, concurrency: 2, infraRetries: 2 },
   counts: {
-    tasks: 4,
-    healthy: 2,
+    tasks: 5,
+    healthy: 3,
     quarantined: 1,
     infraError: 1,
     newlyQuarantined: 1,
@@ -56,6 +57,7 @@ const report: SweepReport = {
     }),
     task({ id: "good", status: "healthy" }),
     task({ id: "lone-pair", status: "healthy", pairOnly: true }),
+    task({ id: "loop-ftp", status: "healthy", untwinned: ["tests/test_x.py::test_loop"] }),
     task({
       id: "shaky engine",
       status: "infra-error",
@@ -79,7 +81,7 @@ describe("renderHtml", () => {
   });
 
   it("has one table row per task with its status, and relative links to the logs", () => {
-    expect(html.match(/<tr class="[a-z-]+" data-task=/g)).toHaveLength(4);
+    expect(html.match(/<tr class="[a-z-]+" data-task=/g)).toHaveLength(5);
     expect(html).toContain('data-task="bad" data-status="quarantined" data-flags="GOLD_FAILS"');
     expect(html).toContain('href="../logs/sweep/s/runs/shaky%20engine/baseline-1.jsonl"');
     expect(html).toContain("<svg");
@@ -90,7 +92,7 @@ describe("renderMarkdown", () => {
   it("escapes table cells and lists the newly quarantined", () => {
     expect(escapeMarkdown(evil)).toBe(`\\<script\\>alert\\("x"\\)\\</script\\> &amp; \\| \\*bold\\* '  `);
     const md = renderMarkdown(report);
-    expect(md).toContain("# Quarantine sweep: 1 of 4 tasks quarantined, 1 new, 0 released");
+    expect(md).toContain("# Quarantine sweep: 1 of 5 tasks quarantined, 1 new, 0 released");
     expect(md).toMatch(/## Newly quarantined\n\n- bad: `GOLD_FAILS`: \\<script/);
     expect(md).toContain(
       "| bad | **quarantined** | new | `GOLD_FAILS` | existing PASS, hidden FAIL ×1 | no gold.diff | 1.5 s |",
@@ -98,6 +100,8 @@ describe("renderMarkdown", () => {
     expect(md).toContain("## Infra errors");
     expect(md).toMatch(/## Pair only[^\n]*\n\n- lone-pair: sentinel.twins 0/);
     expect(renderHtml(report)).toContain("<b>pair only</b>");
+    expect(md).toMatch(/## FAIL_TO_PASS tests without a twin[^\n]*\n\n- loop-ftp: tests/);
+    expect(renderHtml(report)).toContain("<b>not twinned</b>: FAIL_TO_PASS tests/test_x.py::test_loop");
     for (const line of md.split("\n").filter((l) => l.startsWith("| "))) {
       expect(line.split(/(?<!\\)\|/).length, line).toBeGreaterThanOrEqual(3);
     }

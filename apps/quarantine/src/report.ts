@@ -35,6 +35,7 @@ function taskReport(outcome: TaskOutcome, input: ReportInput): TaskReport {
     hasGold: outcome.hasGold,
     unprotected: outcome.unprotected,
     pairOnly: outcome.pairOnly,
+    untwinned: outcome.untwinned,
     expected: outcome.expected,
     runs: outcome.runs,
     runMs: outcome.runMs,

@@ -72,6 +72,7 @@ function fromResult(
     sentinel: sentinelStatus(result),
     ...(result.sentinel?.note ? { sentinelNote: result.sentinel.note } : {}),
     ...(result.sentinel?.twins !== undefined ? { twins: result.sentinel.twins } : {}),
+    ...(result.sentinel?.untwinned ? { untwinned: result.sentinel.untwinned } : {}),
     existingSentinel: result.suites.existing.sentinel?.state ?? null,
     ...(result.suites.existing.sentinel?.note
       ? { existingSentinelNote: result.suites.existing.sentinel.note }

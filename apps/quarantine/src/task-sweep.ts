@@ -16,6 +16,8 @@ export interface TaskOutcome extends Assessment {
   unprotected: boolean;
   /** Some run collected the sentinel with no twin: the pair alone protects it. */
   pairOnly: boolean;
+  /** FAIL_TO_PASS tests a run made no twin of. */
+  untwinned: string[];
   /** What the sweep did about the expected tests (declared in task.json, recorded, or why not). */
   expected: string;
   runs: RunRecord[];
@@ -68,11 +70,13 @@ function outcome(
   const runs = observations.map((o) => o.record);
   const unprotected = runs.some((r) => r.sentinel === "none");
   const pairOnly = !unprotected && runs.some((r) => r.sentinel === "collected" && r.twins === 0);
+  const untwinned = [...new Set(runs.flatMap((r) => r.untwinned ?? []))].slice(0, 50);
   return {
     id,
     hasGold,
     unprotected,
     pairOnly,
+    untwinned,
     expected,
     runs,
     runMs: runs.reduce((sum, r) => sum + r.durationMs, 0),
@@ -92,6 +96,7 @@ function crashed(id: string, hasGold: boolean, error: unknown): TaskOutcome {
     hasGold,
     unprotected: false,
     pairOnly: false,
+    untwinned: [],
     expected: "not recorded: the sweep failed",
     runs: [],
     runMs: 0,

@@ -16,6 +16,8 @@ export interface Expectation {
   suites: Record<SuiteName, string[] | null>;
   /** Why a sweep record was not used (stale, invalid), for the result and the log. */
   ignored?: string;
+  /** The hidden suite's tests that fail at the base commit (FAIL_TO_PASS): the twins take them first. */
+  failToPass?: string[];
 }
 
 const SUITES: readonly SuiteName[] = ["existing", "hidden"];
@@ -27,16 +29,21 @@ const declared = (suite: LoadedTask["task"]["suites"]["hidden"]): string[] | nul
 export async function loadExpectation(loaded: LoadedTask): Promise<Expectation> {
   const { existing, hidden } = loaded.task.suites;
   if (existing.expected || hidden.expected)
-    return { source: "task", suites: { existing: declared(existing), hidden: declared(hidden) } };
+    return {
+      source: "task",
+      suites: { existing: declared(existing), hidden: declared(hidden) },
+      failToPass: hidden.expected?.failToPass ?? [],
+    };
   const read = await readExpectedRecord(loaded);
   if (read.kind === "current") {
     const { existing: e, hidden: h } = read.record.suites;
     return {
       source: "sweep",
       suites: { existing: [...e.failToPass, ...e.passToPass], hidden: [...h.failToPass, ...h.passToPass] },
+      failToPass: h.failToPass,
     };
   }
-  const none: Expectation = { source: "none", suites: { existing: null, hidden: null } };
+  const none: Expectation = { source: "none", suites: { existing: null, hidden: null }, failToPass: [] };
   return read.kind === "absent" ? none : { ...none, ignored: read.why };
 }
 

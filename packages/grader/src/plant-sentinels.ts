@@ -77,11 +77,13 @@ export async function plantSentinels(
   state: RunState,
   others: readonly HiddenText[] = [],
   baseHidden: ReadonlyMap<string, string | null> | null = null,
+  /** The hidden suite's FAIL_TO_PASS entries (declared, or recorded by the sweep). */
+  failToPass: readonly string[] = [],
 ): Promise<Sentinel | null> {
   const runner = sentinelRunner(loaded.task);
   const texts = runner ? await readHidden(runTests, hiddenFiles) : [];
   const key = await twinKey(loaded);
-  const sentinel = planSentinels(runner, texts, others, baseHidden, key);
+  const sentinel = planSentinels(runner, texts, others, baseHidden, key, failToPass);
   if (!sentinel) {
     const note = noSentinelNote(runner, texts);
     state.sentinel = {
@@ -107,7 +109,12 @@ export async function plantSentinels(
     twins,
     // Keyed: the same twins in every run of the task; fresh: drawn for this run (no gold.diff).
     ...(twins > 0 ? { twinsDrawn: key ? "keyed by gold.diff" : "fresh" } : {}),
+    ...(sentinel.untwinned ? { untwinned: sentinel.untwinned.slice(0, 50) } : {}),
     ...(sentinel.note ? { note: sentinel.note } : {}),
   });
+  if (sentinel.untwinned)
+    log.warn(
+      `${sentinel.untwinned.length} FAIL_TO_PASS test(s) not twinned (${sentinel.untwinned.slice(0, 3).join(", ")}${sentinel.untwinned.length > 3 ? ", …" : ""}): code that reads the test files could forge their results; give each a one-line exact comparison (docs/security.md, Twins)`,
+    );
   return sentinel;
 }

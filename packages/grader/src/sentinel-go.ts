@@ -156,6 +156,8 @@ export function planGo(
   baseHidden: ReadonlyMap<string, string | null> | null = null,
   /** The task's secret the twins are drawn from (`twinDraw`); null: drawn afresh. */
   key: string | null = null,
+  /** Tests to twin first (FAIL_TO_PASS). */
+  prefer?: (name: string) => boolean,
 ): GoPlan {
   if (call.failfast)
     return { appends: [], unprotected: "the hidden command stops at its first failure (-failfast)" };
@@ -179,7 +181,9 @@ export function planGo(
     }
   }
   // The twins first, from the key and the texts alone (the pairs' names are drawn afresh each run).
-  const twins = baseHidden ? goTwinPlans(files, selected, { run, baseHidden, others, key }) : new Map();
+  const twins = baseHidden
+    ? goTwinPlans(files, selected, { run, baseHidden, others, key, ...(prefer ? { prefer } : {}) })
+    : new Map();
   const twinTexts = [...twins.values()].map((p) => p.text);
   const appends: SentinelAppend[] = [];
   for (const dir of [...selected].sort()) {
@@ -218,9 +222,10 @@ function goTwinPlans(
     baseHidden: ReadonlyMap<string, string | null>;
     others: ReadonlyMap<string, string>;
     key: string | null;
+    prefer?: (name: string) => boolean;
   },
 ): Map<string, TwinPlan> {
-  const { run, baseHidden, others, key } = plan;
+  const { run, baseHidden, others, key, prefer } = plan;
   const plans = new Map<string, TwinPlan>();
   for (const [path, text] of files) {
     if (!selected.has(dirOf(path)) || CONSTRAINED.test(text) || CONSTRAINED.test(path)) continue;
@@ -231,7 +236,13 @@ function goTwinPlans(
       ...[...files, ...others].map(([, t]) => t),
       ...[...plans.values()].map((p) => p.text),
     ].join("\n");
-    const twins = goTwins(text, { base, run, elsewhere, draw: twinDraw(key, path) });
+    const twins = goTwins(text, {
+      base,
+      run,
+      elsewhere,
+      draw: twinDraw(key, path),
+      ...(prefer ? { prefer } : {}),
+    });
     if (twins) plans.set(path, twins);
   }
   return plans;

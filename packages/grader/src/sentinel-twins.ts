@@ -75,7 +75,20 @@ export interface TwinContext {
   draw?: Draw;
   /** The run's other hidden and existing test files, and the pair sentinels: a new name appears in none. */
   elsewhere?: string;
+  /**
+   * Tests to twin first (FAIL_TO_PASS: a test the unfixed code fails is the one a forged report
+   * must turn; twinned, the forger must tell its copy from it), by name (a JS test: its title or full title).
+   */
+  prefer?: (name: string) => boolean;
 }
+
+/** Preferred tests first, then by rank (`rank`: the file's text and the name, the same in every run). */
+const byPreference =
+  (text: string, prefer: ((name: string) => boolean) | undefined) =>
+  (a: string, b: string): number => {
+    const p = (n: string) => (prefer?.(n) ? 0 : 1);
+    return p(a) - p(b) || rank(text, a) - rank(text, b);
+  };
 
 /** An expected value the oracle knows how to change: an integer, a decimal, a short string. */
 /** A list (or nested lists) of numbers: `[1, 5]`, `[[1, 3], [4, 5]]`, `(2, -1)`; one number is changed. */
@@ -392,7 +405,7 @@ export function pythonTwins(
     .filter((t) => t.className === undefined || !skippable(t.className))
     .filter((t) => once(t.name) && !referenced(t.name, elsewhere, "def") && accepts(t.name) === true)
     .filter((t) => t.spots.length > 0)
-    .sort((a, b) => rank(text, a.name) - rank(text, b.name))
+    .sort((a, b) => byPreference(text, options.prefer)(a.name, b.name))
     .slice(0, MAX_TWINS);
   const fresh = (name: string, className?: string): string | null => {
     for (let tries = 0; tries < 200; tries++) {
@@ -583,7 +596,12 @@ export function jsTwins(
       return { test: t, body, spots };
     })
     .filter((c) => c.spots.length > 0)
-    .sort((a, b) => rank(text, a.test.title) - rank(text, b.test.title))
+    .sort((a, b) => {
+      const full_ = (t: JsTest) => full(t, t.title);
+      const prefer = options.prefer;
+      const p = (t: JsTest) => (prefer?.(t.title) || prefer?.(full_(t)) ? 0 : 1);
+      return p(a.test) - p(b.test) || rank(text, a.test.title) - rank(text, b.test.title);
+    })
     .slice(0, MAX_TWINS);
   const fresh = (t: JsTest): string | null => {
     for (let tries = 0; tries < 200; tries++) {
@@ -788,7 +806,7 @@ export function goTwins(
     }
     if (spots.length > 0) tests.push({ name: m[1]!, t, def: i, close, spots });
   }
-  const chosen = tests.sort((a, b) => rank(text, a.name) - rank(text, b.name)).slice(0, MAX_TWINS);
+  const chosen = tests.sort((a, b) => byPreference(text, options.prefer)(a.name, b.name)).slice(0, MAX_TWINS);
   const used = new Set<string>();
   const fresh = (name: string): string | null => {
     for (let tries = 0; tries < 200; tries++) {

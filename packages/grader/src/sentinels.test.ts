@@ -243,6 +243,40 @@ describe("twins a correct fix survives, round 4", () => {
   });
 });
 
+describe("FAIL_TO_PASS tests are twinned first; those that cannot be are named (round 5)", () => {
+  const tests = Array.from(
+    { length: 9 },
+    (_, i) => `def test_n${i}():\n    assert add(${i}, 100) == ${i + 200}\n`,
+  );
+  const loop = "def test_loop():\n    for i in range(3):\n        assert add(i, 1) == i + 1\n";
+  const text = `from calc.core import add\n\n\n${[...tests, loop].join("\n\n")}`;
+  const plan = (failToPass: string[]) =>
+    planSentinels(
+      sentinelRunner({ suites: { hidden: { command: "pytest tests/test_x.py" } } }),
+      [{ path: "tests/test_x.py", text }],
+      [],
+      new Map(),
+      "k",
+      failToPass,
+    )!;
+
+  it("a FAIL_TO_PASS test is among the six twinned, whatever its rank", () => {
+    const none = plan([]).appends[0]!.twins!.map((t) => t.original);
+    expect(none).toHaveLength(6);
+    const left = tests.map((_, i) => `test_n${i}`).filter((n) => !none.includes(n));
+    for (const name of left) {
+      const chosen = plan([`tests/test_x.py::${name}`]).appends[0]!.twins!.map((t) => t.original);
+      expect(chosen).toContain(name);
+    }
+  });
+
+  it("a FAIL_TO_PASS test with nothing to twin is listed as untwinned", () => {
+    const s = plan(["tests/test_x.py::test_loop", "tests/test_x.py::test_n1"]);
+    expect(s.untwinned).toEqual(["tests/test_x.py::test_loop"]);
+    expect(plan(["tests/test_x.py::test_n1"]).untwinned).toBeUndefined();
+  });
+});
+
 describe("planSentinels: pytest", () => {
   it("appends to the hidden module a command names, in its own style, names like its tests", () => {
     const s = plan("pytest -q tests/test_x.py", { "tests/test_x.py": PY, "tests/test_y.py": PY })!;

@@ -30,6 +30,8 @@ export interface Sentinel {
   required: string[];
   /** Why the selection may leave a sentinel out, for the result and the log. */
   note?: string;
+  /** FAIL_TO_PASS entries no twin was made of (the pair alone stands for them). */
+  untwinned?: string[];
   /**
    * The hidden command to run instead of the task's, when a node id of a twinned test names it:
    * each such node id becomes the renamed original's and the copy's (in name order), so both run.
@@ -85,10 +87,44 @@ export function planSentinels(
   baseHidden: ReadonlyMap<string, string | null> | null = null,
   /** The task's secret the twins are drawn from (sentinel-twins.ts, `twinDraw`); null: drawn afresh each run. */
   key: string | null = null,
+  /** The hidden suite's FAIL_TO_PASS entries: twinned first, and those left untwinned said. */
+  failToPass: readonly string[] = [],
+): Sentinel | null {
+  const sentinel = planRunSentinels(runner, files, others, baseHidden, key, namesOf(failToPass));
+  return sentinel && failToPass.length > 0 ? withUntwinned(sentinel, failToPass) : sentinel;
+}
+
+/** Whether an expected-test entry names a test called `name` (a pytest node id, a Go `TestX/case`, a JS full title). */
+const entryNames = (entry: string, name: string): boolean =>
+  entry === name ||
+  entry.endsWith(` ${name}`) ||
+  entry.split("::").at(-1)!.replace(/\[.*$/, "") === name ||
+  entry.split("/")[0] === name;
+
+/** A predicate: whether a test of this name is one of `entries`. */
+const namesOf =
+  (entries: readonly string[]) =>
+  (name: string): boolean =>
+    entries.some((e) => entryNames(e, name));
+
+/** The sentinel, with the FAIL_TO_PASS entries no twin was made of. */
+function withUntwinned(sentinel: Sentinel, failToPass: readonly string[]): Sentinel {
+  const originals = sentinel.appends.flatMap((a) => (a.twins ?? []).map((t) => t.original));
+  const untwinned = failToPass.filter((e) => !originals.some((o) => entryNames(e, o)));
+  return untwinned.length > 0 ? { ...sentinel, untwinned } : sentinel;
+}
+
+function planRunSentinels(
+  runner: ReturnType<typeof sentinelRunner>,
+  files: readonly HiddenText[],
+  others: readonly HiddenText[],
+  baseHidden: ReadonlyMap<string, string | null> | null,
+  key: string | null,
+  prefer: (name: string) => boolean,
 ): Sentinel | null {
   if (runner === null) return null;
   const { framework } = runner;
-  if (framework === "go") return planGoSentinels(runner, files, others, baseHidden, key);
+  if (framework === "go") return planGoSentinels(runner, files, others, baseHidden, key, prefer);
   const candidates = files.filter(framework === "pytest" ? isPython : isJs);
   if (candidates.length === 0) return null;
   const selection: Selection = runner.args
@@ -119,6 +155,7 @@ export function planSentinels(
       draw: twinDraw(key, f.path),
       elsewhere: [...texts, ...[...twinPlans.values()].map((p) => p.text)].join("\n"),
       taken: twinNames,
+      prefer,
     });
     if (!plan) continue;
     twinPlans.set(f.path, plan);
@@ -191,6 +228,7 @@ function planGoSentinels(
   others: readonly HiddenText[],
   baseHidden: ReadonlyMap<string, string | null> | null,
   key: string | null,
+  prefer: (name: string) => boolean,
 ): Sentinel | null {
   const texts = new Map(files.map((f) => [f.path, f.text]));
   const plan = runner.args
@@ -201,6 +239,7 @@ function planGoSentinels(
         new Map(others.map((f) => [f.path, f.text])),
         baseHidden,
         key,
+        prefer,
       )
     : planGo({ packages: ["./..."], failfast: false, unsure: [] }, "", texts);
   if (plan.unprotected || plan.appends.length === 0) return null;

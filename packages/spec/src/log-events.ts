@@ -54,6 +54,8 @@ export const LOG_EVENT_SCHEMAS = {
     }),
     /** Why a sweep record was not used (stale, invalid). */
     ignored: z.string().optional(),
+    /** The hidden suite's FAIL_TO_PASS entries (the twins take them first). */
+    failToPass: z.array(z.string()).optional(),
   }),
   /** The host mirror's base-only repository the containers get. */
   "mirror.base": z.strictObject({ path: z.string(), cached: z.boolean() }),
@@ -73,6 +75,8 @@ export const LOG_EVENT_SCHEMAS = {
     /** Twin tests planted (docs/security.md, Twins), and whether they were keyed by gold.diff or drawn fresh. */
     twins: z.number().int().nonnegative().optional(),
     twinsDrawn: z.enum(["keyed by gold.diff", "fresh"]).optional(),
+    /** FAIL_TO_PASS tests no twin was made of (code that reads the test files could forge them). */
+    untwinned: z.array(z.string()).optional(),
     note: z.string().optional(),
   }),
   /** The driver script a suite's container runs. */

@@ -62,6 +62,11 @@ export const SentinelResultSchema = z.strictObject({
    * the must-fail/must-pass pair protects the run, and code that reads the test file can tell it apart.
    */
   twins: z.number().int().nonnegative().optional(),
+  /**
+   * The FAIL_TO_PASS tests (declared, or recorded by the sweep) no twin was made of: the verdict on
+   * them rests on the pair, which code that reads the test files can tell apart (at most 50 listed).
+   */
+  untwinned: z.array(z.string()).optional(),
   note: z.string().optional(),
 });
 export type SentinelResult = z.output<typeof SentinelResultSchema>;

@@ -43,6 +43,8 @@ export const RunRecordSchema = z.strictObject({
   sentinelNote: z.string().optional(),
   /** How many hidden tests ran twice (the result's `sentinel.twins`), when it says. */
   twins: z.number().int().nonnegative().optional(),
+  /** The FAIL_TO_PASS tests no twin was made of (the result's `sentinel.untwinned`), when it says. */
+  untwinned: z.array(z.string()).optional(),
   /** The same for the existing suite's sentinel (the result's `suites.existing.sentinel`), when it says. */
   existingSentinel: SentinelStatusSchema.optional(),
   existingSentinelNote: z.string().optional(),
@@ -88,6 +90,8 @@ export const TaskReportSchema = z.strictObject({
   unprotected: z.boolean(),
   /** Protected by the must-fail/must-pass pair only (a run collected it with no twin): the reports mark it. */
   pairOnly: z.boolean(),
+  /** FAIL_TO_PASS tests a run made no twin of (at most 50): their verdict rests on the pair alone. */
+  untwinned: z.array(z.string()).default([]),
   /** What the sweep did about the task's expected tests (declared, recorded, or why not). */
   expected: z.string(),
   runs: z.array(RunRecordSchema),

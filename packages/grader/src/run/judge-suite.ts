@@ -140,6 +140,7 @@ function sentinelRecord(
     required: sentinel.required.length > 0,
     files: sentinel.appends.map((a) => a.path),
     twins: sentinel.appends.reduce((n, a) => n + (a.twins?.length ?? 0), 0),
+    ...(sentinel.untwinned ? { untwinned: sentinel.untwinned.slice(0, 50) } : {}),
     ...(sentinel.note ? { note: sentinel.note } : {}),
   };
   log.event("sentinel.checked", { suite, ...record });

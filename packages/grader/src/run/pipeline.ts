@@ -95,7 +95,9 @@ async function prepareRun(
   await leftovers;
   const baseOnly = await mirror;
   if (typeof baseOnly !== "string" && baseOnly !== null) return baseOnly;
-  const planted = await planSentinels(loaded, baseOnly, hiddenFiles, join(runDirs.hidden, "tests"), log);
+  const planted = await planSentinels(loaded, baseOnly, hiddenFiles, join(runDirs.hidden, "tests"), log, {
+    failToPass: expectation.failToPass ?? [],
+  });
   scope.learn(planted.notes.sentinel ? { sentinel: planted.notes.sentinel } : {});
   await writeMochaGuards(runDirs, hiddenFiles);
   // The container is given the base-only repository where the task's mirror was (docs/security.md, "History").
@@ -208,6 +210,7 @@ async function planSentinels(
   hiddenFiles: string[],
   runTests: string,
   log: RunLog,
+  expected: { failToPass: readonly string[] },
 ): Promise<{ hidden: Sentinel | null; existing: Sentinel | null; notes: SentinelNotes }> {
   const { task } = loaded;
   const notes: SentinelNotes = {};
@@ -215,7 +218,16 @@ async function planSentinels(
     ? await baseTestTexts(baseOnly, task.repo.baseCommit, task.suites.existing.files)
     : null;
   const baseHidden = baseOnly ? await baseHiddenTexts(baseOnly, task.repo.baseCommit, hiddenFiles) : null;
-  const hidden = await plantSentinels(loaded, hiddenFiles, runTests, log, notes, base?.texts, baseHidden);
+  const hidden = await plantSentinels(
+    loaded,
+    hiddenFiles,
+    runTests,
+    log,
+    notes,
+    base?.texts,
+    baseHidden,
+    expected.failToPass,
+  );
   const existing = existingSentinels(task, base, log, notes);
   return { hidden, existing, notes };
 }
