@@ -2,9 +2,10 @@
 // temp checkout, runs the host's real pytest and judges its JUnit report with the grader's own
 // parseJUnit + checkSentinel + suiteReason (packages/grader/dist: run `pnpm build` first).
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+
 const D = new URL("../../packages/grader/dist", import.meta.url).pathname;
 const { planSentinels, sentinelRunner, checkSentinel } = await import(`${D}/sentinels.js`);
 const { parseJUnit } = await import(`${D}/junit.js`);

@@ -6,6 +6,7 @@
 // same forge then gets TESTS_FAILED, which shows the twins protect only the tests they copy.
 import { readFileSync } from "node:fs";
 import { gradeOnce } from "./host-pytest.mjs";
+
 const D = new URL("../../packages/grader/dist", import.meta.url).pathname;
 const { checkExpected } = await import(`${D}/expected-judge.js`);
 const PATH = "tests/test_add.py";

@@ -24,7 +24,7 @@ import { binPath, requireDocker, run } from "@oracle/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Conformance, goldDiff, grade, makeConformance, type Shape } from "../conformance/shapes.js";
 import { PYTEST, pyGold, pyRepo, pySkip, pyTamper, pyTask } from "../conformance/table.js";
-import type { Graded } from "./harness.js";
+import { repeat, tally, twinsOf, why } from "./measure.js";
 
 /** Twinnable module-level tests, a class method, a parametrised method, and one with a fixture. */
 const HIDDEN = `import pytest
@@ -353,34 +353,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await c?.cleanup();
 });
-
-const why = (g: Graded): string =>
-  `${g.result.reason}: ${g.result.message}\n${g.stderr.split("\n").slice(-25).join("\n")}`;
-
-const tally = (graded: Graded[]): string => {
-  const counts = new Map<string, number>();
-  for (const g of graded) {
-    const key = `${g.result.verdict} ${g.result.reason ?? ""}`.trim();
-    counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
-  return [...counts].map(([k, n]) => `${n}× ${k}`).join(", ");
-};
-
-/** Grades `n` times, two at a time (the machine has two cores). */
-async function repeat(n: number, one: (i: number) => Promise<Graded>): Promise<Graded[]> {
-  const out: Graded[] = [];
-  for (let i = 0; i < n; i += 2) out.push(...(await Promise.all([i, i + 1].filter((j) => j < n).map(one))));
-  return out;
-}
-
-const twinsOf = (g: Graded): number => {
-  const event = g.log
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { step?: string; twins?: number })
-    .find((e) => e.step === "sentinel" && e.twins !== undefined);
-  return event?.twins ?? 0;
-};
 
 describe("attack-twin-skip-scope: both twins skipped under a made-up classname, the original name forged passed", () => {
   for (const id of ["rt2-py-file", "rt2-py-ids"])

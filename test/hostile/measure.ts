@@ -1,0 +1,34 @@
+// What the red-team cases (redteam*.test.ts) say about their grades: why one came out as it did,
+// a tally of verdicts, the twins a run planted, and a grader that runs two at a time.
+import type { Graded } from "./harness.js";
+
+/** The reason, the message and the tail of stderr: an assertion's message. */
+export const why = (g: Graded): string =>
+  `${g.result.reason}: ${g.result.message}\n${g.stderr.split("\n").slice(-25).join("\n")}`;
+
+/** `2× PASS PASS, 1× FAIL TESTS_FAILED`: what a case prints of its grades. */
+export function tally(graded: Graded[]): string {
+  const counts = new Map<string, number>();
+  for (const g of graded) {
+    const key = `${g.result.verdict} ${g.result.reason ?? ""}`.trim();
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return [...counts].map(([k, n]) => `${n}× ${k}`).join(", ");
+}
+
+/** Grades `n` times, two at a time (the machine has two cores). */
+export async function repeat(n: number, one: (i: number) => Promise<Graded>): Promise<Graded[]> {
+  const out: Graded[] = [];
+  for (let i = 0; i < n; i += 2) out.push(...(await Promise.all([i, i + 1].filter((j) => j < n).map(one))));
+  return out;
+}
+
+/** How many twins the run planted, from its log's `sentinel` event. */
+export function twinsOf(g: Graded): number {
+  const event = g.log
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { step?: string; twins?: number })
+    .find((e) => e.step === "sentinel" && e.twins !== undefined);
+  return event?.twins ?? 0;
+}
