@@ -90,7 +90,7 @@ export function planSentinels(
   /** The hidden suite's FAIL_TO_PASS entries: twinned first, and those left untwinned said. */
   failToPass: readonly string[] = [],
 ): Sentinel | null {
-  const sentinel = planRunSentinels(runner, files, others, baseHidden, key, namesOf(failToPass));
+  const sentinel = planRunSentinels(runner, { files, others, baseHidden, key, prefer: namesOf(failToPass) });
   return sentinel && failToPass.length > 0 ? withUntwinned(sentinel, failToPass) : sentinel;
 }
 
@@ -114,17 +114,21 @@ function withUntwinned(sentinel: Sentinel, failToPass: readonly string[]): Senti
   return untwinned.length > 0 ? { ...sentinel, untwinned } : sentinel;
 }
 
-function planRunSentinels(
-  runner: ReturnType<typeof sentinelRunner>,
-  files: readonly HiddenText[],
-  others: readonly HiddenText[],
-  baseHidden: ReadonlyMap<string, string | null> | null,
-  key: string | null,
-  prefer: (name: string) => boolean,
-): Sentinel | null {
+/** What a run's sentinels are planned from, besides its runner (see `planSentinels`). */
+interface PlanInputs {
+  files: readonly HiddenText[];
+  others: readonly HiddenText[];
+  baseHidden: ReadonlyMap<string, string | null> | null;
+  key: string | null;
+  /** Tests to twin first (FAIL_TO_PASS). */
+  prefer: (name: string) => boolean;
+}
+
+function planRunSentinels(runner: ReturnType<typeof sentinelRunner>, inputs: PlanInputs): Sentinel | null {
   if (runner === null) return null;
   const { framework } = runner;
-  if (framework === "go") return planGoSentinels(runner, files, others, baseHidden, key, prefer);
+  if (framework === "go") return planGoSentinels(runner, inputs);
+  const { files, others, baseHidden, key, prefer } = inputs;
   const candidates = files.filter(framework === "pytest" ? isPython : isJs);
   if (candidates.length === 0) return null;
   const selection: Selection = runner.args
@@ -224,11 +228,7 @@ function singleCommand(
 /** Go: one pair per selected package (sentinel-go.ts); `others` are the packages' other test files, whose names are taken. */
 function planGoSentinels(
   runner: NonNullable<ReturnType<typeof sentinelRunner>>,
-  files: readonly HiddenText[],
-  others: readonly HiddenText[],
-  baseHidden: ReadonlyMap<string, string | null> | null,
-  key: string | null,
-  prefer: (name: string) => boolean,
+  { files, others, baseHidden, key, prefer }: PlanInputs,
 ): Sentinel | null {
   const texts = new Map(files.map((f) => [f.path, f.text]));
   const plan = runner.args
