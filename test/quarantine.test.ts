@@ -133,7 +133,7 @@ describe("oracle-quarantine-sweep against the real engine", () => {
       report.tasks.find((t) => t.id === task)?.reasons.find((r) => r.flag === flag);
     for (const task of report.tasks)
       for (const r of task.reasons) expect(r.hint, `${task.id} ${r.flag}`).toMatch(/\S/);
-    // A single test by node id: the sentinels appended to hidden/test_mul.py are not selected.
+    // One parametrised case by node id: no twin can be made of it, and the pair is not selected.
     expect(reason("sentinel-not-collected", "SENTINEL_NOT_COLLECTED")?.message).toMatch(
       /baseline: 3 of 3 runs: the grade result says the sentinel was not collected/,
     );

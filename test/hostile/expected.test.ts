@@ -200,9 +200,14 @@ const pyDiff = (core: string) =>
 const jsDiff = (add: string) => makeDiff(corpus, TASKS.node, (dir) => writeFiles(dir, { "src/add.js": add }));
 
 describe("hidden tests skipped by the code under test", () => {
-  it("skip-unhandled (pytest.skip for inputs add() gets wrong), no expected tests -> FAIL EXPECTED_TEST_SKIPPED", async () => {
+  // The skipped test is twinned: a twin reported skipped is a contradiction (no honest run skips
+  // one), which the sentinel check finds first; the expected tests show the skip on their own.
+  const SKIP_REASONS = ["REPORT_INCONSISTENT", "EXPECTED_TEST_SKIPPED"];
+
+  it("skip-unhandled (pytest.skip for inputs add() gets wrong), no expected tests -> FAIL REPORT_INCONSISTENT or EXPECTED_TEST_SKIPPED", async () => {
     const g = await grade("exp-none", "skip-unhandled", pyDiff(PY_SKIP));
-    expectOutcome(g, "FAIL", "EXPECTED_TEST_SKIPPED");
+    expect(g.result.verdict).toBe("FAIL");
+    expect(SKIP_REASONS).toContain(g.result.reason);
     expect(g.result.expected).toMatchObject({
       source: "none",
       skipped: { count: 1, ids: ["hidden:checks.test_hidden::test_add_positive"] },
@@ -212,9 +217,10 @@ describe("hidden tests skipped by the code under test", () => {
     expect(g.stderr).toMatch(/expected tests \(none\): 0 missing, 1 skipped/);
   });
 
-  it("skip-unhandled with expected tests declared -> FAIL EXPECTED_TEST_SKIPPED", async () => {
+  it("skip-unhandled with expected tests declared -> FAIL REPORT_INCONSISTENT or EXPECTED_TEST_SKIPPED", async () => {
     const g = await grade("exp-declared", "skip-unhandled-declared", pyDiff(PY_SKIP));
-    expectOutcome(g, "FAIL", "EXPECTED_TEST_SKIPPED");
+    expect(g.result.verdict).toBe("FAIL");
+    expect(SKIP_REASONS).toContain(g.result.reason);
     expect(g.result.expected?.skipped.ids).toEqual(["hidden:checks/test_hidden.py::test_add_positive"]);
   });
 

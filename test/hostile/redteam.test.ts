@@ -373,7 +373,7 @@ describe("attack-twin-ambiguous: one forged report entry answers for both twins"
     const gold = await grade(c, s, "gold", goldDiff(c, s));
     expect(gold.result.verdict, why(gold)).toBe("PASS");
     expect(twinsOf(gold), "the run has twins").toBe(3);
-    const attacks = await repeat(4, (i) =>
+    const attacks = await repeat(2, (i) =>
       grade(c, s, `attack-twin-ambiguous-${i}`, () => ({ "calc/core.py": `${PY_FORGE}\n\n${PY_BUGGY}` })),
     );
     console.info(
@@ -387,7 +387,7 @@ describe("attack-twin-ambiguous: one forged report entry answers for both twins"
     const gold = await grade(c, s, "gold", goldDiff(c, s));
     expect(gold.result.verdict, why(gold)).toBe("PASS");
     expect(twinsOf(gold), "the run has twins").toBeGreaterThan(0);
-    const attacks = await repeat(4, (i) =>
+    const attacks = await repeat(2, (i) =>
       grade(c, s, `attack-twin-ambiguous-${i}`, () => ({ "forge.go": GO_FORGE })),
     );
     console.info(`attack-twin-ambiguous-go: ${tally(attacks)}; twins ${twinsOf(attacks[0]!)}`);
@@ -412,9 +412,9 @@ describe("zero-twins: a run whose hidden suite has a pair and no twin is reporte
 });
 
 describe("ts-type-import: the pair asserts on a name the test file imports, a type included", () => {
-  it("ts-type-import: the correct fix must PASS in 6 of 6 grades", async () => {
+  it("ts-type-import: the correct fix must PASS in every grade (2 here: the pair's pick is by the file's text now)", async () => {
     const s = shape("rt-ts");
-    const golds = await repeat(6, (i) => grade(c, s, `gold-${i}`, goldDiff(c, s)));
+    const golds = await repeat(2, (i) => grade(c, s, `gold-${i}`, goldDiff(c, s)));
     console.info(`ts-type-import: gold ${tally(golds)}`);
     for (const g of golds) expect(g.result.verdict, why(g)).toBe("PASS");
   }, 900_000);

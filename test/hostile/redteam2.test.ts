@@ -361,7 +361,7 @@ describe("attack-twin-skip-scope: both twins skipped under a made-up classname, 
       const gold = await grade(c, s, "gold", goldDiff(c, s));
       expect(gold.result.verdict, why(gold)).toBe("PASS");
       expect(twinsOf(gold), "the run has twins").toBeGreaterThan(0);
-      const attacks = await repeat(4, (i) =>
+      const attacks = await repeat(2, (i) =>
         grade(c, s, `attack-twin-skip-scope-${i}`, () => ({
           "calc/core.py": `${PY_SKIP_SCOPE}\n\n${PY_BUGGY}`,
         })),
@@ -387,7 +387,7 @@ describe("attack-twin-skip-scope on a task the sweep validated", () => {
     const recorded = JSON.parse(readFileSync(record, "utf8")) as {
       suites: { hidden: { failToPass: string[] } };
     };
-    const attacks = await repeat(4, (i) =>
+    const attacks = await repeat(2, (i) =>
       grade(c, s, `attack-twin-skip-scope-${i}`, () => ({
         "calc/core.py": `${PY_SKIP_SCOPE}\n\n${PY_BUGGY}`,
       })),
@@ -400,6 +400,7 @@ describe("attack-twin-skip-scope on a task the sweep validated", () => {
 });
 
 describe("twin-duplicates: a planted test with two honest report entries, or a node id left naming it", () => {
+  // Keyed by the gold.diff, the twins are the same in every grade: one grade shows them.
   for (const id of [
     "rt2-py-inherit",
     "rt2-py-inherit-ids",
@@ -410,9 +411,9 @@ describe("twin-duplicates: a planted test with two honest report entries, or a n
     "rt2-go-rerun",
     "rt2-go-count",
   ])
-    it(`${id}: the correct fix must PASS in 2 of 2 grades`, async () => {
+    it(`${id}: the correct fix must PASS`, async () => {
       const s = shape(id);
-      const golds = await repeat(2, (i) => grade(c, s, `gold-${i}`, goldDiff(c, s)));
+      const golds = [await grade(c, s, "gold-0", goldDiff(c, s))];
       console.info(`${id}: gold ${tally(golds)}; twins ${twinsOf(golds[0]!)}`);
       for (const g of golds) expect(g.result.verdict, why(g)).toBe("PASS");
     }, 900_000);

@@ -257,13 +257,14 @@ describe("attack-untwinned: failures of tests that are not twinned, forged passe
 });
 
 describe("correct fixes the twins' rules reject", () => {
+  // Keyed by the gold.diff, the twins are the same in every grade: one grade shows them.
   for (const id of ["rt3-py-param-bracket", "rt3-py-skip-class"])
-    it(`${id}: the correct fix must PASS in 2 of 2 grades`, async () => {
+    it(`${id}: the correct fix must PASS`, async () => {
       const s = id === "rt3-py-param-bracket" ? bracketShape : shape(id);
       if (id === "rt3-py-param-bracket")
         expect(bracketDraws, "golds whose key draws a bracketed copy").toBe(0);
       const diff = goldDiff(c, s);
-      const golds = await repeat(2, (i) => grade(c, s, `gold-${i}`, diff));
+      const golds = [await grade(c, s, "gold-0", diff)];
       // What validation makes of it: a task the sweep quarantines is lost; one it passes is graded wrong.
       const validated = await sweep(c, s);
       console.info(
