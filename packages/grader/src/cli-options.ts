@@ -13,7 +13,7 @@ Options:
   --root DIR           folder holding tasks/ and images/ (default: nearest folder upwards with either)
   --diff FILE          the diff to grade (unified diff, e.g. git diff output)
   --baseline           run without a diff (a healthy task: existing PASS, hidden FAIL, so exit 1)
-  --log FILE           the oracle log (JSON lines); default <root>/logs/grade/<task>-<utc>-<diffsha12>.jsonl
+  --log FILE           the oracle log (JSON lines); default <root>/logs/grade/<task>-<utc>-<diffsha12>-<run>.jsonl
   --result FILE        write the result as JSON (verdict, reason, tests per suite, image, diff hashes, timings)
   --timeout SECONDS    wall-clock limit for the whole run (default: the task's timeoutSeconds)
   --allow-quarantined  grade a task listed in tasks/quarantine.json

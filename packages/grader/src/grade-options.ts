@@ -13,7 +13,7 @@ export interface GradeOptions {
   diff?: DiffSource;
   /** Overrides the task's timeoutSeconds. */
   timeoutSeconds?: number;
-  /** The oracle log; default `<root>/logs/grade/<task>-<utc>-<diffsha12>.jsonl`. */
+  /** The oracle log; default `<root>/logs/grade/<task>-<utc>-<diffsha12>-<run>.jsonl`. */
   logFile?: string;
   allowQuarantined?: boolean;
   /**

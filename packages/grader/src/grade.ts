@@ -44,8 +44,8 @@ export async function grade(options: GradeOptions): Promise<GradeResult> {
   const diff = options.diff ? await prepareDiff(options.diff) : null;
   const startedAt = new Date();
   const diffSha = diff && "sha256" in diff ? diff.sha256 : null;
-  const logPath = resolve(options.logFile ?? defaultLogPath(root, options.task, startedAt, diffSha));
   const runId = `${startedAt.getTime().toString(36)}-${randomBytes(4).toString("hex")}`;
+  const logPath = resolve(options.logFile ?? defaultLogPath(root, options.task, startedAt, diffSha, runId));
   const log = openRunLog(logPath, { run: runId, task: options.task }, options.logger);
   log.event("start", {
     graderVersion: GRADER_VERSION,

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { LOG_EVENT_NAMES, type LoggedEvent } from "@oracle/spec";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readRunLog } from "./log-view/read-log.js";
-import { openRunLog } from "./oracle-log.js";
+import { defaultLogPath, openRunLog } from "./oracle-log.js";
 
 let dir: string;
 beforeEach(async () => {
@@ -77,5 +77,19 @@ describe("the oracle log's events", () => {
     expect(typeof calls).toBe("function");
     expect(LOG_EVENT_NAMES).toContain("diff.filtered");
     return log.close();
+  });
+});
+
+describe("defaultLogPath", () => {
+  it("gives graders of the same task and diff started in the same second a log each", () => {
+    const at = new Date("2026-12-05T11:30:00.123Z");
+    const sha = "ab".repeat(32);
+    const first = defaultLogPath("/r", "calc-node", at, sha, "miu1x-0a1b2c3d");
+    const second = defaultLogPath("/r", "calc-node", at, sha, "miu1x-9f8e7d6c");
+    expect(first).toBe("/r/logs/grade/calc-node-20261205T113000Z-abababababab-0a1b2c3d.jsonl");
+    expect(second).not.toBe(first);
+    expect(defaultLogPath("/r", "calc-node", at, null, "miu1x-0a1b2c3d")).toBe(
+      "/r/logs/grade/calc-node-20261205T113000Z-baseline-0a1b2c3d.jsonl",
+    );
   });
 });

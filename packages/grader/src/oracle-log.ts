@@ -16,19 +16,24 @@ export interface RunLog {
   close(): Promise<void>;
 }
 
-/** The default oracle log path: `<root>/logs/grade/<task>-<utc>-<diffsha12>.jsonl`. */
+/**
+ * The default oracle log path: `<root>/logs/grade/<task>-<utc>-<diffsha12>-<run>.jsonl`, `<run>` the
+ * run id's random part, so that graders of the same task and diff started in the same second (a
+ * batch, two pipelines) each write a log of their own.
+ */
 export function defaultLogPath(
   root: string,
   task: string,
   startedAt: Date,
   diffSha256: string | null,
+  runId: string,
 ): string {
   const utc = startedAt
     .toISOString()
     .replace(/[-:]/g, "")
     .replace(/\.\d+Z$/, "Z");
   const suffix = diffSha256 ? diffSha256.slice(0, 12) : "baseline";
-  return `${root}/logs/grade/${task}-${utc}-${suffix}.jsonl`;
+  return `${root}/logs/grade/${task}-${utc}-${suffix}-${runId.split("-").at(-1)}.jsonl`;
 }
 
 /** Opens the oracle log (winston, JSON lines) at `file`; `human` receives the short account. */

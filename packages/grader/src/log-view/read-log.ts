@@ -34,7 +34,7 @@ function unreadable(file: string, cause: unknown): OracleError {
   const code = (cause as NodeJS.ErrnoException).code;
   const why = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "a folder, not a file" : String(cause);
   return new OracleError("LOG_INVALID", `${file}: cannot read the oracle log: ${why}`, {
-    hint: "pass the path printed on grade's `log:` line (logs/grade/<task>-<utc>-<diff>.jsonl)",
+    hint: "pass the path printed on grade's `log:` line (logs/grade/<task>-<utc>-<diff>-<run>.jsonl)",
     cause,
   });
 }
