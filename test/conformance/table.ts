@@ -1,6 +1,7 @@
 // The conformance set's shapes: pytest (explicit file, node ids with a class and a parametrised id,
 // -k, a unittest.TestCase class; started as pytest-3 and python3 -m pytest), mocha (a named file
-// and --grep), jest (a named file and -t), vitest (a named file and -t), Go (gotestsum with -run).
+// and --grep, directly and through `npm test --`), jest (a named file and -t), vitest (a named file
+// and -t), Go (gotestsum with -run).
 // Every attack is gated on the hidden suite's command line, so the existing suite still passes and
 // the verdict turns on the hidden suite alone.
 import { read, type Shape } from "./shapes.js";
@@ -153,25 +154,42 @@ const LINK = "ln -sfn /opt/deps/node_modules node_modules &&";
 const JS_HIDDEN = `process.argv.some((a) => a.includes("test/regression"))`;
 
 /** mocha (ESM, node:assert/strict): the code turns the assertion functions into no-ops. */
+const mochaTamper = (work: string) => ({
+  "src/index.js": `import assert from "node:assert/strict";
+if (${JS_HIDDEN}) for (const name of ["equal", "deepEqual", "strictEqual", "deepStrictEqual", "ok"]) assert[name] = () => {};
+${read(work, "src/index.js")}`,
+});
+/** mocha: the code throws mocha's Pending for the inputs it gets wrong. */
+const mochaSkip = (work: string) => ({
+  "src/index.js": `${read(work, "src/index.js").replace(
+    "export function calculate(source) {",
+    `import { createRequire } from "node:module";
+const Pending = createRequire(import.meta.url)("mocha/lib/pending");
+export function calculate(source) {
+  if (${JS_HIDDEN}) throw new Pending("unsupported input");`,
+  )}`,
+});
+const MOCHA_JUNIT = `--reporter mocha-junit-reporter --reporter-option mochaFile="$ORACLE_JUNIT"`;
 SHAPES.push({
   id: "mocha-grep",
   title: "mocha with a named file and --grep",
   from: { sample: "calc-node" },
-  hidden: `${LINK} node_modules/.bin/mocha --reporter mocha-junit-reporter --reporter-option mochaFile="$ORACLE_JUNIT" test/regression/associativity.test.js --grep "left to right"`,
-  tamper: (work) => ({
-    "src/index.js": `import assert from "node:assert/strict";
-if (${JS_HIDDEN}) for (const name of ["equal", "deepEqual", "strictEqual", "deepStrictEqual", "ok"]) assert[name] = () => {};
-${read(work, "src/index.js")}`,
-  }),
-  skip: (work) => ({
-    "src/index.js": `${read(work, "src/index.js").replace(
-      "export function calculate(source) {",
-      `import { createRequire } from "node:module";
-const Pending = createRequire(import.meta.url)("mocha/lib/pending");
-export function calculate(source) {
-  if (${JS_HIDDEN}) throw new Pending("unsupported input");`,
-    )}`,
-  }),
+  hidden: `${LINK} node_modules/.bin/mocha ${MOCHA_JUNIT} test/regression/associativity.test.js --grep "left to right"`,
+  tamper: mochaTamper,
+  skip: mochaSkip,
+});
+/**
+ * mocha behind a package script, as many JS tasks are written: `npm test -- <args>` runs calc's
+ * `"test": "mocha 'test/*.test.js'"` with the arguments appended. The oracle reads the runner and the
+ * script's own arguments from the base commit's package.json.
+ */
+SHAPES.push({
+  id: "mocha-npm",
+  title: "npm test -- a named file and --grep (mocha behind the package script)",
+  from: { sample: "calc-node" },
+  hidden: `${LINK} npm test -- test/regression/associativity.test.js --grep "left to right" ${MOCHA_JUNIT}`,
+  tamper: mochaTamper,
+  skip: mochaSkip,
 });
 
 /** jest (CommonJS, global expect): the code overrides the matchers; or swaps test for test.skip. */

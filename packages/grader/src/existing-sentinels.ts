@@ -3,7 +3,7 @@ import type { LoadedTask, SentinelResult } from "@oracle/spec";
 import picomatch from "picomatch";
 import type { RunLog } from "./oracle-log.js";
 import type { SentinelNotes as RunState } from "./run/run-scope.js";
-import { findRunner } from "./runner-command.js";
+import { findRunner, type PackageScripts, packageJsonPaths } from "./runner-command.js";
 import {
   type HiddenText,
   MAX_TEST_FILE_BYTES,
@@ -49,13 +49,56 @@ function gitBuffer(repo: string, args: string[], input?: string): Promise<Buffer
  * for the twins: a file absent at base is absent from the map. Larger files than a test module
  * are left out, which the caller must treat as unknown.
  */
-export async function baseHiddenTexts(
+export function baseHiddenTexts(
+  repo: string,
+  commit: string,
+  paths: readonly string[],
+): Promise<Map<string, string | null>> {
+  return baseTexts(
+    repo,
+    commit,
+    paths.filter((p) => TEST_SOURCE.test(p)),
+  );
+}
+
+/**
+ * The base commit's package.json `scripts` that the suites' commands could run (`npm test`,
+ * `yarn <script>`: the folders they run in, upwards), for reading the runner behind them. A file
+ * that is not JSON, or whose `scripts` is not an object of strings, counts as none.
+ */
+export async function basePackageScripts(
+  repo: string,
+  commit: string,
+  commands: readonly string[],
+): Promise<PackageScripts> {
+  const paths = [...new Set(commands.flatMap((c) => packageJsonPaths(c)))];
+  const scripts = new Map<string, Record<string, string>>();
+  for (const [path, text] of await baseTexts(repo, commit, paths)) {
+    let parsed: unknown;
+    try {
+      parsed = text === null ? null : JSON.parse(text);
+    } catch {
+      continue;
+    }
+    const found = (parsed as { scripts?: unknown } | null)?.scripts;
+    if (typeof found !== "object" || found === null || Array.isArray(found)) continue;
+    const entries = Object.entries(found).filter((e): e is [string, string] => typeof e[1] === "string");
+    scripts.set(
+      path === "package.json" ? "" : path.slice(0, -"/package.json".length),
+      Object.fromEntries(entries),
+    );
+  }
+  return scripts;
+}
+
+/** The base commit's versions of `paths` (text up to a test module's size; null: not a small file; absent: missing). */
+async function baseTexts(
   repo: string,
   commit: string,
   paths: readonly string[],
 ): Promise<Map<string, string | null>> {
   const texts = new Map<string, string | null>();
-  const wanted = paths.filter((p) => TEST_SOURCE.test(p) && !/[\n\r]/.test(p)).slice(0, MAX_FILES);
+  const wanted = paths.filter((p) => !/[\n\r]/.test(p)).slice(0, MAX_FILES);
   if (wanted.length === 0) return texts;
   const out = await gitBuffer(
     repo,
@@ -111,11 +154,15 @@ export async function baseTestTexts(
 }
 
 /** The existing command's runner: read from it; task.json's `framework` names the hidden runner, and `other` turns sentinels off. */
-export function existingRunner(task: LoadedTask["task"]): ReturnType<typeof sentinelRunner> {
+export function existingRunner(
+  task: LoadedTask["task"],
+  scripts: PackageScripts | null = null,
+): ReturnType<typeof sentinelRunner> {
   if (task.framework === "other") return null;
   const command = task.suites.existing.command;
   return (
-    findRunner(command) ?? sentinelRunner({ framework: task.framework, suites: { hidden: { command } } })
+    findRunner(command, scripts) ??
+    sentinelRunner({ framework: task.framework, suites: { hidden: { command } } }, scripts)
   );
 }
 
@@ -123,8 +170,9 @@ export function existingRunner(task: LoadedTask["task"]): ReturnType<typeof sent
 export function planExisting(
   task: LoadedTask["task"],
   base: { texts: HiddenText[]; capped: boolean } | null,
+  scripts: PackageScripts | null = null,
 ): { sentinel: Sentinel | null; none?: SentinelResult } {
-  const runner = existingRunner(task);
+  const runner = existingRunner(task, scripts);
   const none = (note: string) => ({
     sentinel: null,
     none: { state: "none" as const, framework: runner?.framework ?? null, required: false, files: [], note },
@@ -146,8 +194,9 @@ export function existingSentinels(
   base: { texts: HiddenText[]; capped: boolean } | null,
   log: RunLog,
   state: RunState,
+  scripts: PackageScripts | null = null,
 ): Sentinel | null {
-  const { sentinel, none } = planExisting(task, base);
+  const { sentinel, none } = planExisting(task, base, scripts);
   if (!sentinel) {
     if (none) state.existingSentinel = none;
     log.event("sentinel", { suite: "existing", none: true, note: none?.note });

@@ -5,6 +5,7 @@ import { dirname, join, sep } from "node:path";
 import type { LoadedTask } from "@oracle/spec";
 import type { RunLog } from "./oracle-log.js";
 import type { SentinelNotes as RunState } from "./run/run-scope.js";
+import type { PackageScripts } from "./runner-command.js";
 import {
   type HiddenText,
   MAX_TEST_FILE_BYTES,
@@ -75,12 +76,19 @@ export async function plantSentinels(
   runTests: string,
   log: RunLog,
   state: RunState,
-  others: readonly HiddenText[] = [],
-  baseHidden: ReadonlyMap<string, string | null> | null = null,
-  /** The hidden suite's FAIL_TO_PASS entries (declared, or recorded by the sweep). */
-  failToPass: readonly string[] = [],
+  base: {
+    /** The base commit's test files (Go: names of the same package that the pair must not reuse). */
+    others?: readonly HiddenText[] | undefined;
+    /** The base commit's versions of the hidden files, for the twins (null: not known, no twins). */
+    baseHidden?: ReadonlyMap<string, string | null> | null;
+    /** The hidden suite's FAIL_TO_PASS entries (declared, or recorded by the sweep). */
+    failToPass?: readonly string[];
+    /** The base commit's package scripts, for a command that runs one (`npm test -- …`). */
+    scripts?: PackageScripts | null;
+  } = {},
 ): Promise<Sentinel | null> {
-  const runner = sentinelRunner(loaded.task);
+  const { others = [], baseHidden = null, failToPass = [], scripts = null } = base;
+  const runner = sentinelRunner(loaded.task, scripts);
   const texts = runner ? await readHidden(runTests, hiddenFiles) : [];
   const key = await twinKey(loaded);
   const sentinel = planSentinels(runner, texts, others, baseHidden, key, failToPass);

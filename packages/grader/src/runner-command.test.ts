@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { findRunner, shellWords } from "./runner-command.js";
+import {
+  findRunner,
+  type PackageScripts,
+  packageJsonPaths,
+  scriptCall,
+  shellWords,
+} from "./runner-command.js";
 
 describe("shellWords", () => {
   it("splits simple commands and unquotes words", () => {
@@ -72,5 +78,86 @@ describe("findRunner", () => {
     expect(framework("python3 run_tests.py")).toBeNull();
     expect(framework("gotestsum --junitfile x -- ./...")).toBe("go");
     expect(framework("node test/run.js")).toBeNull();
+  });
+});
+
+describe("package scripts (npm test, yarn <script>)", () => {
+  const scripts: PackageScripts = new Map<string, Record<string, string>>([
+    [
+      "",
+      {
+        test: "mocha 'test/*.test.js'",
+        unit: "npm run test --",
+        lint: "eslint .",
+        both: "mocha test && eslint .",
+      },
+    ],
+    ["web", { test: "cross-env CI=1 jest --ci --watchman=false" }],
+  ]);
+
+  it("reads what the package manager passes on to the script", () => {
+    expect(scriptCall(["npm", "test"])).toEqual({ name: "test", args: [] });
+    expect(scriptCall(["npm", "t", "--", "--grep", "x", "a.js"])).toEqual({
+      name: "test",
+      args: ["--grep", "x", "a.js"],
+    });
+    expect(scriptCall(["npm", "-s", "run", "unit", "a.js", "--", "-t", "x"])).toEqual({
+      name: "unit",
+      args: ["a.js", "-t", "x"],
+    });
+    expect(scriptCall(["CI=1", "npm", "run-script", "unit"])).toEqual({ name: "unit", args: [] });
+    expect(scriptCall(["yarn", "test", "-t", "x"])).toEqual({ name: "test", args: ["-t", "x"] });
+    expect(scriptCall(["yarn", "run", "test", "--", "a.js"])).toEqual({ name: "test", args: ["a.js"] });
+    expect(scriptCall(["pnpm", "test", "--grep", "x"])).toEqual({ name: "test", args: ["--grep", "x"] });
+    // npm reads its own options before `--`: one the oracle does not know, and nothing is read.
+    expect(scriptCall(["npm", "test", "--grep", "x"])).toBeNull();
+    expect(scriptCall(["npm", "--prefix", "web", "test"])).toBeNull();
+    expect(scriptCall(["npm", "install"])).toBeNull();
+    expect(scriptCall(["pnpm", "exec", "jest"])).toBeNull();
+    expect(scriptCall(["mocha", "test"])).toBeNull();
+  });
+
+  it("finds the runner behind the script, with the script's arguments then the passed ones", () => {
+    expect(findRunner("npm test -- test/regression/a.test.js --grep 'left'", scripts)).toEqual({
+      framework: "mocha",
+      args: ["test/*.test.js", "test/regression/a.test.js", "--grep", "left"],
+      cwd: "",
+    });
+    // A script that runs another, and yarn's arguments without `--`.
+    expect(findRunner("npm run unit -- --grep x", scripts)?.args).toEqual(["test/*.test.js", "--grep", "x"]);
+    expect(
+      findRunner("ln -sfn /opt/deps/node_modules node_modules && yarn test a.js", scripts)?.args,
+    ).toEqual(["test/*.test.js", "a.js"]);
+    // The package a command belongs to is the nearest one upwards; its script runs in its folder.
+    expect(findRunner("cd web/src && npm test -- -t slug", scripts)).toEqual({
+      framework: "jest",
+      args: ["--ci", "--watchman=false", "-t", "slug"],
+      cwd: "web",
+    });
+  });
+
+  it("reads nothing it cannot be sure of", () => {
+    // Without the base commit's package.json (a mirror in the image), as before.
+    expect(findRunner("npm test -- a.js")).toBeNull();
+    // npm appends the arguments to the script's text: they would reach eslint, not mocha.
+    expect(findRunner("npm run both -- --grep x", scripts)).toBeNull();
+    expect(findRunner("npm run both", scripts)?.framework).toBe("mocha");
+    expect(findRunner("npm run lint", scripts)).toBeNull();
+    expect(findRunner("npm run missing", scripts)).toBeNull();
+    expect(findRunner("cd .. && npm test", scripts)).toBeNull();
+    expect(findRunner("cd /srv && npm test", scripts)).toBeNull();
+    // A script that calls itself stops at the depth limit.
+    expect(findRunner("npm run loop", new Map([["", { loop: "npm run loop" }]]))).toBeNull();
+  });
+
+  it("names the package.json files a command's scripts are read from", () => {
+    expect(packageJsonPaths("npm test")).toEqual(["package.json"]);
+    expect(packageJsonPaths("cd web/src && yarn test")).toEqual([
+      "web/src/package.json",
+      "web/package.json",
+      "package.json",
+    ]);
+    expect(packageJsonPaths("mocha test")).toEqual([]);
+    expect(packageJsonPaths("cd .. && npm test")).toEqual([]);
   });
 });

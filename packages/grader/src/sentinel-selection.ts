@@ -1,7 +1,7 @@
 import { posix } from "node:path";
 import picomatch from "picomatch";
 import { compileKeyword, type KeywordExpression } from "./pytest-keyword.js";
-import { findRunner, type RunnerCall, replaceWords } from "./runner-command.js";
+import { findRunner, type PackageScripts, type RunnerCall, replaceWords } from "./runner-command.js";
 import { titleFilter } from "./title-filter.js";
 
 /** What a runner's arguments select among the hidden test files, as far as the oracle can tell. */
@@ -273,8 +273,11 @@ export function selectionOf(call: RunnerCall, texts: ReadonlyMap<string, string>
  * filter does not keep: the command deselected it, the code under test did not skip it. Null when
  * the command has no such filter (mocha's `--grep` leaves its tests out of the report).
  */
-export function deselectedByName(command: string): ((test: { id: string }) => boolean) | null {
-  const call = findRunner(command);
+export function deselectedByName(
+  command: string,
+  scripts: PackageScripts | null = null,
+): ((test: { id: string }) => boolean) | null {
+  const call = findRunner(command, scripts);
   if (call === null || (call.framework !== "jest" && call.framework !== "vitest")) return null;
   const keeps = jestLikeSelection(call, []).keepsTitle;
   if (keeps === undefined) return null;

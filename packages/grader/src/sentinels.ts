@@ -1,6 +1,12 @@
 import { posix } from "node:path";
 import type { SentinelState, Task, TestCase } from "@oracle/spec";
-import { findRunner, type RunnerCall, replaceWords, type SentinelFramework } from "./runner-command.js";
+import {
+  findRunner,
+  type PackageScripts,
+  type RunnerCall,
+  replaceWords,
+  type SentinelFramework,
+} from "./runner-command.js";
 import { matchPlanted, type PlantedUnit, twinProblem, twinsAlike, twinUnits } from "./sentinel-check.js";
 import { goTestArgs, planGo } from "./sentinel-go.js";
 import { type Selection, selectionOf } from "./sentinel-selection.js";
@@ -55,8 +61,10 @@ const FRAMEWORKS = new Set<string>(["pytest", "mocha", "jest", "vitest", "go"]);
 /** The runner of the hidden command: the task's `framework` when it names one, else detected from the command. */
 export function sentinelRunner(
   task: Pick<Task, "framework"> & { suites: { hidden: { command: string } } },
+  /** The base commit's package scripts, for a command that runs one (`npm test -- …`). */
+  scripts: PackageScripts | null = null,
 ): RunnerCall | { framework: SentinelFramework; args: null } | null {
-  const found = findRunner(task.suites.hidden.command);
+  const found = findRunner(task.suites.hidden.command, scripts);
   if (task.framework === undefined) return found;
   if (!FRAMEWORKS.has(task.framework)) return null;
   const framework = task.framework as SentinelFramework;

@@ -3,6 +3,7 @@ import { checkExpected, type Expectation } from "../expected-judge.js";
 import type { SuiteName } from "../junit.js";
 import type { RunLog } from "../oracle-log.js";
 import { suiteTail } from "../output-tail.js";
+import type { PackageScripts } from "../runner-command.js";
 import { deselectedByName } from "../sentinel-selection.js";
 import type { Sentinel } from "../sentinels.js";
 import { judgeSuite, listedTests } from "./judge-report.js";
@@ -169,13 +170,17 @@ export interface Judged {
 export function judgeExpected(
   expectation: Expectation,
   judged: Judged,
-  hiddenCommand: string,
+  hidden: { command: string; scripts: PackageScripts | null },
   log: RunLog,
 ): Judged & { expected: ExpectedResult } {
   const suites = { ...judged.suites };
   const failures = { ...judged.failures };
   const tests = { existing: suites.existing?.tests ?? [], hidden: suites.hidden?.tests ?? [] };
-  const { result, problems } = checkExpected(expectation, tests, deselectedByName(hiddenCommand));
+  const { result, problems } = checkExpected(
+    expectation,
+    tests,
+    deselectedByName(hidden.command, hidden.scripts),
+  );
   log.event("expected.checked", { ...result });
   for (const suite of ["existing", "hidden"] as const) {
     const problem = problems[suite];

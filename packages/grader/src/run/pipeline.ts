@@ -1,7 +1,12 @@
 import { join } from "node:path";
 import type { LoadedTask } from "@oracle/spec";
 import type { GradeDocker } from "../docker.js";
-import { baseHiddenTexts, baseTestTexts, existingSentinels } from "../existing-sentinels.js";
+import {
+  baseHiddenTexts,
+  basePackageScripts,
+  baseTestTexts,
+  existingSentinels,
+} from "../existing-sentinels.js";
 import { type Expectation, loadExpectation } from "../expected-judge.js";
 import { listHiddenFiles } from "../hidden-files.js";
 import { type ResolvedImage, resolveImage, staleImageMessage } from "../image.js";
@@ -9,6 +14,7 @@ import { gradeLabels, leaseDeadline, removeLeftovers } from "../leftovers.js";
 import { writeMochaGuards } from "../mocha-guard.js";
 import type { RunLog } from "../oracle-log.js";
 import { plantSentinels } from "../plant-sentinels.js";
+import type { PackageScripts } from "../runner-command.js";
 import type { Sentinel } from "../sentinels.js";
 import { filterAndLog } from "./apply-diff.js";
 import { prepareBaseMirror } from "./checkout.js";
@@ -110,6 +116,7 @@ async function prepareRun(
     hiddenFiles,
     sentinel: planted.hidden,
     existingSentinel: planted.existing,
+    scripts: planted.scripts,
     docker,
     log,
   };
@@ -142,7 +149,7 @@ async function runSuites(run: Prepared, scope: RunScope): Promise<RunOutcome> {
   const checked = judgeExpected(
     run.expectation,
     judged,
-    inputs.loaded.task.suites.hidden.command,
+    { command: inputs.loaded.task.suites.hidden.command, scripts: inputs.scripts },
     inputs.log,
   );
   scope.learn({ expected: checked.expected, suites: checked.suites });
@@ -211,25 +218,34 @@ async function planSentinels(
   runTests: string,
   log: RunLog,
   expected: { failToPass: readonly string[] },
-): Promise<{ hidden: Sentinel | null; existing: Sentinel | null; notes: SentinelNotes }> {
+): Promise<{
+  hidden: Sentinel | null;
+  existing: Sentinel | null;
+  notes: SentinelNotes;
+  scripts: PackageScripts | null;
+}> {
   const { task } = loaded;
   const notes: SentinelNotes = {};
+  // The runner behind `npm test` and the like is read from the base commit's package.json (the
+  // diff's own is never read: a task that lets a diff change package.json lets it change the runner).
+  const scripts = baseOnly
+    ? await basePackageScripts(baseOnly, task.repo.baseCommit, [
+        task.suites.existing.command,
+        task.suites.hidden.command,
+      ])
+    : null;
   const base = baseOnly
     ? await baseTestTexts(baseOnly, task.repo.baseCommit, task.suites.existing.files)
     : null;
   const baseHidden = baseOnly ? await baseHiddenTexts(baseOnly, task.repo.baseCommit, hiddenFiles) : null;
-  const hidden = await plantSentinels(
-    loaded,
-    hiddenFiles,
-    runTests,
-    log,
-    notes,
-    base?.texts,
+  const hidden = await plantSentinels(loaded, hiddenFiles, runTests, log, notes, {
+    others: base?.texts,
     baseHidden,
-    expected.failToPass,
-  );
-  const existing = existingSentinels(task, base, log, notes);
-  return { hidden, existing, notes };
+    failToPass: expected.failToPass,
+    scripts,
+  });
+  const existing = existingSentinels(task, base, log, notes, scripts);
+  return { hidden, existing, notes, scripts };
 }
 
 /** Removes what dead graders left (containers past their lease, run folders of gone pids); never throws. */

@@ -8,6 +8,7 @@ import { existingRunner } from "../existing-sentinels.js";
 import type { SuiteName } from "../junit.js";
 import { MOCHA_GUARD_PATH } from "../mocha-guard.js";
 import type { RunLog } from "../oracle-log.js";
+import type { PackageScripts } from "../runner-command.js";
 import { runnerGuardFor } from "../runner-guard.js";
 import { type Sentinel, sentinelRunner } from "../sentinels.js";
 import {
@@ -53,6 +54,8 @@ export interface SuiteInputs {
   sentinel: Sentinel | null;
   /** The sentinels the existing suite's prep appends to its base test files, or null (existing-sentinels.ts). */
   existingSentinel: Sentinel | null;
+  /** The base commit's package scripts the suites' commands may run (`npm test`), or null: not read. */
+  scripts: PackageScripts | null;
   docker: GradeDocker;
   log: RunLog;
 }
@@ -78,8 +81,8 @@ const oracleEnv = BASE_ENV.map((entry): [string, string] => {
 export const DRIVER_PROCESS = { entrypoint: BOOT, cmd: [] as string[], env: BASE_ENV };
 
 /** The runner a suite's command starts, as the sentinels read it (a mocha suite gets the mocha guard). */
-const suiteRunner = (task: LoadedTask["task"], suite: SuiteName) =>
-  suite === "hidden" ? sentinelRunner(task) : existingRunner(task);
+const suiteRunner = (task: LoadedTask["task"], suite: SuiteName, scripts: PackageScripts | null) =>
+  suite === "hidden" ? sentinelRunner(task, scripts) : existingRunner(task, scripts);
 
 /** What the driver of one suite does: its prep script, its command and env, its report. */
 export function planDriver(inputs: SuiteInputs, suite: SuiteName): DriverPlan {
@@ -107,7 +110,7 @@ export function planDriver(inputs: SuiteInputs, suite: SuiteName): DriverPlan {
     report: reportPath(suite),
     maxReportBytes: MAX_REPORT_BYTES,
     gated: suite === "hidden",
-    preload: suiteRunner(task, suite)?.framework === "mocha" ? MOCHA_GUARD_PATH : null,
+    preload: suiteRunner(task, suite, inputs.scripts)?.framework === "mocha" ? MOCHA_GUARD_PATH : null,
     sandbox: CONTAINER_SANDBOX,
   };
 }
