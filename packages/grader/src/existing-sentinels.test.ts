@@ -35,18 +35,23 @@ describe("basePackageScripts", () => {
       "package.json": JSON.stringify({ scripts: { test: "mocha 'test/*.test.js'", n: 3 } }),
       "web/package.json": JSON.stringify({ scripts: { test: "vitest run" } }),
       "bad/package.json": "{ not json",
+      "bom/package.json": `\uFEFF${JSON.stringify({ name: "bom" })}`,
       "other/package.json": JSON.stringify({ scripts: { test: "jest" } }),
     });
     const scripts = await basePackageScripts(gitDir, base, [
       "cd web/src && npm test -- a.js",
       "cd bad && npm test",
+      "cd bom && npm test",
       "mocha test",
     ]);
     // The root's script as the base commit has it (the later commit's jest is not read); a script
-    // that is not a string is dropped; other/ is named by no command; bad/ is not JSON.
+    // that is not a string is dropped; other/ is named by no command; bad/ is there but not JSON.
     expect(Object.fromEntries(scripts)).toEqual({
       "": { test: "mocha 'test/*.test.js'" },
       web: { test: "vitest run" },
+      bad: null,
+      // A byte-order mark is read past, as npm does; no scripts is none.
+      bom: {},
     });
   });
 

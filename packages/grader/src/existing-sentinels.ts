@@ -63,8 +63,10 @@ export function baseHiddenTexts(
 
 /**
  * The base commit's package.json `scripts` that the suites' commands could run (`npm test`,
- * `yarn <script>`: the folders they run in, upwards), for reading the runner behind them. A file
- * that is not JSON, or whose `scripts` is not an object of strings, counts as none.
+ * `yarn <script>`: the folders they run in, upwards), for reading the runner behind them. A
+ * package.json without `scripts` has none; one that is not JSON (a byte-order mark is allowed, as
+ * npm allows it) or larger than a test module is recorded as unreadable (null), which stops the
+ * reading there: npm would use it.
  */
 export async function basePackageScripts(
   repo: string,
@@ -72,23 +74,28 @@ export async function basePackageScripts(
   commands: readonly string[],
 ): Promise<PackageScripts> {
   const paths = [...new Set(commands.flatMap((c) => packageJsonPaths(c)))];
-  const scripts = new Map<string, Record<string, string>>();
+  const scripts = new Map<string, Record<string, string> | null>();
   for (const [path, text] of await baseTexts(repo, commit, paths)) {
-    let parsed: unknown;
-    try {
-      parsed = text === null ? null : JSON.parse(text);
-    } catch {
-      continue;
-    }
-    const found = (parsed as { scripts?: unknown } | null)?.scripts;
-    if (typeof found !== "object" || found === null || Array.isArray(found)) continue;
-    const entries = Object.entries(found).filter((e): e is [string, string] => typeof e[1] === "string");
-    scripts.set(
-      path === "package.json" ? "" : path.slice(0, -"/package.json".length),
-      Object.fromEntries(entries),
-    );
+    const dir = path === "package.json" ? "" : path.slice(0, -"/package.json".length);
+    scripts.set(dir, text === null ? null : scriptsOf(text));
   }
   return scripts;
+}
+
+/** A package.json's string-valued `scripts` ({} without any); null when it is not a JSON object. */
+function scriptsOf(text: string): Record<string, string> | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text.replace(/^\uFEFF/, ""));
+  } catch {
+    return null;
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return null;
+  const found = (parsed as { scripts?: unknown }).scripts;
+  if (typeof found !== "object" || found === null || Array.isArray(found)) return {};
+  return Object.fromEntries(
+    Object.entries(found).filter((e): e is [string, string] => typeof e[1] === "string"),
+  );
 }
 
 /** The base commit's versions of `paths` (text up to a test module's size; null: not a small file; absent: missing). */

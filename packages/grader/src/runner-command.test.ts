@@ -107,7 +107,7 @@ describe("package scripts (npm test, yarn <script>)", () => {
     });
     expect(scriptCall(["CI=1", "npm", "run-script", "unit"])).toEqual({ name: "unit", args: [] });
     expect(scriptCall(["yarn", "test", "-t", "x"])).toEqual({ name: "test", args: ["-t", "x"] });
-    expect(scriptCall(["yarn", "run", "test", "--", "a.js"])).toEqual({ name: "test", args: ["a.js"] });
+    expect(scriptCall(["yarn", "run", "test", "--", "a.js"])).toBeNull();
     expect(scriptCall(["pnpm", "test", "--grep", "x"])).toEqual({ name: "test", args: ["--grep", "x"] });
     // npm reads its own options before `--`: one the oracle does not know, and nothing is read.
     expect(scriptCall(["npm", "test", "--grep", "x"])).toBeNull();
@@ -141,13 +141,51 @@ describe("package scripts (npm test, yarn <script>)", () => {
     expect(findRunner("npm test -- a.js")).toBeNull();
     // npm appends the arguments to the script's text: they would reach eslint, not mocha.
     expect(findRunner("npm run both -- --grep x", scripts)).toBeNull();
-    expect(findRunner("npm run both", scripts)?.framework).toBe("mocha");
     expect(findRunner("npm run lint", scripts)).toBeNull();
     expect(findRunner("npm run missing", scripts)).toBeNull();
     expect(findRunner("cd .. && npm test", scripts)).toBeNull();
     expect(findRunner("cd /srv && npm test", scripts)).toBeNull();
     // A script that calls itself stops at the depth limit.
     expect(findRunner("npm run loop", new Map([["", { loop: "npm run loop" }]]))).toBeNull();
+  });
+
+  it("reads a script only where the runner is its last command, after plain `&&` steps (red team, npm scripts)", () => {
+    const read = (script: string, command = "npm test -- test/h.test.js") =>
+      findRunner(command, new Map([["", { test: script, unit: "mocha test/unit", lint: "eslint ." }]]));
+    expect(read("npm run build-x && mocha test")?.args).toEqual(["test", "test/h.test.js"]);
+    expect(read("npm run lint && mocha test")?.args).toEqual(["test", "test/h.test.js"]);
+    // The exit code the oracle holds the report to is not the runner's: a correct fix would FAIL.
+    for (const script of [
+      "mocha test | tee out.log",
+      "mocha test || true",
+      "mocha test; echo done",
+      "mocha test &",
+    ])
+      expect(read(script), script).toBeNull();
+    // Two runners, or the runner before another command: the passed arguments reach the last one.
+    expect(read("mocha test/unit && mocha test/integration")).toBeNull();
+    expect(read("mocha test/a && npm run lint")).toBeNull();
+    expect(read("npm run unit && eslint .")).toBeNull();
+    // A folder changed inside the script: its package.json was never read.
+    expect(read("cd core && npm run unit")).toBeNull();
+    // A redirection; a comment, which swallows the appended arguments as sh does.
+    expect(read("mocha test > out.txt")).toBeNull();
+    expect(read("mocha test # the unit tests")).toEqual({ framework: "mocha", args: ["test"], cwd: "" });
+    // A nested `npm run` given `-t` without `--`: npm takes it for its own option.
+    expect(read("npm run unit", "npm test -- --grep x")).toBeNull();
+    expect(read("npm run unit --", "npm test -- --grep x")?.args).toEqual(["test/unit", "--grep", "x"]);
+  });
+
+  it("stops at the nearest package.json even when the oracle cannot read it, and at yarn's and pnpm's `--`", () => {
+    const unreadable: PackageScripts = new Map([
+      ["", { test: "mocha test" }],
+      ["sub", null],
+    ]);
+    expect(findRunner("cd sub && npm test", unreadable)).toBeNull();
+    expect(findRunner("cd other && npm test", unreadable)?.framework).toBe("mocha");
+    // pnpm 10 passes the `--` on ("vitest run -- -t x" ignores the filter); yarn 1 drops it.
+    expect(findRunner("pnpm test -- -t x", scripts)).toBeNull();
+    expect(findRunner("pnpm test -t x", scripts)?.args).toEqual(["test/*.test.js", "-t", "x"]);
   });
 
   it("names the package.json files a command's scripts are read from", () => {

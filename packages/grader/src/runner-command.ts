@@ -43,12 +43,21 @@ export function replaceWords(
   return out;
 }
 
-/** Splits a shell command into simple commands (at `&&`, `||`, `;`, `|`, newlines) of unquoted words. */
-export function shellWords(command: string): string[][] {
-  const segments: string[][] = [[]];
+/** A simple command of a shell command line and the operator after it (`&&`, `||`, `;`, `|`, `&`, a newline), null at the end. */
+export interface ShellSegment {
+  words: string[];
+  then: string | null;
+}
+
+/**
+ * Splits a shell command into simple commands of unquoted words, each with the operator that
+ * follows it; an unquoted `#` starting a word comments out the rest of its line.
+ */
+export function shellSegments(command: string): ShellSegment[] {
+  const segments: ShellSegment[] = [{ words: [], then: null }];
   let word: string | null = null;
   const push = () => {
-    if (word !== null) segments[segments.length - 1]!.push(word);
+    if (word !== null) segments[segments.length - 1]!.words.push(word);
     word = null;
   };
   for (let i = 0; i < command.length; i++) {
@@ -69,18 +78,28 @@ export function shellWords(command: string): string[][] {
       i = j;
     } else if (c === "\\" && i + 1 < command.length) {
       word = (word ?? "") + command[++i];
+    } else if (c === "#" && word === null) {
+      const eol = command.indexOf("\n", i);
+      i = (eol < 0 ? command.length : eol) - 1;
     } else if (/\s/.test(c) && c !== "\n") {
       push();
     } else if (c === ";" || c === "|" || c === "&" || c === "\n") {
       push();
-      if ((c === "&" || c === "|") && command[i + 1] === c) i++;
-      segments.push([]);
+      const double = (c === "&" || c === "|") && command[i + 1] === c;
+      if (double) i++;
+      segments[segments.length - 1]!.then = double ? `${c}${c}` : c;
+      segments.push({ words: [], then: null });
     } else {
       word = (word ?? "") + c;
     }
   }
   push();
-  return segments.filter((s) => s.length > 0);
+  return segments.filter((s) => s.words.length > 0);
+}
+
+/** Splits a shell command into simple commands (at `&&`, `||`, `;`, `|`, newlines) of unquoted words. */
+export function shellWords(command: string): string[][] {
+  return shellSegments(command).map((s) => s.words);
 }
 
 const PYTEST_NAMES = new Set(["pytest", "py.test", "pytest-3"]);
@@ -142,9 +161,10 @@ function runnerOf(words: string[]): { framework: SentinelFramework; args: string
 
 /**
  * The base commit's package.json `scripts`, by the folder (relative to the checkout, "" for the
- * root) each package.json stands in: what `npm test` and `yarn <script>` run.
+ * root) each package.json stands in: what `npm test` and `yarn <script>` run. Null: a package.json
+ * is there that the oracle cannot read (not JSON, too large), which npm would still use.
  */
-export type PackageScripts = ReadonlyMap<string, Readonly<Record<string, string>>>;
+export type PackageScripts = ReadonlyMap<string, Readonly<Record<string, string>> | null>;
 
 /** npm's own options that say nothing of the script: anything else before `--` is not read. */
 const NPM_QUIET = /^(-s|--silent|-q|--quiet|-d|--loglevel=\w+|--no-update-notifier|--if-present)$/;
@@ -154,8 +174,9 @@ const MAX_SCRIPT_DEPTH = 3;
 /**
  * A simple command that runs a package script: `npm test`/`npm t`/`npm run <name>`,
  * `yarn [run] <name>`, `pnpm [run] <name>`, with the arguments the package manager passes on to the
- * script (npm: its positionals and all after `--`; yarn and pnpm: all after the name, a leading `--`
- * dropped). Null for anything else, and for npm options before `--` the oracle does not know.
+ * script (npm: its positionals and all after `--`; yarn and pnpm: all after the name). Null for
+ * anything else, for npm options before `--` the oracle does not know, and for a `--` given to yarn
+ * or pnpm (which pass it on or not by version).
  */
 export function scriptCall(words: readonly string[]): { name: string; args: string[] } | null {
   let i = 0;
@@ -184,7 +205,10 @@ export function scriptCall(words: readonly string[]): { name: string; args: stri
   const name = named[0];
   if (name === undefined || name.startsWith("-") || name === "exec" || name === "dlx") return null;
   const args = named.slice(1);
-  return { name, args: args[0] === "--" ? args.slice(1) : args };
+  // yarn 1 drops a `--` before the arguments; pnpm (and yarn 2+) pass it on to the script, where
+  // the runner reads what follows as files: not read.
+  if (args.includes("--")) return null;
+  return { name, args };
 }
 
 /** The scripts of the package a command in `cwd` belongs to (npm looks upwards), with its folder. */
@@ -195,7 +219,8 @@ function packageAt(
   if (cwd.startsWith("..") || cwd.startsWith("/")) return null;
   for (let dir = cwd; ; dir = posix.dirname(dir).replace(/^\.$/, "")) {
     const found = scripts.get(dir);
-    if (found) return { dir, scripts: found };
+    // The nearest package.json is the one npm uses: one the oracle could not read ends the search.
+    if (found !== undefined) return found === null ? null : { dir, scripts: found };
     if (dir === "") return null;
   }
 }
@@ -230,16 +255,7 @@ export function packageJsonPaths(command: string): string[] {
  * else (`python3 -m xmlrunner`).
  */
 export function findRunner(command: string, scripts: PackageScripts | null = null): RunnerCall | null {
-  return runnerIn(command, scripts, "", 0);
-}
-
-function runnerIn(
-  command: string,
-  scripts: PackageScripts | null,
-  start: string,
-  depth: number,
-): RunnerCall | null {
-  let cwd = start;
+  let cwd = "";
   for (const words of shellWords(command)) {
     if (words[0] === "cd" && words[1] !== undefined) {
       cwd = posix.normalize(posix.join(cwd, words[1])).replace(/^\.$/, "");
@@ -247,13 +263,19 @@ function runnerIn(
     }
     const runner = runnerOf(words);
     if (runner) return { ...runner, cwd, command };
-    const script = scripts && depth < MAX_SCRIPT_DEPTH ? throughScript(words, scripts, cwd, depth) : null;
+    const script = scripts ? throughScript(words, scripts, cwd, 0) : null;
     if (script) return script;
   }
   return null;
 }
 
-/** The runner a package script starts, with the arguments passed to it appended (no `command`: nothing to rewrite). */
+/**
+ * The runner a package script starts, read as npm runs it: the passed arguments appended to the
+ * script's text, which reaches its last simple command only. So the runner (or a package script
+ * call, followed) must be that last command, after commands joined by `&&` that start neither a
+ * runner nor a script nor change folder (a `|`, `||` or `;` before it, or a `| tee` after it, changes
+ * the exit code the oracle holds the report to); no redirection. No `command`: nothing to rewrite.
+ */
 function throughScript(
   words: readonly string[],
   scripts: PackageScripts,
@@ -264,12 +286,35 @@ function throughScript(
   const pkg = call ? packageAt(scripts, cwd) : null;
   const text = call && pkg ? pkg.scripts[call.name] : undefined;
   if (!call || !pkg || text === undefined) return null;
-  const segments = shellWords(text);
-  const inner = runnerIn(text, scripts, pkg.dir, depth + 1);
-  if (!inner) return null;
-  // npm appends the passed arguments to the script's text: they reach its last command only.
-  const last = segments.at(-1) ?? [];
-  const runnerIsLast = runnerOf(last) !== null || scriptCall(last) !== null;
-  if (call.args.length > 0 && !runnerIsLast) return null;
-  return { framework: inner.framework, args: [...inner.args, ...call.args], cwd: inner.cwd };
+  // As npm does it: each argument quoted, appended to the text after a space.
+  const quoted = call.args.map((a) => `'${a.replaceAll("'", "'\\''")}'`);
+  const segments = shellSegments([text, ...quoted].join(" "));
+  const last = segments.at(-1);
+  if (last === undefined || last.then !== null) return null;
+  const before = segments.slice(0, -1);
+  const plain = (s: ShellSegment) =>
+    s.then === "&&" && s.words[0] !== "cd" && !mayStartRunner(s.words, scripts, pkg.dir, depth + 1);
+  if (!before.every(plain) || last.words.some((w) => /^\d*[<>]/.test(w))) return null;
+  const runner = runnerOf(last.words);
+  if (runner) return { ...runner, cwd: pkg.dir };
+  return depth + 1 < MAX_SCRIPT_DEPTH ? throughScript(last.words, scripts, pkg.dir, depth + 1) : null;
+}
+
+/** Whether a simple command inside a script may start a test runner, itself or through the scripts it calls (unsure: yes). */
+function mayStartRunner(
+  words: readonly string[],
+  scripts: PackageScripts,
+  cwd: string,
+  depth: number,
+): boolean {
+  if (runnerOf([...words]) !== null) return true;
+  const call = scriptCall(words);
+  if (call === null) return false;
+  if (depth >= MAX_SCRIPT_DEPTH) return true;
+  const pkg = packageAt(scripts, cwd);
+  const text = pkg?.scripts[call.name];
+  if (pkg === null || text === undefined) return pkg === null;
+  return shellSegments(text).some(
+    (s) => s.words[0] === "cd" || mayStartRunner(s.words, scripts, pkg.dir, depth + 1),
+  );
 }

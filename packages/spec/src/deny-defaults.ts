@@ -35,6 +35,12 @@ export const DEFAULT_DENY: readonly string[] = [
   "**/uv.lock",
   // Node: package scripts and runner configuration, lockfiles, installed modules.
   "**/package.json",
+  // pnpm reads these where a folder has no package.json; yarn 2+ runs the yarn a repository commits.
+  "**/package.yaml",
+  "**/package.json5",
+  "**/.yarn/releases/**",
+  "**/.yarn/plugins/**",
+  "**/.pnp.*",
   "**/package-lock.json",
   "**/npm-shrinkwrap.json",
   "**/yarn.lock",

@@ -182,6 +182,21 @@ describe("filterDiff applies the task's globs", () => {
     expect(kept(modify("SRC/a.js"), { allow: ["src/**"], deny: [] })).toEqual([]);
   });
 
+  it("the files pnpm and yarn read in place of package.json, or run as yarn itself, are denied by default (red team, npm scripts)", () => {
+    const text = [
+      "sub/package.yaml",
+      "sub/package.json5",
+      ".yarn/releases/yarn-4.5.0.cjs",
+      ".yarn/plugins/@yarnpkg/plugin-x.cjs",
+      ".pnp.cjs",
+      ".pnp.loader.mjs",
+      "src/fix.js",
+    ]
+      .map((path) => modify(path))
+      .join("");
+    expect(kept(text, { ...ALL, defaultDeny: DEFAULT_DENY })).toEqual(["src/fix.js"]);
+  });
+
   it("a rename into a denied path is dropped although its source is allowed", () => {
     const text =
       "diff --git a/src/a.js b/src/a.test.js\nsimilarity index 100%\nrename from src/a.js\nrename to src/a.test.js\n";
