@@ -46,7 +46,7 @@ export function replaceWords(
 /** A simple command of a shell command line and the operator after it (`&&`, `||`, `;`, `|`, `&`, a newline), null at the end. */
 export interface ShellSegment {
   words: string[];
-  then: string | null;
+  next: string | null;
 }
 
 /**
@@ -54,7 +54,7 @@ export interface ShellSegment {
  * follows it; an unquoted `#` starting a word comments out the rest of its line.
  */
 export function shellSegments(command: string): ShellSegment[] {
-  const segments: ShellSegment[] = [{ words: [], then: null }];
+  const segments: ShellSegment[] = [{ words: [], next: null }];
   let word: string | null = null;
   const push = () => {
     if (word !== null) segments[segments.length - 1]!.words.push(word);
@@ -87,8 +87,8 @@ export function shellSegments(command: string): ShellSegment[] {
       push();
       const double = (c === "&" || c === "|") && command[i + 1] === c;
       if (double) i++;
-      segments[segments.length - 1]!.then = double ? `${c}${c}` : c;
-      segments.push({ words: [], then: null });
+      segments[segments.length - 1]!.next = double ? `${c}${c}` : c;
+      segments.push({ words: [], next: null });
     } else {
       word = (word ?? "") + c;
     }
@@ -290,10 +290,10 @@ function throughScript(
   const quoted = call.args.map((a) => `'${a.replaceAll("'", "'\\''")}'`);
   const segments = shellSegments([text, ...quoted].join(" "));
   const last = segments.at(-1);
-  if (last === undefined || last.then !== null) return null;
+  if (last === undefined || last.next !== null) return null;
   const before = segments.slice(0, -1);
   const plain = (s: ShellSegment) =>
-    s.then === "&&" && s.words[0] !== "cd" && !mayStartRunner(s.words, scripts, pkg.dir, depth + 1);
+    s.next === "&&" && s.words[0] !== "cd" && !mayStartRunner(s.words, scripts, pkg.dir, depth + 1);
   if (!before.every(plain) || last.words.some((w) => /^\d*[<>]/.test(w))) return null;
   const runner = runnerOf(last.words);
   if (runner) return { ...runner, cwd: pkg.dir };
