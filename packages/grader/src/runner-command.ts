@@ -113,16 +113,18 @@ const JS_BINS: Record<string, SentinelFramework> = {
   vitest: "vitest",
   "vitest.mjs": "vitest",
 };
+/** An environment assignment before a command's program (`CI=1 npm test`). */
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 /** Words that start another program with the rest of the command line. */
 const WRAPPERS = new Set(["env", "cross-env", "exec", "command", "nice", "npx", "pnpx", "bunx"]);
 
 /** The runner a simple command starts, with its arguments, or null. */
-function runnerOf(words: string[]): { framework: SentinelFramework; args: string[] } | null {
+function runnerOf(words: readonly string[]): { framework: SentinelFramework; args: string[] } | null {
   let i = 0;
   while (i < words.length) {
     const word = words[i]!;
     const name = posix.basename(word);
-    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(word) || WRAPPERS.has(name) || (word.startsWith("-") && i > 0)) {
+    if (ASSIGNMENT.test(word) || WRAPPERS.has(name) || (word.startsWith("-") && i > 0)) {
       i++;
     } else if ((name === "pnpm" || name === "npm" || name === "yarn") && words[i + 1] === "exec") {
       i += 2;
@@ -180,7 +182,7 @@ const MAX_SCRIPT_DEPTH = 3;
  */
 export function scriptCall(words: readonly string[]): { name: string; args: string[] } | null {
   let i = 0;
-  while (i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]!)) i++;
+  while (i < words.length && ASSIGNMENT.test(words[i]!)) i++;
   const tool = posix.basename(words[i] ?? "");
   const rest = words.slice(i + 1);
   if (tool === "npm") {
@@ -216,31 +218,40 @@ function packageAt(
   scripts: PackageScripts,
   cwd: string,
 ): { dir: string; scripts: Readonly<Record<string, string>> } | null {
-  if (cwd.startsWith("..") || cwd.startsWith("/")) return null;
-  for (let dir = cwd; ; dir = posix.dirname(dir).replace(/^\.$/, "")) {
+  for (const dir of folderAndAbove(cwd)) {
     const found = scripts.get(dir);
     // The nearest package.json is the one npm uses: one the oracle could not read ends the search.
     if (found !== undefined) return found === null ? null : { dir, scripts: found };
-    if (dir === "") return null;
+  }
+  return null;
+}
+
+/**
+ * A folder of the checkout and those above it, up to the root (""); none for a folder outside the
+ * checkout (`cd ..`, an absolute path), which holds nothing of the base commit.
+ */
+function* folderAndAbove(cwd: string): Generator<string> {
+  if (cwd.startsWith("..") || cwd.startsWith("/")) return;
+  for (let dir = cwd; dir !== ""; dir = posix.dirname(dir).replace(/^\.$/, "")) yield dir;
+  yield "";
+}
+
+/** The simple commands of a command line, each with the folder it runs in (after the `cd`s before it). */
+function* simpleCommands(command: string): Generator<{ words: string[]; cwd: string }> {
+  let cwd = "";
+  for (const words of shellWords(command)) {
+    if (words[0] === "cd" && words[1] !== undefined)
+      cwd = posix.normalize(posix.join(cwd, words[1])).replace(/^\.$/, "");
+    else yield { words, cwd };
   }
 }
 
 /** The package.json files `command`'s package scripts could be read from (the folders it runs in, upwards). */
 export function packageJsonPaths(command: string): string[] {
   const paths = new Set<string>();
-  let cwd = "";
-  for (const words of shellWords(command)) {
-    if (words[0] === "cd" && words[1] !== undefined) {
-      cwd = posix.normalize(posix.join(cwd, words[1])).replace(/^\.$/, "");
-      continue;
-    }
+  for (const { words, cwd } of simpleCommands(command)) {
     if (scriptCall(words) === null) continue;
-    // A folder outside the checkout (`cd ..`, an absolute path) holds nothing of the base commit.
-    if (cwd.startsWith("..") || cwd.startsWith("/")) continue;
-    for (let dir = cwd; ; dir = posix.dirname(dir).replace(/^\.$/, "")) {
-      paths.add(dir === "" ? "package.json" : `${dir}/package.json`);
-      if (dir === "") break;
-    }
+    for (const dir of folderAndAbove(cwd)) paths.add(dir === "" ? "package.json" : `${dir}/package.json`);
   }
   return [...paths];
 }
@@ -255,12 +266,7 @@ export function packageJsonPaths(command: string): string[] {
  * else (`python3 -m xmlrunner`).
  */
 export function findRunner(command: string, scripts: PackageScripts | null = null): RunnerCall | null {
-  let cwd = "";
-  for (const words of shellWords(command)) {
-    if (words[0] === "cd" && words[1] !== undefined) {
-      cwd = posix.normalize(posix.join(cwd, words[1])).replace(/^\.$/, "");
-      continue;
-    }
+  for (const { words, cwd } of simpleCommands(command)) {
     const runner = runnerOf(words);
     if (runner) return { ...runner, cwd, command };
     const script = scripts ? throughScript(words, scripts, cwd, 0) : null;
@@ -307,7 +313,7 @@ function mayStartRunner(
   cwd: string,
   depth: number,
 ): boolean {
-  if (runnerOf([...words]) !== null) return true;
+  if (runnerOf(words) !== null) return true;
   const call = scriptCall(words);
   if (call === null) return false;
   if (depth >= MAX_SCRIPT_DEPTH) return true;

@@ -228,16 +228,16 @@ async function planSentinels(
   const notes: SentinelNotes = {};
   // The runner behind `npm test` and the like is read from the base commit's package.json (the
   // diff's own is never read: a task that lets a diff change package.json lets it change the runner).
-  const scripts = baseOnly
-    ? await basePackageScripts(baseOnly, task.repo.baseCommit, [
-        task.suites.existing.command,
-        task.suites.hidden.command,
+  // The three reads of the base commit are independent: one git process each, at once.
+  const commit = task.repo.baseCommit;
+  const commands = [task.suites.existing.command, task.suites.hidden.command];
+  const [scripts, base, baseHidden] = baseOnly
+    ? await Promise.all([
+        basePackageScripts(baseOnly, commit, commands),
+        baseTestTexts(baseOnly, commit, task.suites.existing.files),
+        baseHiddenTexts(baseOnly, commit, hiddenFiles),
       ])
-    : null;
-  const base = baseOnly
-    ? await baseTestTexts(baseOnly, task.repo.baseCommit, task.suites.existing.files)
-    : null;
-  const baseHidden = baseOnly ? await baseHiddenTexts(baseOnly, task.repo.baseCommit, hiddenFiles) : null;
+    : [null, null, null];
   const hidden = await plantSentinels(loaded, hiddenFiles, runTests, log, notes, {
     others: base?.texts,
     baseHidden,
