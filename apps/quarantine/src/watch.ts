@@ -53,6 +53,10 @@ export interface WatchSweepOptions {
   onChange?: (changes: WatchedChange[]) => void;
 }
 
+/** One pending change per task (and one for registry.json). */
+const changeKey = (change: WatchedChange): string =>
+  change.kind === "task" ? `task:${change.id}` : change.kind;
+
 /**
  * Watches the task folders and images/registry.json, runs a pass at once and another
  * after each burst of changes (never two at once: changes during a pass start one more after it).
@@ -103,7 +107,8 @@ export async function watchSweeps(options: WatchSweepOptions): Promise<void> {
   watcher.on("all", (event, path) => {
     const change = watchedChange(root, path, event === "addDir" || event === "unlinkDir");
     if (!change) return;
-    pending.push(change);
+    // One write can come as two events (add, then change): a pass names each task once.
+    if (!pending.some((c) => changeKey(c) === changeKey(change))) pending.push(change);
     if (timer) clearTimeout(timer);
     timer = setTimeout(flush, debounceMs);
   });
