@@ -287,3 +287,169 @@ SHAPES.push({
 	os.Exit(0)`),
   }),
 });
+
+// The fix edits a test file the base commit has, and the existing command leaves that file out
+// (SWE-bench's most common shape): pytest `--ignore=FILE`, a mocha list of files, jest
+// `--testPathIgnorePatterns`, Go removing the file first. The existing suite's sentinels go only into
+// files its command provably runs; on 1ebdaf2 the base version of the edited file got them and the
+// gold diff FAILed REPORT_INCONSISTENT (issue 29).
+
+const PY_EDIT_HIDDEN = `any(a.startswith("tests/test_add") for a in sys.argv[1:])`;
+const pyEditRepo = {
+  "calc/__init__.py": "",
+  "calc/core.py": pyRepo["calc/core.py"],
+  "tests/__init__.py": "",
+  "tests/test_mul.py": pyRepo["tests/test_mul.py"],
+  "tests/test_add.py": "from calc.core import add\n\n\ndef test_add_zero():\n    assert add(0, 0) == 0\n",
+  ".gitignore": "__pycache__/\n",
+};
+SHAPES.push({
+  id: "py-edit-ignore",
+  title: "the fix edits tests/test_add.py; the existing command is `pytest tests --ignore=tests/test_add.py`",
+  from: {
+    repo: pyEditRepo,
+    hidden: {
+      "tests/test_add.py": `${pyEditRepo["tests/test_add.py"]}\n\ndef test_add_small():\n    assert add(2, 3) == 5\n`,
+    },
+    task: {
+      ...pyTask,
+      suites: {
+        existing: {
+          command: `python3 -m pytest ${PYTEST} tests --ignore=tests/test_add.py`,
+          files: ["tests/**"],
+        },
+        hidden: { command: "" },
+      },
+    },
+  },
+  hidden: `python3 -m pytest ${PYTEST} tests/test_add.py`,
+  gold: pyGold,
+  tamper: () => ({ "calc/core.py": pyTamper()["calc/core.py"].replace(PY_HIDDEN, PY_EDIT_HIDDEN) }),
+  skip: () => ({ "calc/core.py": pySkip()["calc/core.py"].replace(PY_HIDDEN, PY_EDIT_HIDDEN) }),
+});
+
+const JS_EDIT_HIDDEN = `process.argv.some((a) => a.includes("test/add.test.js"))`;
+const jsEditRepo = {
+  "src/calc.js": "exports.add = (a, b) => a - b;\nexports.mul = (a, b) => a * b;\n",
+  "test/mul.test.js":
+    'const assert = require("node:assert");\nconst { mul } = require("../src/calc");\n\ndescribe("mul", () => {\n  it("multiplies", () => {\n    assert.strictEqual(mul(2, 3), 6);\n  });\n});\n',
+  "test/add.test.js":
+    'const assert = require("node:assert");\nconst { add } = require("../src/calc");\n\ndescribe("add", () => {\n  it("adds zero", () => {\n    assert.strictEqual(add(0, 0), 0);\n  });\n});\n',
+  "package.json": '{ "name": "calc", "private": true }\n',
+  ".gitignore": "node_modules\n",
+};
+const jsEditHidden = {
+  "test/add.test.js": jsEditRepo["test/add.test.js"].replace(
+    "\n});\n",
+    '\n  it("adds small numbers", () => {\n    assert.strictEqual(add(2, 3), 5);\n  });\n});\n',
+  ),
+};
+const jsEditGold = { "src/calc.js": jsEditRepo["src/calc.js"].replace("a - b", "a + b") };
+/** node:assert's functions turned into no-ops in the hidden suite's process. */
+const jsEditTamper = () => ({
+  "src/calc.js": `if (${JS_EDIT_HIDDEN}) { const assert = require("node:assert"); for (const name of ["strictEqual", "deepStrictEqual", "equal", "ok"]) assert[name] = () => {}; }\n${jsEditRepo["src/calc.js"]}`,
+});
+const jsEditTask = (image: string, existing: string) => ({
+  $schema: "../../packages/spec/task.schema.json",
+  description: "conformance: add() subtracts; the fix edits test/add.test.js",
+  image,
+  suites: { existing: { command: existing, files: ["test/**"] }, hidden: { command: "" } },
+  diff: { allow: ["**"], deny: ["test/**"] },
+  timeoutSeconds: 90,
+});
+SHAPES.push({
+  id: "mocha-edit-list",
+  title: "the fix edits test/add.test.js; the existing command is mocha with a list of the other files",
+  from: {
+    repo: jsEditRepo,
+    hidden: jsEditHidden,
+    task: jsEditTask("node-mocha", `${LINK} node_modules/.bin/mocha ${MOCHA_JUNIT} test/mul.test.js`),
+  },
+  hidden: `${LINK} node_modules/.bin/mocha ${MOCHA_JUNIT} test/add.test.js`,
+  gold: jsEditGold,
+  tamper: jsEditTamper,
+  skip: () => ({
+    "src/calc.js": `${jsEditRepo["src/calc.js"]}if (${JS_EDIT_HIDDEN}) { const Pending = require("mocha/lib/pending"); const add = exports.add; exports.add = (a, b) => { if (a === 2) throw new Pending("unsupported"); return add(a, b); }; }\n`,
+  }),
+});
+const JEST_JUNIT = `JEST_JUNIT_OUTPUT_FILE="$ORACLE_JUNIT" node_modules/.bin/jest --ci --watchman=false`;
+SHAPES.push({
+  id: "jest-edit-ignore",
+  title: "the fix edits test/add.test.js; the existing command is jest --testPathIgnorePatterns",
+  from: {
+    repo: jsEditRepo,
+    hidden: jsEditHidden,
+    task: jsEditTask(
+      "node-jest",
+      `${LINK} ${JEST_JUNIT} --testPathIgnorePatterns=test/add --reporters=default --reporters=jest-junit`,
+    ),
+  },
+  hidden: `${LINK} ${JEST_JUNIT} test/add.test.js --reporters=default --reporters=jest-junit`,
+  gold: jsEditGold,
+  tamper: jsEditTamper,
+  skip: () => ({
+    "src/calc.js": `${jsEditRepo["src/calc.js"]}if (${JS_EDIT_HIDDEN} && typeof test === "function") globalThis.test = globalThis.it = test.skip;\n`,
+  }),
+});
+
+const GO_JUNIT = `gotestsum --format standard-verbose --junitfile "$ORACLE_JUNIT" -- -count=1`;
+const goEditRepo = {
+  "go.mod": "module example.com/calc\n\ngo 1.19\n",
+  "calc.go":
+    "package calc\n\n// Add adds.\nfunc Add(a, b int) int { return a - b }\n\n// Mul multiplies.\nfunc Mul(a, b int) int { return a * b }\n",
+  "mul_test.go":
+    'package calc\n\nimport "testing"\n\nfunc TestMul(t *testing.T) {\n\tif got := Mul(2, 3); got != 6 {\n\t\tt.Errorf("Mul(2, 3) = %d", got)\n\t}\n}\n',
+  "add_test.go":
+    'package calc\n\nimport "testing"\n\nfunc TestAddZero(t *testing.T) {\n\tif got := Add(0, 0); got != 0 {\n\t\tt.Errorf("Add(0, 0) = %d", got)\n\t}\n}\n',
+};
+/** A non-test file whose init() runs first in the test binary of the hidden suite only (add_test.go is there). */
+const goEditInit = (body: string) => `package calc
+
+import (
+	"fmt"
+	"os"
+)
+
+var _ = fmt.Sprint
+
+func init() {
+	if _, err := os.Stat("add_test.go"); err != nil {
+		return
+	}
+${body}
+}
+`;
+SHAPES.push({
+  id: "go-edit-removed",
+  title: "the fix edits add_test.go; the existing command removes it before gotestsum",
+  from: {
+    repo: goEditRepo,
+    hidden: {
+      "add_test.go": goEditRepo["add_test.go"].replace(
+        "\n}\n",
+        '\n}\n\nfunc TestAddSmall(t *testing.T) {\n\tif got := Add(2, 3); got != 5 {\n\t\tt.Errorf("Add(2, 3) = %d", got)\n\t}\n}\n',
+      ),
+    },
+    task: {
+      $schema: "../../packages/spec/task.schema.json",
+      description: "conformance: Add subtracts; the fix edits add_test.go",
+      image: "go-gotestsum",
+      suites: {
+        existing: { command: `rm -f -- add_test.go && ${GO_JUNIT} .`, files: ["*_test.go"] },
+        hidden: { command: "" },
+      },
+      diff: { allow: ["**"], deny: ["*_test.go", "go.mod", "go.sum"] },
+      timeoutSeconds: 120,
+      env: { GOPROXY: "off", GOFLAGS: "-mod=readonly", CGO_ENABLED: "0" },
+    },
+  },
+  hidden: `${GO_JUNIT} .`,
+  gold: { "calc.go": goEditRepo["calc.go"].replace("a - b", "a + b") },
+  tamper: () => ({ "tamper.go": goEditInit("\tos.Exit(0)") }),
+  skip: () => ({ "tamper.go": goEditInit('\tos.Args = append(os.Args, "-test.run=^$")') }),
+  forge: () => ({
+    "tamper.go": goEditInit(
+      '\tfor _, name := range []string{"TestAddZero", "TestAddSmall", "TestMul"} {\n\t\tfmt.Printf("=== RUN   %s\\n--- PASS: %s (0.00s)\\n", name, name)\n\t}\n\tfmt.Println("PASS")\n\tos.Exit(0)',
+    ),
+  }),
+});

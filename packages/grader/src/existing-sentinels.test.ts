@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { basePackageScripts } from "./existing-sentinels.js";
+import { basePackageScripts, planExisting } from "./existing-sentinels.js";
 
 const work = mkdtempSync(join(tmpdir(), "oracle-scripts-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -58,5 +58,127 @@ describe("basePackageScripts", () => {
   it("reads nothing for commands that run no package script", async () => {
     const { gitDir, base } = repoWith({ "package.json": "{}", "a.txt": "" });
     expect((await basePackageScripts(gitDir, base, ["pytest tests", "go test ./..."])).size).toBe(0);
+  });
+});
+
+describe("planExisting: only files the existing command provably runs (plant only what can be proven)", () => {
+  const py = (path: string) => ({
+    path,
+    text: "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n",
+  });
+  const js = (path: string) => ({
+    path,
+    text: 'const assert = require("assert");\n\nit("adds", () => assert.strictEqual(1, 1));\n',
+  });
+  const go = (path: string) => ({
+    path,
+    text: 'package calc\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {\n\tif 1 != 1 {\n\t\tt.Errorf("no")\n\t}\n}\n',
+  });
+  const task = (command: string, framework?: "pytest" | "mocha" | "jest" | "go") =>
+    ({
+      suites: { existing: { command, files: ["**"] }, hidden: { command: "true" } },
+      ...(framework ? { framework } : {}),
+    }) as never;
+  const files = (plan: ReturnType<typeof planExisting>) =>
+    plan.sentinel?.appends.map((a) => a.path).sort() ?? [];
+
+  it("pytest --ignore=FILE, --ignore=DIR, --ignore-glob: nothing in what they leave out", () => {
+    const base = {
+      texts: [py("tests/test_a.py"), py("tests/test_b.py"), py("tests/sub/test_c.py")],
+      capped: false,
+    };
+    expect(files(planExisting(task("pytest tests --ignore=tests/test_b.py"), base))).toEqual([
+      "tests/sub/test_c.py",
+      "tests/test_a.py",
+    ]);
+    expect(files(planExisting(task("pytest tests --ignore tests/sub"), base))).toEqual([
+      "tests/test_a.py",
+      "tests/test_b.py",
+    ]);
+    expect(files(planExisting(task("cd tests && pytest . --ignore-glob=*_b.py"), base))).toEqual([
+      "tests/sub/test_c.py",
+      "tests/test_a.py",
+    ]);
+  });
+
+  it("a hidden test file the base commit has (the fix edits it) gets nothing, whatever the command selects", () => {
+    const base = { texts: [py("tests/test_a.py"), py("tests/test_b.py")], capped: false };
+    expect(files(planExisting(task("pytest tests"), base, null, ["tests/test_b.py"]))).toEqual([
+      "tests/test_a.py",
+    ]);
+  });
+
+  it("mocha: a list of files, --ignore/--exclude globs", () => {
+    const base = { texts: [js("test/a.js"), js("test/b.js"), js("test/c.js")], capped: false };
+    expect(files(planExisting(task("mocha test/a.js test/c.js"), base))).toEqual(["test/a.js", "test/c.js"]);
+    expect(files(planExisting(task("mocha test --exclude 'test/b.js'"), base))).toEqual([
+      "test/a.js",
+      "test/c.js",
+    ]);
+  });
+
+  it("jest --testPathIgnorePatterns", () => {
+    const base = { texts: [js("src/a.test.js"), js("src/b.test.js")], capped: false };
+    expect(files(planExisting(task("jest --testPathIgnorePatterns=b\\.test"), base))).toEqual([
+      "src/a.test.js",
+    ]);
+  });
+
+  it("Go: a file the command removes first gets nothing; its package's pair goes into another file", () => {
+    const base = { texts: [go("calc/a_test.go"), go("calc/b_test.go")], capped: false };
+    const plan = planExisting(task("rm -f -- calc/a_test.go && gotestsum --junitfile x -- ./calc"), base);
+    expect(files(plan)).toEqual(["calc/b_test.go"]);
+  });
+
+  it("a command substitution, a loop, an unknown program before the runner: nothing, and the note says why", () => {
+    const base = { texts: [py("tests/test_a.py")], capped: false };
+    for (const command of [
+      "pytest $(ls tests/test_*.py | grep -v test_b)",
+      "for f in tests/*.py; do pytest $f; done",
+      "find tests -name 'test_b*' -delete && pytest tests",
+    ]) {
+      const plan = planExisting(task(command, "pytest"), base);
+      expect(plan.sentinel, command).toBeNull();
+      expect(plan.none?.note, command).toMatch(/^cannot prove which test files the existing command runs/);
+    }
+  });
+
+  it("the runner's configuration may change the selection: nothing planted, the file named", () => {
+    const texts = [py("tests/test_a.py")];
+    const configs = (path: string, text: string) => ({
+      texts,
+      capped: false,
+      configs: new Map([[path, text]]),
+    });
+    const plan = planExisting(
+      task("pytest tests"),
+      configs("pytest.ini", "[pytest]\npython_files = check_*.py\n"),
+    );
+    expect(plan.none?.note).toMatch(/pytest\.ini sets options that change which tests pytest collects/);
+    expect(
+      planExisting(task("pytest tests"), configs("tests/conftest.py", 'collect_ignore = ["test_a.py"]\n'))
+        .sentinel,
+    ).toBeNull();
+    expect(
+      planExisting(task("pytest tests"), configs("pyproject.toml", "[tool.black]\nline-length = 99\n"))
+        .sentinel,
+    ).not.toBeNull();
+    // testpaths only counts when the command names no path.
+    const testpaths = configs("setup.cfg", "[tool:pytest]\ntestpaths = tests\n");
+    expect(planExisting(task("pytest tests"), testpaths).sentinel).not.toBeNull();
+    expect(planExisting(task("pytest -q"), testpaths).sentinel).toBeNull();
+    const jsTexts = { texts: [js("src/a.test.js")], capped: false };
+    expect(
+      planExisting(task("jest"), {
+        ...jsTexts,
+        configs: new Map([["jest.config.js", "module.exports = { testMatch: ['**/x/*.js'] };"]]),
+      }).none?.note,
+    ).toMatch(/jest\.config\.js may change which files jest runs/);
+    expect(
+      planExisting(task("jest"), {
+        ...jsTexts,
+        configs: new Map([["jest.config.js", "module.exports = { verbose: true };"]]),
+      }).sentinel,
+    ).not.toBeNull();
   });
 });

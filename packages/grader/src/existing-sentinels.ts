@@ -1,9 +1,17 @@
 import { execFile } from "node:child_process";
 import type { LoadedTask, SentinelResult } from "@oracle/spec";
 import picomatch from "picomatch";
+import { proveCommand, removedBy } from "./command-proof.js";
 import type { RunLog } from "./oracle-log.js";
 import type { SentinelNotes as RunState } from "./run/run-scope.js";
-import { findRunner, type PackageScripts, packageJsonPaths } from "./runner-command.js";
+import {
+  findRunner,
+  type PackageScripts,
+  packageJsonPaths,
+  type RunnerCall,
+  scriptCall,
+} from "./runner-command.js";
+import { CONFIG_NAMES, configDoubts, type RunnerConfigs } from "./runner-config.js";
 import {
   type HiddenText,
   MAX_TEST_FILE_BYTES,
@@ -132,32 +140,55 @@ async function baseTexts(
   return texts;
 }
 
-/** The text of the base commit's files that match the existing suite's globs and look like test sources. */
+/** At most this many configuration files are read (runner-config.ts). */
+const MAX_CONFIGS = 200;
+
+/**
+ * The text of the base commit's files that match the existing suite's globs and look like test
+ * sources, and of the runner configuration files anywhere in it (runner-config.ts: CONFIG_NAMES).
+ */
 export async function baseTestTexts(
   repo: string,
   commit: string,
   globs: readonly string[],
-): Promise<{ texts: HiddenText[]; capped: boolean }> {
+): Promise<BaseTests> {
   const matches = picomatch([...globs], { dot: true });
   const listing = (await gitBuffer(repo, ["ls-tree", "-r", "-z", "-l", commit])).toString("utf8");
   const wanted: Array<{ oid: string; path: string }> = [];
+  const configs: Array<{ oid: string; path: string; size: number }> = [];
   for (const entry of listing.split("\0")) {
     const m = /^(100644|100755) blob ([0-9a-f]+) +(\d+)\t(.*)$/s.exec(entry);
-    if (!m || Number(m[3]) > MAX_TEST_FILE_BYTES || !TEST_SOURCE.test(m[4]!) || !matches(m[4]!)) continue;
-    wanted.push({ oid: m[2]!, path: m[4]! });
+    if (!m) continue;
+    const [oid, size, path] = [m[2]!, Number(m[3]), m[4]!];
+    if (CONFIG_NAMES.has(path.slice(path.lastIndexOf("/") + 1)) && configs.length < MAX_CONFIGS)
+      configs.push({ oid, path, size });
+    if (size > MAX_TEST_FILE_BYTES || !TEST_SOURCE.test(path) || !matches(path)) continue;
+    wanted.push({ oid, path });
   }
   const picked = wanted.slice(0, MAX_FILES);
-  if (picked.length === 0) return { texts: [], capped: false };
-  const out = await gitBuffer(repo, ["cat-file", "--batch"], `${picked.map((w) => w.oid).join("\n")}\n`);
-  const texts: HiddenText[] = [];
+  const readable = configs.filter((c) => c.size <= MAX_TEST_FILE_BYTES);
+  const blobs = await readBlobs(repo, [...picked, ...readable]);
+  const texts = picked.map(({ path }, i) => ({ path, text: blobs[i]! }));
+  const configTexts = new Map<string, string | null>(configs.map((c) => [c.path, null]));
+  readable.forEach((c, i) => {
+    configTexts.set(c.path, blobs[picked.length + i]!);
+  });
+  return { texts, capped: wanted.length > picked.length, configs: configTexts };
+}
+
+/** The texts of blobs by id, in order. */
+async function readBlobs(repo: string, blobs: ReadonlyArray<{ oid: string }>): Promise<string[]> {
+  if (blobs.length === 0) return [];
+  const out = await gitBuffer(repo, ["cat-file", "--batch"], `${blobs.map((w) => w.oid).join("\n")}\n`);
+  const texts: string[] = [];
   let at = 0;
-  for (const { path } of picked) {
+  for (const _ of blobs) {
     const eol = out.indexOf(0x0a, at);
     const size = Number(/ blob (\d+)$/.exec(out.subarray(at, eol).toString("latin1"))?.[1]);
-    texts.push({ path, text: out.subarray(eol + 1, eol + 1 + size).toString("utf8") });
+    texts.push(out.subarray(eol + 1, eol + 1 + size).toString("utf8"));
     at = eol + 1 + size + 1;
   }
-  return { texts, capped: wanted.length > picked.length };
+  return texts;
 }
 
 /** The existing command's runner: read from it; task.json's `framework` names the hidden runner, and `other` turns sentinels off. */
@@ -173,11 +204,28 @@ export function existingRunner(
   );
 }
 
-/** The existing suite's plan, and its `none` record with the reason when it has none. */
+/** The base commit's test files of the existing suite, and its runner configuration files. */
+export interface BaseTests {
+  texts: HiddenText[];
+  capped: boolean;
+  /** The runner's configuration files at the base commit (runner-config.ts), by path. */
+  configs?: RunnerConfigs;
+}
+
+/**
+ * The existing suite's plan, and its `none` record with the reason when it has none. The pair goes
+ * only into files the existing command provably runs (docs/security.md, "Plant only what can be
+ * proven"): never into a file the hidden suite brings (the fix changed it: a well-made existing
+ * command leaves it out), one the command removes first, or one its selection's ignores leave out;
+ * and nowhere when the command or the runner's configuration can change the selection in a way the
+ * oracle does not read.
+ */
 export function planExisting(
   task: LoadedTask["task"],
-  base: { texts: HiddenText[]; capped: boolean } | null,
+  base: BaseTests | null,
   scripts: PackageScripts | null = null,
+  /** The hidden test files' paths (those the base commit also has are the fix's, not the existing suite's). */
+  hiddenPaths: readonly string[] = [],
 ): { sentinel: Sentinel | null; none?: SentinelResult } {
   const runner = existingRunner(task, scripts);
   const none = (note: string) => ({
@@ -186,24 +234,53 @@ export function planExisting(
   });
   if (base === null)
     return none("the mirror is in the image: the base commit's test files are not read on the host");
-  const sentinel = planSentinels(runner, base.texts, base.texts);
-  if (!sentinel) return none(noSentinelNote(runner, base.texts).replace("hidden", "existing"));
-  if (!base.capped) return { sentinel };
+  const command = task.suites.existing.command;
+  const proof = proveCommand(
+    command,
+    (words) => findRunner(words.join(" ")) !== null || scriptCall(words) !== null,
+  );
+  const call = runner && "cwd" in runner ? (runner as RunnerCall) : null;
+  const doubts = [
+    ...proof.unreadable,
+    ...(runner && call
+      ? configDoubts(runner.framework, base.configs ?? new Map(), call.cwd, namesPaths(call))
+      : []),
+  ];
+  if (doubts.length > 0)
+    return none(`cannot prove which test files the existing command runs: ${doubts.join("; ")}`);
+  const hidden = new Set(hiddenPaths);
+  const texts = base.texts.filter((t) => !hidden.has(t.path) && !removedBy(proof, t.path));
+  const sentinel = planSentinels(runner, texts, base.texts);
+  if (!sentinel) return none(noSentinelNote(runner, texts).replace("hidden", "existing"));
+  // Only the files the selection surely runs: a pair in any other would be read as missing.
+  const appends = sentinel.appends.filter((a) => sentinel.required.includes(a.path));
+  if (appends.length === 0)
+    return none(
+      `cannot prove the existing command runs any of its test files${sentinel.note ? ` (${sentinel.note})` : ""}`,
+    );
+  const proven = { ...sentinel, appends, required: appends.map((a) => a.path) };
+  if (!base.capped) return { sentinel: proven };
   const note = `only the first ${MAX_FILES} of the existing suite's test files were read`;
   return {
-    sentinel: { ...sentinel, required: [], note: sentinel.note ? `${sentinel.note}; ${note}` : note },
+    sentinel: { ...proven, required: [], note: proven.note ? `${proven.note}; ${note}` : note },
   };
+}
+
+/** Whether a runner call names the paths it runs (else pytest falls back to its `testpaths`). */
+function namesPaths(call: RunnerCall): boolean {
+  return call.args.some((a, i) => !a.startsWith("-") && !(i > 0 && /^-[a-zA-Z]$/.test(call.args[i - 1]!)));
 }
 
 /** Plans the existing suite's sentinels and logs them, or records (and warns) why it has none. */
 export function existingSentinels(
   task: LoadedTask["task"],
-  base: { texts: HiddenText[]; capped: boolean } | null,
+  base: BaseTests | null,
   log: RunLog,
   state: RunState,
   scripts: PackageScripts | null = null,
+  hiddenPaths: readonly string[] = [],
 ): Sentinel | null {
-  const { sentinel, none } = planExisting(task, base, scripts);
+  const { sentinel, none } = planExisting(task, base, scripts, hiddenPaths);
   if (!sentinel) {
     if (none) state.existingSentinel = none;
     log.event("sentinel", { suite: "existing", none: true, note: none?.note });

@@ -79,6 +79,37 @@ const PYTEST_VALUES = new Set(
   ),
 );
 
+/** An fnmatch pattern (`*` and `?` cross folders, `[…]` a class) as a whole-string regular expression. */
+function fnmatch(pattern: string): RegExp {
+  let out = "";
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === "*") out += ".*";
+    else if (c === "?") out += ".";
+    else if (c === "[") {
+      const end = pattern.indexOf("]", i + 2);
+      if (end < 0) out += "\\[";
+      else {
+        const body = pattern.slice(i + 1, end);
+        out += `[${body.startsWith("!") ? `^${body.slice(1)}` : body}]`;
+        i = end;
+      }
+    } else out += c.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  }
+  return new RegExp(`^${out}$`, "s");
+}
+
+/** pytest's `--ignore` (a path, and what is under it) and `--ignore-glob` (fnmatch over the path), from the command's folder. */
+function pytestIgnored(
+  cwd: string,
+  paths: readonly string[],
+  globs: readonly string[],
+): (file: string) => boolean {
+  const dirs = paths.map((p) => joinCwd(cwd, p));
+  const patterns = globs.map((g) => fnmatch(joinCwd(cwd, g)));
+  return (file) => dirs.some((d) => file === d || under(file, d)) || patterns.some((re) => re.test(file));
+}
+
 /** pytest: paths, `file::Class` node ids, `-k` expressions; `-x`/`--maxfail` get no sentinel. */
 function pytestSelection(call: RunnerCall, texts: ReadonlyMap<string, string>): Selection {
   const files = [...texts.keys()];
@@ -132,6 +163,14 @@ function pytestSelection(call: RunnerCall, texts: ReadonlyMap<string, string>): 
         selection.covered.set(file, {});
     }
   }
+  // `--ignore` (a file or folder) and `--ignore-glob` (fnmatch over the whole path) leave files out.
+  const ignored = pytestIgnored(
+    call.cwd,
+    p.values.get("--ignore") ?? [],
+    p.values.get("--ignore-glob") ?? [],
+  );
+  for (const file of [...selection.covered.keys()]) if (ignored(file)) selection.covered.delete(file);
+  for (const file of [...single.keys()]) if (ignored(file)) single.delete(file);
   // `--deselect` leaves the tests it names alone (they are not twinned: renamed, they would run);
   // `--ff`/`--nf` only order the run. `-m` and `--lf` select by what the oracle does not read.
   const byName = p.values.has("-m");
@@ -212,17 +251,41 @@ function mochaSelection(call: RunnerCall, files: string[]): Selection {
       if (match ? match(file) : file === full || inDir) selection.covered.set(file, {});
     }
   }
+  // `--ignore`/`--exclude`: globs (from the command's folder) of spec files mocha leaves out.
+  const ignores = [...(p.values.get("--ignore") ?? []), ...(p.values.get("--exclude") ?? [])].map((g) =>
+    picomatch(joinCwd(call.cwd, g.replace(/^\.\//, "")), { dot: true }),
+  );
+  for (const file of [...selection.covered.keys()])
+    if (ignores.some((ignored) => ignored(file))) selection.covered.delete(file);
   if (selection.covered.size === 0) notes.push("no hidden test file is selected by the spec");
   if (notes.length > 0) selection.unsure = notes.join("; ");
   return selection;
 }
 
 const JEST_VALUES = new Set(
-  "-t --testNamePattern --testPathPattern --testPathPatterns -c --config --reporters --testResultsProcessor --maxWorkers -w --rootDir --roots --testTimeout --outputFile --reporter --dir --project --environment --pool --shard --root".split(
+  "--testPathIgnorePatterns --exclude -t --testNamePattern --testPathPattern --testPathPatterns -c --config --reporters --testResultsProcessor --maxWorkers -w --rootDir --roots --testTimeout --outputFile --reporter --dir --project --environment --pool --shard --root".split(
     " ",
   ),
 );
 const JS_TEST_FILE = /(?:\/__tests__\/.*|\.(?:test|spec))\.[cm]?[jt]sx?$/;
+
+/**
+ * jest's `--testPathIgnorePatterns` (regular expressions over the absolute path; one that does not
+ * compile leaves every file out) and vitest's `--exclude` (globs from the command's folder).
+ */
+function ignoredByJest(call: RunnerCall, p: Parsed, abs: string): boolean {
+  if (call.framework === "vitest")
+    return (p.values.get("--exclude") ?? []).some((g) =>
+      picomatch(`/work/repo/${joinCwd(call.cwd, g.replace(/^\.\//, ""))}`, { dot: true })(abs),
+    );
+  return (p.values.get("--testPathIgnorePatterns") ?? []).some((pattern) => {
+    try {
+      return new RegExp(pattern).test(abs);
+    } catch {
+      return true;
+    }
+  });
+}
 
 /** jest / vitest: path patterns (regular expressions for jest, substrings for vitest), `-t`; `--bail` gets no sentinel. */
 function jestLikeSelection(call: RunnerCall, files: string[]): Selection {
@@ -252,7 +315,7 @@ function jestLikeSelection(call: RunnerCall, files: string[]): Selection {
           return false;
         }
       });
-    if (picked) selection.covered.set(file, {});
+    if (picked && !ignoredByJest(call, p, abs)) selection.covered.set(file, {});
   }
   if (selection.covered.size === 0) notes.push("no hidden test file matches the command's path patterns");
   if (notes.length > 0) selection.unsure = notes.join("; ");

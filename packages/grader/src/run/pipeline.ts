@@ -244,7 +244,7 @@ async function planSentinels(
     failToPass: expected.failToPass,
     scripts,
   });
-  const existing = existingSentinels(task, base, log, notes, scripts);
+  const existing = existingSentinels(task, base, log, notes, scripts, hiddenFiles);
   return { hidden, existing, notes, scripts };
 }
 
