@@ -160,6 +160,16 @@ else
   report done "$(elapsed)"
 fi
 
+# --- Debian's python3 and pytest (unit tests run the seal runtimes against the same pytest 7 the
+# python-pytest image has: packages/test-set) ----------------------------------------------------
+begin "python3-pytest"
+if /usr/bin/python3 -c "import pytest" >/dev/null 2>&1; then report "already there" "$(/usr/bin/python3 -m pytest --version 2>&1 | head -n 1)"
+else
+  apt_install python3-pytest || fail "apt-get install python3-pytest failed, see $LOG_DIR/apt.log"
+  /usr/bin/python3 -c "import pytest" >/dev/null 2>&1 || fail "no pytest for /usr/bin/python3 after installing python3-pytest"
+  report done "$(elapsed)"
+fi
+
 # --- dependencies and build ------------------------------------------------------------------
 if [ "${ORACLE_SETUP_SKIP_BUILD:-0}" != 1 ]; then
   cd "$ROOT" || exit 1

@@ -6,8 +6,6 @@ const outcome = (id: string, status: TaskOutcome["status"], flags: string[] = []
   id,
   status,
   unprotected: false,
-  pairOnly: false,
-  untwinned: [],
   expected: "declared in task.json",
   hasGold: false,
   runs: [],

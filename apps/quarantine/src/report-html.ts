@@ -42,13 +42,9 @@ function reasonsCell(task: TaskReport): string {
     items.push(
       `<li class="unprotected"><b>unprotected</b>: sentinel.state none, a runner patched in-process could make unfixed code PASS</li>`,
     );
-  if (task.untwinned.length > 0)
+  if (task.seals)
     items.push(
-      `<li class="unprotected"><b>not twinned</b>: FAIL_TO_PASS ${escapeHtml(task.untwinned.join(", "))}</li>`,
-    );
-  if (task.pairOnly)
-    items.push(
-      `<li class="unprotected"><b>pair only</b>: no hidden test could be twinned, code that reads the test files can tell the oracle's pair apart</li>`,
+      `<li class="${task.seals.unsealed.length > 0 ? "unprotected" : "expected"}"><b>sealed</b>: ${task.seals.sealed}/${task.seals.failToPass} FAIL_TO_PASS${task.seals.unsealed.length > 0 ? `; not sealed: ${escapeHtml(task.seals.unsealed.join(", "))}` : ""}</li>`,
     );
   items.push(`<li class="expected">expected tests: ${escapeHtml(task.expected)}</li>`);
   if (task.infra.failedRuns > 0) {

@@ -95,14 +95,10 @@ export function renderMarkdown(report: SweepReport): string {
       () => "sentinel.state none: the task's runner (framework) has no must-fail/must-pass sentinels",
     ),
     ...listSection(
-      "Pair only (no hidden test could be twinned: code that reads the test files can tell the oracle's pair apart)",
-      report.tasks.filter((t) => t.pairOnly),
-      () => "sentinel.twins 0: give a hidden test a one-line `assert f(x) == <literal>` (README, Twins)",
-    ),
-    ...listSection(
-      "FAIL_TO_PASS tests without a twin (their verdict rests on the pair, which code that reads the test files can tell apart)",
-      report.tasks.filter((t) => t.untwinned.length > 0),
-      (t) => escapeMarkdown(t.untwinned.join(", ")),
+      "Sealed FAIL_TO_PASS tests (a strong seal decides each at baseline: its expected value never enters the container)",
+      report.tasks.filter((t) => t.seals !== undefined),
+      (t) =>
+        `${t.seals!.sealed}/${t.seals!.failToPass} sealed${t.seals!.unsealed.length > 0 ? `; not sealed: ${escapeMarkdown(t.seals!.unsealed.join(", "))}` : ""} (${escapeMarkdown(t.seals!.recorded)})`,
     ),
     ...listSection("Expected tests", report.tasks, (t) => escapeMarkdown(t.expected)),
     "",

@@ -15,8 +15,6 @@ function task(partial: Partial<TaskReport> & Pick<TaskReport, "id" | "status">):
     firstSeen: null,
     hasGold: false,
     unprotected: false,
-    pairOnly: false,
-    untwinned: [],
     expected: "not recorded: no gold run",
     runs: [record({ mode: "baseline", log: `logs/sweep/s/runs/${partial.id}/baseline-1.jsonl` })],
     runMs: 1500,
@@ -56,8 +54,11 @@ const report: SweepReport = {
       reasons: [{ flag: "GOLD_FAILS", message: evil, evidence: [] }],
     }),
     task({ id: "good", status: "healthy" }),
-    task({ id: "lone-pair", status: "healthy", pairOnly: true }),
-    task({ id: "loop-ftp", status: "healthy", untwinned: ["tests/test_x.py::test_loop"] }),
+    task({
+      id: "loop-ftp",
+      status: "healthy",
+      seals: { failToPass: 2, sealed: 1, unsealed: ["tests/test_x.py::test_loop"], recorded: "recorded" },
+    }),
     task({
       id: "shaky engine",
       status: "infra-error",
@@ -81,7 +82,7 @@ describe("renderHtml", () => {
   });
 
   it("has one table row per task with its status, and relative links to the logs", () => {
-    expect(html.match(/<tr class="[a-z-]+" data-task=/g)).toHaveLength(5);
+    expect(html.match(/<tr class="[a-z-]+" data-task=/g)).toHaveLength(4);
     expect(html).toContain('data-task="bad" data-status="quarantined" data-flags="GOLD_FAILS"');
     expect(html).toContain('href="../logs/sweep/s/runs/shaky%20engine/baseline-1.jsonl"');
     expect(html).toContain("<svg");
@@ -98,10 +99,8 @@ describe("renderMarkdown", () => {
       "| bad | **quarantined** | new | `GOLD_FAILS` | existing PASS, hidden FAIL ×1 | no gold.diff | 1.5 s |",
     );
     expect(md).toContain("## Infra errors");
-    expect(md).toMatch(/## Pair only[^\n]*\n\n- lone-pair: sentinel.twins 0/);
-    expect(renderHtml(report)).toContain("<b>pair only</b>");
-    expect(md).toMatch(/## FAIL_TO_PASS tests without a twin[^\n]*\n\n- loop-ftp: tests/);
-    expect(renderHtml(report)).toContain("<b>not twinned</b>: FAIL_TO_PASS tests/test_x.py::test_loop");
+    expect(md).toMatch(/## Sealed FAIL_TO_PASS tests[^\n]*\n\n- loop-ftp: 1\/2 sealed; not sealed: tests\/test\\_x.py::test\\_loop \(recorded\)/);
+    expect(renderHtml(report)).toContain("<b>sealed</b>: 1/2 FAIL_TO_PASS; not sealed: tests/test_x.py::test_loop");
     for (const line of md.split("\n").filter((l) => l.startsWith("| "))) {
       expect(line.split(/(?<!\\)\|/).length, line).toBeGreaterThanOrEqual(3);
     }

@@ -71,8 +71,7 @@ function fromResult(
     hidden: summarise(result.suites.hidden),
     sentinel: sentinelStatus(result),
     ...(result.sentinel?.note ? { sentinelNote: result.sentinel.note } : {}),
-    ...(result.sentinel?.twins !== undefined ? { twins: result.sentinel.twins } : {}),
-    ...(result.sentinel?.untwinned ? { untwinned: result.sentinel.untwinned } : {}),
+    ...(result.seals ? { seals: result.seals } : {}),
     existingSentinel: result.suites.existing.sentinel?.state ?? null,
     ...(result.suites.existing.sentinel?.note
       ? { existingSentinelNote: result.suites.existing.sentinel.note }

@@ -6,7 +6,7 @@ import type { Logger } from "winston";
 import { type Assessment, assessTask, invalidTask, summariseInfra } from "./assess.js";
 import { expectedFindings, recordExpected } from "./expected.js";
 import { runCheck } from "./run.js";
-import type { CheckMode, GradeFn, RunObservation, RunRecord, TaskStatus } from "./types.js";
+import type { CheckMode, GradeFn, RunObservation, RunRecord, TaskReport, TaskStatus } from "./types.js";
 
 /** What the sweep learned about one task, before the quarantine list is updated. */
 export interface TaskOutcome extends Assessment {
@@ -14,10 +14,8 @@ export interface TaskOutcome extends Assessment {
   hasGold: boolean;
   /** Some run's result said sentinel.state "none": no in-process protection. */
   unprotected: boolean;
-  /** Some run collected the sentinel with no twin: the pair alone protects it. */
-  pairOnly: boolean;
-  /** FAIL_TO_PASS tests a run made no twin of. */
-  untwinned: string[];
+  /** What the seals protect (TaskReport's `seals`), when the task has seals and known FAIL_TO_PASS tests. */
+  seals?: TaskReport["seals"];
   /** What the sweep did about the expected tests (declared in task.json, recorded, or why not). */
   expected: string;
   runs: RunRecord[];
@@ -69,14 +67,11 @@ function outcome(
 ): TaskOutcome {
   const runs = observations.map((o) => o.record);
   const unprotected = runs.some((r) => r.sentinel === "none");
-  const pairOnly = !unprotected && runs.some((r) => r.sentinel === "collected" && r.twins === 0);
-  const untwinned = [...new Set(runs.flatMap((r) => r.untwinned ?? []))].slice(0, 50);
+
   return {
     id,
     hasGold,
     unprotected,
-    pairOnly,
-    untwinned,
     expected,
     runs,
     runMs: runs.reduce((sum, r) => sum + r.durationMs, 0),
@@ -95,8 +90,6 @@ function crashed(id: string, hasGold: boolean, error: unknown): TaskOutcome {
     id,
     hasGold,
     unprotected: false,
-    pairOnly: false,
-    untwinned: [],
     expected: "not recorded: the sweep failed",
     runs: [],
     runMs: 0,

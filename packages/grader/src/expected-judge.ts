@@ -5,8 +5,8 @@ import {
   type ReasonCode,
   type TestCase,
 } from "@oracle/spec";
+import { matchEntries } from "@oracle/test-set";
 import { readExpectedRecord } from "./expected-record.js";
-import { matchEntries } from "./expected-tests.js";
 import type { SuiteName } from "./junit.js";
 
 /** The expected tests of a run, per suite, and where they come from. */

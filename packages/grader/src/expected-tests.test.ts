@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import type { TestCase } from "@oracle/spec";
+import { entryKeys, matchEntries } from "@oracle/test-set";
 import { describe, expect, it } from "vitest";
 import { checkExpected, type Expectation, NO_EXPECTATION_NOTE } from "./expected-judge.js";
-import { entryKeys, matchEntries } from "./expected-tests.js";
 import { parseJUnit } from "./junit.js";
 import { deselectedByName } from "./sentinel-selection.js";
 

@@ -1,6 +1,7 @@
 // What other packages and the end-to-end tests use; everything else is the grader's own.
+
+export { matchEntries } from "@oracle/test-set";
 export { RECORD_FILE, readExpectedRecord, taskDigest, writeExpectedRecord } from "./expected-record.js";
-export { matchEntries } from "./expected-tests.js";
 export { grade } from "./grade.js";
 export type { GradeOptions } from "./grade-options.js";
 export type { TaskInputs, Validation } from "./health.js";

@@ -1,8 +1,8 @@
-import { createHash } from "node:crypto";
 import { constants } from "node:fs";
 import { chmod, lstat, open, readFile, realpath } from "node:fs/promises";
 import { dirname, join, sep } from "node:path";
 import type { LoadedTask } from "@oracle/spec";
+import { type Grammar, grammarOf, loadParsers, planSeals, type SealRun } from "@oracle/test-set";
 import type { RunLog } from "./oracle-log.js";
 import type { SentinelNotes as RunState } from "./run/run-scope.js";
 import type { PackageScripts } from "./runner-command.js";
@@ -49,27 +49,27 @@ async function writeInside(root: string, path: string, text: string, replace = f
   }
 }
 
-/**
- * Plans the run's sentinels and appends them to the hidden suite's copy of the hidden test files
- * (its run folder, which the prep copies into the checkout), so that neither the checkout nor the
- * mount holds a version without them. Records why a run has none. `others` are the base commit's
- * test files (Go: names of the same package that the pair must not reuse); `baseHidden` the base
- * commit's versions of the hidden files, for the twins (null: not known, no twins). The twins are
- * drawn from the task's gold.diff (`twinKey`): every run of the task, the sweep's gold runs
- * included, meets the same twins.
- */
-/**
- * The secret the run's twins are drawn from: a hash of the task's gold.diff, which no graded
- * container sees (the diff under test is not the gold, and a diff that is has the fix anyway).
- * Without a gold.diff, null: the twins are drawn afresh each run, and the sweep (NO_GOLD) says the
- * task is not validated.
- */
-export async function twinKey(loaded: LoadedTask): Promise<string | null> {
-  if (!loaded.goldDiff) return null;
-  const gold = await readFile(loaded.goldDiff);
-  return createHash("sha256").update("oracle twins\0").update(gold).digest("hex");
+/** What the hidden suite's files got: the pairs, and the seals. */
+export interface PlantedHidden {
+  sentinel: Sentinel | null;
+  seals: SealRun | null;
 }
 
+/** The tests of each sealed file whose comparisons are sealed, by their function names (the must-fail never copies their bodies). */
+function sealedNames(seals: SealRun): Map<string, string[]> {
+  const names = new Map<string, string[]>();
+  for (const { test } of seals.tests)
+    names.set(test.file, [...(names.get(test.file) ?? []), test.entry.split("::").at(-1)!]);
+  return names;
+}
+
+/**
+ * Seals the hidden suite's copy of the hidden test files (their run folder, which the prep copies
+ * into the checkout: neither the checkout nor the mount holds a version with the expected values
+ * of sealed comparisons), then plans the run's sentinels and appends them. Records why a run has
+ * no sentinel. `others` are the base commit's test files (Go: names of the same package that the
+ * pair must not reuse); `demoted` the seal keys the sweep's gold runs could not pass.
+ */
 export async function plantSentinels(
   loaded: LoadedTask,
   hiddenFiles: string[],
@@ -79,19 +79,17 @@ export async function plantSentinels(
   base: {
     /** The base commit's test files (Go: names of the same package that the pair must not reuse). */
     others?: readonly HiddenText[] | undefined;
-    /** The base commit's versions of the hidden files, for the twins (null: not known, no twins). */
-    baseHidden?: ReadonlyMap<string, string | null> | null;
-    /** The hidden suite's FAIL_TO_PASS entries (declared, or recorded by the sweep). */
-    failToPass?: readonly string[];
     /** The base commit's package scripts, for a command that runs one (`npm test -- …`). */
     scripts?: PackageScripts | null;
+    /** Seal keys left unsealed (the sweep's record, rules.ts `seal.gold`). */
+    demoted?: ReadonlySet<string>;
   } = {},
-): Promise<Sentinel | null> {
-  const { others = [], baseHidden = null, failToPass = [], scripts = null } = base;
+): Promise<PlantedHidden> {
+  const { others = [], scripts = null } = base;
   const runner = sentinelRunner(loaded.task, scripts);
-  const texts = runner ? await readHidden(runTests, hiddenFiles) : [];
-  const key = await twinKey(loaded);
-  const sentinel = planSentinels(runner, texts, others, baseHidden, key, failToPass);
+  const texts = await readHidden(runTests, hiddenFiles);
+  const seals = await sealHidden(texts, runTests, log, base.demoted);
+  const sentinel = planSentinels(runner, texts, others, seals ? sealedNames(seals) : new Map());
   if (!sentinel) {
     const note = noSentinelNote(runner, texts);
     state.sentinel = {
@@ -102,27 +100,46 @@ export async function plantSentinels(
       note,
     };
     log.event("sentinel", { none: true, note });
-    log.warn(`unprotected run: no sentinel (${note})`);
-    return null;
+    if (!seals || seals.sites.length === 0) log.warn(`unprotected run: no sentinel and no seal (${note})`);
+    return { sentinel: null, seals };
   }
-  for (const append of sentinel.appends)
-    if (append.rewrite !== undefined)
-      await writeInside(runTests, append.path, `${append.rewrite}${append.text}`, true);
-    else await writeInside(runTests, append.path, append.text);
-  const twins = sentinel.appends.reduce((n, a) => n + (a.twins?.length ?? 0), 0);
+  for (const append of sentinel.appends) await writeInside(runTests, append.path, append.text);
   log.event("sentinel", {
     framework: sentinel.framework,
     files: sentinel.appends.map((a) => a.path),
     required: sentinel.required,
-    twins,
-    // Keyed: the same twins in every run of the task; fresh: drawn for this run (no gold.diff).
-    ...(twins > 0 ? { twinsDrawn: key ? "keyed by gold.diff" : "fresh" } : {}),
-    ...(sentinel.untwinned ? { untwinned: sentinel.untwinned.slice(0, 50) } : {}),
     ...(sentinel.note ? { note: sentinel.note } : {}),
   });
-  if (sentinel.untwinned)
-    log.warn(
-      `${sentinel.untwinned.length} FAIL_TO_PASS test(s) not twinned (${sentinel.untwinned.slice(0, 3).join(", ")}${sentinel.untwinned.length > 3 ? ", …" : ""}): code that reads the test files could forge their results; give each a one-line exact comparison (docs/security.md, Twins)`,
-    );
-  return sentinel;
+  return { sentinel, seals };
+}
+
+/** Seals the hidden files in the run folder (rewrites them, adds the runtimes' files); null when none has a comparison to seal. */
+async function sealHidden(
+  texts: readonly HiddenText[],
+  runTests: string,
+  log: RunLog,
+  demoted: ReadonlySet<string> = new Set(),
+): Promise<SealRun | null> {
+  const grammars = texts.map((t) => grammarOf(t.path)).filter((g): g is Grammar => g === "python");
+  if (grammars.length === 0) return null;
+  const parsers = await loadParsers(grammars);
+  const seals = planSeals(parsers, texts, { demoted });
+  if (seals.sites.length === 0 && seals.unsealed.length === 0) return null;
+  for (const file of seals.files)
+    if (file.sites.length > 0) await writeInside(runTests, file.path, file.text, true);
+  log.event("seals.planned", {
+    files: seals.files.filter((f) => f.sites.length > 0).map((f) => f.path),
+    sites: seals.sites.map((s) => ({
+      key: s.key,
+      test: s.test.entry,
+      line: s.line,
+      kind: s.kind,
+      strength: s.strength,
+    })),
+    unsealed: seals.unsealed.map((u) => ({ test: u.test.entry, rule: u.rule })),
+    source: demoted.size > 0 ? "validated" : "planned",
+  });
+  if (seals.unread.length > 0)
+    log.warn(`not sealed (the parser cannot read them): ${seals.unread.join(", ")}`);
+  return seals;
 }

@@ -1,4 +1,11 @@
-import type { ExpectedResult, GradeResult, ReasonCode, SentinelResult, SuiteResult } from "@oracle/spec";
+import type {
+  ExpectedResult,
+  GradeResult,
+  ReasonCode,
+  SealsResult,
+  SentinelResult,
+  SuiteResult,
+} from "@oracle/spec";
 import { GradeResultSchema } from "@oracle/spec";
 import type { FilteredDiff } from "./diff/filter.js";
 import { listedTests, MAX_LISTED_TESTS, notRunSuite, ranIds } from "./run/judge-report.js";
@@ -13,6 +20,8 @@ export interface ResultParts {
   suites: Partial<Record<"existing" | "hidden", SuiteResult>>;
   /** What the hidden suite's sentinels showed; absent when it had none or did not run. */
   sentinel?: SentinelResult;
+  /** What the hidden suite's seals showed; absent when it had none. */
+  seals?: SealsResult;
   /** What the expected tests showed; absent when the run ended before both suites were judged. */
   expected?: ExpectedResult;
   image: GradeResult["image"];
@@ -52,6 +61,7 @@ export function buildResult(parts: ResultParts): GradeResult {
     testIdsOmitted: Math.max(0, ids.length - MAX_LISTED_IDS),
     suites: { existing: listedSuite(existing), hidden: listedSuite(hidden) },
     sentinel: parts.sentinel ?? { state: "none", framework: null, required: false, files: [] },
+    ...(parts.seals ? { seals: parts.seals } : {}),
     ...(parts.expected ? { expected: parts.expected } : {}),
     image: parts.image,
     diff: parts.diff && {

@@ -1,17 +1,12 @@
 import type { TestCase } from "@oracle/spec";
-import type { SentinelTwin } from "./sentinel-twins.js";
 
 /**
- * What a report holds of the tests the oracle planted (the pairs' tests, the twins' renamed
- * originals and copies): an entry is a planted test's only when its id ends in that test's name
- * exactly (`…::name`, a JS full title's ` name` or vitest's ` > name`, a parametrised row's
- * `…::name[params]` with no bracket in the params), and never in two planted names at once. The
- * report is written inside the container, where the code under test can rewrite it: an entry no
- * honest run of the planted files can produce (one that names two planted tests, a twin skipped, a
- * copy under other scopes than its original) is a contradiction, not a match (red team, round 3:
- * one forged entry `A[::B[]` counted as both twins whichever was the copy; round 4: both twins
- * skipped under a made-up scope). A test may have several entries (a class another inherits, an
- * `it` in a loop, a rerun or `-count=2`): the twins' rules hold per scope.
+ * What a report holds of the tests the oracle planted (the pairs' tests): an entry is a planted
+ * test's only when its id ends in that test's name exactly (`…::name`, a JS full title's ` name` or
+ * vitest's ` > name`), and never in two planted names at once. The report is written inside the
+ * container, where the code under test can rewrite it: an entry that names two planted tests is a
+ * contradiction, not a match (red team, round 3: one forged entry `A[::B[]` counted for two
+ * planted tests). A test may have several entries (a class another inherits, a rerun, `-count=2`).
  */
 export interface PlantedUnit {
   path: string;
@@ -64,44 +59,4 @@ export function matchPlanted(units: readonly PlantedUnit[], tests: readonly Test
       problems.push(`the report entry ${JSON.stringify(t.id)} names more than one test the oracle added`);
   }
   return { entries, scopes, problems, claimed };
-}
-
-/** The units of a file's twins: each twin's renamed original, then its copy. */
-export const twinUnits = (path: string, twins: readonly SentinelTwin[]): PlantedUnit[] =>
-  twins.flatMap((w) => [
-    { path, names: [w.renamed], parametrised: w.parametrised === true },
-    { path, names: [w.copy], parametrised: w.parametrised === true },
-  ]);
-
-/**
- * Whether a twin's original and copy entries are alike but for the name: the same scopes (a
- * parametrised test: as many rows in each). A forged copy placed elsewhere would not be.
- */
-export function twinsAlike(
-  original: readonly string[],
-  copy: readonly string[],
-  parametrised: boolean,
-): boolean {
-  const sorted = (s: readonly string[]) => (parametrised ? [...s] : [...new Set(s)]).sort().join("\n");
-  return sorted(original) === sorted(copy);
-}
-
-/**
- * Why a twin's entries (`original`, `copy`: outcome and scope per entry) contradict an honest run,
- * or null: a twin never skips (its body is asserts and assignments), and in any scope where the
- * original passed, the copy, which expects another value, fails.
- */
-export function twinProblem(
-  original: ReadonlyArray<{ outcome: string; scope: string }>,
-  copy: ReadonlyArray<{ outcome: string; scope: string }>,
-): "skipped" | "both passed" | null {
-  if ([...original, ...copy].some((e) => e.outcome === "skipped")) return "skipped";
-  for (const scope of new Set(original.map((e) => e.scope))) {
-    const passed = original.some((e) => e.scope === scope && e.outcome === "passed");
-    const copyFails = copy.some(
-      (e) => e.scope === scope && (e.outcome === "failed" || e.outcome === "error"),
-    );
-    if (passed && !copyFails) return "both passed";
-  }
-  return null;
 }

@@ -1,7 +1,6 @@
 import { randomInt } from "node:crypto";
 import { posix } from "node:path";
 import type { SentinelAppend, SentinelTest } from "./sentinel-text.js";
-import { goTwins, type TwinPlan, twinBase, twinDraw } from "./sentinel-twins.js";
 
 /**
  * Go's sentinels: a must-fail / must-pass pair appended to one hidden `_test.go` file of each
@@ -152,12 +151,6 @@ export function planGo(
   cwd: string,
   texts: ReadonlyMap<string, string>,
   others: ReadonlyMap<string, string> = new Map(),
-  /** The hidden files at the base commit (absent: new; null: unknown), for the twins; null: no twins. */
-  baseHidden: ReadonlyMap<string, string | null> | null = null,
-  /** The task's secret the twins are drawn from (`twinDraw`); null: drawn afresh. */
-  key: string | null = null,
-  /** Tests to twin first (FAIL_TO_PASS). */
-  prefer?: (name: string) => boolean,
 ): GoPlan {
   if (call.failfast)
     return { appends: [], unprotected: "the hidden command stops at its first failure (-failfast)" };
@@ -180,11 +173,6 @@ export function planGo(
       notes.push(`-run ${JSON.stringify(call.run)} is not a pattern the oracle can read`);
     }
   }
-  // The twins first, from the key and the texts alone (the pairs' names are drawn afresh each run).
-  const twins = baseHidden
-    ? goTwinPlans(files, selected, { run, baseHidden, others, key, ...(prefer ? { prefer } : {}) })
-    : new Map();
-  const twinTexts = [...twins.values()].map((p) => p.text);
   const appends: SentinelAppend[] = [];
   for (const dir of [...selected].sort()) {
     const inDir = (map: Iterable<[string, string]>) => [...map].filter(([p]) => dirOf(p) === dir);
@@ -194,58 +182,15 @@ export function planGo(
       continue;
     }
     // Every file's names: a report id ends in the test's name, whatever its package.
-    const names = [
-      ...[...texts, ...others].map(([, text]) => text),
-      ...twinTexts,
-      ...appends.map((a) => a.text),
-    ].join("\n");
+    const names = [...[...texts, ...others].map(([, text]) => text), ...appends.map((a) => a.text)].join(
+      "\n",
+    );
     const append = goSentinel(target[0], target[1], names, run);
     if (append) appends.push(append);
     else notes.push(`-run ${JSON.stringify(call.run)} selects no test named like those of ${target[0]}`);
   }
   if (selected.size === 0) notes.push("no hidden test package is selected by the command");
-  if (notes.length === 0)
-    for (const [path, plan] of twins) {
-      const at = appends.findIndex((a) => a.path === path);
-      if (at >= 0) appends[at] = { ...appends[at]!, rewrite: plan.text, twins: plan.twins };
-      else appends.push({ path, text: "", tests: [], rewrite: plan.text, twins: plan.twins });
-    }
   return { appends, ...(notes.length > 0 ? { unsure: notes.join("; ") } : {}) };
-}
-
-/** Twins (sentinel-twins.ts) of every hidden test file of the selected packages without a build constraint. */
-function goTwinPlans(
-  files: ReadonlyArray<[string, string]>,
-  selected: ReadonlySet<string>,
-  plan: {
-    run: RegExp | null;
-    baseHidden: ReadonlyMap<string, string | null>;
-    others: ReadonlyMap<string, string>;
-    key: string | null;
-    prefer?: (name: string) => boolean;
-  },
-): Map<string, TwinPlan> {
-  const { run, baseHidden, others, key, prefer } = plan;
-  const plans = new Map<string, TwinPlan>();
-  for (const [path, text] of files) {
-    if (!selected.has(dirOf(path)) || CONSTRAINED.test(text) || CONSTRAINED.test(path)) continue;
-    const base = twinBase(path, baseHidden, others.values());
-    if (base === null) continue;
-    // Every name of the run is taken, the earlier files' twins' too (a report id ends in the test's name, whatever its package).
-    const elsewhere = [
-      ...[...files, ...others].map(([, t]) => t),
-      ...[...plans.values()].map((p) => p.text),
-    ].join("\n");
-    const twins = goTwins(text, {
-      base,
-      run,
-      elsewhere,
-      draw: twinDraw(key, path),
-      ...(prefer ? { prefer } : {}),
-    });
-    if (twins) plans.set(path, twins);
-  }
-  return plans;
 }
 
 /** How a Go test file asserts a total: testify's require / assert when it imports them, else `t.Fatalf` or `t.Errorf`. */

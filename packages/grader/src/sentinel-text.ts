@@ -1,7 +1,6 @@
 import { createHash, randomInt } from "node:crypto";
 import type { SentinelFramework } from "./runner-command.js";
 import { depthAfter, openLines, spansLiteral } from "./sentinel-lex.js";
-import type { SentinelTwin } from "./sentinel-twins.js";
 
 /** One sentinel test: its name as the report shows it, and whether it must fail or pass. */
 export interface SentinelTest {
@@ -17,10 +16,6 @@ export interface SentinelAppend {
   tests: SentinelTest[];
   /** The pytest class the tests were added to (a `file::Class` selection), if any. */
   className?: string;
-  /** The file's text before the append, when the plan changes it (twins, sentinel-twins.ts). */
-  rewrite?: string;
-  /** The file's twinned tests. */
-  twins?: SentinelTwin[];
 }
 
 /** Random numbers for one must-fail / must-pass pair: the pass compares `a + b` with its sum. */
@@ -234,7 +229,7 @@ export function pythonSentinel(
     taken?: readonly string[];
     /** The run's other test files: a report id ends in the test's name, whatever its file. */
     elsewhere?: string;
-    /** Tests of the file that have twins: the must-fail does not repeat their bodies. */
+    /** Tests of the file whose comparisons are sealed: the must-fail does not repeat their bodies (their expected values stay out). */
     twinned?: readonly string[];
   } = {},
 ): SentinelAppend | null {

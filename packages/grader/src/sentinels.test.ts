@@ -32,248 +32,40 @@ describe("sentinelRunner", () => {
   });
 });
 
-/** planSentinels with the hidden files new at the fix (their base known: twins can be planned). */
-const planNew = (command: string, files: Record<string, string>, key = "k") =>
-  planSentinels(
-    sentinelRunner({ suites: { hidden: { command } } }),
-    Object.entries(files).map(([path, text]) => ({ path, text })),
-    [],
-    new Map(),
-    key,
-  );
-
-describe("planSentinels: pytest node ids of single tests", () => {
-  const PY_METHOD =
-    "from calc.core import add\n\n\nclass TestAdd:\n    def test_small(self):\n        assert add(2, 3) == 5\n\n    def test_big(self):\n        assert add(20, 30) == 50\n";
-
-  it("twins the named test, and the command names the renamed original and the copy instead", () => {
-    for (const [command, quote] of [
-      ["pytest -q tests/test_x.py::test_add_positive --junitxml=r.xml", ""],
-      ['python3 -m pytest "tests/test_x.py::test_add_positive" -q', '"'],
-      ["cd tests && pytest-3 'test_x.py::test_add_positive'", "'"],
-    ] as const) {
-      const s = planNew(command, { "tests/test_x.py": PY, "tests/test_y.py": PY })!;
-      expect(s.appends.map((a) => a.path)).toEqual(["tests/test_x.py"]);
-      expect(s.required).toEqual(["tests/test_x.py"]);
-      const [append] = s.appends;
-      expect(append!.tests).toEqual([]);
-      expect(append!.text).toBe("");
-      const [twin] = append!.twins!;
-      const head = command.startsWith("cd") ? "test_x.py::" : "tests/test_x.py::";
-      const ids = [twin!.renamed, twin!.copy].sort().map((n) => `${quote}${head}${n}${quote}`);
-      const word = `${quote}${head}test_add_positive${quote}`;
-      expect(s.command).toBe(command.replace(word, ids.join(" ")));
-    }
-  });
-
-  it("file::Class::test: only the named methods; a parametrised case or a word named twice is left as it is", () => {
-    const s = planNew("pytest tests/test_m.py::TestAdd::test_big", { "tests/test_m.py": PY_METHOD })!;
-    expect(s.appends[0]!.twins!.map((t) => t.original)).toEqual(["test_big"]);
-    expect(s.command).toMatch(
-      /^pytest tests\/test_m\.py::TestAdd::test_big_\d+ tests\/test_m\.py::TestAdd::test_big_\d+$/,
-    );
-    const mixed = planNew(
-      "pytest 'tests/test_m.py::TestAdd::test_small[1]' tests/test_m.py::TestAdd::test_big",
-      {
-        "tests/test_m.py": PY_METHOD,
-      },
-    )!;
-    expect(mixed.note).toMatch(/parametrised case/);
-    expect(mixed.appends[0]!.twins!.map((t) => t.original)).toEqual(["test_big"]);
-    expect(mixed.required).toEqual(["tests/test_m.py"]);
-    expect(mixed.command).toContain("'tests/test_m.py::TestAdd::test_small[1]'");
-    const twice = "pytest tests/test_m.py::TestAdd::test_big tests/test_m.py::TestAdd::test_big";
-    const twiceNamed = planNew(twice, { "tests/test_m.py": PY_METHOD })!;
-    expect(twiceNamed.required).toEqual([]);
-    expect(twiceNamed.command).toBeUndefined();
-    // Selected whole as well, or by --deselect, -m, an unreadable -k: no renaming.
-    const deselecting = planNew(
-      "pytest --deselect tests/test_m.py::TestAdd::test_small tests/test_m.py::TestAdd::test_big",
-      { "tests/test_m.py": PY_METHOD },
-    )!;
-    expect(deselecting.appends[0]!.twins!.map((t) => t.original)).toEqual(["test_big"]);
-    for (const extra of [
-      "tests/test_m.py",
-      "--deselect tests/test_m.py::TestAdd::test_big",
-      "-m slow",
-      "-k 'a and'",
-    ])
-      expect(
-        planNew(`pytest ${extra} tests/test_m.py::TestAdd::test_big`, { "tests/test_m.py": PY_METHOD })
-          ?.command,
-      ).toBeUndefined();
-  });
-
-  it("the report: the renamed original under its own id again, the copy left out; both passed is a contradiction", () => {
-    const s = planNew("pytest tests/test_x.py::test_add_positive", { "tests/test_x.py": PY })!;
-    const [twin] = s.appends[0]!.twins!;
-    const id = (n: string) => `hidden:tests.test_x::${n}`;
-    const honest = checkSentinel(
-      s,
-      [
-        { id: id(twin!.renamed), outcome: "passed" },
-        { id: id(twin!.copy), outcome: "failed" },
-      ],
-      1,
-    );
-    expect(honest).toMatchObject({ problem: null, exitCode: 0, state: "collected" });
-    expect(honest.tests).toEqual([{ id: id("test_add_positive"), outcome: "passed" }]);
-    const forged = checkSentinel(
-      s,
-      [
-        { id: id(twin!.renamed), outcome: "passed" },
-        { id: id(twin!.copy), outcome: "passed" },
-      ],
-      0,
-    );
-    expect(forged.problem).toMatch(/and so did the copy/);
-    expect(checkSentinel(s, [], 5).problem).toMatch(/missing from the report/);
-  });
-});
-
 describe("checkSentinel: one report entry per planted test (red team round 3)", () => {
-  const s = planNew("pytest tests/test_x.py", { "tests/test_x.py": PY })!;
+  const s = plan("pytest tests/test_x.py", { "tests/test_x.py": PY })!;
   const append = s.appends[0]!;
-  const [twin] = append.twins!;
   const id = (n: string) => `hidden:tests.test_x::${n}`;
   const pair = append.tests.map(
     (t): TestCase => ({ id: id(t.names[0]!), outcome: t.role === "fail" ? "failed" : "passed" }),
   );
-  const honest: TestCase[] = [
-    ...pair,
-    { id: id(twin!.renamed), outcome: "passed" },
-    { id: id(twin!.copy), outcome: "failed" },
-  ];
+  const [first, second] = append.tests.map((t) => t.names[0]!);
 
   it("an honest report: no problem", () => {
-    expect(checkSentinel(s, honest, 1)).toMatchObject({ problem: null, exitCode: 0, state: "collected" });
+    expect(checkSentinel(s, [...pair, { id: id("test_add_positive"), outcome: "passed" }], 1)).toMatchObject({
+      problem: null,
+      exitCode: 0,
+      state: "collected",
+    });
   });
 
-  it("one forged entry that names both twins (A[::B[]) answers for neither", () => {
-    for (const [a, b] of [
-      [twin!.renamed, twin!.copy],
-      [twin!.copy, twin!.renamed],
-    ]) {
-      const forged: TestCase[] = [
-        ...pair,
-        { id: id(twin!.renamed), outcome: "passed" },
-        { id: id(twin!.copy), outcome: "passed" },
-        { id: id(`${a}[::${b}[]`), outcome: "failed" },
-      ];
-      expect(checkSentinel(s, forged, 1).problem).toMatch(/contradicts/);
-      const alone: TestCase[] = [...pair, { id: id(`${a}[::${b}[]`), outcome: "failed" }];
-      expect(checkSentinel(s, alone, 1).problem).toMatch(/contradicts/);
-    }
-  });
-
-  it("the copy under other scopes than its original, or a twin skipped, is a contradiction (round 4)", () => {
-    const elsewhere: TestCase[] = [
-      ...pair,
-      { id: id(twin!.renamed), outcome: "passed" },
-      { id: `hidden:tests.other::${twin!.copy}`, outcome: "failed" },
-    ];
-    expect(checkSentinel(s, elsewhere, 1).problem).toMatch(/reported apart/);
-    // Both twins skipped under a made-up scope, the original's name forged passed under the real one.
-    const skipped: TestCase[] = [
-      ...pair,
-      { id: `hidden:zzz::${twin!.renamed}`, outcome: "skipped" },
-      { id: `hidden:zzz::${twin!.copy}`, outcome: "skipped" },
+  it("one forged entry that names both planted tests answers for neither: both are missing from a passing report", () => {
+    const forged: TestCase[] = [
+      { id: id(`${first} ${second}`), outcome: "passed" },
       { id: id("test_add_positive"), outcome: "passed" },
     ];
-    expect(checkSentinel(s, skipped, 0).problem).toMatch(/reported skipped/);
-    const oneSkipped: TestCase[] = [...honest.slice(0, -1), { id: id(twin!.copy), outcome: "skipped" }];
-    expect(checkSentinel(s, oneSkipped, 0).problem).toMatch(/reported skipped/);
+    expect(checkSentinel(s, forged, 0).problem).toMatch(/missing from the report/);
   });
 
   it("a planted test's several honest entries (an inherited class, a rerun) are no contradiction", () => {
     const sub = (n: string) => `hidden:tests.test_x.TestSub::${n}`;
     const inherited: TestCase[] = [
-      ...honest,
-      { id: sub(twin!.renamed), outcome: "passed" },
-      { id: sub(twin!.copy), outcome: "failed" },
+      ...pair,
+      ...append.tests.map(
+        (t): TestCase => ({ id: sub(t.names[0]!), outcome: t.role === "fail" ? "failed" : "passed" }),
+      ),
     ];
     expect(checkSentinel(s, inherited, 1)).toMatchObject({ problem: null, exitCode: 0 });
-    const rerun: TestCase[] = [...honest, { id: id(twin!.copy), outcome: "failed" }];
-    expect(checkSentinel(s, rerun, 1).problem).toBeNull();
-    // In the scope where the original passed, the copy must fail there too.
-    const half: TestCase[] = [
-      ...honest,
-      { id: sub(twin!.renamed), outcome: "passed" },
-      { id: sub(twin!.copy), outcome: "passed" },
-    ];
-    expect(checkSentinel(s, half, 1).problem).toMatch(/and so did the copy/);
-  });
-});
-
-describe("twins a correct fix survives, round 4", () => {
-  it("a class another class inherits is not twinned (a node id naming the subclass's test would break)", () => {
-    const base =
-      "from calc.core import add\n\n\nclass TestAdd:\n    def test_small(self):\n        assert add(2, 3) == 5\n";
-    expect(planNew("pytest tests/test_m.py", { "tests/test_m.py": base })!.appends[0]!.twins).toHaveLength(1);
-    const sub = `${base}\n\nclass TestAddAgain(TestAdd):\n    pass\n`;
-    expect(planNew("pytest tests/test_m.py", { "tests/test_m.py": sub })!.appends[0]!.twins).toBeUndefined();
-    const ids = "pytest tests/test_m.py::TestAdd::test_small tests/test_m.py::TestAddAgain::test_small";
-    expect(planNew(ids, { "tests/test_m.py": sub })?.command).toBeUndefined();
-  });
-
-  it('a parametrised row with a bracket in any string (r"[a-c]") gets no twin: its report id holds it', () => {
-    const rows = (row: string) =>
-      `import pytest\n\n\n@pytest.mark.parametrize("p, s, n", [\n    ${row},\n    (r"b", "abc", 6),\n])\ndef test_count(p, s, n):\n    assert count(p, s) == n\n`;
-    expect(
-      planNew("pytest tests/test_r.py", { "tests/test_r.py": rows('(r"a", "abc", 5)') })!.appends[0]!.twins,
-    ).toHaveLength(1);
-    for (const row of ['(r"[a-c]", "abc", 3)', '(b"[", "abc", 0)', '("a]", "abc", 0)'])
-      expect(
-        planNew("pytest tests/test_r.py", { "tests/test_r.py": rows(row) })!.appends[0]!.twins,
-        row,
-      ).toBeUndefined();
-  });
-
-  it("--deselect is a node-id prefix: a class, a file, or a test named like the pair's are left out", () => {
-    const two = `${PY}\n\nclass TestMore:\n    def test_big(self):\n        assert add(20, 30) == 50\n`;
-    const plan = (deselect: string) =>
-      planNew(`pytest tests/test_x.py --deselect ${deselect}`, { "tests/test_x.py": two });
-    expect(plan("tests/test_x.py::TestMore")!.appends[0]!.twins!.map((t) => t.original)).toEqual([
-      "test_add_positive",
-    ]);
-    const named = plan("tests/test_x.py::test_add");
-    expect(named!.appends[0]!.twins!.map((t) => t.original)).toEqual(["test_big"]);
-    for (const t of named!.appends[0]!.tests) expect(t.names[0]).not.toMatch(/^test_add/);
-    expect(plan("tests/test_x.py")).toBeNull();
-  });
-});
-
-describe("FAIL_TO_PASS tests are twinned first; those that cannot be are named (round 5)", () => {
-  const tests = Array.from(
-    { length: 9 },
-    (_, i) => `def test_n${i}():\n    assert add(${i}, 100) == ${i + 200}\n`,
-  );
-  const loop = "def test_loop():\n    for i in range(3):\n        assert add(i, 1) == i + 1\n";
-  const text = `from calc.core import add\n\n\n${[...tests, loop].join("\n\n")}`;
-  const plan = (failToPass: string[]) =>
-    planSentinels(
-      sentinelRunner({ suites: { hidden: { command: "pytest tests/test_x.py" } } }),
-      [{ path: "tests/test_x.py", text }],
-      [],
-      new Map(),
-      "k",
-      failToPass,
-    )!;
-
-  it("a FAIL_TO_PASS test is among the six twinned, whatever its rank", () => {
-    const none = plan([]).appends[0]!.twins!.map((t) => t.original);
-    expect(none).toHaveLength(6);
-    const left = tests.map((_, i) => `test_n${i}`).filter((n) => !none.includes(n));
-    for (const name of left) {
-      const chosen = plan([`tests/test_x.py::${name}`]).appends[0]!.twins!.map((t) => t.original);
-      expect(chosen).toContain(name);
-    }
-  });
-
-  it("a FAIL_TO_PASS test with nothing to twin is listed as untwinned", () => {
-    const s = plan(["tests/test_x.py::test_loop", "tests/test_x.py::test_n1"]);
-    expect(s.untwinned).toEqual(["tests/test_x.py::test_loop"]);
-    expect(plan(["tests/test_x.py::test_n1"]).untwinned).toBeUndefined();
   });
 });
 

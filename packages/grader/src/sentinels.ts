@@ -4,22 +4,12 @@ import {
   findRunner,
   type PackageScripts,
   type RunnerCall,
-  replaceWords,
   type SentinelFramework,
 } from "./runner-command.js";
-import { matchPlanted, type PlantedUnit, twinProblem, twinsAlike, twinUnits } from "./sentinel-check.js";
+import { matchPlanted, type PlantedUnit } from "./sentinel-check.js";
 import { goTestArgs, planGo } from "./sentinel-go.js";
 import { type Selection, selectionOf } from "./sentinel-selection.js";
 import { jsSentinel, pythonSentinel, type SentinelAppend } from "./sentinel-text.js";
-import {
-  jsTwins,
-  pythonTwins,
-  type SentinelTwin,
-  type TwinContext,
-  type TwinPlan,
-  twinBase,
-  twinDraw,
-} from "./sentinel-twins.js";
 
 export type { SentinelFramework } from "./runner-command.js";
 
@@ -36,13 +26,6 @@ export interface Sentinel {
   required: string[];
   /** Why the selection may leave a sentinel out, for the result and the log. */
   note?: string;
-  /** FAIL_TO_PASS entries no twin was made of (the pair alone stands for them). */
-  untwinned?: string[];
-  /**
-   * The hidden command to run instead of the task's, when a node id of a twinned test names it:
-   * each such node id becomes the renamed original's and the copy's (in name order), so both run.
-   */
-  command?: string;
 }
 
 /** Files larger than this are not read for sentinels, hidden or existing (a test module is far smaller). */
@@ -85,58 +68,19 @@ const isJs = (f: HiddenText) => /\.[cm]?[jt]sx?$/.test(f.path) && JS_TEST_CALL.t
 
 /**
  * Plans the sentinels of a run: the files the selection collects get them (required); when it
- * cannot be sure of any, every hidden test file does, and a missing sentinel is only noted.
+ * cannot be sure of any, every hidden test file does, and a missing sentinel is only noted. `sealed`
+ * names, per file, the tests whose comparisons are sealed: the must-fail never copies their bodies
+ * (it would bring their expected values back into the container).
  */
 export function planSentinels(
   runner: ReturnType<typeof sentinelRunner>,
   files: readonly HiddenText[],
   others: readonly HiddenText[] = [],
-  /** The hidden files' texts at the base commit (absent: new at the fix; null: unknown, no twins there); null: none known. */
-  baseHidden: ReadonlyMap<string, string | null> | null = null,
-  /** The task's secret the twins are drawn from (sentinel-twins.ts, `twinDraw`); null: drawn afresh each run. */
-  key: string | null = null,
-  /** The hidden suite's FAIL_TO_PASS entries: twinned first, and those left untwinned said. */
-  failToPass: readonly string[] = [],
+  sealed: ReadonlyMap<string, readonly string[]> = new Map(),
 ): Sentinel | null {
-  const sentinel = planRunSentinels(runner, { files, others, baseHidden, key, prefer: namesOf(failToPass) });
-  return sentinel && failToPass.length > 0 ? withUntwinned(sentinel, failToPass) : sentinel;
-}
-
-/** Whether an expected-test entry names a test called `name` (a pytest node id, a Go `TestX/case`, a JS full title). */
-const entryNames = (entry: string, name: string): boolean =>
-  entry === name ||
-  entry.endsWith(` ${name}`) ||
-  entry.split("::").at(-1)!.replace(/\[.*$/, "") === name ||
-  entry.split("/")[0] === name;
-
-/** A predicate: whether a test of this name is one of `entries`. */
-const namesOf =
-  (entries: readonly string[]) =>
-  (name: string): boolean =>
-    entries.some((e) => entryNames(e, name));
-
-/** The sentinel, with the FAIL_TO_PASS entries no twin was made of. */
-function withUntwinned(sentinel: Sentinel, failToPass: readonly string[]): Sentinel {
-  const originals = sentinel.appends.flatMap((a) => (a.twins ?? []).map((t) => t.original));
-  const untwinned = failToPass.filter((e) => !originals.some((o) => entryNames(e, o)));
-  return untwinned.length > 0 ? { ...sentinel, untwinned } : sentinel;
-}
-
-/** What a run's sentinels are planned from, besides its runner (see `planSentinels`). */
-interface PlanInputs {
-  files: readonly HiddenText[];
-  others: readonly HiddenText[];
-  baseHidden: ReadonlyMap<string, string | null> | null;
-  key: string | null;
-  /** Tests to twin first (FAIL_TO_PASS). */
-  prefer: (name: string) => boolean;
-}
-
-function planRunSentinels(runner: ReturnType<typeof sentinelRunner>, inputs: PlanInputs): Sentinel | null {
   if (runner === null) return null;
   const { framework } = runner;
-  if (framework === "go") return planGoSentinels(runner, inputs);
-  const { files, others, baseHidden, key, prefer } = inputs;
+  if (framework === "go") return planGoSentinels(runner, files, others);
   const candidates = files.filter(framework === "pytest" ? isPython : isJs);
   if (candidates.length === 0) return null;
   const selection: Selection = runner.args
@@ -153,90 +97,35 @@ function planRunSentinels(runner: ReturnType<typeof sentinelRunner>, inputs: Pla
       : candidates;
   const notes = selection.unsure ? [selection.unsure] : [];
   const texts = [...files, ...others].map((o) => o.text);
-  // The twins first, each file's from the key, the texts and the twins before it only: the same in
-  // every run (the pairs' names are drawn afresh and must not move them).
-  const twinPlans = new Map<string, TwinPlan>();
-  const twinNames: string[] = [];
-  for (const f of chosen) {
-    const plan = twinsFor(framework, f, selection, {
-      base: twinBase(
-        f.path,
-        baseHidden,
-        others.map((o) => o.text),
-      ),
-      draw: twinDraw(key, f.path),
-      elsewhere: [...texts, ...[...twinPlans.values()].map((p) => p.text)].join("\n"),
-      taken: twinNames,
-      prefer,
-    });
-    if (!plan) continue;
-    twinPlans.set(f.path, plan);
-    twinNames.push(...plan.twins.flatMap((t) => [t.renamed, t.copy]));
-  }
   const appends: SentinelAppend[] = [];
   for (const f of chosen) {
-    const twins = twinPlans.get(f.path) ?? null;
-    if (single.has(f.path)) {
-      // Named by node ids: nothing would select a pair, the twins are the file's sentinel.
-      if (twins) appends.push({ path: f.path, text: "", tests: [], rewrite: twins.text, twins: twins.twins });
-      else notes.push(`no test that the node ids name in ${f.path} can be twinned`);
-      continue;
-    }
+    // Named by node ids: nothing would select a pair; the file's seals protect what they cover.
+    if (single.has(f.path)) continue;
     const pair = pairFor(framework, f, selection, {
       // Every name planned in the run is taken: a report id ends in the test's name, whatever its file.
-      elsewhere: [
-        ...texts,
-        ...[...twinPlans.values()].map((p) => p.text),
-        ...appends.map((a) => a.text),
-      ].join("\n"),
-      taken: [...twinNames, ...appends.flatMap((a) => a.tests.flatMap((t) => t.names))],
-      // The must-fail never repeats a twinned test's body: it would show the original's value.
-      twinned: twins?.twins.map((t) => t.original) ?? [],
+      elsewhere: [...texts, ...appends.map((a) => a.text)].join("\n"),
+      taken: appends.flatMap((a) => a.tests.flatMap((t) => t.names)),
+      sealed: sealed.get(f.path) ?? [],
     });
-    if (pair) appends.push(twins ? { ...pair, rewrite: twins.text, twins: twins.twins } : pair);
+    if (pair) appends.push(pair);
     // The other files' sentinels stay required: a name the filter keeps is collected whatever this file holds.
     else notes.push(`no test name in ${f.path} that the command's name filter provably keeps`);
   }
   if (appends.length === 0) return null;
-  const command = singleCommand(runner as RunnerCall, single, appends);
-  // Named by node ids, the twins are collected whatever else the selection leaves unsure.
-  const required = appends.filter((a) => !selection.unsure || single.has(a.path)).map((a) => a.path);
+  const required = appends.filter(() => !selection.unsure).map((a) => a.path);
   return {
     framework,
     appends,
     required,
     ...(notes.length > 0 ? { note: notes.join("; ") } : {}),
-    ...(command ? { command } : {}),
   };
-}
-
-/**
- * The hidden command with each node id of a twinned test replaced by the node ids of the renamed
- * original and its copy, in name order (both names are drawn, so the order tells nothing).
- */
-function singleCommand(
-  runner: RunnerCall,
-  single: ReadonlyMap<string, ReadonlyMap<string, string>>,
-  appends: readonly SentinelAppend[],
-): string | null {
-  const replacements = new Map<string, string[]>();
-  for (const a of appends)
-    for (const twin of a.twins ?? []) {
-      const word = [...(single.get(a.path)?.values() ?? [])].find((w) => w.endsWith(`::${twin.original}`));
-      if (word === undefined) continue;
-      const head = word.slice(0, word.length - twin.original.length);
-      replacements.set(word, [`${head}${twin.renamed}`, `${head}${twin.copy}`].sort());
-    }
-  if (replacements.size === 0 || runner.command === undefined) return null;
-  const command = replaceWords(runner.command, replacements);
-  if (command === null) throw new Error("a twinned test's node id cannot be rewritten in the hidden command");
-  return command;
 }
 
 /** Go: one pair per selected package (sentinel-go.ts); `others` are the packages' other test files, whose names are taken. */
 function planGoSentinels(
   runner: NonNullable<ReturnType<typeof sentinelRunner>>,
-  { files, others, baseHidden, key, prefer }: PlanInputs,
+  files: readonly HiddenText[],
+  others: readonly HiddenText[],
 ): Sentinel | null {
   const texts = new Map(files.map((f) => [f.path, f.text]));
   const plan = runner.args
@@ -245,9 +134,6 @@ function planGoSentinels(
         (runner as RunnerCall).cwd,
         texts,
         new Map(others.map((f) => [f.path, f.text])),
-        baseHidden,
-        key,
-        prefer,
       )
     : planGo({ packages: ["./..."], failfast: false, unsure: [] }, "", texts);
   if (plan.unprotected || plan.appends.length === 0) return null;
@@ -269,49 +155,6 @@ function pytestFilter(f: HiddenText, selection: Selection) {
 }
 
 /**
- * The twins of one hidden file, where renaming a test changes nothing the command selects and the
- * base commit's version of the file is known (`base`; a line it holds would tell the original from
- * its copy), or null.
- */
-function twinsFor(
-  framework: SentinelFramework,
-  f: HiddenText,
-  selection: Selection,
-  context: { base: string | null; taken: readonly string[] } & Required<TwinContext>,
-): TwinPlan | null {
-  const { base, ...rest } = context;
-  if (base === null) return null;
-  const only = selection.single?.get(f.path);
-  if (framework === "pytest" && only)
-    return pythonTwins(f.text, {
-      base,
-      ...pytestFilter(f, selection).accepts,
-      only: new Set(only.keys()),
-      ...deselectsIn(f, selection),
-      ...rest,
-    });
-  if (!selection.covered.has(f.path)) return null;
-  if (framework !== "pytest") {
-    if (selection.unsure) return null;
-    return jsTwins(f.text, {
-      base,
-      ...(selection.keepsTitle ? { accepts: selection.keepsTitle } : {}),
-      ...rest,
-    });
-  }
-  if (!selection.renames) return null;
-  const { className, accepts } = pytestFilter(f, selection);
-  const deselects = deselectsIn(f, selection);
-  return pythonTwins(f.text, {
-    base,
-    ...accepts,
-    ...deselects,
-    ...(className ? { className } : {}),
-    ...rest,
-  });
-}
-
-/**
  * pytest's `--deselect`: a node-id prefix (`file::Class` takes the class's tests, `file::test_x`
  * takes `test_x_17` too); a test of `f` it takes is neither twinned nor used as a new name.
  */
@@ -329,7 +172,7 @@ function pairFor(
   framework: SentinelFramework,
   f: HiddenText,
   selection: Selection,
-  context: { elsewhere: string; taken: readonly string[]; twinned: readonly string[] },
+  context: { elsewhere: string; taken: readonly string[]; sealed: readonly string[] },
 ): SentinelAppend | null {
   if (framework !== "pytest")
     return jsSentinel(f.path, f.text, framework, {
@@ -344,7 +187,7 @@ function pairFor(
     ...deselectsIn(f, selection),
     elsewhere: context.elsewhere,
     taken: context.taken,
-    twinned: context.twinned,
+    twinned: context.sealed,
   });
 }
 
@@ -383,67 +226,22 @@ export interface SentinelVerdict {
   state: SentinelState;
 }
 
-/** Checks the sentinels' tests (and twins) in the report, removes them from it and restores the twinned tests' names. */
+/** Checks the sentinels' tests in the report and removes them from it. */
 export function checkSentinel(
   sentinel: Sentinel,
   tests: TestCase[],
   exitCode: number | null,
 ): SentinelVerdict {
   const all = sentinel.appends.flatMap((a) => a.tests.map((t) => ({ ...t, path: a.path })));
-  const twins = sentinel.appends.flatMap((a) => (a.twins ?? []).map((t) => ({ ...t, path: a.path })));
-  // One unit per pair test, then each twin's renamed original and copy (sentinel-check.ts).
-  const units: PlantedUnit[] = [
-    ...all.map((s) => ({ path: s.path, names: s.names, parametrised: false })),
-    ...sentinel.appends.flatMap((a) => twinUnits(a.path, a.twins ?? [])),
-  ];
+  // One unit per pair test (sentinel-check.ts): each report entry is one planted test's at most.
+  const units: PlantedUnit[] = all.map((s) => ({ path: s.path, names: s.names, parametrised: false }));
   const planted = matchPlanted(units, tests);
   const of = (u: number) => planted.entries[u]!.map((i) => tests[i]!);
-  const twinAt = (w: number) => all.length + 2 * w;
-  const renamedOf = new Map<number, SentinelTwin>();
-  twins.forEach((w, n) => {
-    for (const i of planted.entries[twinAt(n)]!) renamedOf.set(i, w);
-  });
-  const rest = tests.flatMap((t, i) => {
-    const w = renamedOf.get(i);
-    if (w) return [{ ...t, id: t.id.split(w.renamed).join(w.original) }];
-    return planted.claimed.has(i) ? [] : [t];
-  });
+  const rest = tests.filter((_, i) => !planted.claimed.has(i));
   const problems: string[] = [...planted.problems];
   let failed = 0;
   const collected = new Set<string>();
   const missing = new Set<string>();
-  twins.forEach((w, n) => {
-    const original = of(twinAt(n));
-    const copy = of(twinAt(n) + 1);
-    if (original.length === 0 && copy.length === 0) {
-      missing.add(w.path);
-      if (sentinel.required.includes(w.path))
-        problems.push(`a test the oracle copied in ${w.path} is missing from the report`);
-      return;
-    }
-    collected.add(w.path);
-    if (original.length === 0 || copy.length === 0) {
-      problems.push(
-        `only one of ${w.original} in ${w.path} and the copy the oracle made of it is in the report`,
-      );
-      return;
-    }
-    const [originalScopes, copyScopes] = [planted.scopes[twinAt(n)]!, planted.scopes[twinAt(n) + 1]!];
-    if (!twinsAlike(originalScopes, copyScopes, w.parametrised === true))
-      problems.push(`${w.original} in ${w.path} and the copy the oracle made of it are reported apart`);
-    failed += copy.filter((t) => t.outcome === "failed").length;
-    // Honest code cannot pass both: one expects the value the other does not (a parametrised copy:
-    // the row whose value was changed fails while the others pass). Neither is ever skipped.
-    const scoped = (ts: TestCase[], scopes: string[]) =>
-      ts.map((t, i) => ({ outcome: t.outcome, scope: scopes[i]! }));
-    const why = twinProblem(scoped(original, originalScopes), scoped(copy, copyScopes));
-    if (why === "skipped")
-      problems.push(`${w.original} in ${w.path} or the copy the oracle made of it is reported skipped`);
-    else if (why === "both passed")
-      problems.push(
-        `${w.original} in ${w.path} passed, and so did the copy the oracle made of it with another expected value`,
-      );
-  });
   all.forEach((s, u) => {
     const seen = of(u);
     if (seen.length === 0) {

@@ -4,6 +4,7 @@ import {
   DroppedEntrySchema,
   ExpectedResultSchema,
   ReasonCodeSchema,
+  SealsResultSchema,
   SentinelResultSchema,
 } from "./result.js";
 
@@ -54,7 +55,7 @@ export const LOG_EVENT_SCHEMAS = {
     }),
     /** Why a sweep record was not used (stale, invalid). */
     ignored: z.string().optional(),
-    /** The hidden suite's FAIL_TO_PASS entries (the twins take them first). */
+    /** The hidden suite's FAIL_TO_PASS entries (the seals' summary counts those a strong seal covers). */
     failToPass: z.array(z.string()).optional(),
   }),
   /** The host mirror's base-only repository the containers get. */
@@ -72,11 +73,6 @@ export const LOG_EVENT_SCHEMAS = {
     files: z.array(z.string()).optional(),
     /** Files whose sentinels the command's selection surely collects. */
     required: z.array(z.string()).optional(),
-    /** Twin tests planted (docs/security.md, Twins), and whether they were keyed by gold.diff or drawn fresh. */
-    twins: z.number().int().nonnegative().optional(),
-    twinsDrawn: z.enum(["keyed by gold.diff", "fresh"]).optional(),
-    /** FAIL_TO_PASS tests no twin was made of (code that reads the test files could forge them). */
-    untwinned: z.array(z.string()).optional(),
     note: z.string().optional(),
   }),
   /** The driver script a suite's container runs. */
@@ -109,6 +105,23 @@ export const LOG_EVENT_SCHEMAS = {
     stdoutTail: z.string().optional(),
     stderrTail: z.string().optional(),
   }),
+  /** The hidden suite's seals as planned: each site's key, test, line, comparison and strength (never its expected value). */
+  "seals.planned": z.strictObject({
+    files: z.array(z.string()),
+    sites: z.array(
+      z.strictObject({
+        key: z.string(),
+        test: z.string(),
+        line: z.number().int(),
+        kind: z.string(),
+        strength: z.string(),
+      }),
+    ),
+    unsealed: z.array(z.strictObject({ test: z.string(), rule: z.string() })),
+    source: z.enum(["validated", "planned"]),
+  }),
+  /** What the seals showed. */
+  "seals.checked": SealsResultSchema,
   /** What a suite's sentinels showed. */
   "sentinel.checked": z.strictObject({ suite, ...SentinelResultSchema.shape }),
   /** What the expected tests showed. */

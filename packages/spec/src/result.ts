@@ -23,6 +23,10 @@ export const REASON_CODES = {
     "A suite's JUnit report is not well-formed JUnit XML, or passes a report cap (testcases, nesting, attributes, identifier length).",
   REPORT_INCONSISTENT:
     "A suite's runner exited non-zero while its report says every test passed, or the report contradicts the oracle's sentinels.",
+  SEAL_RECORDS_INCONSISTENT:
+    "The hidden suite's seal records cannot be trusted: a record the oracle cannot read or did not plan, one out of the order the comparisons run in, more runs of a test's seals than the runner ran, or a test the runner reports passed without all of its seal records.",
+  VALUE_NOT_PLAIN_DATA:
+    "A sealed or checked comparison met a value the oracle cannot compare outside the container (an object with its own equality, a subclass of a builtin that overrides ==, a proxy or matcher, a cycle, too deep or too large), and the hidden suite failed on nothing else.",
   IMAGE_NOT_BUILT: "The task's image has no current recorded digest.",
   INFRA_ERROR: "The engine or the host failed; not the diff's fault.",
 } as const;
@@ -57,19 +61,59 @@ export const SentinelResultSchema = z.strictObject({
   required: z.boolean(),
   /** Test files that got sentinels (the hidden ones, or the existing suite's at the base commit). */
   files: z.array(z.string()),
-  /**
-   * How many tests run twice (twins: as written and with one expected value changed). None: only
-   * the must-fail/must-pass pair protects the run, and code that reads the test file can tell it apart.
-   */
-  twins: z.number().int().nonnegative().optional(),
-  /**
-   * The FAIL_TO_PASS tests (declared, or recorded by the sweep) no twin was made of: the verdict on
-   * them rests on the pair, which code that reads the test files can tell apart (at most 50 listed).
-   */
-  untwinned: z.array(z.string()).optional(),
   note: z.string().optional(),
 });
 export type SentinelResult = z.output<typeof SentinelResultSchema>;
+
+/**
+ * What the hidden suite's seals showed (docs/security.md, "Sealed expectations"): how many
+ * comparisons were sealed (the expected value kept on the host) and how strongly, how many checked
+ * (both sides computed in the container, compared as plain data), how each fared, and the
+ * FAIL_TO_PASS tests no seal covers.
+ */
+export const SealsResultSchema = z.strictObject({
+  /** `validated`: the plan the sweep's gold runs proved (tasks/<id>/seals.recorded.json); `planned`: the plan alone. */
+  source: z.enum(["validated", "planned"]),
+  files: z.number().int().nonnegative(),
+  sealed: z.strictObject({
+    strong: z.number().int().nonnegative(),
+    weak: z.number().int().nonnegative(),
+    exposed: z.number().int().nonnegative(),
+  }),
+  checked: z.number().int().nonnegative(),
+  tests: z.strictObject({ sealed: z.number().int().nonnegative(), unsealed: z.number().int().nonnegative() }),
+  outcome: z.strictObject({
+    matched: z.number().int().nonnegative(),
+    mismatch: z.number().int().nonnegative(),
+    notPlain: z.number().int().nonnegative(),
+    notRun: z.number().int().nonnegative(),
+  }),
+  /** The FAIL_TO_PASS tests (declared or recorded) and how many of them have a strong seal. */
+  failToPass: z
+    .strictObject({
+      total: z.number().int().nonnegative(),
+      sealed: z.number().int().nonnegative(),
+      /** Those with no strong seal (at most 50): a forged report passes them unless a check outside their values does not. */
+      unsealed: z.array(z.string()),
+    })
+    .optional(),
+  /** Each site's outcome (`<file>.<site>` key: matched, mismatch, not-plain, not-run); at most 2,000 sites listed. */
+  sites: z.record(z.string(), z.enum(["matched", "mismatch", "not-plain", "not-run"])).optional(),
+  /** Per sealed test: the runs that wrote all of its seals' records, and those cut short (at most 1,000 tests). */
+  executions: z
+    .array(
+      z.strictObject({
+        entry: z.string(),
+        complete: z.number().int().nonnegative(),
+        partial: z.number().int().nonnegative(),
+      }),
+    )
+    .optional(),
+  /** Why the seals could not be judged, when they could not (the records are in the log). */
+  problem: z.string().optional(),
+  note: z.string().optional(),
+});
+export type SealsResult = z.output<typeof SealsResultSchema>;
 
 export const SuiteResultSchema = z.strictObject({
   status: z.enum(["PASS", "FAIL", "NOT_RUN"]),
@@ -140,6 +184,8 @@ export const GradeResultSchema = z.strictObject({
   testIdsOmitted: z.number().int().nonnegative().optional(),
   suites: z.strictObject({ existing: SuiteResultSchema, hidden: SuiteResultSchema }),
   sentinel: SentinelResultSchema.optional(),
+  /** What the hidden suite's seals showed; absent when no hidden file was sealed. */
+  seals: SealsResultSchema.optional(),
   expected: ExpectedResultSchema.optional(),
   /** Whether the task's health was measured on today's task, image and grader (tasks/health.json). */
   validation: ValidationStateSchema.optional(),

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { QuarantineReasonSchema } from "./quarantine.js";
-import { ReasonCodeSchema, SentinelStateSchema, SuiteResultSchema } from "./result.js";
+import { ReasonCodeSchema, SealsResultSchema, SentinelStateSchema, SuiteResultSchema } from "./result.js";
 
 /** A check is one kind of run repeated K times: the baseline, or the task's gold.diff. */
 export const CheckModeSchema = z.enum(["baseline", "gold"]);
@@ -41,10 +41,8 @@ export const RunRecordSchema = z.strictObject({
   sentinel: SentinelStatusSchema,
   /** Why the sentinel may not be collected (the result's `sentinel.note`), when it says. */
   sentinelNote: z.string().optional(),
-  /** How many hidden tests ran twice (the result's `sentinel.twins`), when it says. */
-  twins: z.number().int().nonnegative().optional(),
-  /** The FAIL_TO_PASS tests no twin was made of (the result's `sentinel.untwinned`), when it says. */
-  untwinned: z.array(z.string()).optional(),
+  /** What the hidden suite's seals showed (the result's `seals`), when it had some. */
+  seals: SealsResultSchema.optional(),
   /** The same for the existing suite's sentinel (the result's `suites.existing.sentinel`), when it says. */
   existingSentinel: SentinelStatusSchema.optional(),
   existingSentinelNote: z.string().optional(),
@@ -88,10 +86,20 @@ export const TaskReportSchema = z.strictObject({
   hasGold: z.boolean(),
   /** Some run had no in-process protection (its result's sentinel.state was "none"); the reports mark it. */
   unprotected: z.boolean(),
-  /** Protected by the must-fail/must-pass pair only (a run collected it with no twin): the reports mark it. */
-  pairOnly: z.boolean(),
-  /** FAIL_TO_PASS tests a run made no twin of (at most 50): their verdict rests on the pair alone. */
-  untwinned: z.array(z.string()).default([]),
+  /**
+   * What the seals protect (docs/security.md, "Sealed expectations"): the FAIL_TO_PASS tests a strong
+   * seal decides (at baseline it failed, or its record was missing), of all of them, and those it
+   * does not (at most 50). Absent when the task has no FAIL_TO_PASS test known or no seal.
+   */
+  seals: z
+    .strictObject({
+      failToPass: z.number().int().nonnegative(),
+      sealed: z.number().int().nonnegative(),
+      unsealed: z.array(z.string()),
+      /** What the sweep did about the seals' record (tasks/<id>/seals.recorded.json). */
+      recorded: z.string(),
+    })
+    .optional(),
   /** What the sweep did about the task's expected tests (declared, recorded, or why not). */
   expected: z.string(),
   runs: z.array(RunRecordSchema),

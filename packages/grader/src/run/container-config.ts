@@ -36,6 +36,9 @@ export const BASE_ENV = [
 /** Where a suite's runner writes its JUnit report ($ORACLE_JUNIT). */
 export const reportPath = (suite: SuiteName) => `${PATHS.report}/${suite}/junit.xml`;
 
+/** Where a suite's seals write their records ($ORACLE_SEALS), beside its report. */
+export const sealsPath = (suite: SuiteName) => `${PATHS.report}/${suite}/seals.jsonl`;
+
 /**
  * What the driver's and the prep's scripts assume of the place they run in. In production that is
  * a suite's container ({@link CONTAINER_SANDBOX}); the contract test (driver-contract.test.ts) runs

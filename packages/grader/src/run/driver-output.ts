@@ -23,6 +23,8 @@ export interface DriverRecord {
   kill: Partial<Record<SuiteName, { rounds: number; survivors: number }>>;
   oomKills: Partial<Record<SuiteName, number>>;
   report: Partial<Record<SuiteName, ReportRead>>;
+  /** The seals' records file, when the suite had seals: its text, or why it was not read. */
+  seals: Partial<Record<SuiteName, SealsRead>>;
   done?: boolean;
   /** What the driver found it could not rely on (`oracle:unsafe`): it stopped before going on. */
   unsafe?: string;
@@ -32,9 +34,13 @@ export interface DriverRecord {
 
 export type DriverEvent = "prep" | "suite" | "end" | "report";
 
+/** What the collect step found at $ORACLE_SEALS: the records' text (none written: empty), or why it was not read. */
+export type SealsRead = { kind: "ok"; text: string } | { kind: "invalid"; why: string };
+
 /** Bounds on the blocks the driver announces; a block above its bound is a protocol error. */
 export interface DriverBounds {
   report: number;
+  seals?: number;
   prepOut: number;
   prepErr: number;
 }
@@ -89,7 +95,7 @@ abstract class SyncWritable extends Writable {
 }
 
 type Block = {
-  name: typeof LINE.report | typeof LINE.prepOut | typeof LINE.prepErr;
+  name: typeof LINE.report | typeof LINE.seals | typeof LINE.prepOut | typeof LINE.prepErr;
   suite: SuiteName;
   size: number;
   /** The block's bytes, allocated once at its announced (bounded) size: no copy per chunk, no concat. */
@@ -104,7 +110,15 @@ type Block = {
  * follow the run. Never throws; a malformed stream sets `protocolError` and the rest is dropped.
  */
 export class DriverOutput extends SyncWritable {
-  readonly record: DriverRecord = { prep: {}, started: {}, exitCode: {}, kill: {}, oomKills: {}, report: {} };
+  readonly record: DriverRecord = {
+    prep: {},
+    started: {},
+    exitCode: {},
+    kill: {},
+    oomKills: {},
+    report: {},
+    seals: {},
+  };
   private line: Buffer[] = [];
   private lineSize = 0;
   private block: Block | null = null;
@@ -113,6 +127,7 @@ export class DriverOutput extends SyncWritable {
   private readonly seen = new Set<string>();
   private readonly blocks = new Map<string, Buffer>();
   private reportState: { kind: ReportState; size: number } | null = null;
+  private sealsState: { kind: ReportState; size: number } | null = null;
 
   /** The driver's nonce, from its first line; the end markers carry it. */
   nonce: string | null = null;
@@ -249,6 +264,8 @@ export class DriverOutput extends SyncWritable {
         return;
       case LINE.report:
         return this.reportHeader(suite, args);
+      case LINE.seals:
+        return this.sealsHeader(suite, args);
       default:
         return this.fail(`unknown driver line ${PREFIX}${name}`);
     }
@@ -269,6 +286,7 @@ export class DriverOutput extends SyncWritable {
 
   private blockDone(name: Block["name"], suite: SuiteName, bytes: Buffer): undefined {
     if (name === LINE.report) return this.reportDone(suite, bytes);
+    if (name === LINE.seals) return this.sealsDone(suite, bytes);
     this.blocks.set(`${name} ${suite}`, bytes);
   }
 
@@ -283,6 +301,39 @@ export class DriverOutput extends SyncWritable {
       return this.reportDone(suite, null);
     }
     this.fail(`bad ${PREFIX}${LINE.report} line: ${args.join(" ")}`);
+  }
+
+  private sealsHeader(suite: SuiteName, args: string[]): undefined {
+    if (this.reportState === null) return this.fail(`${PREFIX}${LINE.seals} ${suite} before the report`);
+    const [kind, size] = args;
+    if (kind === REPORT.ok) {
+      this.sealsState = { kind, size: 0 };
+      return this.startBlock(LINE.seals, suite, size, this.bounds.seals ?? this.bounds.report);
+    }
+    if (kind !== undefined && REPORT_STATES.has(kind)) {
+      this.sealsState = { kind: kind as ReportState, size: Number(size ?? 0) };
+      return this.sealsDone(suite, null);
+    }
+    this.fail(`bad ${PREFIX}${LINE.seals} line: ${args.join(" ")}`);
+  }
+
+  private sealsDone(suite: SuiteName, bytes: Buffer | null): undefined {
+    const state = this.sealsState!;
+    const max = this.bounds.seals ?? this.bounds.report;
+    this.record.seals[suite] =
+      state.kind === REPORT.ok
+        ? { kind: "ok", text: bytes!.toString("utf8") }
+        : state.kind === REPORT.missing
+          ? { kind: "ok", text: "" }
+          : {
+              kind: "invalid",
+              why:
+                state.kind === REPORT.tooLarge
+                  ? `larger than ${max} bytes (${state.size})`
+                  : state.kind === REPORT.notRegular
+                    ? "$ORACLE_SEALS is not a regular file"
+                    : "$ORACLE_SEALS cannot be read (its mode was changed)",
+            };
   }
 
   private reportDone(suite: SuiteName, xml: Buffer | null): undefined {

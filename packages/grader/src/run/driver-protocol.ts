@@ -9,8 +9,8 @@ import type { SuiteName } from "../junit.js";
  * stdin: `<bytes>\n<script>` ({@link scriptInput}), then for a gated suite the line {@link GO_LINE}.
  * stdout, in order: `oracle:nonce <hex>`; the prep's output as sized blocks and its exit code; the
  * suite's own output from `oracle:suite S` to the nonce's end marker and the suite's exit code; then
- * the kill rounds, the cgroup's OOM count, the report (a sized block or why there is none), and
- * `oracle:done`. Each driver line comes once. `oracle:unsafe …` may come at any point outside the
+ * the kill rounds, the cgroup's OOM count, the report (a sized block or why there is none), the
+ * seals' records when the suite has seals (the same), and `oracle:done`. Each driver line comes once. `oracle:unsafe …` may come at any point outside the
  * suite's output: the driver stopped because something it relies on did not hold.
  * stderr: the suite's stderr, up to the nonce's end marker; nothing of the driver's own.
  */
@@ -39,6 +39,8 @@ export const LINE = {
   oom: "oom",
   /** The report: `ok <size>` and a sized block, or why it was not read ({@link REPORT}). */
   report: "report",
+  /** The seals' records ($ORACLE_SEALS), read like the report: `ok <size>` and a block, or why not. */
+  seals: "seals",
   /** The driver finished. */
   done: "done",
 } as const;

@@ -41,6 +41,9 @@ export interface DriverPlan {
   env: Array<[string, string]>;
   report: string;
   maxReportBytes: number;
+  /** Where the suite's seals write their records ($ORACLE_SEALS), read after the report; null: no seals. */
+  seals?: string | null;
+  maxSealsBytes?: number;
   /** Wait for the go-ahead on stdin between the prep and the suite (the hidden suite, prepared early). */
   gated: boolean;
   /** A module node preloads into every process of the suite, before the image's and the task's NODE_OPTIONS (mocha-guard.ts). */
@@ -176,23 +179,38 @@ function killLines(plan: DriverPlan): string[] {
   ];
 }
 
+/** Reads one file the suite wrote (its report, its seals' records) as a driver line and a sized block, or why not. */
+function readFileLines(
+  kind: typeof LINE.report | typeof LINE.seals,
+  plan: DriverPlan,
+  path: string,
+  max: number,
+): string[] {
+  const line = (state: string, ...args: string[]) => driverLine(kind, plan.suite, state, ...args);
+  return [
+    assignPath("f", utf8Path(path)),
+    `if [ -L "$f" ] || { [ -e "$f" ] && [ ! -f "$f" ]; }; then ${print(line(REPORT.notRegular))}`,
+    `elif [ ! -e "$f" ]; then ${print(line(REPORT.missing))}`,
+    // A file the suite made unreadable (chmod 0) is the suite's doing, not the engine's; nothing
+    // of the suite is alive to change it between this test and the read.
+    `elif [ ! -r "$f" ]; then ${print(line(REPORT.unreadable))}`,
+    `else size=$(stat -c %s -- "$f") || exit ${DRIVER_EXIT.io}`,
+    `  if [ "$size" -gt ${max} ]; then ${print(line(REPORT.tooLarge, "%s"), '"$size"')}`,
+    `  else ${print(line(REPORT.ok, "%s"), '"$size"')}; cat -- "$f" || exit ${DRIVER_EXIT.io}; fi`,
+    "fi",
+  ];
+}
+
 function collectLines(plan: DriverPlan): string[] {
   const { suite, sandbox } = plan;
-  const report = (state: string, ...args: string[]) => driverLine(LINE.report, suite, state, ...args);
   return [
     // The cgroup's oom_kill count (v2, else v1), read with builtins.
     `oom=0; for e in ${sandbox.oomFiles.join(" ")}; do [ -r "$e" ] || continue; while read -r k v; do [ "$k" = oom_kill ] && oom=$v; done < "$e"; break; done`,
     print(driverLine(LINE.oom, suite, "%s"), '"$oom"'),
-    assignPath("f", utf8Path(plan.report)),
-    `if [ -L "$f" ] || { [ -e "$f" ] && [ ! -f "$f" ]; }; then ${print(report(REPORT.notRegular))}`,
-    `elif [ ! -e "$f" ]; then ${print(report(REPORT.missing))}`,
-    // A report the suite made unreadable (chmod 0) is the suite's doing, not the engine's; nothing
-    // of the suite is alive to change it between this test and the read.
-    `elif [ ! -r "$f" ]; then ${print(report(REPORT.unreadable))}`,
-    `else size=$(stat -c %s -- "$f") || exit ${DRIVER_EXIT.io}`,
-    `  if [ "$size" -gt ${plan.maxReportBytes} ]; then ${print(report(REPORT.tooLarge, "%s"), '"$size"')}`,
-    `  else ${print(report(REPORT.ok, "%s"), '"$size"')}; cat -- "$f" || exit ${DRIVER_EXIT.io}; fi`,
-    "fi",
+    ...readFileLines(LINE.report, plan, plan.report, plan.maxReportBytes),
+    ...(plan.seals
+      ? readFileLines(LINE.seals, plan, plan.seals, plan.maxSealsBytes ?? plan.maxReportBytes)
+      : []),
   ];
 }
 

@@ -1,6 +1,8 @@
 import type { ReasonCode, SentinelState, SuiteResult, TestCase } from "@oracle/spec";
+import { judgeSeals, type SealJudgement, type SealRun } from "@oracle/test-set";
 import { parseJUnit, ReportInvalidError, type SuiteName } from "../junit.js";
 import { checkSentinel, type Sentinel } from "../sentinels.js";
+import type { SealsRead } from "./driver-output.js";
 
 /** What the collect step found at $ORACLE_JUNIT. */
 export type ReportRead = { kind: "ok"; xml: string } | { kind: "missing" } | { kind: "invalid"; why: string };
@@ -13,6 +15,8 @@ export interface SuiteRun {
   durationMs: number;
   report: ReportRead;
   output: SuiteResult["output"];
+  /** The suite's seals and what their records file held (the hidden suite's). */
+  seals?: { run: SealRun; records: SealsRead | undefined; gold?: ReadonlyMap<string, number> } | null;
 }
 
 /** A suite that did not run (the run ended before it). */
@@ -62,12 +66,15 @@ export function judgeSuite(run: SuiteRun): {
   message: string;
   /** What the sentinels showed (`none` without sentinels or without a readable report). */
   sentinel: SentinelState;
+  /** What the seals showed, when the suite had seals and a readable report. */
+  seals: SealJudgement | null;
 } {
   const base = { exitCode: run.exitCode, durationMs: run.durationMs, output: run.output };
   let tests: TestCase[] = [];
   let reason: ReasonCode;
   let message: string;
   let sentinel: SentinelState = "none";
+  let seals: SealJudgement | null = null;
   if (run.report.kind === "missing") {
     reason = "REPORT_MISSING";
     message = `${run.suite} suite wrote no report to $ORACLE_JUNIT (exit code ${run.exitCode})`;
@@ -91,8 +98,22 @@ export function judgeSuite(run: SuiteRun): {
         message = `${run.suite} suite: ${checked.problem}`;
       } else {
         const exitCode = checked ? checked.exitCode : run.exitCode;
-        reason = suiteReason(tests, exitCode);
-        message = describe(run.suite, reason, tests, exitCode);
+        seals = run.seals ? sealsOf(run.seals, tests) : null;
+        if (seals?.inconsistent) {
+          reason = "SEAL_RECORDS_INCONSISTENT";
+          message = `${run.suite} suite: the seals' records cannot be trusted: ${seals.inconsistent}`;
+        } else {
+          // The first test a seal failed (the runner passed it): what the runner would have shown.
+          const sealed = seals?.tests.find(
+            (t, i) => t.outcome === "failed" && tests[i]?.outcome === "passed",
+          );
+          if (seals) tests = seals.tests;
+          reason = suiteReason(tests, exitCode);
+          if (reason === "TESTS_FAILED" && seals?.onlyNotPlain) reason = "VALUE_NOT_PLAIN_DATA";
+          message = describe(run.suite, reason, tests, exitCode);
+          if (sealed?.message && reason === "TESTS_FAILED")
+            message += `; first sealed comparison that failed: ${sealed.id}\n${sealed.message}`;
+        }
       }
     }
   }
@@ -103,7 +124,15 @@ export function judgeSuite(run: SuiteRun): {
     counts: countOutcomes(tests),
     tests,
   };
-  return { result, message, sentinel };
+  return { result, message, sentinel, seals };
+}
+
+/** The seals' judgement of a report (a records file the driver could not read is itself inconsistent). */
+function sealsOf(seals: NonNullable<SuiteRun["seals"]>, tests: TestCase[]): SealJudgement {
+  const { run, records, gold } = seals;
+  if (records?.kind === "invalid")
+    return { tests, inconsistent: records.why, onlyNotPlain: false, sites: {}, executions: [] };
+  return judgeSeals(run, records?.text ?? "", tests, gold);
 }
 
 function describe(suite: SuiteName, reason: ReasonCode, tests: TestCase[], exitCode: number | null): string {
@@ -111,6 +140,10 @@ function describe(suite: SuiteName, reason: ReasonCode, tests: TestCase[], exitC
   const summary = `${counts.passed} passed, ${counts.failed} failed, ${counts.error} errors, ${counts.skipped} skipped`;
   if (reason === "REPORT_INCONSISTENT")
     return `${suite} suite: runner exited ${exitCode} but its report says all passed (${summary})`;
+  if (reason === "VALUE_NOT_PLAIN_DATA") {
+    const first = tests.find((t) => t.outcome === "failed");
+    return `${suite} suite: ${summary}; a comparison met a value the oracle cannot compare as plain data${first?.message ? `:\n${first.message}` : ""}`;
+  }
   if (reason === "NO_TESTS_RAN") return `${suite} suite: no test ran (${summary})`;
   return `${suite} suite: ${summary}`;
 }

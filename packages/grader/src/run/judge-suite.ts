@@ -1,4 +1,5 @@
-import type { ExpectedResult, SentinelResult, SentinelState, SuiteResult } from "@oracle/spec";
+import type { ExpectedResult, SealsResult, SentinelResult, SentinelState, SuiteResult } from "@oracle/spec";
+import type { SealJudgement, SealRun } from "@oracle/test-set";
 import { checkExpected, type Expectation } from "../expected-judge.js";
 import type { SuiteName } from "../junit.js";
 import type { RunLog } from "../oracle-log.js";
@@ -9,6 +10,7 @@ import type { Sentinel } from "../sentinels.js";
 import { judgeSuite, listedTests } from "./judge-report.js";
 import type { RunOutcome } from "./run-scope.js";
 import type { DriverResult } from "./run-suite.js";
+import { sealsResult } from "./seals-result.js";
 
 /**
  * Judge what a suite's driver collected after the suite (its exit code, kill rounds, OOM count and
@@ -23,6 +25,8 @@ export interface SuiteJudgement {
   failure: string | null;
   /** What its sentinels showed, when it had some. */
   sentinel: SentinelResult | null;
+  /** What its seals showed, when it had some (the hidden suite). */
+  seals: SealsResult | null;
   /** The run's reason when it must stop here (an OOM kill). */
   stop: RunOutcome | null;
 }
@@ -33,6 +37,13 @@ export interface SuiteJudge {
   sentinel: Sentinel | null;
   /** Why the suite has no sentinel, as its planner noted (plant-sentinels.ts, existing-sentinels.ts). */
   noted: SentinelResult | undefined;
+  /** The suite's seals (the hidden suite's), with the FAIL_TO_PASS entries and where the plan came from. */
+  seals?: {
+    run: SealRun;
+    failToPass: readonly string[];
+    source: SealsResult["source"];
+    gold?: ReadonlyMap<string, number>;
+  } | null;
   memoryMb: number;
   log: RunLog;
 }
@@ -89,7 +100,7 @@ export function judgeCollected(driver: DriverResult, judge: SuiteJudge): SuiteJu
       tests: [],
       output: bounded,
     };
-    return { result, failure: null, sentinel: null, stop: outOfMemory(suite, judge.memoryMb) };
+    return { result, failure: null, sentinel: null, seals: null, stop: outOfMemory(suite, judge.memoryMb) };
   }
   if (!report || oomKills === undefined) {
     if (record.protocolError) throw new Error(`the driver's output: ${record.protocolError}`);
@@ -105,7 +116,17 @@ export function judgeCollected(driver: DriverResult, judge: SuiteJudge): SuiteJu
     report,
     output: bounded,
     sentinel,
+    ...(judge.seals
+      ? {
+          seals: {
+            run: judge.seals.run,
+            records: record.seals[suite],
+            ...(judge.seals.gold ? { gold: judge.seals.gold } : {}),
+          },
+        }
+      : {}),
   });
+  const seals = judge.seals ? sealsRecord(log, judge.seals, judged.seals) : null;
   const checked = sentinel ? sentinelRecord(log, suite, sentinel, judged.sentinel) : null;
   const seen = checked ?? judge.noted;
   const result = seen ? { ...judged.result, sentinel: seen } : judged.result;
@@ -116,6 +137,7 @@ export function judgeCollected(driver: DriverResult, judge: SuiteJudge): SuiteJu
       result: { ...result, status: "FAIL", reason: "OUT_OF_MEMORY" },
       failure,
       sentinel: checked,
+      seals,
       stop: outOfMemory(suite, judge.memoryMb),
     };
   const listed = listedTests(result.tests);
@@ -125,7 +147,27 @@ export function judgeCollected(driver: DriverResult, judge: SuiteJudge): SuiteJu
     tests: listed.tests.map((t) => `${t.outcome} ${t.id}`),
     testsOmitted: listed.omitted,
   });
-  return { result, failure, sentinel: checked, stop: null };
+  return { result, failure, sentinel: checked, seals, stop: null };
+}
+
+/** The seals' section of the result, logged; a warning names the FAIL_TO_PASS tests no strong seal covers. */
+function sealsRecord(
+  log: RunLog,
+  seals: NonNullable<SuiteJudge["seals"]>,
+  judged: SealJudgement | null,
+): SealsResult {
+  const result = sealsResult(seals.run, judged, { failToPass: seals.failToPass, source: seals.source });
+  log.event("seals.checked", {
+    ...result,
+    sites: judged?.sites ?? {},
+    executions: judged?.executions ?? [],
+  });
+  const unsealed = result.failToPass?.unsealed ?? [];
+  if (unsealed.length > 0)
+    log.warn(
+      `${unsealed.length} of ${result.failToPass!.total} FAIL_TO_PASS test(s) have no strong seal (${unsealed.slice(0, 3).join(", ")}${unsealed.length > 3 ? ", …" : ""}): a report forged for them is caught only by the pair (docs/security.md, Sealed expectations)`,
+    );
+  return result;
 }
 
 /** A suite's sentinel outcome, for the result and the log (a missing optional one is only noted). */
@@ -140,18 +182,12 @@ function sentinelRecord(
     framework: sentinel.framework,
     required: sentinel.required.length > 0,
     files: sentinel.appends.map((a) => a.path),
-    twins: sentinel.appends.reduce((n, a) => n + (a.twins?.length ?? 0), 0),
-    ...(sentinel.untwinned ? { untwinned: sentinel.untwinned.slice(0, 50) } : {}),
     ...(sentinel.note ? { note: sentinel.note } : {}),
   };
   log.event("sentinel.checked", { suite, ...record });
   if (outcome === "not-collected")
     log.warn(
       `sentinel not collected: the ${suite} command did not run the oracle's sentinel tests${sentinel.note ? ` (${sentinel.note})` : ""}; the verdict rests on the other checks`,
-    );
-  else if (suite === "hidden" && record.twins === 0)
-    log.warn(
-      "pair only: no hidden test could be twinned, so code that reads the test files can tell the oracle's pair apart (docs/security.md, Twins)",
     );
   return record;
 }

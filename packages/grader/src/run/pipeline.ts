@@ -1,18 +1,14 @@
 import { join } from "node:path";
 import type { LoadedTask } from "@oracle/spec";
 import type { GradeDocker } from "../docker.js";
-import {
-  baseHiddenTexts,
-  basePackageScripts,
-  baseTestTexts,
-  existingSentinels,
-} from "../existing-sentinels.js";
+import { basePackageScripts, baseTestTexts, existingSentinels } from "../existing-sentinels.js";
 import { type Expectation, loadExpectation } from "../expected-judge.js";
 import { listHiddenFiles } from "../hidden-files.js";
 import { type ResolvedImage, resolveImage, staleImageMessage } from "../image.js";
 import { gradeLabels, leaseDeadline, removeLeftovers } from "../leftovers.js";
 import { writeMochaGuards } from "../mocha-guard.js";
 import type { RunLog } from "../oracle-log.js";
+import type { PlantedHidden } from "../plant-sentinels.js";
 import { plantSentinels } from "../plant-sentinels.js";
 import type { PackageScripts } from "../runner-command.js";
 import type { Sentinel } from "../sentinels.js";
@@ -101,9 +97,7 @@ async function prepareRun(
   await leftovers;
   const baseOnly = await mirror;
   if (typeof baseOnly !== "string" && baseOnly !== null) return baseOnly;
-  const planted = await planSentinels(loaded, baseOnly, hiddenFiles, join(runDirs.hidden, "tests"), log, {
-    failToPass: expectation.failToPass ?? [],
-  });
+  const planted = await planSentinels(loaded, baseOnly, hiddenFiles, join(runDirs.hidden, "tests"), log);
   scope.learn(planted.notes.sentinel ? { sentinel: planted.notes.sentinel } : {});
   await writeMochaGuards(runDirs, hiddenFiles);
   // The container is given the base-only repository where the task's mirror was (docs/security.md, "History").
@@ -114,7 +108,8 @@ async function prepareRun(
     filtered: diff.filtered,
     runDirs,
     hiddenFiles,
-    sentinel: planted.hidden,
+    sentinel: planted.hidden.sentinel,
+    seals: planted.hidden.seals,
     existingSentinel: planted.existing,
     scripts: planted.scripts,
     docker,
@@ -175,15 +170,21 @@ function judgeDriver(
   const prepStop = judgePrep(driver, filtered, log);
   if (prepStop) return { stopped: prepStop };
   const hidden = driver.suite === "hidden";
+  const seals = hidden ? run.suites.seals : null;
   const judged = judgeCollected(driver, {
     sentinel: hidden ? run.suites.sentinel : run.suites.existingSentinel,
     noted: hidden ? run.notes.sentinel : run.notes.existingSentinel,
     memoryMb: loaded.task.resources.memoryMb,
     log,
+    seals:
+      seals && seals.sites.length > 0
+        ? { run: seals, failToPass: run.expectation.failToPass ?? [], source: "planned" }
+        : null,
   });
   scope.learn({
     suites: { [driver.suite]: judged.result },
     ...(hidden && judged.sentinel ? { sentinel: judged.sentinel } : {}),
+    ...(judged.seals ? { seals: judged.seals } : {}),
   });
   if (judged.stop) return { stopped: judged.stop };
   if (driver.record.protocolError) throw new Error(`the driver's output: ${driver.record.protocolError}`);
@@ -210,16 +211,15 @@ function checkImageCurrent(
   };
 }
 
-/** The sentinels of both suites, planned from the base commit's test files; why a suite has none is noted. */
+/** The sentinels and seals of both suites, planned from the base commit's test files; why a suite has none is noted. */
 async function planSentinels(
   loaded: LoadedTask,
   baseOnly: string | null,
   hiddenFiles: string[],
   runTests: string,
   log: RunLog,
-  expected: { failToPass: readonly string[] },
 ): Promise<{
-  hidden: Sentinel | null;
+  hidden: PlantedHidden;
   existing: Sentinel | null;
   notes: SentinelNotes;
   scripts: PackageScripts | null;
@@ -228,20 +228,17 @@ async function planSentinels(
   const notes: SentinelNotes = {};
   // The runner behind `npm test` and the like is read from the base commit's package.json (the
   // diff's own is never read: a task that lets a diff change package.json lets it change the runner).
-  // The three reads of the base commit are independent: one git process each, at once.
+  // The two reads of the base commit are independent: one git process each, at once.
   const commit = task.repo.baseCommit;
   const commands = [task.suites.existing.command, task.suites.hidden.command];
-  const [scripts, base, baseHidden] = baseOnly
+  const [scripts, base] = baseOnly
     ? await Promise.all([
         basePackageScripts(baseOnly, commit, commands),
         baseTestTexts(baseOnly, commit, task.suites.existing.files),
-        baseHiddenTexts(baseOnly, commit, hiddenFiles),
       ])
-    : [null, null, null];
+    : [null, null];
   const hidden = await plantSentinels(loaded, hiddenFiles, runTests, log, notes, {
     others: base?.texts,
-    baseHidden,
-    failToPass: expected.failToPass,
     scripts,
   });
   const existing = existingSentinels(task, base, log, notes, scripts, hiddenFiles);

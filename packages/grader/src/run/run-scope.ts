@@ -1,4 +1,11 @@
-import type { ExpectedResult, GradeResult, ReasonCode, SentinelResult, SuiteResult } from "@oracle/spec";
+import type {
+  ExpectedResult,
+  GradeResult,
+  ReasonCode,
+  SealsResult,
+  SentinelResult,
+  SuiteResult,
+} from "@oracle/spec";
 import type { FilteredDiff } from "../diff/filter.js";
 import type { GradeContainer } from "../docker.js";
 import type { SuiteName } from "../junit.js";
@@ -22,6 +29,8 @@ export interface RunFacts {
   suites: Partial<Record<SuiteName, SuiteResult>>;
   /** What the hidden suite's sentinels showed (or why it has none). */
   sentinel?: SentinelResult;
+  /** What the hidden suite's seals showed, when it had some. */
+  seals?: SealsResult;
   /** What the expected tests showed, once both suites were judged. */
   expected?: ExpectedResult;
 }

@@ -1,5 +1,6 @@
 import { suiteLabels } from "@oracle/engine";
 import type { LoadedTask } from "@oracle/spec";
+import type { SealRun } from "@oracle/test-set";
 import { BoundedOutput } from "../bounded-output.js";
 import type { FilteredDiff } from "../diff/filter.js";
 import { pathsToReset } from "../diff/filter.js";
@@ -19,6 +20,7 @@ import {
   missingProtections,
   PATHS,
   reportPath,
+  sealsPath,
 } from "./container-config.js";
 import { type DriverEvent, DriverOutput, SuiteStderr } from "./driver-output.js";
 import { GO_LINE, scriptInput } from "./driver-protocol.js";
@@ -35,6 +37,8 @@ import type { RunScope } from "./run-scope.js";
 
 /** The largest report read; above it the report is REPORT_INVALID. */
 export const MAX_REPORT_BYTES = 16 * 1024 * 1024;
+/** The largest seal records file read; above it the suite is SEAL_RECORDS_INCONSISTENT. */
+export const MAX_SEALS_BYTES = 16 * 1024 * 1024;
 const MAX_PREP_BYTES = 64 * 1024 * 1024;
 const OUTPUT_HEAD = 256 * 1024;
 const OUTPUT_TAIL = 64 * 1024;
@@ -52,6 +56,8 @@ export interface SuiteInputs {
   hiddenFiles: string[];
   /** The must-fail/must-pass sentinels appended to the hidden test files, or null (docs/security.md). */
   sentinel: Sentinel | null;
+  /** The hidden test files' seals (packages/test-set), or null: none was sealed. */
+  seals: SealRun | null;
   /** The sentinels the existing suite's prep appends to its base test files, or null (existing-sentinels.ts). */
   existingSentinel: Sentinel | null;
   /** The base commit's package scripts the suites' commands may run (`npm test`), or null: not read. */
@@ -87,6 +93,7 @@ const suiteRunner = (task: LoadedTask["task"], suite: SuiteName, scripts: Packag
 /** What the driver of one suite does: its prep script, its command and env, its report. */
 export function planDriver(inputs: SuiteInputs, suite: SuiteName): DriverPlan {
   const { task } = inputs.loaded;
+  const sealed = suite === "hidden" && (inputs.seals?.sites.length ?? 0) > 0;
   const prep = prepScript({
     baseCommit: task.repo.baseCommit,
     mirror: task.repo.mirrorIn === "image" ? task.repo.mirror : PATHS.mirror,
@@ -103,12 +110,18 @@ export function planDriver(inputs: SuiteInputs, suite: SuiteName): DriverPlan {
   });
   return {
     suite,
-    // The hidden command as the sentinels rewrote it (node ids of twinned tests), or the task's.
-    command: (suite === "hidden" ? inputs.sentinel?.command : undefined) ?? task.suites[suite].command,
+    command: task.suites[suite].command,
     prep,
-    env: [...Object.entries(task.env), ...oracleEnv, ["ORACLE_JUNIT", reportPath(suite)]],
+    env: [
+      ...Object.entries(task.env),
+      ...oracleEnv,
+      ["ORACLE_JUNIT", reportPath(suite)],
+      ...(sealed ? [["ORACLE_SEALS", sealsPath(suite)] as [string, string]] : []),
+    ],
     report: reportPath(suite),
     maxReportBytes: MAX_REPORT_BYTES,
+    seals: sealed ? sealsPath(suite) : null,
+    maxSealsBytes: MAX_SEALS_BYTES,
     gated: suite === "hidden",
     preload: suiteRunner(task, suite, inputs.scripts)?.framework === "mocha" ? MOCHA_GUARD_PATH : null,
     sandbox: CONTAINER_SANDBOX,
@@ -192,7 +205,7 @@ async function attachDriver(
   };
   const stdout = new DriverOutput(
     suite,
-    { report: MAX_REPORT_BYTES, prepOut: MAX_PREP_BYTES, prepErr: MAX_PREP_BYTES },
+    { report: MAX_REPORT_BYTES, seals: MAX_SEALS_BYTES, prepOut: MAX_PREP_BYTES, prepErr: MAX_PREP_BYTES },
     (chunk) => suiteOutput.stdout.take(chunk),
     onEvent,
   );

@@ -35,6 +35,7 @@ export async function superviseRun(inputs: SuperviseInputs): Promise<GradeResult
     ...outcome,
     suites: facts.suites,
     ...(facts.sentinel ? { sentinel: facts.sentinel } : {}),
+    ...(facts.seals ? { seals: facts.seals } : {}),
     ...(facts.expected ? { expected: facts.expected } : {}),
     image: facts.image,
     diff: facts.diff,

@@ -99,3 +99,14 @@ export function matchEntries(entries: readonly string[], tests: readonly TestCas
   const index = new ReportIndex(tests);
   return entries.map((entry) => index.match(entry));
 }
+
+/**
+ * Whether an expected-test entry (`failToPass` as declared, or a report id the sweep recorded)
+ * names the test a planner refers to by its own entry (`path::Class::test`, a full title, `TestX`).
+ */
+export function namesSameTest(expected: string, entry: string): boolean {
+  if (SUITE_PREFIX.test(expected))
+    return new ReportIndex([{ id: expected, outcome: "passed" }]).match(entry).tests.length > 0;
+  const keys = new Set(entryKeys(entry));
+  return entryKeys(expected).some((k) => keys.has(k));
+}

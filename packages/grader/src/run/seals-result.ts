@@ -1,0 +1,55 @@
+import type { SealsResult } from "@oracle/spec";
+import { namesSameTest, type SealJudgement, type SealRun } from "@oracle/test-set";
+
+/**
+ * The result's `seals` section from the run's seal plan and their judgement: how many comparisons
+ * were sealed and how strongly, how they fared, and the FAIL_TO_PASS tests no strong seal covers
+ * (docs/security.md, "Sealed expectations").
+ */
+/** The result lists at most this many sites' outcomes and tests' runs. */
+const MAX_SITES = 2000;
+const MAX_TESTS = 1000;
+
+export function sealsResult(
+  run: SealRun,
+  judgement: SealJudgement | null,
+  options: { failToPass?: readonly string[]; source: SealsResult["source"] },
+): SealsResult {
+  const count = (strength: string) => run.sites.filter((s) => s.strength === strength).length;
+  const outcomes = Object.values(judgement?.sites ?? {});
+  const outcome = (o: string) => outcomes.filter((x) => x === o).length;
+  const strong = new Set(run.sites.filter((s) => s.strength === "strong").map((s) => s.test.entry));
+  const tests = run.tests.map((t) => t.test);
+  const failToPass = options.failToPass ?? [];
+  const covered = (entry: string) => tests.some((t) => strong.has(t.entry) && namesSameTest(entry, t.entry));
+  const unsealed = failToPass.filter((e) => !covered(e));
+  return {
+    source: options.source,
+    files: run.files.filter((f) => f.sites.length > 0).length,
+    sealed: { strong: count("strong"), weak: count("weak"), exposed: count("exposed") },
+    checked: count("checked"),
+    tests: { sealed: run.tests.length, unsealed: run.unsealed.length },
+    outcome: {
+      matched: outcome("matched"),
+      mismatch: outcome("mismatch"),
+      notPlain: outcome("not-plain"),
+      notRun: judgement ? outcome("not-run") : run.sites.length,
+    },
+    ...(failToPass.length > 0
+      ? {
+          failToPass: {
+            total: failToPass.length,
+            sealed: failToPass.length - unsealed.length,
+            unsealed: unsealed.slice(0, 50),
+          },
+        }
+      : {}),
+    ...(judgement
+      ? {
+          sites: Object.fromEntries(Object.entries(judgement.sites).slice(0, MAX_SITES)),
+          executions: judgement.executions.slice(0, MAX_TESTS),
+        }
+      : {}),
+    ...(judgement?.inconsistent ? { problem: judgement.inconsistent } : {}),
+  };
+}

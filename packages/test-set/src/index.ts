@@ -1,0 +1,22 @@
+export {
+  type EntryMatch,
+  type EntryStatus,
+  entryKeys,
+  matchEntries,
+  namesSameTest,
+  ReportIndex,
+} from "./expected-tests.js";
+export { type Grammar, grammarOf, loadParsers, type Parsers } from "./parsers.js";
+export { cryptoRandom, type Random, seededRandom } from "./random.js";
+export { SEAL_RULES, type SealRule } from "./rules.js";
+export type { Canon } from "./seal/canon.js";
+export {
+  judgeSeals,
+  parseRecords,
+  type SealJudgement,
+  type SealRecord,
+  type SiteOutcome,
+} from "./seal/judge.js";
+export { COMPARISONS, type ComparisonKind } from "./seal/kinds.js";
+export type { AddedFile, FileSeals, SealSite, SealStrength, TestRef, Unsealed } from "./seal/plan.js";
+export { planSeals, type SealRun, type TestText } from "./seal/seal-run.js";

@@ -1,0 +1,99 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { loadParsers, type Parsers } from "../parsers.js";
+import { judgeSeals } from "../seal/judge.js";
+import { runPytest } from "../testing/run-pytest.js";
+import { sealPython } from "./seal.js";
+
+/**
+ * The Python runtime in Debian's pytest 7, end to end on the host: a sealed file runs, its records
+ * are judged. Each attack is code under test that could know the oracle's runtime by heart.
+ */
+let parsers: Parsers;
+beforeAll(async () => {
+  parsers = await loadParsers(["python"]);
+});
+
+const HIDDEN = `from calc import add, pairs, name
+
+
+def test_add():
+    assert add(2, 3) == 5
+
+
+def test_pairs():
+    assert pairs() == [(1, 2), (3, 4)]
+    assert name() == "calc"
+`;
+
+function grade(calc: string) {
+  const plan = sealPython(parsers, { path: "tests/test_calc.py", text: HIDDEN, index: 0 })!;
+  const run = runPytest({ "calc.py": calc, "tests/test_calc.py": plan.text }, ["tests/test_calc.py"]);
+  return { run, judged: judgeSeals(plan, run.records, run.tests) };
+}
+
+const CORRECT = `def add(a, b):\n    return a + b\n\n\ndef pairs():\n    return [(1, 2), (3, 4)]\n\n\ndef name():\n    return "calc"\n`;
+const WRONG = CORRECT.replace("a + b", "a - b");
+
+describe("the Python seal runtime under pytest 7", () => {
+  it("a correct fix: every seal matched, the runner's own verdict stands", () => {
+    const { run, judged } = grade(CORRECT);
+    expect(run.tests.map((t) => t.outcome)).toEqual(["passed", "passed"]);
+    expect(judged.inconsistent).toBeNull();
+    expect(judged.tests.map((t) => t.outcome)).toEqual(["passed", "passed"]);
+    expect(Object.values(judged.sites)).toEqual(["matched", "matched", "matched"]);
+  });
+
+  it("a wrong value: the runner says passed (the comparison is on the host), the seal says failed, with both values", () => {
+    const { run, judged } = grade(WRONG);
+    expect(run.tests.map((t) => t.outcome)).toEqual(["passed", "passed"]);
+    expect(judged.tests[0]).toMatchObject({ outcome: "failed" });
+    expect(judged.tests[0]!.message).toBe(
+      "tests/test_calc.py:5: assert add(2, 3) == 5\n  expected: 5\n  actual:   -1",
+    );
+    expect(judged.onlyNotPlain).toBe(false);
+  });
+
+  it("values equal to anything: a list subclass whose __eq__ is always True is not plain data", () => {
+    const { judged } = grade(
+      `${WRONG}\n\nclass Anything(list):\n    def __eq__(self, other):\n        return True\n\n    def __ne__(self, other):\n        return False\n\n\ndef pairs():\n    return Anything([0])\n`,
+    );
+    expect(judged.tests[1]).toMatchObject({ outcome: "failed" });
+    expect(judged.tests[1]!.message).toMatch(
+      /not plain data .*calc\.Anything \(a subclass of list with its own __eq__\)/,
+    );
+  });
+
+  it("the seal suppressed (replaced by code that records nothing): a passing test without its records is inconsistent", () => {
+    const { judged } = grade(
+      `${WRONG}\nimport _pytest.python\n\n_run = _pytest.python.Function.runtest\n\n\ndef _runtest(self):\n    self.obj.__globals__["_oracle_seal"] = lambda key, value: True\n    return _run(self)\n\n\n_pytest.python.Function.runtest = _runtest\n`,
+    );
+    expect(judged.inconsistent).toMatch(
+      /the runner reports 1 passing run\(s\), but 0 wrote all of the test's seal records/,
+    );
+  });
+
+  it("the seal made to throw: the test fails in the runner", () => {
+    const { run } = grade(
+      `${WRONG}\nimport _pytest.python\n\n_run = _pytest.python.Function.runtest\n\n\ndef _boom(key, value):\n    raise RuntimeError("no")\n\n\ndef _runtest(self):\n    self.obj.__globals__["_oracle_seal"] = _boom\n    return _run(self)\n\n\n_pytest.python.Function.runtest = _runtest\n`,
+    );
+    expect(run.tests.map((t) => t.outcome)).toEqual(["failed", "failed"]);
+  });
+
+  it("records forged by the code under test, before the real ones: out of order", () => {
+    const forge = `import json, os\n\n\ndef _forge():\n    fd = os.open(os.environ["ORACLE_SEALS"], os.O_WRONLY | os.O_APPEND | os.O_CREAT)\n    os.write(fd, (json.dumps({"k": "0.0", "s": 0, "v": {"t": "int", "x": "0x5"}}) + "\\n").encode())\n    os.close(fd)\n\n\n_forge()\n`;
+    const { judged } = grade(`${WRONG}\n${forge}`);
+    expect(judged.inconsistent).toMatch(/its seals ran 2 time\(s\), the runner ran the test 1 time\(s\)/);
+  });
+
+  it("records forged after the real ones (at exit): more runs than the runner ran", () => {
+    const forge = `import atexit, json, os\n\n\ndef _forge():\n    fd = os.open(os.environ["ORACLE_SEALS"], os.O_WRONLY | os.O_APPEND | os.O_CREAT)\n    os.write(fd, (json.dumps({"k": "0.0", "s": 0, "v": {"t": "int", "x": "0x5"}}) + "\\n").encode())\n    os.close(fd)\n\n\natexit.register(_forge)\n`;
+    const { judged } = grade(`${WRONG}\n${forge}`);
+    expect(judged.inconsistent).toMatch(/its seals ran 2 time\(s\)/);
+  });
+
+  it("a record for a key the oracle did not plan", () => {
+    const forge = `import json, os\nfd = os.open(os.environ["ORACLE_SEALS"], os.O_WRONLY | os.O_APPEND | os.O_CREAT)\nos.write(fd, b'{"k":"9.9","s":0,"v":{"t":"none"}}\\n')\nos.close(fd)\n`;
+    const { judged } = grade(`${CORRECT}\n${forge}`);
+    expect(judged.inconsistent).toMatch(/did not plan/);
+  });
+});

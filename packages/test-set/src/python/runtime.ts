@@ -1,0 +1,161 @@
+/**
+ * The seal runtime for Python, appended to a sealed test module (after its last line, so the
+ * tests keep their line numbers; the functions exist once the module has loaded, before any test
+ * runs). It holds no expected value: each sealed comparison hands it the actual value, which it
+ * records as plain data (seal/canon.ts) in the file `$ORACLE_SEALS`, one JSON line per record, one
+ * `os.write` each (O_APPEND). Nothing here is trusted: the code under test can replace these
+ * functions or write records itself, but it cannot know the values the oracle expects.
+ *
+ * `_oracle_seal(key, value)` records and returns True (the comparison is judged on the host);
+ * `_oracle_truth(key, value)` records `bool(value)` and returns True; `_oracle_side(key, side,
+ * value)` records one side of a comparison whose expected side the test computes and returns the
+ * value unchanged (the comparison still runs in the test, and the host checks both sides are plain
+ * data that compare equal).
+ */
+export const PYTHON_RUNTIME = String.raw`
+
+# --- oracle seal runtime (planted by the oracle; not part of the task's tests) ---
+import os as _oracle_os, json as _oracle_json, sys as _oracle_sys
+
+_ORACLE_BUILTINS = (bool, int, float, complex, str, bytes, bytearray, list, tuple, dict, set, frozenset)
+_ORACLE_MAX_DEPTH = 64
+_ORACLE_MAX_NODES = 200000
+_ORACLE_MAX_LINE = 1 << 20
+
+
+def _oracle_cls(t):
+    return "%s.%s" % (getattr(t, "__module__", "?"), getattr(t, "__qualname__", getattr(t, "__name__", "?")))
+
+
+def _oracle_own_eq(t, stop):
+    for c in type.__getattribute__(t, "__mro__"):
+        if c is stop or c is object:
+            return False
+        d = type.__dict__["__dict__"].__get__(c)
+        if "__eq__" in d or "__ne__" in d:
+            return True
+    return False
+
+
+def _oracle_builtin_base(t):
+    for c in type.__getattribute__(t, "__mro__"):
+        if c in _ORACLE_BUILTINS:
+            return c
+    return None
+
+
+def _oracle_module_type(module, name):
+    m = _oracle_sys.modules.get(module)
+    return getattr(m, name, None) if m is not None else None
+
+
+def _oracle_canon(v, budget, depth=0, stack=()):
+    budget[0] -= 1
+    if budget[0] < 0:
+        return {"t": "big"}
+    if depth > _ORACLE_MAX_DEPTH:
+        return {"t": "deep"}
+    t = type(v)
+    if v is None:
+        return {"t": "none"}
+    if t is bool:
+        return {"t": "bool", "v": v}
+    if t is int:
+        return {"t": "int", "x": hex(v)}
+    if t is float:
+        return {"t": "float", "x": v.hex()}
+    if t is complex:
+        return {"t": "complex", "re": v.real.hex(), "im": v.imag.hex()}
+    if t is str:
+        return {"t": "str", "v": v}
+    if t is bytes or t is bytearray:
+        return {"t": "bytes", "v": v.hex()}
+    if id(v) in stack:
+        return {"t": "opaque", "cls": _oracle_cls(t), "why": "it contains itself"}
+    inner = stack + (id(v),)
+    sub = lambda x: _oracle_canon(x, budget, depth + 1, inner)
+    if t is list or t is tuple:
+        return {"t": t.__name__, "v": [sub(x) for x in t.__iter__(v)]}
+    if t is dict:
+        return {"t": "dict", "v": [[sub(k), sub(x)] for k, x in dict.items(v)]}
+    if t is set or t is frozenset:
+        return {"t": "set", "frozen": t is frozenset, "v": [sub(x) for x in t.__iter__(v)]}
+    if t is type({}.keys()) or t is type({}.items()):
+        return {"t": "set", "frozen": False, "v": [sub(x) for x in v]}
+    for module, name, tag in (("collections", "OrderedDict", "odict"), ("collections", "Counter", "counter")):
+        if t is _oracle_module_type(module, name):
+            return {"t": tag, "v": [[sub(k), sub(x)] for k, x in dict.items(v)]}
+    if t is _oracle_module_type("decimal", "Decimal"):
+        return {"t": "decimal", "v": str(v)}
+    if t is _oracle_module_type("fractions", "Fraction"):
+        return {"t": "fraction", "n": hex(v.numerator), "d": hex(v.denominator)}
+    np_generic = _oracle_module_type("numpy", "generic")
+    if np_generic is not None and isinstance(v, np_generic) and getattr(t, "__module__", "") == "numpy":
+        try:
+            item = v.item()
+        except Exception:
+            return {"t": "opaque", "cls": _oracle_cls(t), "why": "a numpy value without a Python equivalent"}
+        return sub(item) if type(item) in _ORACLE_BUILTINS or item is None else {"t": "opaque", "cls": _oracle_cls(t), "why": "a numpy value without a Python equivalent"}
+    base = _oracle_builtin_base(t)
+    if base is not None:
+        if _oracle_own_eq(t, base):
+            return {"t": "opaque", "cls": _oracle_cls(t), "why": "a subclass of %s with its own __eq__" % base.__name__}
+        if base is bool or base is int:
+            return {"t": "int", "x": hex(int.__int__(v))}
+        if base is float:
+            return {"t": "float", "x": float.hex(float.__float__(v))}
+        if base is complex:
+            c = complex.__complex__(v)
+            return {"t": "complex", "re": c.real.hex(), "im": c.imag.hex()}
+        if base is str:
+            return {"t": "str", "v": str.__str__(v)}
+        if base is bytes or base is bytearray:
+            return {"t": "bytes", "v": base.hex(v)}
+        if base is dict:
+            return {"t": "dict", "v": [[sub(k), sub(x)] for k, x in dict.items(v)]}
+        if base is set or base is frozenset:
+            return {"t": "set", "frozen": base is frozenset, "v": [sub(x) for x in base.__iter__(v)]}
+        return {"t": base.__name__, "v": [sub(x) for x in base.__iter__(v)]}
+    dc = _oracle_sys.modules.get("dataclasses")
+    params = getattr(t, "__dataclass_params__", None)
+    eq = type.__dict__["__dict__"].__get__(t).get("__eq__")
+    code = getattr(eq, "__code__", None)
+    if dc is not None and params is not None and dc.is_dataclass(t) and getattr(params, "eq", False) and code is not None and (code.co_filename == "<string>" or code.co_filename.startswith("<dataclass")):
+        return {"t": "dataclass", "cls": "%s#%x" % (_oracle_cls(t), id(t)), "v": [[f.name, sub(getattr(v, f.name))] for f in dc.fields(t) if f.compare]}
+    if not _oracle_own_eq(t, object):
+        return {"t": "ident", "cls": _oracle_cls(t), "id": "%x" % id(v)}
+    return {"t": "opaque", "cls": _oracle_cls(t), "why": "its class defines __eq__"}
+
+
+def _oracle_write(key, side, value):
+    try:
+        canon = _oracle_canon(value, [_ORACLE_MAX_NODES])
+    except RecursionError:
+        canon = {"t": "deep"}
+    line = _oracle_json.dumps({"k": key, "s": side, "v": canon}, ensure_ascii=True, separators=(",", ":"))
+    if len(line) > _ORACLE_MAX_LINE:
+        line = _oracle_json.dumps({"k": key, "s": side, "v": {"t": "big"}}, separators=(",", ":"))
+    path = _oracle_os.environ.get("ORACLE_SEALS")
+    if not path:
+        return
+    fd = _oracle_os.open(path, _oracle_os.O_WRONLY | _oracle_os.O_APPEND | _oracle_os.O_CREAT, 0o600)
+    try:
+        _oracle_os.write(fd, (line + "\n").encode("ascii"))
+    finally:
+        _oracle_os.close(fd)
+
+
+def _oracle_seal(key, value):
+    _oracle_write(key, 0, value)
+    return True
+
+
+def _oracle_truth(key, value):
+    _oracle_write(key, 0, bool(value))
+    return True
+
+
+def _oracle_side(key, side, value):
+    _oracle_write(key, side, value)
+    return value
+`;

@@ -1,0 +1,138 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { loadParsers, type Parsers } from "../parsers.js";
+import { sealPython } from "./seal.js";
+
+let parsers: Parsers;
+beforeAll(async () => {
+  parsers = await loadParsers(["python"]);
+});
+
+const FREEBUSY = `from freebusy import Interval, free_slots, merge, parse_intervals
+
+DAY = Interval(9 * 60, 17 * 60)
+
+
+def test_a_contained_interval_does_not_shrink_its_container():
+    assert merge([Interval(540, 720), Interval(600, 630)]) == [Interval(540, 720)]
+
+
+def test_identical_intervals_merge_to_one():
+    assert merge([Interval(600, 660), Interval(600, 660)]) == [Interval(600, 660)]
+`;
+
+const plan = (text: string, path = "tests/test_x.py") => sealPython(parsers, { path, text, index: 0 })!;
+
+describe("sealPython", () => {
+  it("a literal expected value leaves the file; the runtime is appended; line numbers stay", () => {
+    const p = plan(
+      `from calc import add, name\n\n\ndef test_add():\n    assert add(2, 3) == 5, "add(2, 3) should be 5"\n    assert name() == "calc"\n`,
+    );
+    expect(p.sites.map((s) => [s.key, s.kind, s.expected, s.line, s.strength])).toEqual([
+      ["0.0", "py.eq", { t: "int", v: "5" }, 5, "strong"],
+      ["0.1", "py.eq", { t: "str", v: "calc" }, 6, "strong"],
+    ]);
+    const body = p.text.split("# --- oracle seal runtime")[0]!;
+    expect(body).toContain('    assert _oracle_seal("0.0", add(2, 3))\n');
+    expect(body).toContain('    assert _oracle_seal("0.1", name())\n');
+    expect(body).not.toMatch(/== 5|"calc"|should be 5/);
+    expect(p.text).toContain("def _oracle_seal(key, value):");
+    expect(p.tests).toEqual([
+      { test: { file: "tests/test_x.py", entry: "tests/test_x.py::test_add" }, keys: ["0.0", "0.1"] },
+    ]);
+  });
+
+  it("a computed expected side is checked: both sides recorded, the comparison kept", () => {
+    const p = plan(FREEBUSY);
+    expect(p.sites.map((s) => [s.kind, s.strength, s.expected])).toEqual([
+      ["py.eq", "checked", undefined],
+      ["py.eq", "checked", undefined],
+    ]);
+    expect(p.text).toContain(
+      'assert _oracle_side("0.0", 0, merge([Interval(540, 720), Interval(600, 630)])) == _oracle_side("0.0", 1, [Interval(540, 720)])',
+    );
+  });
+
+  it("truth, not, is None, approx, unittest forms", () => {
+    const p = plan(`import pytest
+import unittest
+
+
+def test_forms():
+    assert ok(1)
+    assert not ok(2)
+    assert find(3) is None
+    assert ratio() == pytest.approx(0.333, rel=1e-3)
+
+
+class TestCase(unittest.TestCase):
+    def test_unittest(self):
+        self.assertEqual(total([1, 2]), 3)
+        self.assertTrue(ok(4), msg="four")
+        self.assertIsNone(find(5))
+        self.assertIn(6, items())
+        self.assertAlmostEqual(ratio(), 0.5, places=3)
+`);
+    expect(p.sites.map((s) => [s.kind, s.expected, s.options ?? null])).toEqual([
+      ["py.truth", { t: "bool", v: true }, null],
+      ["py.truth", { t: "bool", v: false }, null],
+      ["py.is", { t: "none" }, null],
+      ["py.approx", { t: "float", d: "0.333" }, { rel: 0.001 }],
+      ["py.eq", { t: "int", v: "3" }, null],
+      ["py.truth", { t: "bool", v: true }, null],
+      ["py.is", { t: "none" }, null],
+      ["py.truth", { t: "bool", v: true }, null],
+      ["py.almost", { t: "float", d: "0.5" }, { places: 3 }],
+    ]);
+    expect(p.text).toContain('assert _oracle_truth("0.1", ok(2))');
+    expect(p.text).toContain('_oracle_truth("0.7", (6) in (items()))');
+    expect(p.tests.map((t) => t.test.entry)).toEqual([
+      "tests/test_x.py::test_forms",
+      "tests/test_x.py::TestCase::test_unittest",
+    ]);
+  });
+
+  it("a module constant read only by sealed comparisons leaves the file; one read elsewhere stays, and its seal is exposed", () => {
+    const p = plan(
+      `WANT = "hello-world"\nINPUT = "x"\nBOTH = "a-b"\n\n\ndef test_a():\n    assert slug("Hello World") == WANT\n    assert slug(INPUT) == "x"\n    assert slug("A b") == BOTH\n    assert BOTH\n`,
+    );
+    expect(p.text).toMatch(/^WANT = None\nINPUT = "x"\nBOTH = "a-b"\n/);
+    expect(p.sites.map((s) => [s.expected, s.strength])).toEqual([
+      [{ t: "str", v: "hello-world" }, "strong"],
+      [{ t: "str", v: "x" }, "exposed"],
+      [{ t: "str", v: "a-b" }, "exposed"],
+      [{ t: "bool", v: true }, "weak"],
+    ]);
+  });
+
+  it("comparisons inside blocks are left alone; xfail and early exits leave the test unsealed", () => {
+    const p = plan(`import pytest
+
+
+def test_loop():
+    for x in [1, 2]:
+        assert f(x) == x
+
+
+@pytest.mark.xfail
+def test_xfail():
+    assert f(1) == 2
+
+
+def test_returns():
+    if g():
+        return
+    assert f(1) == 1
+`);
+    expect(p.sites).toEqual([]);
+    expect(p.unsealed.map((u) => [u.test.entry, u.rule])).toEqual([
+      ["tests/test_x.py::test_loop", "unsealed.no-comparison"],
+      ["tests/test_x.py::test_xfail", "unsealed.xfail"],
+      ["tests/test_x.py::test_returns", "unsealed.early-exit"],
+    ]);
+    expect(p.text).not.toContain("_oracle_");
+  });
+
+  it("a file that does not parse is not sealed", () => {
+    expect(sealPython(parsers, { path: "t.py", text: "def test_x(:\n  assert 1\n", index: 0 })).toBeNull();
+  });
+});

@@ -1,0 +1,496 @@
+import type { Parsers, SyntaxNode } from "../parsers.js";
+import type { SealRule } from "../rules.js";
+import type { Canon } from "../seal/canon.js";
+import { applyEdits, type Edit } from "../seal/edits.js";
+import type { ComparisonKind } from "../seal/kinds.js";
+import type { FileSeals, SealSite, TestRef, Unsealed } from "../seal/plan.js";
+import { strengthOf } from "../seal/strength.js";
+import { pythonLiteral } from "./literal.js";
+import { PYTHON_RUNTIME } from "./runtime.js";
+
+/**
+ * Seals a pytest or unittest module (docs/security.md, "Sealed expectations"; rules.ts): each
+ * comparison that is a statement of a test's own body is rewritten to hand its actual value to the
+ * runtime (python/runtime.ts, appended to the module), the expected value left out when it is a
+ * literal (`seal.literal`), both sides recorded when the test computes it (`seal.checked`).
+ */
+
+const named = (node: SyntaxNode | null): SyntaxNode[] =>
+  node ? node.namedChildren.filter((c): c is SyntaxNode => c !== null) : [];
+
+/** A comparison found in a test body, before it gets its key. */
+interface Found {
+  kind: ComparisonKind;
+  line: number;
+  source: string;
+  /** The expected value (sealed), or absent (checked). */
+  expected?: Canon;
+  options?: Record<string, number | boolean | null>;
+  /** Constants the expected value was read from. */
+  constants: string[];
+  /** The edits, given the site's key. */
+  edits: (key: string) => Edit[];
+}
+
+interface ModuleFacts {
+  constants: Map<string, Canon>;
+  /** Every identifier use, by name (bindings included). */
+  uses: Map<string, number>;
+  /** The assignment node of each constant. */
+  assignments: Map<string, SyntaxNode>;
+}
+
+const quote = (key: string) => JSON.stringify(key);
+const lineOf = (node: SyntaxNode) => node.startPosition.row + 1;
+
+/** Module-level `NAME = <literal>` bound once; every identifier counted. */
+function moduleFacts(root: SyntaxNode): ModuleFacts {
+  const uses = new Map<string, number>();
+  const walk = (node: SyntaxNode) => {
+    if (node.type === "identifier") uses.set(node.text, (uses.get(node.text) ?? 0) + 1);
+    for (const child of named(node)) walk(child);
+  };
+  walk(root);
+  const constants = new Map<string, Canon>();
+  const assignments = new Map<string, SyntaxNode>();
+  for (const statement of named(root)) {
+    if (statement.type !== "expression_statement") continue;
+    const assignment = named(statement)[0];
+    if (assignment?.type !== "assignment" || assignment.childForFieldName("type")) continue;
+    const left = assignment.childForFieldName("left");
+    const right = assignment.childForFieldName("right");
+    if (left?.type !== "identifier" || !right) continue;
+    const value = pythonLiteral(right);
+    if (value && !assignments.has(left.text)) {
+      constants.set(left.text, value);
+      assignments.set(left.text, assignment);
+    } else {
+      constants.delete(left.text);
+    }
+  }
+  return { constants, uses, assignments };
+}
+
+/** Whether a test's body returns, yields or skips itself (outside nested functions and classes). */
+function exitsEarly(body: SyntaxNode): boolean {
+  const visit = (node: SyntaxNode): boolean => {
+    if (["return_statement", "yield"].includes(node.type)) return true;
+    if (node.type === "call") {
+      const fn = node.childForFieldName("function")?.text ?? "";
+      if (/(^|\.)(skip|skipTest|xfail)$/.test(fn)) return true;
+    }
+    if (["function_definition", "lambda", "class_definition"].includes(node.type)) return false;
+    return named(node).some(visit);
+  };
+  return named(body).some(visit);
+}
+
+const XFAIL = /\bxfail\b|\bexpectedFailure\b/;
+/**
+ * Decorators that call the test once per report entry (marks, parametrize, mock's patch): any
+ * other may run the body any number of times (hypothesis's @given, a retry) or not at all.
+ */
+const ONCE =
+  /^@(pytest\.mark\.\w+|mark\.\w+|(mock\.|unittest\.mock\.)?patch(\.object|\.dict|\.multiple)?|parametrize)\b/;
+
+/** The approx call's expected literal and options, or null when it is not `approx(<literal>, rel=<lit>, …)`. */
+function approxOf(
+  node: SyntaxNode,
+): { expected: Canon; options: Record<string, number | boolean | null> } | null {
+  if (node.type !== "call") return null;
+  const fn = node.childForFieldName("function")?.text ?? "";
+  if (!/^(pytest\.)?approx$/.test(fn)) return null;
+  const args = named(node.childForFieldName("arguments"));
+  const [first, ...rest] = args;
+  const expected = first && first.type !== "keyword_argument" ? pythonLiteral(first) : null;
+  if (!expected) return null;
+  const options: Record<string, number | boolean | null> = {};
+  for (const arg of rest) {
+    if (arg.type !== "keyword_argument") return null;
+    const name = arg.childForFieldName("name")?.text ?? "";
+    const value = arg.childForFieldName("value");
+    const literal = value ? pythonLiteral(value) : null;
+    if (!["rel", "abs", "nan_ok"].includes(name) || !literal) return null;
+    options[name === "nan_ok" ? "nanOk" : name] =
+      literal.t === "none"
+        ? null
+        : literal.t === "bool"
+          ? (literal.v as boolean)
+          : Number(literal.d ?? literal.v);
+    if (Number.isNaN(options[name === "nan_ok" ? "nanOk" : name])) return null;
+  }
+  return { expected, options };
+}
+
+/** One `assert` statement's comparison. */
+function assertComparison(statement: SyntaxNode, facts: ModuleFacts): Found | null {
+  const [expression] = named(statement);
+  if (!expression) return null;
+  const line = lineOf(statement);
+  const source = statement.text;
+  const replaceAll = (key: string, fn: string, actual: SyntaxNode, extra = ""): Edit[] => [
+    {
+      start: expression.startIndex,
+      end: statement.endIndex,
+      text: `${fn}(${quote(key)}, ${extra}${actual.text})`,
+    },
+  ];
+  const literalOf = (node: SyntaxNode) => pythonLiteral(node, facts.constants);
+  const constantsIn = (node: SyntaxNode) =>
+    node.type === "identifier" && facts.constants.has(node.text) ? [node.text] : [];
+  if (expression.type === "comparison_operator") {
+    const operands = named(expression);
+    const operators = expression.children.filter((c) => c !== null && !c.isNamed).map((c) => c!.text);
+    if (operands.length === 2 && operators.length === 1) {
+      const [left, right] = operands as [SyntaxNode, SyntaxNode];
+      const op = operators[0]!;
+      if (op === "==" || op === "!=") {
+        const kind: ComparisonKind = op === "==" ? "py.eq" : "py.ne";
+        const approx = op === "==" ? (approxOf(right) ?? approxOf(left)) : null;
+        if (approx) {
+          const actual = approxOf(right) ? left : right;
+          return {
+            kind: "py.approx",
+            line,
+            source,
+            expected: approx.expected,
+            options: approx.options,
+            constants: [],
+            edits: (key) => replaceAll(key, "_oracle_seal", actual),
+          };
+        }
+        const [actual, expectedNode] = literalOf(right)
+          ? [left, right]
+          : literalOf(left)
+            ? [right, left]
+            : [null, null];
+        if (actual && expectedNode)
+          return {
+            kind,
+            line,
+            source,
+            expected: literalOf(expectedNode)!,
+            constants: constantsIn(expectedNode),
+            edits: (key) => replaceAll(key, "_oracle_seal", actual),
+          };
+        return {
+          kind,
+          line,
+          source,
+          constants: [],
+          edits: (key) => [
+            { start: left.startIndex, end: left.startIndex, text: `_oracle_side(${quote(key)}, 0, ` },
+            { start: left.endIndex, end: left.endIndex, text: ")" },
+            { start: right.startIndex, end: right.startIndex, text: `_oracle_side(${quote(key)}, 1, ` },
+            { start: right.endIndex, end: right.endIndex, text: ")" },
+          ],
+        };
+      }
+      if ((op === "is" || op === "is not") && ["none", "true", "false"].includes(right.type))
+        return {
+          kind: op === "is" ? "py.is" : "py.isnot",
+          line,
+          source,
+          expected: pythonLiteral(right)!,
+          constants: [],
+          edits: (key) => replaceAll(key, "_oracle_seal", left),
+        };
+    }
+  }
+  const negated = expression.type === "not_operator";
+  const argument = negated ? expression.childForFieldName("argument") : expression;
+  if (!argument) return null;
+  return {
+    kind: "py.truth",
+    line,
+    source,
+    expected: { t: "bool", v: !negated },
+    constants: [],
+    edits: (key) => replaceAll(key, "_oracle_truth", argument),
+  };
+}
+
+const EQUALS =
+  /^assert(Equal|Equals|ListEqual|TupleEqual|DictEqual|SetEqual|MultiLineEqual)$|^failUnlessEqual$/;
+
+/** One `self.assertX(...)` call statement's comparison (unittest). */
+function unittestComparison(statement: SyntaxNode, facts: ModuleFacts): Found | null {
+  const [call] = named(statement);
+  if (call?.type !== "call") return null;
+  const fn = call.childForFieldName("function");
+  if (fn?.type !== "attribute" || fn.childForFieldName("object")?.text !== "self") return null;
+  const method = fn.childForFieldName("attribute")?.text ?? "";
+  const args = named(call.childForFieldName("arguments"));
+  const positional = args.filter((a) => a.type !== "keyword_argument");
+  const keywords = args.filter((a) => a.type === "keyword_argument");
+  if (args.some((a) => ["list_splat", "dictionary_splat"].includes(a.type))) return null;
+  if (
+    keywords.some(
+      (k) =>
+        k.childForFieldName("name")?.text !== "msg" &&
+        !/^(places|delta)$/.test(k.childForFieldName("name")?.text ?? ""),
+    )
+  )
+    return null;
+  const line = lineOf(statement);
+  const source = statement.text;
+  const literalOf = (node: SyntaxNode) => pythonLiteral(node, facts.constants);
+  const constantsIn = (node: SyntaxNode) =>
+    node.type === "identifier" && facts.constants.has(node.text) ? [node.text] : [];
+  const replace = (key: string, fn: string, actual: string): Edit[] => [
+    { start: call.startIndex, end: statement.endIndex, text: `${fn}(${quote(key)}, ${actual})` },
+  ];
+  const [a, b] = positional;
+  if ((EQUALS.test(method) || method === "assertNotEqual") && positional.length === 2 && a && b) {
+    const kind: ComparisonKind = method === "assertNotEqual" ? "py.ne" : "py.eq";
+    const [actual, expectedNode] = literalOf(b) ? [a, b] : literalOf(a) ? [b, a] : [null, null];
+    if (actual && expectedNode)
+      return {
+        kind,
+        line,
+        source,
+        expected: literalOf(expectedNode)!,
+        constants: constantsIn(expectedNode),
+        edits: (key) => replace(key, "_oracle_seal", actual.text),
+      };
+    return {
+      kind,
+      line,
+      source,
+      constants: [],
+      edits: (key) => [
+        { start: a.startIndex, end: a.startIndex, text: `_oracle_side(${quote(key)}, 0, ` },
+        { start: a.endIndex, end: a.endIndex, text: ")" },
+        { start: b.startIndex, end: b.startIndex, text: `_oracle_side(${quote(key)}, 1, ` },
+        { start: b.endIndex, end: b.endIndex, text: ")" },
+      ],
+    };
+  }
+  if (method === "assertAlmostEqual" && positional.length === 2 && a && b && literalOf(b)) {
+    const options: Record<string, number | null> = {};
+    for (const k of keywords) {
+      const name = k.childForFieldName("name")?.text ?? "";
+      if (name === "msg") continue;
+      const value = k.childForFieldName("value");
+      const literal = value ? pythonLiteral(value) : null;
+      if (!literal || (literal.t !== "int" && literal.t !== "float")) return null;
+      options[name] = Number(literal.v ?? literal.d);
+    }
+    return {
+      kind: "py.almost",
+      line,
+      source,
+      expected: literalOf(b)!,
+      options,
+      constants: constantsIn(b),
+      edits: (key) => replace(key, "_oracle_seal", a.text),
+    };
+  }
+  if (keywords.some((k) => k.childForFieldName("name")?.text !== "msg")) return null;
+  const singleton = (node: SyntaxNode | undefined) => node && ["none", "true", "false"].includes(node.type);
+  if ((method === "assertIsNone" || method === "assertIsNotNone") && positional.length === 1 && a)
+    return {
+      kind: method === "assertIsNone" ? "py.is" : "py.isnot",
+      line,
+      source,
+      expected: { t: "none" },
+      constants: [],
+      edits: (key) => replace(key, "_oracle_seal", a.text),
+    };
+  if ((method === "assertIs" || method === "assertIsNot") && positional.length === 2 && a && singleton(b))
+    return {
+      kind: method === "assertIs" ? "py.is" : "py.isnot",
+      line,
+      source,
+      expected: pythonLiteral(b!)!,
+      constants: [],
+      edits: (key) => replace(key, "_oracle_seal", a.text),
+    };
+  const truths: Record<string, { arity: number; text: (x: string[]) => string; want: boolean }> = {
+    assertTrue: { arity: 1, text: ([x]) => x!, want: true },
+    assertFalse: { arity: 1, text: ([x]) => x!, want: false },
+    assertIn: { arity: 2, text: ([x, y]) => `(${x}) in (${y})`, want: true },
+    assertNotIn: { arity: 2, text: ([x, y]) => `(${x}) not in (${y})`, want: true },
+    assertIsInstance: { arity: 2, text: ([x, y]) => `isinstance(${x}, ${y})`, want: true },
+    assertNotIsInstance: { arity: 2, text: ([x, y]) => `isinstance(${x}, ${y})`, want: false },
+  };
+  const truth = truths[method];
+  if (truth && positional.length === truth.arity)
+    return {
+      kind: "py.truth",
+      line,
+      source,
+      expected: { t: "bool", v: truth.want },
+      constants: [],
+      edits: (key) => replace(key, "_oracle_truth", truth.text(positional.map((p) => p.text))),
+    };
+  return null;
+}
+
+/** A test function found in the module, with the class it is in. */
+interface TestFunction {
+  ref: TestRef;
+  definition: SyntaxNode;
+  decorators: string[];
+  /** Why the whole test is left alone, or null. */
+  unsealed: SealRule | null;
+}
+
+/** Classes of the hidden files by the names of the classes they derive from (a subclass runs its bases' tests). */
+export type Subclasses = ReadonlyMap<string, ReadonlyArray<{ path: string; name: string }>>;
+
+/** Every class of the files (`class Name(Base, …)`) under each name it derives from, transitively. */
+export function subclassesIn(files: ReadonlyArray<{ path: string; text: string }>): Subclasses {
+  const direct = new Map<string, Array<{ path: string; name: string }>>();
+  for (const { path, text } of files)
+    for (const m of text.matchAll(/^[ \t]*class[ \t]+(\w+)[ \t]*\(([^)]*)\)/gm))
+      for (const base of m[2]!.split(",").map((b) => b.trim().split(".").at(-1)!))
+        if (/^\w+$/.test(base)) direct.set(base, [...(direct.get(base) ?? []), { path, name: m[1]! }]);
+  const all = new Map<string, Array<{ path: string; name: string }>>();
+  for (const base of direct.keys()) {
+    const seen: Array<{ path: string; name: string }> = [];
+    const queue = [...(direct.get(base) ?? [])];
+    while (queue.length > 0) {
+      const next = queue.shift()!;
+      if (seen.some((s) => s.path === next.path && s.name === next.name)) continue;
+      seen.push(next);
+      queue.push(...(direct.get(next.name) ?? []));
+    }
+    all.set(base, seen);
+  }
+  return all;
+}
+
+function testFunctions(root: SyntaxNode, path: string, subclasses: Subclasses): TestFunction[] {
+  const found: TestFunction[] = [];
+  const moduleXfail = named(root).some(
+    (s) => s.type === "expression_statement" && /^pytestmark\s*=/.test(s.text) && XFAIL.test(s.text),
+  );
+  const unwrap = (node: SyntaxNode): { definition: SyntaxNode | null; decorators: string[] } => {
+    if (node.type !== "decorated_definition") return { definition: node, decorators: [] };
+    return {
+      definition: node.childForFieldName("definition"),
+      decorators: named(node)
+        .filter((c) => c.type === "decorator")
+        .map((c) => c.text),
+    };
+  };
+  const add = (node: SyntaxNode, classes: string[], inherited: string[]) => {
+    const { definition, decorators } = unwrap(node);
+    if (definition?.type !== "function_definition") return;
+    const name = definition.childForFieldName("name")?.text ?? "";
+    if (!name.startsWith("test")) return;
+    const xfail = moduleXfail || [...decorators, ...inherited].some((d) => XFAIL.test(d));
+    const body = definition.childForFieldName("body");
+    const unsealed: SealRule | null = xfail
+      ? "unsealed.xfail"
+      : decorators.some((d) => !ONCE.test(d.trim()))
+        ? "unsealed.decorator"
+        : body && exitsEarly(body)
+          ? "unsealed.early-exit"
+          : null;
+    const subs = classes.length === 1 ? (subclasses.get(classes[0]!) ?? []) : [];
+    const also = subs.map((s) => [s.path, s.name, name].join("::"));
+    const ref: TestRef = {
+      file: path,
+      entry: [path, ...classes, name].join("::"),
+      ...(also.length ? { also } : {}),
+    };
+    found.push({ ref, definition, decorators, unsealed });
+  };
+  for (const top of named(root)) {
+    const { definition, decorators } = unwrap(top);
+    if (definition?.type === "class_definition") {
+      const name = definition.childForFieldName("name")?.text ?? "";
+      const bases = definition.childForFieldName("superclasses")?.text ?? "";
+      if (!name.startsWith("Test") && !/TestCase\b/.test(bases)) continue;
+      for (const member of named(definition.childForFieldName("body"))) add(member, [name], decorators);
+    } else add(top, [], []);
+  }
+  return found;
+}
+
+/** The sealed text of one Python test file, its sites and its unsealed tests; null when it does not parse. */
+export function sealPython(
+  parsers: Parsers,
+  file: { path: string; text: string; index: number },
+  options: { demoted?: ReadonlySet<string>; subclasses?: Subclasses } = {},
+): FileSeals | null {
+  return parsers.read("python", file.text, (root) => {
+    const facts = moduleFacts(root);
+    const sites: SealSite[] = [];
+    const unsealed: Unsealed[] = [];
+    const tests: FileSeals["tests"] = [];
+    const edits: Edit[] = [];
+    const sealedConstants = new Map<string, number>();
+    let n = 0;
+    for (const fn of testFunctions(root, file.path, options.subclasses ?? subclassesIn([file]))) {
+      if (fn.unsealed) {
+        unsealed.push({ test: fn.ref, rule: fn.unsealed });
+        continue;
+      }
+      const keys: string[] = [];
+      for (const statement of named(fn.definition.childForFieldName("body"))) {
+        const found =
+          statement.type === "assert_statement"
+            ? assertComparison(statement, facts)
+            : statement.type === "expression_statement"
+              ? unittestComparison(statement, facts)
+              : null;
+        if (!found) continue;
+        const key = `${file.index}.${n++}`;
+        if (options.demoted?.has(key)) continue;
+        edits.push(...found.edits(key));
+        const site: SealSite = {
+          key,
+          test: fn.ref,
+          line: found.line,
+          kind: found.kind,
+          ...(found.expected ? { expected: found.expected } : {}),
+          ...(found.options ? { options: found.options } : {}),
+          source: found.source,
+          strength: found.expected ? "strong" : "checked",
+        };
+        sites.push(site);
+        for (const c of found.constants) sealedConstants.set(c, (sealedConstants.get(c) ?? 0) + 1);
+        keys.push(key);
+      }
+      if (keys.length > 0) tests.push({ test: fn.ref, keys });
+      else unsealed.push({ test: fn.ref, rule: "unsealed.no-comparison" });
+    }
+    // A constant read only by sealed comparisons leaves the file too (its value stays on the host).
+    for (const [name, count] of sealedConstants) {
+      const assignment = facts.assignments.get(name)!;
+      if ((facts.uses.get(name) ?? 0) === count + 1) {
+        const right = assignment.childForFieldName("right")!;
+        edits.push({ start: right.startIndex, end: right.endIndex, text: "None" });
+      }
+    }
+    const text = `${applyEdits(file.text, edits)}${sites.length > 0 ? PYTHON_RUNTIME : ""}`;
+    return {
+      path: file.path,
+      text,
+      sites: strengthOf(sites, literalsIn(parsers, applyEdits(file.text, edits))),
+      unsealed,
+      tests,
+    };
+  });
+}
+
+/** The literal values a Python text still holds (what code in the container can read), as exposure keys. */
+function literalsIn(parsers: Parsers, text: string): Canon[] {
+  return (
+    parsers.read("python", text, (root) => {
+      const out: Canon[] = [];
+      const walk = (node: SyntaxNode) => {
+        const value = ["string", "integer", "float", "list", "tuple", "dictionary", "set"].includes(node.type)
+          ? pythonLiteral(node)
+          : null;
+        if (value) out.push(value);
+        for (const child of named(node)) walk(child);
+      };
+      walk(root);
+      return out;
+    }) ?? []
+  );
+}

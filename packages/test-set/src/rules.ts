@@ -1,0 +1,34 @@
+/**
+ * When a comparison is sealed, checked, or left alone: named rows that docs/security.md ("Sealed
+ * expectations") and the tests cite by id. A red-team fix is one new row and one test.
+ */
+export const SEAL_RULES = {
+  "seal.top-level":
+    "A comparison is sealed only as a statement of the test's own body (not inside an if, a loop, a with, a try, a nested function or a callback): it runs exactly once each time the test runs, whatever the code under test does.",
+  "seal.literal":
+    "The expected side is a literal, a container of literals, or a module constant assigned once to one and used nowhere else: the value stays on the host and the comparison enters the container without it.",
+  "seal.checked":
+    "The expected side is computed in the test (a constructor call, a helper): both sides are recorded and the host checks they are plain data that compare equal under the comparison's own equality; the comparison still runs in the test.",
+  "seal.truth":
+    "`assert x`, `assertTrue(x)`, `toBeTruthy()`, `if !ok {…}`: the truth value is recorded in the container and compared with the expected one on the host. Weak: it is guessable.",
+  "seal.plain-data":
+    "The host compares plain data only (seal/canon.ts, per language); a value it cannot judge (an object with its own equality, a proxy, a matcher, a cycle, too deep or too large) is never equal: VALUE_NOT_PLAIN_DATA.",
+  "seal.records":
+    "A sealed test passes only when the runner says it passed, every seal it ran matched, and each of its runs wrote its seals' records once each, in order: a record out of order, for an unplanned key, duplicated or missing is SEAL_RECORDS_INCONSISTENT.",
+  "seal.gold":
+    "The sweep's gold runs prove each site: one whose gold value is not plain data or does not match is left unsealed for that task (recorded in tasks/<id>/seals.recorded.json), so a grade never fails a correct diff on a seal the gold diff could not pass.",
+  "unsealed.xfail":
+    "A test marked to fail (pytest xfail, unittest expectedFailure, jest test.failing, vitest fails) is not sealed: it would pass in the container.",
+  "unsealed.decorator":
+    "A test with a decorator that may call it more or fewer times than the runner reports (hypothesis's @given, a retry, any decorator but marks, parametrize and mock's patch) is not sealed.",
+  "unsealed.early-exit":
+    "A test whose body returns or yields (outside nested functions), or skips itself, is not sealed: its later comparisons may not run.",
+  "unsealed.no-parse": "A file the parser cannot read cleanly is not sealed.",
+  "unsealed.title":
+    "A JS test whose title is not a plain string (a template with substitutions, a variable), or one declared through a table (`test.each`), or concurrent (`test.concurrent`, `describe.concurrent`) is not sealed.",
+  "unsealed.no-comparison": "A test with no comparison the rules above seal or check.",
+  "unsealed.gold":
+    "A comparison whose gold value was not plain data or did not match at validation (seal.gold).",
+} as const;
+
+export type SealRule = keyof typeof SEAL_RULES;

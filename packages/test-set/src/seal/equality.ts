@@ -1,0 +1,59 @@
+import type { Canon } from "./canon.js";
+import { hasUnjudgeable } from "./canon.js";
+import type { ComparisonKind } from "./kinds.js";
+import { pyAlmost, pyApprox, pyEq, pyIs, pyTruth, type Verdict } from "./python-eq.js";
+import { renderOther, renderPython } from "./render.js";
+
+export type { Verdict } from "./python-eq.js";
+
+/** What one comparison needs: its kind, its options, and for a truth seal the truth value wanted. */
+export interface Comparison {
+  kind: ComparisonKind;
+  options?: Record<string, number | boolean | null> | undefined;
+}
+
+/**
+ * Whether `actual` satisfies the comparison against `expected` (a sealed literal, or the other
+ * side of a checked comparison), under the comparison's own equality (kinds.ts). "unknown" when
+ * a value is not plain data.
+ */
+export function holds(comparison: Comparison, actual: Canon, expected: Canon): Verdict {
+  const { kind, options = {} } = comparison;
+  switch (kind) {
+    case "py.eq":
+      return pyEq(actual, expected);
+    case "py.ne": {
+      const eq = pyEq(actual, expected);
+      return eq === "unknown" ? eq : !eq;
+    }
+    case "py.is":
+      return pyIs(actual, expected);
+    case "py.isnot": {
+      const is = pyIs(actual, expected);
+      return is === "unknown" ? is : !is;
+    }
+    case "py.truth": {
+      const truth = pyTruth(actual);
+      return truth === "unknown" ? truth : truth === (expected.v === true);
+    }
+    case "py.approx":
+      return pyApprox(actual, expected, {
+        rel: options.rel as number | null | undefined,
+        abs: options.abs as number | null | undefined,
+        nanOk: options.nanOk === true,
+      });
+    case "py.almost":
+      return pyAlmost(actual, expected, {
+        ...(typeof options.places === "number" ? { places: options.places } : {}),
+        ...(typeof options.delta === "number" ? { delta: options.delta } : {}),
+      });
+    default:
+      return hasUnjudgeable(actual) || hasUnjudgeable(expected) ? "unknown" : "unknown";
+  }
+}
+
+/** A canon value as the comparison's language prints it. */
+export function render(kind: ComparisonKind, node: Canon): string {
+  if (kind.startsWith("py.")) return renderPython(node);
+  return renderOther(node);
+}

@@ -1,0 +1,233 @@
+import type { TestCase } from "@oracle/spec";
+import { ReportIndex } from "../expected-tests.js";
+import { type Canon, isCanon, unjudgeableWhy } from "./canon.js";
+import { holds, render } from "./equality.js";
+import type { SealSite, TestRef } from "./plan.js";
+
+/**
+ * Judges what the seals recorded against what the oracle expects (docs/security.md, "Sealed
+ * expectations"; rules.ts `seal.records`). A sealed test passes only when the runner says it
+ * passed, every seal it ran matched, and each of its runs wrote its seals' records once each, in
+ * order. The code under test can write records too; it cannot know the expected values, and it
+ * must not be able to confuse the count: a record the oracle cannot read, for a key it did not
+ * plan, out of order, or a passing run without all of its records, makes the suite
+ * SEAL_RECORDS_INCONSISTENT.
+ */
+
+/** One parsed record: a site's key, the side (0: actual; 1: a checked comparison's expected side), the value. */
+export interface SealRecord {
+  key: string;
+  side: 0 | 1;
+  value: Canon;
+}
+
+/** At most this many records are read (a run that writes more is inconsistent). */
+export const MAX_RECORDS = 200_000;
+
+/** Reads the records file (JSON lines); the problem when a line is not a record. */
+export function parseRecords(text: string): { records: SealRecord[]; problem: string | null } {
+  const records: SealRecord[] = [];
+  const lines = text.split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  if (lines.length > MAX_RECORDS)
+    return { records, problem: `the seals wrote ${lines.length} records, more than the ${MAX_RECORDS} read` };
+  for (const [i, line] of lines.entries()) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      return { records, problem: `seal record ${i + 1} is not JSON` };
+    }
+    const { k, s, v } = (parsed ?? {}) as { k?: unknown; s?: unknown; v?: unknown };
+    if (typeof k !== "string" || (s !== 0 && s !== 1) || !isCanon(v))
+      return { records, problem: `seal record ${i + 1} is not a record the seal runtime writes` };
+    records.push({ key: k, side: s, value: v });
+  }
+  return { records, problem: null };
+}
+
+/** How one site fared in a run. */
+export type SiteOutcome = "matched" | "mismatch" | "not-plain" | "not-run";
+
+export interface SealJudgement {
+  /** The report's tests, a sealed test whose seal failed marked failed with the seal's message. */
+  tests: TestCase[];
+  /** Why the records cannot be trusted (SEAL_RECORDS_INCONSISTENT), or null. */
+  inconsistent: string | null;
+  /** Whether every test the seals failed failed on a value that is not plain data only (VALUE_NOT_PLAIN_DATA). */
+  onlyNotPlain: boolean;
+  /** Each site's outcome over the run (the worst of its executions). */
+  sites: Record<string, SiteOutcome>;
+  /** Per test: complete runs of all its seals, and runs cut short. */
+  executions: Array<{ entry: string; complete: number; partial: number }>;
+}
+
+interface Execution {
+  records: SealRecord[];
+  complete: boolean;
+}
+
+/** The records one run of a test writes, in order: each site once (a checked one: both sides). */
+function expectedSequence(
+  keys: readonly string[],
+  sites: ReadonlyMap<string, SealSite>,
+): Array<[string, 0 | 1]> {
+  return keys.flatMap(
+    (key): Array<[string, 0 | 1]> =>
+      sites.get(key)?.expected
+        ? [[key, 0]]
+        : [
+            [key, 0],
+            [key, 1],
+          ],
+  );
+}
+
+/** Splits a test's records into runs; the first record out of order, if any. */
+function executionsOf(
+  records: readonly SealRecord[],
+  sequence: ReadonlyArray<[string, 0 | 1]>,
+): { runs: Execution[]; disorder: SealRecord | null } {
+  const runs: Execution[] = [];
+  let current: SealRecord[] = [];
+  const at = (r: SealRecord, i: number) => sequence[i]![0] === r.key && sequence[i]![1] === r.side;
+  for (const record of records) {
+    if (current.length < sequence.length && at(record, current.length)) current.push(record);
+    else if (at(record, 0)) {
+      runs.push({ records: current, complete: current.length === sequence.length });
+      current = [record];
+    } else return { runs, disorder: record };
+    if (current.length === sequence.length) {
+      runs.push({ records: current, complete: true });
+      current = [];
+    }
+  }
+  if (current.length > 0) runs.push({ records: current, complete: false });
+  return { runs, disorder: null };
+}
+
+/** A failed seal's message: where, what the test wrote, the values. */
+function failureMessage(
+  site: SealSite,
+  actual: Canon,
+  expected: Canon,
+  checked: boolean,
+  notPlain: string | null,
+): string {
+  const where = `${site.test.file}:${site.line}: ${site.source.split("\n")[0]!.trim()}`;
+  if (notPlain) return `${where}\n  the value is not plain data the oracle can compare: ${notPlain}`;
+  const [a, e] = [render(site.kind, actual), render(site.kind, expected)];
+  return checked
+    ? `${where}\n  left:  ${a}\n  right: ${e}\n  (the two sides are not equal as plain data)`
+    : `${where}\n  expected: ${e}\n  actual:   ${a}`;
+}
+
+/** Judges one run of a test: the first seal that failed, if any. */
+function judgeRun(
+  run: Execution,
+  sites: ReadonlyMap<string, SealSite>,
+  outcomes: Record<string, SiteOutcome>,
+) {
+  let failure: { message: string; notPlain: boolean } | null = null;
+  const bySite = new Map<string, SealRecord[]>();
+  for (const r of run.records) bySite.set(r.key, [...(bySite.get(r.key) ?? []), r]);
+  for (const [key, records] of bySite) {
+    const site = sites.get(key)!;
+    const actual = records.find((r) => r.side === 0)?.value;
+    const expected = site.expected ?? records.find((r) => r.side === 1)?.value;
+    if (!actual || !expected) continue;
+    const verdict = holds(site, actual, expected);
+    const outcome: SiteOutcome =
+      verdict === true ? "matched" : verdict === "unknown" ? "not-plain" : "mismatch";
+    if (outcomes[key] !== "mismatch" && outcomes[key] !== "not-plain") outcomes[key] = outcome;
+    if (verdict !== true && !failure) {
+      const why =
+        verdict === "unknown"
+          ? (unjudgeableWhy(actual) ?? unjudgeableWhy(expected) ?? "not plain data")
+          : null;
+      failure = {
+        message: failureMessage(site, actual, expected, !site.expected, why),
+        notPlain: why !== null,
+      };
+    }
+  }
+  return failure;
+}
+
+/**
+ * Judges the records of a run against the plan and the runner's report. `gold` is the sweep's
+ * count of complete runs per test (a test that passed must have run its seals at least as often).
+ */
+export function judgeSeals(
+  plan: { sites: readonly SealSite[]; tests: ReadonlyArray<{ test: TestRef; keys: string[] }> },
+  recordsText: string,
+  report: readonly TestCase[],
+  gold?: ReadonlyMap<string, number>,
+): SealJudgement {
+  const sites = new Map(plan.sites.map((s) => [s.key, s]));
+  const outcomes: Record<string, SiteOutcome> = Object.fromEntries(plan.sites.map((s) => [s.key, "not-run"]));
+  const tests = [...report];
+  const judgement = (inconsistent: string | null, onlyNotPlain = false): SealJudgement => ({
+    tests,
+    inconsistent,
+    onlyNotPlain,
+    sites: outcomes,
+    executions,
+  });
+  const executions: SealJudgement["executions"] = [];
+  const { records, problem } = parseRecords(recordsText);
+  if (problem) return judgement(problem);
+  const owner = new Map<string, string>();
+  for (const { test, keys } of plan.tests) for (const key of keys) owner.set(key, test.entry);
+  const byTest = new Map<string, SealRecord[]>();
+  for (const record of records) {
+    const entry = owner.get(record.key);
+    if (entry === undefined)
+      return judgement(
+        `a seal record names a key the oracle did not plan (${JSON.stringify(record.key).slice(0, 60)})`,
+      );
+    byTest.set(entry, [...(byTest.get(entry) ?? []), record]);
+  }
+  const index = new ReportIndex(tests);
+  const failed = new Map<TestCase, { message: string; notPlain: boolean }>();
+  for (const { test, keys } of plan.tests) {
+    const { runs, disorder } = executionsOf(byTest.get(test.entry) ?? [], expectedSequence(keys, sites));
+    if (disorder)
+      return judgement(
+        `${test.entry}: a seal record out of the order its comparisons run in (${disorder.key})`,
+      );
+    const complete = runs.filter((r) => r.complete).length;
+    executions.push({ entry: test.entry, complete, partial: runs.length - complete });
+    const matched = new Set([test.entry, ...(test.also ?? [])].flatMap((e) => index.match(e).tests));
+    const ran = tests.filter((t) => matched.has(t) && t.outcome !== "skipped");
+    const passed = ran.filter((t) => t.outcome === "passed");
+    if (passed.length > complete)
+      return judgement(
+        `${test.entry}: the runner reports ${passed.length} passing run(s), but ${complete} wrote all of the test's seal records`,
+      );
+    if (runs.length > ran.length)
+      return judgement(
+        `${test.entry}: its seals ran ${runs.length} time(s), the runner ran the test ${ran.length} time(s): records the test did not write`,
+      );
+    const wanted = gold?.get(test.entry);
+    if (wanted !== undefined && passed.length === ran.length && ran.length > 0 && complete < wanted)
+      return judgement(`${test.entry}: ran its seals ${complete} time(s), the gold run ${wanted}`);
+    const failures = runs.map((run) => judgeRun(run, sites, outcomes));
+    const first = failures.find((f) => f !== null);
+    if (!first) continue;
+    // Runs and report entries in the same order mark the run's own entry; otherwise every passing entry.
+    const aligned = runs.length === ran.length;
+    ran.forEach((t, i) => {
+      const own = aligned ? failures[i] : first;
+      if (own && t.outcome === "passed") failed.set(t, own);
+    });
+  }
+  for (const [i, t] of tests.entries()) {
+    const f = failed.get(t);
+    if (f) tests[i] = { ...t, outcome: "failed", message: f.message };
+  }
+  const failures = [...failed.values()];
+  // Tests the runner itself failed are failures of their own: then the suite failed on its tests.
+  const runnerFailed = report.some((t) => t.outcome === "failed" || t.outcome === "error");
+  return judgement(null, failures.length > 0 && failures.every((f) => f.notPlain) && !runnerFailed);
+}

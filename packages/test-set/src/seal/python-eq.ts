@@ -1,0 +1,260 @@
+import { type Canon, UNJUDGEABLE } from "./canon.js";
+import {
+  type Exact,
+  exactEqual,
+  exactKey,
+  fraction,
+  fromDecimal,
+  fromDouble,
+  fromFloatHex,
+  fromHexInt,
+  integer,
+  toDouble,
+} from "./exact.js";
+
+/**
+ * Python's `==` over plain data (docs/security.md, "What is plain data: Python"), on the host:
+ * - numbers (bool, int, float, complex, Decimal, Fraction) compare by exact value across kinds,
+ *   as Python does (`1 == 1.0 == True`, `Decimal("0.1") != 0.1`); NaN equals nothing;
+ * - str only equals str, bytes/bytearray only bytes (`b"a" != "a"`);
+ * - list only equals list, tuple only tuple (`(1, 2) != [1, 2]`), item by item;
+ * - dict equals dict whatever the order (an OrderedDict against another OrderedDict: in order;
+ *   a Counter against a Counter: missing counts are zero); set, frozenset and dict key/item views
+ *   equal each other by their members;
+ * - a dataclass instance with the generated `__eq__` equals one of the same class with equal
+ *   compared fields; an object with identity equality equals only itself;
+ * - None equals None.
+ * Subclasses of these types whose `__eq__`/`__ne__` are the builtin's are recorded as the builtin
+ * (a namedtuple is a tuple, an IntEnum an int). Anything else is `opaque`: "unknown", never equal.
+ */
+export type Verdict = boolean | "unknown";
+
+const NUMERIC = new Set(["bool", "int", "float", "complex", "decimal", "fraction"]);
+const MAPPINGS = new Set(["dict", "odict", "counter"]);
+
+/** A canon number's exact value (complex: its real part, with `imag` telling whether it is real). */
+export function pyNumber(node: Canon): { re: Exact; im: Exact } {
+  const zero = integer(0n);
+  switch (node.t) {
+    case "bool":
+      return { re: integer(node.v ? 1n : 0n), im: zero };
+    case "int":
+      return {
+        re: integer(typeof node.x === "string" ? fromHexInt(node.x) : BigInt(node.v as string)),
+        im: zero,
+      };
+    case "float":
+      return { re: floatValue(node), im: zero };
+    case "complex":
+      return { re: part(node.re), im: part(node.im) };
+    case "decimal":
+      return { re: fromDecimal(node.v as string), im: zero };
+    case "fraction":
+      return { re: fraction(fromHexInt(node.n as string), fromHexInt(node.d as string)), im: zero };
+    default:
+      throw new Error(`not a number: ${node.t}`);
+  }
+}
+
+function floatValue(node: Canon): Exact {
+  if (typeof node.x === "string") return fromFloatHex(node.x);
+  return fromDouble(Number(node.d as string));
+}
+
+/** A complex part: a float.hex() string from the runtime, or decimal text from a literal. */
+function part(text: unknown): Exact {
+  const s = String(text);
+  return /^-?0x|^-?inf$|^nan$/.test(s) ? fromFloatHex(s) : fromDouble(Number(s));
+}
+
+function numbersEqual(a: Canon, b: Canon): boolean {
+  const x = pyNumber(a);
+  const y = pyNumber(b);
+  return exactEqual(x.re, y.re) && exactEqual(x.im, y.im);
+}
+
+/** Combines item verdicts: any false is false (Python's result cannot be true then), else any unknown is unknown. */
+function all(verdicts: Iterable<Verdict>): Verdict {
+  let unknown = false;
+  for (const v of verdicts) {
+    if (v === false) return false;
+    if (v === "unknown") unknown = true;
+  }
+  return unknown ? "unknown" : true;
+}
+
+const items = (node: Canon): Canon[] => (node.v as Canon[]) ?? [];
+const pairs = (node: Canon): Array<[Canon, Canon]> => (node.v as Array<[Canon, Canon]>) ?? [];
+
+/** A hash key: values Python's dict and set treat as the same key share it; null when none can be made. */
+export function pyKey(node: Canon): string | null {
+  if (NUMERIC.has(node.t)) {
+    const { re, im } = pyNumber(node);
+    if (re === "nan" || im === "nan") return null;
+    return exactEqual(im, integer(0n)) ? `n:${exactKey(re)}` : `c:${exactKey(re)},${exactKey(im)}`;
+  }
+  if (node.t === "str") return `s:${JSON.stringify(node.v)}`;
+  if (node.t === "bytes") return `b:${node.v}`;
+  if (node.t === "none") return "none";
+  if (node.t === "ident") return `i:${node.id}`;
+  if (node.t === "tuple") {
+    const keys = items(node).map(pyKey);
+    return keys.some((k) => k === null) ? null : `t:[${keys.join(",")}]`;
+  }
+  if (node.t === "set" && node.frozen === true) {
+    const keys = items(node).map(pyKey);
+    return keys.some((k) => k === null) ? null : `f:{${[...keys].sort().join(",")}}`;
+  }
+  if (node.t === "dataclass") {
+    const keys = pairs(node).map(([, v]) => pyKey(v));
+    return keys.some((k) => k === null) ? null : `d:${node.cls}:[${keys.join(",")}]`;
+  }
+  return null;
+}
+
+function mappingsEqual(a: Canon, b: Canon): Verdict {
+  if (a.t === "odict" && b.t === "odict")
+    return (
+      pairs(a).length === pairs(b).length &&
+      all(pairs(a).map(([k, v], i) => all([pyEq(k, pairs(b)[i]![0]), pyEq(v, pairs(b)[i]![1])])))
+    );
+  const counter = a.t === "counter" && b.t === "counter";
+  const index = (node: Canon) => {
+    const map = new Map<string, Canon>();
+    for (const [k, v] of pairs(node)) {
+      const key = pyKey(k);
+      if (key === null) return null;
+      map.set(key, v);
+    }
+    return map;
+  };
+  const [x, y] = [index(a), index(b)];
+  if (!x || !y) return "unknown";
+  if (counter) {
+    const zero: Canon = { t: "int", v: "0" };
+    const keys = new Set([...x.keys(), ...y.keys()]);
+    return all([...keys].map((k) => pyEq(x.get(k) ?? zero, y.get(k) ?? zero)));
+  }
+  if (x.size !== y.size) return false;
+  return all([...x].map(([k, v]) => (y.has(k) ? pyEq(v, y.get(k)!) : false)));
+}
+
+function setsEqual(a: Canon, b: Canon): Verdict {
+  const keys = (node: Canon) => {
+    const set = new Set<string>();
+    for (const item of items(node)) {
+      const key = pyKey(item);
+      if (key === null) return null;
+      set.add(key);
+    }
+    return set;
+  };
+  const [x, y] = [keys(a), keys(b)];
+  if (!x || !y) return "unknown";
+  return x.size === y.size && [...x].every((k) => y.has(k));
+}
+
+/** Python's `a == b` for two canon values. */
+export function pyEq(a: Canon, b: Canon): Verdict {
+  if (UNJUDGEABLE.has(a.t) || UNJUDGEABLE.has(b.t)) return "unknown";
+  if (NUMERIC.has(a.t) && NUMERIC.has(b.t)) return numbersEqual(a, b);
+  if (MAPPINGS.has(a.t) && MAPPINGS.has(b.t)) return mappingsEqual(a, b);
+  if (a.t !== b.t) return false;
+  switch (a.t) {
+    case "none":
+      return true;
+    case "str":
+    case "bytes":
+      return a.v === b.v;
+    case "list":
+    case "tuple": {
+      const [x, y] = [items(a), items(b)];
+      return x.length === y.length && all(x.map((item, i) => pyEq(item, y[i]!)));
+    }
+    case "set":
+      return setsEqual(a, b);
+    case "dataclass": {
+      if (a.cls !== b.cls) return false;
+      const [x, y] = [pairs(a), pairs(b)];
+      return x.length === y.length && all(x.map(([name, v], i) => y[i]![0] === name && pyEq(v, y[i]![1])));
+    }
+    case "ident":
+      return a.id === b.id;
+    default:
+      return "unknown";
+  }
+}
+
+/** Python's truth value of a plain value (`assert x`); the runtime records `bool(x)` itself, so this reads that. */
+export function pyTruth(node: Canon): Verdict {
+  if (node.t === "bool") return node.v === true;
+  return "unknown";
+}
+
+/** `x is None` / `x is True` / `x is False`: the singleton itself (an int 1 is not True). */
+export function pyIs(actual: Canon, expected: Canon): Verdict {
+  if (UNJUDGEABLE.has(actual.t)) return false;
+  if (expected.t === "none") return actual.t === "none";
+  if (expected.t === "bool") return actual.t === "bool" && actual.v === expected.v;
+  return "unknown";
+}
+
+/** pytest.approx's defaults. */
+export const APPROX_REL = 1e-6;
+export const APPROX_ABS = 1e-12;
+
+/**
+ * `actual == pytest.approx(expected, rel=, abs=, nan_ok=)` (pytest 7): numbers within the
+ * tolerance (max of rel × |expected| and abs; abs alone when only abs is given), computed in floats
+ * as pytest does; lists and tuples item by item, dicts key by key.
+ */
+export function pyApprox(
+  actual: Canon,
+  expected: Canon,
+  tolerance: { rel?: number | null; abs?: number | null; nanOk?: boolean },
+): Verdict {
+  if (UNJUDGEABLE.has(actual.t)) return "unknown";
+  if (expected.t === "list" || expected.t === "tuple") {
+    if (actual.t !== "list" && actual.t !== "tuple") return false;
+    const [x, y] = [items(actual), items(expected)];
+    return x.length === y.length && all(x.map((item, i) => pyApprox(item, y[i]!, tolerance)));
+  }
+  if (expected.t === "dict") {
+    if (!MAPPINGS.has(actual.t)) return false;
+    const index = new Map(pairs(actual).map(([k, v]) => [pyKey(k), v]));
+    const want = pairs(expected);
+    if (index.size !== want.length) return false;
+    return all(
+      want.map(([k, v]) => (index.has(pyKey(k)) ? pyApprox(index.get(pyKey(k))!, v, tolerance) : false)),
+    );
+  }
+  if (!NUMERIC.has(expected.t)) return pyEq(actual, expected);
+  if (!NUMERIC.has(actual.t)) return false;
+  if (numbersEqual(actual, expected)) return true;
+  const want = pyNumber(expected);
+  const got = pyNumber(actual);
+  if (want.re === "nan") return tolerance.nanOk === true && got.re === "nan";
+  const [w, g] = [toDouble(want.re), toDouble(got.re)];
+  if (!Number.isFinite(w) || !Number.isFinite(g)) return false;
+  const abs = tolerance.abs ?? APPROX_ABS;
+  const tol =
+    tolerance.rel == null && tolerance.abs != null
+      ? abs
+      : Math.max((tolerance.rel ?? APPROX_REL) * Math.abs(w), abs);
+  return Math.abs(w - g) <= tol;
+}
+
+/** unittest's assertAlmostEqual(first, second, places=7 | delta=d). */
+export function pyAlmost(
+  actual: Canon,
+  expected: Canon,
+  options: { places?: number; delta?: number },
+): Verdict {
+  if (UNJUDGEABLE.has(actual.t)) return "unknown";
+  if (NUMERIC.has(actual.t) && NUMERIC.has(expected.t) && numbersEqual(actual, expected)) return true;
+  if (!NUMERIC.has(actual.t) || !NUMERIC.has(expected.t)) return pyEq(actual, expected);
+  const diff = Math.abs(toDouble(pyNumber(actual).re) - toDouble(pyNumber(expected).re));
+  if (options.delta !== undefined) return diff <= options.delta;
+  const places = options.places ?? 7;
+  return diff < 0.5 * 10 ** -places || Number(diff.toFixed(places)) === 0;
+}

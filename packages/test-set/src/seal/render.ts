@@ -1,0 +1,117 @@
+import type { Canon } from "./canon.js";
+import { fromFloatHex, fromHexInt, toDouble } from "./exact.js";
+
+/**
+ * A canon value written as its language would print it, for the message a failed seal shows
+ * (what the runner would have shown: the expected and the actual value). Bounded: long values are
+ * cut with an ellipsis.
+ */
+const MAX = 2000;
+
+const clip = (text: string) => (text.length > MAX ? `${text.slice(0, MAX)}…` : text);
+
+/** Python's repr of a float (`1.0`, `1e+20`, `1e-07`, `nan`, `-0.0`). */
+function pyFloat(value: number): string {
+  if (Number.isNaN(value)) return "nan";
+  if (!Number.isFinite(value)) return value > 0 ? "inf" : "-inf";
+  if (Object.is(value, -0)) return "-0.0";
+  const exp = value === 0 ? 0 : Math.floor(Math.log10(Math.abs(value)));
+  if (exp < -4 || exp >= 16) {
+    const [mantissa, e] = value.toExponential().split("e") as [string, string];
+    const n = Number(e);
+    return `${mantissa}e${n < 0 ? "-" : "+"}${String(Math.abs(n)).padStart(2, "0")}`;
+  }
+  const text = String(value);
+  return /[.e]/.test(text) ? text : `${text}.0`;
+}
+
+const pyStr = (s: string) => {
+  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
+  let out = quote;
+  for (const ch of s) {
+    const code = ch.codePointAt(0)!;
+    if (ch === "\\") out += "\\\\";
+    else if (ch === quote) out += `\\${quote}`;
+    else if (ch === "\n") out += "\\n";
+    else if (ch === "\r") out += "\\r";
+    else if (ch === "\t") out += "\\t";
+    else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, "0")}`;
+    else if (code >= 0xd800 && code <= 0xdfff) out += `\\u${code.toString(16)}`;
+    else out += ch;
+  }
+  return `${out}${quote}`;
+};
+
+const floatText = (node: Canon, field: "x" | "d" = "x"): string =>
+  typeof node[field] === "string" && field === "x"
+    ? pyFloat(toDouble(fromFloatHex(node.x as string)))
+    : pyFloat(Number(node.d));
+
+const items = (node: Canon): Canon[] => (node.v as Canon[]) ?? [];
+const pairs = (node: Canon): Array<[Canon, Canon]> => (node.v as Array<[Canon, Canon]>) ?? [];
+
+/** Python's repr of a canon value. */
+export function renderPython(node: Canon): string {
+  const r = renderPython;
+  switch (node.t) {
+    case "none":
+      return "None";
+    case "bool":
+      return node.v ? "True" : "False";
+    case "int":
+      return typeof node.x === "string" ? fromHexInt(node.x).toString() : String(node.v);
+    case "float":
+      return typeof node.x === "string" ? floatText(node) : floatText(node, "d");
+    case "complex":
+      return `(${node.re}+${node.im}j)`;
+    case "str":
+      return clip(pyStr(node.v as string));
+    case "bytes":
+      return clip(
+        `b'${(node.v as string).replace(/../g, (h) => {
+          const c = Number.parseInt(h, 16);
+          return c >= 0x20 && c < 0x7f && c !== 0x27 && c !== 0x5c ? String.fromCharCode(c) : `\\x${h}`;
+        })}'`,
+      );
+    case "list":
+      return clip(`[${items(node).map(r).join(", ")}]`);
+    case "tuple":
+      return clip(
+        items(node).length === 1 ? `(${r(items(node)[0]!)},)` : `(${items(node).map(r).join(", ")})`,
+      );
+    case "set":
+      return clip(items(node).length === 0 ? "set()" : `{${items(node).map(r).join(", ")}}`);
+    case "dict":
+    case "odict":
+    case "counter": {
+      const body = `{${pairs(node)
+        .map(([k, v]) => `${r(k)}: ${r(v)}`)
+        .join(", ")}}`;
+      return clip(node.t === "dict" ? body : `${node.t === "odict" ? "OrderedDict" : "Counter"}(${body})`);
+    }
+    case "decimal":
+      return `Decimal('${node.v}')`;
+    case "fraction":
+      return `Fraction(${BigInt(node.n as string)}, ${BigInt(node.d as string)})`;
+    case "dataclass": {
+      const name = String(node.cls).replace(/#.*$/, "").split(".").at(-1);
+      return clip(
+        `${name}(${pairs(node)
+          .map(([k, v]) => `${k as unknown as string}=${r(v)}`)
+          .join(", ")})`,
+      );
+    }
+    case "ident":
+      return `<${node.cls} object>`;
+    default:
+      return renderOther(node);
+  }
+}
+
+/** Tags every language shares. */
+export function renderOther(node: Canon): string {
+  if (node.t === "opaque") return `<${node.cls ?? "a value"}: ${node.why ?? "not plain data"}>`;
+  if (node.t === "deep") return "<nested too deep to record>";
+  if (node.t === "big") return "<too large to record>";
+  return clip(JSON.stringify(node));
+}

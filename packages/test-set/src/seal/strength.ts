@@ -1,0 +1,53 @@
+import type { Canon } from "./canon.js";
+import { exactKey, fromDecimal, fromDouble, fromFloatHex, fromHexInt, integer } from "./exact.js";
+import type { SealSite } from "./plan.js";
+
+/**
+ * How hard each sealed value is to guess from inside the container (plan.ts: SealStrength): a
+ * truth value, None/null/nil, 0, 1, -1, an empty string or container is `weak`; a value that stands
+ * as a literal elsewhere in the sealed files (which the code under test can read) is `exposed`.
+ */
+
+const NUMBER_TAGS = new Set(["int", "float", "num", "bigint", "decimal"]);
+
+/** A key equal for equal values across number kinds (1, 1.0, 1n), for strings by their text, for containers by their items. */
+export function valueKey(node: Canon): string {
+  if (NUMBER_TAGS.has(node.t)) {
+    try {
+      if (node.t === "int")
+        return `n:${exactKey(integer(typeof node.x === "string" ? fromHexInt(node.x) : BigInt(node.v as string)))}`;
+      if (node.t === "float")
+        return `n:${exactKey(typeof node.x === "string" ? fromFloatHex(node.x) : fromDouble(Number(node.d)))}`;
+      if (node.t === "num") return `n:${exactKey(fromDouble(Number(node.v)))}`;
+      if (node.t === "bigint") return `n:${exactKey(integer(BigInt(node.v as string)))}`;
+      return `n:${exactKey(fromDecimal(node.v as string))}`;
+    } catch {
+      return JSON.stringify(node);
+    }
+  }
+  if (node.t === "str") return `s:${JSON.stringify(node.v)}`;
+  const items = (node.v ?? node.items) as unknown;
+  if (Array.isArray(items))
+    return `${node.t}:[${items.map((i) => (Array.isArray(i) ? `(${i.map((p) => valueKey(p as Canon)).join(",")})` : valueKey(i as Canon))).join(",")}]`;
+  return JSON.stringify(node);
+}
+
+/** Whether a value is one a guesser tries first. */
+export function isTrivial(node: Canon): boolean {
+  if (["bool", "none", "null", "undefined", "nil"].includes(node.t)) return true;
+  if (node.t === "str") return node.v === "";
+  if (NUMBER_TAGS.has(node.t)) return ["n:0/1", "n:1/1", "n:-1/1"].includes(valueKey(node));
+  const items = node.v ?? node.items ?? node.props;
+  return Array.isArray(items) && items.length === 0;
+}
+
+/** The sites with their strength: weak, exposed (the value is among `literals`), or strong. */
+export function strengthOf(sites: SealSite[], literals: readonly Canon[]): SealSite[] {
+  const present = new Set(literals.map(valueKey));
+  return sites.map((site) => {
+    if (!site.expected) return site;
+    if (site.kind.endsWith(".truth") || isTrivial(site.expected)) return { ...site, strength: "weak" };
+    if (present.has(valueKey(site.expected))) return { ...site, strength: "exposed" };
+    return { ...site, strength: "strong" };
+  });
+}
