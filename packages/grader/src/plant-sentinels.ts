@@ -88,7 +88,10 @@ export async function plantSentinels(
   const { others = [], scripts = null } = base;
   const runner = sentinelRunner(loaded.task, scripts);
   const texts = await readHidden(runTests, hiddenFiles);
-  const seals = await sealHidden(texts, runTests, log, base.demoted);
+  const seals = await sealHidden(texts, runTests, log, {
+    demoted: base.demoted,
+    framework: runner?.framework ?? null,
+  });
   const sentinel = planSentinels(runner, texts, others, seals ? sealedNames(seals) : new Map());
   if (!sentinel) {
     const note = noSentinelNote(runner, texts);
@@ -118,12 +121,13 @@ async function sealHidden(
   texts: readonly HiddenText[],
   runTests: string,
   log: RunLog,
-  demoted: ReadonlySet<string> = new Set(),
+  options: { demoted?: ReadonlySet<string> | undefined; framework: string | null },
 ): Promise<SealRun | null> {
-  const grammars = texts.map((t) => grammarOf(t.path)).filter((g): g is Grammar => g === "python");
+  const demoted = options.demoted ?? new Set<string>();
+  const grammars = texts.map((t) => grammarOf(t.path)).filter((g): g is Grammar => g !== null && g !== "go");
   if (grammars.length === 0) return null;
   const parsers = await loadParsers(grammars);
-  const seals = planSeals(parsers, texts, { demoted });
+  const seals = planSeals(parsers, texts, { demoted, framework: options.framework });
   if (seals.sites.length === 0 && seals.unsealed.length === 0) return null;
   for (const file of seals.files)
     if (file.sites.length > 0) await writeInside(runTests, file.path, file.text, true);

@@ -26,6 +26,8 @@ export const SEAL_RULES = {
   "unsealed.no-parse": "A file the parser cannot read cleanly is not sealed.",
   "unsealed.title":
     "A JS test whose title is not a plain string (a template with substitutions, a variable), or one declared through a table (`test.each`), or concurrent (`test.concurrent`, `describe.concurrent`) is not sealed.",
+  "unsealed.module":
+    "A JavaScript file whose module system the oracle cannot tell (a .js file with neither an import nor a require, outside vitest) is not sealed: the runtime could not reach fs.",
   "unsealed.no-comparison": "A test with no comparison the rules above seal or check.",
   "unsealed.gold":
     "A comparison whose gold value was not plain data or did not match at validation (seal.gold).",

@@ -1,8 +1,19 @@
 import type { Canon } from "./canon.js";
 import { hasUnjudgeable } from "./canon.js";
+import {
+  jsDeepEqual,
+  jsDeepStrictEqual,
+  jsEql,
+  jsToEqual,
+  jsToStrictEqual,
+  jsTruth,
+  looseEquals,
+  objectIs,
+  strictEquals,
+} from "./js-eq.js";
 import type { ComparisonKind } from "./kinds.js";
 import { pyAlmost, pyApprox, pyEq, pyIs, pyTruth, type Verdict } from "./python-eq.js";
-import { renderOther, renderPython } from "./render.js";
+import { renderJs, renderOther, renderPython } from "./render.js";
 
 export type { Verdict } from "./python-eq.js";
 
@@ -47,6 +58,24 @@ export function holds(comparison: Comparison, actual: Canon, expected: Canon): V
         ...(typeof options.places === "number" ? { places: options.places } : {}),
         ...(typeof options.delta === "number" ? { delta: options.delta } : {}),
       });
+    case "js.is":
+      return objectIs(actual, expected);
+    case "js.strict":
+      return strictEquals(actual, expected);
+    case "js.loose":
+      return looseEquals(actual, expected);
+    case "js.toEqual":
+      return jsToEqual(actual, expected);
+    case "js.toStrictEqual":
+      return jsToStrictEqual(actual, expected);
+    case "js.deepStrictEqual":
+      return jsDeepStrictEqual(actual, expected);
+    case "js.deepEqual":
+      return jsDeepEqual(actual, expected);
+    case "js.eql":
+      return jsEql(actual, expected);
+    case "js.truth":
+      return jsTruth(actual, expected.v === true);
     default:
       return hasUnjudgeable(actual) || hasUnjudgeable(expected) ? "unknown" : "unknown";
   }
@@ -55,5 +84,6 @@ export function holds(comparison: Comparison, actual: Canon, expected: Canon): V
 /** A canon value as the comparison's language prints it. */
 export function render(kind: ComparisonKind, node: Canon): string {
   if (kind.startsWith("py.")) return renderPython(node);
+  if (kind.startsWith("js.")) return renderJs(node);
   return renderOther(node);
 }

@@ -115,3 +115,73 @@ export function renderOther(node: Canon): string {
   if (node.t === "big") return "<too large to record>";
   return clip(JSON.stringify(node));
 }
+
+/** A JavaScript value as node's util.inspect would print it (close enough for a message). */
+export function renderJs(node: Canon): string {
+  const r = renderJs;
+  const key = (k: string) => (/^[A-Za-z_$][\w$]*$/.test(k) ? k : JSON.stringify(k));
+  const named = (proto: unknown) => {
+    const p = String(proto ?? "");
+    return p.startsWith("#")
+      ? `${p.split(":").slice(1).join(":") || "Object"} `
+      : p === "null"
+        ? "[Object: null prototype] "
+        : "";
+  };
+  switch (node.t) {
+    case "undefined":
+      return "undefined";
+    case "null":
+      return "null";
+    case "bool":
+      return String(node.v);
+    case "num":
+      return String(node.v);
+    case "bigint":
+      return `${node.v}n`;
+    case "str":
+      return clip(`'${String(node.v).replace(/\\/g, "\\\\").replace(/'/g, "\\'").replace(/\n/g, "\\n")}'`);
+    case "sym":
+      return `Symbol(${node.d})`;
+    case "fn":
+      return `[Function: ${node.name || "(anonymous)"}]`;
+    case "hole":
+      return "<empty>";
+    case "arr":
+      return clip(
+        `${named(node.proto === "Array" ? "" : node.proto)}[ ${[...(node.v as Canon[]).map(r), ...((node.props as Array<[string, Canon]>) ?? []).map(([k, v]) => `${key(k)}: ${r(v)}`)].join(", ")} ]`.replace(
+          "[  ]",
+          "[]",
+        ),
+      );
+    case "obj": {
+      const body = ((node.props as Array<[string, Canon]>) ?? [])
+        .map(([k, v]) => `${key(k)}: ${r(v)}`)
+        .join(", ");
+      return clip(`${named(node.proto)}{${body ? ` ${body} ` : ""}}`);
+    }
+    case "map":
+      return clip(
+        `Map(${(node.v as unknown[]).length}) { ${(node.v as Array<[Canon, Canon]>).map(([k, v]) => `${r(k)} => ${r(v)}`).join(", ")} }`,
+      );
+    case "set":
+      return clip(`Set(${(node.v as unknown[]).length}) { ${(node.v as Canon[]).map(r).join(", ")} }`);
+    case "date":
+      return node.v === "NaN" ? "Invalid Date" : new Date(Number(node.v)).toISOString();
+    case "regexp":
+      return `/${node.src}/${node.flags}`;
+    case "error":
+      return `${node.name}: ${node.message}`;
+    case "boxed":
+      return `[${String(node.tag).slice(8, -1)}: ${r(node.v as Canon)}]`;
+    case "typed":
+      return `${String(node.tag).slice(8, -1)}(${String(node.v).length / 2}) [${
+        String(node.v)
+          .match(/../g)
+          ?.map((h) => Number.parseInt(h, 16))
+          .join(", ") ?? ""
+      }]`;
+    default:
+      return renderOther(node);
+  }
+}

@@ -1,3 +1,4 @@
+import { jsTitles, sealJs } from "../js/seal.js";
 import type { Parsers } from "../parsers.js";
 import { grammarOf } from "../parsers.js";
 import { sealPython, subclassesIn } from "../python/seal.js";
@@ -14,6 +15,8 @@ export interface SealRun {
   unread: string[];
 }
 
+const JS_GRAMMARS = new Set(["javascript", "typescript", "tsx"]);
+
 /** A hidden test file: its path in the checkout and its text. */
 export interface TestText {
   path: string;
@@ -29,15 +32,27 @@ export interface TestText {
 export function planSeals(
   parsers: Parsers,
   files: readonly TestText[],
-  options: { demoted?: ReadonlySet<string> } = {},
+  options: { demoted?: ReadonlySet<string>; framework?: string | null } = {},
 ): SealRun {
   const run: SealRun = { files: [], added: [], sites: [], tests: [], unsealed: [], unread: [] };
   const python = files.filter((f) => grammarOf(f.path) === "python");
+  const js = files.filter((f) => JS_GRAMMARS.has(grammarOf(f.path) ?? ""));
   const subclasses = subclassesIn(python);
+  const titles = js.length > 0 ? jsTitles(parsers, js) : new Map<string, number>();
+  const { demoted } = options;
   files.forEach((file, index) => {
     const grammar = grammarOf(file.path);
-    if (grammar !== "python") return;
-    const sealed = sealPython(parsers, { ...file, index }, { ...options, subclasses });
+    const sealed =
+      grammar === "python"
+        ? sealPython(parsers, { ...file, index }, { ...(demoted ? { demoted } : {}), subclasses })
+        : JS_GRAMMARS.has(grammar ?? "")
+          ? sealJs(
+              parsers,
+              { ...file, index },
+              { ...(demoted ? { demoted } : {}), titles, vitest: options.framework === "vitest" },
+            )
+          : undefined;
+    if (sealed === undefined) return;
     if (sealed === null) {
       run.unread.push(file.path);
       return;

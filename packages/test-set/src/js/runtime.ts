@@ -1,0 +1,173 @@
+/**
+ * The seal runtime for JavaScript and TypeScript test files (mocha, jest, vitest), appended to a
+ * sealed file: function declarations (hoisted, so the tests find them wherever the file ends),
+ * recording each actual value as plain data (seal/canon.ts) in `$ORACLE_SEALS`, one JSON line per
+ * record, one `writeSync` each on an O_APPEND descriptor. Nothing here is trusted: code under test
+ * can replace these functions or write records itself, but it cannot know the expected values.
+ *
+ * Plain data: undefined, null, booleans, numbers (-0, NaN), bigints, strings, arrays (holes kept),
+ * objects (own enumerable string and symbol keys, with a tag for their prototype: Object, null, or
+ * a class by identity), Map, Set, Date, RegExp, Error, boxed primitives, typed arrays. An object
+ * that answers for its own equality (a Proxy, `asymmetricMatch`, jest's matcher symbol) or that
+ * the runtime cannot read without running its code in unknown ways is `opaque`; a getter is read
+ * once, as the matchers read it.
+ */
+
+/** How the runtime reaches `fs`: an import (ES module syntax) or `require` (CommonJS, found by eval so a TypeScript file needs no declaration). */
+export type JsModuleKind = "esm" | "cjs";
+
+const BODY = String.raw`
+function __oracleFs() {
+  if (__oracleState.fs) return __oracleState.fs;
+  __oracleState.fs = __ORACLE_FS__;
+  return __oracleState.fs;
+}
+var __oracleState = { fs: null, refs: null, symbols: null, next: 1 };
+function __oracleRef(value) {
+  if (!__oracleState.refs) { __oracleState.refs = new WeakMap(); __oracleState.symbols = new Map(); }
+  var table = typeof value === "symbol" ? __oracleState.symbols : __oracleState.refs;
+  var id = table.get(value);
+  if (id === undefined) { id = __oracleState.next++; table.set(value, id); }
+  return id;
+}
+function __oracleCtorName(proto) {
+  var ctor = Object.prototype.hasOwnProperty.call(proto, "constructor") ? proto.constructor : undefined;
+  return typeof ctor === "function" ? String(ctor.name) : "";
+}
+function __oracleProto(value) {
+  var proto = Object.getPrototypeOf(value);
+  if (proto === null) return "null";
+  var name = __oracleCtorName(proto);
+  var above = Object.getPrototypeOf(proto);
+  if (name === "Object" && above === null) return "Object";
+  if (name === "Array" && Array.isArray(value) && above !== null && Object.getPrototypeOf(above) === null) return "Array";
+  return "#" + __oracleRef(proto) + ":" + name;
+}
+function __oracleTag(value) { return Object.prototype.toString.call(value); }
+function __oracleOwn(value, budget, depth, stack) {
+  var props = [];
+  var keys = Object.keys(value);
+  for (var i = 0; i < keys.length; i++) {
+    if (Array.isArray(value) && /^(0|[1-9][0-9]*)$/.test(keys[i]) && Number(keys[i]) < value.length) continue;
+    props.push([keys[i], __oracleCanon(value[keys[i]], budget, depth + 1, stack)]);
+  }
+  var syms = Object.getOwnPropertySymbols(value).filter(function (s) { return Object.prototype.propertyIsEnumerable.call(value, s); });
+  var out = [];
+  for (var j = 0; j < syms.length; j++) out.push([String(syms[j].description), __oracleRef(syms[j]), __oracleCanon(value[syms[j]], budget, depth + 1, stack)]);
+  return { props: props, syms: out };
+}
+function __oracleCanon(value, budget, depth, stack) {
+  budget.n -= 1;
+  if (budget.n < 0) return { t: "big" };
+  if (depth > 64) return { t: "deep" };
+  var type = typeof value;
+  if (value === undefined) return { t: "undefined" };
+  if (value === null) return { t: "null" };
+  if (type === "boolean") return { t: "bool", v: value };
+  if (type === "number") return { t: "num", v: Object.is(value, -0) ? "-0" : String(value) };
+  if (type === "bigint") return { t: "bigint", v: value.toString() };
+  if (type === "string") return { t: "str", v: value };
+  if (type === "symbol") return { t: "sym", d: String(value.description), id: __oracleRef(value) };
+  if (type === "function") return { t: "fn", name: String(value.name), id: __oracleRef(value) };
+  if (stack.indexOf(value) >= 0) return { t: "opaque", why: "it contains itself" };
+  var types = __oracleState.types;
+  if (types === undefined) { try { types = __ORACLE_TYPES__; } catch (e) { types = null; } __oracleState.types = types; }
+  if (types && types.isProxy(value)) return { t: "opaque", cls: "Proxy", why: "a Proxy answers for itself" };
+  if (typeof value.asymmetricMatch === "function") return { t: "opaque", why: "it has asymmetricMatch (a matcher that answers for its own equality)" };
+  if (value.$$typeof === Symbol.for("jest.asymmetricMatcher")) return { t: "opaque", why: "a jest asymmetric matcher" };
+  var inner = stack.concat([value]);
+  var sub = function (x) { return __oracleCanon(x, budget, depth + 1, inner); };
+  var tag = __oracleTag(value);
+  var ref = __oracleRef(value);
+  var proto = __oracleProto(value);
+  if (Array.isArray(value)) {
+    var items = [];
+    for (var i = 0; i < value.length; i++) items.push(Object.prototype.hasOwnProperty.call(value, i) ? sub(value[i]) : { t: "hole" });
+    var own = __oracleOwn(value, budget, depth, inner);
+    return { t: "arr", proto: proto, ref: ref, v: items, props: own.props, syms: own.syms };
+  }
+  if (types ? types.isMap(value) : tag === "[object Map]") {
+    var entries = [];
+    Map.prototype.forEach.call(value, function (v, k) { entries.push([sub(k), sub(v)]); });
+    return { t: "map", proto: proto, ref: ref, v: entries };
+  }
+  if (types ? types.isSet(value) : tag === "[object Set]") {
+    var members = [];
+    Set.prototype.forEach.call(value, function (v) { members.push(sub(v)); });
+    return { t: "set", proto: proto, ref: ref, v: members };
+  }
+  if (types ? types.isDate(value) : tag === "[object Date]") {
+    var time = Date.prototype.getTime.call(value);
+    return { t: "date", proto: proto, ref: ref, v: String(time) };
+  }
+  if (types ? types.isRegExp(value) : tag === "[object RegExp]") return { t: "regexp", proto: proto, ref: ref, src: value.source, flags: value.flags, last: value.lastIndex };
+  if (types ? types.isNativeError(value) : tag === "[object Error]") {
+    var err = __oracleOwn(value, budget, depth, inner);
+    return { t: "error", proto: proto, ref: ref, name: String(value.name), message: String(value.message), props: err.props, syms: err.syms };
+  }
+  if (types ? types.isBoxedPrimitive(value) : /^\[object (Number|String|Boolean)\]$/.test(tag)) return { t: "boxed", proto: proto, ref: ref, tag: tag, v: sub(value.valueOf()) };
+  if (ArrayBuffer.isView(value) && !(types && types.isDataView(value))) {
+    var bytes = new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+    var hex = "";
+    for (var b = 0; b < bytes.length; b++) hex += (bytes[b] < 16 ? "0" : "") + bytes[b].toString(16);
+    return { t: "typed", proto: proto, ref: ref, tag: tag, v: hex };
+  }
+  if (tag !== "[object Object]" && tag !== "[object Arguments]") return { t: "opaque", cls: tag, why: "not a kind of value the oracle compares" };
+  var fields = __oracleOwn(value, budget, depth, inner);
+  return { t: "obj", proto: proto, ref: ref, tag: tag, props: fields.props, syms: fields.syms };
+}
+function __oracleWrite(key, side, value) {
+  var canon;
+  try { canon = __oracleCanon(value, { n: 200000 }, 0, []); } catch (e) { canon = { t: "opaque", why: "reading it threw" }; }
+  var line = JSON.stringify({ k: key, s: side, v: canon });
+  if (line.length > 1048576) line = JSON.stringify({ k: key, s: side, v: { t: "big" } });
+  var path = typeof process !== "undefined" && process.env ? process.env.ORACLE_SEALS : undefined;
+  if (!path) return;
+  var fs = __oracleFs();
+  var fd = fs.openSync(path, "a", 384);
+  try { fs.writeSync(fd, line + "\n"); } finally { fs.closeSync(fd); }
+}
+function __oracleSeal(key, value) { __oracleWrite(key, 0, value); return true; }
+function __oracleTruth(key, value) { __oracleWrite(key, 0, !!value); return true; }
+function __oracleSide(key, side, value) { __oracleWrite(key, side, value); return value; }
+`;
+
+/**
+ * The runtime's text for one file: its module system (ESM syntax imports `fs` and `util`, hoisted
+ * wherever the import stands; CommonJS requires them through eval, which a TypeScript file needs no
+ * declaration for) and its language (TypeScript gets `any` on every parameter, so a type-checking
+ * runner such as ts-jest under `noImplicitAny` accepts it).
+ */
+export function jsRuntime(kind: JsModuleKind, typescript: boolean): string {
+  const fs = kind === "esm" ? "__oracleFsModule" : 'eval("require")("fs")';
+  const types = kind === "esm" ? "__oracleUtilModule.types" : 'eval("require")("util").types';
+  let body = BODY.replace("__ORACLE_FS__", fs).replace("__ORACLE_TYPES__", types);
+  if (typescript)
+    body = body
+      .replace(/function (\w+)\(([^)]*)\)/g, (_, name: string, params: string) => {
+        const typed = params
+          .split(",")
+          .map((p) => p.trim())
+          .filter((p) => p !== "")
+          .map((p) => `${p}: any`)
+          .join(", ");
+        return `function ${name}(${typed}): any`;
+      })
+      .replace("var __oracleState = {", "var __oracleState: any = {")
+      .replace("var sub = function (x)", "var sub = function (x: any)")
+      .replace("function (v, k) {", "function (v: any, k: any) {")
+      .replace("function (v) { members", "function (v: any) { members")
+      .replace("function (s) { return", "function (s: any) { return")
+      .replace("var props = [];", "var props: any[] = [];")
+      .replace("var out = [];", "var out: any[] = [];")
+      .replace("var items = [];", "var items: any[] = [];")
+      .replace("var entries = [];", "var entries: any[] = [];")
+      .replace("var members = [];", "var members: any[] = [];")
+      .replace("var canon;", "var canon: any;")
+      .replace("var types = __oracleState.types;", "var types: any = __oracleState.types;");
+  const imports =
+    kind === "esm"
+      ? 'import * as __oracleFsModule from "fs";\nimport * as __oracleUtilModule from "util";\n'
+      : "";
+  return `\n\n// --- oracle seal runtime (planted by the oracle; not part of the task's tests) ---\n${imports}${body}`;
+}

@@ -1,0 +1,152 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { loadParsers, type Parsers } from "../parsers.js";
+import { planSeals } from "../seal/seal-run.js";
+import { sealJs } from "./seal.js";
+
+let parsers: Parsers;
+beforeAll(async () => {
+  parsers = await loadParsers(["javascript", "typescript", "tsx"]);
+});
+
+const plan = (text: string, path = "test/x.test.js", framework?: string) =>
+  planSeals(parsers, [{ path, text }], framework ? { framework } : {});
+
+describe("sealJs", () => {
+  it("jest/vitest matchers: a literal leaves the file, a computed side is checked, the runtime is appended", () => {
+    const p = plan(`const { slugify } = require("../src/slugify");
+
+describe("separators", () => {
+  test("collapses runs of spaces", () => {
+    expect(slugify("hello   world")).toBe("hello-world");
+    expect(slugify("a b")).toEqual(slugify("a  b"));
+  });
+
+  it("expression body", () => expect(slugify("x")).toStrictEqual({ a: [1, -0, 2n] }));
+});
+`);
+    expect(p.sites.map((s) => [s.key, s.test.entry, s.kind, s.expected ?? null, s.line])).toEqual([
+      ["0.0", "separators collapses runs of spaces", "js.is", { t: "str", v: "hello-world" }, 5],
+      ["0.1", "separators collapses runs of spaces", "js.toEqual", null, 6],
+      [
+        "0.2",
+        "separators expression body",
+        "js.toStrictEqual",
+        {
+          t: "obj",
+          proto: "Object",
+          tag: "[object Object]",
+          props: [
+            [
+              "a",
+              {
+                t: "arr",
+                proto: "Array",
+                v: [
+                  { t: "num", v: "1" },
+                  { t: "num", v: "-0" },
+                  { t: "bigint", v: "2" },
+                ],
+                props: [],
+                syms: [],
+              },
+            ],
+          ],
+          syms: [],
+        },
+        9,
+      ],
+    ]);
+    const text = p.files[0]!.text;
+    expect(text).toContain('    __oracleSeal("0.0", slugify("hello   world"));\n');
+    expect(text).toContain(
+      'expect(__oracleSide("0.1", 0, slugify("a b"))).toEqual(__oracleSide("0.1", 1, slugify("a  b")));',
+    );
+    expect(text).toContain('it("expression body", () => __oracleSeal("0.2", slugify("x")));');
+    expect(text.split("// --- oracle seal runtime")[0]).not.toContain("hello-world");
+    expect(text).toContain('eval("require")("fs")');
+  });
+
+  it("node:assert strict and legacy, chai expect and assert; ESM imports the runtime's modules", () => {
+    const p = plan(
+      `import assert from "node:assert/strict";
+import * as legacy from "assert";
+import { expect as chaiExpect, assert as chai } from "chai";
+import { calculate } from "../../src/index.js";
+
+describe("ops", () => {
+  it("all", () => {
+    assert.equal(calculate("1"), 1);
+    assert.deepEqual(calculate("[]"), []);
+    legacy.equal(calculate("2"), "2");
+    legacy.deepEqual(calculate("o"), { a: 1 });
+    assert(calculate("t"));
+    chai.equal(calculate("3"), 3);
+    chai.deepEqual(calculate("4"), [4]);
+    chai.isTrue(calculate("5"));
+  });
+});
+`,
+      "test/ops.test.mjs",
+    );
+    expect(p.sites.map((s) => s.kind)).toEqual([
+      "js.is",
+      "js.deepStrictEqual",
+      "js.loose",
+      "js.deepEqual",
+      "js.truth",
+      "js.loose",
+      "js.eql",
+      "js.strict",
+    ]);
+    expect(p.files[0]!.text).toContain('import * as __oracleFsModule from "fs";');
+  });
+
+  it("titles that are not plain strings, tables, concurrent and failing tests, duplicate titles, and early exits are left alone", () => {
+    const p = plan(
+      `const { f } = require("../src/f");
+
+describe("s", () => {
+  test.each([[1, 2]])("adds %i", (a, b) => { expect(a).toBe(b); });
+  test.concurrent("c", async () => { expect(1).toBe(1); });
+  test.failing("f", () => { expect(1).toBe(2); });
+  test(\`t \${1}\`, () => { expect(1).toBe(1); });
+  test("dup", () => { expect(1).toBe(1); });
+  test("dup", () => { expect(2).toBe(2); });
+  test("early", () => { if (x) return; expect(1).toBe(1); });
+  test("plain", () => { expect(f()).toBe(3); });
+});
+`,
+      "test/s.test.js",
+    );
+    expect(p.sites.map((s) => s.test.entry)).toEqual(["s plain"]);
+    // A table (test.each(...)(...)) is not read as a test at all: it has no seal to count.
+    expect(p.unsealed.map((u) => [u.test.entry, u.rule])).toEqual([
+      ["s c", "unsealed.title"],
+      ["s f", "unsealed.xfail"],
+      ["s ?", "unsealed.title"],
+      ["s dup", "unsealed.title"],
+      ["s dup", "unsealed.title"],
+      ["s early", "unsealed.early-exit"],
+    ]);
+  });
+
+  it("a file whose module system cannot be told (no import, no require, not vitest) is not sealed", () => {
+    const p = plan('describe("s", () => {\n  test("t", () => { expect(f()).toBe(1); });\n});\n');
+    expect(p.unsealed.map((u) => u.rule)).toEqual(["unsealed.module"]);
+    expect(
+      plan('test("t", () => { expect(f()).toBe(1); });\n', "test/v.test.js", "vitest").sites,
+    ).toHaveLength(1);
+  });
+
+  it("TypeScript: the runtime's parameters are typed, the file still parses", () => {
+    const p = plan(
+      `import { describe, expect, it } from "vitest";\nimport { merge } from "../src/ranges";\n\ndescribe("m", () => {\n  it("j", () => {\n    expect(merge([[1, 3], [3, 5]] as number[][])).toEqual([[1, 5]]);\n  });\n});\n`,
+      "test/m.test.ts",
+      "vitest",
+    );
+    expect(p.sites).toHaveLength(1);
+    const text = p.files[0]!.text;
+    expect(text).toContain("function __oracleSeal(key: any, value: any): any");
+    expect(sealJs(parsers, { path: "again.ts", text, index: 9 })).not.toBeNull();
+  });
+});

@@ -1,0 +1,527 @@
+import type { Grammar, Parsers, SyntaxNode } from "../parsers.js";
+import type { SealRule } from "../rules.js";
+import type { Canon } from "../seal/canon.js";
+import { applyEdits, type Edit } from "../seal/edits.js";
+import type { ComparisonKind } from "../seal/kinds.js";
+import type { FileSeals, SealSite, TestRef, Unsealed } from "../seal/plan.js";
+import { strengthOf } from "../seal/strength.js";
+import { jsLiteral } from "./literal.js";
+import { type JsModuleKind, jsRuntime } from "./runtime.js";
+
+/**
+ * Seals a mocha, jest or vitest test file (docs/security.md, "Sealed expectations"; rules.ts): each
+ * assertion that is a statement of an `it`/`test` callback's own body is rewritten to hand its
+ * actual value to the runtime (js/runtime.ts, appended to the file), the expected value left out
+ * when it is a literal, both sides recorded when the test computes it.
+ */
+
+const named = (node: SyntaxNode | null | undefined): SyntaxNode[] =>
+  node ? node.namedChildren.filter((c): c is SyntaxNode => c !== null) : [];
+const quote = (key: string) => JSON.stringify(key);
+const lineOf = (node: SyntaxNode) => node.startPosition.row + 1;
+
+/** How the file asserts: node:assert bindings (strict or legacy), chai's assert and expect. */
+interface Vocabulary {
+  /** Names bound to node's assert, and whether each is the strict one. */
+  nodeAssert: Map<string, boolean>;
+  /** Functions imported from node's assert by name (`strictEqual`), with strictness. */
+  nodeFunctions: Map<string, { name: string; strict: boolean }>;
+  /** Names bound to chai's assert. */
+  chaiAssert: Set<string>;
+  /** Whether `expect` is chai's (else jest's or vitest's, whose chai chains are chai's too). */
+  chaiExpect: boolean;
+}
+
+const ASSERT_SOURCE = /^(node:)?assert(\/strict)?$/;
+
+function stringValue(node: SyntaxNode | null | undefined): string | null {
+  if (!node || node.type !== "string") return null;
+  const value = jsLiteral(node);
+  return value?.t === "str" ? (value.v as string) : null;
+}
+
+/** `require("x")` or `require("x").strict`: the module and whether `.strict` was taken. */
+function requireOf(node: SyntaxNode | null): { source: string; strict: boolean } | null {
+  if (!node) return null;
+  let call = node;
+  let strict = false;
+  if (node.type === "member_expression" && node.childForFieldName("property")?.text === "strict") {
+    call = node.childForFieldName("object")!;
+    strict = true;
+  }
+  if (call.type !== "call_expression" || call.childForFieldName("function")?.text !== "require") return null;
+  const source = stringValue(named(call.childForFieldName("arguments"))[0]);
+  return source === null ? null : { source, strict };
+}
+
+function vocabulary(root: SyntaxNode): Vocabulary {
+  const vocab: Vocabulary = {
+    nodeAssert: new Map(),
+    nodeFunctions: new Map(),
+    chaiAssert: new Set(),
+    chaiExpect: false,
+  };
+  const bindImport = (source: string, local: string, imported: string | null) => {
+    if (ASSERT_SOURCE.test(source)) {
+      const strict = source.endsWith("/strict") || imported === "strict";
+      if (imported === null || imported === "default" || imported === "strict")
+        vocab.nodeAssert.set(local, strict);
+      else vocab.nodeFunctions.set(local, { name: imported, strict: source.endsWith("/strict") });
+    }
+    if (source === "chai") {
+      if (imported === "assert") vocab.chaiAssert.add(local);
+      if (imported === "expect") vocab.chaiExpect = local === "expect";
+    }
+  };
+  for (const statement of named(root)) {
+    if (statement.type === "import_statement") {
+      const source = stringValue(statement.childForFieldName("source"));
+      if (source === null) continue;
+      for (const clause of named(statement).filter((c) => c.type === "import_clause"))
+        for (const part of named(clause)) {
+          if (part.type === "identifier") bindImport(source, part.text, null);
+          if (part.type === "namespace_import") bindImport(source, named(part)[0]?.text ?? "", null);
+          if (part.type === "named_imports")
+            for (const spec of named(part)) {
+              const name = spec.childForFieldName("name")?.text ?? "";
+              bindImport(source, spec.childForFieldName("alias")?.text ?? name, name);
+            }
+        }
+    }
+    if (statement.type === "lexical_declaration" || statement.type === "variable_declaration")
+      for (const declarator of named(statement).filter((d) => d.type === "variable_declarator")) {
+        const target = declarator.childForFieldName("name");
+        const required = requireOf(declarator.childForFieldName("value"));
+        if (!target || !required) continue;
+        if (target.type === "identifier") {
+          if (ASSERT_SOURCE.test(required.source))
+            vocab.nodeAssert.set(target.text, required.strict || required.source.endsWith("/strict"));
+        } else if (target.type === "object_pattern")
+          for (const prop of named(target)) {
+            const key = prop.type === "pair_pattern" ? prop.childForFieldName("key")?.text : prop.text;
+            const local = prop.type === "pair_pattern" ? prop.childForFieldName("value")?.text : prop.text;
+            if (key && local) bindImport(required.source, local, key);
+          }
+      }
+  }
+  return vocab;
+}
+
+/** One assertion statement's comparison, before it gets its key. */
+interface Found {
+  kind: ComparisonKind;
+  line: number;
+  source: string;
+  expected?: Canon;
+  options?: Record<string, number | boolean | null>;
+  edits: (key: string) => Edit[];
+}
+
+/** The chain of an expression `expect(A).x.y(B)`: the expect call's argument and the member names after it, the last call's arguments. */
+function expectChain(
+  expression: SyntaxNode,
+): { actual: SyntaxNode; expectName: string; names: string[]; args: SyntaxNode[] | null } | null {
+  let node = expression;
+  let args: SyntaxNode[] | null = null;
+  if (node.type === "call_expression") {
+    args = named(node.childForFieldName("arguments"));
+    node = node.childForFieldName("function")!;
+  }
+  const names: string[] = [];
+  while (node.type === "member_expression") {
+    names.unshift(node.childForFieldName("property")?.text ?? "");
+    node = node.childForFieldName("object")!;
+  }
+  if (node.type !== "call_expression") return null;
+  const fn = node.childForFieldName("function");
+  if (fn?.type !== "identifier") return null;
+  const expectArgs = named(node.childForFieldName("arguments"));
+  if (expectArgs.length !== 1 || expectArgs[0]!.type === "spread_element") return null;
+  return { actual: expectArgs[0]!, expectName: fn.text, names, args };
+}
+
+const JEST_MATCHERS: Record<string, ComparisonKind> = {
+  toBe: "js.is",
+  toEqual: "js.toEqual",
+  toStrictEqual: "js.toStrictEqual",
+};
+const CHAI_EQUAL = new Set(["equal", "equals", "eq"]);
+const CHAI_FILLER = new Set([
+  "to",
+  "be",
+  "been",
+  "is",
+  "that",
+  "which",
+  "and",
+  "has",
+  "have",
+  "with",
+  "at",
+  "of",
+  "same",
+  "but",
+  "does",
+  "still",
+  "also",
+]);
+
+/** An assertion statement's comparison (jest/vitest expect, chai expect/assert, node assert), or null. */
+function comparisonOf(
+  expression: SyntaxNode,
+  statement: SyntaxNode,
+  vocab: Vocabulary,
+  constants: ReadonlyMap<string, Canon>,
+): Found | null {
+  const line = lineOf(statement);
+  const source = statement.text;
+  const literal = (node: SyntaxNode | undefined) => (node ? jsLiteral(node, constants) : null);
+  const replaceWith = (key: string, fn: string, actual: SyntaxNode): Edit[] => [
+    { start: expression.startIndex, end: expression.endIndex, text: `${fn}(${quote(key)}, ${actual.text})` },
+  ];
+  const sealed = (
+    kind: ComparisonKind,
+    actual: SyntaxNode,
+    expected: Canon,
+    options?: Found["options"],
+  ): Found => ({
+    kind,
+    line,
+    source,
+    expected,
+    ...(options ? { options } : {}),
+    edits: (key) => replaceWith(key, "__oracleSeal", actual),
+  });
+  const truth = (actual: SyntaxNode, want: boolean): Found => ({
+    kind: "js.truth",
+    line,
+    source,
+    expected: { t: "bool", v: want },
+    edits: (key) => replaceWith(key, "__oracleTruth", actual),
+  });
+  const checked = (kind: ComparisonKind, a: SyntaxNode, b: SyntaxNode): Found => ({
+    kind,
+    line,
+    source,
+    edits: (key) => [
+      { start: a.startIndex, end: a.startIndex, text: `__oracleSide(${quote(key)}, 0, ` },
+      { start: a.endIndex, end: a.endIndex, text: ")" },
+      { start: b.startIndex, end: b.startIndex, text: `__oracleSide(${quote(key)}, 1, ` },
+      { start: b.endIndex, end: b.endIndex, text: ")" },
+    ],
+  });
+  const compare = (kind: ComparisonKind, a: SyntaxNode, b: SyntaxNode): Found => {
+    const expected = literal(b);
+    return expected ? sealed(kind, a, expected) : checked(kind, a, b);
+  };
+  const chain = expectChain(expression);
+  if (chain && chain.expectName === "expect") {
+    const { actual, names, args } = chain;
+    if (names.some((n) => ["not", "resolves", "rejects"].includes(n))) return null;
+    const last = names.at(-1) ?? "";
+    const chai = vocab.chaiExpect || names.slice(0, -1).some((n) => CHAI_FILLER.has(n));
+    if (!chai && names.length === 1 && args !== null) {
+      const [b] = args;
+      if (JEST_MATCHERS[last] && args.length === 1 && b) return compare(JEST_MATCHERS[last]!, actual, b);
+      if (args.length === 0) {
+        if (last === "toBeTruthy") return truth(actual, true);
+        if (last === "toBeFalsy") return truth(actual, false);
+        if (last === "toBeNull") return sealed("js.is", actual, { t: "null" });
+        if (last === "toBeUndefined") return sealed("js.is", actual, { t: "undefined" });
+        if (last === "toBeNaN") return sealed("js.is", actual, { t: "num", v: "NaN" });
+      }
+      return null;
+    }
+    if (names.slice(0, -1).some((n) => !CHAI_FILLER.has(n) && n !== "deep")) return null;
+    const deep = names.includes("deep");
+    if (args !== null && args.length === 1 && args[0]) {
+      if (CHAI_EQUAL.has(last)) return compare(deep ? "js.eql" : "js.strict", actual, args[0]);
+      if (last === "eql") return compare("js.eql", actual, args[0]);
+      return null;
+    }
+    if (args === null) {
+      if (last === "true") return sealed("js.strict", actual, { t: "bool", v: true });
+      if (last === "false") return sealed("js.strict", actual, { t: "bool", v: false });
+      if (last === "null") return sealed("js.strict", actual, { t: "null" });
+      if (last === "undefined") return sealed("js.strict", actual, { t: "undefined" });
+      if (last === "ok") return truth(actual, true);
+    }
+    return null;
+  }
+  if (expression.type !== "call_expression") return null;
+  const fn = expression.childForFieldName("function")!;
+  const args = named(expression.childForFieldName("arguments"));
+  if (args.some((a) => a.type === "spread_element")) return null;
+  const [a, b] = args;
+  // node:assert: `assert(x)`, `assert.ok(x)`, `assert.strictEqual(a, b)`, … (strict: `equal` is `strictEqual`).
+  const object = fn.type === "member_expression" ? fn.childForFieldName("object")?.text : undefined;
+  const method = fn.type === "member_expression" ? fn.childForFieldName("property")?.text : undefined;
+  if (fn.type === "identifier" && vocab.nodeAssert.has(fn.text) && a) return truth(a, true);
+  const nodeCall =
+    object !== undefined && vocab.nodeAssert.has(object)
+      ? { name: method ?? "", strict: vocab.nodeAssert.get(object)! }
+      : fn.type === "identifier"
+        ? vocab.nodeFunctions.get(fn.text)
+        : undefined;
+  if (nodeCall) {
+    const { name, strict } = nodeCall;
+    if (name === "ok" && a) return truth(a, true);
+    if (!a || !b) return null;
+    if (name === "strictEqual" || (strict && name === "equal")) return compare("js.is", a, b);
+    if (name === "deepStrictEqual" || (strict && name === "deepEqual"))
+      return compare("js.deepStrictEqual", a, b);
+    if (name === "equal") return compare("js.loose", a, b);
+    if (name === "deepEqual") return compare("js.deepEqual", a, b);
+    return null;
+  }
+  if (object !== undefined && vocab.chaiAssert.has(object) && a) {
+    if (method === "isTrue") return sealed("js.strict", a, { t: "bool", v: true });
+    if (method === "isFalse") return sealed("js.strict", a, { t: "bool", v: false });
+    if (method === "isNull") return sealed("js.strict", a, { t: "null" });
+    if (method === "isUndefined") return sealed("js.strict", a, { t: "undefined" });
+    if (method === "isOk" || method === "ok") return truth(a, true);
+    if (!b) return null;
+    if (method === "strictEqual") return compare("js.strict", a, b);
+    if (method === "equal") return compare("js.loose", a, b);
+    if (method === "deepEqual" || method === "deepStrictEqual") return compare("js.eql", a, b);
+  }
+  return null;
+}
+
+/** A test or suite call: its kind, its title (when a plain string), its callback, why it cannot be sealed. */
+interface Call {
+  kind: "suite" | "test";
+  title: string | null;
+  body: SyntaxNode | null;
+  why: SealRule | null;
+}
+
+const SUITES = new Set(["describe", "context", "suite"]);
+const TESTS = new Set(["it", "test", "specify"]);
+
+function callOf(statement: SyntaxNode): Call | null {
+  const [expression] = named(statement);
+  if (expression?.type !== "call_expression") return null;
+  const fn = expression.childForFieldName("function")!;
+  let base = fn.type === "identifier" ? fn.text : null;
+  let modifier: string | null = null;
+  if (fn.type === "member_expression" && fn.childForFieldName("object")?.type === "identifier") {
+    base = fn.childForFieldName("object")!.text;
+    modifier = fn.childForFieldName("property")?.text ?? null;
+  }
+  const kind = base && SUITES.has(base) ? "suite" : base && TESTS.has(base) ? "test" : null;
+  if (kind === null) return null;
+  if (fn.type === "call_expression") return { kind, title: null, body: null, why: "unsealed.title" };
+  const [titleNode, callback] = named(expression.childForFieldName("arguments"));
+  const titleValue = titleNode ? jsLiteral(titleNode) : null;
+  const title = titleValue?.t === "str" ? (titleValue.v as string) : null;
+  const fnBody =
+    callback &&
+    (callback.type === "arrow_function" ||
+      callback.type === "function_expression" ||
+      callback.type === "function")
+      ? callback.childForFieldName("body")
+      : null;
+  let why: SealRule | null = title === null ? "unsealed.title" : null;
+  if (modifier && ["concurrent", "each", "for", "failing", "fails", "todo"].includes(modifier))
+    why = modifier === "failing" || modifier === "fails" ? "unsealed.xfail" : "unsealed.title";
+  if (
+    modifier &&
+    !["only", "skip", "concurrent", "each", "for", "failing", "fails", "todo"].includes(modifier)
+  )
+    why = "unsealed.title";
+  return { kind, title, body: fnBody, why };
+}
+
+/** Whether a callback body returns (before its last statement), skips itself, or is not a block. */
+function exitsEarly(body: SyntaxNode): boolean {
+  const statements = named(body);
+  const visit = (node: SyntaxNode): boolean => {
+    if (node.type === "return_statement" && node !== statements.at(-1)) return true;
+    if (node.type === "call_expression" && /(^|\.)skip$/.test(node.childForFieldName("function")?.text ?? ""))
+      return true;
+    if (
+      [
+        "function_declaration",
+        "function_expression",
+        "arrow_function",
+        "class_declaration",
+        "method_definition",
+      ].includes(node.type)
+    )
+      return false;
+    return named(node).some(visit);
+  };
+  return statements.some(visit);
+}
+
+/** The file's module system, for the runtime; null when it cannot be told. */
+function moduleKind(path: string, root: SyntaxNode, vitest: boolean): JsModuleKind | null {
+  if (/\.m[jt]s$/.test(path) || vitest) return "esm";
+  if (/\.c[jt]s$/.test(path)) return "cjs";
+  const top = named(root);
+  if (top.some((s) => s.type === "import_statement" || s.type === "export_statement")) return "esm";
+  return /\brequire\s*\(/.test(root.text) ? "cjs" : null;
+}
+
+/** Top-level `const NAME = <literal>`, each bound once. */
+function constantsOf(root: SyntaxNode): Map<string, Canon> {
+  const constants = new Map<string, Canon>();
+  const seen = new Set<string>();
+  for (const statement of named(root)) {
+    if (statement.type !== "lexical_declaration" || !statement.text.startsWith("const")) continue;
+    for (const declarator of named(statement).filter((d) => d.type === "variable_declarator")) {
+      const name = declarator.childForFieldName("name");
+      const value = declarator.childForFieldName("value");
+      if (name?.type !== "identifier" || !value) continue;
+      const literal = jsLiteral(value);
+      if (literal && !seen.has(name.text)) constants.set(name.text, literal);
+      seen.add(name.text);
+    }
+  }
+  return constants;
+}
+
+/** The sealed text of one JS/TS test file; null when it does not parse. */
+export function sealJs(
+  parsers: Parsers,
+  file: { path: string; text: string; index: number },
+  options: { demoted?: ReadonlySet<string>; vitest?: boolean; titles?: ReadonlyMap<string, number> } = {},
+): FileSeals | null {
+  const grammar: Grammar = file.path.endsWith(".tsx")
+    ? "tsx"
+    : /\.[cm]?ts$/.test(file.path)
+      ? "typescript"
+      : "javascript";
+  return parsers.read(grammar, file.text, (root) => {
+    const vocab = vocabulary(root);
+    const constants = constantsOf(root);
+    const kind = moduleKind(file.path, root, options.vitest === true);
+    const sites: SealSite[] = [];
+    const unsealed: Unsealed[] = [];
+    const tests: FileSeals["tests"] = [];
+    const edits: Edit[] = [];
+    let n = 0;
+    const visit = (statements: SyntaxNode[], titles: string[], blocked: SealRule | null) => {
+      for (const statement of statements) {
+        const call = callOf(statement);
+        if (!call) continue;
+        const path = call.title === null ? null : [...titles, call.title];
+        const why = blocked ?? call.why ?? (kind === null && call.kind === "test" ? "unsealed.module" : null);
+        if (call.kind === "suite") {
+          if (call.body?.type === "statement_block")
+            visit(named(call.body), path ?? titles, why ?? (path ? null : "unsealed.title"));
+          continue;
+        }
+        const ref: TestRef = { file: file.path, entry: (path ?? [...titles, "?"]).join(" ") };
+        const duplicate = (options.titles?.get(ref.entry) ?? 1) > 1;
+        const body = call.body;
+        const reason: SealRule | null =
+          why ??
+          (duplicate
+            ? "unsealed.title"
+            : !body
+              ? "unsealed.no-comparison"
+              : body.type === "statement_block" && exitsEarly(body)
+                ? "unsealed.early-exit"
+                : null);
+        if (reason) {
+          unsealed.push({ test: ref, rule: reason });
+          continue;
+        }
+        // A block's own expression statements; an arrow's expression body is one.
+        const pairs: Array<[SyntaxNode, SyntaxNode]> =
+          body!.type === "statement_block"
+            ? named(body!)
+                .filter((s) => s.type === "expression_statement")
+                .flatMap((s): Array<[SyntaxNode, SyntaxNode]> => (named(s)[0] ? [[named(s)[0]!, s]] : []))
+            : [[body!, body!]];
+        const keys: string[] = [];
+        for (const [expression, statement] of pairs) {
+          const found = comparisonOf(expression, statement, vocab, constants);
+          if (!found) continue;
+          const key = `${file.index}.${n++}`;
+          if (options.demoted?.has(key)) continue;
+          edits.push(...found.edits(key));
+          sites.push({
+            key,
+            test: ref,
+            line: found.line,
+            kind: found.kind,
+            ...(found.expected ? { expected: found.expected } : {}),
+            ...(found.options ? { options: found.options } : {}),
+            source: found.source,
+            strength: found.expected ? "strong" : "checked",
+          });
+          keys.push(key);
+        }
+        if (keys.length > 0) tests.push({ test: ref, keys });
+        else unsealed.push({ test: ref, rule: "unsealed.no-comparison" });
+      }
+    };
+    visit(
+      named(root).filter((s) => s.type === "expression_statement"),
+      [],
+      null,
+    );
+    const rewritten = applyEdits(file.text, edits);
+    const text =
+      sites.length > 0 ? `${rewritten}${jsRuntime(kind ?? "cjs", grammar !== "javascript")}` : file.text;
+    return {
+      path: file.path,
+      text,
+      sites: strengthOf(sites, literalsIn(parsers, grammar, rewritten)),
+      unsealed,
+      tests,
+    };
+  });
+}
+
+/** The full titles of the tests of JS files (`describe` titles and the test's, joined by spaces), counted: a title two tests share is not sealed. */
+export function jsTitles(
+  parsers: Parsers,
+  files: ReadonlyArray<{ path: string; text: string }>,
+): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const file of files) {
+    const grammar: Grammar = file.path.endsWith(".tsx")
+      ? "tsx"
+      : /\.[cm]?ts$/.test(file.path)
+        ? "typescript"
+        : "javascript";
+    parsers.read(grammar, file.text, (root) => {
+      const visit = (statements: SyntaxNode[], titles: string[]) => {
+        for (const statement of statements) {
+          const call = callOf(statement);
+          if (!call || call.title === null) continue;
+          const path = [...titles, call.title];
+          if (call.kind === "suite" && call.body?.type === "statement_block") visit(named(call.body), path);
+          if (call.kind === "test") counts.set(path.join(" "), (counts.get(path.join(" ")) ?? 0) + 1);
+        }
+      };
+      visit(
+        named(root).filter((s) => s.type === "expression_statement"),
+        [],
+      );
+    });
+  }
+  return counts;
+}
+
+/** The literal values a JS text still holds, for exposure. */
+function literalsIn(parsers: Parsers, grammar: Grammar, text: string): Canon[] {
+  return (
+    parsers.read(grammar, text, (root) => {
+      const out: Canon[] = [];
+      const walk = (node: SyntaxNode) => {
+        const value = ["string", "template_string", "number", "array", "object"].includes(node.type)
+          ? jsLiteral(node)
+          : null;
+        if (value) out.push(value);
+        for (const child of named(node)) walk(child);
+      };
+      walk(root);
+      return out;
+    }) ?? []
+  );
+}

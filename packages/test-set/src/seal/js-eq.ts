@@ -1,0 +1,243 @@
+import { type Canon, UNJUDGEABLE } from "./canon.js";
+import type { Verdict } from "./python-eq.js";
+
+/**
+ * JavaScript's equalities over plain data (docs/security.md, "What is plain data: JavaScript"), on
+ * the host, one per matcher family (kinds.ts):
+ * - `Object.is` (jest/vitest `toBe`, node `strictEqual`, node:assert/strict's `equal`): NaN is NaN,
+ *   0 is not -0; objects only themselves;
+ * - `===` (chai `equal`): NaN is not NaN, 0 is -0;
+ * - `==` (legacy node `assert.equal`, chai `assert.equal`) between primitives;
+ * - `toEqual`: recursive, Object.is on primitives, properties whose value is undefined and array
+ *   holes ignored, prototypes not compared (a class instance equals a literal with its fields);
+ * - `toStrictEqual`: the same, but undefined properties and holes count and constructors must match;
+ * - `deepStrictEqual` (node): prototypes must be the same, undefined properties and holes count;
+ * - `deepEqual` (legacy node): `==` on primitives, prototypes ignored;
+ * - `eql` (chai's deep-eql): Object.is on primitives, the values' type tags must match.
+ * A value that is not plain data (opaque, too deep, too large) makes the comparison "unknown".
+ */
+
+type PrimitiveRule = "objectIs" | "strict" | "loose";
+
+interface DeepRules {
+  primitive: PrimitiveRule;
+  /** Whether a property whose value is undefined (and an array hole) counts. */
+  undefinedCounts: boolean;
+  /** Whether an array hole differs from an undefined item. */
+  holesCount: boolean;
+  /** How prototypes are compared: not at all (only the type tag), constructor by constructor, or identical. */
+  proto: "tag" | "constructor" | "identical";
+}
+
+const PRIMITIVES = new Set(["undefined", "null", "bool", "num", "bigint", "str", "sym"]);
+const OBJECTS = new Set(["arr", "obj", "map", "set", "date", "regexp", "error", "boxed", "typed", "fn"]);
+
+const num = (node: Canon): number => Number(node.v as string);
+
+function all(verdicts: Iterable<Verdict>): Verdict {
+  let unknown = false;
+  for (const v of verdicts) {
+    if (v === false) return false;
+    if (v === "unknown") unknown = true;
+  }
+  return unknown ? "unknown" : true;
+}
+
+/** `Object.is` between two canon primitives (or the same object, by its identity). */
+export function objectIs(a: Canon, b: Canon): Verdict {
+  if (UNJUDGEABLE.has(a.t) || UNJUDGEABLE.has(b.t)) return "unknown";
+  if (a.t !== b.t) return false;
+  switch (a.t) {
+    case "undefined":
+    case "null":
+      return true;
+    case "bool":
+    case "str":
+    case "bigint":
+      return a.v === b.v;
+    case "num":
+      return Object.is(num(a), num(b));
+    case "sym":
+    case "fn":
+      return a.id === b.id;
+    default:
+      return a.ref !== undefined && a.ref === b.ref;
+  }
+}
+
+/** `===`: Object.is but NaN is not NaN and 0 is -0. */
+export function strictEquals(a: Canon, b: Canon): Verdict {
+  if (a.t === "num" && b.t === "num") return num(a) === num(b);
+  return objectIs(a, b);
+}
+
+/** `==` between primitives (an object against a primitive would run the object's own code: unknown). */
+export function looseEquals(a: Canon, b: Canon): Verdict {
+  if (UNJUDGEABLE.has(a.t) || UNJUDGEABLE.has(b.t)) return "unknown";
+  const nullish = (x: Canon) => x.t === "null" || x.t === "undefined";
+  if (nullish(a) || nullish(b)) return nullish(a) && nullish(b);
+  if (OBJECTS.has(a.t) && OBJECTS.has(b.t)) return objectIs(a, b);
+  if (OBJECTS.has(a.t) || OBJECTS.has(b.t)) return "unknown";
+  if (a.t === "sym" || b.t === "sym") return a.t === b.t && a.id === b.id;
+  const toNumber = (x: Canon): number | bigint => {
+    if (x.t === "num") return num(x);
+    if (x.t === "bool") return x.v ? 1 : 0;
+    if (x.t === "bigint") return BigInt(x.v as string);
+    const text = (x.v as string).trim();
+    return text === "" ? 0 : Number(text);
+  };
+  if (a.t === b.t) return a.t === "num" ? num(a) === num(b) : a.v === b.v;
+  const [x, y] = [toNumber(a), toNumber(b)];
+  if (typeof x === "bigint" || typeof y === "bigint") {
+    const big = (v: number | bigint) => (typeof v === "bigint" ? v : Number.isInteger(v) ? BigInt(v) : null);
+    const [p, q] = [big(x), big(y)];
+    return p !== null && q !== null && p === q;
+  }
+  return x === y;
+}
+
+const primitiveRule = (rule: PrimitiveRule) =>
+  rule === "objectIs" ? objectIs : rule === "strict" ? strictEquals : looseEquals;
+
+const props = (node: Canon): Array<[string, Canon]> => (node.props as Array<[string, Canon]>) ?? [];
+const syms = (node: Canon): Array<[string, number, Canon]> =>
+  (node.syms as Array<[string, number, Canon]>) ?? [];
+const items = (node: Canon): Canon[] => (node.v as Canon[]) ?? [];
+
+/** The type tag the matchers compare (Object.prototype.toString's). */
+function tagOf(node: Canon): string {
+  switch (node.t) {
+    case "arr":
+      return "[object Array]";
+    case "obj":
+      return (node.tag as string) ?? "[object Object]";
+    case "map":
+      return "[object Map]";
+    case "set":
+      return "[object Set]";
+    case "date":
+      return "[object Date]";
+    case "regexp":
+      return "[object RegExp]";
+    case "error":
+      return "[object Error]";
+    case "boxed":
+    case "typed":
+      return node.tag as string;
+    default:
+      return `primitive:${node.t}`;
+  }
+}
+
+/** Whether two prototypes match under the rule (a literal's is "Object" or "Array"). */
+function protosMatch(a: Canon, b: Canon, rule: DeepRules["proto"]): boolean {
+  if (rule === "tag") return true;
+  return a.proto === b.proto;
+}
+
+function keyed(node: Canon, rules: DeepRules): Map<string, Canon> {
+  const out = new Map<string, Canon>();
+  for (const [k, v] of props(node)) if (rules.undefinedCounts || v.t !== "undefined") out.set(`s:${k}`, v);
+  for (const [, id, v] of syms(node)) if (rules.undefinedCounts || v.t !== "undefined") out.set(`y:${id}`, v);
+  return out;
+}
+
+function keysEqual(a: Canon, b: Canon, rules: DeepRules): Verdict {
+  const [x, y] = [keyed(a, rules), keyed(b, rules)];
+  if (x.size !== y.size) return false;
+  return all([...x].map(([k, v]) => (y.has(k) ? deepEquals(v, y.get(k)!, rules) : false)));
+}
+
+function arraysEqual(a: Canon, b: Canon, rules: DeepRules): Verdict {
+  const [x, y] = [items(a), items(b)];
+  if (x.length !== y.length) return false;
+  const item = (v: Canon): Canon => (v.t === "hole" && !rules.holesCount ? { t: "undefined" } : v);
+  const pairs = x.map((v, i) => {
+    const [p, q] = [item(v), item(y[i]!)];
+    if (p.t === "hole" || q.t === "hole") return p.t === q.t;
+    return deepEquals(p, q, rules);
+  });
+  return all([...pairs, keysEqual(a, b, rules)]);
+}
+
+/** Members of `b` that some member of `a` equals, one each (Set and Map equality without order). */
+function matchMembers(a: Canon[], b: Canon[], equal: (p: Canon, q: Canon) => Verdict): Verdict {
+  if (a.length !== b.length) return false;
+  const used = new Set<number>();
+  let unknown = false;
+  for (const p of a) {
+    let found = false;
+    for (const [j, q] of b.entries()) {
+      if (used.has(j)) continue;
+      const v = equal(p, q);
+      if (v === true) {
+        used.add(j);
+        found = true;
+        break;
+      }
+      if (v === "unknown") unknown = true;
+    }
+    if (!found) return unknown ? "unknown" : false;
+  }
+  return true;
+}
+
+/** The recursive equality under `rules`. */
+function deepEquals(a: Canon, b: Canon, rules: DeepRules): Verdict {
+  if (UNJUDGEABLE.has(a.t) || UNJUDGEABLE.has(b.t)) return "unknown";
+  if (PRIMITIVES.has(a.t) || PRIMITIVES.has(b.t)) return primitiveRule(rules.primitive)(a, b);
+  if (a.ref !== undefined && a.ref === b.ref) return true;
+  if (tagOf(a) !== tagOf(b) || !protosMatch(a, b, rules.proto)) return false;
+  switch (a.t) {
+    case "arr":
+      return arraysEqual(a, b, rules);
+    case "obj":
+      return keysEqual(a, b, rules);
+    case "map": {
+      const entries = (n: Canon) =>
+        (n.v as Array<[Canon, Canon]>).map(
+          ([k, v]): Canon => ({ t: "arr", proto: "Array", v: [k, v], props: [], syms: [] }),
+        );
+      return matchMembers(entries(a), entries(b), (p, q) => deepEquals(p, q, rules));
+    }
+    case "set":
+      return matchMembers(items(a), items(b), (p, q) => deepEquals(p, q, rules));
+    case "date":
+      return a.v === b.v && a.v !== "NaN";
+    case "regexp":
+      return a.src === b.src && a.flags === b.flags;
+    case "error":
+      return (
+        a.name === b.name &&
+        a.message === b.message &&
+        (rules.proto !== "identical" || keysEqual(a, b, rules) === true)
+      );
+    case "boxed":
+      return objectIs(a.v as Canon, b.v as Canon);
+    case "typed":
+      return a.v === b.v;
+    case "fn":
+      return a.id === b.id;
+    default:
+      return "unknown";
+  }
+}
+
+const RULES = {
+  toEqual: { primitive: "objectIs", undefinedCounts: false, holesCount: false, proto: "tag" },
+  toStrictEqual: { primitive: "objectIs", undefinedCounts: true, holesCount: true, proto: "constructor" },
+  deepStrictEqual: { primitive: "objectIs", undefinedCounts: true, holesCount: true, proto: "identical" },
+  deepEqual: { primitive: "loose", undefinedCounts: true, holesCount: false, proto: "tag" },
+  eql: { primitive: "objectIs", undefinedCounts: true, holesCount: false, proto: "tag" },
+} as const satisfies Record<string, DeepRules>;
+
+export const jsToEqual = (a: Canon, b: Canon): Verdict => deepEquals(a, b, RULES.toEqual);
+export const jsToStrictEqual = (a: Canon, b: Canon): Verdict => deepEquals(a, b, RULES.toStrictEqual);
+export const jsDeepStrictEqual = (a: Canon, b: Canon): Verdict => deepEquals(a, b, RULES.deepStrictEqual);
+export const jsDeepEqual = (a: Canon, b: Canon): Verdict => deepEquals(a, b, RULES.deepEqual);
+export const jsEql = (a: Canon, b: Canon): Verdict => deepEquals(a, b, RULES.eql);
+
+/** A recorded truth value against the one wanted. */
+export function jsTruth(actual: Canon, want: boolean): Verdict {
+  return actual.t === "bool" ? actual.v === want : "unknown";
+}
