@@ -170,6 +170,15 @@ else
   report done "$(elapsed)"
 fi
 
+# --- Debian's Go (unit tests build the Go seal runtime with the go-gotestsum image's Go 1.19) -----
+begin "golang-go"
+if command -v go >/dev/null 2>&1; then report "already there" "$(go version 2>/dev/null | cut -d' ' -f3)"
+else
+  apt_install golang-go || fail "apt-get install golang-go failed, see $LOG_DIR/apt.log"
+  have go || fail "no go after installing golang-go"
+  report done "$(elapsed)"
+fi
+
 # --- dependencies and build ------------------------------------------------------------------
 if [ "${ORACLE_SETUP_SKIP_BUILD:-0}" != 1 ]; then
   cd "$ROOT" || exit 1

@@ -49,6 +49,22 @@ async function writeInside(root: string, path: string, text: string, replace = f
   }
 }
 
+/** Writes a new regular file inside `root` (the seals' runtime beside a sealed Go file); refuses one that exists or a path through a link. */
+async function createInside(root: string, path: string, text: string): Promise<void> {
+  const realRoot = await realpath(root);
+  const target = join(root, path);
+  const parent = await realpath(dirname(target));
+  if (parent !== realRoot && !parent.startsWith(`${realRoot}${sep}`))
+    throw new Error(`the seals' file ${path} is not inside the hidden tests folder`);
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+  const handle = await open(target, flags, 0o644);
+  try {
+    await handle.writeFile(text, "utf8");
+  } finally {
+    await handle.close();
+  }
+}
+
 /** What the hidden suite's files got: the pairs, and the seals. */
 export interface PlantedHidden {
   sentinel: Sentinel | null;
@@ -124,13 +140,14 @@ async function sealHidden(
   options: { demoted?: ReadonlySet<string> | undefined; framework: string | null },
 ): Promise<SealRun | null> {
   const demoted = options.demoted ?? new Set<string>();
-  const grammars = texts.map((t) => grammarOf(t.path)).filter((g): g is Grammar => g !== null && g !== "go");
+  const grammars = texts.map((t) => grammarOf(t.path)).filter((g): g is Grammar => g !== null);
   if (grammars.length === 0) return null;
   const parsers = await loadParsers(grammars);
   const seals = planSeals(parsers, texts, { demoted, framework: options.framework });
   if (seals.sites.length === 0 && seals.unsealed.length === 0) return null;
   for (const file of seals.files)
     if (file.sites.length > 0) await writeInside(runTests, file.path, file.text, true);
+  for (const added of seals.added) await createInside(runTests, added.path, added.text);
   log.event("seals.planned", {
     files: seals.files.filter((f) => f.sites.length > 0).map((f) => f.path),
     sites: seals.sites.map((s) => ({

@@ -100,7 +100,9 @@ export function planDriver(inputs: SuiteInputs, suite: SuiteName): DriverPlan {
     mirrorInImage: task.repo.mirrorIn === "image",
     applyDiff: inputs.filtered !== null,
     reset: inputs.filtered ? pathsToReset(inputs.filtered.kept, task.suites.existing.files) : [],
-    hiddenFiles: suite === "hidden" ? inputs.hiddenFiles : null,
+    // The seals' added files (Go's runtime) are copied in like the hidden tests, over anything at their paths.
+    hiddenFiles:
+      suite === "hidden" ? [...inputs.hiddenFiles, ...(inputs.seals?.added.map((a) => a.path) ?? [])] : null,
     reportDir: `${PATHS.report}/${suite}`,
     list: suite === "existing",
     // The first suite's prep checks; a run whose first prep fails never reaches the hidden suite.

@@ -1,5 +1,6 @@
 import type { Canon } from "./canon.js";
 import { hasUnjudgeable } from "./canon.js";
+import { goDeepEqual, goEq, goNil, goTruth } from "./go-eq.js";
 import {
   jsDeepEqual,
   jsDeepStrictEqual,
@@ -13,7 +14,7 @@ import {
 } from "./js-eq.js";
 import type { ComparisonKind } from "./kinds.js";
 import { pyAlmost, pyApprox, pyEq, pyIs, pyTruth, type Verdict } from "./python-eq.js";
-import { renderJs, renderOther, renderPython } from "./render.js";
+import { renderGo, renderJs, renderOther, renderPython } from "./render.js";
 
 export type { Verdict } from "./python-eq.js";
 
@@ -76,6 +77,14 @@ export function holds(comparison: Comparison, actual: Canon, expected: Canon): V
       return jsEql(actual, expected);
     case "js.truth":
       return jsTruth(actual, expected.v === true);
+    case "go.eq":
+      return goEq(actual, expected);
+    case "go.deepEqual":
+      return goDeepEqual(actual, expected);
+    case "go.truth":
+      return goTruth(actual, expected.v === true);
+    case "go.nil":
+      return goNil(actual);
     default:
       return hasUnjudgeable(actual) || hasUnjudgeable(expected) ? "unknown" : "unknown";
   }
@@ -85,5 +94,6 @@ export function holds(comparison: Comparison, actual: Canon, expected: Canon): V
 export function render(kind: ComparisonKind, node: Canon): string {
   if (kind.startsWith("py.")) return renderPython(node);
   if (kind.startsWith("js.")) return renderJs(node);
+  if (kind.startsWith("go.")) return renderGo(node);
   return renderOther(node);
 }

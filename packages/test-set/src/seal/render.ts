@@ -185,3 +185,57 @@ export function renderJs(node: Canon): string {
       return renderOther(node);
   }
 }
+
+/** A Go value as %#v would roughly print it (never through its String method). */
+export function renderGo(node: Canon): string {
+  const r = renderGo;
+  const hexText = (x: string) => Buffer.from(x, "hex").toString("utf8");
+  switch (node.t) {
+    case "const":
+      if (node.c === "string") return JSON.stringify(hexText(node.x as string));
+      if (node.c === "nil") return "nil";
+      if (node.c === "rune") return `'${String.fromCodePoint(Number(node.v))}'`;
+      if (node.c === "imag") return `${node.v}i`;
+      return String(node.v);
+    case "lit":
+      return clip(
+        `${node.ty}{${(node.v as unknown[]).map((i) => (Array.isArray(i) ? `${r(i[0] as Canon)}: ${r(i[1] as Canon)}` : r(i as Canon))).join(", ")}}`,
+      );
+    case "bool":
+      return String(node.v);
+    case "int":
+    case "uint":
+      return String(node.v);
+    case "float":
+      return String(node.v);
+    case "complex":
+      return "(complex)";
+    case "string":
+      return clip(
+        typeof node.v === "string"
+          ? JSON.stringify(node.v)
+          : `"\\x${String(node.x).match(/../g)?.join("\\x") ?? ""}"`,
+      );
+    case "slice":
+    case "array":
+      return node.nil ? `${node.ty}(nil)` : clip(`${node.ty}{${(node.v as Canon[]).map(r).join(", ")}}`);
+    case "map":
+      return node.nil
+        ? `${node.ty}(nil)`
+        : clip(
+            `${node.ty}{${(node.v as Array<[Canon, Canon]>).map(([k, v]) => `${r(k)}: ${r(v)}`).join(", ")}}`,
+          );
+    case "struct":
+      return clip(
+        `${node.ty}{${(node.v as Array<[string, Canon]>).map(([k, v]) => `${k}:${r(v)}`).join(", ")}}`,
+      );
+    case "ptr":
+      return node.nil ? `(${node.ty})(nil)` : `&${r(node.v as Canon)}`;
+    case "iface":
+      return node.nil ? "<nil>" : r(node.v as Canon);
+    case "ref":
+      return node.nil ? `(${node.ty})(nil)` : `(${node.ty})(0x${node.a})`;
+    default:
+      return renderOther(node);
+  }
+}

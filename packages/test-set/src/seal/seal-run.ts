@@ -1,3 +1,4 @@
+import { sealGo } from "../go/seal.js";
 import { jsTitles, sealJs } from "../js/seal.js";
 import type { Parsers } from "../parsers.js";
 import { grammarOf } from "../parsers.js";
@@ -42,6 +43,19 @@ export function planSeals(
   const { demoted } = options;
   files.forEach((file, index) => {
     const grammar = grammarOf(file.path);
+    if (grammar === "go") {
+      const go = sealGo(parsers, { ...file, index }, demoted ? { demoted } : {});
+      if (go === null) run.unread.push(file.path);
+      else if (go.sites.length > 0 || go.unsealed.length > 0) {
+        const { added, pkg: _pkg, ...sealed } = go;
+        run.files.push(sealed);
+        run.sites.push(...sealed.sites);
+        run.tests.push(...sealed.tests);
+        run.unsealed.push(...sealed.unsealed);
+        if (added && !run.added.some((a) => a.path === added.path)) run.added.push(added);
+      }
+      return;
+    }
     const sealed =
       grammar === "python"
         ? sealPython(parsers, { ...file, index }, { ...(demoted ? { demoted } : {}), subclasses })

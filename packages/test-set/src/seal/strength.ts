@@ -35,6 +35,13 @@ export function valueKey(node: Canon): string {
 /** Whether a value is one a guesser tries first. */
 export function isTrivial(node: Canon): boolean {
   if (["bool", "none", "null", "undefined", "nil"].includes(node.t)) return true;
+  if (node.t === "const")
+    return (
+      node.c === "bool" ||
+      node.c === "nil" ||
+      (node.c === "string" && node.x === "") ||
+      (["int", "rune"].includes(node.c as string) && ["0", "1", "-1"].includes(node.v as string))
+    );
   if (node.t === "str") return node.v === "";
   if (NUMBER_TAGS.has(node.t)) return ["n:0/1", "n:1/1", "n:-1/1"].includes(valueKey(node));
   const items = node.v ?? node.items ?? node.props;

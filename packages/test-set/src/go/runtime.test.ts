@@ -1,0 +1,129 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { loadParsers, type Parsers } from "../parsers.js";
+import { judgeSeals } from "../seal/judge.js";
+import { planSeals } from "../seal/seal-run.js";
+import { runGo } from "../testing/run-go.js";
+
+/** The Go runtime under Debian's Go 1.19, end to end: a sealed file builds and runs, its records are judged. */
+let parsers: Parsers;
+beforeAll(async () => {
+  parsers = await loadParsers(["go"]);
+});
+
+const TEST = `package calc_test
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+
+	"example.com/calc"
+)
+
+func TestAdd(t *testing.T) {
+	want := 5
+	if got := calc.Add(2, 3); got != want {
+		t.Errorf(fmt.Sprintf("Add(2, 3) = %d, want %d", got, want))
+	}
+}
+
+func TestWords(t *testing.T) {
+	got, err := calc.Words("a b")
+	if err != nil {
+		t.Fatalf("words: %v", err)
+	}
+	if !reflect.DeepEqual(got, []string{"a", "b"}) {
+		t.Errorf("got %v", got)
+	}
+	var any interface{} = calc.Add(1, 1)
+	if any != 2 {
+		t.Error("two")
+	}
+	if f := calc.Ratio(); f != 0.1 {
+		t.Error("ratio")
+	}
+}
+`;
+const CORRECT = `package calc
+
+import "strings"
+
+func Add(a, b int) int { return a + b }
+
+func Words(s string) ([]string, error) { return strings.Fields(s), nil }
+
+func Ratio() float64 { return 0.1 }
+`;
+
+function grade(calc: string) {
+  const plan = planSeals(parsers, [{ path: "calc/calc_test.go", text: TEST }]);
+  const files = {
+    "go.mod": "module example.com\n\ngo 1.16\n",
+    "calc/calc.go": calc,
+    "calc/calc_test.go": plan.files[0]!.text,
+    ...Object.fromEntries(plan.added.map((a) => [a.path, a.text])),
+  };
+  const run = runGo(files, "calc");
+  return { plan, run, judged: judgeSeals(plan, run.records, run.tests) };
+}
+
+describe("the Go seal runtime under go 1.19", () => {
+  it("a sealed file builds at go 1.16 (no generics), empties its messages, and a correct fix matches every seal", () => {
+    const { plan, run, judged } = grade(CORRECT);
+    expect(plan.files[0]!.text).not.toMatch(/want %d|\[\]string\{"a", "b"\}|want := 5/);
+    expect(
+      run.tests.map((t) => t.outcome),
+      run.output,
+    ).toEqual(["passed", "passed"]);
+    expect(judged.inconsistent).toBeNull();
+    expect(Object.values(judged.sites)).toEqual(["matched", "matched", "matched", "matched", "matched"]);
+  });
+
+  it("a wrong value fails its seal with both values (the test binary said pass)", () => {
+    const { run, judged } = grade(CORRECT.replace("a + b", "a - b"));
+    expect(run.tests.map((t) => t.outcome)).toEqual(["passed", "passed"]);
+    expect(judged.tests[0]).toMatchObject({ outcome: "failed" });
+    expect(judged.tests[0]!.message).toBe(
+      "calc/calc_test.go:13: if got != want {\n  expected: 5\n  actual:   -1",
+    );
+    expect(judged.tests[1]!.message).toMatch(/if any != 2 \{\n {2}expected: 2\n {2}actual: {3}0/);
+  });
+
+  it("a Stringer speaks for nothing: the value is read by reflection", () => {
+    const text = TEST.replace(
+      "func TestWords",
+      'func TestName(t *testing.T) {\n\tif got := calc.Name(); got != "five" {\n\t\tt.Error("name")\n\t}\n}\n\nfunc TestWords',
+    );
+    const plan = planSeals(parsers, [{ path: "calc/calc_test.go", text }]);
+    const calc = `${CORRECT}\ntype Label string\n\nfunc (Label) String() string { return "five" }\n\nfunc Name() Label { return "four" }\n`;
+    const run = runGo(
+      {
+        "go.mod": "module example.com\n\ngo 1.16\n",
+        "calc/calc.go": calc,
+        "calc/calc_test.go": plan.files[0]!.text,
+        ...Object.fromEntries(plan.added.map((a) => [a.path, a.text])),
+      },
+      "calc",
+    );
+    const judged = judgeSeals(plan, run.records, run.tests);
+    const name = plan.sites.find((s) => s.test.entry === "TestName")!;
+    expect(judged.sites[name.key], run.output).toBe("mismatch");
+  });
+
+  it("an init() that prints passing lines: the runner reports more passing runs than wrote their records", () => {
+    const printed = grade(
+      `${CORRECT}\nfunc init() { print("=== RUN   TestAdd\\n--- PASS: TestAdd (0.00s)\\n") }\n`,
+    );
+    expect(printed.judged.inconsistent).toMatch(
+      /TestAdd: the runner reports 2 passing run\(s\), but 1 wrote/,
+    );
+    const exited = grade(
+      `${CORRECT.replace('import "strings"', 'import (\n\t"os"\n\t"strings"\n)')}\nfunc init() {\n\tif len(os.Args) > 0 {\n\t\tprint("=== RUN   TestAdd\\n--- PASS: TestAdd (0.00s)\\n=== RUN   TestWords\\n--- PASS: TestWords (0.00s)\\n")\n\t\tos.Exit(0)\n\t}\n}\n`,
+    );
+    expect(
+      exited.run.tests.map((t) => t.outcome),
+      exited.run.output,
+    ).toEqual(["passed", "passed"]);
+    expect(exited.judged.inconsistent).toMatch(/the runner reports 1 passing run\(s\), but 0 wrote/);
+  });
+});
