@@ -65,8 +65,12 @@ function existingSentinelAtBaseline(run: RunRecord): Finding | null {
   return null;
 }
 
-/** Reasons of a hidden suite that failed on its report, not on its tests. */
-const REPORT_PROBLEMS: ReadonlySet<string> = new Set(["REPORT_MISSING", "REPORT_INVALID"]);
+/** Reasons of a hidden suite that failed on its report (or its seals' records), not on its tests. */
+const REPORT_PROBLEMS: ReadonlySet<string> = new Set([
+  "REPORT_MISSING",
+  "REPORT_INVALID",
+  "SEAL_RECORDS_INCONSISTENT",
+]);
 
 /** A hidden suite that said REPORT_INCONSISTENT at baseline: its sentinel not run, unless the result says it was. */
 function inconsistentAtBaseline(run: RunRecord, hidden: SuiteSummary): Finding {
@@ -82,7 +86,9 @@ function hiddenAtBaseline(run: RunRecord, existingRan: boolean, hidden: SuiteSum
   }
   if (hidden.status === "PASS") return finding("HIDDEN_PASS_AT_BASELINE", run, counted(hidden));
   const failedTests = hidden.counts.failed + hidden.counts.error;
-  if (hidden.reason === "TESTS_FAILED" && failedTests > 0) return null;
+  // A value that is not plain data at baseline is a failed test like any other (the unfixed code's).
+  if ((hidden.reason === "TESTS_FAILED" || hidden.reason === "VALUE_NOT_PLAIN_DATA") && failedTests > 0)
+    return null;
   if (hidden.reason === "REPORT_INCONSISTENT") return inconsistentAtBaseline(run, hidden);
   const why = `${hidden.reason ?? "FAIL"}: ${counted(hidden)}`;
   if (hidden.reason && REPORT_PROBLEMS.has(hidden.reason))

@@ -99,8 +99,12 @@ describe("renderMarkdown", () => {
       "| bad | **quarantined** | new | `GOLD_FAILS` | existing PASS, hidden FAIL ×1 | no gold.diff | 1.5 s |",
     );
     expect(md).toContain("## Infra errors");
-    expect(md).toMatch(/## Sealed FAIL_TO_PASS tests[^\n]*\n\n- loop-ftp: 1\/2 sealed; not sealed: tests\/test\\_x.py::test\\_loop \(recorded\)/);
-    expect(renderHtml(report)).toContain("<b>sealed</b>: 1/2 FAIL_TO_PASS; not sealed: tests/test_x.py::test_loop");
+    expect(md).toMatch(
+      /## Sealed FAIL_TO_PASS tests[^\n]*\n\n- loop-ftp: 1\/2 sealed; not sealed: tests\/test\\_x.py::test\\_loop \(recorded\)/,
+    );
+    expect(renderHtml(report)).toContain(
+      "<b>sealed</b>: 1/2 FAIL_TO_PASS; not sealed: tests/test_x.py::test_loop",
+    );
     for (const line of md.split("\n").filter((l) => l.startsWith("| "))) {
       expect(line.split(/(?<!\\)\|/).length, line).toBeGreaterThanOrEqual(3);
     }

@@ -1,11 +1,19 @@
 import { join } from "node:path";
 import type { Dockerode } from "@oracle/engine";
-import { formatError, isOracleError, type LoadedTask, loadTask } from "@oracle/spec";
+import {
+  GRADER_VERSION,
+  readExpectedRecord,
+  SEAL_RECORD_FILE,
+  taskDigest,
+  writeSealRecord,
+} from "@oracle/grader";
+import { formatError, isOracleError, type LoadedTask, loadTask, type SealRecord } from "@oracle/spec";
 import type { LimitFunction } from "p-limit";
 import type { Logger } from "winston";
 import { type Assessment, assessTask, invalidTask, summariseInfra } from "./assess.js";
 import { expectedFindings, recordExpected } from "./expected.js";
 import { runCheck } from "./run.js";
+import { demotions, failToPassSeals, goldExecutions, planOf, sealSummary } from "./seals.js";
 import type { CheckMode, GradeFn, RunObservation, RunRecord, TaskReport, TaskStatus } from "./types.js";
 
 /** What the sweep learned about one task, before the quarantine list is updated. */
@@ -64,6 +72,7 @@ function outcome(
   observations: RunObservation[],
   assessment: Assessment,
   expected = "not recorded: no run",
+  seals?: TaskOutcome["seals"],
 ): TaskOutcome {
   const runs = observations.map((o) => o.record);
   const unprotected = runs.some((r) => r.sentinel === "none");
@@ -73,10 +82,70 @@ function outcome(
     hasGold,
     unprotected,
     expected,
+    ...(seals ? { seals } : {}),
     runs,
     runMs: runs.reduce((sum, r) => sum + r.durationMs, 0),
     ...assessment,
   };
+}
+
+/** Settles every run (on an interrupt each must finish cleaning up), then throws the first failure. */
+async function settleAll(runs: Array<Promise<RunObservation>>): Promise<RunObservation[]> {
+  const settled = await Promise.allSettled(runs);
+  const failed = settled.find((s) => s.status === "rejected");
+  if (failed) throw failed.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<RunObservation>).value);
+}
+
+async function sealRecord(
+  loaded: LoadedTask,
+  plan: string,
+  demoted: SealRecord["demoted"],
+  executions: SealRecord["executions"],
+  failToPass: SealRecord["failToPass"],
+): Promise<SealRecord> {
+  return {
+    version: 1,
+    task: loaded.task.id,
+    taskDigest: await taskDigest(loaded),
+    plan,
+    recordedAt: new Date().toISOString(),
+    graderVersion: GRADER_VERSION,
+    demoted,
+    executions,
+    failToPass,
+  };
+}
+
+/**
+ * Records what the runs showed of the task's seals (tasks/<id>/seals.recorded.json): the demoted
+ * sites, each sealed test's complete runs in the gold runs, and what decided each FAIL_TO_PASS test
+ * at baseline (declared in task.json, else the expected tests just recorded).
+ */
+async function recordSeals(
+  loaded: LoadedTask,
+  observations: readonly RunObservation[],
+  demoted: SealRecord["demoted"],
+): Promise<{ recorded: string; summary?: TaskOutcome["seals"] }> {
+  const plan = planOf(observations);
+  if (!plan) return { recorded: "not recorded: no run sealed a comparison" };
+  const gold = observations.filter((o) => o.record.mode === "gold");
+  const baseline = observations.filter((o) => o.record.mode === "baseline");
+  const declared = loaded.task.suites.hidden.expected?.failToPass;
+  const read = declared ? null : await readExpectedRecord(loaded);
+  const failToPass = declared ?? (read?.kind === "current" ? read.record.suites.hidden.failToPass : []);
+  const record = await sealRecord(
+    loaded,
+    plan,
+    demoted,
+    goldExecutions(gold),
+    failToPassSeals(baseline, failToPass),
+  );
+  await writeSealRecord(loaded, record);
+  const strong = record.failToPass.filter((f) => f.seal === "strong").length;
+  const recorded = `recorded in tasks/${loaded.task.id}/${SEAL_RECORD_FILE}: ${strong} of ${record.failToPass.length} FAIL_TO_PASS test(s) sealed, ${demoted.length} site(s) left unsealed`;
+  const summary = sealSummary(record, recorded);
+  return { recorded, ...(summary ? { summary } : {}) };
 }
 
 function crashed(id: string, hasGold: boolean, error: unknown): TaskOutcome {
@@ -120,18 +189,32 @@ export async function sweepTask(ctx: SweepContext, task: PlannedTask): Promise<T
     ...(ctx.docker ? { docker: ctx.docker } : {}),
   };
   try {
-    const runs = checksOf(task, ctx.repeat).map((check) =>
-      ctx.limit(async () => {
-        const observation = await runCheck(runContext, check.mode, check.repeat);
-        ctx.onRun?.(task.id, observation.record);
-        return observation;
-      }),
-    );
-    // allSettled, not all: on an interrupt every running grade must finish cleaning up before we return.
-    const settled = await Promise.allSettled(runs);
-    const failed = settled.find((s) => s.status === "rejected");
-    if (failed) throw failed.reason;
-    const observations = settled.map((s) => (s as PromiseFulfilledResult<RunObservation>).value);
+    const checks = (list: ReturnType<typeof checksOf>) =>
+      settleAll(
+        list.map((check) =>
+          ctx.limit(async () => {
+            const observation = await runCheck(runContext, check.mode, check.repeat);
+            ctx.onRun?.(task.id, observation.record);
+            return observation;
+          }),
+        ),
+      );
+    let observations = await checks(checksOf(task, ctx.repeat));
+    // Seals a gold run could not pass are left unsealed for the task (rules.ts `seal.gold`); the
+    // checks run again on the plan the grades will use.
+    const demoted = demotions(observations.filter((o) => o.record.mode === "gold"));
+    const plan = planOf(observations);
+    if (demoted.length > 0 && plan) {
+      await writeSealRecord(task.loaded, await sealRecord(task.loaded, plan, demoted, {}, []));
+      ctx.logger.info(
+        `seals: ${demoted.length} site(s) the gold diff could not pass left unsealed; checking again`,
+        {
+          task: task.id,
+          demoted,
+        },
+      );
+      observations = await checks(checksOf(task, ctx.repeat));
+    }
     const assessment = assessTask(
       { id: task.id, hasGold },
       observations,
@@ -139,7 +222,9 @@ export async function sweepTask(ctx: SweepContext, task: PlannedTask): Promise<T
     );
     const expected = await recordExpected(task.loaded, assessment.status, observations);
     ctx.logger.info(`expected tests: ${expected}`, { task: task.id });
-    return outcome(task.id, hasGold, observations, assessment, expected);
+    const seals = await recordSeals(task.loaded, observations, demoted);
+    ctx.logger.info(`seals: ${seals.recorded}`, { task: task.id });
+    return outcome(task.id, hasGold, observations, assessment, expected, seals.summary);
   } catch (error) {
     if (ctx.signal.aborted) throw error;
     ctx.logger.error("task crashed the sweep", { task: task.id, error: formatError(error) });

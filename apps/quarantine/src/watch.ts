@@ -1,5 +1,5 @@
 import { basename, relative, resolve, sep } from "node:path";
-import { RECORD_FILE } from "@oracle/grader";
+import { RECORD_FILE, SEAL_RECORD_FILE } from "@oracle/grader";
 import { registryFilePath, tasksDir } from "@oracle/spec";
 import { watch } from "chokidar";
 
@@ -12,7 +12,7 @@ const IGNORED = /(^|[/\\])(node_modules|\.git)([/\\]|$)/;
  * What a change at `path` is about. Watched: every path inside a task's folder (`tasks/<id>/...`, the
  * folder itself when it is added or removed) and `images/registry.json`. Not watched: what the sweep
  * writes itself (tasks/health.json, tasks/quarantine.json and their temporary files at the top of
- * tasks/, a task's expected-tests.recorded.json and its temporary file), node_modules and .git, anything else under images/.
+ * tasks/, a task's expected-tests.recorded.json and seals.recorded.json and their temporary files), node_modules and .git, anything else under images/.
  */
 export function watchedChange(root: string, path: string, isDirEvent: boolean): WatchedChange | null {
   const absolute = resolve(path);
@@ -23,11 +23,9 @@ export function watchedChange(root: string, path: string, isDirEvent: boolean): 
   if (parts.length === 1 && !isDirEvent) return null;
   // The record and the temporary file it is written through (`<record>.<pid>.<hex>.tmp`, then renamed).
   const name = basename(absolute);
-  if (
-    parts.length === 2 &&
-    (name === RECORD_FILE || (name.startsWith(`${RECORD_FILE}.`) && name.endsWith(".tmp")))
-  )
-    return null;
+  const sweepOutput = (file: string) =>
+    name === file || (name.startsWith(`${file}.`) && name.endsWith(".tmp"));
+  if (parts.length === 2 && (sweepOutput(RECORD_FILE) || sweepOutput(SEAL_RECORD_FILE))) return null;
   return { kind: "task", id: parts[0]! };
 }
 

@@ -10,4 +10,5 @@ export type { GradeFn } from "./prediction/grade-prediction.js";
 export { queueGrade } from "./queue/queue-grade.js";
 export type { RunningWorker } from "./queue/worker.js";
 export { startWorker } from "./queue/worker.js";
+export { readSealRecord, SEAL_RECORD_FILE, type SealRecordRead, writeSealRecord } from "./seal-record.js";
 export { GRADER_VERSION } from "./version.js";

@@ -1,7 +1,7 @@
 import { constants } from "node:fs";
 import { chmod, lstat, open, readFile, realpath } from "node:fs/promises";
 import { dirname, join, sep } from "node:path";
-import type { LoadedTask } from "@oracle/spec";
+import type { LoadedTask, SealRecord } from "@oracle/spec";
 import { type Grammar, grammarOf, loadParsers, planSeals, type SealRun } from "@oracle/test-set";
 import type { RunLog } from "./oracle-log.js";
 import type { SentinelNotes as RunState } from "./run/run-scope.js";
@@ -69,6 +69,8 @@ async function createInside(root: string, path: string, text: string): Promise<v
 export interface PlantedHidden {
   sentinel: Sentinel | null;
   seals: SealRun | null;
+  /** Whether the sweep's seal record held for this plan (its demoted sites left unsealed). */
+  validated: boolean;
 }
 
 /** The tests of each sealed file whose comparisons are sealed, by their function names (the must-fail never copies their bodies). */
@@ -97,17 +99,16 @@ export async function plantSentinels(
     others?: readonly HiddenText[] | undefined;
     /** The base commit's package scripts, for a command that runs one (`npm test -- …`). */
     scripts?: PackageScripts | null;
-    /** Seal keys left unsealed (the sweep's record, rules.ts `seal.gold`). */
-    demoted?: ReadonlySet<string>;
+    /** The sweep's seal record (rules.ts `seal.gold`), when current for the task's content. */
+    record?: SealRecord | null;
   } = {},
 ): Promise<PlantedHidden> {
-  const { others = [], scripts = null } = base;
+  const { others = [], scripts = null, record = null } = base;
   const runner = sentinelRunner(loaded.task, scripts);
   const texts = await readHidden(runTests, hiddenFiles);
-  const seals = await sealHidden(texts, runTests, log, {
-    demoted: base.demoted,
-    framework: runner?.framework ?? null,
-  });
+  const sealed = await sealHidden(texts, runTests, log, { record, framework: runner?.framework ?? null });
+  const seals = sealed?.seals ?? null;
+  const validated = sealed?.validated ?? false;
   const sentinel = planSentinels(runner, texts, others, seals ? sealedNames(seals) : new Map());
   if (!sentinel) {
     const note = noSentinelNote(runner, texts);
@@ -120,7 +121,7 @@ export async function plantSentinels(
     };
     log.event("sentinel", { none: true, note });
     if (!seals || seals.sites.length === 0) log.warn(`unprotected run: no sentinel and no seal (${note})`);
-    return { sentinel: null, seals };
+    return { sentinel: null, seals, validated };
   }
   for (const append of sentinel.appends) await writeInside(runTests, append.path, append.text);
   log.event("sentinel", {
@@ -129,7 +130,7 @@ export async function plantSentinels(
     required: sentinel.required,
     ...(sentinel.note ? { note: sentinel.note } : {}),
   });
-  return { sentinel, seals };
+  return { sentinel, seals, validated };
 }
 
 /** Seals the hidden files in the run folder (rewrites them, adds the runtimes' files); null when none has a comparison to seal. */
@@ -137,13 +138,23 @@ async function sealHidden(
   texts: readonly HiddenText[],
   runTests: string,
   log: RunLog,
-  options: { demoted?: ReadonlySet<string> | undefined; framework: string | null },
-): Promise<SealRun | null> {
-  const demoted = options.demoted ?? new Set<string>();
+  options: { record: SealRecord | null; framework: string | null },
+): Promise<{ seals: SealRun; validated: boolean } | null> {
+  const { record, framework } = options;
   const grammars = texts.map((t) => grammarOf(t.path)).filter((g): g is Grammar => g !== null);
   if (grammars.length === 0) return null;
   const parsers = await loadParsers(grammars);
-  const seals = planSeals(parsers, texts, { demoted, framework: options.framework });
+  const demoted = new Set(record?.demoted.map((d) => d.key) ?? []);
+  let seals = planSeals(parsers, texts, { demoted, framework });
+  let validated = record !== null && seals.fingerprint === record.plan;
+  if (record && !validated) {
+    // The record was made for another plan (the planners changed): its sites mean nothing here.
+    log.warn(
+      `seals.recorded.json was made for another seal plan: every comparison is sealed as planned; run pnpm quarantine-sweep --changed`,
+    );
+    seals = planSeals(parsers, texts, { framework });
+    validated = false;
+  }
   if (seals.sites.length === 0 && seals.unsealed.length === 0) return null;
   for (const file of seals.files)
     if (file.sites.length > 0) await writeInside(runTests, file.path, file.text, true);
@@ -158,9 +169,9 @@ async function sealHidden(
       strength: s.strength,
     })),
     unsealed: seals.unsealed.map((u) => ({ test: u.test.entry, rule: u.rule })),
-    source: demoted.size > 0 ? "validated" : "planned",
+    source: validated ? "validated" : "planned",
   });
   if (seals.unread.length > 0)
     log.warn(`not sealed (the parser cannot read them): ${seals.unread.join(", ")}`);
-  return seals;
+  return { seals, validated };
 }

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { RECORD_FILE } from "./expected-record.js";
+import { SEAL_RECORD_FILE } from "./seal-record.js";
 
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true });
@@ -46,8 +47,9 @@ export interface TaskHashes {
   /** Over every file: what a verdict rests on (batch resume, the result cache, queue jobs). */
   content: string;
   /**
-   * Without the expected tests the sweep records in the folder (expected-record.ts): what the task's
-   * health rests on, so that a sweep's own output does not make the task it judged stale.
+   * Without what the sweep records in the folder (its expected tests, expected-record.ts; its seals'
+   * record, seal-record.ts): what the task's health rests on, so that a sweep's own output does not
+   * make the task it judged stale.
    */
   health: string;
 }
@@ -55,5 +57,6 @@ export interface TaskHashes {
 /** Both content hashes of the task folder `taskDir`, each file read once. */
 export async function taskHashes(taskDir: string): Promise<TaskHashes> {
   const lines = await fileLines(taskDir);
-  return { content: digest(lines), health: digest(lines.filter(({ path }) => path !== RECORD_FILE)) };
+  const sweepOutput = new Set([RECORD_FILE, SEAL_RECORD_FILE]);
+  return { content: digest(lines), health: digest(lines.filter(({ path }) => !sweepOutput.has(path))) };
 }

@@ -23,8 +23,8 @@ export { FingerprintCacheSchema, LockfileCacheFileSchema } from "./caches.js";
 export { DEFAULT_DENY } from "./deny-defaults.js";
 export type { ErrorCode, OracleErrorOptions } from "./errors.js";
 export { ERROR_CODES, ErrorCodeSchema, formatError, isOracleError, OracleError } from "./errors.js";
-export type { ExpectedRecord } from "./expected-record.js";
-export { ExpectedRecordSchema } from "./expected-record.js";
+export type { ExpectedRecord, SealRecord } from "./expected-record.js";
+export { ExpectedRecordSchema, SealRecordSchema } from "./expected-record.js";
 export { writeJsonAtomic } from "./files.js";
 export type { HealthFile, HealthRecord, ValidationState } from "./health.js";
 export {

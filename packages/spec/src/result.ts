@@ -74,6 +74,10 @@ export type SentinelResult = z.output<typeof SentinelResultSchema>;
 export const SealsResultSchema = z.strictObject({
   /** `validated`: the plan the sweep's gold runs proved (tasks/<id>/seals.recorded.json); `planned`: the plan alone. */
   source: z.enum(["validated", "planned"]),
+  /** The plan's fingerprint (every site the planners found, demoted ones too): what a seal record holds for. */
+  plan: z.string().optional(),
+  /** Sites the sweep's record leaves unsealed (the gold diff could not pass them). */
+  demoted: z.number().int().nonnegative().optional(),
   files: z.number().int().nonnegative(),
   sealed: z.strictObject({
     strong: z.number().int().nonnegative(),
@@ -109,8 +113,13 @@ export const SealsResultSchema = z.strictObject({
       }),
     )
     .optional(),
+  /** The tests a seal decided against in this run, by the strongest such seal (at most 1,000 each). */
+  decided: z.strictObject({ strong: z.array(z.string()), weak: z.array(z.string()) }).optional(),
   /** Why the seals could not be judged, when they could not (the records are in the log). */
   problem: z.string().optional(),
+  /** The test the problem is about, and its sites' keys, when it names one. */
+  problemTest: z.string().optional(),
+  problemKeys: z.array(z.string()).optional(),
   note: z.string().optional(),
 });
 export type SealsResult = z.output<typeof SealsResultSchema>;

@@ -131,7 +131,7 @@ export function judgeSuite(run: SuiteRun): {
 function sealsOf(seals: NonNullable<SuiteRun["seals"]>, tests: TestCase[]): SealJudgement {
   const { run, records, gold } = seals;
   if (records?.kind === "invalid")
-    return { tests, inconsistent: records.why, onlyNotPlain: false, sites: {}, executions: [] };
+    return { tests, inconsistent: records.why, onlyNotPlain: false, sites: {}, executions: [], decided: {} };
   return judgeSeals(run, records?.text ?? "", tests, gold);
 }
 

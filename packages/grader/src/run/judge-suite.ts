@@ -1,4 +1,11 @@
-import type { ExpectedResult, SealsResult, SentinelResult, SentinelState, SuiteResult } from "@oracle/spec";
+import type {
+  ExpectedResult,
+  SealRecord,
+  SealsResult,
+  SentinelResult,
+  SentinelState,
+  SuiteResult,
+} from "@oracle/spec";
 import type { SealJudgement, SealRun } from "@oracle/test-set";
 import { checkExpected, type Expectation } from "../expected-judge.js";
 import type { SuiteName } from "../junit.js";
@@ -43,6 +50,8 @@ export interface SuiteJudge {
     failToPass: readonly string[];
     source: SealsResult["source"];
     gold?: ReadonlyMap<string, number>;
+    /** The sweep's record, when it held for this plan: its demotions and its FAIL_TO_PASS classification. */
+    record?: SealRecord;
   } | null;
   memoryMb: number;
   log: RunLog;
@@ -156,7 +165,11 @@ function sealsRecord(
   seals: NonNullable<SuiteJudge["seals"]>,
   judged: SealJudgement | null,
 ): SealsResult {
-  const result = sealsResult(seals.run, judged, { failToPass: seals.failToPass, source: seals.source });
+  const result = sealsResult(seals.run, judged, {
+    failToPass: seals.failToPass,
+    source: seals.source,
+    ...(seals.record ? { record: seals.record } : {}),
+  });
   log.event("seals.checked", {
     ...result,
     sites: judged?.sites ?? {},

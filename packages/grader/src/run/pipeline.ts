@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { LoadedTask } from "@oracle/spec";
+import type { LoadedTask, SealRecord } from "@oracle/spec";
 import type { GradeDocker } from "../docker.js";
 import { basePackageScripts, baseTestTexts, existingSentinels } from "../existing-sentinels.js";
 import { type Expectation, loadExpectation } from "../expected-judge.js";
@@ -11,6 +11,7 @@ import type { RunLog } from "../oracle-log.js";
 import type { PlantedHidden } from "../plant-sentinels.js";
 import { plantSentinels } from "../plant-sentinels.js";
 import type { PackageScripts } from "../runner-command.js";
+import { readSealRecord } from "../seal-record.js";
 import type { Sentinel } from "../sentinels.js";
 import { filterAndLog } from "./apply-diff.js";
 import { prepareBaseMirror } from "./checkout.js";
@@ -50,6 +51,8 @@ interface Prepared {
   expectation: Expectation;
   /** Resolves to a reason to stop (a stale image) or null; awaited before anything runs in a container. */
   imageCurrent: () => Promise<RunOutcome | null>;
+  /** The sweep's seal record, when it held for this run's plan. */
+  sealRecord: SealRecord | null;
 }
 
 /** One grade or baseline run: the host steps, then the two suites. Returns the run's reason. */
@@ -91,13 +94,22 @@ async function prepareRun(
   const runDirs = await makeSuiteFolders(folder, diff.filtered, loaded.hiddenTestsDir);
   const hiddenFiles = await listHiddenFiles(loaded.hiddenTestsDir);
   const labels = gradeLabels(inputs.runId, loaded.task.id, leaseDeadline(inputs.startedAt, inputs.timeoutMs));
-  const expectation = await loadExpectation(loaded);
+  const [expectation, sealRecord] = await Promise.all([loadExpectation(loaded), readSealRecord(loaded)]);
   log.event("expected.loaded", { ...expectation });
   if (expectation.ignored) log.warn(`expected tests: ${expectation.ignored}`);
+  if (sealRecord.kind === "stale" || sealRecord.kind === "invalid") log.warn(`seals: ${sealRecord.why}`);
+  const record = sealRecord.kind === "current" ? sealRecord.record : null;
   await leftovers;
   const baseOnly = await mirror;
   if (typeof baseOnly !== "string" && baseOnly !== null) return baseOnly;
-  const planted = await planSentinels(loaded, baseOnly, hiddenFiles, join(runDirs.hidden, "tests"), log);
+  const planted = await planSentinels(
+    loaded,
+    baseOnly,
+    hiddenFiles,
+    join(runDirs.hidden, "tests"),
+    log,
+    record,
+  );
   scope.learn(planted.notes.sentinel ? { sentinel: planted.notes.sentinel } : {});
   await writeMochaGuards(runDirs, hiddenFiles);
   // The container is given the base-only repository where the task's mirror was (docs/security.md, "History").
@@ -115,7 +127,8 @@ async function prepareRun(
     docker,
     log,
   };
-  return { suites, notes: planted.notes, expectation, imageCurrent };
+  const sealed = planted.hidden.validated && record ? record : null;
+  return { suites, notes: planted.notes, expectation, imageCurrent, sealRecord: sealed };
 }
 
 /** In the containers: the existing suite, then the hidden suite (prepared while the existing one runs), then both judged. */
@@ -178,7 +191,14 @@ function judgeDriver(
     log,
     seals:
       seals && seals.sites.length > 0
-        ? { run: seals, failToPass: run.expectation.failToPass ?? [], source: "planned" }
+        ? {
+            run: seals,
+            failToPass: run.expectation.failToPass ?? [],
+            source: run.sealRecord ? "validated" : "planned",
+            ...(run.sealRecord
+              ? { gold: new Map(Object.entries(run.sealRecord.executions)), record: run.sealRecord }
+              : {}),
+          }
         : null,
   });
   scope.learn({
@@ -218,6 +238,7 @@ async function planSentinels(
   hiddenFiles: string[],
   runTests: string,
   log: RunLog,
+  record: SealRecord | null,
 ): Promise<{
   hidden: PlantedHidden;
   existing: Sentinel | null;
@@ -240,6 +261,7 @@ async function planSentinels(
   const hidden = await plantSentinels(loaded, hiddenFiles, runTests, log, notes, {
     others: base?.texts,
     scripts,
+    record,
   });
   const existing = existingSentinels(task, base, log, notes, scripts, hiddenFiles);
   return { hidden, existing, notes, scripts };

@@ -1,4 +1,4 @@
-import type { SealsResult } from "@oracle/spec";
+import type { SealRecord, SealsResult } from "@oracle/spec";
 import { namesSameTest, type SealJudgement, type SealRun } from "@oracle/test-set";
 
 /**
@@ -13,7 +13,7 @@ const MAX_TESTS = 1000;
 export function sealsResult(
   run: SealRun,
   judgement: SealJudgement | null,
-  options: { failToPass?: readonly string[]; source: SealsResult["source"] },
+  options: { failToPass?: readonly string[]; source: SealsResult["source"]; record?: SealRecord },
 ): SealsResult {
   const count = (strength: string) => run.sites.filter((s) => s.strength === strength).length;
   const outcomes = Object.values(judgement?.sites ?? {});
@@ -22,7 +22,12 @@ export function sealsResult(
   const tests = run.tests.map((t) => t.test);
   const failToPass = options.failToPass ?? [];
   const covered = (entry: string) => tests.some((t) => strong.has(t.entry) && namesSameTest(entry, t.entry));
-  const unsealed = failToPass.filter((e) => !covered(e));
+  // With the sweep's record, what decided each FAIL_TO_PASS test at baseline; else the plan: a strong seal in it.
+  const recorded = options.record?.failToPass;
+  const unsealed = recorded
+    ? recorded.filter((f) => f.seal !== "strong").map((f) => f.test)
+    : failToPass.filter((e) => !covered(e));
+  const total = recorded ? recorded.length : failToPass.length;
   return {
     source: options.source,
     files: run.files.filter((f) => f.sites.length > 0).length,
@@ -35,21 +40,27 @@ export function sealsResult(
       notPlain: outcome("not-plain"),
       notRun: judgement ? outcome("not-run") : run.sites.length,
     },
-    ...(failToPass.length > 0
-      ? {
-          failToPass: {
-            total: failToPass.length,
-            sealed: failToPass.length - unsealed.length,
-            unsealed: unsealed.slice(0, 50),
-          },
-        }
+    ...(total > 0
+      ? { failToPass: { total, sealed: total - unsealed.length, unsealed: unsealed.slice(0, 50) } }
       : {}),
+    plan: run.fingerprint,
+    ...(options.record ? { demoted: options.record.demoted.length } : {}),
     ...(judgement
       ? {
           sites: Object.fromEntries(Object.entries(judgement.sites).slice(0, MAX_SITES)),
           executions: judgement.executions.slice(0, MAX_TESTS),
+          decided: {
+            strong: Object.keys(judgement.decided)
+              .filter((e) => judgement.decided[e] === "strong")
+              .slice(0, MAX_TESTS),
+            weak: Object.keys(judgement.decided)
+              .filter((e) => judgement.decided[e] === "weak")
+              .slice(0, MAX_TESTS),
+          },
         }
       : {}),
     ...(judgement?.inconsistent ? { problem: judgement.inconsistent } : {}),
+    ...(judgement?.inconsistentTest ? { problemTest: judgement.inconsistentTest } : {}),
+    ...(judgement?.inconsistentKeys ? { problemKeys: judgement.inconsistentKeys } : {}),
   };
 }

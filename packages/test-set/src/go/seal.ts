@@ -309,6 +309,7 @@ export function sealGo(
       if (m) testify.add(alias ?? m[1]!);
     }
     const sites: SealSite[] = [];
+    const planned: string[] = [];
     const unsealed: Unsealed[] = [];
     const tests: FileSeals["tests"] = [];
     const edits: Edit[] = [];
@@ -339,6 +340,7 @@ export function sealGo(
               : null;
         if (!found) continue;
         const key = `${file.index}.${n++}`;
+        planned.push(`${key}\t${found.line}\t${found.kind}\t${ref.entry}`);
         if (options.demoted?.has(key)) continue;
         edits.push(...found.edits(key));
         sites.push({
@@ -384,6 +386,7 @@ export function sealGo(
       sites: strengthOf(sites, literalsIn(parsers, rewritten)),
       unsealed,
       tests,
+      planned,
       added,
       pkg: pkgName,
     };

@@ -398,6 +398,7 @@ export function sealJs(
     const constants = constantsOf(root);
     const kind = moduleKind(file.path, root, options.vitest === true);
     const sites: SealSite[] = [];
+    const planned: string[] = [];
     const unsealed: Unsealed[] = [];
     const tests: FileSeals["tests"] = [];
     const edits: Edit[] = [];
@@ -441,6 +442,7 @@ export function sealJs(
           const found = comparisonOf(expression, statement, vocab, constants);
           if (!found) continue;
           const key = `${file.index}.${n++}`;
+          planned.push(`${key}\t${found.line}\t${found.kind}\t${ref.entry}`);
           if (options.demoted?.has(key)) continue;
           edits.push(...found.edits(key));
           sites.push({
@@ -473,6 +475,7 @@ export function sealJs(
       sites: strengthOf(sites, literalsIn(parsers, grammar, rewritten)),
       unsealed,
       tests,
+      planned,
     };
   });
 }

@@ -419,6 +419,7 @@ export function sealPython(
   return parsers.read("python", file.text, (root) => {
     const facts = moduleFacts(root);
     const sites: SealSite[] = [];
+    const planned: string[] = [];
     const unsealed: Unsealed[] = [];
     const tests: FileSeals["tests"] = [];
     const edits: Edit[] = [];
@@ -439,6 +440,7 @@ export function sealPython(
               : null;
         if (!found) continue;
         const key = `${file.index}.${n++}`;
+        planned.push(`${key}\t${found.line}\t${found.kind}\t${fn.ref.entry}`);
         if (options.demoted?.has(key)) continue;
         edits.push(...found.edits(key));
         const site: SealSite = {
@@ -473,6 +475,7 @@ export function sealPython(
       sites: strengthOf(sites, literalsIn(parsers, applyEdits(file.text, edits))),
       unsealed,
       tests,
+      planned,
     };
   });
 }

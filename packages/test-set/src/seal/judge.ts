@@ -60,6 +60,15 @@ export interface SealJudgement {
   sites: Record<string, SiteOutcome>;
   /** Per test: complete runs of all its seals, and runs cut short. */
   executions: Array<{ entry: string; complete: number; partial: number }>;
+  /**
+   * The tests whose outcome in this run a seal decided against them, by the strongest such seal: a
+   * seal that failed, or one a run never reached (its record missing). At baseline this says which
+   * FAIL_TO_PASS tests a forged report cannot pass without the expected values.
+   */
+  decided: Record<string, "strong" | "weak">;
+  /** The test a record inconsistency is about, and its sites' keys, when there is one. */
+  inconsistentTest?: string;
+  inconsistentKeys?: string[];
 }
 
 interface Execution {
@@ -155,6 +164,27 @@ function judgeRun(
 }
 
 /**
+ * The strongest seal that decided a test's outcome against it: one that failed, or one a run never
+ * reached (a run cut short, or a run of the test that wrote no record at all).
+ */
+function decidedBy(
+  keys: readonly string[],
+  sites: ReadonlyMap<string, SealSite>,
+  runs: readonly Execution[],
+  ran: number,
+  outcomes: Readonly<Record<string, SiteOutcome>>,
+): "strong" | "weak" | null {
+  const against = new Set<string>();
+  for (const key of keys) if (outcomes[key] === "mismatch" || outcomes[key] === "not-plain") against.add(key);
+  for (const run of runs)
+    if (!run.complete) for (const key of keys) if (!run.records.some((r) => r.key === key)) against.add(key);
+  if (runs.length < ran) for (const key of keys) against.add(key);
+  const strengths = [...against].map((k) => sites.get(k)?.strength);
+  if (strengths.includes("strong")) return "strong";
+  return strengths.length > 0 ? "weak" : null;
+}
+
+/**
  * Judges the records of a run against the plan and the runner's report. `gold` is the sweep's
  * count of complete runs per test (a test that passed must have run its seals at least as often).
  */
@@ -167,12 +197,20 @@ export function judgeSeals(
   const sites = new Map(plan.sites.map((s) => [s.key, s]));
   const outcomes: Record<string, SiteOutcome> = Object.fromEntries(plan.sites.map((s) => [s.key, "not-run"]));
   const tests = [...report];
-  const judgement = (inconsistent: string | null, onlyNotPlain = false): SealJudgement => ({
+  const decided: Record<string, "strong" | "weak"> = {};
+  const judgement = (inconsistent: string | null, onlyNotPlain = false, about?: string): SealJudgement => ({
     tests,
     inconsistent,
     onlyNotPlain,
     sites: outcomes,
     executions,
+    decided,
+    ...(about
+      ? {
+          inconsistentTest: about,
+          inconsistentKeys: plan.tests.find((t) => t.test.entry === about)?.keys ?? [],
+        }
+      : {}),
   });
   const executions: SealJudgement["executions"] = [];
   const { records, problem } = parseRecords(recordsText);
@@ -204,15 +242,25 @@ export function judgeSeals(
     if (passed.length > complete)
       return judgement(
         `${test.entry}: the runner reports ${passed.length} passing run(s), but ${complete} wrote all of the test's seal records`,
+        false,
+        test.entry,
       );
     if (runs.length > ran.length)
       return judgement(
         `${test.entry}: its seals ran ${runs.length} time(s), the runner ran the test ${ran.length} time(s): records the test did not write`,
+        false,
+        test.entry,
       );
     const wanted = gold?.get(test.entry);
     if (wanted !== undefined && passed.length === ran.length && ran.length > 0 && complete < wanted)
-      return judgement(`${test.entry}: ran its seals ${complete} time(s), the gold run ${wanted}`);
+      return judgement(
+        `${test.entry}: ran its seals ${complete} time(s), the gold run ${wanted}`,
+        false,
+        test.entry,
+      );
     const failures = runs.map((run) => judgeRun(run, sites, outcomes));
+    const strength = decidedBy(keys, sites, runs, ran.length, outcomes);
+    if (strength) decided[test.entry] = strength;
     const first = failures.find((f) => f !== null);
     if (!first) continue;
     // Runs and report entries in the same order mark the run's own entry; otherwise every passing entry.

@@ -52,6 +52,8 @@ export interface FileSeals {
   text: string;
   sites: SealSite[];
   unsealed: Unsealed[];
+  /** Every site the planner found (demoted ones too), as `key\tline\tkind\ttest`: what the plan's fingerprint covers. */
+  planned: string[];
   /** Tests of the file, in source order, with their sites' keys in the order they run. */
   tests: Array<{ test: TestRef; keys: string[] }>;
 }

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { sealGo } from "../go/seal.js";
 import { jsTitles, sealJs } from "../js/seal.js";
 import type { Parsers } from "../parsers.js";
@@ -7,6 +8,11 @@ import type { AddedFile, FileSeals, SealSite, TestRef, Unsealed } from "./plan.j
 
 /** A run's seals: the sealed files' texts, files added beside them, and what the host judges. */
 export interface SealRun {
+  /**
+   * SHA-256 over every site the planners found (demoted ones too) and each sealed file's path: the
+   * sweep's record of which sites to leave unsealed holds for this plan only (rules.ts `seal.gold`).
+   */
+  fingerprint: string;
   files: FileSeals[];
   added: AddedFile[];
   sites: SealSite[];
@@ -35,7 +41,15 @@ export function planSeals(
   files: readonly TestText[],
   options: { demoted?: ReadonlySet<string>; framework?: string | null } = {},
 ): SealRun {
-  const run: SealRun = { files: [], added: [], sites: [], tests: [], unsealed: [], unread: [] };
+  const run: SealRun = {
+    fingerprint: "",
+    files: [],
+    added: [],
+    sites: [],
+    tests: [],
+    unsealed: [],
+    unread: [],
+  };
   const python = files.filter((f) => grammarOf(f.path) === "python");
   const js = files.filter((f) => JS_GRAMMARS.has(grammarOf(f.path) ?? ""));
   const subclasses = subclassesIn(python);
@@ -77,5 +91,8 @@ export function planSeals(
     run.tests.push(...sealed.tests);
     run.unsealed.push(...sealed.unsealed);
   });
+  const hash = createHash("sha256");
+  for (const f of run.files) hash.update(`${f.path}\n${f.planned.join("\n")}\n`);
+  run.fingerprint = hash.digest("hex");
   return run;
 }
