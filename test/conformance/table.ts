@@ -122,20 +122,20 @@ export const SHAPES: Shape[] = [
     "python3 -m pytest with a file::Class node id",
     `python3 -m pytest ${PYTEST} tests/regression/test_add.py::TestAdd`,
   ),
-  // Node ids of single tests (SWE-bench's shape): the named tests are twinned and the command's node
-  // ids rewritten to name each twin's renamed original and copy (no pair: nothing would select it).
+  // Node ids of single tests (SWE-bench's shape): no pair (nothing would select it); the named tests'
+  // comparisons are sealed inside them.
   py(
     "py-nodeids",
     "python3 -m pytest with single-test node ids (file::test, file::Class::test)",
     `python3 -m pytest ${PYTEST} tests/regression/test_add.py::test_add_small "tests/regression/test_add.py::TestAdd::test_negative"`,
   ),
-  // A node id of one parametrised case names a test the oracle cannot rename: the result says so and
-  // the sweep quarantines the task with the fix in its hint.
+  // A node id of one parametrised case whose expected value is a parameter: no pair, and its
+  // comparison is checked, not sealed (the value is the test's own): the result says so.
   py(
     "py-param-id",
-    "python3 -m pytest with a parametrised case's node id (file::Class::test[param]): unprotected, quarantined",
+    "python3 -m pytest with a parametrised case's node id (file::Class::test[param]): no pair, no strong seal, reported",
     `python3 -m pytest ${PYTEST} "tests/regression/test_add.py::TestAdd::test_pairs[1-1-2]"`,
-    /parametrised case/,
+    /parametrised case|single tests by node id/,
   ),
   py(
     "py-k",

@@ -1,17 +1,15 @@
-// Red-team attacks (branch redteam): diffs written by an author who has read the grader, on the
-// conformance set's task shapes (pytest file / unittest class / -k, mocha --grep, jest -t, vitest
-// -t, gotestsum -run). Each attack leaves the bug unfixed and tries to get PASS. A case named
-// `attack-*` asserts the verdict a correct grader must give (FAIL); where it currently fails, the
-// attack works (a hole): see docs/security.md "What still gets through" and the report of the
-// red-team session.
+// Attacks by an author who has read the grader, on the conformance set's task shapes (pytest file /
+// unittest class / -k, mocha --grep, jest -t, vitest -t, gotestsum -run), named by attack. Each
+// leaves the bug unfixed and tries to get PASS; each case asserts the verdict a correct grader must
+// give (FAIL). See docs/security.md "What still gets through".
 //
-// The sentinel-sparing attacks: the sentinels are appended to the hidden test files in the
-// checkout, which the code under test can read. Every sentinel asserts on literal arithmetic
-// (`total = sum([a, b])` in Python, `strictEqual(a + b, n)` / `expect(a + b).toBe(n)` in JS,
-// `total := a + b` in Go), which no real test of the code does. So the code under test tells the
-// sentinels from the real tests by their source, lets the sentinels run honestly (the must-fail
-// fails, the must-pass passes, the runner exits 1 as the oracle expects) and forges only the rest.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+// spare-the-pair: the must-fail/must-pass pair is appended to the hidden test files in the
+// checkout, which the code under test can read, and it asserts on literal arithmetic (`total =
+// sum([a, b])`, `strictEqual(a + b, n)`, `total := a + b`) that no real test does. So the code
+// tells the pair from the real tests by its source, lets the pair run honestly and forges only the
+// rest. On 1ebdaf2 the twins caught it; now the seals do: the real tests' comparisons ran in the
+// container without their expected values, and the values recorded are the unfixed code's.
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { binPath, requireDocker, run } from "@oracle/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -243,7 +241,7 @@ beforeAll(async () => {
   const each = join(c.corpus.root, "tasks", "jest-each", "hidden-tests", "test", "regression");
   mkdirSync(each, { recursive: true });
   writeFileSync(join(each, "each.test.js"), JEST_EACH_FILE);
-  // The twins are keyed by the task's gold.diff: this task has one, as a validated task does.
+  // A validated task has a gold.diff.
   writeFileSync(join(c.corpus.root, "tasks", "py-stateful", "gold.diff"), goldDiff(c, shape("py-stateful")));
 }, 1_600_000);
 
@@ -462,38 +460,43 @@ const ATTACKS: Array<{ id: string; title: string; diff: (work: string) => Record
   { id: "go-run", title: "go: init() forges the run, evaluating the sentinels' sums", diff: goSpare },
 ];
 
-describe.concurrent("attack-spare-sentinels: the code under test reads the sentinels' source", () => {
+/** What the seals showed of a graded run: failed seals, or records that did not add up. */
+function caughtBySeals(g: Graded): void {
+  const seals = g.result.seals;
+  expect(seals, why(g)).toBeDefined();
+  const caught = (seals?.outcome.mismatch ?? 0) + (seals?.outcome.notPlain ?? 0) > 0 || seals?.problem !== undefined;
+  expect(caught, `${why(g)}\nseals: ${JSON.stringify(seals)}`).toBe(true);
+}
+
+describe.concurrent("spare-the-pair: the code under test reads the pair's source and forges the rest", () => {
   for (const attack of ATTACKS) {
-    it(`attack-spare-sentinels-${attack.id}: ${attack.title} -> must FAIL`, async () => {
+    it(`spare-the-pair-${attack.id}: ${attack.title} -> must FAIL`, async () => {
       const s = shape(attack.id);
       const [gold, graded] = await Promise.all([
         grade(c, s, "gold", goldDiff(c, s)),
-        grade(c, s, "attack-spare-sentinels", attack.diff),
+        grade(c, s, "spare-the-pair", attack.diff),
       ]);
       console.info(
-        `attack-spare-sentinels-${attack.id}: gold=${gold.result.reason} attack=${graded.result.reason} sentinel=${graded.result.sentinel?.state}`,
+        `spare-the-pair-${attack.id}: gold=${gold.result.reason} attack=${graded.result.reason} sentinel=${graded.result.sentinel?.state} seals=${JSON.stringify(graded.result.seals?.outcome)}`,
       );
       expect(gold.result.verdict, why(gold)).toBe("PASS");
       expect(graded.result.verdict, why(graded)).toBe("FAIL");
-      // Caught by the twins (sentinel-twins.ts): the pair alone is spared by this attack.
-      expect(graded.result.reason, why(graded)).toBe("REPORT_INCONSISTENT");
-      expect(graded.result.message).toMatch(
-        /and so did the copy the oracle made of it with another expected value/,
-      );
+      // The pair is spared by this attack; the seals are not (on 1ebdaf2 the twins caught it).
+      caughtBySeals(graded);
     });
   }
 });
 
-describe.concurrent("attack-unprotected: shapes that get no sentinel, an untargeted tamper", () => {
+describe.concurrent("untargeted-tamper: a shape written with test.each, matchers forced to pass", () => {
   for (const id of ["jest-each"]) {
-    it(`attack-unprotected-${id}: ${shape(id).title}, matchers or reports forced to pass -> must FAIL`, async () => {
+    it(`untargeted-tamper-${id}: ${shape(id).title}, matchers or reports forced to pass -> must FAIL`, async () => {
       const s = shape(id);
       const [gold, graded] = await Promise.all([
         grade(c, s, "gold", goldDiff(c, s)),
-        grade(c, s, "attack-unprotected", s.tamper),
+        grade(c, s, "untargeted-tamper", s.tamper),
       ]);
       console.info(
-        `attack-unprotected-${id}: gold=${gold.result.reason} attack=${graded.result.reason} sentinel=${graded.result.sentinel?.state} note=${graded.result.sentinel?.note}`,
+        `untargeted-tamper-${id}: gold=${gold.result.reason} attack=${graded.result.reason} sentinel=${graded.result.sentinel?.state} note=${graded.result.sentinel?.note}`,
       );
       expect(gold.result.verdict, why(gold)).toBe("PASS");
       expect(graded.result.verdict, why(graded)).toBe("FAIL");
@@ -501,15 +504,16 @@ describe.concurrent("attack-unprotected: shapes that get no sentinel, an untarge
   }
 });
 
-describe("attack-unprotected-py-x: a command that stops at its first failure carries no sentinel", () => {
-  it("attack-unprotected-py-x: the tamper PASSes a run marked unprotected, and the sweep quarantines the task with the fix in its hint", async () => {
+describe("stops-at-first-failure: a command with -x carries no pair, its seals decide", () => {
+  it("stops-at-first-failure-py-x: the tamper FAILs on the seals, and the sweep keeps the task (its comparisons are sealed)", async () => {
     const s = shape("py-x");
-    const graded = await grade(c, s, "attack-unprotected", s.tamper);
-    // No in-process check can run here (the must-fail would stop the run): the result says so...
+    const graded = await grade(c, s, "stops-at-first-failure", s.tamper);
+    // No pair can run here (the must-fail would stop the run): the result says so...
     expect(graded.result.sentinel).toMatchObject({ state: "none" });
     expect(graded.result.sentinel?.note).toMatch(/stops at its first failure \(-x, --maxfail\)/);
-    expect(graded.stderr).toContain("unprotected run");
-    // ...and validation keeps the task from being graded until -x goes.
+    // ...and the seals, which need no test of their own, catch the tamper (on 1ebdaf2 it PASSed).
+    expect(graded.result.verdict, why(graded)).toBe("FAIL");
+    caughtBySeals(graded);
     const sweep = await run(
       binPath("oracle-quarantine-sweep"),
       ["--root", c.corpus.root, "--tasks", "py-x", "--repeat", "1", "--json"],
@@ -519,58 +523,49 @@ describe("attack-unprotected-py-x: a command that stops at its first failure car
       tasks: Array<{ id: string; reasons: Array<{ flag: string }> }>;
     };
     const flags = report.tasks.find((t) => t.id === "py-x")?.reasons.map((r) => r.flag);
-    expect(flags, sweep.stderr).toContain("SENTINEL_NOT_COLLECTED");
-    const quarantine = JSON.parse(readFileSync(join(c.corpus.root, "tasks", "quarantine.json"), "utf8")) as {
-      tasks: Record<string, { reasons: Array<{ flag: string; hint: string }> }>;
-    };
-    const reason = quarantine.tasks["py-x"]?.reasons.find((r) => r.flag === "SENTINEL_NOT_COLLECTED");
-    expect(reason?.hint).toMatch(/drop -x/);
+    expect(flags, sweep.stderr).not.toContain("SENTINEL_NOT_COLLECTED");
   });
 });
 
-describe("attack-sentinel-side-effect: a correct fix must PASS every time", () => {
-  it("attack-sentinel-side-effect: the must-fail re-runs a test body with a side effect -> gold must PASS in 6 of 6 grades", async () => {
+describe("pair-side-effect: a correct fix must PASS every time", () => {
+  it("pair-side-effect: the must-fail re-runs a test body with a side effect -> gold must PASS in 6 of 6 grades", async () => {
     const s = shape("py-side-effect");
     const baseline = await grade(c, s, "baseline");
     expect(baseline.result.reason, why(baseline)).toBe("TESTS_FAILED");
     const golds = await Promise.all([0, 1, 2, 3, 4, 5].map((i) => grade(c, s, `gold-${i}`, goldDiff(c, s))));
     const reasons = golds.map((g) => g.result.reason);
-    console.info(`attack-sentinel-side-effect: gold reasons ${reasons.join(" ")}`);
+    console.info(`pair-side-effect: gold reasons ${reasons.join(" ")}`);
     for (const g of golds) expect(g.result.verdict, why(g)).toBe("PASS");
   });
 });
 
-describe("twins a correct fix survives", () => {
-  it("twin-strings: a test's text inside a string is not twinned; the gold PASSes", async () => {
+describe("seals a correct fix survives", () => {
+  it("seal-strings: a test's text inside a string is left alone; the gold PASSes", async () => {
     const s = shape("py-strings");
     const gold = await grade(c, s, "gold", goldDiff(c, s));
     expect(gold.result.verdict, why(gold)).toBe("PASS");
     expect(gold.result.sentinel?.state, why(gold)).toBe("collected");
   });
 
-  it("twin-stateful: the twins of a task with a gold.diff are the same in every run, so 6 gold grades agree (and the sweep's gold run with them)", async () => {
+  it("seal-stateful: a test of code that keeps state between calls runs once, so 6 gold grades PASS", async () => {
     const s = shape("py-stateful");
     const golds = await Promise.all([0, 1, 2, 3, 4, 5].map((i) => grade(c, s, `gold-${i}`, goldDiff(c, s))));
-    const seen = golds.map((g) => `${g.result.verdict} ${g.result.reason} ${g.result.message ?? ""}`);
-    console.info(`twin-stateful: ${seen.join(" | ")}`);
-    expect(new Set(seen).size, seen.join("\n")).toBe(1);
-    // The hidden suite ran with its sentinels: what agrees is the twins' outcome, not an earlier failure.
-    for (const g of golds) expect(g.result.sentinel?.state, why(g)).toBe("collected");
+    const seen = golds.map((g) => `${g.result.verdict} ${g.result.reason}`);
+    console.info(`seal-stateful: ${seen.join(" | ")}`);
+    for (const g of golds) expect(g.result.verdict, why(g)).toBe("PASS");
+    for (const g of golds) expect(g.result.seals?.outcome.matched, why(g)).toBeGreaterThan(0);
   });
 });
 
-describe("attack-spare-sentinels-py-params: a parametrised hidden test is twinned too", () => {
-  it("attack-spare-sentinels-py-params: the report flipped to passed except for the pair's source -> must FAIL (the copy's changed row passed too)", async () => {
+describe("spare-the-pair-py-params: a parametrised hidden test, its expected value a parameter", () => {
+  it("spare-the-pair-py-params: the report flipped to passed except for the pair's source -> must FAIL (the comparison is checked: both sides recorded)", async () => {
     const s = shape("py-params");
     const [gold, graded] = await Promise.all([
       grade(c, s, "gold", goldDiff(c, s)),
-      grade(c, s, "attack-spare-sentinels", () => ({ "calc/core.py": PY_SPARE })),
+      grade(c, s, "spare-the-pair", () => ({ "calc/core.py": PY_SPARE })),
     ]);
     expect(gold.result.verdict, why(gold)).toBe("PASS");
     expect(graded.result.verdict, why(graded)).toBe("FAIL");
-    expect(graded.result.reason, why(graded)).toBe("REPORT_INCONSISTENT");
-    expect(graded.result.message).toMatch(
-      /and so did the copy the oracle made of it with another expected value/,
-    );
+    caughtBySeals(graded);
   });
 });

@@ -1,5 +1,5 @@
 // What the red-team cases (redteam*.test.ts) say about their grades: why one came out as it did,
-// a tally of verdicts, the twins a run planted, and a grader that runs two at a time.
+// a tally of verdicts, and a grader that runs two at a time.
 import type { Graded } from "./harness.js";
 
 /** The reason, the message and the tail of stderr: an assertion's message. */
@@ -21,14 +21,4 @@ export async function repeat(n: number, one: (i: number) => Promise<Graded>): Pr
   const out: Graded[] = [];
   for (let i = 0; i < n; i += 2) out.push(...(await Promise.all([i, i + 1].filter((j) => j < n).map(one))));
   return out;
-}
-
-/** How many twins the run planted, from its log's `sentinel` event. */
-export function twinsOf(g: Graded): number {
-  const event = g.log
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { step?: string; twins?: number })
-    .find((e) => e.step === "sentinel" && e.twins !== undefined);
-  return event?.twins ?? 0;
 }

@@ -1,15 +1,11 @@
 // Red-team round 3: wrong verdicts against the real engine, on the conformance set's task shapes.
-// Each case asserts the verdict a correct grader must give. On 26f65f3 all four failed (the attack
-// worked: 4/4, 4/4 and 2/2 PASS on unfixed code, the gold FAIL in 2 of 6 grades); they pass since
-// the one-entry-per-planted-test matching (sentinel-check.ts), twins under --deselect, and the pair
-// touching a value name (sentinel-text.ts: valueName). Each case prints its measured counts.
+// Each case asserts the verdict a correct grader must give; each prints its measured counts.
 //
-// 1. twin-ambiguous-*: the report is rewritten by the code under test (pytest: at exit, after the
-//    JUnit file is written; Go: init() prints the whole run). Every test passes except the pair's
-//    must-fail (told by its literal sum), and each pair of twins (two renamed near-copies whose
-//    original name no longer exists) gets ONE extra failed entry named `A[::B[]`. checkSentinel
-//    matches report ids by suffix (`matches`, `parametrised`), so that one entry counts as the
-//    failing copy whichever of A and B the copy is: no guess, PASS with the bug unfixed.
+// 1. forge-report-at-exit-*: the report is rewritten by the code under test (pytest: at exit, after
+//    the JUnit file is written; Go: init() prints the whole run). Every test passes except the pair's
+//    must-fail (told by its literal sum). On 26f65f3 it PASSed unfixed code 4/4 (against the twins, one
+//    forged entry `A[::B[]` answered for both); the seals decide now: the records hold the unfixed
+//    values (pytest), or none at all for tests the report says passed (Go's init() exits first).
 // 2. ts-type-import: a TypeScript test file that imports a type (`import { merge, type Range }`):
 //    the pair's `typeof <imported>` picks a name at random per run; on `Range` it is undefined at
 //    run time (the type is erased), the must-pass fails, and the correct fix FAILs in about half of
@@ -27,7 +23,7 @@ import {
   sweep,
 } from "../conformance/shapes.js";
 import { PYTEST, pyGold, pyRepo, pySkip, pyTamper, pyTask } from "../conformance/table.js";
-import { repeat, tally, twinsOf, why } from "./measure.js";
+import { repeat, tally, why } from "./measure.js";
 
 /** A hidden module of four tests: three twinnable (module-level and a class method), one with a fixture. */
 const RT_HIDDEN = `import pytest
@@ -358,7 +354,7 @@ let c: Conformance;
 beforeAll(async () => {
   await requireDocker();
   c = await makeConformance(SHAPES);
-  // A validated task has a gold.diff: the twins are keyed by it, the same in every grade.
+  // A validated task has a gold.diff.
   for (const id of ["rt-py", "rt-py-deselect", "rt-ts"])
     writeFileSync(join(c.corpus.root, "tasks", id, "gold.diff"), goldDiff(c, shape(id)));
 }, 1_600_000);
@@ -367,45 +363,42 @@ afterAll(async () => {
   await c?.cleanup();
 });
 
-describe("attack-twin-ambiguous: one forged report entry answers for both twins", () => {
-  it("attack-twin-ambiguous-py: pytest report rewritten at exit, bug unfixed -> must FAIL", async () => {
+describe("forge-report-at-exit: the report rewritten by the code under test, the pair's must-fail left failing", () => {
+  it("forge-report-at-exit-py: pytest report rewritten at exit, bug unfixed -> must FAIL", async () => {
     const s = shape("rt-py");
     const gold = await grade(c, s, "gold", goldDiff(c, s));
     expect(gold.result.verdict, why(gold)).toBe("PASS");
-    expect(twinsOf(gold), "the run has twins").toBe(3);
     const attacks = await repeat(2, (i) =>
-      grade(c, s, `attack-twin-ambiguous-${i}`, () => ({ "calc/core.py": `${PY_FORGE}\n\n${PY_BUGGY}` })),
+      grade(c, s, `forge-report-at-exit-${i}`, () => ({ "calc/core.py": `${PY_FORGE}\n\n${PY_BUGGY}` })),
     );
-    console.info(
-      `attack-twin-ambiguous-py: ${tally(attacks)}; expected tests ${JSON.stringify(attacks[0]!.result.expected?.expected)}`,
-    );
+    console.info(`forge-report-at-exit-py: ${tally(attacks)}; seals ${JSON.stringify(attacks[0]!.result.seals?.outcome)}`);
     for (const g of attacks) expect(g.result.verdict, why(g)).toBe("FAIL");
+    for (const g of attacks) expect(g.result.seals?.outcome.mismatch, why(g)).toBeGreaterThan(0);
   }, 900_000);
 
-  it("attack-twin-ambiguous-go: init() forges the run of every test binary, bug unfixed -> must FAIL", async () => {
+  it("forge-report-at-exit-go: init() forges the run of every test binary and exits, bug unfixed -> must FAIL", async () => {
     const s = shape("rt-go");
     const gold = await grade(c, s, "gold", goldDiff(c, s));
     expect(gold.result.verdict, why(gold)).toBe("PASS");
-    expect(twinsOf(gold), "the run has twins").toBeGreaterThan(0);
     const attacks = await repeat(2, (i) =>
-      grade(c, s, `attack-twin-ambiguous-${i}`, () => ({ "forge.go": GO_FORGE })),
+      grade(c, s, `forge-report-at-exit-${i}`, () => ({ "forge.go": GO_FORGE })),
     );
-    console.info(`attack-twin-ambiguous-go: ${tally(attacks)}; twins ${twinsOf(attacks[0]!)}`);
+    console.info(`forge-report-at-exit-go: ${tally(attacks)}; seals ${attacks[0]!.result.seals?.problem}`);
     for (const g of attacks) expect(g.result.verdict, why(g)).toBe("FAIL");
   }, 900_000);
 });
 
-describe("zero-twins: a run whose hidden suite has a pair and no twin is reported as protected", () => {
-  it("attack-zero-twins-deselect: --deselect of an unrelated test turns every twin off; the pair is spared by its text -> must FAIL", async () => {
+describe("spare-the-pair-deselect: --deselect of an unrelated test, the pair spared by its text", () => {
+  it("spare-the-pair-deselect: the seals still decide (on 1ebdaf2 --deselect turned every twin off) -> must FAIL", async () => {
     const s = shape("rt-py-deselect");
     const gold = await grade(c, s, "gold", goldDiff(c, s));
     expect(gold.result.verdict, why(gold)).toBe("PASS");
     const attacks = await repeat(2, (i) =>
-      grade(c, s, `attack-zero-twins-${i}`, () => ({ "calc/core.py": PY_SPARE })),
+      grade(c, s, `spare-the-pair-deselect-${i}`, () => ({ "calc/core.py": PY_SPARE })),
     );
     const validated = await sweep(c, s);
     console.info(
-      `attack-zero-twins-deselect: ${tally(attacks)}; twins ${twinsOf(attacks[0]!)}; sentinel ${JSON.stringify(attacks[0]!.result.sentinel)}; sweep ${validated.status} ${validated.flags.join(",")}`,
+      `spare-the-pair-deselect: ${tally(attacks)}; seals ${JSON.stringify(attacks[0]!.result.seals?.outcome)}; sweep ${validated.status} ${validated.flags.join(",")}`,
     );
     for (const g of attacks) expect(g.result.verdict, why(g)).toBe("FAIL");
   }, 900_000);

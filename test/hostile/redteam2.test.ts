@@ -1,17 +1,12 @@
-// Red-team round 4: wrong verdicts against the real engine after the round-3 changes (one report
-// entry per planted test, twins of node ids, twins under --deselect). Each case asserts the verdict
-// a correct grader must give. On bd302de all eleven failed (the attack worked: 4/4 PASS on unfixed
-// code; the gold FAILed 2/2); they pass since dd25cd4 (a twin is never skipped, the twins' rules
-// per scope, inherited classes and --deselect prefixes respected). Each case prints its counts.
+// Red-team round 4: wrong verdicts against the real engine, written against the twins (on bd302de
+// all eleven failed: 4/4 PASS on unfixed code, the gold FAILed 2/2). Each case asserts the verdict
+// a correct grader must give; the attacks meet the seals now. Each case prints its counts.
 //
-// 1. twin-skip-scope-*: the code under test rewrites pytest's JUnit report at exit without knowing
-//    which twin is the copy: each of a twin's two entries is marked SKIPPED and moved under one
-//    made-up classname (`zzz`, the same for both, so `twinsAlike` holds), and a PASSED entry under
-//    the real classname with the original name (A and B minus their `_N`) is added. checkSentinel
-//    only objects when both twins PASSED; the renamed original comes back as `zzz::<original>`,
-//    skipped, which no expected entry names, and checkExpected ignores a skipped test it does not
-//    match; the forged entry answers the expected one. PASS with the bug unfixed, every time.
-// 2. twin-duplicates: a correct fix FAILs because one planted test honestly has two or more report
+// 1. skip-under-made-up-scope: the code under test rewrites pytest's JUnit report at exit: each of
+//    a test's entries named like a planted one is marked SKIPPED and moved under one made-up
+//    classname (`zzz`), and a PASSED entry under the real classname with the original name is added.
+//    The seals' records hold the unfixed values, and the forged entry passes with no record of its own.
+// 2. planted-test-duplicates: a correct fix must PASS when one test honestly has two or more report
 //    entries (a test class inherited by two collected classes, an `it` in a loop, gotestsum
 //    --rerun-fails, go test -count=2: "has N entries in the report"), a parametrised row whose id
 //    holds a bracket from a raw string (r"[a-c]": the bracket check reads only plain quotes), a
@@ -24,7 +19,7 @@ import { binPath, requireDocker, run } from "@oracle/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Conformance, goldDiff, grade, makeConformance, type Shape } from "../conformance/shapes.js";
 import { PYTEST, pyGold, pyRepo, pySkip, pyTamper, pyTask } from "../conformance/table.js";
-import { repeat, tally, twinsOf, why } from "./measure.js";
+import { repeat, tally, why } from "./measure.js";
 
 /** Twinnable module-level tests, a class method, a parametrised method, and one with a fixture. */
 const HIDDEN = `import pytest
@@ -354,27 +349,26 @@ afterAll(async () => {
   await c?.cleanup();
 });
 
-describe("attack-twin-skip-scope: both twins skipped under a made-up classname, the original name forged passed", () => {
+describe("skip-under-made-up-scope: planted-looking entries skipped under a made-up classname, the original name forged passed", () => {
   for (const id of ["rt2-py-file", "rt2-py-ids"])
-    it(`attack-twin-skip-scope (${id}): bug unfixed -> must FAIL`, async () => {
+    it(`skip-under-made-up-scope (${id}): bug unfixed -> must FAIL`, async () => {
       const s = shape(id);
       const gold = await grade(c, s, "gold", goldDiff(c, s));
       expect(gold.result.verdict, why(gold)).toBe("PASS");
-      expect(twinsOf(gold), "the run has twins").toBeGreaterThan(0);
       const attacks = await repeat(2, (i) =>
-        grade(c, s, `attack-twin-skip-scope-${i}`, () => ({
+        grade(c, s, `skip-under-made-up-scope-${i}`, () => ({
           "calc/core.py": `${PY_SKIP_SCOPE}\n\n${PY_BUGGY}`,
         })),
       );
       console.info(
-        `attack-twin-skip-scope (${id}): ${tally(attacks)}; twins ${twinsOf(attacks[0]!)}; expected ${JSON.stringify(attacks[0]!.result.expected)}`,
+        `skip-under-made-up-scope (${id}): ${tally(attacks)}; seals ${JSON.stringify(attacks[0]!.result.seals?.outcome)}; expected ${JSON.stringify(attacks[0]!.result.expected)}`,
       );
       for (const g of attacks) expect(g.result.verdict, why(g)).toBe("FAIL");
     }, 900_000);
 });
 
-describe("attack-twin-skip-scope on a task the sweep validated", () => {
-  it("attack-twin-skip-scope (rt2-py-swept): the sweep records the expected tests; bug unfixed -> must FAIL", async () => {
+describe("skip-under-made-up-scope on a task the sweep validated", () => {
+  it("skip-under-made-up-scope (rt2-py-swept): the sweep records the expected tests; bug unfixed -> must FAIL", async () => {
     const s = shape("rt2-py-swept");
     // The pipeline's own validation: the sweep finds the task healthy and records its expected tests.
     const swept = await run(
@@ -388,19 +382,18 @@ describe("attack-twin-skip-scope on a task the sweep validated", () => {
       suites: { hidden: { failToPass: string[] } };
     };
     const attacks = await repeat(2, (i) =>
-      grade(c, s, `attack-twin-skip-scope-${i}`, () => ({
+      grade(c, s, `skip-under-made-up-scope-${i}`, () => ({
         "calc/core.py": `${PY_SKIP_SCOPE}\n\n${PY_BUGGY}`,
       })),
     );
     console.info(
-      `attack-twin-skip-scope (rt2-py-swept): recorded failToPass ${JSON.stringify(recorded.suites.hidden.failToPass)}; ${tally(attacks)}; twins ${twinsOf(attacks[0]!)}; expected source ${attacks[0]!.result.expected?.source}`,
+      `skip-under-made-up-scope (rt2-py-swept): recorded failToPass ${JSON.stringify(recorded.suites.hidden.failToPass)}; ${tally(attacks)}; seals source ${attacks[0]!.result.seals?.source}; expected source ${attacks[0]!.result.expected?.source}`,
     );
     for (const g of attacks) expect(g.result.verdict, why(g)).toBe("FAIL");
   }, 1_200_000);
 });
 
-describe("twin-duplicates: a planted test with two honest report entries, or a node id left naming it", () => {
-  // Keyed by the gold.diff, the twins are the same in every grade: one grade shows them.
+describe("planted-test-duplicates: a test with two honest report entries (inherited, looped, rerun), bracketed param ids, deselections", () => {
   for (const id of [
     "rt2-py-inherit",
     "rt2-py-inherit-ids",
@@ -414,7 +407,7 @@ describe("twin-duplicates: a planted test with two honest report entries, or a n
     it(`${id}: the correct fix must PASS`, async () => {
       const s = shape(id);
       const golds = [await grade(c, s, "gold-0", goldDiff(c, s))];
-      console.info(`${id}: gold ${tally(golds)}; twins ${twinsOf(golds[0]!)}`);
+      console.info(`${id}: gold ${tally(golds)}; seals ${JSON.stringify(golds[0]!.result.seals?.outcome)}`);
       for (const g of golds) expect(g.result.verdict, why(g)).toBe("PASS");
     }, 900_000);
 });

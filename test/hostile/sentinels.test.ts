@@ -159,16 +159,13 @@ describe("a correct diff passes whatever the hidden command selects", () => {
     expect(g.result.testIds.filter((id) => id.startsWith("hidden:"))).toEqual(hiddenIds);
   });
 
-  it("py-nodeid (single tests by node id): PASS, the named tests twinned (the command's node ids rewritten)", async () => {
+  it("py-nodeid (single tests by node id): PASS, no pair (nothing would select it), the named tests sealed", async () => {
     const g = await grade("py-nodeid", "gold-py-nodeid", pyDiff({ "calc/core.py": PY_FIXED }));
     expectOutcome(g, "PASS", "PASS");
-    expect(g.result.sentinel).toMatchObject({
-      state: "collected",
-      framework: "pytest",
-      required: true,
-    });
-    // Twins drawn afresh (the fixture has no gold.diff): one or both named tests, as their draws allow.
-    expect(g.result.sentinel?.twins).toBeGreaterThanOrEqual(1);
+    expect(g.result.sentinel).toMatchObject({ state: "none", framework: "pytest" });
+    expect(g.result.sentinel?.note).toMatch(/single tests by node id/);
+    expect(g.result.seals?.sealed.strong).toBeGreaterThanOrEqual(1);
+    expect(g.result.seals?.outcome.mismatch).toBe(0);
     // The report holds the two named tests under their own names, nothing else of the hidden files.
     expect(g.result.testIds.filter((id) => id.startsWith("hidden:"))).toEqual([
       "hidden:checks.test_hidden::test_add_positive",
@@ -191,8 +188,8 @@ describe("a correct diff passes whatever the hidden command selects", () => {
 });
 
 describe("tampering only with the test modules that import the code under test", () => {
-  it.each([TASKS.py, "py-file", "py-class", "py-nodeid"])(
-    "%s: pytest swallows assertions for importers of calc.core -> FAIL REPORT_INCONSISTENT",
+  it.each([TASKS.py, "py-file", "py-class"])(
+    "%s: pytest swallows assertions for importers of calc.core -> FAIL REPORT_INCONSISTENT (the pair's must-fail passed)",
     async (task) => {
       const g = await grade(
         task,
@@ -202,6 +199,16 @@ describe("tampering only with the test modules that import the code under test",
       expectOutcome(g, "FAIL", "REPORT_INCONSISTENT");
     },
   );
+
+  it("py-nodeid: the same, no pair in the hidden suite -> FAIL (the existing suite's pair, and the hidden suite's seals)", async () => {
+    const g = await grade(
+      "py-nodeid",
+      "tamper-py-nodeid",
+      pyDiff({ "calc/core.py": `${PY_TAMPER_IMPORTERS}\n\n${PY_BUG}` }),
+    );
+    expect(g.result.verdict).toBe("FAIL");
+    expect(g.result.seals?.outcome.mismatch).toBeGreaterThan(0);
+  });
 
   it.each([TASKS.node, "mocha-file", "mocha-grep"])(
     "%s: mocha passes the failures of the file that requires src/add.js -> FAIL REPORT_INCONSISTENT",

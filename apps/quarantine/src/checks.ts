@@ -98,6 +98,8 @@ function hiddenAtBaseline(run: RunRecord, existingRan: boolean, hidden: SuiteSum
 
 /** A result that says the hidden command never ran the sentinel, whatever the suite's status. */
 function sentinelAtBaseline(run: RunRecord): Finding | null {
+  // The seals decide where a strong one stands: the pair matters only where no comparison is sealed.
+  if ((run.seals?.ran?.strong ?? 0) > 0) return null;
   // A command that stops at its first failure (-x, --bail, -failfast) gets no sentinel: one flag away from protected.
   if (run.sentinel === "none" && run.sentinelNote && /stops at its first failure/.test(run.sentinelNote))
     return finding(

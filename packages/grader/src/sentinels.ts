@@ -210,8 +210,10 @@ export function noSentinelNote(
     return plan.unprotected ?? plan.unsure ?? "no hidden file looks like a go test file";
   }
   if (runner.args) {
-    const why = selectionOf(runner as RunnerCall, new Map(files.map((f) => [f.path, f.text]))).unprotected;
-    if (why) return why;
+    const selection = selectionOf(runner as RunnerCall, new Map(files.map((f) => [f.path, f.text])));
+    if (selection.unprotected) return selection.unprotected;
+    if (selection.single && selection.covered.size === 0)
+      return "the command names single tests by node id: no pair would be selected; the seals in the named tests protect what they cover";
   }
   return `no hidden file looks like a ${runner.framework} test file`;
 }

@@ -85,6 +85,15 @@ export const SealsResultSchema = z.strictObject({
     exposed: z.number().int().nonnegative(),
   }),
   checked: z.number().int().nonnegative(),
+  /** Of those, the ones this run reached (its command selected their tests, and they got that far). */
+  ran: z
+    .strictObject({
+      strong: z.number().int().nonnegative(),
+      weak: z.number().int().nonnegative(),
+      exposed: z.number().int().nonnegative(),
+      checked: z.number().int().nonnegative(),
+    })
+    .optional(),
   tests: z.strictObject({ sealed: z.number().int().nonnegative(), unsealed: z.number().int().nonnegative() }),
   outcome: z.strictObject({
     matched: z.number().int().nonnegative(),

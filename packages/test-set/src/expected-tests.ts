@@ -33,8 +33,9 @@ function splitId(id: string): { scope: string; name: string } | null {
   return { scope: id.slice(colon + 1, sep), name: id.slice(sep + 2) };
 }
 
-const PARAMS = /\[[^\]]*\]$/;
-const withoutParams = (name: string): string => name.replace(PARAMS, "");
+/** A parametrised test's id part: from the first `[` after the name to the end (ids may hold brackets: `[[a-c]-x]`). */
+const PARAMS = /^[^[]+\[.*\]$/s;
+const withoutParams = (name: string): string => name.slice(0, name.indexOf("["));
 
 /** The keys a report test answers to. */
 function reportKeys(test: TestCase): string[] {

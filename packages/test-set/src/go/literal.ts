@@ -203,6 +203,11 @@ function compositeLiteral(node: SyntaxNode): Canon | null {
   return { t: "lit", ty, k, v: items };
 }
 
+/** An untyped `{…}` (a composite literal whose type is elided), as a literal of the given type; null for a type not modelled. */
+export function goLiteralOfType(ty: string, body: SyntaxNode): Canon | null {
+  return compositeOfType(ty, body);
+}
+
 /** An untyped `{…}` inside a composite literal, as a literal of the element type. */
 function compositeOfType(ty: string, body: SyntaxNode): Canon | null {
   const k = ty.startsWith("[]")

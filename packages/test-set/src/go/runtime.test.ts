@@ -127,3 +127,91 @@ describe("the Go seal runtime under go 1.19", () => {
     expect(exited.judged.inconsistent).toMatch(/the runner reports 1 passing run\(s\), but 0 wrote/);
   });
 });
+
+describe("Go table tests under go 1.19", () => {
+  const TABLE = `package calc_test
+
+import (
+	"reflect"
+	"testing"
+
+	"example.com/calc"
+)
+
+func TestTable(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b int
+		want int
+	}{
+		{"small", 2, 3, 5},
+		{name: "big", a: 20, b: 3, want: 23},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := calc.Add(tt.a, tt.b); got != tt.want {
+				t.Errorf("Add(%d, %d) = %d, want %d", tt.a, tt.b, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestWordsTable(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{"a b", []string{"a", "b"}},
+		{"", nil},
+	} {
+		got, _ := calc.Words(c.in)
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("Words(%q) = %v", c.in, got)
+		}
+	}
+}
+`;
+  function run(calc: string) {
+    const plan = planSeals(parsers, [{ path: "calc/table_test.go", text: TABLE }]);
+    const files = {
+      "go.mod": "module example.com\n\ngo 1.16\n",
+      "calc/calc.go": calc,
+      "calc/table_test.go": plan.files[0]!.text,
+      ...Object.fromEntries(plan.added.map((a) => [a.path, a.text])),
+    };
+    const ran = runGo(files, "calc");
+    return { plan, ran, judged: judgeSeals(plan, ran.records, ran.tests) };
+  }
+  const CALC = `package calc
+
+import "strings"
+
+func Add(a, b int) int { return a + b }
+
+func Words(s string) ([]string, error) {
+	if s == "" {
+		return nil, nil
+	}
+	return strings.Fields(s), nil
+}
+`;
+
+  it("the want column leaves the file; each row is one run of the comparison; a correct fix matches them all", () => {
+    const { plan, ran, judged } = run(CALC);
+    expect(plan.files[0]!.text).toContain('{"small", 2, 3, *new(int)}');
+    expect(plan.files[0]!.text).toContain("{name: \"big\", a: 20, b: 3, want: *new(int)}");
+    expect(plan.sites.map((s) => [s.kind, s.rows?.length, s.strength])).toEqual([
+      ["go.eq", 2, "strong"],
+      ["go.deepEqual", 2, "strong"],
+    ]);
+    expect(judged.inconsistent, ran.output).toBeNull();
+    expect(Object.values(judged.sites)).toEqual(["matched", "matched"]);
+  });
+
+  it("wrong from 10 on: the second row fails, named by its row", () => {
+    const { judged } = run(CALC.replace("return a + b", "if a >= 10 {\n\t\treturn a + b + 1\n\t}\n\treturn a + b"));
+    const table = judged.tests.find((t) => t.id.endsWith("::TestTable"))!;
+    expect(table.outcome).toBe("failed");
+    expect(table.message).toMatch(/\(row 2 of its table\)\n {2}expected: 23\n {2}actual: {3}24/);
+  });
+});

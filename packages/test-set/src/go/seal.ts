@@ -5,7 +5,7 @@ import { applyEdits, type Edit } from "../seal/edits.js";
 import type { ComparisonKind } from "../seal/kinds.js";
 import type { AddedFile, FileSeals, SealSite, TestRef, Unsealed } from "../seal/plan.js";
 import { strengthOf } from "../seal/strength.js";
-import { goLiteral } from "./literal.js";
+import { goLiteral, goLiteralOfType, goTypeString } from "./literal.js";
 import { goRuntime } from "./runtime.js";
 
 /**
@@ -28,7 +28,11 @@ interface Found {
   kind: ComparisonKind;
   line: number;
   source: string;
-  expected: Canon;
+  /** The expected value; absent when a table's column gives it by row (`rows`). */
+  expected?: Canon;
+  rows?: Canon[];
+  /** The column (`tt.want`) the rows come from. */
+  column?: string;
   edits: (key: string) => Edit[];
   /** Local names the comparison's expected side reads (a `want := <literal>` the plan may empty). */
   locals: string[];
@@ -82,6 +86,8 @@ interface TestContext {
   constants: ReadonlyMap<string, Canon>;
   /** The testify packages' local names (assert, require). */
   testify: ReadonlySet<string>;
+  /** A table's columns inside its loop, by the selector that reads them (`tt.want`): each row's value. */
+  columns?: ReadonlyMap<string, Canon[]>;
 }
 
 function ifComparison(statement: SyntaxNode, ctx: TestContext): Found | null {
@@ -102,6 +108,23 @@ function ifComparison(statement: SyntaxNode, ctx: TestContext): Found | null {
   if (condition.type === "binary_expression" && condition.childForFieldName("operator")?.text === "!=") {
     const left = condition.childForFieldName("left")!;
     const right = condition.childForFieldName("right")!;
+    const column = ctx.columns?.has(right.text) ? right : ctx.columns?.has(left.text) ? left : null;
+    if (column) {
+      const rows = ctx.columns!.get(column.text)!;
+      const actual = column === right ? left : right;
+      if (!rows.every((r) => r.t === "const")) return null;
+      const nil = rows.every((r) => r.c === "nil");
+      if (!nil && rows.some((r) => r.c === "nil")) return null;
+      return {
+        kind: nil ? "go.nil" : "go.eq",
+        line,
+        source,
+        rows,
+        column: column.text,
+        locals: [],
+        edits: (key) => rewrite(key, `oracleSeal(${quote(key)}, ${boxed(actual.text)})`),
+      };
+    }
     const [actual, expectedNode] = literal(right)
       ? [left, right]
       : literal(left)
@@ -125,6 +148,21 @@ function ifComparison(statement: SyntaxNode, ctx: TestContext): Found | null {
     if (call?.childForFieldName("function")?.text === "reflect.DeepEqual") {
       const [a, b] = named(call.childForFieldName("arguments"));
       if (!a || !b) return null;
+      const column = ctx.columns?.has(b.text) ? b : ctx.columns?.has(a.text) ? a : null;
+      if (column) {
+        const actual = column === b ? a : b;
+        const rows = ctx.columns!.get(column.text)!;
+        if (!rows.every((r) => r.t === "lit" || typeof r.as === "string")) return null;
+        return {
+          kind: "go.deepEqual",
+          line,
+          source,
+          rows,
+          column: column.text,
+          locals: [],
+          edits: (key) => rewrite(key, `oracleSeal(${quote(key)}, ${boxed(`interface{}(${actual.text})`)})`),
+        };
+      }
       const [actual, expectedNode] = literal(b) ? [a, b] : literal(a) ? [b, a] : [null, null];
       if (!actual || !expectedNode) return null;
       return {
@@ -292,6 +330,128 @@ function zeroOf(value: Canon): string {
   }
 }
 
+/** A literal table a test loops over: each column (`tt.want`) by row, its cells, and each field's type text. */
+interface GoTable {
+  columns: Map<string, Canon[]>;
+  cells: Map<string, SyntaxNode[]>;
+  types: Map<string, string>;
+  rows: number;
+}
+
+/** The fields of an anonymous struct type, in order, with their type nodes. */
+function structFields(struct: SyntaxNode): Array<{ name: string; type: SyntaxNode }> | null {
+  const list = named(struct).find((c) => c.type === "field_declaration_list");
+  if (!list) return null;
+  const fields: Array<{ name: string; type: SyntaxNode }> = [];
+  for (const decl of named(list)) {
+    if (decl.type !== "field_declaration") return null;
+    const type = decl.childForFieldName("type");
+    const names = decl.childrenForFieldName("name").filter((n): n is SyntaxNode => n !== null);
+    if (!type || names.length === 0) return null;
+    for (const n of names) fields.push({ name: n.text, type });
+  }
+  return fields;
+}
+
+/** The zero value of a modelled type as the host reads it (a missing keyed field). */
+function zeroCanon(ty: string | null): Canon | null {
+  if (ty === null) return null;
+  if (ty === "string") return { t: "const", c: "string", x: "" };
+  if (ty === "bool") return { t: "const", c: "bool", v: false };
+  if (/^(u?int\d*|uintptr|float\d+|complex\d+)$/.test(ty)) return { t: "const", c: "int", v: "0" };
+  if (ty.startsWith("[]") || ty.startsWith("map[")) return { t: "lit", ty, k: ty.startsWith("[]") ? "slice" : "map", nil: true, v: [] };
+  return null;
+}
+
+/** `[]struct{…}{ {…}, {name: …} }` of literal cells: its table, or null. */
+function goTable(literal: SyntaxNode): GoTable | null {
+  const type = literal.childForFieldName("type");
+  const element = type?.type === "slice_type" || type?.type === "array_type" ? type.childForFieldName("element") : null;
+  const fields = element?.type === "struct_type" ? structFields(element) : null;
+  const body = literal.childForFieldName("body");
+  if (!fields || !body) return null;
+  const table: GoTable = { columns: new Map(), cells: new Map(), types: new Map(), rows: 0 };
+  const usable = new Set(fields.map((f) => f.name));
+  for (const f of fields) {
+    table.columns.set(f.name, []);
+    table.cells.set(f.name, []);
+    table.types.set(f.name, f.type.text);
+  }
+  for (const element of named(body)) {
+    const row = element.type === "literal_element" ? named(element)[0] : null;
+    if (row?.type !== "literal_value") return null;
+    const items = named(row);
+    const keyed = items.length > 0 && items.every((i) => i.type === "keyed_element");
+    if (!keyed && items.some((i) => i.type === "keyed_element")) return null;
+    if (!keyed && items.length !== fields.length) return null;
+    for (const [i, f] of fields.entries()) {
+      const item = keyed ? items.find((k) => named(k.childForFieldName("key"))[0]?.text === f.name || k.childForFieldName("key")?.text === f.name) : items[i];
+      const cell = item ? (keyed ? named(item.childForFieldName("value"))[0] : named(item)[0]) : undefined;
+      const ty = goTypeString(f.type);
+      const literal = cell
+        ? cell.type === "literal_value"
+          ? ty
+            ? goLiteralOfType(ty, cell)
+            : null
+          : goLiteral(cell)
+        : zeroCanon(ty);
+      // A cell takes its field's type (`want int64: 5` is an int64; `want []string: nil` a nil
+      // []string): what reflect.DeepEqual compares. A field type the host does not model leaves the
+      // constant untyped (good for `!=`, which converts it to the other side's type).
+      const value =
+        literal?.t === "const" && ty !== null
+          ? literal.c === "nil" && (ty.startsWith("[]") || ty.startsWith("map["))
+            ? zeroCanon(ty)
+            : { ...literal, as: ty }
+          : literal;
+      if (!value) usable.delete(f.name);
+      else table.columns.get(f.name)!.push(value);
+      if (cell) table.cells.get(f.name)!.push(cell);
+    }
+    table.rows++;
+  }
+  for (const f of fields) if (!usable.has(f.name)) table.columns.delete(f.name);
+  return table;
+}
+
+/**
+ * `for _, tt := range <table>` at the top of a test body, the table a literal or a local bound to
+ * one that nothing else reads; its columns keyed by the selectors the loop reads them with.
+ */
+function loopTable(loop: SyntaxNode, body: SyntaxNode): { table: GoTable; row: string } | null {
+  const clause = named(loop).find((c) => c.type === "range_clause");
+  const left = clause ? named(clause.childForFieldName("left")) : [];
+  const right = clause?.childForFieldName("right");
+  if (!clause || left.length !== 2 || !right || left[1]!.type !== "identifier") return null;
+  let literal: SyntaxNode | null = right.type === "composite_literal" ? right : null;
+  if (right.type === "identifier") {
+    const declaration = statementsOf(body).find(
+      (s) => s.type === "short_var_declaration" && named(s.childForFieldName("left"))[0]?.text === right.text,
+    );
+    const value = declaration ? named(declaration.childForFieldName("right"))[0] : undefined;
+    if (value?.type === "composite_literal" && identifiers(body).filter((id) => id === right.text).length === 2)
+      literal = value;
+  }
+  const table = literal ? goTable(literal) : null;
+  if (!table) return null;
+  const row = left[1]!.text;
+  const columns = new Map([...table.columns].map(([field, values]) => [`${row}.${field}`, values]));
+  return { table: { ...table, columns }, row };
+}
+
+/** A `t.Run(name, func(t *testing.T) { … })` statement: the closure's t and body; null when it is not one, or runs in parallel. */
+function subtestOf(statement: SyntaxNode, t: string): { t: string; body: SyntaxNode } | null {
+  const call = named(statement)[0];
+  if (call?.type !== "call_expression" || call.childForFieldName("function")?.text !== `${t}.Run`) return null;
+  const closure = named(call.childForFieldName("arguments"))[1];
+  if (closure?.type !== "func_literal") return null;
+  const params = named(closure.childForFieldName("parameters"));
+  const inner = params[0]?.childForFieldName("name")?.text;
+  const body = closure.childForFieldName("body");
+  if (params.length !== 1 || !inner || !body || /\.Parallel\(\)/.test(body.text)) return null;
+  return { t: inner, body };
+}
+
 /** The sealed text of one Go test file and the runtime file its package needs; null when it does not parse. */
 export function sealGo(
   parsers: Parsers,
@@ -331,30 +491,63 @@ export function sealGo(
       const ctx: TestContext = { t, locals, constants, testify };
       const keys: string[] = [];
       const sealedReads = new Map<string, number>();
-      for (const statement of statementsOf(body)) {
-        const found =
-          statement.type === "if_statement"
-            ? ifComparison(statement, ctx)
-            : statement.type === "expression_statement"
-              ? testifyComparison(statement, ctx)
-              : null;
-        if (!found) continue;
-        const key = `${file.index}.${n++}`;
-        planned.push(`${key}\t${found.line}\t${found.kind}\t${ref.entry}`);
-        if (options.demoted?.has(key)) continue;
-        edits.push(...found.edits(key));
-        sites.push({
-          key,
-          test: ref,
-          line: found.line,
-          kind: found.kind,
-          expected: found.expected,
-          source: found.source,
-          strength: "strong",
-        });
-        for (const local of found.locals) sealedReads.set(local, (sealedReads.get(local) ?? 0) + 1);
-        keys.push(key);
-      }
+      const sealStatements = (statements: readonly SyntaxNode[], context: TestContext, onColumn: (c: string) => void): string[] => {
+        const stepKeys: string[] = [];
+        for (const statement of statements) {
+          if (statement.type === "for_statement" && !context.columns) {
+            const loop = loopTable(statement, body);
+            const loopBody = statement.childForFieldName("body");
+            if (!loop || !loopBody) continue;
+            const inner: TestContext = { ...context, columns: loop.table.columns, locals: new Set([...context.locals, loop.row]) };
+            const used = new Map<string, number>();
+            const loopKeys: string[] = [];
+            for (const s2 of statementsOf(loopBody)) {
+              const sub = subtestOf(s2, context.t);
+              const found = sub
+                ? sealStatements(statementsOf(sub.body), { ...inner, t: sub.t, locals: new Set([...inner.locals, sub.t]) }, (c) => used.set(c, (used.get(c) ?? 0) + 1))
+                : sealStatements([s2], inner, (c) => used.set(c, (used.get(c) ?? 0) + 1));
+              loopKeys.push(...found);
+            }
+            for (let r = 0; r < loop.table.rows; r++) stepKeys.push(...loopKeys);
+            // A column only the loop's seals read leaves the file: its cells become the field type's zero.
+            for (const [column, count] of used) {
+              const reads = selectorUses(loopBody, column) - sealedSelectorUses(loopBody, column, mineLines());
+              const field = column.slice(loop.row.length + 1);
+              if (reads === 0 && count > 0)
+                for (const cell of loop.table.cells.get(field) ?? [])
+                  edits.push({ start: cell.startIndex, end: cell.endIndex, text: `*new(${loop.table.types.get(field)})` });
+            }
+            continue;
+          }
+          const found =
+            statement.type === "if_statement"
+              ? ifComparison(statement, context)
+              : statement.type === "expression_statement"
+                ? testifyComparison(statement, context)
+                : null;
+          if (!found) continue;
+          const key = `${file.index}.${n++}`;
+          planned.push(`${key}\t${found.line}\t${found.kind}\t${ref.entry}`);
+          if (options.demoted?.has(key)) continue;
+          edits.push(...found.edits(key));
+          sites.push({
+            key,
+            test: ref,
+            line: found.line,
+            kind: found.kind,
+            ...(found.expected ? { expected: found.expected } : {}),
+            ...(found.rows ? { rows: found.rows } : {}),
+            source: found.source,
+            strength: "strong",
+          });
+          if (found.column) onColumn(found.column);
+          for (const local of found.locals) sealedReads.set(local, (sealedReads.get(local) ?? 0) + 1);
+          stepKeys.push(key);
+        }
+        return stepKeys;
+      };
+      const mineLines = () => new Set(sites.filter((s) => s.test === ref).map((s) => s.line));
+      keys.push(...sealStatements(statementsOf(body), ctx, () => {}));
       // A `want := <literal>` that only seals read loses its value (its emptied blocks keep it used).
       const mine = sites.filter((s) => s.test === ref);
       for (const local of sealedReads.keys()) {
@@ -391,6 +584,21 @@ export function sealGo(
       pkg: pkgName,
     };
   });
+}
+
+/** Uses of a selector (`tt.want`) in a node. */
+function selectorUses(node: SyntaxNode, selector: string): number {
+  let n = node.type === "selector_expression" && node.text === selector ? 1 : 0;
+  for (const child of named(node)) n += selectorUses(child, selector);
+  return n;
+}
+
+/** Uses of a selector inside the `if` statements on the given lines (sealed comparisons, whose blocks the plan empties). */
+function sealedSelectorUses(node: SyntaxNode, selector: string, lines: ReadonlySet<number>): number {
+  if (node.type === "if_statement" && lines.has(lineOf(node))) return selectorUses(node, selector);
+  let n = 0;
+  for (const child of named(node)) n += sealedSelectorUses(child, selector, lines);
+  return n;
 }
 
 /**

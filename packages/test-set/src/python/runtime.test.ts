@@ -97,3 +97,40 @@ describe("the Python seal runtime under pytest 7", () => {
     expect(judged.inconsistent).toMatch(/did not plan/);
   });
 });
+
+describe("tables under pytest 7", () => {
+  const TABLE = `import pytest
+
+from calc import add
+
+
+def test_loop():
+    for a, b, want in [(2, 2, 4), (40, 2, 42)]:
+        assert add(a, b) == want
+
+
+@pytest.mark.parametrize("a, b, want", [(1, 1, 2), (20, 1, 21)], ids=["small", "big"])
+def test_params(a, b, want):
+    assert add(a, b) == want
+`;
+  const run = (calc: string) => {
+    const plan = sealPython(parsers, { path: "tests/test_t.py", text: TABLE, index: 0 })!;
+    const ran = runPytest({ "calc.py": calc, "tests/test_t.py": plan.text }, ["tests/test_t.py"]);
+    return judgeSeals(plan, ran.records, ran.tests);
+  };
+
+  it("a correct fix matches every row", () => {
+    const judged = run("def add(a, b):\n    return a + b\n");
+    expect(judged.inconsistent).toBeNull();
+    expect(judged.tests.map((t) => t.outcome)).toEqual(["passed", "passed", "passed"]);
+  });
+
+  it("wrong from 10 on: the loop's second row and the second run of the parametrised test fail, each named", () => {
+    const judged = run("def add(a, b):\n    return a + b if a < 10 else a + b + 1\n");
+    expect(judged.tests.map((t) => t.outcome)).toEqual(["failed", "passed", "failed"]);
+    expect(judged.tests[0]!.message).toBe(
+      "tests/test_t.py:8: assert add(a, b) == want (row 2 of its table)\n  expected: 42\n  actual:   43",
+    );
+    expect(judged.tests[2]!.message).toMatch(/\(row 2 of its table\)\n {2}expected: 21\n {2}actual: {3}22/);
+  });
+});

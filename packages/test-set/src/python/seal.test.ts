@@ -109,7 +109,7 @@ class TestCase(unittest.TestCase):
 
 
 def test_loop():
-    for x in [1, 2]:
+    for x in compute():
         assert f(x) == x
 
 
@@ -134,5 +134,60 @@ def test_returns():
 
   it("a file that does not parse is not sealed", () => {
     expect(sealPython(parsers, { path: "t.py", text: "def test_x(:\n  assert 1\n", index: 0 })).toBeNull();
+  });
+});
+
+describe("sealPython: literal tables", () => {
+  it("a loop over a literal table: its column leaves the file, each row is one run of the comparison", () => {
+    const p = plan(`from calc import add
+
+
+def test_table():
+    for a, b, want in [(2, 2, 4), (40, 2, 42)]:
+        assert add(a, b) == want
+    for i in range(2):
+        assert add(i, 0) == i + 0
+`);
+    expect(p.sites.map((s) => [s.key, s.kind, s.rows ?? null, s.rowsBy ?? null, s.strength])).toEqual([
+      ["0.0", "py.eq", [{ t: "int", v: "4" }, { t: "int", v: "42" }], null, "strong"],
+      ["0.1", "py.eq", null, null, "checked"],
+    ]);
+    expect(p.tests[0]!.keys).toEqual(["0.0", "0.0", "0.1", "0.1"]);
+    expect(p.text).toContain("    for a, b, want in [(2, 2, None), (40, 2, None)]:\n        assert _oracle_seal(\"0.0\", add(a, b))\n");
+  });
+
+  it("a column the loop reads elsewhere stays (the seal is then exposed); a loop that can leave early is not sealed", () => {
+    const p = plan(`def test_table():
+    for x, want in [(1, "one"), (2, "two")]:
+        assert name(x) == want, want
+        print(want)
+    for x in [1, 2]:
+        if x > 1:
+            break
+        assert f(x) == 1
+`);
+    expect(p.sites.map((s) => [s.rows?.length, s.strength])).toEqual([[2, "exposed"]]);
+    expect(p.text).toContain('[(1, "one"), (2, "two")]');
+  });
+
+  it("a parametrised test: its rows are its runs; the column stays unless explicit ids name the runs", () => {
+    const p = plan(`import pytest
+
+
+@pytest.mark.parametrize("a, b, want", [(1, 2, 3), (10, 5, 15)])
+def test_add(a, b, want):
+    assert add(a, b) == want
+
+
+@pytest.mark.parametrize("s, want", [("a", "A"), ("b", "B")], ids=["lower-a", "lower-b"])
+def test_upper(s, want):
+    assert upper(s) == want
+`);
+    expect(p.sites.map((s) => [s.rowsBy, s.rows, s.strength])).toEqual([
+      ["run", [{ t: "int", v: "3" }, { t: "int", v: "15" }], "exposed"],
+      ["run", [{ t: "str", v: "A" }, { t: "str", v: "B" }], "strong"],
+    ]);
+    expect(p.text).toContain('[(1, 2, 3), (10, 5, 15)]');
+    expect(p.text).toContain('[("a", None), ("b", None)], ids=["lower-a", "lower-b"]');
   });
 });

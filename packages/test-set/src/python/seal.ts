@@ -28,6 +28,9 @@ interface Found {
   options?: Record<string, number | boolean | null>;
   /** Constants the expected value was read from. */
   constants: string[];
+  /** A table's column the expected value is (a loop over a literal table, a parametrised test), by row. */
+  rows?: Canon[];
+  column?: string;
   /** The edits, given the site's key. */
   edits: (key: string) => Edit[];
 }
@@ -123,7 +126,10 @@ function approxOf(
 }
 
 /** One `assert` statement's comparison. */
-function assertComparison(statement: SyntaxNode, facts: ModuleFacts): Found | null {
+/** A table's columns by the names a loop or a parametrisation binds them to: each row's value. */
+type Columns = ReadonlyMap<string, Canon[]>;
+
+function assertComparison(statement: SyntaxNode, facts: ModuleFacts, columns: Columns = new Map()): Found | null {
   const [expression] = named(statement);
   if (!expression) return null;
   const line = lineOf(statement);
@@ -173,6 +179,17 @@ function assertComparison(statement: SyntaxNode, facts: ModuleFacts): Found | nu
             constants: constantsIn(expectedNode),
             edits: (key) => replaceAll(key, "_oracle_seal", actual),
           };
+        const column = columns.has(right.text) ? right : columns.has(left.text) ? left : null;
+        if (column && column.type === "identifier")
+          return {
+            kind,
+            line,
+            source,
+            rows: columns.get(column.text)!,
+            column: column.text,
+            constants: [],
+            edits: (key) => replaceAll(key, "_oracle_seal", column === right ? left : right),
+          };
         return {
           kind,
           line,
@@ -214,7 +231,7 @@ const EQUALS =
   /^assert(Equal|Equals|ListEqual|TupleEqual|DictEqual|SetEqual|MultiLineEqual)$|^failUnlessEqual$/;
 
 /** One `self.assertX(...)` call statement's comparison (unittest). */
-function unittestComparison(statement: SyntaxNode, facts: ModuleFacts): Found | null {
+function unittestComparison(statement: SyntaxNode, facts: ModuleFacts, columns: Columns = new Map()): Found | null {
   const [call] = named(statement);
   if (call?.type !== "call") return null;
   const fn = call.childForFieldName("function");
@@ -252,6 +269,17 @@ function unittestComparison(statement: SyntaxNode, facts: ModuleFacts): Found | 
         expected: literalOf(expectedNode)!,
         constants: constantsIn(expectedNode),
         edits: (key) => replace(key, "_oracle_seal", actual.text),
+      };
+    const column = columns.has(b.text) ? b : columns.has(a.text) ? a : null;
+    if (column && column.type === "identifier")
+      return {
+        kind,
+        line,
+        source,
+        rows: columns.get(column.text)!,
+        column: column.text,
+        constants: [],
+        edits: (key) => replace(key, "_oracle_seal", (column === b ? a : b).text),
       };
     return {
       kind,
@@ -332,6 +360,7 @@ interface TestFunction {
   ref: TestRef;
   definition: SyntaxNode;
   decorators: string[];
+  decoratorNodes: SyntaxNode[];
   /** Why the whole test is left alone, or null. */
   unsealed: SealRule | null;
 }
@@ -366,17 +395,13 @@ function testFunctions(root: SyntaxNode, path: string, subclasses: Subclasses): 
   const moduleXfail = named(root).some(
     (s) => s.type === "expression_statement" && /^pytestmark\s*=/.test(s.text) && XFAIL.test(s.text),
   );
-  const unwrap = (node: SyntaxNode): { definition: SyntaxNode | null; decorators: string[] } => {
-    if (node.type !== "decorated_definition") return { definition: node, decorators: [] };
-    return {
-      definition: node.childForFieldName("definition"),
-      decorators: named(node)
-        .filter((c) => c.type === "decorator")
-        .map((c) => c.text),
-    };
+  const unwrap = (node: SyntaxNode) => {
+    if (node.type !== "decorated_definition") return { definition: node, decorators: [] as string[], nodes: [] as SyntaxNode[] };
+    const nodes = named(node).filter((c) => c.type === "decorator");
+    return { definition: node.childForFieldName("definition"), decorators: nodes.map((c) => c.text), nodes };
   };
   const add = (node: SyntaxNode, classes: string[], inherited: string[]) => {
-    const { definition, decorators } = unwrap(node);
+    const { definition, decorators, nodes } = unwrap(node);
     if (definition?.type !== "function_definition") return;
     const name = definition.childForFieldName("name")?.text ?? "";
     if (!name.startsWith("test")) return;
@@ -396,7 +421,7 @@ function testFunctions(root: SyntaxNode, path: string, subclasses: Subclasses): 
       entry: [path, ...classes, name].join("::"),
       ...(also.length ? { also } : {}),
     };
-    found.push({ ref, definition, decorators, unsealed });
+    found.push({ ref, definition, decorators, decoratorNodes: nodes, unsealed });
   };
   for (const top of named(root)) {
     const { definition, decorators } = unwrap(top);
@@ -408,6 +433,95 @@ function testFunctions(root: SyntaxNode, path: string, subclasses: Subclasses): 
     } else add(top, [], []);
   }
   return found;
+}
+
+/** Whether a loop body leaves early (break, continue, return, yield; nested functions aside). */
+function leavesLoop(body: SyntaxNode): boolean {
+  const visit = (node: SyntaxNode): boolean => {
+    if (["break_statement", "continue_statement", "return_statement", "yield"].includes(node.type)) return true;
+    if (["function_definition", "lambda", "class_definition"].includes(node.type)) return false;
+    return named(node).some(visit);
+  };
+  return named(body).some(visit);
+}
+
+/** A literal table: each name's column of row values, and its cells (what the plan empties when only seals read the column). */
+interface Table {
+  columns: Map<string, Canon[]>;
+  cells: Map<string, SyntaxNode[]>;
+  rows: number;
+}
+
+function tableOf(names: readonly string[], rows: readonly SyntaxNode[]): Table | null {
+  const columns = new Map<string, Canon[]>(names.map((n) => [n, []]));
+  const cells = new Map<string, SyntaxNode[]>(names.map((n) => [n, []]));
+  for (const row of rows) {
+    const items = names.length === 1 ? [row] : row.type === "tuple" || row.type === "list" ? named(row) : null;
+    if (!items || items.length !== names.length) return null;
+    for (const [i, item] of items.entries()) {
+      const value = pythonLiteral(item);
+      if (!value) return null;
+      columns.get(names[i]!)!.push(value);
+      cells.get(names[i]!)!.push(item);
+    }
+  }
+  return { columns, cells, rows: rows.length };
+}
+
+/** `for a, b, want in [(…), (…)]:` (a list or tuple literal of literal rows) or `for i in range(<n>):`, with no else and no early exit. */
+function loopTable(loop: SyntaxNode): Table | null {
+  if (loop.childForFieldName("alternative") || loop.text.startsWith("async")) return null;
+  const body = loop.childForFieldName("body");
+  const left = loop.childForFieldName("left");
+  const right = loop.childForFieldName("right");
+  if (!body || !left || !right || leavesLoop(body)) return null;
+  const names =
+    left.type === "identifier"
+      ? [left.text]
+      : named(left).every((n) => n.type === "identifier")
+        ? named(left).map((n) => n.text)
+        : null;
+  if (!names || names.length === 0) return null;
+  if (right.type === "call" && right.childForFieldName("function")?.text === "range") {
+    const [count, ...rest] = named(right.childForFieldName("arguments"));
+    const n = count?.type === "integer" && rest.length === 0 ? Number(count.text.replaceAll("_", "")) : Number.NaN;
+    return Number.isInteger(n) && n >= 0 && n <= 10_000 ? { columns: new Map(), cells: new Map(), rows: n } : null;
+  }
+  if (right.type !== "list" && right.type !== "tuple") return null;
+  return tableOf(names, named(right));
+}
+
+/**
+ * A test's one `@pytest.mark.parametrize("a, b, want", [(…), …])` of literal rows: its columns
+ * (each run of the test is one row, in order), and whether explicit `ids=` name the runs (only then
+ * may the plan empty a column: a row's values make its id otherwise, which the test would show).
+ */
+function parametrizeTable(decorators: readonly SyntaxNode[]): (Table & { ids: boolean }) | null {
+  const marks = decorators.filter((d) => /^@\s*(pytest\.)?mark\.parametrize\b/.test(d.text));
+  if (marks.length !== 1) return null;
+  const call = named(marks[0]!).find((c) => c.type === "call");
+  const args = named(call?.childForFieldName("arguments") ?? null);
+  const [argnames, argvalues, ...rest] = args;
+  if (!argnames || !argvalues || argvalues.type === "keyword_argument") return null;
+  if (rest.some((r) => r.type !== "keyword_argument" || r.childForFieldName("name")?.text !== "ids")) return null;
+  const namesValue = pythonLiteral(argnames);
+  const names =
+    namesValue?.t === "str"
+      ? (namesValue.v as string).split(",").map((n) => n.trim())
+      : namesValue && (namesValue.t === "list" || namesValue.t === "tuple")
+        ? (namesValue.v as Canon[]).map((n) => (n.t === "str" ? (n.v as string) : ""))
+        : null;
+  if (!names || names.some((n) => !/^[A-Za-z_]\w*$/.test(n))) return null;
+  if (argvalues.type !== "list" && argvalues.type !== "tuple") return null;
+  const table = tableOf(names, named(argvalues));
+  return table ? { ...table, ids: rest.length > 0 } : null;
+}
+
+/** Each use of a name in a node (identifiers only), for telling whether only seals read a column. */
+function usesOf(node: SyntaxNode, name: string): number {
+  let n = node.type === "identifier" && node.text === name ? 1 : 0;
+  for (const child of named(node)) n += usesOf(child, name);
+  return n;
 }
 
 /** The sealed text of one Python test file, its sites and its unsealed tests; null when it does not parse. */
@@ -430,33 +544,77 @@ export function sealPython(
         unsealed.push({ test: fn.ref, rule: fn.unsealed });
         continue;
       }
-      const keys: string[] = [];
-      for (const statement of named(fn.definition.childForFieldName("body"))) {
-        const found =
-          statement.type === "assert_statement"
-            ? assertComparison(statement, facts)
-            : statement.type === "expression_statement"
-              ? unittestComparison(statement, facts)
-              : null;
-        if (!found) continue;
-        const key = `${file.index}.${n++}`;
-        planned.push(`${key}\t${found.line}\t${found.kind}\t${fn.ref.entry}`);
-        if (options.demoted?.has(key)) continue;
-        edits.push(...found.edits(key));
-        const site: SealSite = {
-          key,
-          test: fn.ref,
-          line: found.line,
-          kind: found.kind,
-          ...(found.expected ? { expected: found.expected } : {}),
-          ...(found.options ? { options: found.options } : {}),
-          source: found.source,
-          strength: found.expected ? "strong" : "checked",
-        };
-        sites.push(site);
-        for (const c of found.constants) sealedConstants.set(c, (sealedConstants.get(c) ?? 0) + 1);
-        keys.push(key);
-      }
+      // The statements of a body, each comparison one site; a loop over a literal table runs its own
+      // body's sites once per row, in order. Returns the sites' keys in the order they run.
+      const seal = (
+        statements: readonly SyntaxNode[],
+        columns: Columns,
+        onColumn: (name: string) => void,
+      ): string[] => {
+        const keys: string[] = [];
+        for (const statement of statements) {
+          if (statement.type === "for_statement") {
+            const table = loopTable(statement);
+            const loopBody = statement.childForFieldName("body");
+            if (!table || !loopBody) continue;
+            const used = new Map<string, number>();
+            const inner = new Map([...columns, ...table.columns]);
+            const loopKeys = seal(named(loopBody), inner, (name) => {
+              if (table.columns.has(name)) used.set(name, (used.get(name) ?? 0) + 1);
+              else onColumn(name);
+            });
+            for (let r = 0; r < table.rows; r++) keys.push(...loopKeys);
+            // A column only the loop's seals read leaves the file: its cells become None.
+            for (const [name, count] of used)
+              if (usesOf(loopBody, name) === count)
+                for (const cell of table.cells.get(name) ?? [])
+                  edits.push({ start: cell.startIndex, end: cell.endIndex, text: "None" });
+            continue;
+          }
+          const found =
+            statement.type === "assert_statement"
+              ? assertComparison(statement, facts, columns)
+              : statement.type === "expression_statement"
+                ? unittestComparison(statement, facts, columns)
+                : null;
+          if (!found) continue;
+          const key = `${file.index}.${n++}`;
+          planned.push(`${key}\t${found.line}\t${found.kind}\t${fn.ref.entry}`);
+          if (options.demoted?.has(key)) continue;
+          edits.push(...found.edits(key));
+          sites.push({
+            key,
+            test: fn.ref,
+            line: found.line,
+            kind: found.kind,
+            ...(found.expected ? { expected: found.expected } : {}),
+            // A parametrised column's rows are the test's runs; a loop's, the comparison's runs within one.
+            ...(found.rows
+              ? { rows: found.rows, ...(columns.get(found.column!) === topColumns.get(found.column!) ? { rowsBy: "run" as const } : {}) }
+              : {}),
+            ...(found.options ? { options: found.options } : {}),
+            source: found.source,
+            strength: found.expected || found.rows ? "strong" : "checked",
+          });
+          if (found.column) onColumn(found.column);
+          for (const c of found.constants) sealedConstants.set(c, (sealedConstants.get(c) ?? 0) + 1);
+          keys.push(key);
+        }
+        return keys;
+      };
+      const body = fn.definition.childForFieldName("body")!;
+      const params = parametrizeTable(fn.decoratorNodes);
+      const topColumns: Columns = params?.columns ?? new Map();
+      const used = new Map<string, number>();
+      const keys = seal(named(body), topColumns, (name) =>
+        used.set(name, (used.get(name) ?? 0) + 1),
+      );
+      // A parametrised column only seals read leaves the file when explicit ids name the runs.
+      if (params?.ids)
+        for (const [name, count] of used)
+          if (usesOf(body, name) === count)
+            for (const cell of params.cells.get(name) ?? [])
+              edits.push({ start: cell.startIndex, end: cell.endIndex, text: "None" });
       if (keys.length > 0) tests.push({ test: fn.ref, keys });
       else unsealed.push({ test: fn.ref, rule: "unsealed.no-comparison" });
     }

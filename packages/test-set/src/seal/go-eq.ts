@@ -95,7 +95,8 @@ export function goEq(actual: Canon, expected: Canon): Verdict {
   if (actual.t === "iface") {
     if (actual.nil === true) return false;
     const inner = actual.v as Canon;
-    return inner.ty === DEFAULT_TYPE[expected.c as string] && basicEqualsConst(inner, expected);
+    const type = typeof expected.as === "string" ? expected.as : DEFAULT_TYPE[expected.c as string];
+    return inner.ty === type && basicEqualsConst(inner, expected);
   }
   return basicEqualsConst(actual, expected);
 }
@@ -112,7 +113,7 @@ export function goDeepEqual(actual: Canon, expected: Canon, as?: string): Verdic
   if (UNJUDGEABLE.has(actual.t)) return "unknown";
   let value = actual;
   while (value.t === "iface" && value.nil !== true) value = value.v as Canon;
-  const want = as ?? typeOf(expected);
+  const want = as ?? (typeof expected.as === "string" ? expected.as : typeOf(expected));
   if (expected.t === "const" && expected.c === "nil") return value.t === "iface" && value.nil === true;
   if (want === null) return "unknown";
   if (want === "interface {}") {
@@ -124,6 +125,7 @@ export function goDeepEqual(actual: Canon, expected: Canon, as?: string): Verdic
     if (value.t === "float" && Number.isNaN(bitsToDouble(value.b as string))) return false;
     return basicEqualsConst(value, expected);
   }
+  if (expected.nil === true) return (value.t === "slice" || value.t === "map") && value.nil === true;
   const items = (expected.v as unknown[]) ?? [];
   if (value.t === "slice" || value.t === "array") {
     if (value.nil === true) return false;

@@ -76,6 +76,9 @@ interface Execution {
   complete: boolean;
 }
 
+/** Whether the host holds the site's expected value (one record a run), rather than the test computing it (two). */
+const sealedOnHost = (site: SealSite | undefined): boolean => site?.expected !== undefined || site?.rows !== undefined;
+
 /** The records one run of a test writes, in order: each site once (a checked one: both sides). */
 function expectedSequence(
   keys: readonly string[],
@@ -83,7 +86,7 @@ function expectedSequence(
 ): Array<[string, 0 | 1]> {
   return keys.flatMap(
     (key): Array<[string, 0 | 1]> =>
-      sites.get(key)?.expected
+      sealedOnHost(sites.get(key))
         ? [[key, 0]]
         : [
             [key, 0],
@@ -122,8 +125,10 @@ function failureMessage(
   expected: Canon,
   checked: boolean,
   notPlain: string | null,
+  row?: number,
 ): string {
-  const where = `${site.test.file}:${site.line}: ${site.source.split("\n")[0]!.trim()}`;
+  const table = row === undefined ? "" : ` (row ${row + 1} of its table)`;
+  const where = `${site.test.file}:${site.line}: ${site.source.split("\n")[0]!.trim()}${table}`;
   if (notPlain) return `${where}\n  the value is not plain data the oracle can compare: ${notPlain}`;
   const [a, e] = [render(site.kind, actual), render(site.kind, expected)];
   return checked
@@ -136,26 +141,43 @@ function judgeRun(
   run: Execution,
   sites: ReadonlyMap<string, SealSite>,
   outcomes: Record<string, SiteOutcome>,
+  index: number,
 ) {
   let failure: { message: string; notPlain: boolean } | null = null;
-  const bySite = new Map<string, SealRecord[]>();
-  for (const r of run.records) bySite.set(r.key, [...(bySite.get(r.key) ?? []), r]);
-  for (const [key, records] of bySite) {
-    const site = sites.get(key)!;
-    const actual = records.find((r) => r.side === 0)?.value;
-    const expected = site.expected ?? records.find((r) => r.side === 1)?.value;
-    if (!actual || !expected) continue;
+  // Each comparison as it ran: a sealed one is one record (a table's row by how often it ran
+  // before in this run), a checked one two (actual, then the test's own expected side).
+  const seen = new Map<string, number>();
+  for (let i = 0; i < run.records.length; i++) {
+    const record = run.records[i]!;
+    const site = sites.get(record.key)!;
+    const occurrence = seen.get(record.key) ?? 0;
+    seen.set(record.key, occurrence + 1);
+    let expected: Canon | undefined;
+    if (site.rows) expected = site.rows[site.rowsBy === "run" ? index : occurrence];
+    else if (site.expected) expected = site.expected;
+    else {
+      const other = run.records[i + 1];
+      if (other?.key !== record.key || other.side !== 1) continue;
+      expected = other.value;
+      i++;
+    }
+    if (!expected) continue;
+    const actual = record.value;
     const verdict = holds(site, actual, expected);
-    const outcome: SiteOutcome =
-      verdict === true ? "matched" : verdict === "unknown" ? "not-plain" : "mismatch";
-    if (outcomes[key] !== "mismatch" && outcomes[key] !== "not-plain") outcomes[key] = outcome;
+    const outcome: SiteOutcome = verdict === true ? "matched" : verdict === "unknown" ? "not-plain" : "mismatch";
+    if (outcomes[record.key] !== "mismatch" && outcomes[record.key] !== "not-plain") outcomes[record.key] = outcome;
     if (verdict !== true && !failure) {
       const why =
-        verdict === "unknown"
-          ? (unjudgeableWhy(actual) ?? unjudgeableWhy(expected) ?? "not plain data")
-          : null;
+        verdict === "unknown" ? (unjudgeableWhy(actual) ?? unjudgeableWhy(expected) ?? "not plain data") : null;
       failure = {
-        message: failureMessage(site, actual, expected, !site.expected, why),
+        message: failureMessage(
+          site,
+          actual,
+          expected,
+          !sealedOnHost(site),
+          why,
+          site.rows ? (site.rowsBy === "run" ? index : occurrence) : undefined,
+        ),
         notPlain: why !== null,
       };
     }
@@ -258,7 +280,7 @@ export function judgeSeals(
         false,
         test.entry,
       );
-    const failures = runs.map((run) => judgeRun(run, sites, outcomes));
+    const failures = runs.map((run, i) => judgeRun(run, sites, outcomes, i));
     const strength = decidedBy(keys, sites, runs, ran.length, outcomes);
     if (strength) decided[test.entry] = strength;
     const first = failures.find((f) => f !== null);

@@ -33,6 +33,13 @@ export interface SealSite {
   kind: ComparisonKind;
   /** The expected value (never in the container); absent for a checked comparison. */
   expected?: Canon;
+  /**
+   * A comparison inside a loop over a literal table, or a parametrised test: the expected value of
+   * each row, by how many times the comparison ran before in the same run of the test.
+   */
+  rows?: Canon[];
+  /** `run`: a parametrised test's rows, one per run of the test (by the run's index), not by occurrence in a run. */
+  rowsBy?: "run";
   /** The comparison's own options (approx's rel/abs, assertAlmostEqual's places/delta). */
   options?: Record<string, number | boolean | null>;
   /** The comparison as the test wrote it, for messages. */

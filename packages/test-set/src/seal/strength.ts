@@ -52,6 +52,10 @@ export function isTrivial(node: Canon): boolean {
 export function strengthOf(sites: SealSite[], literals: readonly Canon[]): SealSite[] {
   const present = new Set(literals.map(valueKey));
   return sites.map((site) => {
+    if (site.rows) {
+      if (site.rows.some((r) => present.has(valueKey(r)))) return { ...site, strength: "exposed" };
+      return { ...site, strength: site.rows.every(isTrivial) ? "weak" : "strong" };
+    }
     if (!site.expected) return site;
     if (site.kind.endsWith(".truth") || isTrivial(site.expected)) return { ...site, strength: "weak" };
     if (present.has(valueKey(site.expected))) return { ...site, strength: "exposed" };
