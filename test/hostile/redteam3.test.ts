@@ -24,8 +24,10 @@ import { repeat, tally, why } from "./measure.js";
 
 const FILE = "tests/regression/test_add.py";
 
-/** Two tests unfixed code passes (twinnable) and one it fails (a loop: not twinnable). */
-const UNTWINNED = `from calc.core import add
+/** Two tests unfixed code passes (sealed) and one it fails (a loop over a fixture's cases: no seal). */
+const UNTWINNED = `import pytest
+
+from calc.core import add
 
 
 def test_add_small():
@@ -36,8 +38,13 @@ def test_add_negative():
     assert add(-2, -3) == -5
 
 
-def test_add_table():
-    for a, b, want in [(2, 2, 4), (40, 2, 42)]:
+@pytest.fixture
+def cases():
+    return [(2, 2, 4), (40, 2, 42)]
+
+
+def test_add_table(cases):
+    for a, b, want in cases:
         assert add(a, b) == want
 `;
 /** The bug: wrong from 10 on. */
