@@ -567,13 +567,11 @@ const CASES: Case[] = [
     reason: "TESTS_FAILED",
   },
   { name: "boolean-swap-vitest", shape: VITEST, diff: vitestHook(flipBool), reason: "TESTS_FAILED" },
-  {
-    name: "equal-to-anything-asymmetric-match",
-    shape: VITEST,
-    diff: asymmetric,
-    reason: "VALUE_NOT_PLAIN_DATA",
-  },
-  { name: "equal-to-anything-proxy", shape: VITEST, diff: proxy, reason: "VALUE_NOT_PLAIN_DATA" },
+  // The runtime reads an array's items and own enumerable keys: a hidden asymmetricMatch is not
+  // data, and a Proxy is read through its traps like any array, so the value recorded is the
+  // unfixed merge()'s, and the host's toEqual finds it wrong.
+  { name: "equal-to-anything-asymmetric-match", shape: VITEST, diff: asymmetric, reason: "TESTS_FAILED" },
+  { name: "equal-to-anything-proxy", shape: VITEST, diff: proxy, reason: "TESTS_FAILED" },
   {
     name: "records-forged-after-vitest",
     shape: VITEST,
