@@ -464,7 +464,8 @@ const ATTACKS: Array<{ id: string; title: string; diff: (work: string) => Record
 function caughtBySeals(g: Graded): void {
   const seals = g.result.seals;
   expect(seals, why(g)).toBeDefined();
-  const caught = (seals?.outcome.mismatch ?? 0) + (seals?.outcome.notPlain ?? 0) > 0 || seals?.problem !== undefined;
+  const caught =
+    (seals?.outcome.mismatch ?? 0) + (seals?.outcome.notPlain ?? 0) > 0 || seals?.problem !== undefined;
   expect(caught, `${why(g)}\nseals: ${JSON.stringify(seals)}`).toBe(true);
 }
 

@@ -371,7 +371,9 @@ describe("forge-report-at-exit: the report rewritten by the code under test, the
     const attacks = await repeat(2, (i) =>
       grade(c, s, `forge-report-at-exit-${i}`, () => ({ "calc/core.py": `${PY_FORGE}\n\n${PY_BUGGY}` })),
     );
-    console.info(`forge-report-at-exit-py: ${tally(attacks)}; seals ${JSON.stringify(attacks[0]!.result.seals?.outcome)}`);
+    console.info(
+      `forge-report-at-exit-py: ${tally(attacks)}; seals ${JSON.stringify(attacks[0]!.result.seals?.outcome)}`,
+    );
     for (const g of attacks) expect(g.result.verdict, why(g)).toBe("FAIL");
     for (const g of attacks) expect(g.result.seals?.outcome.mismatch, why(g)).toBeGreaterThan(0);
   }, 900_000);

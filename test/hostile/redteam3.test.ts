@@ -205,10 +205,14 @@ describe("forge-unsealed: failures of a test no seal decides, forged passed besi
         "calc/core.py": `${PY_FORGE_UNTWINNED}\n\n${ADD_BUGGY}`,
       })),
     );
-    console.info(`forge-unsealed: ${tally(attacks)}; seals ${JSON.stringify(attacks[0]!.result.seals?.failToPass)}`);
+    console.info(
+      `forge-unsealed: ${tally(attacks)}; seals ${JSON.stringify(attacks[0]!.result.seals?.failToPass)}`,
+    );
     for (const g of [gold, baseline, ...attacks]) {
       expect(g.result.seals?.failToPass?.unsealed, why(g)).toEqual([`${FILE}::test_add_table`]);
-      expect(g.stderr).toMatch(/1 of 1 FAIL_TO_PASS test\(s\) have no strong seal \(tests\/regression\/test_add\.py::test_add_table\)/);
+      expect(g.stderr).toMatch(
+        /1 of 1 FAIL_TO_PASS test\(s\) have no strong seal \(tests\/regression\/test_add\.py::test_add_table\)/,
+      );
     }
   }, 900_000);
 });

@@ -17,7 +17,12 @@ export function sealsResult(
 ): SealsResult {
   const count = (strength: string) => run.sites.filter((s) => s.strength === strength).length;
   const reached = (strength: string) =>
-    run.sites.filter((s) => s.strength === strength && judgement?.sites[s.key] !== undefined && judgement.sites[s.key] !== "not-run").length;
+    run.sites.filter(
+      (s) =>
+        s.strength === strength &&
+        judgement?.sites[s.key] !== undefined &&
+        judgement.sites[s.key] !== "not-run",
+    ).length;
   const outcomes = Object.values(judgement?.sites ?? {});
   const outcome = (o: string) => outcomes.filter((x) => x === o).length;
   const strong = new Set(run.sites.filter((s) => s.strength === "strong").map((s) => s.test.entry));
@@ -36,7 +41,14 @@ export function sealsResult(
     sealed: { strong: count("strong"), weak: count("weak"), exposed: count("exposed") },
     checked: count("checked"),
     ...(judgement
-      ? { ran: { strong: reached("strong"), weak: reached("weak"), exposed: reached("exposed"), checked: reached("checked") } }
+      ? {
+          ran: {
+            strong: reached("strong"),
+            weak: reached("weak"),
+            exposed: reached("exposed"),
+            checked: reached("checked"),
+          },
+        }
       : {}),
     tests: { sealed: run.tests.length, unsealed: run.unsealed.length },
     outcome: {

@@ -170,7 +170,7 @@ function compositeLiteral(node: SyntaxNode): Canon | null {
         : null;
   if (!k) return null;
   const elements = named(body);
-  const valueOf = (element: SyntaxNode | null): Canon | null => {
+  const elementValue = (element: SyntaxNode | null): Canon | null => {
     if (!element) return null;
     const inner = element.type === "literal_element" ? named(element)[0] : element;
     if (!inner) return null;
@@ -182,8 +182,8 @@ function compositeLiteral(node: SyntaxNode): Canon | null {
     const pairs: Canon[][] = [];
     for (const element of elements) {
       if (element.type !== "keyed_element") return null;
-      const key = valueOf(element.childForFieldName("key"));
-      const value = valueOf(element.childForFieldName("value"));
+      const key = elementValue(element.childForFieldName("key"));
+      const value = elementValue(element.childForFieldName("value"));
       if (!key || !value) return null;
       pairs.push([key, value]);
     }
@@ -192,7 +192,7 @@ function compositeLiteral(node: SyntaxNode): Canon | null {
   const items: Canon[] = [];
   for (const element of elements) {
     if (element.type === "keyed_element") return null;
-    const value = valueOf(element);
+    const value = elementValue(element);
     if (!value) return null;
     items.push(value);
   }

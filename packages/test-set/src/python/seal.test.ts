@@ -149,11 +149,22 @@ def test_table():
         assert add(i, 0) == i + 0
 `);
     expect(p.sites.map((s) => [s.key, s.kind, s.rows ?? null, s.rowsBy ?? null, s.strength])).toEqual([
-      ["0.0", "py.eq", [{ t: "int", v: "4" }, { t: "int", v: "42" }], null, "strong"],
+      [
+        "0.0",
+        "py.eq",
+        [
+          { t: "int", v: "4" },
+          { t: "int", v: "42" },
+        ],
+        null,
+        "strong",
+      ],
       ["0.1", "py.eq", null, null, "checked"],
     ]);
     expect(p.tests[0]!.keys).toEqual(["0.0", "0.0", "0.1", "0.1"]);
-    expect(p.text).toContain("    for a, b, want in [(2, 2, None), (40, 2, None)]:\n        assert _oracle_seal(\"0.0\", add(a, b))\n");
+    expect(p.text).toContain(
+      '    for a, b, want in [(2, 2, None), (40, 2, None)]:\n        assert _oracle_seal("0.0", add(a, b))\n',
+    );
   });
 
   it("a column the loop reads elsewhere stays (the seal is then exposed); a loop that can leave early is not sealed", () => {
@@ -184,10 +195,24 @@ def test_upper(s, want):
     assert upper(s) == want
 `);
     expect(p.sites.map((s) => [s.rowsBy, s.rows, s.strength])).toEqual([
-      ["run", [{ t: "int", v: "3" }, { t: "int", v: "15" }], "exposed"],
-      ["run", [{ t: "str", v: "A" }, { t: "str", v: "B" }], "strong"],
+      [
+        "run",
+        [
+          { t: "int", v: "3" },
+          { t: "int", v: "15" },
+        ],
+        "exposed",
+      ],
+      [
+        "run",
+        [
+          { t: "str", v: "A" },
+          { t: "str", v: "B" },
+        ],
+        "strong",
+      ],
     ]);
-    expect(p.text).toContain('[(1, 2, 3), (10, 5, 15)]');
+    expect(p.text).toContain("[(1, 2, 3), (10, 5, 15)]");
     expect(p.text).toContain('[("a", None), ("b", None)], ids=["lower-a", "lower-b"]');
   });
 });

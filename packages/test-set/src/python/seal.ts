@@ -129,7 +129,11 @@ function approxOf(
 /** A table's columns by the names a loop or a parametrisation binds them to: each row's value. */
 type Columns = ReadonlyMap<string, Canon[]>;
 
-function assertComparison(statement: SyntaxNode, facts: ModuleFacts, columns: Columns = new Map()): Found | null {
+function assertComparison(
+  statement: SyntaxNode,
+  facts: ModuleFacts,
+  columns: Columns = new Map(),
+): Found | null {
   const [expression] = named(statement);
   if (!expression) return null;
   const line = lineOf(statement);
@@ -231,7 +235,11 @@ const EQUALS =
   /^assert(Equal|Equals|ListEqual|TupleEqual|DictEqual|SetEqual|MultiLineEqual)$|^failUnlessEqual$/;
 
 /** One `self.assertX(...)` call statement's comparison (unittest). */
-function unittestComparison(statement: SyntaxNode, facts: ModuleFacts, columns: Columns = new Map()): Found | null {
+function unittestComparison(
+  statement: SyntaxNode,
+  facts: ModuleFacts,
+  columns: Columns = new Map(),
+): Found | null {
   const [call] = named(statement);
   if (call?.type !== "call") return null;
   const fn = call.childForFieldName("function");
@@ -396,7 +404,8 @@ function testFunctions(root: SyntaxNode, path: string, subclasses: Subclasses): 
     (s) => s.type === "expression_statement" && /^pytestmark\s*=/.test(s.text) && XFAIL.test(s.text),
   );
   const unwrap = (node: SyntaxNode) => {
-    if (node.type !== "decorated_definition") return { definition: node, decorators: [] as string[], nodes: [] as SyntaxNode[] };
+    if (node.type !== "decorated_definition")
+      return { definition: node, decorators: [] as string[], nodes: [] as SyntaxNode[] };
     const nodes = named(node).filter((c) => c.type === "decorator");
     return { definition: node.childForFieldName("definition"), decorators: nodes.map((c) => c.text), nodes };
   };
@@ -438,7 +447,8 @@ function testFunctions(root: SyntaxNode, path: string, subclasses: Subclasses): 
 /** Whether a loop body leaves early (break, continue, return, yield; nested functions aside). */
 function leavesLoop(body: SyntaxNode): boolean {
   const visit = (node: SyntaxNode): boolean => {
-    if (["break_statement", "continue_statement", "return_statement", "yield"].includes(node.type)) return true;
+    if (["break_statement", "continue_statement", "return_statement", "yield"].includes(node.type))
+      return true;
     if (["function_definition", "lambda", "class_definition"].includes(node.type)) return false;
     return named(node).some(visit);
   };
@@ -456,7 +466,8 @@ function tableOf(names: readonly string[], rows: readonly SyntaxNode[]): Table |
   const columns = new Map<string, Canon[]>(names.map((n) => [n, []]));
   const cells = new Map<string, SyntaxNode[]>(names.map((n) => [n, []]));
   for (const row of rows) {
-    const items = names.length === 1 ? [row] : row.type === "tuple" || row.type === "list" ? named(row) : null;
+    const items =
+      names.length === 1 ? [row] : row.type === "tuple" || row.type === "list" ? named(row) : null;
     if (!items || items.length !== names.length) return null;
     for (const [i, item] of items.entries()) {
       const value = pythonLiteral(item);
@@ -484,8 +495,11 @@ function loopTable(loop: SyntaxNode): Table | null {
   if (!names || names.length === 0) return null;
   if (right.type === "call" && right.childForFieldName("function")?.text === "range") {
     const [count, ...rest] = named(right.childForFieldName("arguments"));
-    const n = count?.type === "integer" && rest.length === 0 ? Number(count.text.replaceAll("_", "")) : Number.NaN;
-    return Number.isInteger(n) && n >= 0 && n <= 10_000 ? { columns: new Map(), cells: new Map(), rows: n } : null;
+    const n =
+      count?.type === "integer" && rest.length === 0 ? Number(count.text.replaceAll("_", "")) : Number.NaN;
+    return Number.isInteger(n) && n >= 0 && n <= 10_000
+      ? { columns: new Map(), cells: new Map(), rows: n }
+      : null;
   }
   if (right.type !== "list" && right.type !== "tuple") return null;
   return tableOf(names, named(right));
@@ -503,7 +517,8 @@ function parametrizeTable(decorators: readonly SyntaxNode[]): (Table & { ids: bo
   const args = named(call?.childForFieldName("arguments") ?? null);
   const [argnames, argvalues, ...rest] = args;
   if (!argnames || !argvalues || argvalues.type === "keyword_argument") return null;
-  if (rest.some((r) => r.type !== "keyword_argument" || r.childForFieldName("name")?.text !== "ids")) return null;
+  if (rest.some((r) => r.type !== "keyword_argument" || r.childForFieldName("name")?.text !== "ids"))
+    return null;
   const namesValue = pythonLiteral(argnames);
   const names =
     namesValue?.t === "str"
@@ -590,7 +605,12 @@ export function sealPython(
             ...(found.expected ? { expected: found.expected } : {}),
             // A parametrised column's rows are the test's runs; a loop's, the comparison's runs within one.
             ...(found.rows
-              ? { rows: found.rows, ...(columns.get(found.column!) === topColumns.get(found.column!) ? { rowsBy: "run" as const } : {}) }
+              ? {
+                  rows: found.rows,
+                  ...(columns.get(found.column!) === topColumns.get(found.column!)
+                    ? { rowsBy: "run" as const }
+                    : {}),
+                }
               : {}),
             ...(found.options ? { options: found.options } : {}),
             source: found.source,
@@ -606,9 +626,7 @@ export function sealPython(
       const params = parametrizeTable(fn.decoratorNodes);
       const topColumns: Columns = params?.columns ?? new Map();
       const used = new Map<string, number>();
-      const keys = seal(named(body), topColumns, (name) =>
-        used.set(name, (used.get(name) ?? 0) + 1),
-      );
+      const keys = seal(named(body), topColumns, (name) => used.set(name, (used.get(name) ?? 0) + 1));
       // A parametrised column only seals read leaves the file when explicit ids name the runs.
       if (params?.ids)
         for (const [name, count] of used)

@@ -77,7 +77,8 @@ interface Execution {
 }
 
 /** Whether the host holds the site's expected value (one record a run), rather than the test computing it (two). */
-const sealedOnHost = (site: SealSite | undefined): boolean => site?.expected !== undefined || site?.rows !== undefined;
+const sealedOnHost = (site: SealSite | undefined): boolean =>
+  site?.expected !== undefined || site?.rows !== undefined;
 
 /** The records one run of a test writes, in order: each site once (a checked one: both sides). */
 function expectedSequence(
@@ -164,11 +165,15 @@ function judgeRun(
     if (!expected) continue;
     const actual = record.value;
     const verdict = holds(site, actual, expected);
-    const outcome: SiteOutcome = verdict === true ? "matched" : verdict === "unknown" ? "not-plain" : "mismatch";
-    if (outcomes[record.key] !== "mismatch" && outcomes[record.key] !== "not-plain") outcomes[record.key] = outcome;
+    const outcome: SiteOutcome =
+      verdict === true ? "matched" : verdict === "unknown" ? "not-plain" : "mismatch";
+    if (outcomes[record.key] !== "mismatch" && outcomes[record.key] !== "not-plain")
+      outcomes[record.key] = outcome;
     if (verdict !== true && !failure) {
       const why =
-        verdict === "unknown" ? (unjudgeableWhy(actual) ?? unjudgeableWhy(expected) ?? "not plain data") : null;
+        verdict === "unknown"
+          ? (unjudgeableWhy(actual) ?? unjudgeableWhy(expected) ?? "not plain data")
+          : null;
       failure = {
         message: failureMessage(
           site,
