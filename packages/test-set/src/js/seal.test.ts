@@ -130,6 +130,39 @@ describe("s", () => {
     ]);
   });
 
+  it("mocha's qunit interface: suite(title); opens a suite for the tests after it (mocha reports 'serialize path')", () => {
+    const p = plan(
+      `var assert = require("assert");
+var cookie = require("..");
+
+test("top", function () {
+  assert.equal(cookie.f(1), "1");
+});
+
+suite("serialize");
+
+test("path", function () {
+  assert.equal(cookie.serialize("foo", "bar"), "foo=bar");
+});
+
+suite("parse");
+
+test("basic", function () {
+  assert.deepEqual(cookie.parse("a=b"), { a: "b" });
+});
+
+suite(name);
+
+test("unknown", function () {
+  assert.equal(cookie.f(2), "2");
+});
+`,
+      "test/serialize.js",
+    );
+    expect(p.sites.map((s) => s.test.entry)).toEqual(["top", "serialize path", "parse basic"]);
+    expect(p.unsealed.map((u) => [u.test.entry, u.rule])).toEqual([["?", "unsealed.title"]]);
+  });
+
   it("a file whose module system cannot be told (no import, no require, not vitest) is not sealed", () => {
     const p = plan('describe("s", () => {\n  test("t", () => { expect(f()).toBe(1); });\n});\n');
     expect(p.unsealed.map((u) => u.rule)).toEqual(["unsealed.module"]);

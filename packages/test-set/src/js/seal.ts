@@ -294,6 +294,8 @@ interface Call {
   title: string | null;
   body: SyntaxNode | null;
   why: SealRule | null;
+  /** `suite(title);` with no callback (mocha's qunit interface): the tests after it, up to the next such call, are its. */
+  opens: boolean;
 }
 
 const SUITES = new Set(["describe", "context", "suite"]);
@@ -311,8 +313,10 @@ function callOf(statement: SyntaxNode): Call | null {
   }
   const kind = base && SUITES.has(base) ? "suite" : base && TESTS.has(base) ? "test" : null;
   if (kind === null) return null;
-  if (fn.type === "call_expression") return { kind, title: null, body: null, why: "unsealed.title" };
-  const [titleNode, callback] = named(expression.childForFieldName("arguments"));
+  if (fn.type === "call_expression")
+    return { kind, title: null, body: null, why: "unsealed.title", opens: false };
+  const args = named(expression.childForFieldName("arguments"));
+  const [titleNode, callback] = args;
   const titleValue = titleNode ? jsLiteral(titleNode) : null;
   const title = titleValue?.t === "str" ? (titleValue.v as string) : null;
   const fnBody =
@@ -330,7 +334,35 @@ function callOf(statement: SyntaxNode): Call | null {
     !["only", "skip", "concurrent", "each", "for", "failing", "fails", "todo"].includes(modifier)
   )
     why = "unsealed.title";
-  return { kind, title, body: fnBody, why };
+  return {
+    kind,
+    title,
+    body: fnBody,
+    why,
+    opens: kind === "suite" && args.length === 1 && modifier === null,
+  };
+}
+
+/**
+ * The statements of a block with the suite titles they run under: mocha's qunit interface opens a
+ * suite with `suite(title);` and every test after it, up to the next one, is that suite's.
+ */
+function underSuites(
+  statements: SyntaxNode[],
+  titles: string[],
+): Array<{ statement: SyntaxNode; call: Call; titles: string[] | null }> {
+  const out: Array<{ statement: SyntaxNode; call: Call; titles: string[] | null }> = [];
+  let current: string[] | null = titles;
+  for (const statement of statements) {
+    const call = callOf(statement);
+    if (!call) continue;
+    if (call.opens) {
+      current = call.title === null ? null : [...titles, call.title];
+      continue;
+    }
+    out.push({ statement, call, titles: current });
+  }
+  return out;
 }
 
 /** Whether a callback body returns (before its last statement), skips itself, or is not a block. */
@@ -403,12 +435,15 @@ export function sealJs(
     const tests: FileSeals["tests"] = [];
     const edits: Edit[] = [];
     let n = 0;
-    const visit = (statements: SyntaxNode[], titles: string[], blocked: SealRule | null) => {
-      for (const statement of statements) {
-        const call = callOf(statement);
-        if (!call) continue;
-        const path = call.title === null ? null : [...titles, call.title];
-        const why = blocked ?? call.why ?? (kind === null && call.kind === "test" ? "unsealed.module" : null);
+    const visit = (statements: SyntaxNode[], outer: string[], blocked: SealRule | null) => {
+      for (const { call, titles: under } of underSuites(statements, outer)) {
+        const titles = under ?? outer;
+        const path = call.title === null || under === null ? null : [...titles, call.title];
+        const why =
+          blocked ??
+          call.why ??
+          (under === null ? "unsealed.title" : null) ??
+          (kind === null && call.kind === "test" ? "unsealed.module" : null);
         if (call.kind === "suite") {
           if (call.body?.type === "statement_block")
             visit(named(call.body), path ?? titles, why ?? (path ? null : "unsealed.title"));
@@ -493,10 +528,9 @@ export function jsTitles(
         ? "typescript"
         : "javascript";
     parsers.read(grammar, file.text, (root) => {
-      const visit = (statements: SyntaxNode[], titles: string[]) => {
-        for (const statement of statements) {
-          const call = callOf(statement);
-          if (!call || call.title === null) continue;
+      const visit = (statements: SyntaxNode[], outer: string[]) => {
+        for (const { call, titles } of underSuites(statements, outer)) {
+          if (call.title === null || titles === null) continue;
           const path = [...titles, call.title];
           if (call.kind === "suite" && call.body?.type === "statement_block") visit(named(call.body), path);
           if (call.kind === "test") counts.set(path.join(" "), (counts.get(path.join(" ")) ?? 0) + 1);
