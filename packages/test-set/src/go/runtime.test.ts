@@ -199,7 +199,7 @@ func Words(s string) ([]string, error) {
   it("the want column leaves the file; each row is one run of the comparison; a correct fix matches them all", () => {
     const { plan, ran, judged } = run(CALC);
     expect(plan.files[0]!.text).toContain('{"small", 2, 3, *new(int)}');
-    expect(plan.files[0]!.text).toContain("{name: \"big\", a: 20, b: 3, want: *new(int)}");
+    expect(plan.files[0]!.text).toContain('{name: "big", a: 20, b: 3, want: *new(int)}');
     expect(plan.sites.map((s) => [s.kind, s.rows?.length, s.strength])).toEqual([
       ["go.eq", 2, "strong"],
       ["go.deepEqual", 2, "strong"],
@@ -209,9 +209,52 @@ func Words(s string) ([]string, error) {
   });
 
   it("wrong from 10 on: the second row fails, named by its row", () => {
-    const { judged } = run(CALC.replace("return a + b", "if a >= 10 {\n\t\treturn a + b + 1\n\t}\n\treturn a + b"));
+    const { judged } = run(
+      CALC.replace("return a + b", "if a >= 10 {\n\t\treturn a + b + 1\n\t}\n\treturn a + b"),
+    );
     const table = judged.tests.find((t) => t.id.endsWith("::TestTable"))!;
     expect(table.outcome).toBe("failed");
     expect(table.message).toMatch(/\(row 2 of its table\)\n {2}expected: 23\n {2}actual: {3}24/);
+  });
+  it("a row can leave the loop early (continue, break, goto, a subtest's return or skip): its rows are not sealed", () => {
+    const loop = (body: string) => `package calc_test
+
+import (
+	"testing"
+
+	"example.com/calc"
+)
+
+func TestLoop(t *testing.T) {
+	for _, tc := range []struct {
+		a, want int
+		skip    bool
+	}{
+		{1, 2, false},
+		{9, 0, true},
+	} {
+${body}
+	}
+}
+`;
+    const check = "\t\tif got := calc.Add(tc.a, 1); got != tc.want {\n\t\t\tt.Error(got)\n\t\t}\n";
+    const leaving = [
+      `\t\tif tc.skip {\n\t\t\tcontinue\n\t\t}\n${check}`,
+      `\t\tif tc.skip {\n\t\t\tbreak\n\t\t}\n${check}`,
+      `\t\tt.Run("r", func(t *testing.T) {\n\t\t\tif tc.skip {\n\t\t\t\treturn\n\t\t\t}\n${check.replaceAll("\t\t", "\t\t\t")}\t\t})\n`,
+      `\t\tt.Run("r", func(t *testing.T) {\n\t\t\tif tc.skip {\n\t\t\t\tt.Skip()\n\t\t\t}\n${check.replaceAll("\t\t", "\t\t\t")}\t\t})\n`,
+    ];
+    for (const body of leaving) {
+      const plan = planSeals(parsers, [{ path: "calc/loop_test.go", text: loop(body) }]);
+      expect(plan.sites, body).toEqual([]);
+      expect(
+        plan.unsealed.map((u) => u.rule),
+        body,
+      ).toEqual(["unsealed.early-exit"]);
+    }
+    // A continue or break of a loop inside the row, or a break of a switch, leaves the row whole.
+    const inner = `\t\tfor i := 0; i < 2; i++ {\n\t\t\tif i == 1 {\n\t\t\t\tcontinue\n\t\t\t}\n\t\t}\n\t\tswitch tc.a {\n\t\tcase 1:\n\t\t\tbreak\n\t\t}\n${check}`;
+    const whole = planSeals(parsers, [{ path: "calc/loop_test.go", text: loop(inner) }]);
+    expect(whole.sites.map((s) => s.rows?.length)).toEqual([2]);
   });
 });

@@ -263,6 +263,31 @@ function exitsEarly(body: SyntaxNode, t: string): boolean {
   return named(body).some((c) => visit(c, false));
 }
 
+/**
+ * Whether a table loop's body can leave a row before its last statement: `continue`, `break` or
+ * `goto` aimed at the loop (a labelled one, or one outside a nested loop or switch), or a subtest
+ * that returns or skips. Its rows would then not all run the seals, one record each.
+ */
+function leavesRowEarly(loopBody: SyntaxNode, t: string): boolean {
+  const visit = (node: SyntaxNode, inLoop: boolean, inSwitch: boolean): boolean => {
+    if (node.type === "func_literal") return false;
+    if (node.type === "goto_statement") return true;
+    const labelled = named(node).some((c) => c.type === "label_name");
+    if (node.type === "continue_statement") return labelled || !inLoop;
+    if (node.type === "break_statement") return labelled || !(inLoop || inSwitch);
+    const loop = inLoop || node.type === "for_statement";
+    const sw =
+      inSwitch ||
+      ["expression_switch_statement", "type_switch_statement", "select_statement"].includes(node.type);
+    return named(node).some((c) => visit(c, loop, sw));
+  };
+  if (statementsOf(loopBody).some((s) => visit(s, false, false))) return true;
+  return statementsOf(loopBody).some((s) => {
+    const sub = subtestOf(s, t);
+    return sub !== null && exitsEarly(sub.body, sub.t);
+  });
+}
+
 /** The statements of a block (tree-sitter-go wraps them in a statement_list). */
 const statementsOf = (block: SyntaxNode) => {
   const [list] = named(block);
@@ -359,14 +384,16 @@ function zeroCanon(ty: string | null): Canon | null {
   if (ty === "string") return { t: "const", c: "string", x: "" };
   if (ty === "bool") return { t: "const", c: "bool", v: false };
   if (/^(u?int\d*|uintptr|float\d+|complex\d+)$/.test(ty)) return { t: "const", c: "int", v: "0" };
-  if (ty.startsWith("[]") || ty.startsWith("map[")) return { t: "lit", ty, k: ty.startsWith("[]") ? "slice" : "map", nil: true, v: [] };
+  if (ty.startsWith("[]") || ty.startsWith("map["))
+    return { t: "lit", ty, k: ty.startsWith("[]") ? "slice" : "map", nil: true, v: [] };
   return null;
 }
 
 /** `[]struct{…}{ {…}, {name: …} }` of literal cells: its table, or null. */
 function goTable(literal: SyntaxNode): GoTable | null {
   const type = literal.childForFieldName("type");
-  const element = type?.type === "slice_type" || type?.type === "array_type" ? type.childForFieldName("element") : null;
+  const element =
+    type?.type === "slice_type" || type?.type === "array_type" ? type.childForFieldName("element") : null;
   const fields = element?.type === "struct_type" ? structFields(element) : null;
   const body = literal.childForFieldName("body");
   if (!fields || !body) return null;
@@ -385,7 +412,13 @@ function goTable(literal: SyntaxNode): GoTable | null {
     if (!keyed && items.some((i) => i.type === "keyed_element")) return null;
     if (!keyed && items.length !== fields.length) return null;
     for (const [i, f] of fields.entries()) {
-      const item = keyed ? items.find((k) => named(k.childForFieldName("key"))[0]?.text === f.name || k.childForFieldName("key")?.text === f.name) : items[i];
+      const item = keyed
+        ? items.find(
+            (k) =>
+              named(k.childForFieldName("key"))[0]?.text === f.name ||
+              k.childForFieldName("key")?.text === f.name,
+          )
+        : items[i];
       const cell = item ? (keyed ? named(item.childForFieldName("value"))[0] : named(item)[0]) : undefined;
       const ty = goTypeString(f.type);
       const literal = cell
@@ -429,7 +462,10 @@ function loopTable(loop: SyntaxNode, body: SyntaxNode): { table: GoTable; row: s
       (s) => s.type === "short_var_declaration" && named(s.childForFieldName("left"))[0]?.text === right.text,
     );
     const value = declaration ? named(declaration.childForFieldName("right"))[0] : undefined;
-    if (value?.type === "composite_literal" && identifiers(body).filter((id) => id === right.text).length === 2)
+    if (
+      value?.type === "composite_literal" &&
+      identifiers(body).filter((id) => id === right.text).length === 2
+    )
       literal = value;
   }
   const table = literal ? goTable(literal) : null;
@@ -442,7 +478,8 @@ function loopTable(loop: SyntaxNode, body: SyntaxNode): { table: GoTable; row: s
 /** A `t.Run(name, func(t *testing.T) { … })` statement: the closure's t and body; null when it is not one, or runs in parallel. */
 function subtestOf(statement: SyntaxNode, t: string): { t: string; body: SyntaxNode } | null {
   const call = named(statement)[0];
-  if (call?.type !== "call_expression" || call.childForFieldName("function")?.text !== `${t}.Run`) return null;
+  if (call?.type !== "call_expression" || call.childForFieldName("function")?.text !== `${t}.Run`)
+    return null;
   const closure = named(call.childForFieldName("arguments"))[1];
   if (closure?.type !== "func_literal") return null;
   const params = named(closure.childForFieldName("parameters"));
@@ -490,32 +527,54 @@ export function sealGo(
       const { locals, constants } = localsOf(fn, body);
       const ctx: TestContext = { t, locals, constants, testify };
       const keys: string[] = [];
+      let leftEarly = false;
       const sealedReads = new Map<string, number>();
-      const sealStatements = (statements: readonly SyntaxNode[], context: TestContext, onColumn: (c: string) => void): string[] => {
+      const sealStatements = (
+        statements: readonly SyntaxNode[],
+        context: TestContext,
+        onColumn: (c: string) => void,
+      ): string[] => {
         const stepKeys: string[] = [];
         for (const statement of statements) {
           if (statement.type === "for_statement" && !context.columns) {
             const loop = loopTable(statement, body);
             const loopBody = statement.childForFieldName("body");
             if (!loop || !loopBody) continue;
-            const inner: TestContext = { ...context, columns: loop.table.columns, locals: new Set([...context.locals, loop.row]) };
+            if (leavesRowEarly(loopBody, context.t)) {
+              leftEarly = true;
+              continue;
+            }
+            const inner: TestContext = {
+              ...context,
+              columns: loop.table.columns,
+              locals: new Set([...context.locals, loop.row]),
+            };
             const used = new Map<string, number>();
             const loopKeys: string[] = [];
             for (const s2 of statementsOf(loopBody)) {
               const sub = subtestOf(s2, context.t);
               const found = sub
-                ? sealStatements(statementsOf(sub.body), { ...inner, t: sub.t, locals: new Set([...inner.locals, sub.t]) }, (c) => used.set(c, (used.get(c) ?? 0) + 1))
+                ? sealStatements(
+                    statementsOf(sub.body),
+                    { ...inner, t: sub.t, locals: new Set([...inner.locals, sub.t]) },
+                    (c) => used.set(c, (used.get(c) ?? 0) + 1),
+                  )
                 : sealStatements([s2], inner, (c) => used.set(c, (used.get(c) ?? 0) + 1));
               loopKeys.push(...found);
             }
             for (let r = 0; r < loop.table.rows; r++) stepKeys.push(...loopKeys);
             // A column only the loop's seals read leaves the file: its cells become the field type's zero.
             for (const [column, count] of used) {
-              const reads = selectorUses(loopBody, column) - sealedSelectorUses(loopBody, column, mineLines());
+              const reads =
+                selectorUses(loopBody, column) - sealedSelectorUses(loopBody, column, mineLines());
               const field = column.slice(loop.row.length + 1);
               if (reads === 0 && count > 0)
                 for (const cell of loop.table.cells.get(field) ?? [])
-                  edits.push({ start: cell.startIndex, end: cell.endIndex, text: `*new(${loop.table.types.get(field)})` });
+                  edits.push({
+                    start: cell.startIndex,
+                    end: cell.endIndex,
+                    text: `*new(${loop.table.types.get(field)})`,
+                  });
             }
             continue;
           }
@@ -559,7 +618,7 @@ export function sealGo(
           edits.push({ start: value.startIndex, end: value.endIndex, text: zeroOf(constants.get(local)!) });
       }
       if (keys.length > 0) tests.push({ test: ref, keys });
-      else unsealed.push({ test: ref, rule: "unsealed.no-comparison" });
+      else unsealed.push({ test: ref, rule: leftEarly ? "unsealed.early-exit" : "unsealed.no-comparison" });
     }
     const rewritten = keepImportsUsed(root, applyEdits(file.text, edits), edits, file.text);
     const dir = posix.dirname(file.path);
