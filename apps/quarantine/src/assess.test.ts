@@ -204,6 +204,26 @@ describe("stabilityFindings", () => {
 });
 
 describe("assessTask", () => {
+  it("a baseline that failed tests and lost the pair is cut short (a Go panic), when every gold run collected it", () => {
+    const baseline = record({ mode: "baseline", sentinel: "not-collected" });
+    const gold = record({ mode: "gold", sentinel: "collected" });
+    expect(assessTask(TASK, [observe(baseline), observe(gold)]).status).toBe("healthy");
+    // Gold lost it too: the command does not select it.
+    const goldLost = record({ mode: "gold", sentinel: "not-collected" });
+    expect(flags(assessTask(TASK, [observe(baseline), observe(goldLost)]).reasons)).toContain(
+      "SENTINEL_NOT_COLLECTED",
+    );
+    // A baseline whose hidden tests did not fail is not explained by a failure.
+    const noFailure = record({
+      mode: "baseline",
+      sentinel: "not-collected",
+      hidden: suite("FAIL", "REPORT_INCONSISTENT", 1),
+    });
+    expect(flags(assessTask(TASK, [observe(noFailure), observe(gold)]).reasons)).toContain(
+      "SENTINEL_NOT_COLLECTED",
+    );
+  });
+
   it("is healthy when baseline and gold meet their expectations every time", () => {
     const runs = [
       record({ mode: "baseline" }),

@@ -95,8 +95,21 @@ export function assessTask(
   extra: readonly Finding[] = [],
 ): Assessment {
   const records = observations.map((o) => o.record);
+  // Every gold run collected the pair: the command selects it, so a baseline run that failed tests
+  // and lost the pair was cut short by its own failure (a Go panic ends the test binary), which
+  // says nothing against the task. Without gold, the baseline is the only evidence and it counts.
+  const golds = records.filter((r) => r.mode === "gold" && r.reason !== "INFRA_ERROR");
+  const pairSelected = golds.length > 0 && golds.every((r) => r.sentinel === "collected");
+  const cutShort = (r: (typeof records)[number], f: Finding) =>
+    pairSelected &&
+    f.flag === "SENTINEL_NOT_COLLECTED" &&
+    r.sentinel === "not-collected" &&
+    r.hidden?.reason === "TESTS_FAILED" &&
+    r.hidden.counts.failed + r.hidden.counts.error > 0;
   const perRun = [
-    ...records.flatMap((r) => (r.mode === "baseline" ? baselineFindings(r) : goldFindings(r))),
+    ...records.flatMap((r) =>
+      r.mode === "baseline" ? baselineFindings(r).filter((f) => !cutShort(r, f)) : goldFindings(r),
+    ),
     ...extra,
   ];
   const acrossRuns = [

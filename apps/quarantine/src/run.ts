@@ -29,6 +29,8 @@ export interface RunContext {
   /** How many times an INFRA_ERROR run is retried before it counts. */
   infraRetries: number;
   retryDelayMs: number;
+  /** `fresh`: every comparison sealed as planned, the task's seal record left aside (GradeOptions.sealPlan). */
+  sealPlan?: "recorded" | "fresh";
 }
 
 /** Errors by which the grader refuses the task itself: no retry helps, the task is at fault. */
@@ -125,6 +127,7 @@ function gradeOptions(ctx: RunContext, mode: CheckMode, logFile: string): GradeO
     mode: mode === "gold" ? "grade" : "baseline",
     logFile,
     allowQuarantined: true,
+    ...(ctx.sealPlan ? { sealPlan: ctx.sealPlan } : {}),
     signal: ctx.signal,
     logger: ctx.logger,
   };

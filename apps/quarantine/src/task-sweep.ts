@@ -12,7 +12,7 @@ import type { LimitFunction } from "p-limit";
 import type { Logger } from "winston";
 import { type Assessment, assessTask, invalidTask, summariseInfra } from "./assess.js";
 import { expectedFindings, recordExpected } from "./expected.js";
-import { runCheck } from "./run.js";
+import { type RunContext, runCheck } from "./run.js";
 import { demotions, failToPassSeals, goldExecutions, planOf, sealSummary } from "./seals.js";
 import type { CheckMode, GradeFn, RunObservation, RunRecord, TaskReport, TaskStatus } from "./types.js";
 
@@ -189,19 +189,22 @@ export async function sweepTask(ctx: SweepContext, task: PlannedTask): Promise<T
     ...(ctx.docker ? { docker: ctx.docker } : {}),
   };
   try {
-    const checks = (list: ReturnType<typeof checksOf>) =>
+    const checks = (list: ReturnType<typeof checksOf>, round: Partial<RunContext>) =>
       settleAll(
         list.map((check) =>
           ctx.limit(async () => {
-            const observation = await runCheck(runContext, check.mode, check.repeat);
+            const observation = await runCheck({ ...runContext, ...round }, check.mode, check.repeat);
             ctx.onRun?.(task.id, observation.record);
             return observation;
           }),
         ),
       );
-    let observations = await checks(checksOf(task, ctx.repeat));
+    // The first runs seal every comparison the planner finds, whatever an earlier sweep recorded:
+    // the sites a gold run cannot pass are found again each sweep (a record that only shrank would
+    // seal them again on the next sweep, which finds none to leave out, and gold would FAIL).
+    let observations = await checks(checksOf(task, ctx.repeat), { sealPlan: "fresh" });
     // Seals a gold run could not pass are left unsealed for the task (rules.ts `seal.gold`); the
-    // checks run again on the plan the grades will use.
+    // checks run again on the plan the grades will use (their logs in a folder of their own).
     const demoted = demotions(observations.filter((o) => o.record.mode === "gold"));
     const plan = planOf(observations);
     if (demoted.length > 0 && plan) {
@@ -213,7 +216,10 @@ export async function sweepTask(ctx: SweepContext, task: PlannedTask): Promise<T
           demoted,
         },
       );
-      observations = await checks(checksOf(task, ctx.repeat));
+      observations = await checks(checksOf(task, ctx.repeat), {
+        sealPlan: "recorded",
+        logDir: join(runContext.logDir, "demoted"),
+      });
     }
     const assessment = assessTask(
       { id: task.id, hasGold },

@@ -17,6 +17,12 @@ export interface GradeOptions {
   logFile?: string;
   allowQuarantined?: boolean;
   /**
+   * `fresh`: seal every comparison the planner finds, leaving tasks/<id>/seals.recorded.json aside
+   * (the quarantine sweep's first runs, so the sites a gold run cannot pass are found again each
+   * sweep); `recorded` (default): the sweep's record holds when it was made for this plan.
+   */
+  sealPlan?: "recorded" | "fresh";
+  /**
    * The task as the caller already prepared it (prepare.ts: a batch or a worker prepares each task
    * once); without it the grade prepares the task itself.
    */
@@ -42,6 +48,7 @@ const GradeOptionsSchema = z
     timeoutSeconds: z.number().int().min(1).max(86400).optional(),
     logFile: z.string().min(1).optional(),
     allowQuarantined: z.boolean().optional(),
+    sealPlan: z.enum(["recorded", "fresh"]).optional(),
   })
   .refine((o) => (o.mode === "grade") === (o.diff !== undefined), {
     message: "grade mode needs a diff; baseline mode takes none",

@@ -69,6 +69,7 @@ export async function grade(options: GradeOptions): Promise<GradeResult> {
       log,
       root,
       signal: options.signal,
+      ...(options.sealPlan ? { sealPlan: options.sealPlan } : {}),
     });
     const { state, changed } = await validating;
     return { ...result, validation: state, ...(changed.length > 0 ? { validationChanged: changed } : {}) };

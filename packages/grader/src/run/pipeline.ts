@@ -40,6 +40,8 @@ export interface PipelineInputs {
   imageFingerprint: () => Promise<string>;
   log: RunLog;
   root: string;
+  /** `fresh`: the sweep's seal record is left aside (GradeOptions.sealPlan). */
+  sealPlan?: "recorded" | "fresh";
 }
 
 /** What the host steps hand to the suites. */
@@ -94,7 +96,10 @@ async function prepareRun(
   const runDirs = await makeSuiteFolders(folder, diff.filtered, loaded.hiddenTestsDir);
   const hiddenFiles = await listHiddenFiles(loaded.hiddenTestsDir);
   const labels = gradeLabels(inputs.runId, loaded.task.id, leaseDeadline(inputs.startedAt, inputs.timeoutMs));
-  const [expectation, sealRecord] = await Promise.all([loadExpectation(loaded), readSealRecord(loaded)]);
+  const [expectation, sealRecord] = await Promise.all([
+    loadExpectation(loaded),
+    inputs.sealPlan === "fresh" ? ({ kind: "absent" } as const) : readSealRecord(loaded),
+  ]);
   log.event("expected.loaded", { ...expectation });
   if (expectation.ignored) log.warn(`expected tests: ${expectation.ignored}`);
   if (sealRecord.kind === "stale" || sealRecord.kind === "invalid") log.warn(`seals: ${sealRecord.why}`);

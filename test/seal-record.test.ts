@@ -1,0 +1,117 @@
+// The seal record across sweeps (issue 29; rules.ts `seal.gold`): a comparison the gold diff
+// cannot pass on the host (here a value whose class defines its own __eq__, which is not plain
+// data) is left unsealed by the sweep, and the gold diff PASSes. A later sweep must find it again:
+// on c83cebd the second sweep planned with the first one's record, found nothing to leave out,
+// wrote an empty record, and the next gold grade FAILed VALUE_NOT_PLAIN_DATA while the sweep said
+// healthy.
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { binPath, requireDocker, run } from "@oracle/test-utils";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Conformance, goldDiff, makeConformance, type Shape } from "./conformance/shapes.js";
+import { PYTEST, pyRepo, pyTask } from "./conformance/table.js";
+import type { FixtureTask } from "./hostile/harness.js";
+import { gradeCase } from "./hostile/harness.js";
+
+const core = `class Num:
+    def __init__(self, v):
+        self.v = v
+
+    def __eq__(self, other):
+        return self.v == other
+
+
+def make(v):
+    return Num(v)
+
+
+def add(a, b):
+    return a - b
+
+
+def mul(a, b):
+    return a * b
+`;
+const SHAPE: Shape = {
+  id: "seal-demoted",
+  title: "a comparison gold cannot pass on the host",
+  from: {
+    repo: { ...pyRepo, "calc/core.py": core },
+    hidden: {
+      "tests/regression/__init__.py": "",
+      "tests/regression/test_add.py": `from calc.core import add, make
+
+
+def test_add_small():
+    assert add(2, 3) == 5
+
+
+def test_make_keeps_its_value():
+    assert add(1, 1) == 2
+    assert make(7) == 7
+`,
+    },
+    task: pyTask,
+  },
+  hidden: `python3 -m pytest ${PYTEST} tests/regression`,
+  gold: { "calc/core.py": core.replace("a - b", "a + b") },
+  tamper: () => ({}),
+  skip: () => ({}),
+};
+
+let c: Conformance;
+
+beforeAll(async () => {
+  await requireDocker();
+  c = await makeConformance([SHAPE]);
+  writeFileSync(join(c.corpus.root, "tasks", SHAPE.id, "gold.diff"), goldDiff(c, SHAPE));
+}, 1_600_000);
+
+afterAll(async () => {
+  await c?.cleanup();
+});
+
+interface Record {
+  demoted: { key: string; why: string }[];
+}
+const record = (): Record =>
+  JSON.parse(readFileSync(join(c.corpus.root, "tasks", SHAPE.id, "seals.recorded.json"), "utf8"));
+
+async function sweepOnce(): Promise<string> {
+  const out = await run(binPath("oracle-quarantine-sweep"), ["--root", c.corpus.root, "--tasks", SHAPE.id], {
+    timeoutMs: 600_000,
+  });
+  const dir = /reports: (\S+)report\.html/.exec(out.stdout + out.stderr)?.[1];
+  if (dir === undefined) throw new Error(`sweep printed no report (${out.code}): ${out.stderr}`);
+  const report = JSON.parse(readFileSync(join(dir, "report.json"), "utf8")) as {
+    tasks: { status: string; reasons: unknown[] }[];
+  };
+  const task = report.tasks[0]!;
+  return task.status === "healthy" ? "healthy" : `${task.status}: ${JSON.stringify(task.reasons)}`;
+}
+
+const gradeGold = (name: string) =>
+  gradeCase(c.corpus, { task: SHAPE.id as FixtureTask, name, diff: goldDiff(c, SHAPE) });
+
+describe("the seal record across sweeps", () => {
+  it("every sweep leaves out what gold cannot pass, and gold PASSes after each", async () => {
+    // No record yet: the grade seals every comparison, and gold fails the one it cannot pass.
+    const unswept = await gradeGold("gold-unswept");
+    expect(unswept.result.reason, unswept.result.message).toBe("VALUE_NOT_PLAIN_DATA");
+    for (const round of [1, 2]) {
+      expect(await sweepOnce(), `sweep ${round}`).toBe("healthy");
+      expect(
+        record().demoted.map((d) => d.why),
+        `sweep ${round}`,
+      ).toEqual(["the gold diff's value was not plain data"]);
+      const gold = await gradeGold(`gold-${round}`);
+      expect({ verdict: gold.result.verdict, reason: gold.result.reason }, gold.result.message).toEqual({
+        verdict: "PASS",
+        reason: "PASS",
+      });
+      expect(gold.result.seals?.source).toBe("validated");
+    }
+    const baseline = await gradeCase(c.corpus, { task: SHAPE.id as FixtureTask, name: "baseline" });
+    expect(baseline.result.reason, baseline.result.message).toBe("TESTS_FAILED");
+  }, 1_800_000);
+});
