@@ -92,7 +92,12 @@ function hiddenAtBaseline(run: RunRecord, existingRan: boolean, hidden: SuiteSum
   if (hidden.reason === "REPORT_INCONSISTENT") return inconsistentAtBaseline(run, hidden);
   const why = `${hidden.reason ?? "FAIL"}: ${counted(hidden)}`;
   if (hidden.reason && REPORT_PROBLEMS.has(hidden.reason))
-    return finding("HIDDEN_REPORT_UNUSABLE", run, `${why}: ${run.message}`);
+    // The result's message is the hidden suite's only when the run's reason is (else it tells of the existing suite).
+    return finding(
+      "HIDDEN_REPORT_UNUSABLE",
+      run,
+      run.reason === hidden.reason ? `${why}: ${run.message}` : why,
+    );
   return finding("NO_HIDDEN_TESTS", run, `no hidden test ran and failed (${why})`);
 }
 

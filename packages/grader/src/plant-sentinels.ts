@@ -133,7 +133,7 @@ export async function plantSentinels(
   return { sentinel, seals, validated };
 }
 
-/** Seals the hidden files in the run folder (rewrites them, adds the runtimes' files); null when none has a comparison to seal. */
+/** Seals the hidden files in the run folder (rewrites them, adds the runtimes' files); null when no file is in a language the planners read. */
 async function sealHidden(
   texts: readonly HiddenText[],
   runTests: string,
@@ -155,7 +155,9 @@ async function sealHidden(
     seals = planSeals(parsers, texts, { framework });
     validated = false;
   }
-  if (seals.sites.length === 0 && seals.unsealed.length === 0) return null;
+  // Nothing sealed and no test named: the plan still goes to the judge, which reports the
+  // FAIL_TO_PASS tests it has no seal for (a file of generated tests is the weakest, not a silent one).
+  if (seals.sites.length === 0 && seals.unsealed.length === 0) return { seals, validated };
   for (const file of seals.files)
     if (file.sites.length > 0) await writeInside(runTests, file.path, file.text, true);
   for (const added of seals.added) await createInside(runTests, added.path, added.text);

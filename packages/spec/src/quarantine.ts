@@ -59,7 +59,7 @@ export const QUARANTINE_HINTS: Record<QuarantineFlag, string> = {
   PASS_TO_PASS_NOT_PASSING:
     "remove the test from passToPass in tasks/<task>/task.json (a hidden one that fails at baseCommit belongs in failToPass), or fix what it depends on at baseCommit",
   GOLD_FAILS:
-    "run pnpm grade <task> --diff tasks/<task>/gold.diff and read the failing suite's output; fix gold.diff (a diff of the fix without the test files) or the hidden tests; if the message says a test passed and so did the copy the oracle made of it with another expected value, that test's comparison accepts more than one value (a matcher, a tolerance, an object whose == is loose); if a hidden test passes alone and fails under the oracle, it reads state that the oracle's second run of it changed (a counter, a registry): compare with an exact value, or end that comparison's line with a comment (# oracle: no twin, // oracle: no twin) and the oracle leaves the test out (docs/security.md, Twins)",
+    "run pnpm grade <task> --diff tasks/<task>/gold.diff and read the failing suite's output; fix gold.diff (a diff of the fix without the test files) or the hidden tests; a sealed comparison gold cannot pass (its value differs on the host, or is not plain data) is left unsealed by the sweep, which then checks again: if the sweep still says GOLD_FAILS, the message names the test, the line and both values (docs/security.md, Sealed expectations)",
   FLAKY:
     "run pnpm quarantine-sweep --tasks <task> --repeat 5 and fix what the flipping tests depend on (time, randomness, order, network)",
   TESTS_HASH_UNSTABLE:

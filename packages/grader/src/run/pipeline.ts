@@ -194,8 +194,10 @@ function judgeDriver(
     noted: hidden ? run.notes.sentinel : run.notes.existingSentinel,
     memoryMb: loaded.task.resources.memoryMb,
     log,
+    // A plan that sealed nothing still says so: its tests are listed unsealed, with the rule why.
     seals:
-      seals && seals.sites.length > 0
+      seals &&
+      (seals.sites.length > 0 || seals.unsealed.length > 0 || (run.expectation.failToPass ?? []).length > 0)
         ? {
             run: seals,
             failToPass: run.expectation.failToPass ?? [],
