@@ -4,7 +4,9 @@
  */
 export const SEAL_RULES = {
   "seal.top-level":
-    "A comparison is sealed only as a statement of the test's own body (not inside an if, a loop, a with, a try, a nested function or a callback): it runs exactly once each time the test runs, whatever the code under test does.",
+    "A comparison is sealed only as a statement of the test's own body or of a table loop's body (seal.table), not inside an if, a with, a try, a nested function or a callback: it runs exactly once each time the test (or the row) runs, whatever the code under test does.",
+  "seal.table":
+    "A comparison inside a loop over a literal table (Python `for … in [<literal rows>]` or `range(n)`, Go `for _, tt := range <[]struct literal>` with or without `t.Run`, no `t.Parallel`) or in a pytest test parametrised by literal rows is sealed once per row: the expected value of each row stays on the host, and a column only the seals read leaves the file. A loop whose row can end early (continue, break, goto, a subtest's return or skip) is not a table.",
   "seal.literal":
     "The expected side is a literal, a container of literals, or a module constant assigned once to one and used nowhere else: the value stays on the host and the comparison enters the container without it.",
   "seal.checked":
@@ -25,7 +27,7 @@ export const SEAL_RULES = {
     "A test whose body returns or yields (outside nested functions), or skips itself, is not sealed: its later comparisons may not run.",
   "unsealed.no-parse": "A file the parser cannot read cleanly is not sealed.",
   "unsealed.title":
-    "A JS test whose title is not a plain string (a template with substitutions, a variable), or one declared through a table (`test.each`), or concurrent (`test.concurrent`, `describe.concurrent`) is not sealed.",
+    "A JS test whose title is not a plain string (a template with substitutions, a variable), or one declared through a table (`test.each`) or in a loop, or concurrent (`test.concurrent`, `describe.concurrent`) is not sealed; neither are the tests after mocha's qunit `suite(<not a plain string>);`.",
   "unsealed.module":
     "A JavaScript file whose module system the oracle cannot tell (a .js file with neither an import nor a require, outside vitest) is not sealed: the runtime could not reach fs.",
   "unsealed.no-comparison": "A test with no comparison the rules above seal or check.",
