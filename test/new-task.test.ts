@@ -183,6 +183,40 @@ describe("oracle-new-task --repo --fix", () => {
     expect(task.suites.existing.command).toMatch(/mocha .* test\/upper\.test\.js$/);
   });
 
+  it("JS (jest): the test files' path patterns come before --reporters (an array option that took them as reporters)", async () => {
+    const repo = join(scratch, "slug-jest");
+    const pkg = JSON.stringify({
+      name: "words",
+      version: "1.0.0",
+      devDependencies: { jest: "30.5.2", "jest-junit": "16.0.0" },
+    });
+    await makeRepo(repo, [
+      {
+        "package.json": pkg,
+        "src/words.js":
+          "exports.count = (s) => s.split(' ').length;\nexports.upper = (s) => s.toUpperCase();\n",
+        "test/upper.test.js":
+          "const { upper } = require('../src/words');\ntest('uppers', () => expect(upper('a')).toBe('A'));\n",
+        "test/count.test.js":
+          "const { count } = require('../src/words');\ntest('counts words', () => expect(count('a b')).toBe(2));\n",
+      },
+      {
+        "src/words.js":
+          "exports.count = (s) => s.split(/\\s+/).filter(Boolean).length;\nexports.upper = (s) => s.toUpperCase();\n",
+        "test/count.test.js":
+          "const { count } = require('../src/words');\ntest('counts words', () => expect(count('a b')).toBe(2));\ntest('collapses runs of spaces', () => expect(count(' a   b ')).toBe(2));\n",
+      },
+    ]);
+    const result = await newTask(["--repo", repo, "--fix", "HEAD", "--id", "words-jest", "--repeat", "1"]);
+    expect(result.stdout, result.stderr).toContain("tasks/words-jest: healthy");
+    expect(result.code).toBe(0);
+    const task = await readTask("words-jest");
+    expect(task.framework).toBe("jest");
+    expect(task.suites.hidden.command).toMatch(
+      /jest .*count\\\.test\\\.js\$' --reporters=default --reporters=jest-junit$/,
+    );
+  });
+
   it("Go: the base version of the changed _test.go is removed before the existing suite runs its package", async () => {
     const repo = join(scratch, "clamp-go");
     await makeRepo(repo, [

@@ -71,6 +71,7 @@ describe("parseJUnit on real report shapes", () => {
       "failed hidden:calc fails::calc fails",
       "skipped hidden:calc skipped::calc skipped",
       "passed hidden:src/calc.test.js::calc nested works",
+      "passed hidden: top level:: top level",
     ]);
   });
 

@@ -107,8 +107,9 @@ export function suiteCommand(
     case "go":
       return `${rm}gotestsum --format standard-verbose --junitfile "$ORACLE_JUNIT" -- -count=1 ${args(goPackages(files))}`;
     case "jest":
-      // jest's positional arguments are regular expressions over paths.
-      return `${node}${rm}JEST_JUNIT_OUTPUT_FILE="$ORACLE_JUNIT" node_modules/.bin/jest --ci --watchman=false --reporters=default --reporters=jest-junit ${args(files.map((f) => `${escapeRegex(f)}$`))}`;
+      // jest's positional arguments are regular expressions over paths; they come before
+      // --reporters, an array option that would take them as reporters.
+      return `${node}${rm}JEST_JUNIT_OUTPUT_FILE="$ORACLE_JUNIT" node_modules/.bin/jest --ci --watchman=false ${args(files.map((f) => `${escapeRegex(f)}$`))} --reporters=default --reporters=jest-junit`;
     case "mocha":
       return `${node}${rm}node_modules/.bin/mocha --reporter mocha-junit-reporter --reporter-option mochaFile="$ORACLE_JUNIT" ${args(files)}`;
     case "vitest":

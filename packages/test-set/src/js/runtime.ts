@@ -11,6 +11,9 @@
  * that answers for its own equality (a Proxy, `asymmetricMatch`, jest's matcher symbol) or that
  * the runtime cannot read without running its code in unknown ways is `opaque`; a getter is read
  * once, as the matchers read it.
+ *
+ * `__oracleSeal` and `__oracleTruth` return nothing: a test `() => expect(x).toBe(y)` becomes
+ * `() => __oracleSeal(…)`, and jest fails a test function that returns a value.
  */
 
 /** How the runtime reaches `fs`: an import (ES module syntax) or `require` (CommonJS, found by eval so a TypeScript file needs no declaration). */
@@ -127,8 +130,8 @@ function __oracleWrite(key, side, value) {
   var fd = fs.openSync(path, "a", 384);
   try { fs.writeSync(fd, line + "\n"); } finally { fs.closeSync(fd); }
 }
-function __oracleSeal(key, value) { __oracleWrite(key, 0, value); return true; }
-function __oracleTruth(key, value) { __oracleWrite(key, 0, !!value); return true; }
+function __oracleSeal(key, value) { __oracleWrite(key, 0, value); }
+function __oracleTruth(key, value) { __oracleWrite(key, 0, !!value); }
 function __oracleSide(key, side, value) { __oracleWrite(key, side, value); return value; }
 `;
 
