@@ -55,7 +55,10 @@ describe("templates", () => {
   it("quotes for the shell and writes jest's paths as regular expressions", () => {
     expect(shellQuote("tests/test_x.py")).toBe("tests/test_x.py");
     expect(shellQuote("it's")).toBe(`'it'\\''s'`);
-    expect(suiteCommand("jest", ["test/a.test.js"])).toMatch(/ 'test\/a\\.test\\.js\$'$/);
+    // the patterns before --reporters: after it, jest takes them as more reporters
+    expect(suiteCommand("jest", ["test/a.test.js"])).toMatch(
+      / 'test\/a\\.test\\.js\$' --reporters=default --reporters=jest-junit$/,
+    );
     expect(suiteCommand("go", ["a_test.go", "pkg/b_test.go"], ["a_test.go"])).toBe(
       'rm -f -- a_test.go && gotestsum --format standard-verbose --junitfile "$ORACLE_JUNIT" -- -count=1 . ./pkg',
     );
