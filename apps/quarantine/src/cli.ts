@@ -1,4 +1,4 @@
-import { type Command, EXIT, type RunContext, runCommand, write } from "@oracle/cli-kit";
+import { type Command, EXIT, printable, type RunContext, runCommand, write } from "@oracle/cli-kit";
 import { connectDocker, type Dockerode, dockerEngine } from "@oracle/engine";
 import { formatError } from "@oracle/spec";
 import { type CliOptions, HELP, parseCliArgs } from "./args.js";
@@ -10,7 +10,9 @@ import type { GradeFn, SweepReport } from "./types.js";
 
 function chooseProgress(): ProgressDisplay {
   const tty = process.stderr.isTTY && !process.env.CI;
-  return tty ? ttyProgress(process.stderr) : plainProgress((line) => process.stderr.write(`${line}\n`));
+  return tty
+    ? ttyProgress(process.stderr)
+    : plainProgress((line) => process.stderr.write(`${printable(line)}\n`));
 }
 
 function summary(report: SweepReport): string {
@@ -25,7 +27,7 @@ function summary(report: SweepReport): string {
   if (report.removed.length > 0)
     lines.push(`dropped from the list (task gone): ${report.removed.join(", ")}`);
   lines.push(`reports: ${files.html}`, `         ${files.markdown}`, `         ${files.json}`);
-  return `${lines.join("\n")}\n`;
+  return `${printable(lines.join("\n"))}\n`;
 }
 
 interface Runner {

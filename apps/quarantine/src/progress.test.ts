@@ -29,6 +29,16 @@ describe("progress", () => {
     expect(taskLine(outcome("c", "healthy"))).toBe("c healthy 2.5 s");
   });
 
+  it("shows a hostile task id or flag inert and on one line", () => {
+    const line = taskLine(
+      outcome("\u001b]0;oracle: PASS\u0007p\u009b2J\u202e\nverdict: PASS", "quarantined"),
+    );
+    expect(line).not.toMatch(
+      /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/,
+    );
+    expect(line).toBe("p\\u{9b}2J\\u{202e}\\u{a}verdict: PASS quarantined 2.5 s");
+  });
+
   it("estimates the time left from the pace so far", () => {
     expect(eta({ runs: 10, runsDone: 0, started: 0 }, 5000)).toBeNull();
     expect(eta({ runs: 10, runsDone: 4, started: 0 }, 8000)).toBe(12000);

@@ -1,3 +1,4 @@
+import { printable } from "@oracle/cli-kit";
 import { formatDuration } from "./summary.js";
 import type { SweepProgress } from "./sweep.js";
 import type { TaskOutcome } from "./task-sweep.js";
@@ -21,7 +22,10 @@ interface Tally {
 export function taskLine(task: TaskOutcome): string {
   const flags = task.reasons.map((r) => r.flag);
   if (task.infra.failedRuns > 0) flags.push("INFRA_ERROR");
-  return `${task.id} ${task.status}${flags.length > 0 ? ` (${flags.join(", ")})` : ""} ${formatDuration(task.runMs)}`;
+  return printable(
+    `${task.id} ${task.status}${flags.length > 0 ? ` (${flags.join(", ")})` : ""} ${formatDuration(task.runMs)}`,
+    { oneLine: true },
+  );
 }
 
 function count(tally: Tally, task: TaskOutcome): void {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { escapeHtml } from "./chart.js";
 import { renderHtml } from "./report-html.js";
 import { escapeMarkdown, renderMarkdown } from "./report-md.js";
 import { record } from "./testing/fake-grade.js";
@@ -86,6 +87,18 @@ describe("renderHtml", () => {
     expect(html).toContain('data-task="bad" data-status="quarantined" data-flags="GOLD_FAILS"');
     expect(html).toContain('href="../logs/sweep/s/runs/shaky%20engine/baseline-1.jsonl"');
     expect(html).toContain("<svg");
+  });
+});
+
+describe("terminal and report safety", () => {
+  it("writes controls, bidi and zero-width characters of a test id or message as escapes", () => {
+    const hostile = "\u001b]0;oracle: PASS\u0007p\u009b2J\u202e\nverdict: PASS" + "\u200b";
+    for (const text of [escapeMarkdown(hostile), escapeHtml(hostile)]) {
+      expect(text).not.toMatch(
+        /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/,
+      );
+      expect(text).toContain("202e"); // shown as an escape (Markdown escapes its backslash and braces)
+    }
   });
 });
 

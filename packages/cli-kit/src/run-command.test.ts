@@ -34,6 +34,23 @@ function command(run: Command<string>["run"], seen: string[] = []): Command<stri
 }
 
 describe("runCommand", () => {
+  it("prints an error that quotes hostile text inert", async () => {
+    const streams = io();
+    const code = await runCommand(
+      command(async () => {
+        throw new OracleError(
+          "FILE_INVALID",
+          `predictions.jsonl:1: id: ${"\u001b]0;oracle: PASS\u0007p\u009b2J\u202e\nverdict: PASS"}`,
+        );
+      }),
+      ["x"],
+      streams,
+    );
+    expect(code).toBe(2);
+    expect(streams.err()).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    expect(streams.err()).toContain("\\u{9b}2J\\u{202e}");
+  });
+
   it("prints --help on stdout, exit 0, without parsing or running", async () => {
     const seen: string[] = [];
     const demo = command(async () => 1, seen);

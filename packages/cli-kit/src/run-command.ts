@@ -2,6 +2,7 @@ import { formatError } from "@oracle/spec";
 import { wantsHelp } from "./command-line.js";
 import { EXIT, exitCodeFor, signalExitCode } from "./exit-codes.js";
 import { invocationCwd } from "./invocation.js";
+import { printable } from "./printable.js";
 import { trapSignals } from "./signals.js";
 
 /** Where a command was started from. */
@@ -82,7 +83,8 @@ export async function runCommand<O>(
       if (command.interrupted) await write(io.stderr, withNewline(command.interrupted));
       return signalExitCode(signal);
     }
-    await write(io.stderr, `${formatError(error)}\n`);
+    // An error may quote a file, a report or a dataset row: shown, never obeyed by the terminal.
+    await write(io.stderr, `${printable(formatError(error))}\n`);
     return exitCodeFor(error);
   } finally {
     trap.dispose();

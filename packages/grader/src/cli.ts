@@ -1,4 +1,4 @@
-import { type Command, type RunContext, runCommand } from "@oracle/cli-kit";
+import { type Command, printable, type RunContext, runCommand } from "@oracle/cli-kit";
 import { writeJsonAtomic } from "@oracle/spec";
 import winston from "winston";
 import { isBatchInvocation } from "./batch/cli-options.js";
@@ -11,11 +11,13 @@ function humanLogger(): winston.Logger {
   const plain = !process.stderr.isTTY;
   return winston.createLogger({
     level: "info",
-    format: winston.format.printf(({ level, message }) =>
-      level === "info" || plain
-        ? `${level === "info" ? "" : `${level}: `}${message}`
-        : `\x1b[33m${level}:\x1b[0m ${message}`,
-    ),
+    // A message quotes test ids, a report's text, a suite's output: shown inert (printable).
+    format: winston.format.printf(({ level, message }) => {
+      const text = printable(String(message));
+      return level === "info" || plain
+        ? `${level === "info" ? "" : `${level}: `}${text}`
+        : `\x1b[33m${level}:\x1b[0m ${text}`;
+    }),
     transports: [new winston.transports.Console({ stderrLevels: ["error", "warn", "info", "debug"] })],
   });
 }
@@ -33,7 +35,7 @@ async function gradeFromCli(options: CliOptions, { signal }: RunContext): Promis
     logger: humanLogger(),
   });
   if (options.resultFile) await writeJsonAtomic(options.resultFile, result);
-  process.stderr.write(failureOutput(result));
+  process.stderr.write(printable(failureOutput(result)));
   const note = validationLine(result.task, {
     state: result.validation ?? "never",
     changed: result.validationChanged ?? [],

@@ -1,4 +1,4 @@
-import { type Command, EXIT, type RunContext, runCommand, write } from "@oracle/cli-kit";
+import { type Command, EXIT, printable, type RunContext, runCommand, write } from "@oracle/cli-kit";
 import { HELP, type NewTaskOptions, parseNewTaskArgs } from "./args.js";
 import { planFromFix } from "./from-fix.js";
 import type { ImageChoice } from "./image.js";
@@ -6,7 +6,8 @@ import { type TaskPlan, writeTaskFolder } from "./make.js";
 import { planDataset } from "./swebench.js";
 import { buildImages, describeTask, validateTasks } from "./validate.js";
 
-const say = (line: string) => process.stderr.write(`${line}\n`);
+/** new-task's output quotes the repository (paths, commit subjects, test ids): shown inert. */
+const say = (line: string) => process.stderr.write(`${printable(line)}\n`);
 
 async function plan(
   options: NewTaskOptions,
@@ -95,7 +96,7 @@ async function run(options: NewTaskOptions, { signal }: RunContext): Promise<num
       `${JSON.stringify({ tasks, seconds: Number(seconds), report: report.reportDir }, null, 2)}\n`,
     );
     say(lines.join("\n"));
-  } else await write(process.stdout, `${lines.join("\n")}\n`);
+  } else await write(process.stdout, `${printable(lines.join("\n"))}\n`);
   return healthy === report.tasks.length ? EXIT.OK : EXIT.FAIL;
 }
 

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
+import { printable } from "@oracle/cli-kit";
 import { connectDocker, dockerEngine } from "@oracle/engine";
 import { OracleError } from "@oracle/spec";
 import { closeLogger, createSweepLogger } from "../logger.js";
@@ -53,7 +54,7 @@ export async function validateTasks(
   const docker = connectDocker();
   const runId = `${sweepStamp(new Date())}-new-task`;
   const logger = createSweepLogger(sweepPaths(root, runId).sweepLog);
-  const progress = plainProgress((line) => process.stderr.write(`${line}\n`));
+  const progress = plainProgress((line) => process.stderr.write(`${printable(line)}\n`));
   try {
     return await sweep({
       root,

@@ -11,6 +11,7 @@ import { cacheKey, isReusable } from "./cache.js";
 import { localExecutor } from "./executor.js";
 import { type BatchEvent, gradeBatch } from "./grade-batch.js";
 import { readPredictions } from "./predictions.js";
+import { plainBatchProgress } from "./progress.js";
 import { ResultsWriter, readResultLines } from "./results-file.js";
 import { renderSummary, summarize } from "./summary.js";
 
@@ -163,6 +164,25 @@ describe("cache keys", () => {
     } finally {
       await temp.cleanup();
     }
+  });
+});
+
+describe("terminal safety", () => {
+  const hostile = "\u001b]0;oracle: PASS\u0007p\u009b2J\u202e\nverdict: PASS";
+  it("prints a hostile prediction id and task inert, on one line, in progress and summary", () => {
+    const lines: string[] = [];
+    const progress = plainBatchProgress((text) => lines.push(text));
+    const bad = line(hostile, `t${hostile}`, "error", null, "TASK_NOT_FOUND");
+    progress.onEvent({ type: "result", done: 1, total: 1, line: bad } as BatchEvent);
+    const summary = renderSummary(summarize(1, [bad]));
+    for (const text of [...lines, summary]) {
+      expect(text).not.toMatch(
+        /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/,
+      );
+      expect(text).not.toMatch(/^verdict: PASS/m);
+    }
+    expect(lines[0]).toContain("\\u{9b}2J\\u{202e}\\u{a}verdict: PASS (t");
+    expect(summary).toContain("\\u{202e}\\u{a}verdict: PASS");
   });
 });
 

@@ -1,4 +1,4 @@
-import { type Command, type RunContext, runCommand, signalExitCode } from "@oracle/cli-kit";
+import { type Command, printable, type RunContext, runCommand, signalExitCode } from "@oracle/cli-kit";
 import { grade } from "../grade.js";
 import type { BatchExecutor } from "../prediction/executor.js";
 import { queueExecutor } from "../queue/queue-executor.js";
@@ -8,7 +8,7 @@ import { type BatchOutcome, gradeBatch } from "./grade-batch.js";
 import { type BatchProgress, plainBatchProgress, ttyBatchProgress } from "./progress.js";
 import { renderSummary } from "./summary.js";
 
-const warn = (message: string) => process.stderr.write(`warn: ${message}\n`);
+const warn = (message: string) => process.stderr.write(`warn: ${printable(message)}\n`);
 
 function chooseProgress(): BatchProgress {
   return process.stderr.isTTY && !process.env.CI
@@ -27,7 +27,7 @@ function executorFor(options: BatchCliOptions): BatchExecutor {
 }
 
 function report(outcome: BatchOutcome, json: boolean): void {
-  process.stderr.write(`${renderSummary(outcome.summary)}\n`);
+  process.stderr.write(`${printable(renderSummary(outcome.summary))}\n`);
   process.stderr.write(`results: ${outcome.resultsFile}\nsummary: ${outcome.summaryFile}\n`);
   process.stderr.write(`SWE-bench report: ${outcome.sweBenchReportFile}\n`);
   if (json)

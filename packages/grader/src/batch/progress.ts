@@ -1,3 +1,4 @@
+import { printable } from "@oracle/cli-kit";
 import type { ResultLine } from "@oracle/spec";
 import type { BatchEvent } from "./grade-batch.js";
 
@@ -8,13 +9,16 @@ export interface BatchProgress {
   finish(): void;
 }
 
+/** An id, task or reason from the predictions file or a report: inert, and on one line. */
+const one = (text: string): string => printable(text, { oneLine: true });
+
 function describeLine(line: ResultLine): string {
   const what =
     line.outcome === "graded"
       ? `${line.verdict} ${line.reason}`
-      : `${line.outcome.toUpperCase()} ${line.reason ?? line.error}`;
-  const where = line.worker && !line.cached ? ` on ${line.worker}` : "";
-  return `${line.id} (${line.task}): ${what}, ${line.cached ? `cached (reused the result of a ${line.seconds.toFixed(1)}s run)` : `${line.seconds.toFixed(1)}s`}${where}`;
+      : `${line.outcome.toUpperCase()} ${one(String(line.reason ?? line.error))}`;
+  const where = line.worker && !line.cached ? ` on ${one(line.worker)}` : "";
+  return `${one(line.id)} (${one(line.task)}): ${what}, ${line.cached ? `cached (reused the result of a ${line.seconds.toFixed(1)}s run)` : `${line.seconds.toFixed(1)}s`}${where}`;
 }
 
 const clock = (ms: number) => {
@@ -29,7 +33,7 @@ function startLine(event: Extract<BatchEvent, { type: "start" }>): string {
     event.legacyDropped > 0
       ? ` (results.jsonl held ${event.legacyDropped} line(s) in an older grader's format: dropped, never reused)`
       : "";
-  return `batch: ${event.total} predictions, ${event.pending} to grade${resumed}${regraded}${legacy}; ${event.executor}; out ${event.outDir}`;
+  return `batch: ${event.total} predictions, ${event.pending} to grade${resumed}${regraded}${legacy}; ${one(event.executor)}; out ${one(event.outDir)}`;
 }
 
 /** Plain lines, for CI and logs. */

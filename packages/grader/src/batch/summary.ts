@@ -1,3 +1,4 @@
+import { printable } from "@oracle/cli-kit";
 import type { BatchSummary, ResultLine, ValidationState } from "@oracle/spec";
 
 const rate = (pass: number, graded: number): number | null =>
@@ -80,8 +81,10 @@ export function summarize(
 
 const percent = (value: number | null): string => (value === null ? "n/a" : `${(value * 100).toFixed(1)}%`);
 
+/** Ids from the predictions file, each inert and on one line (printable). */
 function listIds(ids: string[]): string {
-  return ids.length <= 10 ? ids.join(", ") : `${ids.slice(0, 10).join(", ")}, … (${ids.length - 10} more)`;
+  const shown = ids.slice(0, 10).map((id) => printable(id, { oneLine: true }));
+  return ids.length <= 10 ? shown.join(", ") : `${shown.join(", ")}, … (${ids.length - 10} more)`;
 }
 
 /** A few lines for a person. */
@@ -92,7 +95,7 @@ export function renderSummary(summary: BatchSummary): string {
     `pass rate ${percent(o.passRate)}: ${o.pass} PASS / ${o.graded} graded (${o.fail} FAIL${infra})`,
   ];
   for (const [task, t] of Object.entries(summary.byTask).sort(([a], [b]) => a.localeCompare(b))) {
-    lines.push(`  ${task}: ${percent(t.passRate)} (${t.pass}/${t.graded})`);
+    lines.push(`  ${printable(task, { oneLine: true })}: ${percent(t.passRate)} (${t.pass}/${t.graded})`);
   }
   if (summary.quarantined.count > 0)
     lines.push(

@@ -1,3 +1,4 @@
+import { printable } from "@oracle/cli-kit";
 import type { RunView, SuiteView } from "./log-view.js";
 
 const str = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value));
@@ -79,5 +80,7 @@ export function renderRun(view: RunView, file: string): string {
       : []),
     ...verdict(view),
   ];
-  return `${lines.join("\n")}\n`;
+  // Everything in a log but its field names came from outside the oracle at some point (the
+  // suite's output, test ids, messages quoting them, paths): shown inert, never obeyed.
+  return `${printable(lines.join("\n"))}\n`;
 }
