@@ -2,11 +2,11 @@
 // a worker stopped mid-job gives the job back and another worker grades it, exactly once; a worker
 // whose task folder differs from the enqueuer's refuses the job; `queueGrade` (what
 // `quarantine-sweep --queue` uses) returns the worker's GradeResult or throws its refusal.
-import { appendFile, cp, mkdir } from "node:fs/promises";
+import { appendFile, cp, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type GradeFn, queueGrade, type RunningWorker, startWorker } from "@oracle/grader";
 import { type GradeResult, isOracleError } from "@oracle/spec";
-import { makeTempRoot, repoRoot, requireDocker, waitFor } from "@oracle/test-utils";
+import { binPath, makeTempRoot, repoRoot, requireDocker, run, waitFor } from "@oracle/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TestRedis } from "./fixtures/batch/harness.js";
 
@@ -45,12 +45,12 @@ let temp: { root: string; cleanup: () => Promise<void> };
 let redis: TestRedis;
 const running: RunningWorker[] = [];
 
-async function worker(root: string, grade: GradeFn): Promise<RunningWorker> {
+async function worker(root: string, grade: GradeFn, concurrency = 1): Promise<RunningWorker> {
   const w = await startWorker({
     queueUrl: redis.url,
     root,
     grade,
-    concurrency: 1,
+    concurrency,
     lockSeconds: 4,
     logger: quiet,
   });
@@ -122,5 +122,40 @@ describe("queue workers", () => {
       /job refused: task folder tasks\/calc-node\/ differs on this worker/,
     );
     expect(graded).toBe(0);
+  });
+
+  it("collect every answer of an instant worker: a batch of 120 has no INFRA_ERROR (the collector read a job, then its state)", async () => {
+    await Promise.all(running.splice(0).map((w) => w.close()));
+    let graded = 0;
+    await worker(
+      join(temp.root, "worker"),
+      async (options) => {
+        graded += 1;
+        return passResult(options.task);
+      },
+      8,
+    );
+    const preds = join(temp.root, "instant.jsonl");
+    const lines = Array.from({ length: 120 }, (_, i) =>
+      JSON.stringify({ id: `p${i}`, task: "calc-node", diff: `diff ${i}\n` }),
+    );
+    await writeFile(preds, `${lines.join("\n")}\n`);
+    const out = join(temp.root, "instant-out");
+    const batch = await run(
+      binPath("oracle-grade"),
+      ["--batch", preds, "--queue", redis.url, "--root", join(temp.root, "enqueuer"), "--out", out],
+      { timeoutMs: 170_000 },
+    );
+    const results = (await readFile(join(out, "results.jsonl"), "utf8"))
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { id: string; outcome: string; verdict: string; message: string });
+    const wrong = results.filter((r) => r.outcome !== "graded" || r.verdict !== "PASS");
+    expect(
+      wrong.map((r) => `${r.id}: ${r.outcome} ${r.message}`),
+      batch.stderr,
+    ).toEqual([]);
+    expect(results).toHaveLength(120);
+    expect(graded).toBe(120);
   });
 });

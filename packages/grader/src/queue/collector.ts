@@ -46,6 +46,30 @@ function finishedOutcome(job: Job, collected: CollectedJob, state: string): Grad
   return null;
 }
 
+/** What the collector reads of a job on the queue (BullMQ's Queue). */
+export interface JobReader {
+  getJobState(jobId: string): Promise<string>;
+  getJob(jobId: string): Promise<Job | undefined>;
+}
+
+/**
+ * A job as the collector sees it: gone from Redis, not finished yet, or finished and read whole.
+ * The state is read first and the job second: BullMQ writes a finished job's return value and moves
+ * it to its finished set in one script, so a job whose state says finished has its whole hash. The
+ * other order read a running job's hash, then a finished state, and counted a good answer as
+ * INFRA_ERROR ("a result this collector cannot read") whenever a job finished between the two reads.
+ */
+export async function readJob(
+  queue: JobReader,
+  jobId: string,
+): Promise<{ kind: "missing" } | { kind: "running" } | { kind: "finished"; job: Job; state: string }> {
+  const state = await queue.getJobState(jobId);
+  if (state === "unknown") return { kind: "missing" };
+  if (state !== "completed" && state !== "failed") return { kind: "running" };
+  const job = await queue.getJob(jobId);
+  return job ? { kind: "finished", job, state } : { kind: "missing" };
+}
+
 /** Waits for the connections, or fails after 15 s with INFRA_ERROR instead of hanging on a wrong URL. */
 async function reachable(ready: Promise<unknown>, url: string, signal?: AbortSignal): Promise<void> {
   const limit = AbortSignal.timeout(15_000);
@@ -103,9 +127,10 @@ export async function enqueueAndCollect(
     const check = async (jobId: string) => {
       const collected = remaining.get(jobId);
       if (!collected) return;
-      const job = await queue.getJob(jobId);
-      if (!job) return void (await add([collected]));
-      const outcome = finishedOutcome(job, collected, await job.getState());
+      const read = await readJob(queue, jobId);
+      if (read.kind === "missing") return void (await add([collected]));
+      if (read.kind === "running") return;
+      const outcome = finishedOutcome(read.job, collected, read.state);
       if (!outcome || !remaining.delete(jobId)) return;
       await options.onResult(collected, outcome);
     };
