@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DsseEnvelopeSchema } from "./attestation.js";
 import { ErrorCodeSchema } from "./errors.js";
 import { ValidationStateSchema } from "./health.js";
 import { ReasonCodeSchema } from "./result.js";
@@ -62,6 +63,8 @@ export const ResultLineSchema = z
     validation: ValidationStateSchema.optional(),
     /** `host:pid` of the process that graded it. */
     worker: z.string().nullable(),
+    /** The line signed by the installation that wrote it (attestation.ts); resume and the cache trust nothing else. */
+    attestation: DsseEnvelopeSchema.optional(),
   })
   .refine(reasonOrError, {
     message: "a line carries a verdict and reason (a run happened) or an error (none did), not both",
@@ -172,5 +175,7 @@ export const ResultCacheEntrySchema = z.strictObject({
   log: z.string().nullable(),
   seconds: z.number(),
   storedAt: z.string(),
+  /** The signed line it was recorded from: an entry whose signature or claims do not verify is a miss. */
+  attestation: DsseEnvelopeSchema,
 });
 export type ResultCacheEntry = z.output<typeof ResultCacheEntrySchema>;

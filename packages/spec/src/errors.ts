@@ -19,6 +19,7 @@ export const ERROR_CODES = {
   DOCKER_UNAVAILABLE: "The Docker engine does not answer.",
   DIFF_UNREADABLE: "The diff file cannot be read.",
   LOG_INVALID: "A file given to oracle-log is missing, unreadable or not an oracle log.",
+  KEY_INVALID: "A signing or public key file is unreadable, not PEM, or not ed25519.",
   INFRA_ERROR: "The engine or the host failed during a run; not the diff's fault.",
   INTERNAL: "A bug in the oracle. Please report it with the log.",
 } as const;

@@ -1,3 +1,13 @@
+export type { DsseEnvelope, GradePredicate, GradeStatement } from "./attestation.js";
+export {
+  DsseEnvelopeSchema,
+  GRADE_PREDICATE_TYPE,
+  GradePredicateSchema,
+  GradeStatementSchema,
+  IN_TOTO_PAYLOAD_TYPE,
+  NO_DIFF,
+  STATEMENT_TYPE,
+} from "./attestation.js";
 export type {
   BatchFile,
   BatchSummary,

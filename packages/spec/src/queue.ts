@@ -1,13 +1,14 @@
 import { z } from "zod";
+import { DsseEnvelopeSchema } from "./attestation.js";
 import { ResultLineSchema } from "./batch.js";
 import { GradeResultSchema } from "./result.js";
 
 /**
  * The version of the queue's job and answer formats. 2: answers carry the camelCase result line
- * with `reason` and `error` apart. Job ids derive from it, so a resumed collector never takes an
+ * with `reason` and `error` apart. 3: answers are signed (`attestation`). Job ids derive from it, so a resumed collector never takes an
  * answer of another version for its own, and a worker refuses a job of another version.
  */
-export const GRADE_JOB_VERSION = 2;
+export const GRADE_JOB_VERSION = 3;
 
 /**
  * A grade job's data. It names the task by id AND by the content hash of its folder, and the image by
@@ -34,5 +35,7 @@ export type GradeJob = z.output<typeof GradeJobSchema>;
 export const GradeJobResultSchema = z.strictObject({
   line: ResultLineSchema,
   result: GradeResultSchema.nullable(),
+  /** The worker's signed statement of this answer, bound to the job (its id, diff, task and image). */
+  attestation: DsseEnvelopeSchema,
 });
 export type GradeJobResult = z.output<typeof GradeJobResultSchema>;

@@ -3,11 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ErrorCode, type ReasonCode, type ResultLine, ResultLineSchema } from "@oracle/spec";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { loadSigningKey, trustList } from "../attest/keys.js";
+import { signedLine } from "../attest/statement.js";
 import { lineFromError } from "../prediction/lines.js";
 import { fakeGrade, tempRootWithTasks } from "../prediction/testing.js";
 import { taskContentHash } from "../task-hash.js";
 import { GRADER_VERSION } from "../version.js";
-import { cacheKey, isReusable } from "./cache.js";
+import { cacheKey, isReusable, ResultCache } from "./cache.js";
 import { localExecutor } from "./executor.js";
 import { type BatchEvent, gradeBatch } from "./grade-batch.js";
 import { readPredictions } from "./predictions.js";
@@ -151,6 +153,53 @@ describe("cache keys", () => {
     expect(isReusable(line("a", "t", "graded", "FAIL", "TIMEOUT"))).toBe(false);
     expect(isReusable(line("a", "t", "infra_error", "FAIL", "INFRA_ERROR"))).toBe(false);
     expect(isReusable(line("a", "t", "quarantined", null))).toBe(false);
+  });
+
+  it("serves an entry only as signed: edited on disk, unsigned or copied to other inputs, it is a miss", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "oracle-cache-"));
+    try {
+      const key = loadSigningKey(join(dir, "key.pem"));
+      const cache = new ResultCache(dir, trustList(key));
+      const real = { ...inputs, diffSha256: "d".repeat(64) };
+      const graded = signedLine(
+        {
+          ...line("a", "t", "graded", "FAIL", "TESTS_FAILED"),
+          diffSha256: real.diffSha256,
+          imageDigest: real.imageDigest,
+          taskHash: real.taskHash,
+          graderVersion: real.graderVersion,
+          timeoutSeconds: real.timeoutSeconds,
+        },
+        key,
+      );
+      await cache.put(real, graded);
+      expect(await cache.get(real)).toMatchObject({ verdict: "FAIL", reason: "TESTS_FAILED" });
+      // The attack of issue 30: the recorded FAIL turned into a PASS on disk.
+      const file = join(cache.dir, cacheKey(real).slice(0, 2), `${cacheKey(real)}.json`);
+      const entry = JSON.parse(await readFile(file, "utf8"));
+      await writeFile(file, JSON.stringify({ ...entry, verdict: "PASS", reason: "PASS" }));
+      expect(await cache.get(real)).toBeNull();
+      // The same signed entry filed under other inputs (another diff's key) is no hit either.
+      const other = { ...real, diffSha256: "e".repeat(64) };
+      const otherKey = cacheKey(other);
+      await mkdir(join(cache.dir, otherKey.slice(0, 2)), { recursive: true });
+      await writeFile(
+        join(cache.dir, otherKey.slice(0, 2), `${otherKey}.json`),
+        JSON.stringify({ ...entry, key: otherKey, inputs: other }),
+      );
+      expect(await cache.get(other)).toBeNull();
+      // Signed by a key this cache does not trust: a miss.
+      const stranger = new ResultCache(dir, trustList(loadSigningKey(join(dir, "other.pem"))));
+      await writeFile(file, JSON.stringify(entry));
+      expect(await cache.get(real)).not.toBeNull();
+      expect(await stranger.get(real)).toBeNull();
+      // An unsigned line is never recorded.
+      const { attestation: _, ...unsigned } = graded;
+      await cache.put(other, { ...unsigned, diffSha256: other.diffSha256 });
+      expect(await cache.get(other)).toBeNull();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("task content hash changes when any file of the task folder changes", async () => {

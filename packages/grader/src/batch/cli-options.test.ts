@@ -5,21 +5,31 @@ import { isBatchInvocation, parseBatchArgs } from "./cli-options.js";
 describe("parseBatchArgs", () => {
   it("maps --batch options, resolving paths against the invocation folder", () => {
     const argv = ["--batch", "p.jsonl", "--out", "o", "--concurrency", "3", "--queue", "redis://h:1"];
-    expect(parseBatchArgs([...argv, "--no-cache", "--root", "r", "--timeout", "60", "--json"], "/w")).toEqual(
-      {
-        root: "/w/r",
-        predictionsFile: "/w/p.jsonl",
-        outDir: "/w/o",
-        concurrency: 3,
-        queueUrl: "redis://h:1",
-        timeoutSeconds: 60,
-        infraRetries: 2,
-        cache: false,
-        allowQuarantined: false,
-        allowUnvalidated: false,
-        json: true,
-      },
-    );
+    const more = [
+      "--no-cache",
+      "--root",
+      "r",
+      "--timeout",
+      "60",
+      "--json",
+      "--trust-key",
+      "a.pem",
+      "--trust-key=/k/b.pem",
+    ];
+    expect(parseBatchArgs([...argv, ...more], "/w")).toEqual({
+      root: "/w/r",
+      predictionsFile: "/w/p.jsonl",
+      outDir: "/w/o",
+      concurrency: 3,
+      queueUrl: "redis://h:1",
+      trustKeys: ["/w/a.pem", "/k/b.pem"],
+      timeoutSeconds: 60,
+      infraRetries: 2,
+      cache: false,
+      allowQuarantined: false,
+      allowUnvalidated: false,
+      json: true,
+    });
   });
 
   it("has defaults: every core, two infra retries, the cache on", () => {

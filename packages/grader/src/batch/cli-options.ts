@@ -26,6 +26,11 @@ diff, task folder, image digest, grader and limit are the ones it was graded on;
 graded again (the start line says how many and why).
 A result recorded for the same image digest, task folder content, diff and grader version is reused
 (cached: true in its line, "cached" in the progress) unless --no-cache.
+Every line is signed (its "attestation": an in-toto statement in a DSSE envelope, ed25519, with this
+installation's key, ORACLE_SIGNING_KEY or ~/.config/oracle/signing-key.pem, made on first use); a
+recorded line or cached result is reused only when its signature and claims verify, and a queue
+worker's answer is counted only when signed by a trusted key for that very job (else INFRA_ERROR).
+Check a results file with: oracle-verify results.jsonl.
 
 Options:
   --batch FILE          the predictions (JSON Lines)
@@ -33,6 +38,8 @@ Options:
   --concurrency N       grades running at once here (default ${availableParallelism()}, the number of cores)
   --queue URL           enqueue every prediction on the BullMQ queue at redis://HOST:PORT and collect
                         the results from oracle-worker processes instead of grading here
+  --trust-key FILE      a worker's public key (PEM; print one with oracle-key --public): its signed
+                        answers and results count too (repeatable; this installation's own key always does)
   --root DIR            folder holding tasks/ and images/ (default: nearest folder upwards with either)
   --timeout SECONDS     wall-clock limit per grade (default: each task's timeoutSeconds)
   --infra-retries N     runs after an INFRA_ERROR before it is reported as one (default 2)
@@ -55,6 +62,7 @@ export interface BatchCliOptions {
   outDir?: string;
   concurrency: number;
   queueUrl?: string;
+  trustKeys: string[];
   timeoutSeconds?: number;
   infraRetries: number;
   cache: boolean;
@@ -70,6 +78,7 @@ const BATCH_LINE = {
     out: { type: "string" },
     concurrency: { type: "string" },
     queue: { type: "string" },
+    "trust-key": { type: "string", multiple: true },
     root: { type: "string" },
     timeout: { type: "string" },
     "infra-retries": { type: "string" },
@@ -83,6 +92,7 @@ const BATCH_LINE = {
     out: z.string().min(1).optional(),
     concurrency: wholeNumberArg(1, 256).optional(),
     queue: z.string().min(1).optional(),
+    trustKey: z.array(z.string().min(1)).default([]),
     root: z.string().min(1).optional(),
     timeout: wholeNumberArg(1, 86400).optional(),
     infraRetries: wholeNumberArg(0, 10).default(2),
@@ -109,6 +119,7 @@ export function parseBatchArgs(argv: readonly string[], cwd: string): BatchCliOp
     ...(a.out ? { outDir: at(a.out) } : {}),
     concurrency: a.concurrency ?? availableParallelism(),
     ...(a.queue ? { queueUrl: a.queue } : {}),
+    trustKeys: a.trustKey.map(at),
     ...(a.timeout ? { timeoutSeconds: a.timeout } : {}),
     infraRetries: a.infraRetries,
     cache: !a.noCache,

@@ -22,7 +22,8 @@ function executorFor(options: BatchCliOptions): BatchExecutor {
     ...(options.timeoutSeconds ? { timeoutSeconds: options.timeoutSeconds } : {}),
     allowQuarantined: options.allowQuarantined,
   };
-  if (options.queueUrl) return queueExecutor({ queueUrl: options.queueUrl, warn, ...shared });
+  if (options.queueUrl)
+    return queueExecutor({ queueUrl: options.queueUrl, warn, trustKeys: options.trustKeys, ...shared });
   return localExecutor({ root: options.root, grade, concurrency: options.concurrency, ...shared });
 }
 
@@ -48,6 +49,7 @@ async function runBatch(options: BatchCliOptions, context: RunContext): Promise<
     ...(options.outDir ? { outDir: options.outDir } : {}),
     executor: executorFor(options),
     cache: options.cache,
+    trustKeys: options.trustKeys,
     ...(options.timeoutSeconds ? { timeoutSeconds: options.timeoutSeconds } : {}),
     allowQuarantined: options.allowQuarantined,
     allowUnvalidated: options.allowUnvalidated,

@@ -1,5 +1,7 @@
 import { type BatchSummary, type ResultLine, type ValidationState, writeJsonAtomic } from "@oracle/spec";
 import type winston from "winston";
+import { loadSigningKey, type PublicKey, type SigningKey, trustList } from "../attest/keys.js";
+import { signedLine } from "../attest/statement.js";
 import type { BatchExecutor, BatchJob } from "../prediction/executor.js";
 import { isAbort } from "../prediction/lines.js";
 import { GRADER_VERSION } from "../version.js";
@@ -47,6 +49,10 @@ export interface GradeBatchOptions {
   signal?: AbortSignal;
   onEvent?: (event: BatchEvent) => void;
   logger?: winston.Logger;
+  /** The key every result line is signed with (default: this installation's, keys.ts). */
+  signingKey?: SigningKey;
+  /** Public key files whose signed lines and cache entries are trusted besides the own key's. */
+  trustKeys?: readonly string[];
 }
 
 export interface BatchOutcome {
@@ -67,7 +73,7 @@ export interface BatchOutcome {
  * in an older grader's format, are dropped from results.jsonl (rewritten atomically) and graded
  * again, and the reasons counted.
  */
-async function openBatch(options: GradeBatchOptions) {
+async function openBatch(options: GradeBatchOptions, trusted: ReadonlyMap<string, PublicKey>) {
   const predictions = await readPredictions(options.predictionsFile);
   const sha = await fileSha256(options.predictionsFile);
   const paths = batchPaths(options.outDir ?? defaultOutDir(options.root, options.predictionsFile, sha));
@@ -81,7 +87,7 @@ async function openBatch(options: GradeBatchOptions) {
   let regradedCount = 0;
   for (const [id, line] of previous.lines) {
     const now = current.get(id);
-    const why = now ? staleParts(line, now.key) : [];
+    const why = now ? staleParts(line, now.key, trusted) : [];
     if (why.length === 0) {
       kept.push(line);
       if (now) lines.set(id, line);
@@ -112,9 +118,11 @@ async function openBatch(options: GradeBatchOptions) {
  * aborts, running grades are stopped, the summary of what is done is written, and `interrupted` is true.
  */
 export async function gradeBatch(options: GradeBatchOptions): Promise<BatchOutcome> {
-  const { predictions, paths, batchId, lines, writer, current, stale } = await openBatch(options);
+  const key = options.signingKey ?? loadSigningKey();
+  const trusted = trustList(key, options.trustKeys);
+  const { predictions, paths, batchId, lines, writer, current, stale } = await openBatch(options, trusted);
   const pending = predictions.filter((p) => !lines.has(p.id));
-  const cache = options.cache === false ? null : new ResultCache(options.root);
+  const cache = options.cache === false ? null : new ResultCache(options.root, trusted);
   const total = predictions.length;
   const { description } = options.executor;
   const start = {
@@ -130,20 +138,24 @@ export async function gradeBatch(options: GradeBatchOptions): Promise<BatchOutco
   const emit = async (settled: ResultLine, job?: BatchJob) => {
     if (lines.has(settled.id)) return;
     const now = current.get(settled.id);
-    const key = now?.key;
-    const line: ResultLine = {
-      ...settled,
-      taskHash: job?.taskHash ?? key?.taskHash ?? null,
-      graderVersion: GRADER_VERSION,
-      timeoutSeconds: key?.timeoutSeconds ?? null,
-      ...(now?.context.ok ? { validation: now.context.validation } : {}),
-    };
+    const inputs = now?.key;
+    // Signed here, whoever graded it (a worker's answer was verified by the collector first).
+    const line: ResultLine = signedLine(
+      {
+        ...settled,
+        taskHash: job?.taskHash ?? inputs?.taskHash ?? null,
+        graderVersion: GRADER_VERSION,
+        timeoutSeconds: inputs?.timeoutSeconds ?? null,
+        ...(now?.context.ok ? { validation: now.context.validation } : {}),
+      },
+      key,
+    );
     lines.set(line.id, line);
     await writer.append(line);
     // A diff that changed since the batch hashed it was graded as it is now: not under the old key.
-    const inputs = job?.cacheInputs;
-    if (inputs && cache && !line.cached && line.diffSha256 === inputs.diffSha256)
-      await cache.put(inputs, line);
+    const cacheInputs = job?.cacheInputs;
+    if (cacheInputs && cache && !line.cached && line.diffSha256 === cacheInputs.diffSha256)
+      await cache.put(cacheInputs, line);
     options.logger?.debug(
       `${line.id} ${line.task}: ${line.verdict ?? line.outcome} ${line.reason ?? line.error}`,
     );

@@ -1,4 +1,6 @@
 import type { ResultLine } from "@oracle/spec";
+import type { PublicKey } from "../attest/keys.js";
+import { verifyLine } from "../attest/statement.js";
 
 /**
  * Every input that decides a verdict, as a line of results.jsonl records it. A recorded line is
@@ -23,6 +25,9 @@ const PARTS: ReadonlyArray<[keyof LineKey, string]> = [
   ["timeoutSeconds", "limits changed"],
 ];
 
+/** The words the start line uses for a line whose signed statement does not verify. */
+export const NOT_VERIFIED = "not signed as recorded";
+
 /** The word the start line uses for a line in an older grader's results.jsonl format. */
 export const LEGACY_FORMAT = "older results format";
 
@@ -32,8 +37,14 @@ export const LEGACY_FORMAT = "older results format";
  * decided again from today's task list. A line without a part (a worker's line that no batch keyed)
  * is regraded.
  */
-export function staleParts(line: ResultLine, now: LineKey): string[] {
+export function staleParts(
+  line: ResultLine,
+  now: LineKey,
+  trusted: ReadonlyMap<string, PublicKey>,
+): string[] {
   if (line.outcome !== "graded") return [`was ${line.outcome.replace("_", " ")}`];
+  // A line is reused only as signed: one edited on disk, unsigned, or signed by an unknown key is graded again.
+  if (!verifyLine(line, trusted).ok) return [NOT_VERIFIED];
   const why: string[] = [];
   for (const [part, word] of PARTS) {
     const recorded = line[part];

@@ -1,6 +1,13 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { GRADE_JOB_VERSION, type GradeJob, type ResultLine } from "@oracle/spec";
 import type { Job } from "bullmq";
 import { describe, expect, it } from "vitest";
-import { type JobReader, readJob } from "./collector.js";
+import { loadSigningKey, type SigningKey, trustList } from "../attest/keys.js";
+import { attestLine } from "../attest/statement.js";
+import { GRADER_VERSION } from "../version.js";
+import { checkAnswer, type JobReader, readJob } from "./collector.js";
 
 /**
  * A queue whose one job finishes right after the collector's first read, whichever read that is:
@@ -33,5 +40,88 @@ describe("readJob", () => {
   it("says missing for a job Redis no longer has", async () => {
     const gone: JobReader = { getJobState: async () => "unknown", getJob: async () => undefined };
     expect(await readJob(gone, "j")).toEqual({ kind: "missing" });
+  });
+});
+
+describe("checkAnswer", () => {
+  const dir = mkdtempSync(join(tmpdir(), "oracle-answer-"));
+  const workerKey = loadSigningKey(join(dir, "worker.pem"));
+  const trusted = trustList(workerKey);
+  const data: GradeJob = {
+    v: GRADE_JOB_VERSION,
+    batchId: "b1",
+    id: "p1",
+    task: "calc-node",
+    mode: "grade",
+    taskHash: "a".repeat(64),
+    imageDigest: "sha256:img",
+    graderVersion: GRADER_VERSION,
+    diff: { base64: "", sha256: "d".repeat(64) },
+    allowQuarantined: false,
+  };
+  const job = { jobId: "grade-1", data };
+  const answerLine = (verdict: "PASS" | "FAIL"): ResultLine => ({
+    id: "p1",
+    task: "calc-node",
+    outcome: "graded",
+    verdict,
+    reason: verdict === "PASS" ? "PASS" : "TESTS_FAILED",
+    error: null,
+    message: "",
+    testsHash: "h".repeat(64),
+    log: null,
+    seconds: 1,
+    cached: false,
+    attempts: 1,
+    diffSha256: data.diff!.sha256,
+    imageDigest: data.imageDigest,
+    taskHash: data.taskHash,
+    graderVersion: GRADER_VERSION,
+    worker: "w:1",
+  });
+  const answer = (line: ResultLine, key: SigningKey, jobId = job.jobId) => ({
+    line,
+    result: null,
+    attestation: attestLine(line, key, { job: jobId, batch: data.batchId }),
+  });
+
+  it("counts a trusted worker's answer for this job, once", () => {
+    const seen = new Set<string>();
+    const genuine = answer(answerLine("FAIL"), workerKey);
+    expect(checkAnswer(genuine, job, trusted, seen)).toMatchObject({
+      ok: true,
+      answer: { line: { verdict: "FAIL" } },
+    });
+    expect(checkAnswer(genuine, job, trusted, seen)).toMatchObject({ ok: false, why: /seen before/ });
+  });
+
+  it("refuses an unsigned answer, one signed by an unknown key, and an answer whose verdict was changed", () => {
+    const { attestation: _, ...unsigned } = answer(answerLine("PASS"), workerKey);
+    expect(checkAnswer(unsigned, job, trusted, new Set())).toMatchObject({
+      ok: false,
+      why: /not a signed answer/,
+    });
+    const stranger = loadSigningKey(join(dir, "stranger.pem"));
+    expect(checkAnswer(answer(answerLine("PASS"), stranger), job, trusted, new Set())).toMatchObject({
+      ok: false,
+      why: /not in the trust list/,
+    });
+    const flipped = { ...answer(answerLine("FAIL"), workerKey), line: answerLine("PASS") };
+    expect(checkAnswer(flipped, job, trusted, new Set())).toMatchObject({ ok: false, why: /verdict/ });
+  });
+
+  it("refuses a genuine answer of another job, and one whose line is about another diff or task", () => {
+    const otherJob = answer(answerLine("PASS"), workerKey, "grade-2");
+    expect(checkAnswer(otherJob, job, trusted, new Set())).toMatchObject({
+      ok: false,
+      why: /job \(signed "grade-2"/,
+    });
+    const otherDiff = answer({ ...answerLine("PASS"), diffSha256: "e".repeat(64) }, workerKey);
+    expect(checkAnswer(otherDiff, job, trusted, new Set())).toMatchObject({
+      ok: false,
+      why: /about another job \(diff differ\)/,
+    });
+    const otherTask = answer({ ...answerLine("PASS"), taskHash: "b".repeat(64) }, workerKey);
+    expect(checkAnswer(otherTask, job, trusted, new Set())).toMatchObject({ ok: false, why: /task hash/ });
   });
 });

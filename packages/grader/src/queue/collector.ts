@@ -1,7 +1,15 @@
 import { once } from "node:events";
 import { setTimeout as delay } from "node:timers/promises";
-import { type GradeJob, type GradeJobResult, GradeJobResultSchema, OracleError } from "@oracle/spec";
+import {
+  type GradeJob,
+  GradeJobResultSchema,
+  type GradeResult,
+  OracleError,
+  type ResultLine,
+} from "@oracle/spec";
 import { type Job, Queue, QueueEvents } from "bullmq";
+import type { PublicKey } from "../attest/keys.js";
+import { verifyLine } from "../attest/statement.js";
 import { lineFromError } from "../prediction/lines.js";
 import { QUEUE_NAME, queueConnection, redactQueueUrl } from "./connection.js";
 import { gradeJobOptions } from "./job.js";
@@ -12,29 +20,92 @@ export interface CollectedJob {
   data: GradeJob;
 }
 
+/** A collected answer: the worker's line (verified) and its whole result, or a line saying why there is none. */
+export interface CollectedAnswer {
+  line: ResultLine;
+  result: GradeResult | null;
+}
+
 export interface CollectOptions {
   queueUrl: string;
+  /** The keys whose signed answers count (keys.ts trustList): an answer signed by no other key is refused. */
+  trusted: ReadonlyMap<string, PublicKey>;
   infraRetries: number;
   /** How often unresolved jobs are looked up, in case an event was missed (default 5000 ms). */
   pollMs?: number;
   signal?: AbortSignal;
-  onResult: (job: CollectedJob, outcome: GradeJobResult) => Promise<void>;
+  onResult: (job: CollectedJob, outcome: CollectedAnswer) => Promise<void>;
+  /** Told about an answer refused (unsigned, an unknown key, bound to another job, seen before). */
+  onRefused?: (job: CollectedJob, why: string) => void;
   /** Told about a failed lookup (Redis restarting); the collector keeps trying. */
   onQueueError?: (error: Error) => void;
   /** Told once when no worker is connected to the queue. */
   onNoWorker?: () => void;
 }
 
+const refused = (collected: CollectedJob, why: string): CollectedAnswer => ({
+  line: lineFromError(
+    collected.data,
+    new OracleError("INFRA_ERROR", `the queue's answer was refused: ${why}`),
+    { outcome: "infra_error", worker: null },
+  ),
+  result: null,
+});
+
+/** What of a worker's answer line does not match the job it answers. */
+function unbound(line: ResultLine, job: GradeJob): string[] {
+  const want: Array<[string, unknown, unknown]> = [
+    ["prediction", line.id, job.id],
+    ["task", line.task, job.task],
+    ["diff", line.diffSha256, job.diff?.sha256 ?? null],
+    ["task hash", line.taskHash, job.taskHash],
+    ["grader", line.graderVersion, job.graderVersion],
+  ];
+  // A run refused before any container (an empty diff) used no image and names none.
+  if (line.imageDigest !== null && job.imageDigest !== null)
+    want.push(["image", line.imageDigest, job.imageDigest]);
+  return want.filter(([, got, wanted]) => got !== wanted).map(([name]) => name);
+}
+
+/**
+ * A completed job's answer, counted only when a trusted key signed it, its statement says what its
+ * line says and names this job, its line is about this job's prediction, diff, task and image, and
+ * its signature was not seen before. Anything else is refused (an INFRA_ERROR line: the prediction is
+ * not passed). Redis is not a trust boundary: any client of it can write a job's return value.
+ */
+export function checkAnswer(
+  value: unknown,
+  collected: CollectedJob,
+  trusted: ReadonlyMap<string, PublicKey>,
+  seen: Set<string>,
+): { ok: true; answer: CollectedAnswer } | { ok: false; why: string } {
+  const parsed = GradeJobResultSchema.safeParse(value);
+  if (!parsed.success) return { ok: false, why: "not a signed answer in this grader's format" };
+  const { line, result, attestation } = parsed.data;
+  const context = { job: collected.jobId, batch: collected.data.batchId };
+  const verified = verifyLine(line, trusted, context, attestation);
+  if (!verified.ok) return { ok: false, why: verified.why };
+  const off = unbound(line, collected.data);
+  if (off.length > 0) return { ok: false, why: `the answer is about another job (${off.join(", ")} differ)` };
+  const signature = attestation.signatures.map((s) => s.sig).join(",");
+  if (seen.has(signature)) return { ok: false, why: "the same signed answer was seen before (a replay)" };
+  seen.add(signature);
+  return { ok: true, answer: { line, result } };
+}
+
 /** The outcome of a finished job, or null while it is not finished. A job that failed for good is an infra error. */
-function finishedOutcome(job: Job, collected: CollectedJob, state: string): GradeJobResult | null {
+function finishedOutcome(
+  job: Job,
+  collected: CollectedJob,
+  state: string,
+  check: (value: unknown) => ReturnType<typeof checkAnswer>,
+  onRefused?: (job: CollectedJob, why: string) => void,
+): CollectedAnswer | null {
   if (state === "completed") {
-    const parsed = GradeJobResultSchema.safeParse(job.returnvalue);
-    if (parsed.success) return parsed.data;
-    const error = new OracleError("INFRA_ERROR", "the worker returned a result this collector cannot read");
-    return {
-      line: lineFromError(collected.data, error, { outcome: "infra_error", worker: null }),
-      result: null,
-    };
+    const checked = check(job.returnvalue);
+    if (checked.ok) return checked.answer;
+    onRefused?.(collected, checked.why);
+    return refused(collected, checked.why);
   }
   if (state === "failed") {
     const error = new OracleError("INFRA_ERROR", `job failed on the queue: ${job.failedReason}`);
@@ -110,6 +181,9 @@ export async function enqueueAndCollect(
   queue.on("error", onError);
   events.on("error", onError);
   const remaining = new Map(jobs.map((j) => [j.jobId, j]));
+  const seen = new Set<string>();
+  const check = (collected: CollectedJob) => (value: unknown) =>
+    checkAnswer(value, collected, options.trusted, seen);
   let wake: () => void = () => undefined;
   try {
     const ready = Promise.all([events.waitUntilReady(), queue.waitUntilReady()]);
@@ -124,20 +198,20 @@ export async function enqueueAndCollect(
       );
     for (let i = 0; i < jobs.length; i += 500) await add(jobs.slice(i, i + 500));
     if ((await queue.getWorkersCount()) === 0) options.onNoWorker?.();
-    const check = async (jobId: string) => {
+    const checkJob = async (jobId: string) => {
       const collected = remaining.get(jobId);
       if (!collected) return;
       const read = await readJob(queue, jobId);
       if (read.kind === "missing") return void (await add([collected]));
       if (read.kind === "running") return;
-      const outcome = finishedOutcome(read.job, collected, read.state);
+      const outcome = finishedOutcome(read.job, collected, read.state, check(collected), options.onRefused);
       if (!outcome || !remaining.delete(jobId)) return;
       await options.onResult(collected, outcome);
     };
     let checking = Promise.resolve();
     const enqueueCheck = (jobId: string) => {
       checking = checking
-        .then(() => check(jobId))
+        .then(() => checkJob(jobId))
         .catch((error: Error) => options.onQueueError?.(error))
         .then(() => wake());
     };

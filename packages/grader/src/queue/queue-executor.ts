@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { GRADE_JOB_VERSION, type GradeJob } from "@oracle/spec";
+import { loadSigningKey, trustList } from "../attest/keys.js";
 import type { BatchExecutor, BatchJob } from "../prediction/executor.js";
 import { lineFromError } from "../prediction/lines.js";
 import { readDiffBytes } from "../prepare.js";
@@ -14,8 +15,10 @@ export interface QueueExecutorOptions {
   timeoutSeconds?: number;
   allowQuarantined?: boolean;
   pollMs?: number;
-  /** Told when no worker is connected, and about Redis errors the collector rides out. */
+  /** Told when no worker is connected, about Redis errors the collector rides out, and about refused answers. */
   warn?: (message: string) => void;
+  /** Public key files of the workers whose answers count, besides this installation's own key. */
+  trustKeys?: readonly string[];
 }
 
 /** The job of a prediction: the diff's bytes as read now, hashed now (the worker checks the hash). */
@@ -50,6 +53,7 @@ export function queueExecutor(options: QueueExecutorOptions): BatchExecutor {
   return {
     description: `queue ${redactQueueUrl(options.queueUrl)}`,
     async run(jobs, emit, { batchId, signal }) {
+      const trusted = trustList(loadSigningKey(), options.trustKeys);
       const collected: CollectedJob[] = [];
       for (const job of jobs) {
         try {
@@ -60,6 +64,7 @@ export function queueExecutor(options: QueueExecutorOptions): BatchExecutor {
       }
       await enqueueAndCollect(collected, {
         queueUrl: options.queueUrl,
+        trusted,
         infraRetries: options.infraRetries ?? 2,
         ...(options.pollMs ? { pollMs: options.pollMs } : {}),
         ...(signal ? { signal } : {}),
@@ -69,6 +74,8 @@ export function queueExecutor(options: QueueExecutorOptions): BatchExecutor {
             `no worker is connected to ${redactQueueUrl(options.queueUrl)} yet; start one with oracle-worker`,
           ),
         onQueueError: (error) => options.warn?.(`queue: ${error.message}; retrying`),
+        onRefused: (job, why) =>
+          options.warn?.(`queue: the answer for ${job.data.id} (job ${job.jobId}) was refused: ${why}`),
       });
     },
   };

@@ -1,17 +1,12 @@
 import { createHash, randomUUID } from "node:crypto";
 import { resolve } from "node:path";
-import {
-  GRADE_JOB_VERSION,
-  type GradeJob,
-  type GradeJobResult,
-  type GradeResult,
-  OracleError,
-} from "@oracle/spec";
+import { GRADE_JOB_VERSION, type GradeJob, type GradeResult, OracleError } from "@oracle/spec";
+import { loadSigningKey, trustList } from "../attest/keys.js";
 import { checkGradeOptions, type GradeOptions } from "../grade-options.js";
 import type { GradeFn } from "../prediction/grade-prediction.js";
 import { checkQuarantine, prepareTask, readDiffBytes } from "../prepare.js";
 import { GRADER_VERSION } from "../version.js";
-import { enqueueAndCollect } from "./collector.js";
+import { type CollectedAnswer, enqueueAndCollect } from "./collector.js";
 import { gradeJobId } from "./job.js";
 
 async function jobFor(options: GradeOptions): Promise<GradeJob> {
@@ -38,7 +33,7 @@ async function jobFor(options: GradeOptions): Promise<GradeJob> {
 }
 
 /** The error a worker's line carries when no run happened (a refusal is INFRA_ERROR). */
-function thrownBy(outcome: GradeJobResult): OracleError {
+function thrownBy(outcome: CollectedAnswer): OracleError {
   const { error, message } = outcome.line;
   return new OracleError(error ?? "INFRA_ERROR", message);
 }
@@ -51,15 +46,16 @@ function thrownBy(outcome: GradeJobResult): OracleError {
  */
 export function queueGrade(
   queueUrl: string,
-  settings: { infraRetries?: number; pollMs?: number } = {},
+  settings: { infraRetries?: number; pollMs?: number; trustKeys?: readonly string[] } = {},
 ): GradeFn {
   return async (options: GradeOptions): Promise<GradeResult> => {
     checkGradeOptions(options);
     options.signal?.throwIfAborted();
     const data = await jobFor(options);
-    let outcome: GradeJobResult | null = null;
+    let outcome: CollectedAnswer | null = null;
     await enqueueAndCollect([{ jobId: gradeJobId(data.id, data.id, data.diff?.sha256 ?? null), data }], {
       queueUrl,
+      trusted: trustList(loadSigningKey(), settings.trustKeys),
       infraRetries: settings.infraRetries ?? 0,
       ...(settings.pollMs ? { pollMs: settings.pollMs } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
@@ -67,7 +63,7 @@ export function queueGrade(
         outcome = result;
       },
     });
-    const done = outcome as GradeJobResult | null;
+    const done = outcome as CollectedAnswer | null;
     if (done === null) throw new OracleError("INFRA_ERROR", "the queue returned no result");
     if (done.result === null) throw thrownBy(done);
     return done.result;

@@ -5,6 +5,8 @@ import { type GradeJobResult, GradeJobSchema } from "@oracle/spec";
 import { type Job, WaitingError, Worker } from "bullmq";
 import type Docker from "dockerode";
 import type winston from "winston";
+import { loadSigningKey, type SigningKey } from "../attest/keys.js";
+import { attestLine } from "../attest/statement.js";
 import { dockerodeGradeDocker } from "../docker.js";
 import { removeLeftovers } from "../leftovers.js";
 import type { GradeFn } from "../prediction/grade-prediction.js";
@@ -26,6 +28,8 @@ export interface WorkerOptions {
   leftoversEverySeconds?: number;
   logger: winston.Logger;
   docker?: Docker;
+  /** The key its answers are signed with (default: this installation's, keys.ts). */
+  signingKey?: SigningKey;
 }
 
 /** A running worker. `close()` stops taking jobs, aborts running grades and puts their jobs back in the queue. */
@@ -52,6 +56,7 @@ interface ProcessorContext {
   docker: Docker;
   logger: winston.Logger;
   stop: AbortSignal;
+  key: SigningKey;
 }
 
 /**
@@ -72,13 +77,16 @@ function jobProcessor(ctx: ProcessorContext) {
         docker: ctx.docker,
       };
       const graded = await processGradeJob(data, options);
-      const { line } = graded;
+      // The answer names what it was graded on (this worker checked the task and grader match the
+      // job's) and is signed, bound to this job: the collector counts nothing else.
+      const line = { ...graded.line, taskHash: data.taskHash, graderVersion: data.graderVersion };
       const attemptsLeft = job.attemptsMade + 1 < (job.opts.attempts ?? 1);
       if (line.outcome === "infra_error" && attemptsLeft) throw new Error(line.message);
       logger.info(
         `${job.id}: ${data.task} ${data.id} ${line.verdict ?? line.outcome} ${line.reason ?? line.error}`,
       );
-      return graded;
+      const attestation = attestLine(line, ctx.key, { job: job.id ?? null, batch: data.batchId });
+      return { line, result: graded.result, attestation };
     } catch (error) {
       if (!isAbort(error) && !ctx.stop.aborted) throw error;
       await job.moveToWait(token);
@@ -99,7 +107,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const lockMs = (options.lockSeconds ?? 30) * 1000;
   const stop = new AbortController();
   await sweepLeftovers(docker, logger);
-  const processor = jobProcessor({ root, grade: options.grade, docker, logger, stop: stop.signal });
+  const key = options.signingKey ?? loadSigningKey();
+  const processor = jobProcessor({ root, grade: options.grade, docker, logger, stop: stop.signal, key });
   const worker = new Worker(QUEUE_NAME, processor, {
     connection: queueConnection(options.queueUrl),
     concurrency: options.concurrency,

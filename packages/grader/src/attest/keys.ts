@@ -1,0 +1,113 @@
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+} from "node:crypto";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { OracleError } from "@oracle/spec";
+
+/** Where the installation's signing key lives unless ORACLE_SIGNING_KEY names another file. */
+export function defaultKeyFile(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.ORACLE_SIGNING_KEY) return resolve(env.ORACLE_SIGNING_KEY);
+  const config = env.XDG_CONFIG_HOME || join(homedir(), ".config");
+  return join(config, "oracle", "signing-key.pem");
+}
+
+/** A public key and its id: the SHA-256 of its SubjectPublicKeyInfo (DER), in hex. */
+export interface PublicKey {
+  keyid: string;
+  key: KeyObject;
+}
+
+export interface SigningKey extends PublicKey {
+  privateKey: KeyObject;
+  file: string;
+}
+
+export function keyIdOf(publicKey: KeyObject): string {
+  return createHash("sha256")
+    .update(publicKey.export({ type: "spki", format: "der" }))
+    .digest("hex");
+}
+
+/** The public half as PEM, to hand to whoever checks this installation's results. */
+export function publicKeyPem(key: PublicKey): string {
+  return key.key.export({ type: "spki", format: "pem" }).toString();
+}
+
+function fromPem(file: string, pem: string): SigningKey {
+  let privateKey: KeyObject;
+  try {
+    privateKey = createPrivateKey(pem);
+  } catch (error) {
+    throw new OracleError("KEY_INVALID", `${file}: not a PEM private key (${(error as Error).message})`, {
+      hint: `move it away and run: pnpm oracle-key --init (or set ORACLE_SIGNING_KEY to the right file)`,
+    });
+  }
+  if (privateKey.asymmetricKeyType !== "ed25519")
+    throw new OracleError(
+      "KEY_INVALID",
+      `${file}: a ${privateKey.asymmetricKeyType} key; the oracle signs with ed25519`,
+      {
+        hint: "move it away and run: pnpm oracle-key --init",
+      },
+    );
+  const key = createPublicKey(privateKey);
+  return { privateKey, key, keyid: keyIdOf(key), file };
+}
+
+/**
+ * The installation's ed25519 signing key, made on first use (mode 0600, in a 0700 folder, outside
+ * any repository). Two processes making it at once both end with the one written first.
+ */
+export function loadSigningKey(file: string = defaultKeyFile()): SigningKey {
+  try {
+    return fromPem(file, readFileSync(file, "utf8"));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  const { privateKey } = generateKeyPairSync("ed25519");
+  const pem = privateKey.export({ type: "pkcs8", format: "pem" }).toString();
+  try {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    writeFileSync(file, pem, { mode: 0o600, flag: "wx" });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST")
+      throw new OracleError(
+        "KEY_INVALID",
+        `cannot write the signing key ${file}: ${(error as Error).message}`,
+        {
+          hint: "set ORACLE_SIGNING_KEY to a file this user can write",
+        },
+      );
+  }
+  return fromPem(file, readFileSync(file, "utf8"));
+}
+
+/** A public key from a PEM file (a worker's or another installation's), for a trust list. */
+export function loadPublicKey(file: string): PublicKey {
+  let key: KeyObject;
+  try {
+    key = createPublicKey(readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new OracleError("KEY_INVALID", `${file}: not a PEM public key (${(error as Error).message})`, {
+      hint: "print one with: pnpm oracle-key --public",
+    });
+  }
+  if (key.asymmetricKeyType !== "ed25519")
+    throw new OracleError(
+      "KEY_INVALID",
+      `${file}: a ${key.asymmetricKeyType} key; the oracle signs with ed25519`,
+    );
+  return { key, keyid: keyIdOf(key) };
+}
+
+/** The keys whose signatures count: this installation's own, and any given. */
+export function trustList(own: PublicKey, files: readonly string[] = []): Map<string, PublicKey> {
+  const keys = [own, ...files.map(loadPublicKey)];
+  return new Map(keys.map((k) => [k.keyid, { key: k.key, keyid: k.keyid }]));
+}

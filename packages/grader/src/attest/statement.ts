@@ -1,0 +1,126 @@
+import { createHash } from "node:crypto";
+import {
+  type DsseEnvelope,
+  GRADE_PREDICATE_TYPE,
+  type GradePredicate,
+  type GradeStatement,
+  GradeStatementSchema,
+  IN_TOTO_PAYLOAD_TYPE,
+  NO_DIFF,
+  type ResultLine,
+  STATEMENT_TYPE,
+} from "@oracle/spec";
+import { openEnvelope, signEnvelope } from "./dsse.js";
+import type { PublicKey, SigningKey } from "./keys.js";
+
+const EMPTY_SHA256 = createHash("sha256").update("").digest("hex");
+
+/** Where a signed line came from beyond the line itself: the queue job it answers. */
+export interface LineContext {
+  job?: string | null;
+  batch?: string | null;
+}
+
+/** The predicate of a line: every field a verdict is judged on, and the verdict. */
+export function predicateOf(line: ResultLine, context: LineContext = {}): Omit<GradePredicate, "signedAt"> {
+  return {
+    prediction: line.id,
+    task: line.task,
+    outcome: line.outcome,
+    verdict: line.verdict,
+    reason: line.reason,
+    error: line.error,
+    testsHash: line.testsHash,
+    taskHash: line.taskHash ?? null,
+    imageDigest: line.imageDigest,
+    graderVersion: line.graderVersion ?? null,
+    timeoutSeconds: line.timeoutSeconds ?? null,
+    cached: line.cached,
+    job: context.job ?? null,
+    batch: context.batch ?? null,
+    worker: line.worker,
+    seconds: line.seconds,
+  };
+}
+
+function subjectOf(diffSha256: string | null): GradeStatement["subject"] {
+  return [
+    diffSha256 === null
+      ? { name: NO_DIFF, digest: { sha256: EMPTY_SHA256 } }
+      : { name: "diff", digest: { sha256: diffSha256 } },
+  ];
+}
+
+/** The line's statement, signed: in-toto Statement v1 in a DSSE envelope. */
+export function attestLine(line: ResultLine, key: SigningKey, context: LineContext = {}): DsseEnvelope {
+  const statement: GradeStatement = {
+    _type: STATEMENT_TYPE,
+    subject: subjectOf(line.diffSha256),
+    predicateType: GRADE_PREDICATE_TYPE,
+    predicate: { ...predicateOf(line, context), signedAt: new Date().toISOString() },
+  };
+  return signEnvelope(IN_TOTO_PAYLOAD_TYPE, Buffer.from(JSON.stringify(statement)), key);
+}
+
+export type Verified = { ok: true; keyid: string; statement: GradeStatement } | { ok: false; why: string };
+
+/** The signed statement of an envelope, or why it is not one a trusted key signed. */
+export function openStatement(envelope: unknown, trusted: ReadonlyMap<string, PublicKey>): Verified {
+  if (envelope === undefined || envelope === null) return { ok: false, why: "not signed" };
+  const opened = openEnvelope(envelope, trusted);
+  if (!opened.ok) return opened;
+  if (opened.payloadType !== IN_TOTO_PAYLOAD_TYPE)
+    return { ok: false, why: `payload type ${opened.payloadType}, not an in-toto statement` };
+  let statement: GradeStatement;
+  try {
+    statement = GradeStatementSchema.parse(JSON.parse(opened.payload.toString("utf8")));
+  } catch {
+    return { ok: false, why: "the payload is not a grade statement" };
+  }
+  return { ok: true, keyid: opened.keyid, statement };
+}
+
+/** The fields of `claimed` that differ from what the statement signs, as `field (signed a, claimed b)`. */
+export function differences(
+  statement: GradeStatement,
+  line: ResultLine,
+  context: LineContext = {},
+): string[] {
+  const signed = statement.predicate as Record<string, unknown>;
+  const claimed = predicateOf(line, context) as Record<string, unknown>;
+  const out = Object.keys(claimed)
+    .filter((k) => JSON.stringify(signed[k]) !== JSON.stringify(claimed[k]))
+    .map((k) => `${k} (signed ${JSON.stringify(signed[k])}, claimed ${JSON.stringify(claimed[k])})`);
+  const subject = subjectOf(line.diffSha256)[0]!;
+  const signedSubject = statement.subject[0]!;
+  if (signedSubject.digest.sha256 !== subject.digest.sha256 || signedSubject.name !== subject.name)
+    out.unshift(
+      `the diff (signed ${signedSubject.digest.sha256.slice(0, 12)}, claimed ${subject.digest.sha256.slice(0, 12)})`,
+    );
+  return out;
+}
+
+/**
+ * Whether `line` carries a statement signed by a trusted key that says exactly what the line says
+ * (and, for a queue answer, that names the job). An edited verdict, a statement of another line or
+ * job, and an unknown key all fail, with the reason.
+ */
+export function verifyLine(
+  line: ResultLine,
+  trusted: ReadonlyMap<string, PublicKey>,
+  context: LineContext = {},
+  envelope: unknown = line.attestation,
+): Verified {
+  const opened = openStatement(envelope, trusted);
+  if (!opened.ok) return opened;
+  const wrong = differences(opened.statement, line, context);
+  return wrong.length === 0
+    ? opened
+    : { ok: false, why: `the statement does not match: ${wrong.join("; ")}` };
+}
+
+/** The line with its statement, signed by `key`. */
+export function signedLine(line: ResultLine, key: SigningKey, context: LineContext = {}): ResultLine {
+  const { attestation: _old, ...bare } = line;
+  return { ...bare, attestation: attestLine(bare, key, context) };
+}
