@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseJUnit, REPORT_CAPS, ReportInvalidError } from "./junit.js";
+import { JUnitStream, parseJUnit, REPORT_CAPS, ReportInvalidError } from "./junit.js";
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/junit/${name}`, import.meta.url), "utf8");
 const summary = (name: string, suite: "existing" | "hidden" = "hidden") =>
@@ -182,5 +182,28 @@ describe("parseJUnit bounds what a report can cost (REPORT_CAPS, while streaming
   it("refuses an undeclared entity and a second root", () => {
     expect(invalid(suite('<testcase name="&lol;"/>'))).toThrow(/not well-formed/);
     expect(invalid("<testsuites/><testsuites/>")).toThrow(/not well-formed/);
+  });
+});
+
+describe("JUnitStream", () => {
+  const xml =
+    '<testsuites><testsuite name="s"><testcase classname="c" name="é 日本 🙂"/>' +
+    '<testcase classname="c" name="b"><failure message="boom">x</failure></testcase></testsuite></testsuites>';
+
+  it("reads a report fed a byte at a time (characters split between chunks) as parseJUnit reads it whole", () => {
+    const stream = new JUnitStream("hidden");
+    const bytes = Buffer.from(xml, "utf8");
+    for (let i = 0; i < bytes.length; i += 1) stream.write(bytes.subarray(i, i + 1));
+    expect(stream.end()).toEqual(parseJUnit(xml, "hidden"));
+  });
+
+  it("stops at the first problem and says it, without throwing", () => {
+    const stream = new JUnitStream("hidden");
+    stream.write(Buffer.from('<!DOCTYPE x [<!ENTITY a "b">]><testsuites/>'));
+    stream.write(Buffer.from("<more/>"));
+    expect(stream.end()).toBe("the report declares a DTD or entities");
+    const cut = new JUnitStream("hidden");
+    cut.write(Buffer.from("<testsuites><testsuite>"));
+    expect(cut.end()).toMatch(/^not well-formed XML/);
   });
 });

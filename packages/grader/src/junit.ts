@@ -1,3 +1,4 @@
+import { StringDecoder } from "node:string_decoder";
 import type { TestCase, TestOutcome } from "@oracle/spec";
 import { SaxesParser, type SaxesTagPlain } from "saxes";
 
@@ -168,6 +169,9 @@ class JUnitReader {
   }
 }
 
+/** saxes is written to in slices of this many characters: one huge write makes it hold copies of it. */
+const PARSE_SLICE = 1 << 16;
+
 /**
  * Parses a JUnit XML report (pytest, vitest, jest-junit, mocha-junit-reporter, node:test, gotestsum,
  * cargo nextest, Maven surefire shapes) into test cases with identifiers for `suite`, streaming: the
@@ -175,7 +179,61 @@ class JUnitReader {
  * DTDs are refused, so no entity is ever expanded beyond XML's five and character references.
  */
 export function parseJUnit(xml: string, suite: SuiteName): TestCase[] {
-  const reader = new JUnitReader(suite);
+  const stream = new JUnitStream(suite);
+  for (let at = 0; at < xml.length; at += PARSE_SLICE) stream.writeText(xml.slice(at, at + PARSE_SLICE));
+  const read = stream.end();
+  if (typeof read === "string") throw new ReportInvalidError(read);
+  return read;
+}
+
+/**
+ * The same parse, fed the report's bytes as they arrive from the container: no copy of the whole
+ * report is ever held (a 16 MiB report of 700,000 testcases took the grader to 200 MB when it was
+ * read whole, then decoded, then parsed). The first problem stops it; `end()` returns the test cases
+ * or why the report is REPORT_INVALID (never throws).
+ */
+export class JUnitStream {
+  private readonly decoder = new StringDecoder("utf8");
+  private readonly parser: { parser: SaxesParser; reader: JUnitReader };
+  private problem: string | null = null;
+
+  constructor(suite: SuiteName) {
+    this.parser = saxesFor(new JUnitReader(suite));
+  }
+
+  write(bytes: Buffer): void {
+    if (this.problem === null) this.writeText(this.decoder.write(bytes));
+  }
+
+  writeText(text: string): void {
+    if (this.problem !== null || text === "") return;
+    try {
+      this.parser.parser.write(text);
+    } catch (error) {
+      this.problem = problemOf(error);
+    }
+  }
+
+  end(): TestCase[] | string {
+    if (this.problem === null) {
+      this.writeText(this.decoder.end());
+      try {
+        if (this.problem === null) this.parser.parser.close();
+      } catch (error) {
+        this.problem = problemOf(error);
+      }
+    }
+    return this.problem ?? this.parser.reader.tests;
+  }
+}
+
+/** Whatever the parser throws is the report's doing: no report can end a run as INFRA_ERROR. */
+function problemOf(error: unknown): string {
+  if (error instanceof ReportInvalidError) return error.message;
+  return `it could not be read: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`;
+}
+
+function saxesFor(reader: JUnitReader): { parser: SaxesParser; reader: JUnitReader } {
   const parser = new SaxesParser({ fragment: false, xmlns: false, position: true });
   parser.on("error", (error) => {
     throw new ReportInvalidError(`not well-formed XML: ${error.message}`);
@@ -189,6 +247,5 @@ export function parseJUnit(xml: string, suite: SuiteName): TestCase[] {
   parser.on("text", (text) => reader.text(text));
   parser.on("cdata", (text) => reader.text(text));
   parser.on("closetag", () => reader.closeTag());
-  parser.write(xml).close();
-  return reader.tests;
+  return { parser, reader };
 }

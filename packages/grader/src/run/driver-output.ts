@@ -1,5 +1,6 @@
 import { Writable } from "node:stream";
-import type { SuiteName } from "../junit.js";
+import type { TestCase } from "@oracle/spec";
+import { JUnitStream, type SuiteName } from "../junit.js";
 import {
   endMarker,
   LINE,
@@ -101,6 +102,8 @@ type Block = {
   /** The block's bytes, allocated once at its announced (bounded) size: no copy per chunk, no concat. */
   bytes: Buffer;
   got: number;
+  /** A report is parsed as it arrives instead ({@link JUnitStream}): its bytes are never held whole. */
+  junit?: JUnitStream;
 };
 
 /**
@@ -137,6 +140,8 @@ export class DriverOutput extends SyncWritable {
     private readonly bounds: DriverBounds,
     private readonly suiteSink: (chunk: Buffer) => void,
     private readonly onEvent: (event: DriverEvent, suite: SuiteName) => void = () => {},
+    /** Parse the report as it streams in (`parsed`) instead of keeping its text (`ok`). */
+    private readonly streamReports = false,
   ) {
     super();
   }
@@ -169,10 +174,14 @@ export class DriverOutput extends SyncWritable {
   private readBlock(data: Buffer): Buffer {
     const block = this.block!;
     const part = data.subarray(0, block.size - block.got);
-    block.got += part.copy(block.bytes, block.got);
+    if (block.junit) {
+      block.junit.write(part);
+      block.got += part.length;
+    } else block.got += part.copy(block.bytes, block.got);
     if (block.got === block.size) {
       this.block = null;
-      this.blockDone(block.name, block.suite, block.bytes);
+      if (block.junit) this.reportParsed(block.suite, block.junit.end());
+      else this.blockDone(block.name, block.suite, block.bytes);
     }
     return data.subarray(part.length);
   }
@@ -281,6 +290,10 @@ export class DriverOutput extends SyncWritable {
     const size = Number(sizeText);
     if (size > bound) return this.fail(`${PREFIX}${name} ${suite} announces ${size} bytes, above ${bound}`);
     if (size === 0) return this.blockDone(name, suite, Buffer.alloc(0));
+    if (name === LINE.report && this.streamReports) {
+      this.block = { name, suite, size, bytes: Buffer.alloc(0), got: 0, junit: new JUnitStream(suite) };
+      return;
+    }
     this.block = { name, suite, size, bytes: Buffer.alloc(size), got: 0 };
   }
 
@@ -334,6 +347,11 @@ export class DriverOutput extends SyncWritable {
                     ? "$ORACLE_SEALS is not a regular file"
                     : "$ORACLE_SEALS cannot be read (its mode was changed)",
             };
+  }
+
+  private reportParsed(suite: SuiteName, tests: TestCase[] | string): undefined {
+    this.record.report[suite] = { kind: "parsed", tests };
+    this.onEvent("report", suite);
   }
 
   private reportDone(suite: SuiteName, xml: Buffer | null): undefined {

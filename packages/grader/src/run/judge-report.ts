@@ -5,7 +5,15 @@ import { checkSentinel, type Sentinel } from "../sentinels.js";
 import type { SealsRead } from "./driver-output.js";
 
 /** What the collect step found at $ORACLE_JUNIT. */
-export type ReportRead = { kind: "ok"; xml: string } | { kind: "missing" } | { kind: "invalid"; why: string };
+/**
+ * The suite's report as the driver brought it: its text (`ok`), already parsed as it streamed in
+ * (`parsed`: the test cases, or why they cannot be read), missing, or refused before reading.
+ */
+export type ReportRead =
+  | { kind: "ok"; xml: string }
+  | { kind: "parsed"; tests: TestCase[] | string }
+  | { kind: "missing" }
+  | { kind: "invalid"; why: string };
 
 export interface SuiteRun {
   /** The must-fail/must-pass sentinels appended to this suite's files, if any: their tests must show in the report. */
@@ -82,7 +90,7 @@ export function judgeSuite(run: SuiteRun): {
     reason = "REPORT_INVALID";
     message = `${run.suite} suite's report: ${run.report.why}`;
   } else {
-    const parsed = readReport(run.report.xml, run.suite);
+    const parsed = run.report.kind === "parsed" ? run.report.tests : readReport(run.report.xml, run.suite);
     if (typeof parsed === "string") {
       reason = "REPORT_INVALID";
       message = `${run.suite} suite's report: ${parsed}`;

@@ -210,6 +210,7 @@ async function attachDriver(
     { report: MAX_REPORT_BYTES, seals: MAX_SEALS_BYTES, prepOut: MAX_PREP_BYTES, prepErr: MAX_PREP_BYTES },
     (chunk) => suiteOutput.stdout.take(chunk),
     onEvent,
+    true,
   );
   const stderr = new SuiteStderr(
     () => stdout.nonce,
