@@ -13,6 +13,7 @@ describe("parseCliArgs", () => {
       watch: false,
       repeat: 1,
       infraRetries: 2,
+      trustKey: [],
       json: false,
       failOnNew: false,
     });
@@ -36,6 +37,8 @@ describe("parseCliArgs", () => {
       "--json",
       "--fail-on-new",
       "--changed",
+      "--trust-key",
+      "k.pem",
     ]);
     expect(parsed).toEqual({
       root: "/r",
@@ -46,6 +49,7 @@ describe("parseCliArgs", () => {
       repeat: 3,
       report: "/w/out",
       infraRetries: 0,
+      trustKey: ["/w/k.pem"],
       json: true,
       failOnNew: true,
     });

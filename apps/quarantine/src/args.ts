@@ -32,6 +32,8 @@ Options:
   --infra-retries N   retries of a run the engine failed (INFRA_ERROR) before it counts (default 2)
   --queue URL         run the grades on oracle-worker processes through the BullMQ queue at
                       redis://HOST:PORT instead of here (oracle logs are then on the workers' hosts)
+  --trust-key FILE    with --queue: a worker's public key (PEM, from oracle-key on its host) whose
+                      signed answers count (repeatable; this installation's own key always does)
   --json              print report.json on stdout
   --fail-on-new       exit 1 when a task was newly quarantined
   -h, --help          this text
@@ -59,6 +61,7 @@ const SWEEP_LINE = {
     report: { type: "string" },
     "infra-retries": { type: "string" },
     queue: { type: "string" },
+    "trust-key": { type: "string", multiple: true },
     json: { type: "boolean" },
     "fail-on-new": { type: "boolean" },
   },
@@ -76,6 +79,7 @@ const SWEEP_LINE = {
       .string()
       .regex(/^rediss?:\/\/./, "must be a redis:// url, e.g. redis://127.0.0.1:6379")
       .optional(),
+    trustKey: z.array(z.string().min(1)).default([]),
     json: z.boolean().default(false),
     failOnNew: z.boolean().default(false),
   }),
@@ -98,6 +102,7 @@ export function parseCliArgs(argv: readonly string[], cwd: string): CliOptions {
     throw usage("--watch writes one report per pass (logs/sweep/<utc>/); drop --report");
   return {
     ...options,
+    trustKey: options.trustKey.map((file: string) => resolve(cwd, file)),
     root: root ? resolve(cwd, root) : findRoot(cwd),
     ...(report ? { report: resolve(cwd, report) } : {}),
   };

@@ -39,7 +39,7 @@ async function loadRunner(options: CliOptions): Promise<Runner> {
   // Loaded here, not at the top, so that --help and usage errors work even without a built grader;
   // the queue client (BullMQ) only with --queue: @oracle/grader/grade starts in half the time.
   const grade: GradeFn = options.queue
-    ? (await import("@oracle/grader")).queueGrade(options.queue)
+    ? (await import("@oracle/grader")).queueGrade(options.queue, { trustKeys: options.trustKey })
     : (await import("@oracle/grader/grade")).grade;
   return { grade, docker: connectDocker() };
 }

@@ -34,8 +34,15 @@ export const GradePredicateSchema = z.strictObject({
   graderVersion: z.string().nullable(),
   timeoutSeconds: z.number().nullable(),
   cached: z.boolean(),
+  /** Whether a sweep validated the task on these inputs (current, stale, never), as the line says. */
+  validation: z.string().nullable(),
   /** The queue job it answers (a worker's answer), else null. */
   job: z.string().nullable(),
+  /** SHA-256 of the job's data as the worker ran it (canonical JSON): every limit and flag it was run with. */
+  jobDigest: z.string().nullable(),
+  /** SHA-256 of the whole grade result a worker returned beside the line (canonical JSON), else null. */
+  resultDigest: z.string().nullable(),
+  /** The batch the line belongs to. */
   batch: z.string().nullable(),
   worker: z.string().nullable(),
   seconds: z.number(),

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ResultLine } from "@oracle/spec";
 import { describe, expect, it } from "vitest";
+import { verifyFile } from "./cli.js";
 import { openEnvelope, pae, signEnvelope } from "./dsse.js";
 import { defaultKeyFile, loadPublicKey, loadSigningKey, publicKeyPem, trustList } from "./keys.js";
 import { attestLine, signedLine, verifyLine } from "./statement.js";
@@ -116,5 +117,23 @@ describe("signed lines", () => {
     const signed = signedLine(line({ diffSha256: null }), key);
     expect(verifyLine(signed, trusted).ok).toBe(true);
     expect(verifyLine({ ...signed, diffSha256: "d".repeat(64) }, trusted).ok).toBe(false);
+  });
+});
+
+describe("oracle-verify's account of a results file", () => {
+  it("says what each line was graded on, and flags an edited line and a repeated id", async () => {
+    const dir = scratch();
+    const key = loadSigningKey(join(dir, "k.pem"));
+    const good = signedLine(line(), key, { batch: "b1" });
+    const edited = { ...signedLine(line({ id: "p2" }), key), verdict: "PASS", reason: "PASS" };
+    const file = join(dir, "results.jsonl");
+    writeFileSync(file, [good, edited, good].map((l) => JSON.stringify(l)).join("\n"));
+    const { lines, failed } = await verifyFile(file, trustList(key));
+    expect(failed).toBe(2);
+    expect(lines[0]).toMatch(
+      /^ok .*:1 p1 \(calc-node\): FAIL TESTS_FAILED; graded on diff d{12}, task t{12}, image 1, grader 0\.1\.0, timeout 60 s, tests_hash a{12}, validation -, batch b1; signed by [0-9a-f]{12} at /,
+    );
+    expect(lines[1]).toMatch(/^UNVERIFIED .*:2 p2 \(calc-node\): the statement does not match: verdict/);
+    expect(lines[2]).toMatch(/^UNVERIFIED .*:3 p1 \(calc-node\): the id was already given on line 1/);
   });
 });

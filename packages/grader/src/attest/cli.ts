@@ -74,6 +74,8 @@ export function describeVerified(
     `grader ${p.graderVersion ?? "-"}`,
     `timeout ${p.timeoutSeconds ?? "-"} s`,
     `tests_hash ${short(p.testsHash)}`,
+    `validation ${p.validation ?? "-"}`,
+    `batch ${short(p.batch)}`,
   ].join(", ");
   return `ok ${who}: ${printable(what, { oneLine: true })}${p.cached ? " (cached)" : ""}; graded on ${on}; signed by ${verified.keyid.slice(0, 12)} at ${p.signedAt}`;
 }
@@ -95,6 +97,7 @@ export async function verifyFile(
   const lines: string[] = [];
   let failed = 0;
   const rows = text.split("\n");
+  const seenAt = new Map<string, number>();
   for (const [index, raw] of rows.entries()) {
     if (raw.trim() === "") continue;
     const where = `${file}:${index + 1}`;
@@ -109,7 +112,12 @@ export async function verifyFile(
       lines.push(`UNVERIFIED ${printable(where)}: not a result line`);
       continue;
     }
-    const verified = verifyLine(parsed.data, trusted);
+    const first = seenAt.get(parsed.data.id);
+    const verified: Verified =
+      first === undefined
+        ? verifyLine(parsed.data, trusted)
+        : { ok: false, why: `the id was already given on line ${first} (one line per prediction)` };
+    seenAt.set(parsed.data.id, first ?? index + 1);
     if (!verified.ok) failed += 1;
     lines.push(describeVerified(where, parsed.data, verified));
   }

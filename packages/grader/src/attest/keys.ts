@@ -5,7 +5,7 @@ import {
   generateKeyPairSync,
   type KeyObject,
 } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { OracleError } from "@oracle/spec";
@@ -45,7 +45,7 @@ function fromPem(file: string, pem: string): SigningKey {
     privateKey = createPrivateKey(pem);
   } catch (error) {
     throw new OracleError("KEY_INVALID", `${file}: not a PEM private key (${(error as Error).message})`, {
-      hint: `move it away and run: pnpm oracle-key --init (or set ORACLE_SIGNING_KEY to the right file)`,
+      hint: "set ORACLE_SIGNING_KEY to the right key file (a new key makes every result signed with the old one untrusted)",
     });
   }
   if (privateKey.asymmetricKeyType !== "ed25519")
@@ -53,7 +53,7 @@ function fromPem(file: string, pem: string): SigningKey {
       "KEY_INVALID",
       `${file}: a ${privateKey.asymmetricKeyType} key; the oracle signs with ed25519`,
       {
-        hint: "move it away and run: pnpm oracle-key --init",
+        hint: "set ORACLE_SIGNING_KEY to an ed25519 key file, or to a new path (pnpm oracle-key makes it)",
       },
     );
   const key = createPublicKey(privateKey);
@@ -62,7 +62,9 @@ function fromPem(file: string, pem: string): SigningKey {
 
 /**
  * The installation's ed25519 signing key, made on first use (mode 0600, in a 0700 folder, outside
- * any repository). Two processes making it at once both end with the one written first.
+ * any repository). It is written whole to a private temporary file, then linked into place: a
+ * second process making it at the same moment never reads a half-written file, and both end with
+ * the one linked first.
  */
 export function loadSigningKey(file: string = defaultKeyFile()): SigningKey {
   try {
@@ -72,9 +74,11 @@ export function loadSigningKey(file: string = defaultKeyFile()): SigningKey {
   }
   const { privateKey } = generateKeyPairSync("ed25519");
   const pem = privateKey.export({ type: "pkcs8", format: "pem" }).toString();
+  const temporary = `${file}.${process.pid}.${Date.now()}.tmp`;
   try {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-    writeFileSync(file, pem, { mode: 0o600, flag: "wx" });
+    writeFileSync(temporary, pem, { mode: 0o600, flag: "wx" });
+    linkSync(temporary, file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST")
       throw new OracleError(
@@ -84,6 +88,8 @@ export function loadSigningKey(file: string = defaultKeyFile()): SigningKey {
           hint: "set ORACLE_SIGNING_KEY to a file this user can write",
         },
       );
+  } finally {
+    rmSync(temporary, { force: true });
   }
   return fromPem(file, readFileSync(file, "utf8"));
 }

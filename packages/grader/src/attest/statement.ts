@@ -15,10 +15,36 @@ import type { PublicKey, SigningKey } from "./keys.js";
 
 const EMPTY_SHA256 = createHash("sha256").update("").digest("hex");
 
-/** Where a signed line came from beyond the line itself: the queue job it answers. */
+/**
+ * Where a signed line came from beyond the line itself: the batch, the queue job it answers, that
+ * job's data and the whole result returned with it (as digests). When verifying, a field left
+ * undefined is not compared (oracle-verify knows no batch); the collector and resume give them all.
+ */
 export interface LineContext {
   job?: string | null;
+  jobDigest?: string | null;
+  resultDigest?: string | null;
   batch?: string | null;
+}
+
+const CONTEXT_FIELDS = ["job", "jobDigest", "resultDigest", "batch"] as const;
+
+/** JSON with keys sorted at every level and undefined left out: the same bytes for the same data. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value))
+    return `[${value.map((v) => (v === undefined ? "null" : canonicalJson(v))).join(",")}]`;
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record)
+    .filter((k) => record[k] !== undefined)
+    .sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(record[k])}`).join(",")}}`;
+}
+
+/** SHA-256 (hex) of `value`'s canonical JSON, or null for null/undefined. */
+export function digestOf(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  return createHash("sha256").update(canonicalJson(value)).digest("hex");
 }
 
 /** The predicate of a line: every field a verdict is judged on, and the verdict. */
@@ -36,7 +62,10 @@ export function predicateOf(line: ResultLine, context: LineContext = {}): Omit<G
     graderVersion: line.graderVersion ?? null,
     timeoutSeconds: line.timeoutSeconds ?? null,
     cached: line.cached,
+    validation: line.validation ?? null,
     job: context.job ?? null,
+    jobDigest: context.jobDigest ?? null,
+    resultDigest: context.resultDigest ?? null,
     batch: context.batch ?? null,
     worker: line.worker,
     seconds: line.seconds,
@@ -88,6 +117,7 @@ export function differences(
 ): string[] {
   const signed = statement.predicate as Record<string, unknown>;
   const claimed = predicateOf(line, context) as Record<string, unknown>;
+  for (const field of CONTEXT_FIELDS) if (context[field] === undefined) delete claimed[field];
   const out = Object.keys(claimed)
     .filter((k) => JSON.stringify(signed[k]) !== JSON.stringify(claimed[k]))
     .map((k) => `${k} (signed ${JSON.stringify(signed[k])}, claimed ${JSON.stringify(claimed[k])})`);

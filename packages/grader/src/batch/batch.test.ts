@@ -188,6 +188,31 @@ describe("cache keys", () => {
         JSON.stringify({ ...entry, key: otherKey, inputs: other }),
       );
       expect(await cache.get(other)).toBeNull();
+      // The review's attack: a signed PASS entry copied under the key of other inputs, only "key"
+      // changed (its inputs and statement left as signed): no hit for those inputs.
+      const pass = signedLine(
+        {
+          ...line("b", "t", "graded", "PASS"),
+          diffSha256: real.diffSha256,
+          imageDigest: real.imageDigest,
+          taskHash: real.taskHash,
+          graderVersion: real.graderVersion,
+          timeoutSeconds: real.timeoutSeconds,
+        },
+        key,
+      );
+      await writeFile(file, JSON.stringify(entry));
+      await cache.put(real, pass);
+      const passEntry = JSON.parse(await readFile(file, "utf8"));
+      const target = { ...real, diffSha256: "f".repeat(64) };
+      const targetKey = cacheKey(target);
+      await mkdir(join(cache.dir, targetKey.slice(0, 2)), { recursive: true });
+      await writeFile(
+        join(cache.dir, targetKey.slice(0, 2), `${targetKey}.json`),
+        JSON.stringify({ ...passEntry, key: targetKey }),
+      );
+      expect(await cache.get(target)).toBeNull();
+      await cache.put(real, graded);
       // Signed by a key this cache does not trust: a miss.
       const stranger = new ResultCache(dir, trustList(loadSigningKey(join(dir, "other.pem"))));
       await writeFile(file, JSON.stringify(entry));

@@ -66,6 +66,16 @@ export function entryDistrust(
   return wrong.length === 0 ? null : `the signed statement differs in ${wrong.join(", ")}`;
 }
 
+function sameInputs(a: CacheInputs, b: CacheInputs): boolean {
+  return (
+    a.graderVersion === b.graderVersion &&
+    a.imageDigest === b.imageDigest &&
+    a.taskHash === b.taskHash &&
+    a.diffSha256 === b.diffSha256 &&
+    a.timeoutSeconds === b.timeoutSeconds
+  );
+}
+
 /** Recorded results under `<root>/.oracle/cache/results/`, one JSON file per key. */
 export class ResultCache {
   readonly dir: string;
@@ -90,6 +100,9 @@ export class ResultCache {
     try {
       const parsed = ResultCacheEntrySchema.safeParse(JSON.parse(await readFile(this.file(key), "utf8")));
       if (!parsed.success || parsed.data.key !== key) return null;
+      // An entry counts only for the very inputs looked up (a signed entry copied under another
+      // key, with its own inputs left as signed, must not be served for these).
+      if (!sameInputs(parsed.data.inputs, inputs)) return null;
       return entryDistrust(parsed.data, this.trusted) === null ? parsed.data : null;
     } catch {
       return null;

@@ -87,7 +87,7 @@ async function openBatch(options: GradeBatchOptions, trusted: ReadonlyMap<string
   let regradedCount = 0;
   for (const [id, line] of previous.lines) {
     const now = current.get(id);
-    const why = now ? staleParts(line, now.key, trusted) : [];
+    const why = now ? staleParts(line, now.key, trusted, batch.batchId) : [];
     if (why.length === 0) {
       kept.push(line);
       if (now) lines.set(id, line);
@@ -149,6 +149,7 @@ export async function gradeBatch(options: GradeBatchOptions): Promise<BatchOutco
         ...(now?.context.ok ? { validation: now.context.validation } : {}),
       },
       key,
+      { batch: batchId },
     );
     lines.set(line.id, line);
     await writer.append(line);

@@ -41,10 +41,13 @@ export function staleParts(
   line: ResultLine,
   now: LineKey,
   trusted: ReadonlyMap<string, PublicKey>,
+  batchId: string,
 ): string[] {
   if (line.outcome !== "graded") return [`was ${line.outcome.replace("_", " ")}`];
-  // A line is reused only as signed: one edited on disk, unsigned, or signed by an unknown key is graded again.
-  if (!verifyLine(line, trusted).ok) return [NOT_VERIFIED];
+  // A line is reused only as signed for this batch: one edited on disk, unsigned, signed by an
+  // unknown key or copied from another batch's results is graded again.
+  if (!verifyLine(line, trusted, { batch: batchId, job: null, jobDigest: null, resultDigest: null }).ok)
+    return [NOT_VERIFIED];
   const why: string[] = [];
   for (const [part, word] of PARTS) {
     const recorded = line[part];

@@ -5,7 +5,7 @@ import { GRADE_JOB_VERSION, type GradeJob, type ResultLine } from "@oracle/spec"
 import type { Job } from "bullmq";
 import { describe, expect, it } from "vitest";
 import { loadSigningKey, type SigningKey, trustList } from "../attest/keys.js";
-import { attestLine } from "../attest/statement.js";
+import { attestLine, digestOf } from "../attest/statement.js";
 import { GRADER_VERSION } from "../version.js";
 import { checkAnswer, type JobReader, readJob } from "./collector.js";
 
@@ -79,10 +79,15 @@ describe("checkAnswer", () => {
     graderVersion: GRADER_VERSION,
     worker: "w:1",
   });
-  const answer = (line: ResultLine, key: SigningKey, jobId = job.jobId) => ({
+  const answer = (line: ResultLine, key: SigningKey, jobId = job.jobId, ran: GradeJob = data) => ({
     line,
     result: null,
-    attestation: attestLine(line, key, { job: jobId, batch: data.batchId }),
+    attestation: attestLine(line, key, {
+      job: jobId,
+      batch: data.batchId,
+      jobDigest: digestOf(ran),
+      resultDigest: null,
+    }),
   });
 
   it("counts a trusted worker's answer for this job, once", () => {
@@ -123,5 +128,18 @@ describe("checkAnswer", () => {
     });
     const otherTask = answer({ ...answerLine("PASS"), taskHash: "b".repeat(64) }, workerKey);
     expect(checkAnswer(otherTask, job, trusted, new Set())).toMatchObject({ ok: false, why: /task hash/ });
+  });
+
+  it("refuses an answer for the job's data changed in Redis (a longer limit), and a result changed beside its line", () => {
+    const longer = answer(answerLine("PASS"), workerKey, job.jobId, { ...data, timeoutSeconds: 86400 });
+    expect(checkAnswer(longer, job, trusted, new Set())).toMatchObject({ ok: false, why: /jobDigest/ });
+    const genuine = answer(answerLine("FAIL"), workerKey);
+    const swapped = { ...genuine, result: { verdict: "PASS" } };
+    expect(checkAnswer(swapped, job, trusted, new Set())).toMatchObject({ ok: false, why: /resultDigest/ });
+    // The same data with its keys in another order is the same job.
+    const reordered = Object.fromEntries(Object.entries(data).reverse()) as GradeJob;
+    expect(
+      checkAnswer(answer(answerLine("FAIL"), workerKey, job.jobId, reordered), job, trusted, new Set()).ok,
+    ).toBe(true);
   });
 });

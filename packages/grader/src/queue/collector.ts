@@ -9,7 +9,7 @@ import {
 } from "@oracle/spec";
 import { type Job, Queue, QueueEvents } from "bullmq";
 import type { PublicKey } from "../attest/keys.js";
-import { verifyLine } from "../attest/statement.js";
+import { digestOf, verifyLine } from "../attest/statement.js";
 import { lineFromError } from "../prediction/lines.js";
 import { QUEUE_NAME, queueConnection, redactQueueUrl } from "./connection.js";
 import { gradeJobOptions } from "./job.js";
@@ -82,14 +82,22 @@ export function checkAnswer(
   const parsed = GradeJobResultSchema.safeParse(value);
   if (!parsed.success) return { ok: false, why: "not a signed answer in this grader's format" };
   const { line, result, attestation } = parsed.data;
-  const context = { job: collected.jobId, batch: collected.data.batchId };
+  // The result's digest is taken over what Redis returned, before any parsing: what the worker signed.
+  const raw = (value as { result?: unknown }).result;
+  const context = {
+    job: collected.jobId,
+    batch: collected.data.batchId,
+    jobDigest: digestOf(collected.data),
+    resultDigest: digestOf(raw),
+  };
   const verified = verifyLine(line, trusted, context, attestation);
   if (!verified.ok) return { ok: false, why: verified.why };
   const off = unbound(line, collected.data);
   if (off.length > 0) return { ok: false, why: `the answer is about another job (${off.join(", ")} differ)` };
-  const signature = attestation.signatures.map((s) => s.sig).join(",");
-  if (seen.has(signature)) return { ok: false, why: "the same signed answer was seen before (a replay)" };
-  seen.add(signature);
+  // Keyed on the signed payload, not on the signature's text (more signatures or padding change that).
+  const payload = digestOf(attestation.payload) ?? "";
+  if (seen.has(payload)) return { ok: false, why: "the same signed answer was seen before (a replay)" };
+  seen.add(payload);
   return { ok: true, answer: { line, result } };
 }
 

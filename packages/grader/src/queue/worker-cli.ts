@@ -1,5 +1,6 @@
 import { type Command, type RunContext, runCommand } from "@oracle/cli-kit";
 import winston from "winston";
+import { loadSigningKey } from "../attest/keys.js";
 import { grade } from "../grade.js";
 import { redactQueueUrl } from "./connection.js";
 import { startWorker } from "./worker.js";
@@ -22,9 +23,14 @@ function workerLogger(): winston.Logger {
 /** Runs until the first signal, which closes the worker: exit 0. */
 async function runWorker(options: WorkerCliOptions, { signal }: RunContext): Promise<number> {
   const logger = workerLogger();
-  const worker = await startWorker({ ...options, grade, logger });
+  const signingKey = loadSigningKey();
+  const worker = await startWorker({ ...options, grade, logger, signingKey });
   logger.info(
     `worker ${worker.name}: queue ${redactQueueUrl(options.queueUrl)}, concurrency ${options.concurrency}, root ${options.root}`,
+  );
+  // An enqueuer on another host counts these answers only with this key in its trust list.
+  logger.info(
+    `signing answers with key ${signingKey.keyid.slice(0, 12)} (${signingKey.file}); enqueuers elsewhere need its public half: oracle-key > worker.pem, then --trust-key worker.pem`,
   );
   const close = () => void worker.close();
   if (signal.aborted) close();

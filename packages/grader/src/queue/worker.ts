@@ -6,7 +6,7 @@ import { type Job, WaitingError, Worker } from "bullmq";
 import type Docker from "dockerode";
 import type winston from "winston";
 import { loadSigningKey, type SigningKey } from "../attest/keys.js";
-import { attestLine } from "../attest/statement.js";
+import { attestLine, digestOf } from "../attest/statement.js";
 import { dockerodeGradeDocker } from "../docker.js";
 import { removeLeftovers } from "../leftovers.js";
 import type { GradeFn } from "../prediction/grade-prediction.js";
@@ -85,7 +85,14 @@ function jobProcessor(ctx: ProcessorContext) {
       logger.info(
         `${job.id}: ${data.task} ${data.id} ${line.verdict ?? line.outcome} ${line.reason ?? line.error}`,
       );
-      const attestation = attestLine(line, ctx.key, { job: job.id ?? null, batch: data.batchId });
+      // Bound to the job as this worker ran it (its data, so every limit and flag) and to the whole
+      // result returned beside the line (the sweep reads it).
+      const attestation = attestLine(line, ctx.key, {
+        job: job.id ?? null,
+        batch: data.batchId,
+        jobDigest: digestOf(data),
+        resultDigest: digestOf(graded.result),
+      });
       return { line, result: graded.result, attestation };
     } catch (error) {
       if (!isAbort(error) && !ctx.stop.aborted) throw error;
