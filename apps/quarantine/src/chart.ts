@@ -1,11 +1,8 @@
-import { printable } from "@oracle/cli-kit";
+import { escapeHtml } from "@oracle/cli-kit";
 import { formatDuration, runLabel } from "./summary.js";
 import type { RunRecord, SweepReport, TaskReport } from "./types.js";
 
-/** Escapes text for HTML and SVG content and for quoted attribute values. */
-export function escapeHtml(text: string): string {
-  return printable(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
+export { escapeHtml };
 
 /** How a run went, as a colour class: as expected, a task problem, a timeout, or the engine's fault. */
 export type RunTone = "ok" | "bad" | "timeout" | "infra";

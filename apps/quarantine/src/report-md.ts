@@ -1,14 +1,8 @@
-import { printable } from "@oracle/cli-kit";
+import { escapeMarkdown } from "@oracle/cli-kit";
 import { formatDuration, modeSummary } from "./summary.js";
 import type { SweepReport, TaskReport } from "./types.js";
 
-/** Escapes text for a Markdown table cell or list item: no markup, no HTML, no line breaks. */
-export function escapeMarkdown(text: string): string {
-  // printable first: a test id or message with controls, bidi or zero-width characters shows them.
-  return printable(text.replace(/[\r\n]+/g, " "), { oneLine: true })
-    .replace(/[\\`*_{}[\]()#+!|<>~]/g, (c) => `\\${c}`)
-    .replace(/&/g, "&amp;");
-}
+export { escapeMarkdown };
 
 const STATUS_TEXT: Record<TaskReport["status"], string> = {
   healthy: "healthy",

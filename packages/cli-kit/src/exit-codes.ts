@@ -15,6 +15,8 @@ export const EXIT = {
   USAGE: 2,
   /** Nothing ran, or not to the end: the engine or the host failed, or the oracle has a bug. */
   CANNOT_RUN: 3,
+  /** The gate: the batches cannot decide (infrastructure noise, too few comparable tasks); regrade. */
+  INCONCLUSIVE: 3,
 } as const;
 
 /**
@@ -28,6 +30,8 @@ const EXIT_BY_ERROR: Record<ErrorCode, typeof EXIT.USAGE | typeof EXIT.CANNOT_RU
   TASK_QUARANTINED: EXIT.USAGE,
   FILE_INVALID: EXIT.USAGE,
   KEY_INVALID: EXIT.USAGE,
+  RESULT_UNVERIFIED: EXIT.USAGE,
+  BATCHES_DIFFER: EXIT.USAGE,
   IMAGE_INVALID: EXIT.USAGE,
   LOCKFILE_OUT_OF_SYNC: EXIT.USAGE,
   IMAGE_NOT_BUILT: EXIT.USAGE,

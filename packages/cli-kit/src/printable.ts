@@ -45,3 +45,16 @@ const HIDDEN_RANGES: ReadonlyArray<readonly [number, number]> = [
 function hidden(code: number): boolean {
   return HIDDEN_RANGES.some(([low, high]) => code >= low && code <= high);
 }
+
+/** Escapes text for a Markdown table cell or list item: no markup, no HTML, no line breaks. */
+export function escapeMarkdown(text: string): string {
+  // printable first: a test id or message with controls, bidi or zero-width characters shows them.
+  return printable(text.replace(/[\r\n]+/g, " "), { oneLine: true })
+    .replace(/[\\`*_{}[\]()#+!|<>~]/g, (c) => `\\${c}`)
+    .replace(/&/g, "&amp;");
+}
+
+/** Escapes text for HTML and SVG content and for quoted attribute values. */
+export function escapeHtml(text: string): string {
+  return printable(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

@@ -1,6 +1,10 @@
 // What other packages and the end-to-end tests use; everything else is the grader's own.
 
 export { matchEntries } from "@oracle/test-set";
+export { openEnvelope, signEnvelope } from "./attest/dsse.js";
+export type { PublicKey, SigningKey } from "./attest/keys.js";
+export { defaultKeyFile, loadSigningKey, trustList } from "./attest/keys.js";
+export { canonicalJson, signedLine, type Verified, verifyLine } from "./attest/statement.js";
 export { RECORD_FILE, readExpectedRecord, taskDigest, writeExpectedRecord } from "./expected-record.js";
 export { grade } from "./grade.js";
 export type { GradeOptions } from "./grade-options.js";

@@ -20,6 +20,10 @@ export const ERROR_CODES = {
   DIFF_UNREADABLE: "The diff file cannot be read.",
   LOG_INVALID: "A file given to oracle-log is missing, unreadable or not an oracle log.",
   KEY_INVALID: "A signing or public key file is unreadable, not PEM, or not ed25519.",
+  RESULT_UNVERIFIED:
+    "A result line the gate reads is unsigned, signed by a key it does not trust, changed after signing, or signed for another batch.",
+  BATCHES_DIFFER:
+    "The gate's two batches graded a task on different inputs (task content, image digest, grader version or limit).",
   INFRA_ERROR: "The engine or the host failed during a run; not the diff's fault.",
   INTERNAL: "A bug in the oracle. Please report it with the log.",
 } as const;

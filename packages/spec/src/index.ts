@@ -36,6 +36,15 @@ export { ERROR_CODES, ErrorCodeSchema, formatError, isOracleError, OracleError }
 export type { ExpectedRecord, SealRecord } from "./expected-record.js";
 export { ExpectedRecordSchema, SealRecordSchema } from "./expected-record.js";
 export { writeJsonAtomic } from "./files.js";
+export type { GateBatch, GateDecision, GateReport, GateTask, GateTest } from "./gate.js";
+export {
+  GATE_DECISIONS,
+  GATE_PREDICATE_TYPE,
+  GATE_TASK_OUTCOMES,
+  GateDecisionSchema,
+  GateReportSchema,
+  GateTestSchema,
+} from "./gate.js";
 export type { HealthFile, HealthRecord, ValidationState } from "./health.js";
 export {
   HealthFileSchema,
@@ -77,6 +86,7 @@ export type {
   DroppedEntry,
   ExpectedResult,
   GradeResult,
+  ReasonClass,
   ReasonCode,
   SealsResult,
   SentinelResult,
@@ -90,6 +100,8 @@ export {
   ExpectedResultSchema,
   GradeResultSchema,
   MAX_EXPECTED_LISTED,
+  REASON_CLASS,
+  REASON_CLASSES,
   REASON_CODES,
   ReasonCodeSchema,
   SealsResultSchema,

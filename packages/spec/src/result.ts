@@ -33,6 +33,43 @@ export const REASON_CODES = {
 export type ReasonCode = keyof typeof REASON_CODES;
 export const ReasonCodeSchema = z.enum(Object.keys(REASON_CODES) as [ReasonCode, ...ReasonCode[]]);
 
+/**
+ * What a reason says about the diff, for whoever decides from verdicts (the gate):
+ * - `pass`: the diff fixed the task;
+ * - `fail`: the diff did not (its tests failed, it did not apply, it ran out of memory, ...);
+ * - `tamper`: the run shows the diff's code working against the oracle (a report contradicting
+ *   the runner or the sentinels, a file shadowing the runner, seal records that do not add up).
+ *   A correct fix never gets one; the gate rejects a model for any;
+ * - `infra`: the outcome may say more about the machine than about the diff (the engine failed,
+ *   or the wall clock ran out on a loaded host): the gate never lets one decide;
+ * - `task`: the task could not be run (no image, the base commit missing): not the diff's doing.
+ */
+export const REASON_CLASSES = ["pass", "fail", "tamper", "infra", "task"] as const;
+export type ReasonClass = (typeof REASON_CLASSES)[number];
+
+/** Each reason's class. A Record over every code: a new reason cannot be added without deciding. */
+export const REASON_CLASS: Record<ReasonCode, ReasonClass> = {
+  PASS: "pass",
+  TESTS_FAILED: "fail",
+  NO_TESTS_RAN: "fail",
+  EXPECTED_TEST_MISSING: "fail",
+  EXPECTED_TEST_SKIPPED: "fail",
+  DIFF_INVALID: "fail",
+  DIFF_EMPTY_AFTER_FILTER: "fail",
+  DIFF_DOES_NOT_APPLY: "fail",
+  DIFF_SHADOWS_RUNNER: "tamper",
+  CHECKOUT_FAILED: "task",
+  TIMEOUT: "infra",
+  OUT_OF_MEMORY: "fail",
+  REPORT_MISSING: "fail",
+  REPORT_INVALID: "fail",
+  REPORT_INCONSISTENT: "tamper",
+  SEAL_RECORDS_INCONSISTENT: "tamper",
+  VALUE_NOT_PLAIN_DATA: "fail",
+  IMAGE_NOT_BUILT: "task",
+  INFRA_ERROR: "infra",
+};
+
 export const TestOutcomeSchema = z.enum(["passed", "failed", "error", "skipped"]);
 export type TestOutcome = z.output<typeof TestOutcomeSchema>;
 

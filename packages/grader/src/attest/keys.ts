@@ -101,7 +101,7 @@ export function loadPublicKey(file: string): PublicKey {
     key = createPublicKey(readFileSync(file, "utf8"));
   } catch (error) {
     throw new OracleError("KEY_INVALID", `${file}: not a PEM public key (${(error as Error).message})`, {
-      hint: "print one with: pnpm oracle-key --public",
+      hint: "print one on the key's host with: pnpm oracle-key",
     });
   }
   if (key.asymmetricKeyType !== "ed25519")

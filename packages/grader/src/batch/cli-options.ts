@@ -38,7 +38,7 @@ Options:
   --concurrency N       grades running at once here (default ${availableParallelism()}, the number of cores)
   --queue URL           enqueue every prediction on the BullMQ queue at redis://HOST:PORT and collect
                         the results from oracle-worker processes instead of grading here
-  --trust-key FILE      a worker's public key (PEM; print one with oracle-key --public): its signed
+  --trust-key FILE      a worker's public key (PEM; print one with oracle-key): its signed
                         answers and results count too (repeatable; this installation's own key always does)
   --root DIR            folder holding tasks/ and images/ (default: nearest folder upwards with either)
   --timeout SECONDS     wall-clock limit per grade (default: each task's timeoutSeconds)

@@ -1,0 +1,280 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import {
+  type Command,
+  type CommandLineSpec,
+  EXIT,
+  parseCommandLine,
+  runCommand,
+  usageError,
+  write,
+} from "@oracle/cli-kit";
+import { canonicalJson, GRADER_VERSION, loadSigningKey, signEnvelope, trustList } from "@oracle/grader";
+import {
+  GATE_PREDICATE_TYPE,
+  type GateReport,
+  IN_TOTO_PAYLOAD_TYPE,
+  STATEMENT_TYPE,
+  writeJsonAtomic,
+} from "@oracle/spec";
+import { z } from "zod";
+import { decide, type GateParameters } from "./decide.js";
+import { estimateModel, type PlanInput, plan } from "./plan.js";
+import { loadBatch } from "./read-batch.js";
+import { renderHtml, renderMarkdown, renderText } from "./report.js";
+
+export const HELP = `Usage: oracle-gate --candidate BATCH_DIR --incumbent BATCH_DIR [options]
+       oracle-gate --plan [--effect 0.05] [--samples 1,5] [--incumbent BATCH_DIR] [options]
+       pnpm gate ...
+
+Decides whether a candidate model replaces the incumbent, from two graded batches (the --out
+folders of pnpm grade --batch). Every result line must verify (signed by this installation's key
+or a --trust-key, for its own batch). Results are paired by task; a task graded on other inputs
+(task content, image digest, grader, limit) on the two sides stops the gate (regrade the older
+batch). Then, in order:
+  1. veto: any candidate verdict that means tampering (REPORT_INCONSISTENT, DIFF_SHADOWS_RUNNER,
+     SEAL_RECORDS_INCONSISTENT) rejects the model, listing the tasks and diffs;
+  2. infrastructure: INFRA_ERROR or TIMEOUT on more than --max-infra of either side's samples, an
+     incomplete batch, or unknown samples that could decide (counted against the candidate and for
+     it, the decisions differ) make it inconclusive, with the regrade command;
+  3. statistics, paired by task, on tasks both sides ran and a sweep validated: one sample per task:
+     the exact McNemar test (Tango's score interval for the effect); several (predictions with
+     repeated task ids): a seeded paired bootstrap over tasks. Superiority by default: promote when
+     the candidate is better at --alpha; with --margin M, non-inferiority: promote when the
+     interval's lower end is above -M.
+Writes gate.json (signed), gate.md and gate.html to --out, and a summary on stdout.
+
+--plan prints how many tasks (and predictions) the gate needs to detect --effect at --alpha with
+--power, for each --samples count, and the power of the gate's own procedure at that size
+(simulated): from --pass-rate and --icc (the share of a sample's variance the task decides), or
+both estimated from --incumbent's batch.
+
+Options:
+  --candidate DIR       the candidate model's batch folder
+  --incumbent DIR       the incumbent's batch folder
+  --out DIR             where the reports go (default <candidate>/gate)
+  --margin M            non-inferiority with this margin (0.02: two points); default superiority
+  --alpha A             significance level, two-sided (default 0.05)
+  --max-infra R         share of INFRA_ERROR or TIMEOUT samples on either side above which the gate
+                        is inconclusive (default 0.05)
+  --resamples N         bootstrap resamples (default 10000)
+  --seed N              bootstrap seed (default 1): the same seed, the same interval
+  --allow-unvalidated   compare tasks no sweep validated on these inputs too (default: left out)
+  --trust-key FILE      a public key (PEM) whose signed results count too (repeatable)
+  --json                print gate.json on stdout instead of the summary
+  --plan                plan the size instead of deciding
+  --effect D            (plan) the difference to detect (default 0.05)
+  --power P             (plan) default 0.8
+  --samples LIST        (plan) samples per task to plan for, comma-separated (default 1,5)
+  --pass-rate P         (plan) the incumbent's pass rate (default 0.5, or --incumbent's)
+  --icc R               (plan) intra-task correlation (default 0.5, or --incumbent's)
+  --simulations N       (plan) simulated gates per row (default 400; 0 for none)
+  -h, --help            show this help
+
+Exit codes: 0 promote (--plan: printed), 1 reject, 2 bad arguments or unusable batches (unverified
+results RESULT_UNVERIFIED, batches graded on other inputs BATCHES_DIFFER), 3 inconclusive (or the
+gate could not run).`;
+
+const fraction = (name: string, min: number, max: number) =>
+  z
+    .string()
+    .regex(/^(\d+(\.\d*)?|\.\d+)$/, `${name} must be a number`)
+    .transform(Number)
+    .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+
+const LINE = {
+  command: "oracle-gate",
+  flags: {
+    candidate: { type: "string" },
+    incumbent: { type: "string" },
+    out: { type: "string" },
+    margin: { type: "string" },
+    alpha: { type: "string" },
+    "max-infra": { type: "string" },
+    resamples: { type: "string" },
+    seed: { type: "string" },
+    "allow-unvalidated": { type: "boolean" },
+    "trust-key": { type: "string", multiple: true },
+    json: { type: "boolean" },
+    plan: { type: "boolean" },
+    effect: { type: "string" },
+    power: { type: "string" },
+    samples: { type: "string" },
+    "pass-rate": { type: "string" },
+    icc: { type: "string" },
+    simulations: { type: "string" },
+  },
+  schema: z.strictObject({
+    candidate: z.string().min(1).optional(),
+    incumbent: z.string().min(1).optional(),
+    out: z.string().min(1).optional(),
+    margin: fraction("--margin", 0, 1).optional(),
+    alpha: fraction("--alpha", 1e-6, 0.5).default(0.05),
+    maxInfra: fraction("--max-infra", 0, 1).default(0.05),
+    resamples: z
+      .string()
+      .regex(/^\d+$/, "must be a whole number")
+      .transform(Number)
+      .pipe(z.number().int().min(100).max(1_000_000))
+      .default(10_000),
+    seed: z
+      .string()
+      .regex(/^\d+$/, "must be a whole number")
+      .transform(Number)
+      .pipe(
+        z
+          .number()
+          .int()
+          .max(2 ** 32 - 1),
+      )
+      .default(1),
+    allowUnvalidated: z.boolean().default(false),
+    trustKey: z.array(z.string().min(1)).default([]),
+    json: z.boolean().default(false),
+    plan: z.boolean().default(false),
+    effect: fraction("--effect", 0, 1).default(0.05),
+    power: fraction("--power", 0.5, 0.999).default(0.8),
+    samples: z
+      .string()
+      .regex(/^\d+(,\d+)*$/, "must be whole numbers separated by commas: 1,5")
+      .transform((s) => s.split(",").map(Number))
+      .pipe(z.array(z.number().int().min(1).max(1000)))
+      .default([1, 5]),
+    passRate: fraction("--pass-rate", 0.001, 0.999).optional(),
+    icc: fraction("--icc", 0, 0.99).optional(),
+    simulations: z
+      .string()
+      .regex(/^\d+$/, "must be a whole number")
+      .transform(Number)
+      .pipe(z.number().int().max(100_000))
+      .default(400),
+  }),
+} satisfies CommandLineSpec<z.ZodType>;
+
+type Options = z.output<(typeof LINE)["schema"]> & { cwd: string };
+
+export function parseArgs(argv: readonly string[], cwd: string): Options {
+  const o = parseCommandLine(LINE, argv) as z.output<(typeof LINE)["schema"]>;
+  if (!o.plan && (!o.candidate || !o.incumbent))
+    throw usageError("oracle-gate", "name both batches: --candidate DIR --incumbent DIR (or --plan)");
+  return { ...o, cwd };
+}
+
+/** The decision as a signed statement: subject both results files, predicate the report. */
+function sign(report: GateReport): GateReport {
+  const key = loadSigningKey();
+  const statement = {
+    _type: STATEMENT_TYPE,
+    subject: [
+      { name: "candidate results.jsonl", digest: { sha256: report.candidate.resultsSha256 } },
+      { name: "incumbent results.jsonl", digest: { sha256: report.incumbent.resultsSha256 } },
+    ],
+    predicateType: GATE_PREDICATE_TYPE,
+    predicate: JSON.parse(canonicalJson(report)) as unknown,
+  };
+  return {
+    ...report,
+    attestation: signEnvelope(IN_TOTO_PAYLOAD_TYPE, Buffer.from(JSON.stringify(statement)), key),
+  };
+}
+
+const EXIT_BY_DECISION = { promote: EXIT.OK, reject: EXIT.FAIL, inconclusive: EXIT.INCONCLUSIVE } as const;
+
+async function runPlan(o: Options): Promise<number> {
+  let passRate = o.passRate ?? 0.5;
+  let icc = o.icc ?? 0.5;
+  let source = "assumed";
+  if (o.incumbent) {
+    const batch = await loadBatch(
+      resolve(o.cwd, o.incumbent),
+      trustList(
+        loadSigningKey(),
+        o.trustKey.map((f) => resolve(o.cwd, f)),
+      ),
+    );
+    const byTask = new Map<string, { passes: number; samples: number }>();
+    for (const line of batch.lines) {
+      if (line.outcome !== "graded" || line.reason === null) continue;
+      const t = byTask.get(line.task) ?? { passes: 0, samples: 0 };
+      t.samples += 1;
+      if (line.reason === "PASS") t.passes += 1;
+      byTask.set(line.task, t);
+    }
+    const m = estimateModel([...byTask.values()]);
+    passRate = o.passRate ?? m.passRate;
+    icc = o.icc ?? m.icc ?? icc;
+    source = `from ${batch.ref.dir} (${byTask.size} tasks${m.icc === null ? "; one sample per task: icc assumed" : ""})`;
+  }
+  const input: PlanInput = {
+    effect: o.effect,
+    alpha: o.alpha,
+    power: o.power,
+    samples: o.samples,
+    passRate,
+    icc,
+    mode: o.margin === undefined ? "superiority" : "non-inferiority",
+    margin: o.margin ?? 0,
+    simulations: o.simulations,
+    seed: o.seed,
+  };
+  const rows = plan(input);
+  if (o.json) {
+    await write(process.stdout, `${JSON.stringify({ input, source, rows }, null, 2)}\n`);
+    return EXIT.OK;
+  }
+  const what =
+    input.mode === "superiority"
+      ? `a ${(100 * input.effect).toFixed(1)}-point gain`
+      : `non-inferiority within ${(100 * input.margin).toFixed(1)} points at a true difference of ${(100 * input.effect).toFixed(1)}`;
+  const lines = [
+    `plan: to show ${what} at alpha ${input.alpha} with power ${input.power}; incumbent pass rate ${input.passRate.toFixed(3)}, icc ${input.icc.toFixed(2)} (${source})`,
+    ...rows.map(
+      (r) =>
+        `  ${r.samples} sample(s) per task: ${r.tasks} tasks, ${r.predictions} predictions per model (${r.test}${r.simulatedPower === null ? "" : `; simulated power ${r.simulatedPower.toFixed(2)} over ${input.simulations} gates`})`,
+    ),
+    "  model: each task's solve probability varies (Beta, mean the pass rate, intra-task correlation icc); the candidate gains the effect on average, in proportion to each task's room to improve",
+  ];
+  await write(process.stdout, `${lines.join("\n")}\n`);
+  return EXIT.OK;
+}
+
+export const gateCommand: Command<Options> = {
+  name: "oracle-gate",
+  pnpmScript: "gate",
+  help: HELP,
+  parse: (argv, at) => parseArgs(argv, at.cwd),
+  run: async (o) => {
+    if (o.plan) return runPlan(o);
+    const trusted = trustList(
+      loadSigningKey(),
+      o.trustKey.map((f) => resolve(o.cwd, f)),
+    );
+    const candidateDir = resolve(o.cwd, o.candidate!);
+    const [candidate, incumbent] = await Promise.all([
+      loadBatch(candidateDir, trusted),
+      loadBatch(resolve(o.cwd, o.incumbent!), trusted),
+    ]);
+    const parameters: GateParameters = {
+      mode: o.margin === undefined ? "superiority" : "non-inferiority",
+      margin: o.margin ?? 0,
+      alpha: o.alpha,
+      maxInfra: o.maxInfra,
+      resamples: o.resamples,
+      seed: o.seed,
+      allowUnvalidated: o.allowUnvalidated,
+    };
+    const report = sign(decide({ candidate, incumbent, parameters, graderVersion: GRADER_VERSION }));
+    const outDir = resolve(o.cwd, o.out ?? join(candidateDir, "gate"));
+    await mkdir(outDir, { recursive: true });
+    const files = [join(outDir, "gate.json"), join(outDir, "gate.md"), join(outDir, "gate.html")];
+    await writeJsonAtomic(files[0]!, report);
+    await writeFile(files[1]!, renderMarkdown(report, outDir));
+    await writeFile(files[2]!, renderHtml(report, outDir));
+    await write(process.stdout, o.json ? `${JSON.stringify(report, null, 2)}\n` : renderText(report, files));
+    return EXIT_BY_DECISION[report.decision];
+  },
+};
+
+export function main(argv: readonly string[]): Promise<number> {
+  return runCommand(gateCommand, argv);
+}

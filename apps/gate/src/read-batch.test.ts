@@ -1,0 +1,110 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { isOracleError } from "@oracle/spec";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadBatch } from "./read-batch.js";
+import { tasks, testKey, writeBatch } from "./testing/batches.js";
+
+const key = testKey();
+const trusted = new Map([[key.keyid, key]]);
+let root: string;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), "gate-read-"));
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+async function refusal(dir: string, keys = trusted): Promise<{ message: string; hint: string }> {
+  try {
+    await loadBatch(dir, keys);
+  } catch (error) {
+    expect(isOracleError(error, "RESULT_UNVERIFIED")).toBe(true);
+    return error as { message: string; hint: string };
+  }
+  throw new Error("loadBatch accepted it");
+}
+
+const rewrite = async (dir: string, edit: (lines: string[]) => string[]) => {
+  const file = join(dir, "results.jsonl");
+  const lines = (await readFile(file, "utf8")).trim().split("\n");
+  await writeFile(file, `${edit(lines).join("\n")}\n`);
+};
+
+describe("loadBatch", () => {
+  it("reads a signed, complete batch", async () => {
+    const b = await writeBatch(root, "ok", tasks("t", 3, "PASS"), key);
+    const loaded = await loadBatch(b.dir, trusted);
+    expect(loaded.lines.map((l) => l.id)).toEqual(b.lines.map((l) => l.id));
+    expect(loaded.ref).toMatchObject({
+      completeness: "complete",
+      missing: [],
+      lines: 3,
+      signedBy: [key.keyid],
+    });
+    expect(loaded.ref.resultsSha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("refuses a verdict edited after signing", async () => {
+    const b = await writeBatch(root, "edited", tasks("t", 2, "TESTS_FAILED"), key);
+    await rewrite(b.dir, (lines) =>
+      lines.map((l, i) =>
+        i === 0
+          ? l.replace('"verdict":"FAIL","reason":"TESTS_FAILED"', '"verdict":"PASS","reason":"PASS"')
+          : l,
+      ),
+    );
+    expect((await refusal(b.dir)).message).toMatch(
+      /results.jsonl:1 .*the statement does not match: .*verdict/,
+    );
+  });
+
+  it("refuses a line copied from another batch (signed for that batch)", async () => {
+    const other = await writeBatch(root, "other", [{ task: "t0", reason: "PASS", id: "copied" }], key);
+    const b = await writeBatch(root, "target", tasks("t", 2, "TESTS_FAILED"), key);
+    await rewrite(b.dir, (lines) => [...lines, JSON.stringify(other.lines[0])]);
+    expect((await refusal(b.dir)).message).toContain("batch (signed");
+  });
+
+  it("refuses lines signed by a key it does not trust, and names --trust-key", async () => {
+    const stranger = testKey();
+    const b = await writeBatch(root, "stranger", tasks("t", 1, "PASS"), stranger);
+    const refused = await refusal(b.dir);
+    expect(refused.message).toContain("signed by a key not in the trust list");
+    expect(refused.hint).toContain("--trust-key FILE");
+    expect((await loadBatch(b.dir, new Map([[stranger.keyid, stranger]]))).lines).toHaveLength(1);
+  });
+
+  it("refuses an unsigned line and an id given twice", async () => {
+    const b = await writeBatch(root, "unsigned", tasks("t", 2, "PASS"), key);
+    await rewrite(b.dir, (lines) => {
+      const { attestation: _, ...bare } = JSON.parse(lines[0]!) as Record<string, unknown>;
+      return [JSON.stringify(bare), lines[1]!, lines[1]!];
+    });
+    const { message } = await refusal(b.dir);
+    expect(message).toContain("not signed");
+    expect(message).toContain("already has line 2");
+  });
+
+  it("a deleted line makes the batch incomplete, naming the prediction", async () => {
+    const b = await writeBatch(root, "deleted", tasks("t", 3, "TESTS_FAILED"), key);
+    await rewrite(b.dir, (lines) => lines.slice(1));
+    const loaded = await loadBatch(b.dir, trusted);
+    expect(loaded.ref).toMatchObject({ completeness: "incomplete", missing: [b.lines[0]!.id] });
+  });
+
+  it("without its predictions file, completeness is unchecked", async () => {
+    const b = await writeBatch(root, "gone", tasks("t", 1, "PASS"), key);
+    await rm(b.predictions);
+    expect((await loadBatch(b.dir, trusted)).ref.completeness).toBe("unchecked");
+  });
+
+  it("a folder that is not a batch: FILE_INVALID with a hint", async () => {
+    await expect(loadBatch(join(root, "nothing"), trusted)).rejects.toMatchObject({
+      code: "FILE_INVALID",
+      hint: expect.stringContaining("pnpm grade --batch"),
+    });
+  });
+});
