@@ -125,6 +125,9 @@ describe("oracle-gate on real batches", () => {
     });
     expect(report.test!.pValue).toBeCloseTo(0.03125, 10);
     expect(report.attestation?.signatures).toHaveLength(1);
+    const verified = await run(GATE, ["--verify", join(goldDir, "gate", "gate.json")]);
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(verified.stdout).toMatch(/^ok .*gate\.json: promote \(candidate results [0-9a-f]{12}/);
     const md = await readFile(join(goldDir, "gate", "gate.md"), "utf8");
     expect(md).toContain("# Gate: PROMOTE");
     const html = await readFile(join(goldDir, "gate", "gate.html"), "utf8");

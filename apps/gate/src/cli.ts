@@ -9,22 +9,18 @@ import {
   usageError,
   write,
 } from "@oracle/cli-kit";
-import { canonicalJson, GRADER_VERSION, loadSigningKey, signEnvelope, trustList } from "@oracle/grader";
-import {
-  GATE_PREDICATE_TYPE,
-  type GateReport,
-  IN_TOTO_PAYLOAD_TYPE,
-  STATEMENT_TYPE,
-  writeJsonAtomic,
-} from "@oracle/spec";
+import { GRADER_VERSION, loadSigningKey, trustList } from "@oracle/grader";
+import { GateReportSchema, OracleError, readJsonFile, writeJsonAtomic } from "@oracle/spec";
 import { z } from "zod";
 import { decide, type GateParameters } from "./decide.js";
 import { estimateModel, type PlanInput, plan } from "./plan.js";
 import { loadBatch } from "./read-batch.js";
 import { renderHtml, renderMarkdown, renderText } from "./report.js";
+import { signDecision, verifyDecision } from "./signed.js";
 
 export const HELP = `Usage: oracle-gate --candidate BATCH_DIR --incumbent BATCH_DIR [options]
        oracle-gate --plan [--effect 0.05] [--samples 1,5] [--incumbent BATCH_DIR] [options]
+       oracle-gate --verify gate.json [--trust-key FILE]
        pnpm gate ...
 
 Decides whether a candidate model replaces the incumbent, from two graded batches (the --out
@@ -35,7 +31,7 @@ batch). Then, in order:
   1. veto: any candidate verdict that means tampering (REPORT_INCONSISTENT, DIFF_SHADOWS_RUNNER,
      SEAL_RECORDS_INCONSISTENT) rejects the model, listing the tasks and diffs;
   2. infrastructure: INFRA_ERROR or TIMEOUT on more than --max-infra of either side's samples, an
-     incomplete batch, or unknown samples that could decide (counted against the candidate and for
+     incomplete batch, a task the incumbent has and the candidate lacks, or unknown samples that could decide (counted against the candidate and for
      it, the decisions differ) make it inconclusive, with the regrade command;
   3. statistics, paired by task, on tasks both sides ran and a sweep validated: one sample per task:
      the exact McNemar test (Tango's score interval for the effect); several (predictions with
@@ -60,9 +56,13 @@ Options:
   --resamples N         bootstrap resamples (default 10000)
   --seed N              bootstrap seed (default 1): the same seed, the same interval
   --allow-unvalidated   compare tasks no sweep validated on these inputs too (default: left out)
+  --allow-missing       leave out tasks the incumbent has a result for and the candidate has none
+                        (no line, or no comparable run); default: inconclusive, so that dropping
+                        the tasks a model fails cannot raise its rate
   --trust-key FILE      a public key (PEM) whose signed results count too (repeatable)
   --json                print gate.json on stdout instead of the summary
   --plan                plan the size instead of deciding
+  --verify FILE         check a gate.json's signature and that it says what was signed (exit 0/1)
   --effect D            (plan) the difference to detect (default 0.05)
   --power P             (plan) default 0.8
   --samples LIST        (plan) samples per task to plan for, comma-separated (default 1,5)
@@ -94,9 +94,11 @@ const LINE = {
     resamples: { type: "string" },
     seed: { type: "string" },
     "allow-unvalidated": { type: "boolean" },
+    "allow-missing": { type: "boolean" },
     "trust-key": { type: "string", multiple: true },
     json: { type: "boolean" },
     plan: { type: "boolean" },
+    verify: { type: "string" },
     effect: { type: "string" },
     power: { type: "string" },
     samples: { type: "string" },
@@ -129,9 +131,11 @@ const LINE = {
       )
       .default(1),
     allowUnvalidated: z.boolean().default(false),
+    allowMissing: z.boolean().default(false),
     trustKey: z.array(z.string().min(1)).default([]),
     json: z.boolean().default(false),
     plan: z.boolean().default(false),
+    verify: z.string().min(1).optional(),
     effect: fraction("--effect", 0, 1).default(0.05),
     power: fraction("--power", 0.5, 0.999).default(0.8),
     samples: z
@@ -155,27 +159,9 @@ type Options = z.output<(typeof LINE)["schema"]> & { cwd: string };
 
 export function parseArgs(argv: readonly string[], cwd: string): Options {
   const o = parseCommandLine(LINE, argv) as z.output<(typeof LINE)["schema"]>;
-  if (!o.plan && (!o.candidate || !o.incumbent))
+  if (!o.plan && !o.verify && (!o.candidate || !o.incumbent))
     throw usageError("oracle-gate", "name both batches: --candidate DIR --incumbent DIR (or --plan)");
   return { ...o, cwd };
-}
-
-/** The decision as a signed statement: subject both results files, predicate the report. */
-function sign(report: GateReport): GateReport {
-  const key = loadSigningKey();
-  const statement = {
-    _type: STATEMENT_TYPE,
-    subject: [
-      { name: "candidate results.jsonl", digest: { sha256: report.candidate.resultsSha256 } },
-      { name: "incumbent results.jsonl", digest: { sha256: report.incumbent.resultsSha256 } },
-    ],
-    predicateType: GATE_PREDICATE_TYPE,
-    predicate: JSON.parse(canonicalJson(report)) as unknown,
-  };
-  return {
-    ...report,
-    attestation: signEnvelope(IN_TOTO_PAYLOAD_TYPE, Buffer.from(JSON.stringify(statement)), key),
-  };
 }
 
 const EXIT_BY_DECISION = { promote: EXIT.OK, reject: EXIT.FAIL, inconclusive: EXIT.INCONCLUSIVE } as const;
@@ -238,6 +224,31 @@ async function runPlan(o: Options): Promise<number> {
   return EXIT.OK;
 }
 
+async function runVerify(o: Options, file: string): Promise<number> {
+  const path = resolve(o.cwd, file);
+  let report: ReturnType<typeof GateReportSchema.parse>;
+  try {
+    report = await readJsonFile(GateReportSchema, path);
+  } catch (error) {
+    throw new OracleError("FILE_INVALID", `${path}: not a gate report (${(error as Error).message})`);
+  }
+  const verified = verifyDecision(
+    report,
+    trustList(
+      loadSigningKey(),
+      o.trustKey.map((f) => resolve(o.cwd, f)),
+    ),
+  );
+  const what = `${report.decision} (candidate results ${report.candidate.resultsSha256.slice(0, 12)}, incumbent ${report.incumbent.resultsSha256.slice(0, 12)}, decided ${report.decidedAt})`;
+  await write(
+    process.stdout,
+    verified.ok
+      ? `ok ${path}: ${what}; signed by ${verified.keyid.slice(0, 12)}\n`
+      : `UNVERIFIED ${path}: ${verified.why}\n`,
+  );
+  return verified.ok ? EXIT.OK : EXIT.FAIL;
+}
+
 export const gateCommand: Command<Options> = {
   name: "oracle-gate",
   pnpmScript: "gate",
@@ -245,6 +256,7 @@ export const gateCommand: Command<Options> = {
   parse: (argv, at) => parseArgs(argv, at.cwd),
   run: async (o) => {
     if (o.plan) return runPlan(o);
+    if (o.verify) return runVerify(o, o.verify);
     const trusted = trustList(
       loadSigningKey(),
       o.trustKey.map((f) => resolve(o.cwd, f)),
@@ -262,8 +274,12 @@ export const gateCommand: Command<Options> = {
       resamples: o.resamples,
       seed: o.seed,
       allowUnvalidated: o.allowUnvalidated,
+      allowMissing: o.allowMissing,
     };
-    const report = sign(decide({ candidate, incumbent, parameters, graderVersion: GRADER_VERSION }));
+    const report = signDecision(
+      decide({ candidate, incumbent, parameters, graderVersion: GRADER_VERSION }),
+      loadSigningKey(),
+    );
     const outDir = resolve(o.cwd, o.out ?? join(candidateDir, "gate"));
     await mkdir(outDir, { recursive: true });
     const files = [join(outDir, "gate.json"), join(outDir, "gate.md"), join(outDir, "gate.html")];

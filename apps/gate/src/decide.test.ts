@@ -12,6 +12,7 @@ const P: GateParameters = {
   resamples: 2_000,
   seed: 1,
   allowUnvalidated: false,
+  allowMissing: false,
 };
 const gate = (c: Sample[], i: Sample[], p: Partial<GateParameters> = {}) =>
   decide({
@@ -93,12 +94,39 @@ describe("one sample per task: exact McNemar", () => {
 
 describe("tasks left out", () => {
   it("every task quarantined: inconclusive, each listed", () => {
-    const q = tasks("t", 3, "PASS").map((s) => ({ ...s, reason: "TASK_QUARANTINED" as const }));
-    const r = gate(q, tasks("t", 3, "PASS"));
+    const q = tasks("t", 3, "TASK_QUARANTINED");
+    const r = gate(q, q);
     expect(r.decision).toBe("inconclusive");
     expect(r.why).toMatch(/no task can be compared/);
     expect(r.excluded.map((e) => e.task)).toEqual(["t0", "t1", "t2"]);
-    expect(r.excluded[0]!.why).toContain("candidate: quarantined");
+    expect(r.excluded[0]!.why).toBe("candidate: quarantined; incumbent: quarantined");
+  });
+
+  it("a task the incumbent was graded on and the candidate lacks: inconclusive unless --allow-missing", () => {
+    const r = gate(tasks("t", 8, "PASS"), [
+      ...tasks("t", 8, "TESTS_FAILED"),
+      { task: "hard", reason: "PASS" },
+    ]);
+    expect(r.decision).toBe("inconclusive");
+    expect(r.why).toContain(
+      "the candidate has no comparable result for 1 task(s) the incumbent was graded on (hard)",
+    );
+    const allowed = gate(
+      tasks("t", 8, "PASS"),
+      [...tasks("t", 8, "TESTS_FAILED"), { task: "hard", reason: "PASS" }],
+      {
+        allowMissing: true,
+      },
+    );
+    expect(allowed.decision).toBe("promote");
+    expect(allowed.warnings.join()).toContain("--allow-missing: 1 task(s)");
+  });
+
+  it("a task quarantined on the candidate's side only (the incumbent graded it) counts as lacking", () => {
+    const c = [...tasks("t", 8, "PASS"), { task: "hard", reason: "TASK_QUARANTINED" as const }];
+    const r = gate(c, [...tasks("t", 8, "TESTS_FAILED"), { task: "hard", reason: "PASS" }]);
+    expect(r.decision).toBe("inconclusive");
+    expect(r.excluded).toEqual([{ task: "hard", why: "candidate: quarantined" }]);
   });
 
   it("tasks no sweep validated are left out unless --allow-unvalidated", () => {

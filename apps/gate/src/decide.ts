@@ -24,6 +24,8 @@ export interface GateParameters {
   resamples: number;
   seed: number;
   allowUnvalidated: boolean;
+  /** Leave out tasks the incumbent has a comparable result for and the candidate does not (default: inconclusive). */
+  allowMissing: boolean;
 }
 
 /** The bootstrap's percentile interval is too optimistic on fewer tasks than this. */
@@ -204,19 +206,26 @@ export function decide(input: GateInput): GateReport {
   const warnings: string[] = [];
   const next: string[] = [];
 
-  // Tasks left out: a line of either side without a comparable run.
+  // Tasks left out: a line of either side without a comparable run. A task the incumbent has a
+  // comparable result for and the candidate has none (no line, or a line of no run, quarantined,
+  // not validated) is one the candidate's side could have dropped: it stops the gate unless
+  // --allow-missing (else leaving out the tasks a model fails would raise its rate).
   const excluded: GateReport["excluded"] = [];
   const compared: string[] = [];
   const unpaired = { candidate: [] as string[], incumbent: [] as string[] };
+  const lacking: string[] = [];
   const allTasks = [...new Set([...byC.keys(), ...byI.keys()])].sort();
   for (const task of allTasks) {
     const c = byC.get(task) ?? [];
     const i = byI.get(task) ?? [];
-    const why = [
-      ...c.map((l) => whyLeftOut(l, p.allowUnvalidated)).map((w) => w && `candidate: ${w}`),
-      ...i.map((l) => whyLeftOut(l, p.allowUnvalidated)).map((w) => w && `incumbent: ${w}`),
-    ].filter((w): w is string => w !== null);
-    if (why.length > 0) excluded.push({ task, why: [...new Set(why)].join("; ") });
+    const reasons = (lines: ResultLine[], side: string) =>
+      [...new Set(lines.map((l) => whyLeftOut(l, p.allowUnvalidated)).filter((w) => w !== null))].map(
+        (w) => `${side}: ${w}`,
+      );
+    const cWhy = reasons(c, "candidate");
+    const iWhy = reasons(i, "incumbent");
+    if (i.length > 0 && iWhy.length === 0 && (c.length === 0 || cWhy.length > 0)) lacking.push(task);
+    if (cWhy.length + iWhy.length > 0) excluded.push({ task, why: [...cWhy, ...iWhy].join("; ") });
     else if (c.length === 0) unpaired.incumbent.push(task);
     else if (i.length === 0) unpaired.candidate.push(task);
     else compared.push(task);
@@ -247,9 +256,13 @@ export function decide(input: GateInput): GateReport {
         `the ${name}'s predictions file (${batch.predictionsFile}) is gone or changed: the gate cannot check that every prediction has a result`,
       );
   }
-  if (unpaired.candidate.length + unpaired.incumbent.length > 0)
+  if (unpaired.candidate.length > 0)
     warnings.push(
-      `${unpaired.candidate.length + unpaired.incumbent.length} task(s) graded on one side only are left out of the test`,
+      `${unpaired.candidate.length} task(s) graded for the candidate only are left out of the test`,
+    );
+  if (lacking.length > 0 && p.allowMissing)
+    warnings.push(
+      `--allow-missing: ${lacking.length} task(s) the incumbent was graded on have no comparable candidate result and are left out`,
     );
 
   // 1. The veto: any candidate verdict that means tampering.
@@ -312,6 +325,19 @@ export function decide(input: GateInput): GateReport {
         next,
       };
     }
+  }
+
+  if (lacking.length > 0 && !p.allowMissing) {
+    next.push(
+      `pnpm grade --batch ${candidate.ref.predictionsFile} --out ${candidate.ref.dir}  (with predictions for ${lacking.slice(0, 5).join(", ")}${lacking.length > 5 ? ", …" : ""})`,
+    );
+    return {
+      ...base,
+      decision: "inconclusive",
+      why: `the candidate has no comparable result for ${lacking.length} task(s) the incumbent was graded on (${lacking.slice(0, 5).join(", ")}${lacking.length > 5 ? ", …" : ""}): grade them, or pass --allow-missing to leave them out`,
+      test: null,
+      next,
+    };
   }
 
   const noisy = (["candidate", "incumbent"] as const).filter((s) => infra[s].rate > p.maxInfra);

@@ -108,3 +108,40 @@ describe("loadBatch", () => {
     });
   });
 });
+
+describe("the signed decision", () => {
+  it("verifies as signed, and not once a field is changed or with another key", async () => {
+    const { decide } = await import("./decide.js");
+    const { signDecision, verifyDecision } = await import("./signed.js");
+    const { batch } = await import("./testing/batches.js");
+    const report = decide({
+      candidate: batch(tasks("t", 8, "PASS"), key),
+      incumbent: batch(tasks("t", 8, "TESTS_FAILED"), key),
+      parameters: {
+        mode: "superiority",
+        margin: 0,
+        alpha: 0.05,
+        maxInfra: 0.05,
+        resamples: 1000,
+        seed: 1,
+        allowUnvalidated: false,
+        allowMissing: false,
+      },
+      graderVersion: "test",
+    });
+    const signed = signDecision(report, key);
+    expect(verifyDecision(JSON.parse(JSON.stringify(signed)), trusted)).toEqual({
+      ok: true,
+      keyid: key.keyid,
+    });
+    expect(verifyDecision({ ...signed, decision: "reject" }, trusted)).toMatchObject({
+      ok: false,
+      why: /changed after signing/,
+    });
+    expect(verifyDecision({ ...signed, parameters: { ...signed.parameters, alpha: 0.5 } }, trusted).ok).toBe(
+      false,
+    );
+    expect(verifyDecision(signed, new Map([[testKey().keyid, testKey()]])).ok).toBe(false);
+    expect(verifyDecision(report, trusted)).toEqual({ ok: false, why: "not signed" });
+  });
+});

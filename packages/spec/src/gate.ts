@@ -112,6 +112,7 @@ export const GateReportSchema = z.strictObject({
     resamples: z.number().int().positive(),
     seed: z.number().int(),
     allowUnvalidated: z.boolean(),
+    allowMissing: z.boolean(),
   }),
   candidate: GateBatchSchema,
   incumbent: GateBatchSchema,
