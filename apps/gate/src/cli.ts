@@ -1,4 +1,5 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import {
   type Command,
@@ -10,7 +11,14 @@ import {
   write,
 } from "@oracle/cli-kit";
 import { GRADER_VERSION, loadSigningKey, trustList } from "@oracle/grader";
-import { GateReportSchema, OracleError, readJsonFile, writeJsonAtomic } from "@oracle/spec";
+import {
+  type GateBatch,
+  GateReportSchema,
+  OracleError,
+  REASON_CLASS,
+  readJsonFile,
+  writeJsonAtomic,
+} from "@oracle/spec";
 import { z } from "zod";
 import { decide, type GateParameters } from "./decide.js";
 import { estimateModel, type PlanInput, plan } from "./plan.js";
@@ -59,6 +67,9 @@ Options:
   --allow-missing       leave out tasks the incumbent has a result for and the candidate has none
                         (no line, or no comparable run); default: inconclusive, so that dropping
                         the tasks a model fails cannot raise its rate
+  --expect-predictions FILE
+                        the candidate batch must have graded exactly this predictions file (its
+                        signed manifest names the file's SHA-256): ties the batch to the model's output
   --trust-key FILE      a public key (PEM) whose signed results count too (repeatable)
   --json                print gate.json on stdout instead of the summary
   --plan                plan the size instead of deciding
@@ -95,6 +106,7 @@ const LINE = {
     seed: { type: "string" },
     "allow-unvalidated": { type: "boolean" },
     "allow-missing": { type: "boolean" },
+    "expect-predictions": { type: "string" },
     "trust-key": { type: "string", multiple: true },
     json: { type: "boolean" },
     plan: { type: "boolean" },
@@ -132,6 +144,7 @@ const LINE = {
       .default(1),
     allowUnvalidated: z.boolean().default(false),
     allowMissing: z.boolean().default(false),
+    expectPredictions: z.string().min(1).optional(),
     trustKey: z.array(z.string().min(1)).default([]),
     json: z.boolean().default(false),
     plan: z.boolean().default(false),
@@ -180,10 +193,12 @@ async function runPlan(o: Options): Promise<number> {
     );
     const byTask = new Map<string, { passes: number; samples: number }>();
     for (const line of batch.lines) {
-      if (line.outcome !== "graded" || line.reason === null) continue;
+      // Only what says something about the model: a pass, or a fail (tampering counts as one).
+      const kind = line.outcome === "graded" && line.reason !== null ? REASON_CLASS[line.reason] : null;
+      if (kind !== "pass" && kind !== "fail" && kind !== "tamper") continue;
       const t = byTask.get(line.task) ?? { passes: 0, samples: 0 };
       t.samples += 1;
-      if (line.reason === "PASS") t.passes += 1;
+      if (kind === "pass") t.passes += 1;
       byTask.set(line.task, t);
     }
     const m = estimateModel([...byTask.values()]);
@@ -222,6 +237,26 @@ async function runPlan(o: Options): Promise<number> {
   ];
   await write(process.stdout, `${lines.join("\n")}\n`);
   return EXIT.OK;
+}
+
+/** Refuses a candidate batch that did not grade exactly `file` (by its signed manifest). */
+async function checkPredictions(batch: GateBatch, file: string): Promise<void> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file);
+  } catch (error) {
+    throw new OracleError(
+      "FILE_INVALID",
+      `${file}: cannot read it (${(error as NodeJS.ErrnoException).code})`,
+    );
+  }
+  const sha = createHash("sha256").update(bytes).digest("hex");
+  if (!batch.manifest || batch.predictionsSha256 !== sha)
+    throw new OracleError(
+      "RESULT_UNVERIFIED",
+      `${batch.dir} ${batch.manifest ? `graded predictions ${batch.predictionsSha256.slice(0, 12)}` : "has no signed manifest"}, not ${file} (${sha.slice(0, 12)})`,
+      { hint: `grade that file into a folder of its own: pnpm grade --batch ${file} --out DIR` },
+    );
 }
 
 async function runVerify(o: Options, file: string): Promise<number> {
@@ -266,6 +301,7 @@ export const gateCommand: Command<Options> = {
       loadBatch(candidateDir, trusted),
       loadBatch(resolve(o.cwd, o.incumbent!), trusted),
     ]);
+    if (o.expectPredictions) await checkPredictions(candidate.ref, resolve(o.cwd, o.expectPredictions));
     const parameters: GateParameters = {
       mode: o.margin === undefined ? "superiority" : "non-inferiority",
       margin: o.margin ?? 0,

@@ -252,6 +252,21 @@ describe("k samples per task: the paired bootstrap", () => {
   });
 });
 
+it("a batch that cannot be checked for deleted results is inconclusive unless --allow-missing", () => {
+  const incumbent = batch(tasks("t", 8, "TESTS_FAILED"), key);
+  incumbent.ref.completeness = "unchecked";
+  const run = (allowMissing: boolean) =>
+    decide({
+      candidate: batch(tasks("t", 8, "PASS"), key),
+      incumbent,
+      parameters: { ...P, allowMissing },
+      graderVersion: "t",
+    });
+  expect(run(false).decision).toBe("inconclusive");
+  expect(run(false).why).toContain("the incumbent batch cannot be checked for deleted results");
+  expect(run(true).decision).toBe("promote");
+});
+
 it("an incomplete batch is inconclusive: resume it", () => {
   const candidate = batch(tasks("t", 8, "PASS"), key);
   candidate.ref.completeness = "incomplete";

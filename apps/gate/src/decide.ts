@@ -12,7 +12,7 @@ import {
   type ResultLine,
 } from "@oracle/spec";
 import type { LoadedBatch } from "./read-batch.js";
-import { mcnemarExact, pairedBootstrap, tangoInterval } from "./stats.js";
+import { mcnemarExact, pairedBootstrap, signFlipTest, tangoInterval } from "./stats.js";
 
 export interface GateParameters {
   mode: "superiority" | "non-inferiority";
@@ -106,9 +106,18 @@ function checkSameInputs(
   return problems;
 }
 
+/** `word` as one shell word: as it is when plain, else single-quoted (paths come from batch.json, unsigned). */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
+
 /** The regrade command for a batch (a new folder: a resume keeps a TIMEOUT, the cache serves the rest). */
 export function regradeCommand(batch: LoadedBatch["ref"]): string {
-  return `pnpm grade --batch ${batch.predictionsFile} --out ${batch.dir}-regraded`;
+  return `pnpm grade --batch ${shellQuote(batch.predictionsFile)} --out ${shellQuote(`${batch.dir}-regraded`)}`;
+}
+
+function resumeCommand(batch: LoadedBatch["ref"]): string {
+  return `pnpm grade --batch ${shellQuote(batch.predictionsFile)} --out ${shellQuote(batch.dir)}`;
 }
 
 interface Counted {
@@ -175,15 +184,17 @@ function judge(counted: Counted, method: GateTest["method"], p: GateParameters):
     return { decision: promote ? "promote" : "reject", effect, lower: ci.lower, upper: ci.upper, pValue };
   }
   const boot = pairedBootstrap(counted.differences, { resamples: p.resamples, seed: p.seed, alpha: p.alpha });
-  const pValue = Math.min(1, 2 * Math.min(boot.atOrBelowZero, boot.atOrAboveZero));
-  return {
-    decision: boot.lower > bound ? "promote" : "reject",
-    effect,
-    lower: boot.lower,
-    upper: boot.upper,
-    pValue,
-  };
+  const pValue = signFlipTest(counted.differences, { resamples: p.resamples, seed: p.seed });
+  // Differences are sums of fractions: a mean that is 0 can be 2e-17. Bounds are cleared by more than that.
+  const promote =
+    p.mode === "superiority"
+      ? effect > EPSILON && boot.lower > EPSILON && pValue < p.alpha
+      : boot.lower > bound + EPSILON;
+  return { decision: promote ? "promote" : "reject", effect, lower: boot.lower, upper: boot.upper, pValue };
 }
+
+/** Rounding room for means of fractions. */
+const EPSILON = 1e-9;
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}`;
 
@@ -201,6 +212,14 @@ export interface GateInput {
  */
 export function decide(input: GateInput): GateReport {
   const { candidate, incumbent, parameters: p } = input;
+  if (candidate.ref.batchId === incumbent.ref.batchId)
+    throw new OracleError(
+      "USAGE",
+      `the candidate and the incumbent are the same batch (${candidate.ref.batchId}): a model cannot be gated against itself`,
+      {
+        hint: "grade the candidate's predictions into a folder of their own: pnpm grade --batch FILE --out DIR",
+      },
+    );
   const byC = groupByTask(candidate.lines);
   const byI = groupByTask(incumbent.lines);
   const warnings: string[] = [];
@@ -231,40 +250,6 @@ export function decide(input: GateInput): GateReport {
     else compared.push(task);
   }
 
-  const differ = compared.flatMap((task) => checkSameInputs(task, byC.get(task)!, byI.get(task)!));
-  if (differ.length > 0) {
-    const older = candidate.ref.createdAt < incumbent.ref.createdAt ? candidate.ref : incumbent.ref;
-    throw new OracleError(
-      "BATCHES_DIFFER",
-      `the batches graded ${differ.length === 1 ? "a task" : "tasks"} on different inputs, so their verdicts cannot be paired:\n  ${differ.slice(0, 10).join("\n  ")}${differ.length > 10 ? `\n  … and ${differ.length - 10} more` : ""}`,
-      { hint: `regrade the older batch on today's tasks, images and grader: ${regradeCommand(older)}` },
-    );
-  }
-
-  const tasks: GateTask[] = compared.map((task) => {
-    const c = sideOf(byC.get(task)!);
-    const i = sideOf(byI.get(task)!);
-    return { task, ...outcomeOf(c, i), candidate: c, incumbent: i };
-  });
-
-  for (const [name, batch] of [
-    ["candidate", candidate.ref],
-    ["incumbent", incumbent.ref],
-  ] as const) {
-    if (batch.completeness === "unchecked")
-      warnings.push(
-        `the ${name}'s predictions file (${batch.predictionsFile}) is gone or changed: the gate cannot check that every prediction has a result`,
-      );
-  }
-  if (unpaired.candidate.length > 0)
-    warnings.push(
-      `${unpaired.candidate.length} task(s) graded for the candidate only are left out of the test`,
-    );
-  if (lacking.length > 0 && p.allowMissing)
-    warnings.push(
-      `--allow-missing: ${lacking.length} task(s) the incumbent was graded on have no comparable candidate result and are left out`,
-    );
-
   // 1. The veto: any candidate verdict that means tampering.
   const veto: GateReport["veto"] = candidate.lines
     .filter((l) => classOf(l) === "tamper")
@@ -279,6 +264,45 @@ export function decide(input: GateInput): GateReport {
   const tamperedIncumbent = incumbent.lines.filter((l) => classOf(l) === "tamper").length;
   if (tamperedIncumbent > 0)
     warnings.push(`the incumbent has ${tamperedIncumbent} tampering verdict(s), counted as fails`);
+
+  const differ = compared.flatMap((task) => checkSameInputs(task, byC.get(task)!, byI.get(task)!));
+  if (differ.length > 0 && veto.length > 0) {
+    // The veto stands whatever else: the tasks graded on other inputs are only left out.
+    warnings.push(...differ.map((d) => `graded on different inputs, left out: ${d}`));
+    const differs = new Set(differ.map((d) => d.slice(0, d.indexOf(": "))));
+    compared.splice(0, compared.length, ...compared.filter((t) => !differs.has(t)));
+  } else if (differ.length > 0) {
+    const older = candidate.ref.createdAt < incumbent.ref.createdAt ? candidate.ref : incumbent.ref;
+    throw new OracleError(
+      "BATCHES_DIFFER",
+      `the batches graded ${differ.length === 1 ? "a task" : "tasks"} on different inputs, so their verdicts cannot be paired:\n  ${differ.slice(0, 10).join("\n  ")}${differ.length > 10 ? `\n  … and ${differ.length - 10} more` : ""}`,
+      {
+        hint: `regrade the older batch (by batch.json) on today's tasks, images and grader: ${regradeCommand(older)}; or the other: ${regradeCommand(older === candidate.ref ? incumbent.ref : candidate.ref)}`,
+      },
+    );
+  }
+
+  const tasks: GateTask[] = compared.map((task) => {
+    const c = sideOf(byC.get(task)!);
+    const i = sideOf(byI.get(task)!);
+    return { task, ...outcomeOf(c, i), candidate: c, incumbent: i };
+  });
+
+  const unchecked = (["candidate", "incumbent"] as const).filter(
+    (s) => input[s].ref.completeness === "unchecked",
+  );
+  for (const name of unchecked)
+    warnings.push(
+      `the ${name} batch has no signed manifest, and its predictions file (${input[name].ref.predictionsFile}) is gone or changed: the gate cannot check that no result was deleted`,
+    );
+  if (unpaired.candidate.length > 0)
+    warnings.push(
+      `${unpaired.candidate.length} task(s) graded for the candidate only are left out of the test`,
+    );
+  if (lacking.length > 0 && p.allowMissing)
+    warnings.push(
+      `--allow-missing: ${lacking.length} task(s) the incumbent was graded on have no comparable candidate result and are left out`,
+    );
 
   // 2. Infrastructure: unknown samples on the compared tasks, per side.
   const rate = (side: "candidate" | "incumbent") => {
@@ -316,7 +340,7 @@ export function decide(input: GateInput): GateReport {
     ["incumbent", incumbent.ref],
   ] as const) {
     if (batch.completeness === "incomplete") {
-      next.push(`pnpm grade --batch ${batch.predictionsFile} --out ${batch.dir}`);
+      next.push(resumeCommand(batch));
       return {
         ...base,
         decision: "inconclusive",
@@ -327,9 +351,18 @@ export function decide(input: GateInput): GateReport {
     }
   }
 
+  if (unchecked.length > 0 && !p.allowMissing)
+    return {
+      ...base,
+      decision: "inconclusive",
+      why: `the ${unchecked.join(" and ")} batch cannot be checked for deleted results (no signed manifest, no predictions file): regrade it, or pass --allow-missing`,
+      test: null,
+      next: unchecked.map((s) => regradeCommand(input[s].ref)),
+    };
+
   if (lacking.length > 0 && !p.allowMissing) {
     next.push(
-      `pnpm grade --batch ${candidate.ref.predictionsFile} --out ${candidate.ref.dir}  (with predictions for ${lacking.slice(0, 5).join(", ")}${lacking.length > 5 ? ", …" : ""})`,
+      `${resumeCommand(candidate.ref)}  # with predictions for ${lacking.slice(0, 5).join(", ")}${lacking.length > 5 ? ", …" : ""}`,
     );
     return {
       ...base,
@@ -355,6 +388,22 @@ export function decide(input: GateInput): GateReport {
   // 3. The statistics, paired by task.
   const oneSample = tasks.every((t) => t.candidate.samples.length === 1 && t.incumbent.samples.length === 1);
   const method: GateTest["method"] = oneSample ? "exact McNemar" : "paired bootstrap";
+  if (!oneSample) {
+    const spread = (side: "candidate" | "incumbent") => {
+      const counts = tasks.map((t) => t[side].samples.length);
+      return { min: Math.min(...counts), max: Math.max(...counts) };
+    };
+    const c = spread("candidate");
+    const i = spread("incumbent");
+    if (c.min !== c.max || i.min !== i.max)
+      return {
+        ...base,
+        decision: "inconclusive",
+        why: `samples per task differ (candidate ${c.min}${c.max > c.min ? ` to ${c.max}` : ""}, incumbent ${i.min}${i.max > i.min ? ` to ${i.max}` : ""}): give every task the same number of predictions on each side, so that a repeated prediction cannot change the test`,
+        test: null,
+        next,
+      };
+  }
   const observed = countTasks(tasks, "leave out");
   const minimum = method === "paired bootstrap" ? MIN_BOOTSTRAP_TASKS : 1;
   if (observed.tasks < minimum) {
@@ -394,7 +443,7 @@ export function decide(input: GateInput): GateReport {
     interval:
       method === "exact McNemar"
         ? "Tango's score interval"
-        : `percentile bootstrap, ${p.resamples} resamples, seed ${p.seed}`,
+        : `percentile bootstrap, ${p.resamples} resamples, seed ${p.seed}; p from a sign-flip test over tasks`,
     counts: {
       gains: observed.gains,
       regressions: observed.regressions,

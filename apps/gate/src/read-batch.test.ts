@@ -88,15 +88,52 @@ describe("loadBatch", () => {
     expect(message).toContain("already has line 2");
   });
 
-  it("a deleted line makes the batch incomplete, naming the prediction", async () => {
+  it("a deleted line makes the batch incomplete, naming the prediction (the signed manifest lists it)", async () => {
     const b = await writeBatch(root, "deleted", tasks("t", 3, "TESTS_FAILED"), key);
     await rewrite(b.dir, (lines) => lines.slice(1));
+    await rm(b.predictions);
     const loaded = await loadBatch(b.dir, trusted);
     expect(loaded.ref).toMatchObject({ completeness: "incomplete", missing: [b.lines[0]!.id] });
   });
 
-  it("without its predictions file, completeness is unchecked", async () => {
-    const b = await writeBatch(root, "gone", tasks("t", 1, "PASS"), key);
+  it("a manifest edited to drop the deleted prediction is refused", async () => {
+    const b = await writeBatch(root, "manifest-edited", tasks("t", 3, "TESTS_FAILED"), key);
+    await rewrite(b.dir, (lines) => lines.slice(1));
+    const file = join(b.dir, "manifest.json");
+    const manifest = JSON.parse(await readFile(file, "utf8")) as { predictions: unknown[] };
+    manifest.predictions = manifest.predictions.slice(1);
+    await writeFile(file, JSON.stringify(manifest));
+    expect((await refusal(b.dir)).message).toContain("changed after signing");
+  });
+
+  it("another batch's manifest is refused", async () => {
+    const a = await writeBatch(root, "manifest-a", tasks("t", 2, "PASS"), key);
+    const b = await writeBatch(root, "manifest-b", tasks("t", 2, "PASS"), key);
+    await writeFile(join(b.dir, "manifest.json"), await readFile(join(a.dir, "manifest.json")));
+    expect((await refusal(b.dir)).message).toMatch(/the manifest of batch .*, not /);
+  });
+
+  it("lines the manifest does not list (an earlier predictions file) are not counted", async () => {
+    const b = await writeBatch(root, "extra", tasks("t", 2, "PASS"), key);
+    const file = join(b.dir, "manifest.json");
+    // Rewritten and signed for one prediction only: the other line stays in results.jsonl.
+    const { signManifest } = await import("@oracle/grader");
+    const manifest = JSON.parse(await readFile(file, "utf8")) as Parameters<typeof signManifest>[0] & {
+      attestation?: unknown;
+    };
+    const { attestation: _, ...fields } = manifest;
+    await writeFile(
+      file,
+      JSON.stringify(signManifest({ ...fields, predictions: fields.predictions.slice(0, 1) }, key)),
+    );
+    const loaded = await loadBatch(b.dir, trusted);
+    expect(loaded.lines.map((l) => l.id)).toEqual([b.lines[0]!.id]);
+    expect(loaded.ref.completeness).toBe("complete");
+  });
+
+  it("with neither a manifest nor its predictions file, completeness is unchecked", async () => {
+    const b = await writeBatch(root, "gone", tasks("t", 1, "PASS"), key, { manifest: false });
+    expect((await loadBatch(b.dir, trusted)).ref.completeness).toBe("complete");
     await rm(b.predictions);
     expect((await loadBatch(b.dir, trusted)).ref.completeness).toBe("unchecked");
   });

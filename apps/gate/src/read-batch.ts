@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { type PublicKey, verifyLine } from "@oracle/grader";
+import { MANIFEST_FILE, type PublicKey, verifyLine, verifyManifest } from "@oracle/grader";
 import {
   BatchFileSchema,
   type GateBatch,
@@ -54,8 +54,9 @@ function predictionIds(text: string): Array<{ id: string; task: string }> | null
 /**
  * Reads a batch's output folder: batch.json and results.jsonl. Every line must be signed by a
  * trusted key for this very batch and say what its statement says (else RESULT_UNVERIFIED, with
- * every bad line); an id twice is refused the same way. The predictions file batch.json names, when
- * it is still there unchanged, says whether every prediction has a line.
+ * every bad line); an id twice is refused the same way. The batch's signed manifest (manifest.json;
+ * for an older batch, the predictions file batch.json names, when still there unchanged) says
+ * whether every prediction has a line; lines it does not list are not counted.
  */
 export async function loadBatch(dir: string, trusted: ReadonlyMap<string, PublicKey>): Promise<LoadedBatch> {
   const folder = resolve(dir);
@@ -118,18 +119,54 @@ export async function loadBatch(dir: string, trusted: ReadonlyMap<string, Public
   }
   if (lines.length === 0) throw new OracleError("FILE_INVALID", `${folder}/results.jsonl: no result lines`);
 
+  // Which predictions the batch grades: its signed manifest; for a batch written before manifests,
+  // the predictions file batch.json names, when it is still there unchanged.
   let completeness: GateBatch["completeness"] = "unchecked";
   let missing: string[] = [];
+  let counted = lines;
+  let listed: Array<{ id: string; task: string }> | null = null;
+  let predictionsSha256 = batch.predictionsSha256;
+  const manifestFile = join(folder, MANIFEST_FILE);
+  let manifestText: string | null = null;
   try {
-    const predictions = await readFile(batch.predictionsFile);
-    const ids =
-      sha256(predictions) === batch.predictionsSha256 ? predictionIds(predictions.toString("utf8")) : null;
-    if (ids !== null) {
-      missing = ids.filter((p) => !seen.has(p.id)).map((p) => p.id);
-      completeness = missing.length === 0 ? "complete" : "incomplete";
-    }
+    manifestText = await readFile(manifestFile, "utf8");
   } catch {
-    // Gone or unreadable: the report says the batch's completeness is unchecked.
+    // No manifest: an older batch, or one deleted; the predictions file is the fallback.
+  }
+  if (manifestText !== null) {
+    let value: unknown;
+    try {
+      value = JSON.parse(manifestText);
+    } catch {
+      value = null;
+    }
+    const verified = verifyManifest(value, trusted);
+    if (!verified.ok || verified.manifest.batchId !== batch.batchId)
+      throw new OracleError(
+        "RESULT_UNVERIFIED",
+        `${manifestFile}: ${verified.ok ? `the manifest of batch ${verified.manifest.batchId}, not ${batch.batchId}` : verified.why}`,
+        {
+          hint: "a manifest changed after signing cannot say which predictions the batch graded: grade the batch again into a new folder",
+        },
+      );
+    listed = verified.manifest.predictions;
+    predictionsSha256 = verified.manifest.predictionsSha256;
+  } else {
+    try {
+      const predictions = await readFile(batch.predictionsFile);
+      if (sha256(predictions) === batch.predictionsSha256)
+        listed = predictionIds(predictions.toString("utf8"));
+    } catch {
+      // Gone or unreadable: the report says the batch's completeness is unchecked.
+    }
+  }
+  if (listed !== null) {
+    const taskOf = new Map(listed.map((p) => [p.id, p.task]));
+    missing = listed.filter((p) => !seen.has(p.id)).map((p) => p.id);
+    completeness = missing.length === 0 ? "complete" : "incomplete";
+    // Lines of predictions the batch no longer grades (an earlier predictions file), or graded under
+    // another task than listed, do not count.
+    counted = lines.filter((l) => taskOf.get(l.id) === l.task);
   }
   return {
     ref: {
@@ -138,11 +175,13 @@ export async function loadBatch(dir: string, trusted: ReadonlyMap<string, Public
       createdAt: batch.createdAt,
       resultsSha256: sha256(resultsBytes),
       predictionsFile: batch.predictionsFile,
-      lines: lines.length,
+      predictionsSha256,
+      manifest: manifestText !== null,
+      lines: counted.length,
       signedBy: [...signedBy].sort(),
       completeness,
       missing,
     },
-    lines,
+    lines: counted,
   };
 }

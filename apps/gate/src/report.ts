@@ -3,7 +3,7 @@
 // messages, paths) is escaped: a results file is not trusted to be plain text.
 
 import { relative, sep } from "node:path";
-import { escapeHtml, escapeMarkdown, printable } from "@oracle/cli-kit";
+import { codeSpan, escapeHtml, escapeMarkdown, printable } from "@oracle/cli-kit";
 import { GATE_TASK_OUTCOMES, type GateReport, type GateTask } from "@oracle/spec";
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}`;
@@ -66,7 +66,7 @@ function sampleLinksMd(outDir: string, resultsFile: string, side: GateTask["cand
   return side.samples
     .map((s) => {
       const log = s.log ? ` [log](${href(outDir, s.log)})` : "";
-      return `[${escapeMarkdown(s.id)}](${href(outDir, resultsFile)}) ${s.reason ?? "-"}${log}`;
+      return `[${codeSpan(s.id)}](${href(outDir, resultsFile)}) ${s.reason ?? "-"}${log}`;
     })
     .join("<br>");
 }
@@ -79,11 +79,11 @@ export function renderMarkdown(report: GateReport, outDir: string): string {
   const lines = [
     `# Gate: ${report.decision.toUpperCase()}`,
     "",
-    escapeMarkdown(report.why),
+    codeSpan(report.why),
     "",
     "| | candidate | incumbent |",
     "|---|---|---|",
-    `| batch | ${escapeMarkdown(report.candidate.batchId)} | ${escapeMarkdown(report.incumbent.batchId)} |`,
+    `| batch | ${codeSpan(report.candidate.batchId)} | ${codeSpan(report.incumbent.batchId)} |`,
     `| results.jsonl SHA-256 | \`${report.candidate.resultsSha256.slice(0, 16)}\` | \`${report.incumbent.resultsSha256.slice(0, 16)}\` |`,
     `| lines | ${report.candidate.lines} | ${report.incumbent.lines} |`,
     `| complete | ${report.candidate.completeness} | ${report.incumbent.completeness} |`,
@@ -103,7 +103,7 @@ export function renderMarkdown(report: GateReport, outDir: string): string {
     );
     for (const v of report.veto)
       lines.push(
-        `| ${escapeMarkdown(v.id)} | ${escapeMarkdown(v.task)} | \`${v.reason}\` | \`${(v.diffSha256 ?? "-").slice(0, 12)}\` | ${v.log ? `[log](${href(outDir, v.log)})` : "-"} |`,
+        `| ${codeSpan(v.id)} | ${codeSpan(v.task)} | \`${v.reason}\` | \`${(v.diffSha256 ?? "-").slice(0, 12)}\` | ${v.log ? `[log](${href(outDir, v.log)})` : "-"} |`,
       );
   }
   const table = (title: string, tasks: GateTask[]) => {
@@ -111,7 +111,7 @@ export function renderMarkdown(report: GateReport, outDir: string): string {
     lines.push("", `## ${title}`, "", "| task | candidate | incumbent |", "|---|---|---|");
     for (const t of tasks)
       lines.push(
-        `| ${escapeMarkdown(t.task)} | ${sampleLinksMd(outDir, cRes, t.candidate)} | ${sampleLinksMd(outDir, iRes, t.incumbent)} |`,
+        `| ${codeSpan(t.task)} | ${sampleLinksMd(outDir, cRes, t.candidate)} | ${sampleLinksMd(outDir, iRes, t.incumbent)} |`,
       );
   };
   table(
@@ -130,22 +130,22 @@ export function renderMarkdown(report: GateReport, outDir: string): string {
   for (const [o, n] of outcomeCounts(report)) lines.push(`| ${o} | ${n} |`);
   if (report.excluded.length > 0) {
     lines.push("", "## Left out of the test", "");
-    for (const e of report.excluded) lines.push(`- ${escapeMarkdown(e.task)}: ${escapeMarkdown(e.why)}`);
+    for (const e of report.excluded) lines.push(`- ${codeSpan(e.task)}: ${codeSpan(e.why)}`);
   }
   const unpaired = [
     ...report.unpaired.candidate.map((t) => `${t} (candidate only)`),
     ...report.unpaired.incumbent.map((t) => `${t} (incumbent only)`),
   ];
   if (unpaired.length > 0)
-    lines.push("", "## Graded on one side only", "", ...unpaired.map((t) => `- ${escapeMarkdown(t)}`));
+    lines.push("", "## Graded on one side only", "", ...unpaired.map((t) => `- ${codeSpan(t)}`));
   if (report.warnings.length + report.next.length > 0) {
     lines.push("", "## Notes", "");
-    for (const w of report.warnings) lines.push(`- ${escapeMarkdown(w)}`);
-    for (const n of report.next) lines.push(`- next: ${escapeMarkdown(n)}`);
+    for (const w of report.warnings) lines.push(`- ${codeSpan(w)}`);
+    for (const n of report.next) lines.push(`- next: ${codeSpan(n)}`);
   }
   lines.push(
     "",
-    `Decided ${report.decidedAt} by grader ${escapeMarkdown(report.graderVersion)}${report.attestation ? `, signed by ${report.attestation.signatures[0]?.keyid.slice(0, 12)}` : ""}.`,
+    `Decided ${report.decidedAt} by grader ${codeSpan(report.graderVersion)}${report.attestation ? `, signed by ${report.attestation.signatures[0]?.keyid.slice(0, 12)}` : ""}.`,
   );
   return `${lines.join("\n")}\n`;
 }

@@ -4,7 +4,7 @@ export { optionIssues, parseCommandLine, usageError, wantsHelp } from "./command
 export { EXIT, exitCodeFor, signalExitCode } from "./exit-codes.js";
 export { findRoot, invocationCwd } from "./invocation.js";
 export { wholeNumberArg } from "./numbers.js";
-export { escapeHtml, escapeMarkdown, printable } from "./printable.js";
+export { codeSpan, escapeHtml, escapeMarkdown, printable } from "./printable.js";
 export type { Command, CommandIo, Invocation, RunContext } from "./run-command.js";
 export { runCommand, write } from "./run-command.js";
 export type { SignalTrap, TrapOptions } from "./signals.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { printable } from "./printable.js";
+import { codeSpan, printable } from "./printable.js";
 
 /** Characters a terminal acts on or a reader cannot see: none may survive printable(). */
 const UNSAFE =
@@ -45,5 +45,15 @@ describe("printable", () => {
 
   it("with oneLine, writes newlines and tabs as escapes so an id stays on its line", () => {
     expect(printable("id\nverdict: PASS\tx\r", { oneLine: true })).toBe("id\\u{a}verdict: PASS\\u{9}x\\u{a}");
+  });
+});
+
+describe("codeSpan", () => {
+  it("fences text longer than its backtick runs, escapes pipes, keeps one line", () => {
+    expect(codeSpan("https://evil.example/x")).toBe("`https://evil.example/x`");
+    expect(codeSpan("a ``b`` c")).toBe("```a ``b`` c```");
+    expect(codeSpan("`x`")).toBe("`` `x` ``");
+    expect(codeSpan("a|b\nc")).toBe("`a\\|b c`");
+    expect(codeSpan("\u001b[2Jok")).toBe("`ok`");
   });
 });

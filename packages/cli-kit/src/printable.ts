@@ -54,6 +54,19 @@ export function escapeMarkdown(text: string): string {
     .replace(/&/g, "&amp;");
 }
 
+/**
+ * Text as a Markdown code span: shown as it is, never a link, markup or HTML (GitHub autolinks URLs,
+ * `www.` names and e-mail addresses in plain text, escaped or not). One line; `|` escaped, as a
+ * table cell needs even inside a span; the fence longer than any run of backticks in the text.
+ */
+export function codeSpan(text: string): string {
+  const one = printable(text.replace(/[\r\n]+/g, " "), { oneLine: true }).replaceAll("|", "\\|");
+  const longest = Math.max(0, ...(one.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = "`".repeat(longest + 1);
+  const pad = one.startsWith("`") || one.endsWith("`") || one === "" ? " " : "";
+  return `${fence}${pad}${one}${pad}${fence}`;
+}
+
 /** Escapes text for HTML and SVG content and for quoted attribute values. */
 export function escapeHtml(text: string): string {
   return printable(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

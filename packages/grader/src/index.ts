@@ -4,6 +4,7 @@ export { matchEntries } from "@oracle/test-set";
 export { openEnvelope, signEnvelope } from "./attest/dsse.js";
 export type { PublicKey, SigningKey } from "./attest/keys.js";
 export { defaultKeyFile, loadSigningKey, trustList } from "./attest/keys.js";
+export { MANIFEST_FILE, signManifest, verifyManifest } from "./attest/manifest.js";
 export { canonicalJson, signedLine, type Verified, verifyLine } from "./attest/statement.js";
 export { RECORD_FILE, readExpectedRecord, taskDigest, writeExpectedRecord } from "./expected-record.js";
 export { grade } from "./grade.js";

@@ -46,6 +46,10 @@ export const GradePredicateSchema = z.strictObject({
   batch: z.string().nullable(),
   worker: z.string().nullable(),
   seconds: z.number(),
+  /** The line's message, log path and runs: the evidence a reader (the gate's veto) shows. */
+  message: z.string(),
+  log: z.string().nullable(),
+  attempts: z.number().int().nonnegative(),
   signedAt: z.string(),
 });
 export type GradePredicate = z.output<typeof GradePredicateSchema>;

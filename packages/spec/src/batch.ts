@@ -153,6 +153,24 @@ export const BatchFileSchema = z.strictObject({
 });
 export type BatchFile = z.output<typeof BatchFileSchema>;
 
+/** The DSSE payload type of a batch manifest (manifest.json). */
+export const BATCH_MANIFEST_PAYLOAD_TYPE = "application/vnd.oracle.batch-manifest+json";
+
+/**
+ * manifest.json in a batch's output folder: every prediction the batch grades (id and task), signed
+ * by the installation at each run. A results.jsonl line can be deleted without breaking any
+ * signature; the manifest says it is missing (the gate reads it).
+ */
+export const BatchManifestSchema = z.strictObject({
+  batchId: z.string(),
+  predictionsSha256: z.string(),
+  writtenAt: z.string(),
+  predictions: z.array(z.strictObject({ id: z.string(), task: z.string() })),
+  /** The fields above (canonical JSON, keys sorted) in a DSSE envelope. */
+  attestation: DsseEnvelopeSchema,
+});
+export type BatchManifest = z.output<typeof BatchManifestSchema>;
+
 /** Everything a verdict depends on; equal inputs give an equal verdict and testsHash. */
 export const CacheInputsSchema = z.strictObject({
   graderVersion: z.string(),

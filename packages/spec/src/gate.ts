@@ -17,6 +17,10 @@ const GateBatchSchema = z.strictObject({
   /** SHA-256 of results.jsonl as read: the decision holds for exactly these results. */
   resultsSha256: z.string(),
   predictionsFile: z.string(),
+  /** SHA-256 of the predictions file it graded: from its signed manifest, else batch.json (unsigned). */
+  predictionsSha256: z.string(),
+  /** Whether a signed manifest listed its predictions. */
+  manifest: z.boolean(),
   lines: z.number().int().nonnegative(),
   /** The keys that signed its lines (ids). */
   signedBy: z.array(z.string()),

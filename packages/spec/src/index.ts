@@ -10,6 +10,7 @@ export {
 } from "./attestation.js";
 export type {
   BatchFile,
+  BatchManifest,
   BatchSummary,
   BatchSummaryFile,
   CacheInputs,
@@ -18,7 +19,9 @@ export type {
   ResultLine,
 } from "./batch.js";
 export {
+  BATCH_MANIFEST_PAYLOAD_TYPE,
   BatchFileSchema,
+  BatchManifestSchema,
   BatchSummaryFileSchema,
   BatchSummarySchema,
   CacheInputsSchema,

@@ -5,10 +5,11 @@ import { GradeResultSchema } from "./result.js";
 
 /**
  * The version of the queue's job and answer formats. 2: answers carry the camelCase result line
- * with `reason` and `error` apart. 3: answers are signed (`attestation`). Job ids derive from it, so a resumed collector never takes an
+ * with `reason` and `error` apart. 3: answers are signed (`attestation`). 4: the statement signs the
+ * message, log and attempts too (the evidence a gate's veto shows). Job ids derive from it, so a resumed collector never takes an
  * answer of another version for its own, and a worker refuses a job of another version.
  */
-export const GRADE_JOB_VERSION = 3;
+export const GRADE_JOB_VERSION = 4;
 
 /**
  * A grade job's data. It names the task by id AND by the content hash of its folder, and the image by

@@ -3,7 +3,7 @@
 import { createHash, generateKeyPairSync, randomUUID } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type SigningKey, signedLine } from "@oracle/grader";
+import { MANIFEST_FILE, type SigningKey, signedLine, signManifest } from "@oracle/grader";
 import type { ReasonCode, ResultLine } from "@oracle/spec";
 import type { LoadedBatch } from "../read-batch.js";
 
@@ -70,6 +70,8 @@ export function batch(
       createdAt,
       resultsSha256: "0".repeat(64),
       predictionsFile: `/predictions/${batchId}.jsonl`,
+      predictionsSha256: "1".repeat(64),
+      manifest: true,
       lines: lines.length,
       signedBy: [key.keyid],
       completeness: "complete",
@@ -85,6 +87,7 @@ export async function writeBatch(
   name: string,
   samples: Sample[],
   key: SigningKey,
+  options: { manifest?: boolean } = {},
 ): Promise<{ dir: string; lines: ResultLine[]; predictions: string }> {
   const dir = join(root, name);
   await mkdir(dir, { recursive: true });
@@ -103,6 +106,18 @@ export async function writeBatch(
     }),
   );
   await writeFile(join(dir, "results.jsonl"), `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
+  if (options.manifest !== false) {
+    const manifest = signManifest(
+      {
+        batchId,
+        predictionsSha256: createHash("sha256").update(`${predictionsText}\n`).digest("hex"),
+        writtenAt: new Date().toISOString(),
+        predictions: lines.map((l) => ({ id: l.id, task: l.task })),
+      },
+      key,
+    );
+    await writeFile(join(dir, MANIFEST_FILE), JSON.stringify(manifest));
+  }
   return { dir, lines, predictions };
 }
 

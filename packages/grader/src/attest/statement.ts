@@ -69,6 +69,9 @@ export function predicateOf(line: ResultLine, context: LineContext = {}): Omit<G
     batch: context.batch ?? null,
     worker: line.worker,
     seconds: line.seconds,
+    message: line.message,
+    log: line.log,
+    attempts: line.attempts,
   };
 }
 

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { type ErrorCode, type ReasonCode, type ResultLine, ResultLineSchema } from "@oracle/spec";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadSigningKey, trustList } from "../attest/keys.js";
+import { MANIFEST_FILE, verifyManifest } from "../attest/manifest.js";
 import { signedLine } from "../attest/statement.js";
 import { lineFromError } from "../prediction/lines.js";
 import { fakeGrade, tempRootWithTasks } from "../prediction/testing.js";
@@ -388,6 +389,19 @@ describe("gradeBatch with a fake grader", () => {
       expect(grade.calls).toHaveLength(4);
       expect(again.summary).toEqual(first.summary);
       expect(JSON.parse(await readFile(join(out, "summary.json"), "utf8")).batchId).toBe(first.batchId);
+      // The signed manifest lists every prediction: a line deleted from results.jsonl shows.
+      const key = loadSigningKey();
+      const manifest = verifyManifest(
+        JSON.parse(await readFile(join(out, MANIFEST_FILE), "utf8")),
+        new Map([[key.keyid, key]]),
+      );
+      expect(manifest.ok && manifest.manifest.batchId).toBe(first.batchId);
+      expect(manifest.ok && manifest.manifest.predictions.map((p) => `${p.id}:${p.task}`)).toEqual([
+        "p1:calc-node",
+        "p2:calc-node",
+        "p3:calc-node",
+        "p4:no-such-task",
+      ]);
     } finally {
       await temp.cleanup();
     }

@@ -26,6 +26,8 @@ diff, task folder, image digest, grader and limit are the ones it was graded on;
 graded again (the start line says how many and why).
 A result recorded for the same image digest, task folder content, diff and grader version is reused
 (cached: true in its line, "cached" in the progress) unless --no-cache.
+<out>/manifest.json lists the predictions the batch grades, signed at every run: a line deleted
+from results.jsonl shows as missing (pnpm gate reads it).
 Every line is signed (its "attestation": an in-toto statement in a DSSE envelope, ed25519, with this
 installation's key, ORACLE_SIGNING_KEY or ~/.config/oracle/signing-key.pem, made on first use); a
 recorded line or cached result is reused only when its signature and claims verify, and a queue

@@ -1,6 +1,8 @@
+import { join } from "node:path";
 import { type BatchSummary, type ResultLine, type ValidationState, writeJsonAtomic } from "@oracle/spec";
 import type winston from "winston";
 import { loadSigningKey, type PublicKey, type SigningKey, trustList } from "../attest/keys.js";
+import { MANIFEST_FILE, signManifest } from "../attest/manifest.js";
 import { signedLine } from "../attest/statement.js";
 import type { BatchExecutor, BatchJob } from "../prediction/executor.js";
 import { isAbort } from "../prediction/lines.js";
@@ -73,11 +75,28 @@ export interface BatchOutcome {
  * in an older grader's format, are dropped from results.jsonl (rewritten atomically) and graded
  * again, and the reasons counted.
  */
-async function openBatch(options: GradeBatchOptions, trusted: ReadonlyMap<string, PublicKey>) {
+async function openBatch(
+  options: GradeBatchOptions,
+  trusted: ReadonlyMap<string, PublicKey>,
+  key: SigningKey,
+) {
   const predictions = await readPredictions(options.predictionsFile);
   const sha = await fileSha256(options.predictionsFile);
   const paths = batchPaths(options.outDir ?? defaultOutDir(options.root, options.predictionsFile, sha));
   const batch = await openBatchFile(paths, options.predictionsFile, sha);
+  // Every run says, signed, which predictions the batch grades: a line deleted later shows as missing.
+  await writeJsonAtomic(
+    join(paths.outDir, MANIFEST_FILE),
+    signManifest(
+      {
+        batchId: batch.batchId,
+        predictionsSha256: sha,
+        writtenAt: new Date().toISOString(),
+        predictions: predictions.map((p) => ({ id: p.id, task: p.task })),
+      },
+      key,
+    ),
+  );
   const current = await currentInputs(predictions, options);
   const previous = await readResultLines(paths.results);
   const lines = new Map<string, ResultLine>();
@@ -120,7 +139,11 @@ async function openBatch(options: GradeBatchOptions, trusted: ReadonlyMap<string
 export async function gradeBatch(options: GradeBatchOptions): Promise<BatchOutcome> {
   const key = options.signingKey ?? loadSigningKey();
   const trusted = trustList(key, options.trustKeys);
-  const { predictions, paths, batchId, lines, writer, current, stale } = await openBatch(options, trusted);
+  const { predictions, paths, batchId, lines, writer, current, stale } = await openBatch(
+    options,
+    trusted,
+    key,
+  );
   const pending = predictions.filter((p) => !lines.has(p.id));
   const cache = options.cache === false ? null : new ResultCache(options.root, trusted);
   const total = predictions.length;
