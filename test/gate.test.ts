@@ -209,8 +209,23 @@ describe("oracle-gate on real batches", () => {
     expect(g.stderr).toContain("error BATCHES_DIFFER: the batches graded a task on different inputs");
     expect(g.stderr).toContain("calc-0: taskHash");
     expect(g.stderr).toContain(
-      `hint: regrade the older batch on today's tasks, images and grader: pnpm grade --batch ${join(temp.root, "noop.jsonl")} --out ${noopDir}-regraded`,
+      `hint: regrade the older batch (by batch.json) on today's tasks, images and grader: pnpm grade --batch ${join(temp.root, "noop.jsonl")} --out ${noopDir}-regraded`,
     );
+  });
+
+  it("a deleted result leaves the batch incomplete by its signed manifest: inconclusive (exit 3)", async () => {
+    const file = join(noopDir, "results.jsonl");
+    const text = await readFile(file, "utf8");
+    await writeFile(file, `${text.trim().split("\n").slice(1).join("\n")}\n`);
+    try {
+      const g = await gate(goldDir, noopDir);
+      expect(g.code, g.stderr).toBe(3);
+      expect(g.stdout).toContain(
+        "gate: INCONCLUSIVE: the incumbent batch is incomplete: 1 prediction(s) have no result",
+      );
+    } finally {
+      await writeFile(file, text);
+    }
   });
 
   it("an edited result is refused (exit 2, RESULT_UNVERIFIED)", async () => {

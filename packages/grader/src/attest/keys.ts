@@ -39,6 +39,18 @@ export function publicKeyPem(key: PublicKey): string {
   return key.key.export({ type: "spki", format: "pem" }).toString();
 }
 
+/** KEY_INVALID unless `key` is ed25519, the only kind the oracle signs and verifies with. */
+function requireEd25519(file: string, key: KeyObject, hint: string): void {
+  if (key.asymmetricKeyType !== "ed25519")
+    throw new OracleError(
+      "KEY_INVALID",
+      `${file}: a ${key.asymmetricKeyType} key; the oracle signs with ed25519`,
+      {
+        hint,
+      },
+    );
+}
+
 function fromPem(file: string, pem: string): SigningKey {
   let privateKey: KeyObject;
   try {
@@ -48,14 +60,11 @@ function fromPem(file: string, pem: string): SigningKey {
       hint: "set ORACLE_SIGNING_KEY to the right key file (a new key makes every result signed with the old one untrusted)",
     });
   }
-  if (privateKey.asymmetricKeyType !== "ed25519")
-    throw new OracleError(
-      "KEY_INVALID",
-      `${file}: a ${privateKey.asymmetricKeyType} key; the oracle signs with ed25519`,
-      {
-        hint: "set ORACLE_SIGNING_KEY to an ed25519 key file, or to a new path (pnpm oracle-key makes it)",
-      },
-    );
+  requireEd25519(
+    file,
+    privateKey,
+    "set ORACLE_SIGNING_KEY to an ed25519 key file, or to a new path (pnpm oracle-key makes it)",
+  );
   const key = createPublicKey(privateKey);
   return { privateKey, key, keyid: keyIdOf(key), file };
 }
@@ -104,11 +113,7 @@ export function loadPublicKey(file: string): PublicKey {
       hint: "print one on the key's host with: pnpm oracle-key",
     });
   }
-  if (key.asymmetricKeyType !== "ed25519")
-    throw new OracleError(
-      "KEY_INVALID",
-      `${file}: a ${key.asymmetricKeyType} key; the oracle signs with ed25519`,
-    );
+  requireEd25519(file, key, "print an ed25519 one on the key's host with: pnpm oracle-key");
   return { key, keyid: keyIdOf(key) };
 }
 
