@@ -79,7 +79,7 @@ Options:
   --samples LIST        (plan) samples per task to plan for, comma-separated (default 1,5)
   --pass-rate P         (plan) the incumbent's pass rate (default 0.5, or --incumbent's)
   --icc R               (plan) intra-task correlation (default 0.5, or --incumbent's)
-  --simulations N       (plan) simulated gates per row (default 400; 0 for none)
+  --simulations N       (plan) simulated gates per size tried (default 1000; 0 for none)
   -h, --help            show this help
 
 Exit codes: 0 promote (--plan: printed), 1 reject, 2 bad arguments or unusable batches (unverified
@@ -164,7 +164,7 @@ const LINE = {
       .regex(/^\d+$/, "must be a whole number")
       .transform(Number)
       .pipe(z.number().int().max(100_000))
-      .default(400),
+      .default(1000),
   }),
 } satisfies CommandLineSpec<z.ZodType>;
 
@@ -231,7 +231,15 @@ async function runPlan(o: Options): Promise<number> {
     `plan: to show ${what} at alpha ${input.alpha} with power ${input.power}; incumbent pass rate ${input.passRate.toFixed(3)}, icc ${input.icc.toFixed(2)} (${source})`,
     ...rows.map(
       (r) =>
-        `  ${r.samples} sample(s) per task: ${r.tasks} tasks, ${r.predictions} predictions per model (${r.test}${r.simulatedPower === null ? "" : `; simulated power ${r.simulatedPower.toFixed(2)} over ${input.simulations} gates`})`,
+        `  ${r.samples} sample(s) per task: ${r.tasks} tasks, ${r.predictions} predictions per model (${r.test}, normal approximation)${
+          r.simulatedPower === null || r.simulatedTasks === null || r.simulatedTasksPower === null
+            ? ""
+            : `; simulated over ${input.simulations} gates: power ${r.simulatedPower.toFixed(2)} at ${r.tasks} tasks${
+                r.simulatedTasks === r.tasks
+                  ? ""
+                  : `, ${r.simulatedTasksPower.toFixed(2)} at ${r.simulatedTasks} tasks (${r.simulatedTasks * r.samples} predictions)`
+              }`
+        }`,
     ),
     "  model: each task's solve probability varies (Beta, mean the pass rate, intra-task correlation icc); the candidate gains the effect on average, in proportion to each task's room to improve",
   ];

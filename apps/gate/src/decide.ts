@@ -165,7 +165,7 @@ function countTasks(tasks: readonly GateTask[], unknowns: "leave out" | "against
   return out;
 }
 
-interface Judged {
+export interface Judged {
   decision: "promote" | "reject";
   effect: number;
   lower: number;
@@ -183,8 +183,22 @@ function judge(counted: Counted, method: GateTest["method"], p: GateParameters):
       p.mode === "superiority" ? counted.gains > counted.regressions && pValue < p.alpha : ci.lower > bound;
     return { decision: promote ? "promote" : "reject", effect, lower: ci.lower, upper: ci.upper, pValue };
   }
-  const boot = pairedBootstrap(counted.differences, { resamples: p.resamples, seed: p.seed, alpha: p.alpha });
-  const pValue = signFlipTest(counted.differences, { resamples: p.resamples, seed: p.seed });
+  return judgeSamples(counted.differences, p);
+}
+
+/**
+ * The decision on k samples per task, from each task's difference of pass shares: the percentile
+ * bootstrap's interval, and for superiority also the sign-flip test's p below alpha (the bootstrap
+ * alone promotes too often on few tasks). The plan's simulation runs this very rule.
+ */
+export function judgeSamples(
+  differences: readonly number[],
+  p: Pick<GateParameters, "mode" | "margin" | "alpha" | "resamples" | "seed">,
+): Judged {
+  const effect = differences.reduce((a, b) => a + b, 0) / differences.length;
+  const bound = p.mode === "superiority" ? 0 : -p.margin;
+  const boot = pairedBootstrap(differences, { resamples: p.resamples, seed: p.seed, alpha: p.alpha });
+  const pValue = signFlipTest(differences, { resamples: p.resamples, seed: p.seed });
   // Differences are sums of fractions: a mean that is 0 can be 2e-17. Bounds are cleared by more than that.
   const promote =
     p.mode === "superiority"

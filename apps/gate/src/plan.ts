@@ -7,7 +7,8 @@
 // 0 every task alike, 1 each task always or never solved); the candidate gains `effect` on average,
 // in proportion to each task's room to improve. The two models' samples are independent given the task.
 
-import { mcnemarExact, normalQuantile, pairedBootstrap, seededRandom } from "./stats.js";
+import { judgeSamples } from "./decide.js";
+import { mcnemarExact, normalQuantile, seededRandom } from "./stats.js";
 
 export interface PlanInput {
   /** The difference in pass rate to detect (0.05: five points). */
@@ -35,6 +36,13 @@ export interface PlanRow {
   variance: number;
   /** Share of simulated gates at that size that promote (null when not simulated). */
   simulatedPower: number | null;
+  /**
+   * The smallest size, in steps of 5% from `tasks`, at which the gate's own procedure reached the
+   * power in simulation (null when not simulated); the formula is a normal approximation.
+   */
+  simulatedTasks: number | null;
+  /** Share of simulated gates at `simulatedTasks` that promote. */
+  simulatedTasksPower: number | null;
   /** The test the gate runs at that size. */
   test: "exact McNemar" | "paired bootstrap";
 }
@@ -152,14 +160,34 @@ export function simulatePower(input: PlanInput, tasks: number, samples: number, 
       const q = draw();
       differences.push((passes(candidateOf(q, input)) - passes(q)) / samples);
     }
-    const boot = pairedBootstrap(differences, {
+    const judged = judgeSamples(differences, {
+      mode: input.mode,
+      margin: input.margin,
+      alpha: input.alpha,
       resamples: 1000,
       seed: Math.floor(random() * 2 ** 32),
-      alpha: input.alpha,
     });
-    if (boot.lower > bound) promoted += 1;
+    if (judged.decision === "promote") promoted += 1;
   }
   return promoted / runs;
+}
+
+/** The simulated power at the formula's size, and the smallest size that reaches the power. */
+function simulate(
+  input: PlanInput,
+  tasks: number,
+  samples: number,
+): Pick<PlanRow, "simulatedPower" | "simulatedTasks" | "simulatedTasksPower"> {
+  if (input.simulations <= 0)
+    return { simulatedPower: null, simulatedTasks: null, simulatedTasksPower: null };
+  const simulatedPower = simulatePower(input, tasks, samples, input.simulations);
+  let n = tasks;
+  let power = simulatedPower;
+  while (power < input.power && n < 4 * tasks) {
+    n = Math.ceil(n * 1.05);
+    power = simulatePower(input, n, samples, input.simulations);
+  }
+  return { simulatedPower, simulatedTasks: n, simulatedTasksPower: power };
 }
 
 export function plan(input: PlanInput): PlanRow[] {
@@ -170,7 +198,7 @@ export function plan(input: PlanInput): PlanRow[] {
       tasks,
       predictions: tasks * samples,
       variance,
-      simulatedPower: input.simulations > 0 ? simulatePower(input, tasks, samples, input.simulations) : null,
+      ...simulate(input, tasks, samples),
       test: samples === 1 ? "exact McNemar" : "paired bootstrap",
     };
   });
