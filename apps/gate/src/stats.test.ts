@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { estimateModel, plan, tasksNeeded } from "./plan.js";
+import { estimateModel, plan, simulatePower, tasksNeeded } from "./plan.js";
 import {
   binomialCdf,
   mcnemarExact,
@@ -143,12 +143,20 @@ describe("the plan", () => {
   });
 
   it("the gate's own procedure at the planned size has about the planned power (simulated, seeded)", () => {
-    const rows = plan({ ...PLAN, simulations: 300 });
-    for (const row of rows) {
-      expect(row.simulatedPower).toBeGreaterThan(0.72);
-      expect(row.simulatedPower).toBeLessThan(0.88);
+    for (const samples of [1, 5]) {
+      const { tasks } = tasksNeeded(PLAN, samples);
+      const power = simulatePower(PLAN, tasks, samples, 200);
+      expect(power).toBeGreaterThan(0.65);
+      expect(power).toBeLessThan(0.9);
+      expect(simulatePower(PLAN, tasks, samples, 200)).toBe(power);
     }
-    expect(plan({ ...PLAN, simulations: 300 })).toEqual(rows);
+  });
+
+  it("the simulated size is the first, in steps of 5%, whose simulated power reaches the target", () => {
+    const [row] = plan({ ...PLAN, samples: [1], simulations: 300 });
+    expect(row!.simulatedTasks).toBeGreaterThanOrEqual(row!.tasks);
+    expect(row!.simulatedTasksPower).toBeGreaterThanOrEqual(0.8);
+    if (row!.simulatedTasks! > row!.tasks) expect(row!.simulatedPower).toBeLessThan(0.8);
   });
 
   it("estimates pass rate and intra-task correlation from a batch", () => {
