@@ -22,6 +22,7 @@ const LONGEST_FIRST = [
   "test/hostile/attacks.test.ts", // 214
   "test/hostile/corpus.test.ts", // 171
   "test/quarantine.test.ts", // 140
+  "test/gate.test.ts", // 100
   "test/hostile/redteam2.test.ts", // 90
   "test/health.test.ts", // 78
   "test/new-task.test.ts", // 77
