@@ -1,6 +1,8 @@
 import { type Command, printable, type RunContext, runCommand } from "@oracle/cli-kit";
 import { writeJsonAtomic } from "@oracle/spec";
 import winston from "winston";
+import { loadSigningKey } from "./attest/keys.js";
+import { signResult } from "./attest/result.js";
 import { isBatchInvocation } from "./batch/cli-options.js";
 import { type CliOptions, HELP, parseCliArgs } from "./cli-options.js";
 import { failureOutput } from "./failure-output.js";
@@ -34,7 +36,8 @@ async function gradeFromCli(options: CliOptions, { signal }: RunContext): Promis
     signal,
     logger: humanLogger(),
   });
-  if (options.resultFile) await writeJsonAtomic(options.resultFile, result);
+  // The --result file is signed whole with the installation's key: oracle-verify checks it.
+  if (options.resultFile) await writeJsonAtomic(options.resultFile, signResult(result, loadSigningKey()));
   process.stderr.write(printable(failureOutput(result)));
   const note = validationLine(result.task, {
     state: result.validation ?? "never",

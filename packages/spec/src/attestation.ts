@@ -17,6 +17,8 @@ export const IN_TOTO_PAYLOAD_TYPE = "application/vnd.in-toto+json";
 export const STATEMENT_TYPE = "https://in-toto.io/Statement/v1";
 /** `.invalid`: a name, never fetched. */
 export const GRADE_PREDICATE_TYPE = "https://oracle.invalid/attestation/grade/v1";
+/** A single grade's --result file, signed whole: the predicate is the result itself. */
+export const GRADE_RESULT_PREDICATE_TYPE = "https://oracle.invalid/attestation/grade-result/v1";
 /** The subject's name when there is no diff (a baseline run); its digest is that of zero bytes. */
 export const NO_DIFF = "baseline (no diff)";
 

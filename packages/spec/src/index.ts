@@ -2,6 +2,7 @@ export type { DsseEnvelope, GradePredicate, GradeStatement } from "./attestation
 export {
   DsseEnvelopeSchema,
   GRADE_PREDICATE_TYPE,
+  GRADE_RESULT_PREDICATE_TYPE,
   GradePredicateSchema,
   GradeStatementSchema,
   IN_TOTO_PAYLOAD_TYPE,

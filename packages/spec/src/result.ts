@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DsseEnvelopeSchema } from "./attestation.js";
 import { ValidationStateSchema } from "./health.js";
 
 /** The closed set of reasons a graded run ends with. Exit code 0 only for PASS. The README documents each. */
@@ -262,5 +263,7 @@ export const GradeResultSchema = z.strictObject({
   logPath: z.string(),
   startedAt: z.iso.datetime(),
   durationMs: z.number().nonnegative(),
+  /** In a --result file: the rest of the result as an in-toto statement in a DSSE envelope (attestation.ts). */
+  attestation: DsseEnvelopeSchema.optional(),
 });
 export type GradeResult = z.output<typeof GradeResultSchema>;

@@ -2,11 +2,12 @@ import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ResultLine } from "@oracle/spec";
+import { type GradeResult, GradeResultSchema, type ResultLine } from "@oracle/spec";
 import { describe, expect, it } from "vitest";
 import { verifyFile } from "./cli.js";
 import { openEnvelope, pae, signEnvelope } from "./dsse.js";
 import { defaultKeyFile, loadPublicKey, loadSigningKey, publicKeyPem, trustList } from "./keys.js";
+import { signResult, verifyResult } from "./result.js";
 import { attestLine, signedLine, verifyLine } from "./statement.js";
 
 const scratch = () => mkdtempSync(join(tmpdir(), "oracle-attest-"));
@@ -135,5 +136,52 @@ describe("oracle-verify's account of a results file", () => {
     );
     expect(lines[1]).toMatch(/^UNVERIFIED .*:2 p2 \(calc-node\): the statement does not match: verdict/);
     expect(lines[2]).toMatch(/^UNVERIFIED .*:3 p1 \(calc-node\): the id was already given on line 1/);
+  });
+});
+
+describe("a single grade's --result file", () => {
+  const suite = (status: "PASS" | "FAIL") => ({
+    status,
+    exitCode: status === "PASS" ? 0 : 1,
+    durationMs: 900,
+    counts: { passed: 3, failed: status === "PASS" ? 0 : 1, error: 0, skipped: 0 },
+    tests: [],
+    output: { bytes: 0, truncated: false },
+  });
+  const result = (): GradeResult =>
+    GradeResultSchema.parse({
+      graderVersion: "0.1.0",
+      task: "calc-node",
+      mode: "grade",
+      verdict: "FAIL",
+      reason: "TESTS_FAILED",
+      message: "hidden suite: 1 failed",
+      testsHash: "a".repeat(64),
+      testIds: [],
+      suites: { existing: suite("PASS"), hidden: suite("FAIL") },
+      image: { name: "node-mocha", reference: null, digest: "sha256:1" },
+      diff: { sha256: "d".repeat(64), filteredSha256: null, dropped: [] },
+      timings: {},
+      logPath: "/logs/x.jsonl",
+      startedAt: "2026-12-06T00:00:00.000Z",
+      durationMs: 2000,
+    });
+
+  it("is signed whole: oracle-verify says what it was graded on, and refuses it once edited", async () => {
+    const dir = scratch();
+    const key = loadSigningKey(join(dir, "key.pem"));
+    const trusted = trustList(key);
+    const file = join(dir, "result.json");
+    writeFileSync(file, JSON.stringify(signResult(result(), key), null, 2));
+    const ok = await verifyFile(file, trusted);
+    expect(ok.failed).toBe(0);
+    expect(ok.lines[0]).toMatch(
+      /^ok .*result\.json: FAIL TESTS_FAILED; task calc-node, grade, diff [0-9a-f]{12}/,
+    );
+    const edited = { ...JSON.parse(readFileSync(file, "utf8")), verdict: "PASS", reason: "PASS" };
+    writeFileSync(file, JSON.stringify(edited));
+    expect(verifyResult(edited, trusted)).toMatchObject({ ok: false, why: /changed after signing/ });
+    expect((await verifyFile(file, trusted)).failed).toBe(1);
+    expect(verifyResult(result(), trusted)).toEqual({ ok: false, why: "not signed" });
   });
 });

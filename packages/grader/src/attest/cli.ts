@@ -12,6 +12,7 @@ import {
 import { OracleError, ResultLineSchema } from "@oracle/spec";
 import { z } from "zod";
 import { defaultKeyFile, loadSigningKey, type PublicKey, publicKeyPem, trustList } from "./keys.js";
+import { verifyResult } from "./result.js";
 import { type Verified, verifyLine } from "./statement.js";
 
 export const VERIFY_HELP = `Usage: oracle-verify [--trust-key FILE]... FILE...
@@ -22,7 +23,8 @@ a statement (in-toto Statement v1 in a DSSE envelope, ed25519) signed by a trust
 statement must say exactly what the line says. For each line it prints what the verdict was graded
 on: the diff's SHA-256, the task folder's content hash, the image digest, the grader, the limit, and
 the key that signed it; or why the line cannot be trusted (unsigned, an unknown key, a field changed
-after signing).
+after signing). A single grade's --result file (oracle-grade TASK --result FILE) is checked whole:
+its statement must sign the result exactly as it reads.
 
 Options:
   --trust-key FILE   a public key (PEM) whose signatures count, e.g. a worker's (repeatable); this
@@ -80,6 +82,31 @@ export function describeVerified(
   return `ok ${who}: ${printable(what, { oneLine: true })}${p.cached ? " (cached)" : ""}; graded on ${on}; signed by ${verified.keyid.slice(0, 12)} at ${p.signedAt}`;
 }
 
+/** A single grade's --result file (one JSON object with its suites), verified whole; null for a results file. */
+function singleResult(
+  file: string,
+  text: string,
+  trusted: ReadonlyMap<string, PublicKey>,
+): { lines: string[]; failed: number } | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof value !== "object" || value === null || !("suites" in value)) return null;
+  const verified = verifyResult(value, trusted);
+  const where = printable(file, { oneLine: true });
+  if (!verified.ok)
+    return { lines: [`UNVERIFIED ${where}: ${printable(verified.why, { oneLine: true })}`], failed: 1 };
+  const r = verified.result;
+  const what = `${r.verdict} ${r.reason}; task ${r.task}, ${r.mode}, diff ${short(r.diff?.sha256)}, image ${short(r.image.digest)}, grader ${r.graderVersion}, tests_hash ${short(r.testsHash)}`;
+  return {
+    lines: [`ok ${where}: ${printable(what, { oneLine: true })}; signed by ${verified.keyid.slice(0, 12)}`],
+    failed: 0,
+  };
+}
+
 /** Verifies every line of `file`; returns the account's lines and how many did not verify. */
 export async function verifyFile(
   file: string,
@@ -94,6 +121,8 @@ export async function verifyFile(
       `${file}: cannot read it (${(error as NodeJS.ErrnoException).code})`,
     );
   }
+  const whole = singleResult(file, text, trusted);
+  if (whole) return whole;
   const lines: string[] = [];
   let failed = 0;
   const rows = text.split("\n");
