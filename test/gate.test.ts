@@ -193,7 +193,7 @@ describe("oracle-gate on real batches", () => {
       "gate: INCONCLUSIVE: infrastructure noise: candidate 6 of 6 samples INFRA_ERROR or TIMEOUT",
     );
     expect(g.stdout).toContain(
-      `next: pnpm grade --batch ${join(temp.root, "infra.jsonl")} --out ${infraDir}-regraded`,
+      `next: pnpm grade --batch ${join(temp.root, "infra.jsonl")} --out ${infraDir}-regraded --root ${temp.root}`,
     );
   });
 
@@ -209,7 +209,7 @@ describe("oracle-gate on real batches", () => {
     expect(g.stderr).toContain("error BATCHES_DIFFER: the batches graded a task on different inputs");
     expect(g.stderr).toContain("calc-0: taskHash");
     expect(g.stderr).toContain(
-      `hint: regrade the older batch (by batch.json) on today's tasks, images and grader: pnpm grade --batch ${join(temp.root, "noop.jsonl")} --out ${noopDir}-regraded`,
+      `hint: regrade the older batch (by batch.json) on today's tasks, images and grader: pnpm grade --batch ${join(temp.root, "noop.jsonl")} --out ${noopDir}-regraded --root ${temp.root}`,
     );
   });
 
@@ -226,6 +226,24 @@ describe("oracle-gate on real batches", () => {
     } finally {
       await writeFile(file, text);
     }
+  });
+
+  it("a user's mistakes: a batch gated against itself, --out naming a file, plan flags on a decision, a plan that cannot be", async () => {
+    const self = await gate(goldDir, goldDir);
+    expect(self.code).toBe(2);
+    expect(self.stderr).toContain("error USAGE: the candidate and the incumbent are the same batch");
+    const out = await gate(goldDir, noopDir, ["--out", join(temp.root, "gold.jsonl")]);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain("error FILE_INVALID: --out");
+    const planFlag = await gate(goldDir, noopDir, ["--effect", "0.1"]);
+    expect(planFlag.code).toBe(2);
+    expect(planFlag.stderr).toContain("--effect: only with --plan");
+    const plan = await run(GATE, ["--plan", "--effect", "0"]);
+    expect(plan.code).toBe(2);
+    expect(plan.stderr).toContain("error USAGE: --effect must be above 0");
+    const fromBatch = await run(GATE, ["--plan", "--incumbent", goldDir, "--simulations", "0"]);
+    expect(fromBatch.code).toBe(2);
+    expect(fromBatch.stderr).toContain("every sample passed");
   });
 
   it("an edited result is refused (exit 2, RESULT_UNVERIFIED)", async () => {

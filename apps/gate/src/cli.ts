@@ -6,6 +6,7 @@ import {
   type CommandLineSpec,
   EXIT,
   parseCommandLine,
+  printable,
   runCommand,
   usageError,
   write,
@@ -73,7 +74,8 @@ Options:
   --trust-key FILE      a public key (PEM) whose signed results count too (repeatable)
   --json                print gate.json on stdout instead of the summary
   --plan                plan the size instead of deciding
-  --verify FILE         check a gate.json's signature and that it says what was signed (exit 0/1)
+  --verify FILE         check a gate.json's signature, that it says what was signed, and that both
+                        results files are still the ones it decided on (exit 0, else 1)
   --effect D            (plan) the difference to detect (default 0.05)
   --power P             (plan) default 0.8
   --samples LIST        (plan) samples per task to plan for, comma-separated (default 1,5)
@@ -89,7 +91,7 @@ gate could not run).`;
 const fraction = (name: string, min: number, max: number) =>
   z
     .string()
-    .regex(/^(\d+(\.\d*)?|\.\d+)$/, `${name} must be a number`)
+    .regex(/^(\d+(\.\d*)?|\.\d+)$/, `${name} must be a number from ${min} to ${max}`)
     .transform(Number)
     .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
 
@@ -170,10 +172,19 @@ const LINE = {
 
 type Options = z.output<(typeof LINE)["schema"]> & { cwd: string };
 
+/** Flags that mean something only to --plan. */
+const PLAN_FLAGS = ["--effect", "--power", "--samples", "--pass-rate", "--icc", "--simulations"];
+
 export function parseArgs(argv: readonly string[], cwd: string): Options {
   const o = parseCommandLine(LINE, argv) as z.output<(typeof LINE)["schema"]>;
   if (!o.plan && !o.verify && (!o.candidate || !o.incumbent))
     throw usageError("oracle-gate", "name both batches: --candidate DIR --incumbent DIR (or --plan)");
+  const planOnly = PLAN_FLAGS.filter((flag) => argv.some((a) => a === flag || a.startsWith(`${flag}=`)));
+  if (!o.plan && planOnly.length > 0)
+    throw usageError(
+      "oracle-gate",
+      `${planOnly.join(", ")}: only with --plan (a decision does not use them)`,
+    );
   return { ...o, cwd };
 }
 
@@ -202,6 +213,20 @@ async function runPlan(o: Options): Promise<number> {
       byTask.set(line.task, t);
     }
     const m = estimateModel([...byTask.values()]);
+    if (byTask.size === 0 && o.passRate === undefined)
+      throw new OracleError(
+        "FILE_INVALID",
+        `${batch.ref.dir}: no passed or failed sample to estimate a pass rate from`,
+        {
+          hint: "give --pass-rate (and --icc), or a batch with graded results",
+        },
+      );
+    if (o.passRate === undefined && (m.passRate <= 0 || m.passRate >= 1))
+      throw new OracleError(
+        "FILE_INVALID",
+        `${batch.ref.dir}: every sample ${m.passRate >= 1 ? "passed" : "failed"}: a pass rate of ${m.passRate} leaves no room to plan around`,
+        { hint: "give --pass-rate for the incumbent you expect" },
+      );
     passRate = o.passRate ?? m.passRate;
     icc = o.icc ?? m.icc ?? icc;
     source = `from ${batch.ref.dir} (${byTask.size} tasks${m.icc === null ? "; one sample per task: icc assumed" : ""})`;
@@ -218,7 +243,13 @@ async function runPlan(o: Options): Promise<number> {
     simulations: o.simulations,
     seed: o.seed,
   };
-  const rows = plan(input);
+  let rows: ReturnType<typeof plan>;
+  try {
+    rows = plan(input);
+  } catch (error) {
+    if (error instanceof RangeError) throw usageError("oracle-gate --plan", error.message);
+    throw error;
+  }
   if (o.json) {
     await write(process.stdout, `${JSON.stringify({ input, source, rows }, null, 2)}\n`);
     return EXIT.OK;
@@ -283,13 +314,30 @@ async function runVerify(o: Options, file: string): Promise<number> {
     ),
   );
   const what = `${report.decision} (candidate results ${report.candidate.resultsSha256.slice(0, 12)}, incumbent ${report.incumbent.resultsSha256.slice(0, 12)}, decided ${report.decidedAt})`;
+  // The signature covers the results files' hashes: say whether the files are still those.
+  const files: string[] = [];
+  let changed = false;
+  for (const side of ["candidate", "incumbent"] as const) {
+    const results = join(report[side].dir, "results.jsonl");
+    let now: string | null = null;
+    try {
+      now = createHash("sha256")
+        .update(await readFile(results))
+        .digest("hex");
+    } catch {
+      // Gone: said below.
+    }
+    const state = now === null ? "gone" : now === report[side].resultsSha256 ? "as signed" : "changed since";
+    if (now !== null && now !== report[side].resultsSha256) changed = true;
+    files.push(`${side} ${printable(results, { oneLine: true })} ${state}`);
+  }
   await write(
     process.stdout,
     verified.ok
-      ? `ok ${path}: ${what}; signed by ${verified.keyid.slice(0, 12)}\n`
-      : `UNVERIFIED ${path}: ${verified.why}\n`,
+      ? `ok ${printable(path, { oneLine: true })}: ${what}; signed by ${verified.keyid.slice(0, 12)}; results files: ${files.join(", ")}\n`
+      : `UNVERIFIED ${printable(path, { oneLine: true })}: ${verified.why}\n`,
   );
-  return verified.ok ? EXIT.OK : EXIT.FAIL;
+  return verified.ok && !changed ? EXIT.OK : EXIT.FAIL;
 }
 
 export const gateCommand: Command<Options> = {
@@ -325,7 +373,17 @@ export const gateCommand: Command<Options> = {
       loadSigningKey(),
     );
     const outDir = resolve(o.cwd, o.out ?? join(candidateDir, "gate"));
-    await mkdir(outDir, { recursive: true });
+    try {
+      await mkdir(outDir, { recursive: true });
+    } catch (error) {
+      throw new OracleError(
+        "FILE_INVALID",
+        `--out ${outDir}: cannot make the reports' folder (${(error as NodeJS.ErrnoException).code})`,
+        {
+          hint: "name a folder (new or existing), not a file",
+        },
+      );
+    }
     const files = [join(outDir, "gate.json"), join(outDir, "gate.md"), join(outDir, "gate.html")];
     await writeJsonAtomic(files[0]!, report);
     await writeFile(files[1]!, renderMarkdown(report, outDir));

@@ -109,7 +109,7 @@ describe("tasks left out", () => {
     ]);
     expect(r.decision).toBe("inconclusive");
     expect(r.why).toContain(
-      "the candidate has no comparable result for 1 task(s) the incumbent was graded on (hard)",
+      "the candidate has no comparable result for 1 task(s) the incumbent was graded on (hard: no prediction)",
     );
     const allowed = gate(
       tasks("t", 8, "PASS"),
@@ -133,7 +133,10 @@ describe("tasks left out", () => {
     const c = tasks("t", 8, "PASS", { validation: "never" });
     const i = tasks("t", 8, "TESTS_FAILED", { validation: "never" });
     expect(gate(c, i).decision).toBe("inconclusive");
-    expect(gate(c, i).excluded[0]!.why).toContain("not validated (never)");
+    expect(gate(c, i).excluded[0]!.why).toContain("not validated when graded (never)");
+    expect(gate(c, i).next.join()).toContain(
+      "pnpm quarantine-sweep --root /root --changed, then grade both batches again",
+    );
     expect(gate(c, i, { allowUnvalidated: true }).decision).toBe("promote");
   });
 
@@ -155,7 +158,9 @@ describe("infrastructure noise never decides", () => {
     expect(r.decision).toBe("inconclusive");
     expect(r.why).toContain("incumbent 2 of 20 samples INFRA_ERROR or TIMEOUT (10.0%)");
     expect(r.next).toEqual([
-      expect.stringMatching(/^pnpm grade --batch \/predictions\/.*\.jsonl --out \/batches\/.*-regraded$/),
+      expect.stringMatching(
+        /^pnpm grade --batch \/predictions\/.*\.jsonl --out \/batches\/.*-regraded --root \/root$/,
+      ),
     ]);
   });
 
@@ -224,8 +229,8 @@ describe("the batches must have graded each task on the same inputs", () => {
       thrown = error;
     }
     expect(isOracleError(thrown, "BATCHES_DIFFER")).toBe(true);
-    expect((thrown as Error).message).toContain('t0: taskHash candidate "new", incumbent "old"');
-    expect((thrown as { hint: string }).hint).toContain(`--out ${i.ref.dir}-regraded`);
+    expect((thrown as Error).message).toContain("t0: taskHash candidate new, incumbent old");
+    expect((thrown as { hint: string }).hint).toContain(`--out ${i.ref.dir}-regraded --root /root`);
   });
 });
 

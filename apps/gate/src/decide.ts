@@ -41,7 +41,7 @@ function whyLeftOut(line: ResultLine, allowUnvalidated: boolean): string | null 
   if (line.outcome === "error") return `no run (${line.error})`;
   if (classOf(line) === "task") return `the task could not run (${line.reason})`;
   if (!allowUnvalidated && line.validation !== "current")
-    return `not validated (${line.validation ?? "never"}): run pnpm quarantine-sweep, or pass --allow-unvalidated`;
+    return `not validated when graded (${line.validation ?? "never"})`;
   return null;
 }
 
@@ -54,13 +54,15 @@ function groupByTask(lines: readonly ResultLine[]): Map<string, ResultLine[]> {
 type Side = GateTask["candidate"];
 
 function sideOf(lines: readonly ResultLine[]): Side {
-  const samples = lines.map((l) => ({
-    id: l.id,
-    reason: l.reason,
-    class: classOf(l),
-    log: l.log,
-    diffSha256: l.diffSha256,
-  }));
+  const samples = [...lines]
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .map((l) => ({
+      id: l.id,
+      reason: l.reason,
+      class: classOf(l),
+      log: l.log,
+      diffSha256: l.diffSha256,
+    }));
   const count = (c: ReasonClass[]) => samples.filter((s) => s.class !== null && c.includes(s.class)).length;
   // A tampered incumbent sample counts as a fail (only the candidate's are vetoed).
   return { passes: count(["pass"]), fails: count(["fail", "tamper"]), unknown: count(["infra"]), samples };
@@ -99,7 +101,13 @@ function checkSameInputs(
     const i = values(incumbent);
     const all = new Set([...c, ...i]);
     if (all.size > 1) {
-      const show = (s: Set<string>) => [...s].map((v) => v.replace(/^"sha256:/, '"').slice(0, 16)).join(" ");
+      const show = (s: Set<string>) =>
+        [...s]
+          .map((v) => {
+            const text = String(JSON.parse(v)).replace(/^sha256:/, "");
+            return text.length > 15 ? `${text.slice(0, 12)}…` : text;
+          })
+          .join(", ") || "-";
       problems.push(`${task}: ${field} candidate ${show(c)}, incumbent ${show(i)}`);
     }
   }
@@ -111,13 +119,20 @@ export function shellQuote(word: string): string {
   return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }
 
+/** The flags a batch was graded with that a command grading it again must repeat. */
+function gradedWith(batch: LoadedBatch["ref"]): string {
+  const root = batch.root ? ` --root ${shellQuote(batch.root)}` : "";
+  const timeout = batch.timeoutSeconds ? ` --timeout ${batch.timeoutSeconds}` : "";
+  return `${root}${timeout}`;
+}
+
 /** The regrade command for a batch (a new folder: a resume keeps a TIMEOUT, the cache serves the rest). */
 export function regradeCommand(batch: LoadedBatch["ref"]): string {
-  return `pnpm grade --batch ${shellQuote(batch.predictionsFile)} --out ${shellQuote(`${batch.dir}-regraded`)}`;
+  return `pnpm grade --batch ${shellQuote(batch.predictionsFile)} --out ${shellQuote(`${batch.dir}-regraded`)}${gradedWith(batch)}`;
 }
 
 function resumeCommand(batch: LoadedBatch["ref"]): string {
-  return `pnpm grade --batch ${shellQuote(batch.predictionsFile)} --out ${shellQuote(batch.dir)}`;
+  return `pnpm grade --batch ${shellQuote(batch.predictionsFile)} --out ${shellQuote(batch.dir)}${gradedWith(batch)}`;
 }
 
 interface Counted {
@@ -326,11 +341,28 @@ export function decide(input: GateInput): GateReport {
   };
   const infra = { threshold: p.maxInfra, candidate: rate("candidate"), incumbent: rate("incumbent") };
 
+  const passRate = (side: "candidate" | "incumbent") => {
+    const passes = tasks.reduce((a, t) => a + t[side].passes, 0);
+    const samples = tasks.reduce((a, t) => a + t[side].passes + t[side].fails, 0);
+    return { passes, samples, rate: samples === 0 ? null : passes / samples };
+  };
+  // Unvalidated tasks: validating them changes their folders (the sweep's records), so both batches
+  // must be graded again after the sweep.
+  if (excluded.some((e) => e.why.includes("not validated")))
+    next.push(
+      `pnpm quarantine-sweep${candidate.ref.root ? ` --root ${shellQuote(candidate.ref.root)}` : ""} --changed, then grade both batches again into new folders (or pass --allow-unvalidated)`,
+    );
+  if (candidate.ref.predictionsSha256 === incumbent.ref.predictionsSha256)
+    warnings.push(
+      "both batches graded the same predictions file: this compares two gradings of one model's output",
+    );
+
   const base = {
     parameters: { ...p },
     candidate: candidate.ref,
     incumbent: incumbent.ref,
     veto,
+    passRates: { candidate: passRate("candidate"), incumbent: passRate("incumbent") },
     infra,
     excluded,
     unpaired,
@@ -375,13 +407,20 @@ export function decide(input: GateInput): GateReport {
     };
 
   if (lacking.length > 0 && !p.allowMissing) {
-    next.push(
-      `${resumeCommand(candidate.ref)}  # with predictions for ${lacking.slice(0, 5).join(", ")}${lacking.length > 5 ? ", …" : ""}`,
-    );
+    const whyOf = new Map(excluded.map((e) => [e.task, e.why]));
+    const shown = lacking
+      .slice(0, 5)
+      .map((t) => `${t}: ${whyOf.get(t) ?? "no prediction"}`)
+      .join("; ");
+    const noPrediction = lacking.filter((t) => !whyOf.has(t));
+    if (noPrediction.length > 0)
+      next.push(
+        `${resumeCommand(candidate.ref)}  # after adding predictions for ${noPrediction.slice(0, 5).join(", ")}${noPrediction.length > 5 ? ", …" : ""}`,
+      );
     return {
       ...base,
       decision: "inconclusive",
-      why: `the candidate has no comparable result for ${lacking.length} task(s) the incumbent was graded on (${lacking.slice(0, 5).join(", ")}${lacking.length > 5 ? ", …" : ""}): grade them, or pass --allow-missing to leave them out`,
+      why: `the candidate has no comparable result for ${lacking.length} task(s) the incumbent was graded on (${shown}${lacking.length > 5 ? "; …" : ""}): grade them, or pass --allow-missing to leave them out`,
       test: null,
       next,
     };
@@ -421,7 +460,7 @@ export function decide(input: GateInput): GateReport {
   const observed = countTasks(tasks, "leave out");
   const minimum = method === "paired bootstrap" ? MIN_BOOTSTRAP_TASKS : 1;
   if (observed.tasks < minimum) {
-    const what = excluded.length > 0 ? ` (${excluded.length} left out: see "excluded")` : "";
+    const what = excluded.length > 0 ? ` (${excluded.length} left out of the test: see their reasons)` : "";
     return {
       ...base,
       decision: "inconclusive",
@@ -483,6 +522,10 @@ export function decide(input: GateInput): GateReport {
     };
   }
   const decision = sensitivity ? sensitivity.against.decision : result.decision;
+  if (method === "exact McNemar" && p.mode === "superiority" && decision === "reject" && result.lower > 0)
+    warnings.push(
+      `Tango's interval excludes 0, but the exact McNemar test, which decides, gives p = ${result.pValue.toPrecision(3)}, not below alpha ${p.alpha}: at this size the two disagree, and the exact test is the conservative one`,
+    );
   const rule =
     p.mode === "superiority"
       ? decision === "promote"

@@ -78,8 +78,14 @@ export function tasksNeeded(input: PlanInput, samples: number): { tasks: number;
   const za = normalQuantile(1 - alpha / 2);
   const zb = normalQuantile(power);
   const target = input.mode === "superiority" ? effect : effect + input.margin;
-  if (!(target > 0)) throw new RangeError("the effect (plus the margin) must be above 0");
-  if (effect >= 1 - input.passRate) throw new RangeError("the effect must be below 1 − the pass rate");
+  if (!(target > 0))
+    throw new RangeError(
+      input.mode === "superiority"
+        ? "--effect must be above 0 (the gain to detect)"
+        : "--effect plus --margin must be above 0",
+    );
+  if (effect >= 1 - input.passRate)
+    throw new RangeError(`--effect must be below 1 − the pass rate (${(1 - input.passRate).toFixed(3)})`);
   const variance = pairedVariance(input, samples);
   if (samples === 1 && input.mode === "superiority") {
     // Connor (1987), for McNemar: ψ, the share of discordant tasks, is the variance plus effect².

@@ -126,6 +126,10 @@ export async function loadBatch(dir: string, trusted: ReadonlyMap<string, Public
   let counted = lines;
   let listed: Array<{ id: string; task: string }> | null = null;
   let predictionsSha256 = batch.predictionsSha256;
+  let gradedWith: { root: string | null; timeoutSeconds: number | null } = {
+    root: batch.root ?? null,
+    timeoutSeconds: null,
+  };
   const manifestFile = join(folder, MANIFEST_FILE);
   let manifestText: string | null = null;
   try {
@@ -151,6 +155,7 @@ export async function loadBatch(dir: string, trusted: ReadonlyMap<string, Public
       );
     listed = verified.manifest.predictions;
     predictionsSha256 = verified.manifest.predictionsSha256;
+    gradedWith = { root: verified.manifest.root, timeoutSeconds: verified.manifest.timeoutSeconds };
   } else {
     try {
       const predictions = await readFile(batch.predictionsFile);
@@ -177,6 +182,7 @@ export async function loadBatch(dir: string, trusted: ReadonlyMap<string, Public
       predictionsFile: batch.predictionsFile,
       predictionsSha256,
       manifest: manifestText !== null,
+      ...gradedWith,
       lines: counted.length,
       signedBy: [...signedBy].sort(),
       completeness,

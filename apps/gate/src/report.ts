@@ -27,10 +27,19 @@ function effectLine(report: GateReport): string | null {
   return `${t.method} over ${t.tasks} tasks: effect ${pct(t.effect)} points, ${pct(t.level)}% interval [${pct(t.lower)}, ${pct(t.upper)}] (${t.interval}), p = ${t.pValue.toPrecision(3)}; gains ${t.counts.gains}, regressions ${t.counts.regressions}, both pass ${t.counts.bothPass}, both fail ${t.counts.bothFail}${t.counts.ties ? `, ties ${t.counts.ties}` : ""}`;
 }
 
+function rate(side: GateReport["passRates"]["candidate"]): string {
+  return side.rate === null ? "n/a" : `${pct(side.rate)}% (${side.passes} of ${side.samples})`;
+}
+
+/** Each side's pass rate on the compared tasks. */
+export function passRatesLine(report: GateReport): string {
+  return `pass rates on the ${report.tasks.length} compared task(s): candidate ${rate(report.passRates.candidate)}, incumbent ${rate(report.passRates.incumbent)}`;
+}
+
 /** What the terminal shows: the decision, why, the test, and what to do next. */
 export function renderText(report: GateReport, files: readonly string[]): string {
   const one = (s: string) => printable(s, { oneLine: true });
-  const lines = [`gate: ${report.decision.toUpperCase()}: ${one(report.why)}`];
+  const lines = [`gate: ${report.decision.toUpperCase()}: ${one(report.why)}`, `  ${passRatesLine(report)}`];
   const effect = effectLine(report);
   if (effect) lines.push(`  ${effect}`);
   if (report.test?.sensitivity) {
@@ -71,11 +80,22 @@ function sampleLinksMd(outDir: string, resultsFile: string, side: GateTask["cand
     .join("<br>");
 }
 
+function parametersText(report: GateReport): string {
+  const p = report.parameters;
+  return [
+    p.mode === "superiority" ? "superiority" : `non-inferiority, margin ${pct(p.margin)} points`,
+    `alpha ${p.alpha}`,
+    `noise threshold ${pct(p.maxInfra)}%`,
+    `${p.resamples} resamples, seed ${p.seed}`,
+    ...(p.allowUnvalidated ? ["--allow-unvalidated"] : []),
+    ...(p.allowMissing ? ["--allow-missing"] : []),
+  ].join(", ");
+}
+
 /** gate.md: the CI job summary. */
 export function renderMarkdown(report: GateReport, outDir: string): string {
   const cRes = `${report.candidate.dir}/results.jsonl`;
   const iRes = `${report.incumbent.dir}/results.jsonl`;
-  const p = report.parameters;
   const lines = [
     `# Gate: ${report.decision.toUpperCase()}`,
     "",
@@ -86,10 +106,11 @@ export function renderMarkdown(report: GateReport, outDir: string): string {
     `| batch | ${codeSpan(report.candidate.batchId)} | ${codeSpan(report.incumbent.batchId)} |`,
     `| results.jsonl SHA-256 | \`${report.candidate.resultsSha256.slice(0, 16)}\` | \`${report.incumbent.resultsSha256.slice(0, 16)}\` |`,
     `| lines | ${report.candidate.lines} | ${report.incumbent.lines} |`,
+    `| pass rate (compared tasks) | ${rate(report.passRates.candidate)} | ${rate(report.passRates.incumbent)} |`,
     `| complete | ${report.candidate.completeness} | ${report.incumbent.completeness} |`,
-    `| INFRA_ERROR or TIMEOUT | ${report.infra.candidate.unknown} of ${report.infra.candidate.samples} | ${report.infra.incumbent.unknown} of ${report.infra.incumbent.samples} |`,
+    `| INFRA_ERROR or TIMEOUT (compared tasks' samples) | ${report.infra.candidate.unknown} of ${report.infra.candidate.samples} | ${report.infra.incumbent.unknown} of ${report.infra.incumbent.samples} |`,
     "",
-    `Mode ${p.mode}${p.mode === "non-inferiority" ? ` (margin ${pct(p.margin)} points)` : ""}, alpha ${p.alpha}, noise threshold ${pct(p.maxInfra)}%, seed ${p.seed}.`,
+    `${parametersText(report)}.`,
   ];
   const effect = effectLine(report);
   if (effect) lines.push("", escapeMarkdown(effect));
@@ -225,7 +246,8 @@ ${outcomeChart(report)}
 <table><tr><th></th><th>candidate</th><th>incumbent</th></tr>
 <tr><th>batch</th><td>${escapeHtml(report.candidate.batchId)}</td><td>${escapeHtml(report.incumbent.batchId)}</td></tr>
 <tr><th>results.jsonl SHA-256</th><td>${escapeHtml(report.candidate.resultsSha256)}</td><td>${escapeHtml(report.incumbent.resultsSha256)}</td></tr>
-<tr><th>INFRA_ERROR or TIMEOUT</th><td>${report.infra.candidate.unknown} of ${report.infra.candidate.samples}</td><td>${report.infra.incumbent.unknown} of ${report.infra.incumbent.samples}</td></tr>
+<tr><th>pass rate (compared tasks)</th><td>${escapeHtml(rate(report.passRates.candidate))}</td><td>${escapeHtml(rate(report.passRates.incumbent))}</td></tr>
+<tr><th>INFRA_ERROR or TIMEOUT (compared tasks' samples)</th><td>${report.infra.candidate.unknown} of ${report.infra.candidate.samples}</td><td>${report.infra.incumbent.unknown} of ${report.infra.incumbent.samples}</td></tr>
 </table>
 <h2>Tasks</h2>
 <table><tr><th>task</th><th>outcome</th><th>difference</th><th>candidate</th><th>incumbent</th></tr>
@@ -237,7 +259,7 @@ ${list(
 )}
 ${list("Graded on one side only", [...report.unpaired.candidate.map((t) => `${t} (candidate only)`), ...report.unpaired.incumbent.map((t) => `${t} (incumbent only)`)])}
 ${list("Notes", [...report.warnings, ...report.next.map((n) => `next: ${n}`)])}
-<p>Decided ${escapeHtml(report.decidedAt)} by grader ${escapeHtml(report.graderVersion)}; parameters ${escapeHtml(JSON.stringify(report.parameters))}.</p>
+<p>Decided ${escapeHtml(report.decidedAt)} by grader ${escapeHtml(report.graderVersion)}; ${escapeHtml(parametersText(report))}.</p>
 </body></html>
 `;
 }

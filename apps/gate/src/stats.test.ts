@@ -6,6 +6,7 @@ import {
   normalCdf,
   normalQuantile,
   pairedBootstrap,
+  signFlipTest,
   tangoInterval,
 } from "./stats.js";
 
@@ -165,5 +166,22 @@ describe("the plan", () => {
     expect(m.passRate).toBe(0.5);
     expect(m.icc).toBeGreaterThan(0.95);
     expect(estimateModel([{ passes: 1, samples: 1 }]).icc).toBeNull();
+  });
+});
+
+describe("the sign-flip test", () => {
+  it("is exact when every sign assignment fits in the resamples: 12 gains of 12 tasks, p = 2/4096", () => {
+    const twelve = Array(12).fill(1) as number[];
+    expect(signFlipTest(twelve, { resamples: 10_000, seed: 1 })).toBe(2 / 4096);
+    expect(signFlipTest(twelve, { resamples: 10_000, seed: 2 })).toBe(2 / 4096);
+  });
+
+  it("is seeded Monte Carlo beyond that, at least 1 / (resamples + 1)", () => {
+    const many = Array(40).fill(1) as number[];
+    const p = signFlipTest(many, { resamples: 1000, seed: 1 });
+    expect(p).toBe(1 / 1001);
+    expect(signFlipTest(SYNTHETIC, { resamples: 2000, seed: 3 })).toBe(
+      signFlipTest(SYNTHETIC, { resamples: 2000, seed: 3 }),
+    );
   });
 });

@@ -150,6 +150,8 @@ export const BatchFileSchema = z.strictObject({
   predictionsFile: z.string(),
   predictionsSha256: z.string(),
   createdAt: z.string(),
+  /** The root it was first graded with (absent in older batches): a resume under another root is refused. */
+  root: z.string().optional(),
 });
 export type BatchFile = z.output<typeof BatchFileSchema>;
 
@@ -166,6 +168,9 @@ export const BatchManifestSchema = z.strictObject({
   predictionsSha256: z.string(),
   writtenAt: z.string(),
   predictions: z.array(z.strictObject({ id: z.string(), task: z.string() })),
+  /** The root (tasks/, images/) and the --timeout it was graded with: what a regrade must repeat. */
+  root: z.string(),
+  timeoutSeconds: z.number().nullable(),
   /** The fields above (canonical JSON, keys sorted) in a DSSE envelope. */
   attestation: DsseEnvelopeSchema,
 });

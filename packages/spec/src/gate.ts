@@ -21,6 +21,9 @@ const GateBatchSchema = z.strictObject({
   predictionsSha256: z.string(),
   /** Whether a signed manifest listed its predictions. */
   manifest: z.boolean(),
+  /** The root and --timeout it was graded with (from its signed manifest; null for an older batch). */
+  root: z.string().nullable(),
+  timeoutSeconds: z.number().nullable(),
   lines: z.number().int().nonnegative(),
   /** The keys that signed its lines (ids). */
   signedBy: z.array(z.string()),
@@ -131,6 +134,19 @@ export const GateReportSchema = z.strictObject({
       message: z.string(),
     }),
   ),
+  /** Each side's pass rate over the known samples of the compared tasks. */
+  passRates: z.strictObject({
+    candidate: z.strictObject({
+      passes: z.number().int(),
+      samples: z.number().int(),
+      rate: z.number().nullable(),
+    }),
+    incumbent: z.strictObject({
+      passes: z.number().int(),
+      samples: z.number().int(),
+      rate: z.number().nullable(),
+    }),
+  }),
   infra: z.strictObject({
     threshold: z.number(),
     candidate: z.strictObject({ samples: z.number().int(), unknown: z.number().int(), rate: z.number() }),

@@ -72,6 +72,8 @@ export function batch(
       predictionsFile: `/predictions/${batchId}.jsonl`,
       predictionsSha256: "1".repeat(64),
       manifest: true,
+      root: "/root",
+      timeoutSeconds: null,
       lines: lines.length,
       signedBy: [key.keyid],
       completeness: "complete",
@@ -113,6 +115,8 @@ export async function writeBatch(
         predictionsSha256: createHash("sha256").update(`${predictionsText}\n`).digest("hex"),
         writtenAt: new Date().toISOString(),
         predictions: lines.map((l) => ({ id: l.id, task: l.task })),
+        root: "/root",
+        timeoutSeconds: null,
       },
       key,
     );

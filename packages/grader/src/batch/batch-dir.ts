@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { basename, extname, join, resolve } from "node:path";
-import { type BatchFile, BatchFileSchema, readJsonFile, writeJsonAtomic } from "@oracle/spec";
+import { type BatchFile, BatchFileSchema, OracleError, readJsonFile, writeJsonAtomic } from "@oracle/spec";
 
 /** The files of a batch's output folder. */
 export interface BatchPaths {
@@ -42,17 +42,30 @@ export async function openBatchFile(
   paths: BatchPaths,
   predictionsFile: string,
   sha: string,
+  root: string,
 ): Promise<BatchFile> {
+  let existing: BatchFile | null = null;
   try {
-    return await readJsonFile(BatchFileSchema, paths.batchFile);
+    existing = await readJsonFile(BatchFileSchema, paths.batchFile);
   } catch (error) {
     if ((error as { cause?: NodeJS.ErrnoException }).cause?.code !== "ENOENT") throw error;
+  }
+  if (existing) {
+    // Under another root its tasks are other tasks (or none): every line would be graded again.
+    if (existing.root !== undefined && existing.root !== resolve(root))
+      throw new OracleError(
+        "USAGE",
+        `${paths.outDir} was graded with --root ${existing.root}, not ${resolve(root)}: resuming it here would grade its predictions on other tasks`,
+        { hint: `resume it with --root ${existing.root}, or grade into a new --out folder` },
+      );
+    return existing;
   }
   const created: BatchFile = {
     batchId: randomUUID(),
     predictionsFile: resolve(predictionsFile),
     predictionsSha256: sha,
     createdAt: new Date().toISOString(),
+    root: resolve(root),
   };
   await writeJsonAtomic(paths.batchFile, created);
   return created;

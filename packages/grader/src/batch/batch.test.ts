@@ -407,6 +407,34 @@ describe("gradeBatch with a fake grader", () => {
     }
   });
 
+  it("refuses to resume a batch under another root (its lines would be graded on other tasks)", async () => {
+    const temp = await tempRootWithTasks("calc-node");
+    const other = await tempRootWithTasks("calc-node");
+    try {
+      const file = await predictionsFile([{ id: "p1", task: "calc-node", diff: "fix" }]);
+      const out = join(dir, "out-root");
+      const grade = fakeGrade({});
+      const run = (root: string) =>
+        gradeBatch({
+          root,
+          predictionsFile: file,
+          outDir: out,
+          executor: localExecutor({ root, grade, concurrency: 1 }),
+          allowUnvalidated: true,
+        });
+      await run(temp.root);
+      await expect(run(other.root)).rejects.toMatchObject({
+        code: "USAGE",
+        message: expect.stringContaining(`was graded with --root ${temp.root}, not ${other.root}`),
+        hint: `resume it with --root ${temp.root}, or grade into a new --out folder`,
+      });
+      expect(grade.calls).toHaveLength(1);
+    } finally {
+      await temp.cleanup();
+      await other.cleanup();
+    }
+  });
+
   it("prepares each task once: its predictions' grades get the same preparation", async () => {
     const temp = await tempRootWithTasks("calc-node");
     try {

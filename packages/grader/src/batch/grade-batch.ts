@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { type BatchSummary, type ResultLine, type ValidationState, writeJsonAtomic } from "@oracle/spec";
 import type winston from "winston";
 import { loadSigningKey, type PublicKey, type SigningKey, trustList } from "../attest/keys.js";
@@ -83,7 +83,7 @@ async function openBatch(
   const predictions = await readPredictions(options.predictionsFile);
   const sha = await fileSha256(options.predictionsFile);
   const paths = batchPaths(options.outDir ?? defaultOutDir(options.root, options.predictionsFile, sha));
-  const batch = await openBatchFile(paths, options.predictionsFile, sha);
+  const batch = await openBatchFile(paths, options.predictionsFile, sha, options.root);
   // Every run says, signed, which predictions the batch grades: a line deleted later shows as missing.
   await writeJsonAtomic(
     join(paths.outDir, MANIFEST_FILE),
@@ -93,6 +93,8 @@ async function openBatch(
         predictionsSha256: sha,
         writtenAt: new Date().toISOString(),
         predictions: predictions.map((p) => ({ id: p.id, task: p.task })),
+        root: resolve(options.root),
+        timeoutSeconds: options.timeoutSeconds ?? null,
       },
       key,
     ),
