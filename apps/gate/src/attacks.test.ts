@@ -222,18 +222,17 @@ describe("folder write: editing, duplicating, reordering, transplanting lines", 
     expect((after as GateReport).test?.lower).toBe((before as GateReport).test?.lower);
   });
 
-  it("the veto's evidence (message, log) cannot be edited after signing", async () => {
-    const c = await writeBatch(root, "evid-c", [{ task: "x", reason: "REPORT_INCONSISTENT" }], key);
+  it.each([
+    ["message", { message: "harmless: TESTS_FAILED" }],
+    ["log", { log: "/logs/some-clean-run.log" }],
+    ["attempts", { attempts: 0 }],
+  ])("the veto's evidence (%s) cannot be edited after signing", async (field, edit) => {
+    const c = await writeBatch(root, `evid-${field}`, [{ task: "x", reason: "REPORT_INCONSISTENT" }], key);
     const lines = await readLines(c.dir);
-    lines[0] = {
-      ...lines[0]!,
-      message: "harmless: TESTS_FAILED",
-      log: "/logs/some-clean-run.log",
-      attempts: 0,
-    };
+    lines[0] = { ...lines[0]!, ...edit };
     await writeLines(c.dir, lines);
-    // Was: message, log (and attempts) are outside the signed statement, so the veto lists a
-    // forged message and links a clean log.
+    // Was: message, log and attempts were outside the signed statement, so the veto listed a
+    // forged message and linked a clean log.
     await expect(loadBatch(c.dir, trusted)).rejects.toMatchObject({ code: "RESULT_UNVERIFIED" });
   });
 });

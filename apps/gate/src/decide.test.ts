@@ -35,7 +35,9 @@ describe("the veto", () => {
   });
 
   it.each(["DIFF_SHADOWS_RUNNER", "SEAL_RECORDS_INCONSISTENT"] as const)("%s is tampering too", (reason) => {
-    expect(gate([{ task: "a", reason }], [{ task: "a", reason: "PASS" }]).decision).toBe("reject");
+    const r = gate([{ task: "a", reason }], [{ task: "a", reason: "PASS" }]);
+    expect(r.decision).toBe("reject");
+    expect(r.veto.map((v) => v.reason)).toEqual([reason]);
   });
 
   it("the incumbent's tampering is counted as a fail and warned, not vetoed", () => {
