@@ -52,23 +52,19 @@ describe.concurrent("conformance: every shape", () => {
         verdict: "PASS",
         reason: "PASS",
       });
-      // Protected: the pair collected, or a strong seal (a node id selection has no pair: nothing
-      // would select it, and the named tests' comparisons are sealed inside them).
+      // Protected: the pair collected, or a strong seal.
       const strong = gold.result.seals?.ran?.strong ?? 0;
-      if (shape.unprotected) {
-        // Neither: the result says so, and the sweep reports what no seal covers.
-        expect(gold.result.sentinel?.state, why(gold)).not.toBe("collected");
-        expect(gold.result.sentinel?.note, why(gold)).toMatch(shape.unprotected);
-        expect(strong, why(gold)).toBe(0);
-      } else if (gold.result.sentinel?.state !== "collected")
+      if (gold.result.sentinel?.state !== "collected")
         expect(strong, `${why(gold)}\nneither the pair collected nor a strong seal`).toBeGreaterThan(0);
       else expect(gold.result.sentinel, why(gold)).toMatchObject({ state: "collected", required: true });
+      if (shape.pair)
+        expect(gold.result.sentinel, why(gold)).toMatchObject({ state: "collected", required: true });
       const baseline = graded.baseline as Graded;
       expect({ verdict: baseline.result.verdict, reason: baseline.result.reason }, why(baseline)).toEqual({
         verdict: "FAIL",
         reason: "TESTS_FAILED",
       });
-      for (const attack of shape.unprotected ? ["skip"] : ["tamper", "skip", "forge"]) {
+      for (const attack of ["tamper", "skip", "forge"]) {
         const g = graded[attack];
         if (g !== undefined) expectFail(g);
       }

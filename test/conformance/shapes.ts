@@ -52,10 +52,10 @@ export interface Shape {
   /** Go: output forged before the tests run. */
   forge?: (work: string) => Files;
   /**
-   * A shape the oracle cannot plant its sentinel in: the note the result must give, and the sweep
-   * must quarantine the task (SENTINEL_NOT_COLLECTED), so in-process tampering is not asserted.
+   * The pair must be collected at gold (not only a strong seal): a selection the oracle rewrites to
+   * name it (pytest node ids, a `-run`/`-t`/`--grep` anchored to exact names).
    */
-  unprotected?: RegExp;
+  pair?: true;
 }
 
 export interface Conformance {

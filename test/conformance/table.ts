@@ -104,7 +104,7 @@ def mul(a, b):
     return a * b
 `,
 });
-const py = (id: string, title: string, hidden: string, unprotected?: RegExp): Shape => ({
+const py = (id: string, title: string, hidden: string, extra: Partial<Shape> = {}): Shape => ({
   id,
   title,
   from: { repo: pyRepo, hidden: pyHidden, task: pyTask },
@@ -112,7 +112,7 @@ const py = (id: string, title: string, hidden: string, unprotected?: RegExp): Sh
   gold: pyGold,
   tamper: pyTamper,
   skip: pySkip,
-  ...(unprotected ? { unprotected } : {}),
+  ...extra,
 });
 
 export const SHAPES: Shape[] = [
@@ -122,20 +122,21 @@ export const SHAPES: Shape[] = [
     "python3 -m pytest with a file::Class node id",
     `python3 -m pytest ${PYTEST} tests/regression/test_add.py::TestAdd`,
   ),
-  // Node ids of single tests (SWE-bench's shape): no pair (nothing would select it); the named tests'
-  // comparisons are sealed inside them.
+  // Node ids of single tests (SWE-bench's shape): the pair is added to the file at module level and
+  // named by node ids after the command's own (issue 29: before, no pair was selected and only the
+  // named tests' seals protected them; a parametrised case with the parameter as expected value had
+  // neither).
   py(
     "py-nodeids",
-    "python3 -m pytest with single-test node ids (file::test, file::Class::test)",
+    "python3 -m pytest with single-test node ids (file::test, file::Class::test): the pair named by node ids too",
     `python3 -m pytest ${PYTEST} tests/regression/test_add.py::test_add_small "tests/regression/test_add.py::TestAdd::test_negative"`,
+    { pair: true },
   ),
-  // A node id of one parametrised case whose expected value is a parameter: no pair, and its
-  // comparison is checked, not sealed (the value is the test's own): the result says so.
   py(
     "py-param-id",
-    "python3 -m pytest with a parametrised case's node id (file::Class::test[param]): no pair, no strong seal, reported",
+    "python3 -m pytest with a parametrised case's node id (file::Class::test[param]): the pair named by node ids too",
     `python3 -m pytest ${PYTEST} "tests/regression/test_add.py::TestAdd::test_pairs[1-1-2]"`,
-    /parametrised case|single tests by node id/,
+    { pair: true },
   ),
   py(
     "py-k",
@@ -287,6 +288,59 @@ SHAPES.push({
 	os.Exit(0)`),
   }),
 });
+
+// Selections anchored to exact names (Multi-SWE-bench writes Go tasks so; JS tasks name one test the
+// same way): no name like the file's own with a number added is selected, so the oracle widens the
+// selection to the pair's exact names and runs the rewritten command (issue 29). The forger follows
+// the binary's own -test.run, as one that knows the protocol would.
+SHAPES.push({
+  id: "go-run-anchored",
+  title: "gotestsum with -run anchored to exact names: the -run widened to the pair",
+  from: { sample: "semver-go" },
+  hidden: `gotestsum --format standard-verbose --junitfile "$ORACLE_JUNIT" -- -count=1 -run '^(TestNumericIdentifiersCompareNumerically|TestSpecExampleIsAscending)$' ./conformance`,
+  pair: true,
+  tamper: () => ({ "tamper.go": goInit("\tos.Exit(0)") }),
+  skip: () => ({ "tamper.go": goInit('\tos.Args = append(os.Args, "-test.run=^$")') }),
+  forge: () => ({
+    "tamper.go": goInit(`	selected := regexp.MustCompile(".")
+	for _, arg := range os.Args[1:] {
+		if strings.HasPrefix(arg, "-test.run=") {
+			selected = regexp.MustCompile(strings.TrimPrefix(arg, "-test.run="))
+		}
+	}
+	names, _ := filepath.Glob("*_test.go")
+	re := regexp.MustCompile(\`(?m)^func (Test\\w*)\\(\`)
+	for _, name := range names {
+		text, _ := os.ReadFile(name)
+		for _, m := range re.FindAllSubmatch(text, -1) {
+			if selected.Match(m[1]) {
+				fmt.Printf("=== RUN   %s\\n--- PASS: %s (0.00s)\\n", m[1], m[1])
+			}
+		}
+	}
+	fmt.Println("PASS")
+	os.Exit(0)`),
+  }),
+});
+for (const base of ["mocha-grep", "jest-t", "vitest-t"]) {
+  const shape = SHAPES.find((s) => s.id === base)!;
+  const anchored: Record<string, [RegExp, string]> = {
+    "mocha-grep": [
+      /--grep "left to right"/,
+      `--grep '^operators of equal precedence associate to the left subtracts left to right$'`,
+    ],
+    "jest-t": [/-t "collapses"/, `-t '^separators collapses runs of spaces$'`],
+    "vitest-t": [/-t "joined"/, `-t '^ranges that touch are joined$'`],
+  };
+  const [from, to] = anchored[base]!;
+  SHAPES.push({
+    ...shape,
+    id: `${base}-anchored`,
+    title: `${shape.title}, anchored to one exact title: the filter widened to the pair`,
+    hidden: shape.hidden.replace(from, () => to),
+    pair: true,
+  });
+}
 
 // The fix edits a test file the base commit has, and the existing command leaves that file out
 // (SWE-bench's most common shape): pytest `--ignore=FILE`, a mocha list of files, jest

@@ -5,7 +5,7 @@
 // at run time), then `PASS`, and exits 0; test2json turns that into a passing report.
 
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { binPath, makeTempRoot, repoRoot, requireDocker, run } from "@oracle/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,6 +20,14 @@ import {
 } from "./harness.js";
 
 const TASK = "semver-go";
+/**
+ * semver-go with the hidden command anchored to two exact names, as Multi-SWE-bench writes Go tasks
+ * (`-run '^(TestA|TestB)$'`): neither test has a comparison the seals take (both `if !semver.Less`
+ * in loops), so the pair is their only protection, and no test named like theirs with a number
+ * matches the selection.
+ */
+const ANCHORED = "semver-go-anchored";
+const ANCHORED_RUN = "^(TestSpecExampleIsAscending|TestNumericIdentifiersCompareNumerically)$";
 let corpus: Corpus;
 
 beforeAll(async () => {
@@ -32,11 +40,18 @@ beforeAll(async () => {
   execFileSync("git", ["clone", "-q", join(temp.root, "tasks", TASK, "repo.bundle"), work]);
   const task = JSON.parse(readFileSync(join(temp.root, "tasks", TASK, "task.json"), "utf8"));
   execFileSync("git", ["-C", work, "checkout", "-q", task.repo.baseCommit]);
+  cpSync(join(temp.root, "tasks", TASK), join(temp.root, "tasks", ANCHORED), { recursive: true });
+  const anchored = { ...task, id: ANCHORED };
+  anchored.suites.hidden.command = anchored.suites.hidden.command.replace(
+    " ./conformance",
+    () => ` -run '${ANCHORED_RUN}' ./conformance`,
+  );
+  writeFileSync(join(temp.root, "tasks", ANCHORED, "task.json"), `${JSON.stringify(anchored, null, 2)}\n`);
   mkdirSync(join(temp.root, "canary"));
   mkdirSync(join(temp.root, "out"));
   corpus = {
     root: temp.root,
-    work: { [TASK]: work } as unknown as Corpus["work"],
+    work: { [TASK]: work, [ANCHORED]: work } as unknown as Corpus["work"],
     out: join(temp.root, "out"),
     cleanup: temp.cleanup,
   };
@@ -63,9 +78,12 @@ const fixed = (): string => {
 
 /**
  * forge.go: the init() forgery. `only` is a file that must be in the binary's folder for it to
- * fire (the existing suite's alone); `skipNumbered` leaves out tests whose name ends in a digit.
+ * fire (the existing suite's alone); `skipNumbered` leaves out tests whose name ends in a digit;
+ * `followRun` prints only the names the binary's own `-test.run=` (in os.Args) selects.
  */
-const goForge = (options: { only?: string; skipNumbered?: boolean } = {}) => `package semver
+const goForge = (
+  options: { only?: string; skipNumbered?: boolean; followRun?: boolean } = {},
+) => `package semver
 
 import (
 	"fmt"
@@ -82,6 +100,12 @@ func init() {
 	if _, err := os.Stat(${JSON.stringify(options.only ?? ".")}); err != nil {
 		return
 	}
+	selected := regexp.MustCompile(".")
+	for _, arg := range os.Args[1:] {
+		if ${options.followRun ? "true" : "false"} && strings.HasPrefix(arg, "-test.run=") {
+			selected = regexp.MustCompile(strings.TrimPrefix(arg, "-test.run="))
+		}
+	}
 	names, _ := filepath.Glob("*_test.go")
 	re := regexp.MustCompile(\`(?m)^func (Test\\w*)\\(\`)
 	for _, name := range names {
@@ -89,6 +113,9 @@ func init() {
 		for _, m := range re.FindAllSubmatch(text, -1) {
 			last := m[1][len(m[1])-1]
 			if ${options.skipNumbered ? "true" : "false"} && last >= '0' && last <= '9' {
+				continue
+			}
+			if !selected.Match(m[1]) {
 				continue
 			}
 			fmt.Printf("=== RUN   %s\\n--- PASS: %s (0.00s)\\n", m[1], m[1])
@@ -106,11 +133,11 @@ const brokenMax = (): string =>
     "return Version{}, true",
   );
 
-const grade = (name: string, files: Record<string, string>): Promise<Graded> =>
+const grade = (name: string, files: Record<string, string>, task = TASK): Promise<Graded> =>
   gradeCase(corpus, {
-    task: TASK as FixtureTask,
+    task: task as FixtureTask,
     name,
-    diff: makeDiff(corpus, TASK as FixtureTask, (dir) => writeFiles(dir, files)),
+    diff: makeDiff(corpus, task as FixtureTask, (dir) => writeFiles(dir, files)),
   });
 
 describe("go: sentinels in the hidden tests' package", () => {
@@ -149,5 +176,28 @@ describe("go: sentinels in the existing suite's packages", () => {
     expectOutcome(g, "FAIL", "REPORT_INCONSISTENT");
     expect(g.result.message).toMatch(/^existing suite/);
     expect(g.result.suites.existing.sentinel).toMatchObject({ state: "collected", framework: "go" });
+  });
+});
+
+describe("go: a hidden command anchored to exact names (-run '^(A|B)$')", () => {
+  it("gold-go-anchored: the fix PASSes; the pair is selected by the rewritten -run and collected", async () => {
+    const g = await grade("gold-go-anchored", { "compare.go": fixed() }, ANCHORED);
+    expectOutcome(g, "PASS", "PASS");
+    expect(g.result.sentinel).toMatchObject({ state: "collected", framework: "go", required: true });
+    // Only the two tests the task selects count; the pair is out of the result.
+    expect(g.result.testIds.filter((id) => id.startsWith("hidden:"))).toEqual([
+      "hidden:example.com/semver/conformance::TestNumericIdentifiersCompareNumerically",
+      "hidden:example.com/semver/conformance::TestSpecExampleIsAscending",
+    ]);
+  });
+
+  it("go-forge-init-anchored: init() prints a pass for every Test* the binary's -test.run selects -> FAIL REPORT_INCONSISTENT", async () => {
+    const g = await grade(
+      "go-forge-init-anchored",
+      { "forge.go": goForge({ followRun: true, only: "precedence_test.go" }) },
+      ANCHORED,
+    );
+    expectOutcome(g, "FAIL", "REPORT_INCONSISTENT");
+    expect(g.result.message).toMatch(/must fail is passed/);
   });
 });

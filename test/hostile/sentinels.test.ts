@@ -159,11 +159,11 @@ describe("a correct diff passes whatever the hidden command selects", () => {
     expect(g.result.testIds.filter((id) => id.startsWith("hidden:"))).toEqual(hiddenIds);
   });
 
-  it("py-nodeid (single tests by node id): PASS, no pair (nothing would select it), the named tests sealed", async () => {
+  it("py-nodeid (single tests by node id): PASS, the pair named by node ids after the command's own and collected, the named tests sealed", async () => {
     const g = await grade("py-nodeid", "gold-py-nodeid", pyDiff({ "calc/core.py": PY_FIXED }));
     expectOutcome(g, "PASS", "PASS");
-    expect(g.result.sentinel).toMatchObject({ state: "none", framework: "pytest" });
-    expect(g.result.sentinel?.note).toMatch(/single tests by node id/);
+    expect(g.result.sentinel).toMatchObject({ state: "collected", framework: "pytest", required: true });
+    expect(g.log).toMatch(/the command's selection widened to the oracle's tests/);
     expect(g.result.seals?.sealed.strong).toBeGreaterThanOrEqual(1);
     expect(g.result.seals?.outcome.mismatch).toBe(0);
     // The report holds the two named tests under their own names, nothing else of the hidden files.
@@ -188,7 +188,9 @@ describe("a correct diff passes whatever the hidden command selects", () => {
 });
 
 describe("tampering only with the test modules that import the code under test", () => {
-  it.each([TASKS.py, "py-file", "py-class"])(
+  // py-nodeid: the pair is named by node ids added to the command (before issue 29's rewrite it had
+  // none, and only the named tests' seals failed this diff).
+  it.each([TASKS.py, "py-file", "py-class", "py-nodeid"])(
     "%s: pytest swallows assertions for importers of calc.core -> FAIL REPORT_INCONSISTENT (the pair's must-fail passed)",
     async (task) => {
       const g = await grade(
@@ -199,16 +201,6 @@ describe("tampering only with the test modules that import the code under test",
       expectOutcome(g, "FAIL", "REPORT_INCONSISTENT");
     },
   );
-
-  it("py-nodeid: the same, no pair in the hidden suite -> FAIL (the existing suite's pair, and the hidden suite's seals)", async () => {
-    const g = await grade(
-      "py-nodeid",
-      "tamper-py-nodeid",
-      pyDiff({ "calc/core.py": `${PY_TAMPER_IMPORTERS}\n\n${PY_BUG}` }),
-    );
-    expect(g.result.verdict).toBe("FAIL");
-    expect(g.result.seals?.outcome.mismatch).toBeGreaterThan(0);
-  });
 
   it.each([TASKS.node, "mocha-file", "mocha-grep"])(
     "%s: mocha passes the failures of the file that requires src/add.js -> FAIL REPORT_INCONSISTENT",

@@ -293,6 +293,9 @@ export function existingSentinels(
     files: sentinel.appends.map((a) => a.path),
     required: sentinel.required,
     ...(sentinel.note ? { note: sentinel.note } : {}),
+    ...(sentinel.command ? { command: sentinel.command } : {}),
   });
+  if (sentinel.command)
+    log.info(`existing: the command's selection widened to the oracle's tests: ${sentinel.command}`);
   return sentinel;
 }

@@ -129,7 +129,10 @@ export async function plantSentinels(
     files: sentinel.appends.map((a) => a.path),
     required: sentinel.required,
     ...(sentinel.note ? { note: sentinel.note } : {}),
+    ...(sentinel.command ? { command: sentinel.command } : {}),
   });
+  if (sentinel.command)
+    log.info(`hidden: the command's selection widened to the oracle's tests: ${sentinel.command}`);
   return { sentinel, seals, validated };
 }
 

@@ -3,7 +3,9 @@ import {
   findRunner,
   type PackageScripts,
   packageJsonPaths,
+  replaceFlagValue,
   scriptCall,
+  shellSegments,
   shellWords,
 } from "./runner-command.js";
 
@@ -19,6 +21,35 @@ describe("shellWords", () => {
       ["x"],
       ["y"],
     ]);
+  });
+});
+
+describe("replaceFlagValue", () => {
+  const RUN = ["-run", "--run", "-test.run", "--test.run"];
+  it("replaces the one flag's value, quoted or bare, joined or not, and leaves the rest of the text alone", () => {
+    expect(replaceFlagValue(`a "$X" && go test -run 'A|B' .`, RUN, "A|B|C")).toBe(
+      `a "$X" && go test -run 'A|B|C' .`,
+    );
+    expect(replaceFlagValue(`go test -run "^A$" ./x`, RUN, "^A$|^B$")).toBe(`go test -run '^A$|^B$' ./x`);
+    expect(replaceFlagValue(`go test -run=A ./x`, RUN, "it's")).toBe(`go test '-run=it'\\''s' ./x`);
+    expect(replaceFlagValue(`go test . -args -test.run='^A$'`, RUN, "^B$")).toBe(
+      `go test . -args '-test.run=^B$'`,
+    );
+    expect(replaceFlagValue(`mocha -g a'b'c t`, ["-g", "--grep"], "x")).toBe(`mocha -g 'x' t`);
+  });
+
+  it("refuses no flag, two flags (the last wins), and a flag without a value", () => {
+    expect(replaceFlagValue("go test ./...", RUN, "A")).toBeNull();
+    expect(replaceFlagValue("go test -run A -run B .", RUN, "C")).toBeNull();
+    expect(replaceFlagValue("go test -run", RUN, "C")).toBeNull();
+    // A word that only starts like the flag is not it.
+    expect(replaceFlagValue("go test -runx A", RUN, "C")).toBeNull();
+  });
+
+  it("each word's span covers its quotes, also across operators", () => {
+    const command = `cd 'a b' && x "y z"|w`;
+    const spans = shellSegments(command).flatMap((s) => s.spans.map(([a, b]) => command.slice(a, b)));
+    expect(spans).toEqual(["cd", "'a b'", "x", '"y z"', "w"]);
   });
 });
 

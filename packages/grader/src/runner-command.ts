@@ -1,4 +1,5 @@
 import { posix } from "node:path";
+import { shellQuote } from "./run/shell.js";
 import { gotestsumArgs } from "./sentinel-go.js";
 
 /** The runners that get in-process sentinels. */
@@ -9,43 +10,50 @@ export interface RunnerCall {
   framework: SentinelFramework;
   args: string[];
   cwd: string;
-  /** The whole command as the task writes it (a rewrite of a word in it: `replaceWord`). */
+  /** The whole command as the task writes it, when the runner is started by it (not by a package script): the oracle may rewrite it (`replaceFlagValue`, `insertAfterWord`). */
   command?: string;
 }
 
-/** A word `replaceWord` can find and rewrite: no character the shell would read otherwise. */
-const PLAIN_WORD = /^[\w./:+@%,=-]+$/;
+/**
+ * `command` with the value of its one flag spelt as one of `names` (`-t X` or `-t=X`) replaced by
+ * `value`, single-quoted; null when no word or more than one is such a flag (the last would win,
+ * and the oracle reads one), or the flag has no value after it. The caller reads the rewritten
+ * command again to check what it selects.
+ */
+export function replaceFlagValue(command: string, names: readonly string[], value: string): string | null {
+  const words = spannedWords(command);
+  const flagOf = (word: string) => names.find((n) => word === n || word.startsWith(`${n}=`));
+  const flags = words.flatMap((w, i) => (flagOf(w.text) === undefined ? [] : [i]));
+  if (flags.length !== 1) return null;
+  const at = flags[0]!;
+  const name = flagOf(words[at]!.text)!;
+  const joined = words[at]!.text !== name;
+  const target = joined ? words[at] : words[at + 1];
+  if (target === undefined) return null;
+  const [start, end] = target.span;
+  return `${command.slice(0, start)}${shellQuote(joined ? `${name}=${value}` : value)}${command.slice(end)}`;
+}
 
 /**
- * `command` with the one occurrence of each word of `replacements` as a whole shell word (bare, or
- * alone in single or double quotes) replaced by its new words, each quoted as the word was; null
- * when a word does not occur exactly once in the command's text, or a word needs quoting of its own.
+ * `command` with `added` (each single-quoted) inserted after its word `word` (its unquoted value);
+ * null when no word or more than one has that value.
  */
-export function replaceWords(
-  command: string,
-  replacements: ReadonlyMap<string, readonly string[]>,
-): string | null {
-  const spots: Array<{ start: number; end: number; text: string }> = [];
-  for (const [word, words] of replacements) {
-    if (![word, ...words].every((w) => PLAIN_WORD.test(w))) return null;
-    if (command.split(word).length !== 2) return null;
-    const escaped = word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    const at = new RegExp(`(^|[\\s;&|(])(["']?)${escaped}\\2(?=$|[\\s;&|)])`).exec(command);
-    if (!at) return null;
-    const quote = at[2]!;
-    const start = at.index + at[1]!.length;
-    const text = words.map((w) => `${quote}${w}${quote}`).join(" ");
-    spots.push({ start, end: start + quote.length * 2 + word.length, text });
-  }
-  let out = command;
-  for (const spot of spots.sort((a, b) => b.start - a.start))
-    out = `${out.slice(0, spot.start)}${spot.text}${out.slice(spot.end)}`;
-  return out;
+export function insertAfterWord(command: string, word: string, added: readonly string[]): string | null {
+  const at = spannedWords(command).filter((w) => w.text === word);
+  if (at.length !== 1) return null;
+  const end = at[0]!.span[1];
+  return `${command.slice(0, end)}${added.map((w) => ` ${shellQuote(w)}`).join("")}${command.slice(end)}`;
 }
+
+/** Every word of a command with its place in the text. */
+const spannedWords = (command: string) =>
+  shellSegments(command).flatMap((s) => s.words.map((text, i) => ({ text, span: s.spans[i]! })));
 
 /** A simple command of a shell command line and the operator after it (`&&`, `||`, `;`, `|`, `&`, a newline), null at the end. */
 export interface ShellSegment {
   words: string[];
+  /** Each word's place in the command's text, quotes included: `[start, end)`. */
+  spans: Array<[number, number]>;
   next: string | null;
 }
 
@@ -54,14 +62,19 @@ export interface ShellSegment {
  * follows it; an unquoted `#` starting a word comments out the rest of its line.
  */
 export function shellSegments(command: string): ShellSegment[] {
-  const segments: ShellSegment[] = [{ words: [], next: null }];
+  const segments: ShellSegment[] = [{ words: [], spans: [], next: null }];
   let word: string | null = null;
-  const push = () => {
-    if (word !== null) segments[segments.length - 1]!.words.push(word);
+  let start = 0;
+  const push = (end: number) => {
+    if (word !== null) {
+      segments[segments.length - 1]!.words.push(word);
+      segments[segments.length - 1]!.spans.push([start, end]);
+    }
     word = null;
   };
   for (let i = 0; i < command.length; i++) {
     const c = command[i]!;
+    if (word === null) start = i;
     if (c === "'") {
       const end = command.indexOf("'", i + 1);
       word = (word ?? "") + command.slice(i + 1, end < 0 ? undefined : end);
@@ -82,18 +95,18 @@ export function shellSegments(command: string): ShellSegment[] {
       const eol = command.indexOf("\n", i);
       i = (eol < 0 ? command.length : eol) - 1;
     } else if (/\s/.test(c) && c !== "\n") {
-      push();
+      push(i);
     } else if (c === ";" || c === "|" || c === "&" || c === "\n") {
-      push();
+      push(i);
       const double = (c === "&" || c === "|") && command[i + 1] === c;
       if (double) i++;
       segments[segments.length - 1]!.next = double ? `${c}${c}` : c;
-      segments.push({ words: [], next: null });
+      segments.push({ words: [], spans: [], next: null });
     } else {
       word = (word ?? "") + c;
     }
   }
-  push();
+  push(command.length);
   return segments.filter((s) => s.words.length > 0);
 }
 
@@ -293,7 +306,7 @@ function throughScript(
   const text = call && pkg ? pkg.scripts[call.name] : undefined;
   if (!call || !pkg || text === undefined) return null;
   // As npm does it: each argument quoted, appended to the text after a space.
-  const quoted = call.args.map((a) => `'${a.replaceAll("'", "'\\''")}'`);
+  const quoted = call.args.map(shellQuote);
   const segments = shellSegments([text, ...quoted].join(" "));
   const last = segments.at(-1);
   if (last === undefined || last.next !== null) return null;

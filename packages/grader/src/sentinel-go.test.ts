@@ -92,14 +92,24 @@ describe("planGo", () => {
     expect(plan("go test", files)!.appends.map((a) => a.path)).toEqual(["a_test.go"]);
   });
 
-  it("names match -run; -run anchored to exact names: noted, not required; -failfast: unprotected", () => {
+  it("names match -run; -run anchored to exact names: widened to the pair, the command rewritten; -failfast: unprotected", () => {
     const s = plan("go test -run 'TestSpec' ./conformance", { "conformance/a_test.go": GO })!;
     for (const t of s.appends[0]!.tests) expect(t.names[0]).toMatch(/^TestSpecOrder\d+$/);
     expect(s.required).toHaveLength(1);
+    expect(s.command).toBeUndefined();
     const exact = plan("go test -run '^(TestSpecOrder|TestNumeric)$' ./conformance", {
       "conformance/a_test.go": GO,
-    });
-    expect(exact).toBeNull();
+    })!;
+    const names = exact.appends[0]!.tests.map((t) => t.names[0]!);
+    expect(names).toHaveLength(2);
+    expect(exact.required).toEqual(["conformance/a_test.go"]);
+    expect(exact.command).toBe(
+      `go test -run '^(TestSpecOrder|TestNumeric)$|^(${names.join("|")})$' ./conformance`,
+    );
+    // The rewritten command selects the pair and what the task selected, nothing else.
+    const run = new RegExp(goTestArgs(findRunner(exact.command!)!.args).run!);
+    for (const name of [...names, "TestSpecOrder", "TestNumeric"]) expect(name).toMatch(run);
+    for (const name of ["TestSpecOrder2", "TestNumericX", "TestOther"]) expect(name).not.toMatch(run);
     const inline = plan("go test -run '(?i)testspec' ./conformance", { "conformance/a_test.go": GO })!;
     expect(inline.required).toEqual([]);
     expect(inline.note).toMatch(/not a pattern the oracle can read/);
@@ -107,6 +117,29 @@ describe("planGo", () => {
     expect(planGo(goTestArgs(["-failfast", "."]), "", new Map([["a_test.go", GO]])).unprotected).toMatch(
       /failfast/,
     );
+  });
+
+  it("widens -run only where it can: -run=X, gotestsum, -args -test.run; not two -run flags, subtest levels or an unread pattern", () => {
+    const files = { "conformance/a_test.go": GO };
+    const anchored = "^(TestSpecOrder|TestNumeric)$";
+    const joined = plan(`go test -run='${anchored}' ./conformance`, files)!;
+    expect(joined.command).toMatch(
+      /^go test '-run=\^\(TestSpecOrder\|TestNumeric\)\$\|\^\(Test\w+\d+\|Test\w+\d+\)\$' \.\/conformance$/,
+    );
+    const gotestsum = plan(
+      `gotestsum --junitfile "$ORACLE_JUNIT" -- -count=1 -run "${anchored}" ./conformance`,
+      files,
+    )!;
+    expect(gotestsum.command).toMatch(
+      /^gotestsum --junitfile "\$ORACLE_JUNIT" -- -count=1 -run '\^\(TestSpecOrder\|TestNumeric\)\$\|\^\(Test\w+\d+\|Test\w+\d+\)\$' \.\/conformance$/,
+    );
+    expect(gotestsum.required).toEqual(["conformance/a_test.go"]);
+    const args = plan(`cd conformance && go test . -args -test.run='${anchored}'`, files)!;
+    expect(args.command).toMatch(/-args '-test\.run=\^\(TestSpecOrder\|TestNumeric\)\$\|\^\(/);
+    // Two -run flags (the last wins): not rewritten, planned as written (no name matches: no pair).
+    expect(plan(`go test -run X -run '${anchored}' ./conformance`, files)).toBeNull();
+    // Subtest levels: not widened.
+    expect(plan(`go test -run '${anchored}/sub' ./conformance`, files)).toBeNull();
   });
 
   it("uses testify's require/assert with the file's import name; never reuses a name of the package", () => {

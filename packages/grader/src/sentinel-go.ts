@@ -140,6 +140,12 @@ export interface GoPlan {
   unsure?: string;
   /** Set when no pair can be planted (a call that stops at its first failure). */
   unprotected?: string;
+  /**
+   * The `-run` pattern that also selects the planted names, when the command's own selects none
+   * named like a file's tests (anchored to exact names: `^(TestA|TestB)$`): the command's pattern,
+   * `|`, then the planted names anchored. The command must be rewritten to it (`replaceFlagValue`).
+   */
+  run?: string;
 }
 
 /**
@@ -151,6 +157,8 @@ export function planGo(
   cwd: string,
   texts: ReadonlyMap<string, string>,
   others: ReadonlyMap<string, string> = new Map(),
+  /** `widen`: a `-run` that selects no name like a file's tests may be widened to the pair's (`GoPlan.run`). */
+  options: { widen?: boolean } = {},
 ): GoPlan {
   if (call.failfast)
     return { appends: [], unprotected: "the hidden command stops at its first failure (-failfast)" };
@@ -164,16 +172,20 @@ export function planGo(
     for (const d of named ?? []) selected.add(d);
   }
   let run: RegExp | null = null;
+  // A pattern without subtest levels can be widened to the planted names: `A|^(B)$` selects what A does, and B.
+  let widen = false;
   if (call.run !== undefined) {
     const top = topLevelRun(call.run);
     try {
       if (!PORTABLE.test(top)) throw new Error("not portable");
       run = new RegExp(top);
+      widen = options.widen === true && top === call.run && top !== "";
     } catch {
       notes.push(`-run ${JSON.stringify(call.run)} is not a pattern the oracle can read`);
     }
   }
   const appends: SentinelAppend[] = [];
+  const widened: string[] = [];
   for (const dir of [...selected].sort()) {
     const inDir = (map: Iterable<[string, string]>) => [...map].filter(([p]) => dirOf(p) === dir);
     const target = inDir(files).find(([path, text]) => !CONSTRAINED.test(text) && !CONSTRAINED.test(path));
@@ -185,13 +197,24 @@ export function planGo(
     const names = [...[...texts, ...others].map(([, text]) => text), ...appends.map((a) => a.text)].join(
       "\n",
     );
-    const append = goSentinel(target[0], target[1], names, run);
+    let append = goSentinel(target[0], target[1], names, run);
+    if (!append && widen) {
+      append = goSentinel(target[0], target[1], names, null);
+      widened.push(...(append?.tests.flatMap((t) => t.names) ?? []));
+    }
     if (append) appends.push(append);
     else notes.push(`-run ${JSON.stringify(call.run)} selects no test named like those of ${target[0]}`);
   }
   if (selected.size === 0) notes.push("no hidden test package is selected by the command");
-  return { appends, ...(notes.length > 0 ? { unsure: notes.join("; ") } : {}) };
+  return {
+    appends,
+    ...(widened.length > 0 ? { run: `${call.run}|^(${widened.join("|")})$` } : {}),
+    ...(notes.length > 0 ? { unsure: notes.join("; ") } : {}),
+  };
 }
+
+/** The spellings of `-run` that `go test`, the test binary (`-test.run`) and `-args` take. */
+export const GO_RUN_FLAGS = ["-run", "--run", "-test.run", "--test.run"] as const;
 
 /** How a Go test file asserts a total: testify's require / assert when it imports them, else `t.Fatalf` or `t.Errorf`. */
 export function goAssertStyle(text: string, t: string): (total: string, want: number) => string[] {

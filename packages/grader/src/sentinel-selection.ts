@@ -1,7 +1,7 @@
 import { posix } from "node:path";
 import picomatch from "picomatch";
 import { compileKeyword, type KeywordExpression } from "./pytest-keyword.js";
-import { findRunner, type PackageScripts, type RunnerCall, replaceWords } from "./runner-command.js";
+import { findRunner, type PackageScripts, type RunnerCall } from "./runner-command.js";
 import { titleFilter } from "./title-filter.js";
 
 /** What a runner's arguments select among the hidden test files, as far as the oracle can tell. */
@@ -12,23 +12,22 @@ export interface Selection {
   keyword?: KeywordExpression;
   /** mocha's `--grep`/`--fgrep` (with `--invert`), jest's and vitest's `-t`: true for a full title the run keeps. */
   keepsTitle?: (fullTitle: string) => boolean;
+  /**
+   * The name filter, when the oracle can widen it to the pair's full titles (a filter anchored to
+   * exact titles keeps no name like the file's): its spellings in the command, and its value that
+   * also keeps exactly `titles`. Unset for `--fgrep`, `--invert`, and a filter given twice.
+   */
+  widenTitles?: { flags: readonly string[]; value: (titles: readonly string[]) => string };
   /** Why a sentinel may be left out although the run is honest (the oracle then only notes it). */
   unsure?: string;
   /** Why no sentinel can be planted at all (a run that stops at its first failure). */
   unprotected?: string;
   /**
-   * pytest: the covered files' tests may run under other names (twins, sentinel-twins.ts): nothing in
-   * the command names a single test (a node id, `--deselect`) or selects by marker or by last run
-   * (a `file::Class` selection twins only that class's methods).
-   */
-  renames?: boolean;
-  /**
    * pytest: files the command selects only by node ids of single tests (`file::test_x`,
-   * `file::Class::test_x`): per file, each named test (`Class::name`, `::name` at module level)
-   * with the command's word that names it. Such a test can be twinned, its node id rewritten to
-   * name the renamed original and the copy (sentinels.ts); no pair can be added (nothing selects it).
+   * `file::Class::test_x`, `file::test_x[1-2]`), each with one of its node ids as the command writes
+   * it: the pair is selected by adding its own node ids after that word (sentinels.ts).
    */
-  single?: Map<string, Map<string, string>>;
+  nodeIds?: Map<string, string>;
   /** pytest: `--deselect`'s node-id prefixes, from the checkout's top: a test whose node id starts with one is left out. */
   deselect?: readonly string[];
 }
@@ -134,26 +133,16 @@ function pytestSelection(call: RunnerCall, texts: ReadonlyMap<string, string>): 
     notes.push(`-m ${JSON.stringify(marker)} selects by marker`);
   if (p.flags.has("--pyargs")) notes.push("--pyargs names modules, not files");
   const targets = p.positionals.length > 0 ? p.positionals : [""];
-  const single = new Map<string, Map<string, string>>();
-  const named = new Map<string, number>();
+  const nodeIds = new Map<string, string>();
   for (const target of targets) {
     const [path = "", ...rest] = target.split("::");
     const full = joinCwd(call.cwd, path);
     if (rest.length > 0) {
       const className = rest[0]!;
       const isClass = () => new RegExp(`^class[ \\t]+${className}\\b`, "m").test(texts.get(full) ?? "");
-      const test = singleTest(rest, texts.get(full));
       if (rest.length === 1 && /^[A-Za-z_]\w*$/.test(className) && isClass())
         selection.covered.set(full, { className });
-      else if (test && call.command && replaceWords(call.command, new Map([[target, [target]]])) !== null) {
-        const tests = single.get(full) ?? new Map<string, string>();
-        tests.set(test, target);
-        single.set(full, tests);
-        named.set(`${full}::${test}`, (named.get(`${full}::${test}`) ?? 0) + 1);
-      } else
-        notes.push(
-          `the node id ${target} names a single test the oracle cannot rename (a parametrised case, or a word it cannot rewrite in the command): select its file or class, or use -k`,
-        );
+      else if (texts.has(full) && !nodeIds.has(full)) nodeIds.set(full, target);
       continue;
     }
     const match = GLOB.test(full) ? picomatch(full, { dot: true }) : null;
@@ -170,9 +159,10 @@ function pytestSelection(call: RunnerCall, texts: ReadonlyMap<string, string>): 
     p.values.get("--ignore-glob") ?? [],
   );
   for (const file of [...selection.covered.keys()]) if (ignored(file)) selection.covered.delete(file);
-  for (const file of [...single.keys()]) if (ignored(file)) single.delete(file);
-  // `--deselect` leaves the tests it names alone (they are not twinned: renamed, they would run);
-  // `--ff`/`--nf` only order the run. `-m` and `--lf` select by what the oracle does not read.
+  for (const file of [...nodeIds.keys()])
+    if (ignored(file) || selection.covered.has(file)) nodeIds.delete(file);
+  // `--deselect` leaves the tests it names alone; `--ff`/`--nf` only order the run. `-m` and `--lf`
+  // select by what the oracle does not read: a pair named by node id could still be left out.
   const byName = p.values.has("-m");
   const byLastRun = ["--lf", "--last-failed"].some((f) => p.flags.has(f));
   const deselect = (p.values.get("--deselect") ?? []).map((id) => {
@@ -180,37 +170,13 @@ function pytestSelection(call: RunnerCall, texts: ReadonlyMap<string, string>): 
     return [joinCwd(call.cwd, path), ...rest].join("::");
   });
   if (deselect.length > 0) selection.deselect = deselect;
-  // Node ids of single tests: twinned only where one word names the test and nothing else of the
-  // command selects by name (a file selected whole as well would run the renamed tests twice).
-  for (const [file, tests] of single) {
-    if (selection.covered.has(file)) notes.push(`${file} is selected both whole and by node ids`);
-    for (const key of tests.keys()) if (named.get(`${file}::${key}`) !== 1) tests.delete(key);
-  }
   const unreadK = p.values.has("-k") && selection.keyword === undefined;
-  if (!byName && !byLastRun && !unreadK && !p.flags.has("--pyargs")) {
-    const kept = [...single].filter(([file, tests]) => tests.size > 0 && !selection.covered.has(file));
-    if (kept.length > 0) selection.single = new Map(kept);
-  }
-  if (selection.covered.size === 0 && selection.single === undefined)
+  if (!byName && !byLastRun && !unreadK && !p.flags.has("--pyargs") && nodeIds.size > 0)
+    selection.nodeIds = nodeIds;
+  if (selection.covered.size === 0 && selection.nodeIds === undefined)
     notes.push("no hidden test file is selected by path");
   if (notes.length > 0) selection.unsure = notes.join("; ");
-  // A `file::Class` selection still selects the class's methods whatever their names.
-  if (notes.length === 0 && !byName && !byLastRun) selection.renames = true;
   return selection;
-}
-
-/**
- * The test a node id's parts after the file name (`test_x`, `Class::test_x`) name, as a twin
- * planner's key (`::test_x`, `Class::test_x`), when it is one test function of the file, not a
- * parametrised case (`test_x[1-2]`); null otherwise.
- */
-function singleTest(rest: readonly string[], text: string | undefined): string | null {
-  if (text === undefined || rest.length > 2) return null;
-  const name = rest.at(-1)!;
-  const className = rest.length === 2 ? rest[0]! : "";
-  if (!/^test\w*$/.test(name) || (className !== "" && !/^[A-Za-z_]\w*$/.test(className))) return null;
-  if (className !== "" && !new RegExp(`^class[ \\t]+${className}\\b`, "m").test(text)) return null;
-  return `${className}::${name}`;
 }
 
 const MOCHA_VALUES = new Set(
@@ -233,6 +199,22 @@ function mochaSelection(call: RunnerCall, files: string[]): Selection {
     const filter = titleFilter("mocha", { grep, fgrep, invert: p.flags.has("--invert") });
     if (typeof filter === "string") notes.push(filter);
     else selection.keepsTitle = filter;
+    const once = (p.values.get("--grep") ?? []).length === 1;
+    if (
+      typeof filter !== "string" &&
+      grep !== undefined &&
+      fgrep === undefined &&
+      !p.flags.has("--invert") &&
+      once
+    ) {
+      // mocha reads `/re/flags` as a RegExp with flags, anything else as the pattern itself.
+      const slashed = /^\/(.*)\/([gimy]{0,4})$/s.exec(grep);
+      selection.widenTitles = {
+        flags: ["-g", "--grep"],
+        value: (titles) =>
+          slashed ? `/${slashed[1]}|${exactly(titles)}/${slashed[2]}` : `${grep}|${exactly(titles)}`,
+      };
+    }
   }
   const exts = (p.values.get("--extension") ?? [])
     .flatMap((e) => e.split(","))
@@ -299,6 +281,11 @@ function jestLikeSelection(call: RunnerCall, files: string[]): Selection {
     const filter = titleFilter(call.framework === "vitest" ? "vitest" : "jest", { grep: name });
     if (typeof filter === "string") notes.push(filter);
     else selection.keepsTitle = filter;
+    if (typeof filter !== "string" && p.values.get("-t")!.length === 1)
+      selection.widenTitles = {
+        flags: ["-t", "--testNamePattern"],
+        value: (titles) => `${name}|${exactly(titles)}`,
+      };
   }
   const positionals = p.positionals.filter((w, i) => !(i === 0 && ["run", "related", "watch"].includes(w)));
   const patterns = [...positionals, ...(p.values.get("--testPathPattern") ?? [])];
@@ -321,6 +308,10 @@ function jestLikeSelection(call: RunnerCall, files: string[]): Selection {
   if (notes.length > 0) selection.unsure = notes.join("; ");
   return selection;
 }
+
+/** A pattern that matches exactly these full titles: `^(?:a|b)$`, each escaped. */
+const exactly = (titles: readonly string[]) =>
+  `^(?:${titles.map((t) => t.replace(/[|\\{}()[\]^$+*?.]/g, "\\$&")).join("|")})$`;
 
 /** What the hidden command's runner selects among the hidden test files. */
 export function selectionOf(call: RunnerCall, texts: ReadonlyMap<string, string>): Selection {

@@ -99,19 +99,37 @@ describe("planSentinels: pytest", () => {
     expect(plan("cd tests && pytest sub", files)!.required).toEqual(["tests/sub/test_y.py"]);
   });
 
-  it("file::Class: methods of that class; file::func and parametrised ids: not required", () => {
+  it("file::Class: methods of that class; node ids of single tests: the pair named by node ids added to the command", () => {
     const s = plan("pytest tests/test_c.py::TestAdd", { "tests/test_c.py": PY_CLASS })!;
     expect(s.required).toEqual(["tests/test_c.py"]);
     expect(s.appends[0]!.className).toBe("TestAdd");
     expect(s.appends[0]!.text).toMatch(
       /def test_small_\d+\(self\):[\s\S]*TestAdd\.test_small_\d+ = test_small_\d+\ndel test_small_\d+\n/,
     );
-    const node = plan("pytest tests/test_x.py::test_add_positive[1-2]", { "tests/test_x.py": PY })!;
-    expect(node.required).toEqual([]);
-    expect(node.appends).toHaveLength(1);
-    expect(node.note).toMatch(/node id/);
-    // A single test's node id: no pair (nothing would select it), twins only where the base is known.
-    expect(plan("pytest tests/test_x.py::test_add_positive", { "tests/test_x.py": PY })).toBeNull();
+    expect(s.command).toBeUndefined();
+    // A parametrised case, quoted: the pair's node ids follow it, each quoted; the pair is module-level.
+    const node = plan(`cd sub && pytest -q "tests/test_x.py::test_add_positive[1-2]" -p no:cacheprovider`, {
+      "sub/tests/test_x.py": PY,
+    })!;
+    const [a, b] = node.appends[0]!.tests.map((t) => t.names[0]!);
+    expect(node.required).toEqual(["sub/tests/test_x.py"]);
+    expect(node.appends[0]!.className).toBeUndefined();
+    expect(node.command).toBe(
+      `cd sub && pytest -q "tests/test_x.py::test_add_positive[1-2]" 'tests/test_x.py::${a}' 'tests/test_x.py::${b}' -p no:cacheprovider`,
+    );
+    // Class methods named by node ids: the pair still at module level, named after one node id of the file.
+    const methods = plan("pytest tests/test_c.py::TestAdd::test_small tests/test_c.py::TestAdd::test_big", {
+      "tests/test_c.py": PY_CLASS,
+    })!;
+    expect(methods.command).toMatch(
+      /^pytest tests\/test_c\.py::TestAdd::test_small 'tests\/test_c\.py::test_\w+_\d+' 'tests\/test_c\.py::test_\w+_\d+' tests\/test_c\.py::TestAdd::test_big$/,
+    );
+    // The command cannot be rewritten (the node id is a package script's): no pair.
+    expect(
+      planSentinels({ framework: "pytest", args: ["tests/test_x.py::test_add_positive"], cwd: "" }, [
+        { path: "tests/test_x.py", text: PY },
+      ]),
+    ).toBeNull();
   });
 
   it("-k: a plain name or any expression; names it provably keeps, else not required; -x gets none", () => {
@@ -274,7 +292,27 @@ describe("planSentinels: mocha", () => {
     const inv = plan("mocha --grep slow --invert test/a.js", { "test/a.js": JS })!;
     expect(inv.required).toEqual(["test/a.js"]);
     for (const t of inv.appends[0]!.tests) expect(t.names[0]).not.toMatch(/slow/);
-    expect(plan("mocha --grep '^adds two positive numbers$' test/a.js", { "test/a.js": JS })).toBeNull();
+    // Anchored to one exact title: the filter is widened to the pair's titles, exactly.
+    const exact = plan("mocha --grep '^adds two positive numbers$' test/a.js", { "test/a.js": JS })!;
+    expect(exact.required).toEqual(["test/a.js"]);
+    const titles = exact.appends[0]!.tests.map((t) => t.names[0]!);
+    expect(exact.command).toBe(
+      `mocha --grep '^adds two positive numbers$|^(?:${titles.map((t) => t.replace(/[()]/g, "\\$&")).join("|")})$' test/a.js`,
+    );
+    const grep = new RegExp(/--grep '(.*)' /.exec(exact.command!)![1]!);
+    for (const t of ["adds two positive numbers", ...titles]) expect(t).toMatch(grep);
+    for (const t of ["adds two positive numbers 2", `${titles[0]} x`]) expect(t).not.toMatch(grep);
+    // `/re/flags` keeps its flags; --invert and --fgrep are not widened.
+    expect(
+      plan("mocha --grep '/^ADDS TWO POSITIVE NUMBERS$/i' test/a.js", { "test/a.js": JS }),
+    ).toMatchObject({
+      required: ["test/a.js"],
+    });
+    expect(
+      plan("mocha --grep '/^ADDS TWO POSITIVE NUMBERS$/i' test/a.js", { "test/a.js": JS })!.command,
+    ).toMatch(/^mocha --grep '\/\^ADDS TWO POSITIVE NUMBERS\$\|\^\(\?:.*\)\$\/i' test\/a\.js$/);
+    expect(plan("mocha --grep 'adds' --invert test/a.js", { "test/a.js": JS })).toBeNull();
+    expect(plan("mocha --fgrep 'nothing like it' test/a.js", { "test/a.js": JS })).toBeNull();
     expect(plan("mocha -f 'two pos' test/a.js", { "test/a.js": JS })!.required).toEqual(["test/a.js"]);
     expect(plan("mocha --grep '(' test/a.js", { "test/a.js": JS })!.note).toMatch(/not a valid regular/);
     expect(plan("mocha --bail test/a.js", { "test/a.js": JS })).toBeNull();
@@ -313,7 +351,12 @@ describe("planSentinels: jest and vitest", () => {
     const t = plan("npx jest -t '^X( |$)' src/a", files)!;
     expect(t.required).toEqual(["src/a.test.js"]);
     for (const s of t.appends[0]!.tests) expect(s.names[0]).toMatch(/^x /i);
-    expect(plan("npx vitest run -t '^X'", files)).toBeNull();
+    // vitest's -t is case-sensitive: '^X' keeps no name like the files' own: widened to the pairs'.
+    const widened = plan("npx vitest run -t '^X'", files)!;
+    expect(widened.required).toHaveLength(2);
+    expect(widened.command).toMatch(/^npx vitest run -t '\^X\|\^\(\?:[^']+\)\$'$/);
+    // Given twice (the last wins): not rewritten.
+    expect(plan("npx vitest run -t a -t '^X'", files)).toBeNull();
     const nested = { "src/c.test.js": 'describe("parser", () => {\n  it("reads", () => {});\n});\n' };
     expect(plan("npx vitest run -t '^parser reads'", nested)!.required).toEqual(["src/c.test.js"]);
     expect(plan("npx jest src/a", files)!.appends[0]!.text).toMatch(

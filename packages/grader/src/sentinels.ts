@@ -2,12 +2,14 @@ import { posix } from "node:path";
 import type { SentinelState, Task, TestCase } from "@oracle/spec";
 import {
   findRunner,
+  insertAfterWord,
   type PackageScripts,
   type RunnerCall,
+  replaceFlagValue,
   type SentinelFramework,
 } from "./runner-command.js";
 import { matchPlanted, type PlantedUnit } from "./sentinel-check.js";
-import { goTestArgs, planGo } from "./sentinel-go.js";
+import { GO_RUN_FLAGS, goTestArgs, planGo } from "./sentinel-go.js";
 import { type Selection, selectionOf } from "./sentinel-selection.js";
 import { jsSentinel, pythonSentinel, type SentinelAppend } from "./sentinel-text.js";
 
@@ -26,6 +28,12 @@ export interface Sentinel {
   required: string[];
   /** Why the selection may leave a sentinel out, for the result and the log. */
   note?: string;
+  /**
+   * The suite's command rewritten to select the pair too (a selection of single tests by exact name:
+   * pytest node ids, Go's `-run '^(TestA|TestB)$'`, an anchored `-t`/`--grep`), run instead of the
+   * task's; unset: the task's command runs.
+   */
+  command?: string;
 }
 
 /** Files larger than this are not read for sentinels, hidden or existing (a test module is far smaller). */
@@ -90,26 +98,49 @@ export function planSentinels(
         unsure: "the task names its framework but the command's runner was not recognised",
       };
   if (selection.unprotected) return null;
-  const single = selection.single ?? new Map<string, Map<string, string>>();
+  const nodeIds = selection.nodeIds ?? new Map<string, string>();
   const chosen =
-    selection.covered.size > 0 || single.size > 0
-      ? candidates.filter((f) => selection.covered.has(f.path) || single.has(f.path))
+    selection.covered.size > 0 || nodeIds.size > 0
+      ? candidates.filter((f) => selection.covered.has(f.path) || nodeIds.has(f.path))
       : candidates;
   const notes = selection.unsure ? [selection.unsure] : [];
   const texts = [...files, ...others].map((o) => o.text);
   const appends: SentinelAppend[] = [];
+  // Files whose pair runs only once the command is rewritten: named by node ids (pytest), or kept
+  // only by a name filter widened to the pair's titles (an anchored filter).
+  const rewritten = new Set<string>();
+  const widen = selection.widenTitles;
+  const rewritable = "command" in runner && runner.command !== undefined;
   for (const f of chosen) {
-    // Named by node ids: nothing would select a pair; the file's seals protect what they cover.
-    if (single.has(f.path)) continue;
-    const pair = pairFor(framework, f, selection, {
+    const context = {
       // Every name planned in the run is taken: a report id ends in the test's name, whatever its file.
       elsewhere: [...texts, ...appends.map((a) => a.text)].join("\n"),
       taken: appends.flatMap((a) => a.tests.flatMap((t) => t.names)),
       sealed: sealed.get(f.path) ?? [],
-    });
+    };
+    const byNodeId = nodeIds.has(f.path);
+    let pair = byNodeId && !rewritable ? null : pairFor(framework, f, selection, context);
+    if (!pair && widen && rewritable)
+      pair = pairFor(framework, f, { ...selection, keepsTitle: () => true }, context);
+    const kept = (p: SentinelAppend) => selection.keepsTitle?.(p.tests[0]!.names[0]!) ?? true;
+    if (pair && (byNodeId || !kept(pair))) rewritten.add(f.path);
     if (pair) appends.push(pair);
     // The other files' sentinels stay required: a name the filter keeps is collected whatever this file holds.
-    else notes.push(`no test name in ${f.path} that the command's name filter provably keeps`);
+    else notes.push(`no test name in ${f.path} that the command's selection provably keeps`);
+  }
+  const command =
+    rewritten.size > 0
+      ? rewrittenCommand(
+          runner as RunnerCall,
+          selection,
+          candidates,
+          appends.filter((a) => rewritten.has(a.path)),
+        )
+      : undefined;
+  if (rewritten.size > 0 && command === undefined) {
+    for (const path of rewritten)
+      notes.push(`the command selects no test the oracle could add to ${path}, and cannot be rewritten to`);
+    appends.splice(0, appends.length, ...appends.filter((a) => !rewritten.has(a.path)));
   }
   if (appends.length === 0) return null;
   const required = appends.filter(() => !selection.unsure).map((a) => a.path);
@@ -118,30 +149,102 @@ export function planSentinels(
     appends,
     required,
     ...(notes.length > 0 ? { note: notes.join("; ") } : {}),
+    ...(command ? { command } : {}),
   };
 }
 
-/** Go: one pair per selected package (sentinel-go.ts); `others` are the packages' other test files, whose names are taken. */
+/** A node id of the pair's test `name`, written as the command writes `word` (its file, from the command's folder). */
+const nodeIdLike = (word: string, name: string) => `${word.slice(0, word.indexOf("::"))}::${name}`;
+
+/**
+ * The command rewritten to select the pairs of `added` too, or undefined when it cannot be, or the
+ * rewrite does not read back as the same selection plus the pairs:
+ * - pytest: each file's pair named by node ids, after a node id of that file the command gives;
+ * - mocha `--grep`, jest's and vitest's `-t`: the filter widened to the pairs' full titles, exactly.
+ */
+function rewrittenCommand(
+  runner: RunnerCall,
+  selection: Selection,
+  candidates: readonly HiddenText[],
+  added: readonly SentinelAppend[],
+): string | undefined {
+  if (runner.command === undefined) return undefined;
+  let command: string | null = runner.command;
+  const titles: string[] = [];
+  const ids: string[] = [];
+  for (const append of added) {
+    const word = selection.nodeIds?.get(append.path);
+    if (word === undefined) titles.push(...append.tests.map((t) => t.names[0]!));
+    else {
+      const named = append.tests.map((t) => nodeIdLike(word, t.names[0]!));
+      ids.push(...named);
+      command = command && insertAfterWord(command, word, named);
+    }
+  }
+  const widen = selection.widenTitles;
+  if (titles.length > 0)
+    command = command && widen ? replaceFlagValue(command, widen.flags, widen.value(titles)) : null;
+  const again = command === null ? null : findRunner(command);
+  if (command === null || again?.framework !== runner.framework || again.cwd !== runner.cwd) return undefined;
+  const after = selectionOf(again, new Map(candidates.map((f) => [f.path, f.text])));
+  const keys = (m: ReadonlyMap<string, unknown> | undefined) => JSON.stringify([...(m?.keys() ?? [])]);
+  const same =
+    titles.every((t) => after.keepsTitle?.(t) === true) &&
+    ids.every((id) => again.args.filter((a) => a === id).length === 1) &&
+    keys(after.covered) === keys(selection.covered) &&
+    keys(after.nodeIds) === keys(selection.nodeIds) &&
+    after.unsure === selection.unsure;
+  return same ? command : undefined;
+}
+
+/**
+ * Go: one pair per selected package (sentinel-go.ts); `others` are the packages' other test files,
+ * whose names are taken. A `-run` anchored to exact names is widened to the pair's names, and the
+ * command rewritten to it, when the rewrite reads back as that selection; else planned as written.
+ */
 function planGoSentinels(
   runner: NonNullable<ReturnType<typeof sentinelRunner>>,
   files: readonly HiddenText[],
   others: readonly HiddenText[],
 ): Sentinel | null {
   const texts = new Map(files.map((f) => [f.path, f.text]));
-  const plan = runner.args
-    ? planGo(
-        goTestArgs(runner.args),
-        (runner as RunnerCall).cwd,
-        texts,
-        new Map(others.map((f) => [f.path, f.text])),
-      )
-    : planGo({ packages: ["./..."], failfast: false, unsure: [] }, "", texts);
+  const call = runner.args ? goTestArgs(runner.args) : { packages: ["./..."], failfast: false, unsure: [] };
+  const cwd = runner.args ? (runner as RunnerCall).cwd : "";
+  const taken = new Map(others.map((f) => [f.path, f.text]));
+  let plan = planGo(call, cwd, texts, taken, { widen: runner.args !== null });
+  const command = plan.run === undefined ? undefined : widenedGoCommand(runner as RunnerCall, plan.run);
+  if (plan.run !== undefined && command === undefined) plan = planGo(call, cwd, texts, taken);
   if (plan.unprotected || plan.appends.length === 0) return null;
   const unsure = runner.args
     ? plan.unsure
     : "the task names its framework but the command's runner was not recognised";
   const required = unsure ? [] : plan.appends.map((a) => a.path);
-  return { framework: "go", appends: plan.appends, required, ...(unsure ? { note: unsure } : {}) };
+  return {
+    framework: "go",
+    appends: plan.appends,
+    required,
+    ...(unsure ? { note: unsure } : {}),
+    ...(command ? { command } : {}),
+  };
+}
+
+/**
+ * The Go command with its `-run` replaced by `run` (which also selects the planted names), or
+ * undefined when it cannot be rewritten or the rewrite does not read back as that very selection.
+ */
+function widenedGoCommand(runner: RunnerCall, run: string): string | undefined {
+  if (runner.command === undefined) return undefined;
+  const command = replaceFlagValue(runner.command, GO_RUN_FLAGS, run);
+  const again = command === null ? null : findRunner(command);
+  if (command === null || again?.framework !== "go") return undefined;
+  const before = goTestArgs(runner.args);
+  const after = goTestArgs(again.args);
+  const same =
+    after.run === run &&
+    again.cwd === runner.cwd &&
+    JSON.stringify(after.packages) === JSON.stringify(before.packages) &&
+    after.failfast === before.failfast;
+  return same ? command : undefined;
 }
 
 /** The `-k` filter of a pytest file's names, and the class a `file::Class` selection names. */
@@ -212,8 +315,8 @@ export function noSentinelNote(
   if (runner.args) {
     const selection = selectionOf(runner as RunnerCall, new Map(files.map((f) => [f.path, f.text])));
     if (selection.unprotected) return selection.unprotected;
-    if (selection.single && selection.covered.size === 0)
-      return "the command names single tests by node id: no pair would be selected; the seals in the named tests protect what they cover";
+    if (selection.nodeIds && selection.covered.size === 0)
+      return "the command names single tests by node id and cannot be rewritten to name the oracle's; the seals in the named tests protect what they cover";
   }
   return `no hidden file looks like a ${runner.framework} test file`;
 }

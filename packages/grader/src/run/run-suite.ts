@@ -112,7 +112,9 @@ export function planDriver(inputs: SuiteInputs, suite: SuiteName): DriverPlan {
   });
   return {
     suite,
-    command: task.suites[suite].command,
+    // A sentinel that needed the selection widened to its names runs with the rewritten command.
+    command:
+      (suite === "hidden" ? inputs.sentinel : inputs.existingSentinel)?.command ?? task.suites[suite].command,
     prep,
     env: [
       ...Object.entries(task.env),
