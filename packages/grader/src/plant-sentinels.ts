@@ -74,7 +74,7 @@ export interface PlantedHidden {
 }
 
 /** The tests of each sealed file whose comparisons are sealed, by their function names (the must-fail never copies their bodies). */
-function sealedNames(seals: SealRun): Map<string, string[]> {
+export function sealedNames(seals: SealRun): Map<string, string[]> {
   const names = new Map<string, string[]>();
   for (const { test } of seals.tests)
     names.set(test.file, [...(names.get(test.file) ?? []), test.entry.split("::").at(-1)!]);

@@ -1,5 +1,5 @@
-import { randomInt } from "node:crypto";
 import { posix } from "node:path";
+import { cryptoRandom, type Random } from "@oracle/test-set";
 import type { SentinelAppend, SentinelTest } from "./sentinel-text.js";
 
 /**
@@ -157,8 +157,11 @@ export function planGo(
   cwd: string,
   texts: ReadonlyMap<string, string>,
   others: ReadonlyMap<string, string> = new Map(),
-  /** `widen`: a `-run` that selects no name like a file's tests may be widened to the pair's (`GoPlan.run`). */
-  options: { widen?: boolean } = {},
+  /**
+   * `widen`: a `-run` that selects no name like a file's tests may be widened to the pair's
+   * (`GoPlan.run`); `random`: the pairs' draws (default: node:crypto).
+   */
+  options: { widen?: boolean; random?: Random } = {},
 ): GoPlan {
   if (call.failfast)
     return { appends: [], unprotected: "the hidden command stops at its first failure (-failfast)" };
@@ -197,9 +200,9 @@ export function planGo(
     const names = [...[...texts, ...others].map(([, text]) => text), ...appends.map((a) => a.text)].join(
       "\n",
     );
-    let append = goSentinel(target[0], target[1], names, run);
+    let append = goSentinel(target[0], target[1], names, run, options.random);
     if (!append && widen) {
-      append = goSentinel(target[0], target[1], names, null);
+      append = goSentinel(target[0], target[1], names, null, options.random);
       widened.push(...(append?.tests.flatMap((t) => t.names) ?? []));
     }
     if (append) appends.push(append);
@@ -245,6 +248,7 @@ export function goSentinel(
   text: string,
   taken: string,
   run: RegExp | null,
+  random: Random = cryptoRandom,
 ): SentinelAppend | null {
   const sig = /^func\s+(Test\w*)\s*\(\s*(\w+)\s+\*\s*(\w+)\.T\s*\)/gm;
   const own = [...text.matchAll(sig)];
@@ -257,22 +261,22 @@ export function goSentinel(
   const used = new Set<string>();
   const pickName = (): string | null => {
     for (let tries = 0; tries < 200; tries++) {
-      const name = `${models[randomInt(0, models.length)]}${randomInt(2, 100)}`;
+      const name = `${models[random.int(0, models.length)]}${random.int(2, 100)}`;
       if (!exists(name) && !used.has(name) && (!run || run.test(name))) return name;
     }
     return null;
   };
   const assert = goAssertStyle(text, t);
-  const roles: Array<"fail" | "pass"> = randomInt(0, 2) === 0 ? ["fail", "pass"] : ["pass", "fail"];
+  const roles: Array<"fail" | "pass"> = random.int(0, 2) === 0 ? ["fail", "pass"] : ["pass", "fail"];
   const lines: string[] = [text.endsWith("\n") || text === "" ? "" : "\n"];
   const tests: SentinelTest[] = [];
   for (const role of roles) {
     const name = pickName();
     if (name === null) return null;
     used.add(name);
-    const a = randomInt(2, 60);
-    const b = randomInt(2, 60);
-    const want = role === "pass" ? a + b : a + b + randomInt(1, 9);
+    const a = random.int(2, 60);
+    const b = random.int(2, 60);
+    const want = role === "pass" ? a + b : a + b + random.int(1, 9);
     lines.push(
       `func ${name}(${t} *${testing}.T) {`,
       `\ttotal := ${a} + ${b}`,

@@ -309,9 +309,13 @@ function jestLikeSelection(call: RunnerCall, files: string[]): Selection {
   return selection;
 }
 
-/** A pattern that matches exactly these full titles: `^(?:a|b)$`, each escaped. */
+/**
+ * A pattern that matches these titles whole, each escaped, alone or after the titles of the suites
+ * around them (`(?:^| )(?:a|b)$`): a pair appended after mocha's qunit `suite("x");` belongs to that
+ * suite, whatever the file's first `describe` says.
+ */
 const exactly = (titles: readonly string[]) =>
-  `^(?:${titles.map((t) => t.replace(/[|\\{}()[\]^$+*?.]/g, "\\$&")).join("|")})$`;
+  `(?:^| )(?:${titles.map((t) => t.replace(/[|\\{}()[\]^$+*?.]/g, "\\$&")).join("|")})$`;
 
 /** What the hidden command's runner selects among the hidden test files. */
 export function selectionOf(call: RunnerCall, texts: ReadonlyMap<string, string>): Selection {

@@ -1,4 +1,5 @@
-import { createHash, randomInt } from "node:crypto";
+import { createHash } from "node:crypto";
+import { cryptoRandom, type Random } from "@oracle/test-set";
 import type { SentinelFramework } from "./runner-command.js";
 import { depthAfter, openLines, spansLiteral } from "./sentinel-lex.js";
 
@@ -19,8 +20,8 @@ export interface SentinelAppend {
 }
 
 /** Random numbers for one must-fail / must-pass pair: the pass compares `a + b` with its sum. */
-function numbers(): { a: number; b: number } {
-  return { a: randomInt(2, 60), b: randomInt(2, 60) };
+function numbers(random: Random): { a: number; b: number } {
+  return { a: random.int(2, 60), b: random.int(2, 60) };
 }
 
 /**
@@ -231,8 +232,11 @@ export function pythonSentinel(
     elsewhere?: string;
     /** Tests of the file whose comparisons are sealed: the must-fail does not repeat their bodies (their expected values stay out). */
     twinned?: readonly string[];
+    /** The names' numbers, the order and the values (default: node:crypto). */
+    random?: Random;
   } = {},
 ): SentinelAppend | null {
+  const random = options.random ?? cryptoRandom;
   const own = pythonTestNames(text);
   const taken = (name: string) =>
     options.taken?.includes(name) === true ||
@@ -242,12 +246,12 @@ export function pythonSentinel(
   const accepts = options.accepts ?? (() => true);
   const names: string[] = [];
   for (let tries = 0; names.length < 2 && tries < 400; tries++) {
-    const name = `${models[tries % models.length]!}_${randomInt(2, 100)}`;
+    const name = `${models[tries % models.length]!}_${random.int(2, 100)}`;
     const deselected = options.deselects?.(name, options.className) === true;
     if (!taken(name) && !names.includes(name) && accepts(name) === true && !deselected) names.push(name);
   }
   if (names.length < 2) return null;
-  const roles: Array<"fail" | "pass"> = randomInt(0, 2) === 0 ? ["fail", "pass"] : ["pass", "fail"];
+  const roles: Array<"fail" | "pass"> = random.int(0, 2) === 0 ? ["fail", "pass"] : ["pass", "fail"];
   const className = options.className;
   const unit = className !== undefined && /\bTestCase\b/.test(text);
   const eq = (a: string, b: number) => (unit ? `self.assertEqual(${a}, ${b})` : `assert ${a} == ${b}`);
@@ -257,8 +261,8 @@ export function pythonSentinel(
   const tests: SentinelTest[] = [];
   for (const [i, name] of names.entries()) {
     const role = roles[i]!;
-    const { a, b } = numbers();
-    const expected = role === "pass" ? a + b : a + b + randomInt(1, 9);
+    const { a, b } = numbers(random);
+    const expected = role === "pass" ? a + b : a + b + random.int(1, 9);
     lines.push("", "", `def ${name}(${className ? "self" : ""}):`);
     if (imported) lines.push(`    assert ${imported} is not None`);
     const check = [`total = sum([${a}, ${b}])`, eq("total", expected)];
@@ -341,8 +345,11 @@ export function jsSentinel(
     taken?: readonly string[];
     /** The run's other test files: a report id ends in the test's title, whatever its file. */
     elsewhere?: string;
+    /** The titles' numbers, the order and the values (default: node:crypto). */
+    random?: Random;
   } = {},
 ): SentinelAppend | null {
+  const random = options.random ?? cryptoRandom;
   // The test function the file itself calls (plainly or as `test.each`): an ESM vitest file imports only what it uses.
   const uses = (name: string) => new RegExp(`(?:^|[^.\\w$])${name}\\s*[(.]`, "m").test(text);
   const fn = uses("it") || !uses("test") ? "it" : "test";
@@ -355,7 +362,7 @@ export function jsSentinel(
   const chosen: string[] = [];
   for (let tries = 0; chosen.length < 2 && tries < 600; tries++) {
     const model = models[tries % models.length]!;
-    const n = randomInt(2, 100);
+    const n = random.int(2, 100);
     const forms = [`${model} ${n}`, `${model} (${n})`, `${n} ${model}`, `${model}${n}`];
     const title = forms[Math.floor(tries / models.length) % forms.length]!;
     // A title that ends another one the run uses (or is ended by it) would match that test's report entry.
@@ -368,13 +375,13 @@ export function jsSentinel(
   }
   if (chosen.length < 2) return null;
   const imported = valueName(jsImportedNames(text), text);
-  const roles: Array<"fail" | "pass"> = randomInt(0, 2) === 0 ? ["fail", "pass"] : ["pass", "fail"];
+  const roles: Array<"fail" | "pass"> = random.int(0, 2) === 0 ? ["fail", "pass"] : ["pass", "fail"];
   const body: string[] = [];
   const tests: SentinelTest[] = [];
   for (const [i, title] of chosen.entries()) {
     const role = roles[i]!;
-    const { a, b } = numbers();
-    const expected = role === "pass" ? a + b : a + b + randomInt(1, 9);
+    const { a, b } = numbers(random);
+    const expected = role === "pass" ? a + b : a + b + random.int(1, 9);
     body.push(`${fn}(${JSON.stringify(title)}, () => {`);
     if (imported) body.push(`  ${assert(`typeof ${imported} === "undefined"`, "false")}`);
     body.push(`  ${assert(`${a} + ${b}`, expected)}`, "});");

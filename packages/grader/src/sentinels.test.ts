@@ -297,11 +297,14 @@ describe("planSentinels: mocha", () => {
     expect(exact.required).toEqual(["test/a.js"]);
     const titles = exact.appends[0]!.tests.map((t) => t.names[0]!);
     expect(exact.command).toBe(
-      `mocha --grep '^adds two positive numbers$|^(?:${titles.map((t) => t.replace(/[()]/g, "\\$&")).join("|")})$' test/a.js`,
+      `mocha --grep '^adds two positive numbers$|(?:^| )(?:${titles.map((t) => t.replace(/[()]/g, "\\$&")).join("|")})$' test/a.js`,
     );
     const grep = new RegExp(/--grep '(.*)' /.exec(exact.command!)![1]!);
     for (const t of ["adds two positive numbers", ...titles]) expect(t).toMatch(grep);
-    for (const t of ["adds two positive numbers 2", `${titles[0]} x`]) expect(t).not.toMatch(grep);
+    for (const t of ["adds two positive numbers 2", `${titles[0]} x`, `x${titles[0]}`])
+      expect(t).not.toMatch(grep);
+    // After the titles of the suites around it (mocha's qunit `suite("s");` before the pair).
+    expect(`suite ${titles[0]}`).toMatch(grep);
     // `/re/flags` keeps its flags; --invert and --fgrep are not widened.
     expect(
       plan("mocha --grep '/^ADDS TWO POSITIVE NUMBERS$/i' test/a.js", { "test/a.js": JS }),
@@ -310,7 +313,7 @@ describe("planSentinels: mocha", () => {
     });
     expect(
       plan("mocha --grep '/^ADDS TWO POSITIVE NUMBERS$/i' test/a.js", { "test/a.js": JS })!.command,
-    ).toMatch(/^mocha --grep '\/\^ADDS TWO POSITIVE NUMBERS\$\|\^\(\?:.*\)\$\/i' test\/a\.js$/);
+    ).toMatch(/^mocha --grep '\/\^ADDS TWO POSITIVE NUMBERS\$\|\(\?:\^\| \)\(\?:.*\)\$\/i' test\/a\.js$/);
     expect(plan("mocha --grep 'adds' --invert test/a.js", { "test/a.js": JS })).toBeNull();
     expect(plan("mocha --fgrep 'nothing like it' test/a.js", { "test/a.js": JS })).toBeNull();
     expect(plan("mocha -f 'two pos' test/a.js", { "test/a.js": JS })!.required).toEqual(["test/a.js"]);
@@ -354,7 +357,7 @@ describe("planSentinels: jest and vitest", () => {
     // vitest's -t is case-sensitive: '^X' keeps no name like the files' own: widened to the pairs'.
     const widened = plan("npx vitest run -t '^X'", files)!;
     expect(widened.required).toHaveLength(2);
-    expect(widened.command).toMatch(/^npx vitest run -t '\^X\|\^\(\?:[^']+\)\$'$/);
+    expect(widened.command).toMatch(/^npx vitest run -t '\^X\|\(\?:\^\| \)\(\?:[^']+\)\$'$/);
     // Given twice (the last wins): not rewritten.
     expect(plan("npx vitest run -t a -t '^X'", files)).toBeNull();
     const nested = { "src/c.test.js": 'describe("parser", () => {\n  it("reads", () => {});\n});\n' };

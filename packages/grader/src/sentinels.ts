@@ -1,5 +1,6 @@
 import { posix } from "node:path";
 import type { SentinelState, Task, TestCase } from "@oracle/spec";
+import { cryptoRandom, type Random } from "@oracle/test-set";
 import {
   findRunner,
   insertAfterWord,
@@ -85,10 +86,12 @@ export function planSentinels(
   files: readonly HiddenText[],
   others: readonly HiddenText[] = [],
   sealed: ReadonlyMap<string, readonly string[]> = new Map(),
+  /** The pairs' draws (names, order, values): node:crypto, or a seeded source for recorded plans. */
+  random: Random = cryptoRandom,
 ): Sentinel | null {
   if (runner === null) return null;
   const { framework } = runner;
-  if (framework === "go") return planGoSentinels(runner, files, others);
+  if (framework === "go") return planGoSentinels(runner, files, others, random);
   const candidates = files.filter(framework === "pytest" ? isPython : isJs);
   if (candidates.length === 0) return null;
   const selection: Selection = runner.args
@@ -117,6 +120,7 @@ export function planSentinels(
       elsewhere: [...texts, ...appends.map((a) => a.text)].join("\n"),
       taken: appends.flatMap((a) => a.tests.flatMap((t) => t.names)),
       sealed: sealed.get(f.path) ?? [],
+      random,
     };
     const byNodeId = nodeIds.has(f.path);
     let pair = byNodeId && !rewritable ? null : pairFor(framework, f, selection, context);
@@ -206,14 +210,15 @@ function planGoSentinels(
   runner: NonNullable<ReturnType<typeof sentinelRunner>>,
   files: readonly HiddenText[],
   others: readonly HiddenText[],
+  random: Random,
 ): Sentinel | null {
   const texts = new Map(files.map((f) => [f.path, f.text]));
   const call = runner.args ? goTestArgs(runner.args) : { packages: ["./..."], failfast: false, unsure: [] };
   const cwd = runner.args ? (runner as RunnerCall).cwd : "";
   const taken = new Map(others.map((f) => [f.path, f.text]));
-  let plan = planGo(call, cwd, texts, taken, { widen: runner.args !== null });
+  let plan = planGo(call, cwd, texts, taken, { widen: runner.args !== null, random });
   const command = plan.run === undefined ? undefined : widenedGoCommand(runner as RunnerCall, plan.run);
-  if (plan.run !== undefined && command === undefined) plan = planGo(call, cwd, texts, taken);
+  if (plan.run !== undefined && command === undefined) plan = planGo(call, cwd, texts, taken, { random });
   if (plan.unprotected || plan.appends.length === 0) return null;
   const unsure = runner.args
     ? plan.unsure
@@ -275,13 +280,14 @@ function pairFor(
   framework: SentinelFramework,
   f: HiddenText,
   selection: Selection,
-  context: { elsewhere: string; taken: readonly string[]; sealed: readonly string[] },
+  context: { elsewhere: string; taken: readonly string[]; sealed: readonly string[]; random: Random },
 ): SentinelAppend | null {
   if (framework !== "pytest")
     return jsSentinel(f.path, f.text, framework, {
       ...(selection.keepsTitle ? { accepts: selection.keepsTitle } : {}),
       elsewhere: context.elsewhere,
       taken: context.taken,
+      random: context.random,
     });
   const { className, accepts } = pytestFilter(f, selection);
   return pythonSentinel(f.path, f.text, {
@@ -291,6 +297,7 @@ function pairFor(
     elsewhere: context.elsewhere,
     taken: context.taken,
     twinned: context.sealed,
+    random: context.random,
   });
 }
 
