@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { findRunner } from "./runner-command.js";
-import { goAssertStyle, goTestArgs, gotestsumArgs, planGo } from "./sentinel-go.js";
+import { findRunner, gotestsumArgs } from "./runner-command.js";
+import { goAssertStyle, goTestArgs, planGo } from "./sentinel-go.js";
 import { checkSentinel, planSentinels, sentinelRunner } from "./sentinels.js";
 
 const GO = `package conformance_test

@@ -58,38 +58,6 @@ export function goTestArgs(args: string[]): GoCall {
   return call;
 }
 
-/** gotestsum's own flags that take a value (before `--`). */
-const GOTESTSUM_VALUES = new Set(
-  "-f --format --junitfile --jsonfile --packages --post-run-command --hide-summary --format-icons --max-fails --junitfile-testsuite-name --junitfile-testcase-classname --junitfile-project-name --rerun-fails-max-failures --rerun-fails-report".split(
-    " ",
-  ),
-);
-
-/**
- * The `go test` arguments of a gotestsum command line (its words after `gotestsum`), or null for a
- * `--raw-command` that is not `go test`. gotestsum runs `go test -json ./...` without arguments and
- * appends `--packages` to the arguments after `--`.
- */
-export function gotestsumArgs(words: string[]): string[] | null {
-  const dash = words.indexOf("--");
-  const own = dash < 0 ? words : words.slice(0, dash);
-  const rest = dash < 0 ? [] : words.slice(dash + 1);
-  let packages: string[] = [];
-  let raw = false;
-  for (let i = 0; i < own.length; i++) {
-    const [name = "", value] = own[i]!.split(/=(.*)/s);
-    const val = value ?? (GOTESTSUM_VALUES.has(name) ? own[++i] : undefined);
-    if (name === "--packages" && val !== undefined) packages = val.split(/\s+/).filter(Boolean);
-    if (name === "--raw-command") raw = true;
-  }
-  if (raw) {
-    const go = rest.findIndex((w, i) => posix.basename(w) === "go" && rest[i + 1] === "test");
-    return go < 0 ? null : rest.slice(go + 2);
-  }
-  if (rest.length === 0) return packages.length > 0 ? packages : ["./..."];
-  return [...rest, ...packages];
-}
-
 /** The hidden folders a package pattern names, relative to the checkout, or null for an import path. */
 function patternDirs(pattern: string, cwd: string, dirs: string[]): string[] | null {
   if (!(pattern === "." || pattern === ".." || pattern.startsWith("./") || pattern.startsWith("../")))

@@ -12,7 +12,7 @@ import {
   type ReportState,
   SUITES,
 } from "./driver-protocol.js";
-import type { ReportRead } from "./judge-report.js";
+import type { ReportRead, SealsRead } from "./judge-report.js";
 
 /** What the driver printed (driver-protocol.ts), as parsed from its container's stdout. */
 export interface DriverRecord {
@@ -34,9 +34,6 @@ export interface DriverRecord {
 }
 
 export type DriverEvent = "prep" | "suite" | "end" | "report";
-
-/** What the collect step found at $ORACLE_SEALS: the records' text (none written: empty), or why it was not read. */
-export type SealsRead = { kind: "ok"; text: string } | { kind: "invalid"; why: string };
 
 /** Bounds on the blocks the driver announces; a block above its bound is a protocol error. */
 export interface DriverBounds {

@@ -2,12 +2,14 @@ import type { ReasonCode, SentinelState, SuiteResult, TestCase } from "@oracle/s
 import { judgeSeals, type SealJudgement, type SealRun } from "@oracle/test-set";
 import { parseJUnit, ReportInvalidError, type SuiteName } from "../junit.js";
 import { checkSentinel, type Sentinel } from "../sentinels.js";
-import type { SealsRead } from "./driver-output.js";
 
-/** What the collect step found at $ORACLE_JUNIT. */
+/** What the collect step found at $ORACLE_SEALS: the records' text (none written: empty), or why it was not read. */
+export type SealsRead = { kind: "ok"; text: string } | { kind: "invalid"; why: string };
+
 /**
- * The suite's report as the driver brought it: its text (`ok`), already parsed as it streamed in
- * (`parsed`: the test cases, or why they cannot be read), missing, or refused before reading.
+ * What the collect step found at $ORACLE_JUNIT: the suite's report as the driver brought it: its
+ * text (`ok`), already parsed as it streamed in (`parsed`: the test cases, or why they cannot be
+ * read), missing, or refused before reading.
  */
 export type ReportRead =
   | { kind: "ok"; xml: string }
