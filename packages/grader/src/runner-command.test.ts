@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   findRunner,
+  insertAfterWord,
   type PackageScripts,
   packageJsonPaths,
   replaceFlagValue,
@@ -44,6 +45,30 @@ describe("replaceFlagValue", () => {
     expect(replaceFlagValue("go test -run", RUN, "C")).toBeNull();
     // A word that only starts like the flag is not it.
     expect(replaceFlagValue("go test -runx A", RUN, "C")).toBeNull();
+  });
+
+  it("refuses a value the shell would expand ($VAR, ${…}, $(…), backquotes): a rewrite would freeze it (review: a wrong PASS)", () => {
+    for (const command of [
+      `T=A; go test -run "^($T)$" .`,
+      `go test -run "^(\${T})$" .`,
+      `go test -run "$(cat tests.txt)" .`,
+      "go test -run `cat tests.txt` .",
+      `go test -run=^$T$ .`,
+    ])
+      expect(replaceFlagValue(command, RUN, "X"), command).toBeNull();
+    // A `$` before a quote, `|` or `)` is a plain `$`; anything inside single quotes is plain.
+    expect(replaceFlagValue(`go test -run "^(A|B)$" .`, RUN, "Y")).toBe(`go test -run 'Y' .`);
+    expect(replaceFlagValue(`go test -run '^($T)$' .`, RUN, "Y")).toBe(`go test -run 'Y' .`);
+    expect(insertAfterWord(`pytest "$D/t.py::test_a"`, "$D/t.py::test_a", ["x"])).toBeNull();
+    expect(insertAfterWord(`pytest "t.py::test_a[it's]"`, "t.py::test_a[it's]", ["x"])).toBe(
+      `pytest "t.py::test_a[it's]" 'x'`,
+    );
+  });
+
+  it('reads a backslash inside double quotes as sh does: it escapes only $ ` " \\ and a newline', () => {
+    expect(shellWords(`jest -t "^a \\(b\\)$" "\\$x" "\\q"`)).toEqual([
+      ["jest", "-t", "^a \\(b\\)$", "$x", "\\q"],
+    ]);
   });
 
   it("each word's span covers its quotes, also across operators", () => {

@@ -28,7 +28,7 @@ export function replaceFlagValue(command: string, names: readonly string[], valu
   const name = flagOf(words[at]!.text)!;
   const joined = words[at]!.text !== name;
   const target = joined ? words[at] : words[at + 1];
-  if (target === undefined) return null;
+  if (target === undefined || expands(command.slice(...target.span))) return null;
   const [start, end] = target.span;
   return `${command.slice(0, start)}${shellQuote(joined ? `${name}=${value}` : value)}${command.slice(end)}`;
 }
@@ -39,9 +39,28 @@ export function replaceFlagValue(command: string, names: readonly string[], valu
  */
 export function insertAfterWord(command: string, word: string, added: readonly string[]): string | null {
   const at = spannedWords(command).filter((w) => w.text === word);
-  if (at.length !== 1) return null;
+  if (at.length !== 1 || expands(command.slice(...at[0]!.span))) return null;
   const end = at[0]!.span[1];
   return `${command.slice(0, end)}${added.map((w) => ` ${shellQuote(w)}`).join("")}${command.slice(end)}`;
+}
+
+/**
+ * Whether a word's text, as written, has something the shell expands (a parameter, a command
+ * substitution, backquotes) outside single quotes: its value is then not the text the oracle read,
+ * and a rewrite would freeze it. `$` before a quote, a space, `|` or `)` is a plain `$` to sh.
+ */
+function expands(text: string): boolean {
+  let quote: "'" | '"' | null = null;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quote === "'") quote = c === "'" ? null : quote;
+    else if (c === "\\") i++;
+    else if (c === "`") return true;
+    else if (c === "$" && /[\w{(@*#?$!-]/.test(text[i + 1] ?? "")) return true;
+    else if (c === "'" && quote === null) quote = "'";
+    else if (c === '"') quote = quote === '"' ? null : '"';
+  }
+  return false;
 }
 
 /** Every word of a command with its place in the text. */
@@ -114,7 +133,8 @@ export function shellSegments(command: string): ShellSegment[] {
       let j = i + 1;
       let text = "";
       while (j < command.length && command[j] !== '"') {
-        if (command[j] === "\\" && j + 1 < command.length) j++;
+        // Inside double quotes a backslash escapes only $ ` " \ and a newline; elsewhere it stays.
+        if (command[j] === "\\" && j + 1 < command.length && '$`"\\\n'.includes(command[j + 1]!)) j++;
         text += command[j];
         j++;
       }

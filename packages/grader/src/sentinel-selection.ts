@@ -38,8 +38,17 @@ interface Parsed {
   flags: Set<string>;
 }
 
-/** Splits runner arguments into positionals, options with values (`--opt v`, `--opt=v`, `-kv`) and flags. */
-function parseArgs(args: string[], withValue: Set<string>, aliases: Record<string, string> = {}): Parsed {
+/**
+ * Splits runner arguments into positionals, options with values (`--opt v`, `--opt=v`, `-kv`) and
+ * flags. `shortEquals`: the runner reads `-t=v` as `v` (yargs, cac: mocha, jest, vitest), where
+ * pytest's argparse reads `-k=v` as `=v`.
+ */
+function parseArgs(
+  args: string[],
+  withValue: Set<string>,
+  aliases: Record<string, string> = {},
+  shortEquals = false,
+): Parsed {
   const parsed: Parsed = { positionals: [], values: new Map(), flags: new Set() };
   const add = (name: string, value: string) => {
     const key = aliases[name] ?? name;
@@ -59,7 +68,8 @@ function parseArgs(args: string[], withValue: Set<string>, aliases: Record<strin
       else parsed.flags.add(aliases[name] ?? name);
     } else if (arg.startsWith("-") && arg.length > 1) {
       const name = arg.slice(0, 2);
-      if (withValue.has(name)) add(name, arg.length > 2 ? arg.slice(2) : (args[++i] ?? ""));
+      const attached = shortEquals && arg[2] === "=" ? arg.slice(3) : arg.slice(2);
+      if (withValue.has(name)) add(name, arg.length > 2 ? attached : (args[++i] ?? ""));
       else for (const c of arg.slice(1)) parsed.flags.add(aliases[`-${c}`] ?? `-${c}`);
     } else parsed.positionals.push(arg);
   }
@@ -188,7 +198,7 @@ const MOCHA_ALIASES = { "-g": "--grep", "-f": "--fgrep", "-b": "--bail", "-i": "
 
 /** mocha: spec files, folders and globs (default ./test); `--grep`/`--fgrep`/`--invert`; `--bail` gets no sentinel. */
 function mochaSelection(call: RunnerCall, files: string[]): Selection {
-  const p = parseArgs(call.args, MOCHA_VALUES, MOCHA_ALIASES);
+  const p = parseArgs(call.args, MOCHA_VALUES, MOCHA_ALIASES, true);
   if (p.flags.has("--bail"))
     return { covered: new Map(), unprotected: "the hidden command stops at its first failure (--bail)" };
   const selection: Selection = { covered: new Map() };
@@ -271,7 +281,7 @@ function ignoredByJest(call: RunnerCall, p: Parsed, abs: string): boolean {
 
 /** jest / vitest: path patterns (regular expressions for jest, substrings for vitest), `-t`; `--bail` gets no sentinel. */
 function jestLikeSelection(call: RunnerCall, files: string[]): Selection {
-  const p = parseArgs(call.args, JEST_VALUES, { "--testNamePattern": "-t" });
+  const p = parseArgs(call.args, JEST_VALUES, { "--testNamePattern": "-t" }, true);
   if (p.flags.has("--bail") || p.values.has("--bail") || p.flags.has("-b"))
     return { covered: new Map(), unprotected: "the hidden command stops at its first failure (--bail)" };
   const selection: Selection = { covered: new Map() };

@@ -234,6 +234,11 @@ export function pythonSentinel(
     twinned?: readonly string[];
     /** The names' numbers, the order and the values (default: node:crypto). */
     random?: Random;
+    /**
+     * The must-fail copies no body of the file (a selection by node id leaves the file's other tests
+     * out on purpose: one may hang or need what the run does not have).
+     */
+    bare?: boolean;
   } = {},
 ): SentinelAppend | null {
   const random = options.random ?? cryptoRandom;
@@ -246,7 +251,14 @@ export function pythonSentinel(
   const accepts = options.accepts ?? (() => true);
   const names: string[] = [];
   for (let tries = 0; names.length < 2 && tries < 400; tries++) {
-    const name = `${models[tries % models.length]!}_${random.int(2, 100)}`;
+    // At module level the name must be one pytest's python_functions takes: `test_…` is (the default
+    // prefix `test`, and the usual `test_*`); a unittest method's `testSmall` alone is not.
+    const model = models[tries % models.length]!;
+    const base =
+      options.className !== undefined || model.startsWith("test_")
+        ? model
+        : `test_${model.replace(/^test/, "")}`;
+    const name = `${base}_${random.int(2, 100)}`;
     const deselected = options.deselects?.(name, options.className) === true;
     if (!taken(name) && !names.includes(name) && accepts(name) === true && !deselected) names.push(name);
   }
@@ -256,7 +268,8 @@ export function pythonSentinel(
   const unit = className !== undefined && /\bTestCase\b/.test(text);
   const eq = (a: string, b: number) => (unit ? `self.assertEqual(${a}, ${b})` : `assert ${a} == ${b}`);
   const imported = valueName(pythonImportedNames(text), text);
-  const body = className ? undefined : pickStable(pythonPlainBodies(text, options.twinned), text);
+  const body =
+    className || options.bare ? undefined : pickStable(pythonPlainBodies(text, options.twinned), text);
   const lines: string[] = [text.endsWith("\n") || text === "" ? "" : "\n"];
   const tests: SentinelTest[] = [];
   for (const [i, name] of names.entries()) {

@@ -124,6 +124,13 @@ describe("planSentinels: pytest", () => {
     expect(methods.command).toMatch(
       /^pytest tests\/test_c\.py::TestAdd::test_small 'tests\/test_c\.py::test_\w+_\d+' 'tests\/test_c\.py::test_\w+_\d+' tests\/test_c\.py::TestAdd::test_big$/,
     );
+    // The pair copies no test body of the file (the command left its other tests out on purpose), and
+    // a module-level name is one pytest's python_functions takes (`test_…`), whatever the methods' style.
+    expect(node.appends[0]!.text).not.toMatch(/try:|finally:/);
+    const camel =
+      "import unittest\n\n\nclass TestU(unittest.TestCase):\n    def testSmall(self):\n        self.assertEqual(1, 1)\n";
+    const u = plan("pytest tests/test_u.py::TestU::testSmall", { "tests/test_u.py": camel })!;
+    for (const t of u.appends[0]!.tests) expect(t.names[0]).toMatch(/^test_Small_\d+$/);
     // The command cannot be rewritten (the node id is a package script's): no pair.
     expect(
       planSentinels({ framework: "pytest", args: ["tests/test_x.py::test_add_positive"], cwd: "" }, [
@@ -301,7 +308,12 @@ describe("planSentinels: mocha", () => {
     );
     const grep = new RegExp(/--grep '(.*)' /.exec(exact.command!)![1]!);
     for (const t of ["adds two positive numbers", ...titles]) expect(t).toMatch(grep);
-    for (const t of ["adds two positive numbers 2", `${titles[0]} x`, `x${titles[0]}`])
+    for (const t of [
+      "adds two positive numbers 1",
+      "adds two positive numbers 100",
+      `${titles[0]} x`,
+      `x${titles[0]}`,
+    ])
       expect(t).not.toMatch(grep);
     // After the titles of the suites around it (mocha's qunit `suite("s");` before the pair).
     expect(`suite ${titles[0]}`).toMatch(grep);
@@ -358,6 +370,9 @@ describe("planSentinels: jest and vitest", () => {
     const widened = plan("npx vitest run -t '^X'", files)!;
     expect(widened.required).toHaveLength(2);
     expect(widened.command).toMatch(/^npx vitest run -t '\^X\|\(\?:\^\| \)\(\?:[^']+\)\$'$/);
+    // `-t=X` is X to jest and vitest (yargs, cac), not `=X` (review: the rewrite wrote `-t==X`).
+    const joined = plan("npx jest '-t=^X$'", files)!;
+    expect(joined.command).toMatch(/^npx jest '-t=\^X\$\|\(\?:\^\| \)\(\?:[^']+\)\$'$/);
     // Given twice (the last wins): not rewritten.
     expect(plan("npx vitest run -t a -t '^X'", files)).toBeNull();
     const nested = { "src/c.test.js": 'describe("parser", () => {\n  it("reads", () => {});\n});\n' };

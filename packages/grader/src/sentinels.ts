@@ -121,6 +121,7 @@ export function planSentinels(
       taken: appends.flatMap((a) => a.tests.flatMap((t) => t.names)),
       sealed: sealed.get(f.path) ?? [],
       random,
+      bare: nodeIds.has(f.path),
     };
     const byNodeId = nodeIds.has(f.path);
     let pair = byNodeId && !rewritable ? null : pairFor(framework, f, selection, context);
@@ -280,7 +281,14 @@ function pairFor(
   framework: SentinelFramework,
   f: HiddenText,
   selection: Selection,
-  context: { elsewhere: string; taken: readonly string[]; sealed: readonly string[]; random: Random },
+  context: {
+    elsewhere: string;
+    taken: readonly string[];
+    sealed: readonly string[];
+    random: Random;
+    /** A file selected by node ids: the must-fail copies none of its tests' bodies. */
+    bare?: boolean;
+  },
 ): SentinelAppend | null {
   if (framework !== "pytest")
     return jsSentinel(f.path, f.text, framework, {
@@ -298,6 +306,7 @@ function pairFor(
     taken: context.taken,
     twinned: context.sealed,
     random: context.random,
+    ...(context.bare ? { bare: true } : {}),
   });
 }
 
