@@ -19,6 +19,11 @@ describe("parseCliArgs", () => {
     });
   });
 
+  it("reads --tasks a,b as two globs, a comma inside braces as one glob's", () => {
+    const parsed = parseCliArgs(["--tasks", "a-sel,b-sel", "--tasks", "{c,d}-*,", "e"]);
+    expect(parsed.tasks).toEqual(["a-sel", "b-sel", "{c,d}-*", "e"]);
+  });
+
   it("maps every flag, and takes bare arguments after --tasks as more globs", () => {
     const parsed = parseCliArgs([
       "--root",

@@ -19,7 +19,8 @@ digest and grader version).
 Options:
   --root DIR          the oracle root holding tasks/, images/ and logs/ (default: the nearest folder
                       upwards with tasks/ or images/)
-  --tasks GLOB...     sweep only the tasks whose id matches a glob (bare GLOB arguments count too);
+  --tasks GLOB...     sweep only the tasks whose id matches a glob (bare GLOB arguments count too;
+                      several globs may also be given as one list separated by commas);
                       only their entries in tasks/quarantine.json are updated
   --changed           sweep only the tasks that are not current: never judged, or whose task folder,
                       image digest or grader changed since tasks/health.json recorded them
@@ -68,7 +69,11 @@ const SWEEP_LINE = {
   positionals: { field: "tasks", name: "GLOB", multiple: true },
   schema: z.strictObject({
     root: z.string().min(1).optional(),
-    tasks: z.array(z.string().min(1, "a glob may not be empty")).default([]),
+    // `--tasks a,b` is two globs (a comma inside braces stays: `{a,b}-*` is one glob).
+    tasks: z
+      .array(z.string().min(1, "a glob may not be empty"))
+      .default([])
+      .transform((globs) => globs.flatMap((glob) => glob.split(/,(?![^{]*\})/).filter((g) => g !== ""))),
     changed: z.boolean().default(false),
     watch: z.boolean().default(false),
     concurrency: count(1, 64).optional(),
