@@ -138,7 +138,7 @@ describe("oracle-quarantine-sweep against the real engine", () => {
       /baseline: 3 of 3 runs: the grade result says the sentinel was not collected/,
     );
     expect(reason("sentinel-not-collected", "SENTINEL_NOT_COLLECTED")?.hint).toMatch(
-      /select the hidden test files or classes/,
+      /select the hidden test files, classes or single tests by node id/,
     );
     expect(reason("report-missing", "HIDDEN_REPORT_UNUSABLE")?.message).toMatch(/REPORT_MISSING/);
     expect(reason("no-gold", "NO_GOLD")?.hint).toContain("add tasks/no-gold/gold.diff");
