@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 
 const D = new URL("../../packages/grader/dist", import.meta.url).pathname;
-const { planSentinels, sentinelRunner, checkSentinel } = await import(`${D}/sentinels.js`);
-const { parseJUnit } = await import(`${D}/junit.js`);
+const { planSentinels, sentinelRunner, checkSentinel } = await import(`${D}/sentinels/sentinels.js`);
+const { parseJUnit } = await import(`${D}/reports/junit.js`);
 const { suiteReason } = await import(`${D}/suite-result.js`);
 
 export function gradeOnce({ path, text, files, args, key, family = "xunit2", extraArgs = [] }) {

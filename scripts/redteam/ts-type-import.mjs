@@ -1,6 +1,6 @@
 // Planner-level (red team round 3): TypeScript test files import types beside functions; the pair
 // asserts `typeof <one imported name>`, picked at random per run. Run: node scripts/redteam/ts-type-import.mjs
-import { planSentinels, sentinelRunner } from "../../packages/grader/dist/sentinels.js";
+import { planSentinels, sentinelRunner } from "../../packages/grader/dist/sentinels/sentinels.js";
 
 const text = `import { describe, expect, it } from "vitest";
 import { merge, type Range } from "../../src/ranges";

@@ -1,7 +1,11 @@
 // Planner-level (red team round 3): a report forged from the planted file alone, with one failed entry
 // `A[::B[]` per pair of twins, passes checkSentinel whichever twin is the copy. Run after `pnpm build`:
 //   node scripts/redteam/twin-ambiguous.mjs   (prints the plan, the forged report and the verdict: problem null)
-import { checkSentinel, planSentinels, sentinelRunner } from "../../packages/grader/dist/sentinels.js";
+import {
+  checkSentinel,
+  planSentinels,
+  sentinelRunner,
+} from "../../packages/grader/dist/sentinels/sentinels.js";
 
 const text = `from calc.core import add
 

@@ -10,7 +10,11 @@
 //  - pytest's --deselect is a node-id PREFIX: a deselected class (or file, or a name that starts
 //    another) takes the twins, and a pair named `<deselected>_N`, out of the run.
 import { readFileSync } from "node:fs";
-import { checkSentinel, planSentinels, sentinelRunner } from "../../packages/grader/dist/sentinels.js";
+import {
+  checkSentinel,
+  planSentinels,
+  sentinelRunner,
+} from "../../packages/grader/dist/sentinels/sentinels.js";
 
 const PY = "tests/regression/test_add.py";
 const plan = (command, files) =>

@@ -9,7 +9,7 @@
 import { gradeOnce } from "./host-pytest.mjs";
 
 const D = new URL("../../packages/grader/dist", import.meta.url).pathname;
-const { planSentinels, sentinelRunner } = await import(`${D}/sentinels.js`);
+const { planSentinels, sentinelRunner } = await import(`${D}/sentinels/sentinels.js`);
 
 const files = (core) => ({ "calc/__init__.py": "", "calc/core.py": core, "tests/__init__.py": "" });
 const CASES = [

@@ -9,8 +9,12 @@
 // sweep record, none), mocha and Go with a sweep record, and a parametrised variant that keeps the
 // real scope. With no expected tests the skipped original is EXPECTED_TEST_SKIPPED (FAIL); every task
 // the sweep finds healthy has a record (apps/quarantine/src/expected.ts: recordExpected).
-import { checkExpected } from "../../packages/grader/dist/expected-judge.js";
-import { checkSentinel, planSentinels, sentinelRunner } from "../../packages/grader/dist/sentinels.js";
+import { checkExpected } from "../../packages/grader/dist/judges/expected-judge.js";
+import {
+  checkSentinel,
+  planSentinels,
+  sentinelRunner,
+} from "../../packages/grader/dist/sentinels/sentinels.js";
 import { suiteReason } from "../../packages/grader/dist/suite-result.js";
 
 const PATH = "tests/regression/test_add.py";

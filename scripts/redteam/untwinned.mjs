@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { gradeOnce } from "./host-pytest.mjs";
 
 const D = new URL("../../packages/grader/dist", import.meta.url).pathname;
-const { checkExpected } = await import(`${D}/expected-judge.js`);
+const { checkExpected } = await import(`${D}/judges/expected-judge.js`);
 const PATH = "tests/test_add.py";
 const TEXT = `from calc.core import add
 

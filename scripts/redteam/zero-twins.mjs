@@ -1,7 +1,7 @@
 // Red team round 3. Run after `pnpm build`: node scripts/redteam/zero-twins.mjs
 // Planner-level: shapes on which the hidden suite gets a pair (state "collected", required) but no twin:
 // only the pair, which code can tell by its literal sum, stands between an in-process forgery and PASS.
-import { planSentinels, sentinelRunner } from "../../packages/grader/dist/sentinels.js";
+import { planSentinels, sentinelRunner } from "../../packages/grader/dist/sentinels/sentinels.js";
 
 const PY = `from calc.core import add
 

@@ -1,7 +1,7 @@
 // How the code under test can end a mocha test without failing it, against the real engine and the
 // built oracle-grade (issue 14). Each attack is planted in src/add.js (add() still subtracts) and
 // fires only for the input add() gets wrong, so the sentinels (which never call add with it) stay
-// quiet. The oracle's mocha guard (packages/grader/src/mocha-guard.ts), preloaded into every mocha
+// quiet. The oracle's mocha guard (packages/grader/src/run/mocha-guard.ts), preloaded into every mocha
 // process, makes a Pending that no skip() threw a failure, and a hidden test skipped at run time
 // while its file calls no skip() a failure.
 import { cpSync, readFileSync, writeFileSync } from "node:fs";

@@ -1,29 +1,29 @@
 #!/usr/bin/env node
-// Bundles the oracle-grade CLI (tsc's dist/cli.js) into one ES module, dist/oracle-grade.js, which the
+// Bundles the oracle-grade CLI (tsc's dist/cli/cli.js) into one ES module, dist/oracle-grade.js, which the
 // bin imports: a grade then starts without resolving and reading some 290 small modules (zod, winston,
 // saxes, @oracle/spec, @oracle/engine, the grader's own). Left out, and loaded from node_modules as
 // before: dockerode (@oracle/engine defers parts of it through the require cache, and resolves it from
 // its own package folder), the image builder (imported only on a fingerprint cache miss), the queue
-// client, and ./batch/cli.js, which cli.ts imports only for --batch (and which loads its own, unbundled
-// copies). Bundling those too made a start slower. The bundle must sit beside cli.js: version.ts and
-// fingerprint-cache.ts resolve files and packages relative to import.meta.url, and ./batch/cli.js is a
-// relative path.
+// client, and ../batch/cli.js, which cli/cli.ts imports only for --batch (and which loads its own,
+// unbundled copies). Bundling those too made a start slower. The bundle sits in dist/, where version.ts
+// is: version.ts and image/fingerprint-cache.ts resolve files and packages relative to import.meta.url;
+// the batch's import is written as ./batch/cli.js, its path from there.
 import { builtinModules } from "node:module";
 import { build } from "esbuild";
 
 const OUT = "dist/oracle-grade.js";
 
-/** Keeps `import("./batch/cli.js")` as it is: beside the bundle, it still finds dist/batch/cli.js. */
+/** Keeps `import("../batch/cli.js")` lazy, written as dist/oracle-grade.js finds dist/batch/cli.js. */
 const lazyBatch = {
   name: "lazy-batch",
   setup(build) {
-    build.onResolve({ filter: /^\.\/batch\/cli\.js$/ }, (args) => ({ path: args.path, external: true }));
+    build.onResolve({ filter: /^\.\.\/batch\/cli\.js$/ }, () => ({ path: "./batch/cli.js", external: true }));
   },
 };
 
 const result = await build({
   absWorkingDir: new URL("..", import.meta.url).pathname,
-  entryPoints: ["dist/cli.js"],
+  entryPoints: ["dist/cli/cli.js"],
   outfile: OUT,
   bundle: true,
   platform: "node",

@@ -2,7 +2,7 @@ import { OracleError } from "@oracle/spec";
 import type Docker from "dockerode";
 import type winston from "winston";
 import { z } from "zod";
-import type { DiffSource, PreparedTask } from "./prepare.js";
+import type { DiffSource, PreparedTask } from "./task/prepare.js";
 
 /** What to grade and how. `diff` is required in grade mode and forbidden in baseline mode. */
 export interface GradeOptions {

@@ -1,16 +1,16 @@
 import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import { type GradeResult, OracleError } from "@oracle/spec";
-import { dockerodeGradeDocker } from "./docker.js";
 import { checkGradeOptions, type GradeOptions } from "./grade-options.js";
-import { defaultLogPath, openRunLog } from "./oracle-log.js";
-import { checkQuarantine, type PreparedTask, prepareDiff, prepareTask } from "./prepare.js";
+import { dockerodeGradeDocker } from "./image/docker.js";
+import { defaultLogPath, openRunLog } from "./log/oracle-log.js";
 import { superviseRun } from "./run/supervise.js";
+import { checkQuarantine, type PreparedTask, prepareDiff, prepareTask } from "./task/prepare.js";
 import { GRADER_VERSION } from "./version.js";
 
 /** dockerode without the parts a grade never uses (loaded on first use): for callers that pass `docker`. */
-export { loadDockerode } from "./docker.js";
-export { MAX_DIFF_BYTES } from "./prepare.js";
+export { loadDockerode } from "./image/docker.js";
+export { MAX_DIFF_BYTES } from "./task/prepare.js";
 
 /** The caller's preparation of the task (a batch's, a worker's), or a new one. */
 async function preparedTask(root: string, options: GradeOptions): Promise<PreparedTask> {

@@ -22,7 +22,7 @@ describe("the batch, the queue and what they share", () => {
   const edges = (from: string, to: string) =>
     all.filter((e) => under(from)(e.from) && under(to)(e.to)).map((e) => `${e.from} -> ${e.to}`);
 
-  it("queue/ never imports batch/: what both need is in prediction/ and prepare.ts", () => {
+  it("queue/ never imports batch/: what both need is in prediction/ and task/prepare.ts", () => {
     expect(edges("queue", "batch")).toEqual([]);
   });
 

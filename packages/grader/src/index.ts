@@ -6,14 +6,19 @@ export type { PublicKey, SigningKey } from "./attest/keys.js";
 export { defaultKeyFile, loadSigningKey, trustList } from "./attest/keys.js";
 export { MANIFEST_FILE, signManifest, verifyManifest } from "./attest/manifest.js";
 export { canonicalJson, signedLine, type Verified, verifyLine } from "./attest/statement.js";
-export { RECORD_FILE, readExpectedRecord, taskDigest, writeExpectedRecord } from "./expected-record.js";
 export { grade } from "./grade.js";
 export type { GradeOptions } from "./grade-options.js";
-export type { TaskInputs, Validation } from "./health.js";
-export { taskInputs, taskValidation } from "./health.js";
 export type { GradeFn } from "./prediction/grade-prediction.js";
 export { queueGrade } from "./queue/queue-grade.js";
 export type { RunningWorker } from "./queue/worker.js";
 export { startWorker } from "./queue/worker.js";
-export { readSealRecord, SEAL_RECORD_FILE, type SealRecordRead, writeSealRecord } from "./seal-record.js";
+export { RECORD_FILE, readExpectedRecord, taskDigest, writeExpectedRecord } from "./task/expected-record.js";
+export type { TaskInputs, Validation } from "./task/health.js";
+export { taskInputs, taskValidation } from "./task/health.js";
+export {
+  readSealRecord,
+  SEAL_RECORD_FILE,
+  type SealRecordRead,
+  writeSealRecord,
+} from "./task/seal-record.js";
 export { GRADER_VERSION } from "./version.js";

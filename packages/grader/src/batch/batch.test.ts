@@ -8,7 +8,7 @@ import { MANIFEST_FILE, verifyManifest } from "../attest/manifest.js";
 import { signedLine } from "../attest/statement.js";
 import { lineFromError } from "../prediction/lines.js";
 import { fakeGrade, tempRootWithTasks } from "../prediction/testing.js";
-import { taskContentHash } from "../task-hash.js";
+import { taskContentHash } from "../task/task-hash.js";
 import { GRADER_VERSION } from "../version.js";
 import { cacheKey, isReusable, ResultCache } from "./cache.js";
 import { localExecutor } from "./executor.js";

@@ -36,8 +36,8 @@ export function summarize(
   for (const line of lines) {
     const task = byTask[line.task] ?? emptyTask();
     byTask[line.task] = task;
-    if (line.reason !== null) byReason[line.reason] = (byReason[line.reason] ?? 0) + 1;
-    if (line.error !== null) byError[line.error] = (byError[line.error] ?? 0) + 1;
+    if (line.reason !== null) bump(byReason, line.reason);
+    if (line.error !== null) bump(byError, line.error);
     if (line.cached) cached += 1;
     else gradeSeconds += line.seconds;
     const ran = line.outcome === "graded" || line.outcome === "infra_error";
@@ -48,14 +48,7 @@ export function summarize(
       unvalidated.ids.push(line.id);
       unvalidated.tasks[line.task] = state;
     }
-    if (ran && (counted || !notValidated)) {
-      const passed = line.outcome === "graded" && line.verdict === "PASS";
-      for (const tally of [overall, task]) {
-        tally.graded += 1;
-        if (passed) tally.pass += 1;
-        else tally.fail += 1;
-      }
-    }
+    if (ran && (counted || !notValidated)) tally(line, [overall, task]);
     if (line.outcome !== "graded") apart[line.outcome].push(line.id);
     if (line.outcome === "quarantined") task.quarantined += 1;
     else if (line.outcome === "infra_error") task.infraErrors += 1;
@@ -77,6 +70,20 @@ export function summarize(
     cached,
     gradeSeconds: Math.round(gradeSeconds * 1000) / 1000,
   };
+}
+
+function bump<K extends string>(counts: Partial<Record<K, number>>, key: K): void {
+  counts[key] = (counts[key] ?? 0) + 1;
+}
+
+/** A line that counts toward the pass rate, in the batch's tally and its task's. */
+function tally(line: ResultLine, tallies: Array<{ graded: number; pass: number; fail: number }>): void {
+  const passed = line.outcome === "graded" && line.verdict === "PASS";
+  for (const t of tallies) {
+    t.graded += 1;
+    if (passed) t.pass += 1;
+    else t.fail += 1;
+  }
 }
 
 const percent = (value: number | null): string => (value === null ? "n/a" : `${(value * 100).toFixed(1)}%`);

@@ -1,5 +1,5 @@
 import { isOracleError, type OracleError, type QuarantineEntry, type ValidationState } from "@oracle/spec";
-import { type PreparedTask, prepareTask } from "../prepare.js";
+import { type PreparedTask, prepareTask } from "../task/prepare.js";
 
 /** What a batch knows about a task before grading any of its predictions. */
 export type TaskContext =

@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import type { CacheInputs, ResultLine } from "@oracle/spec";
 import type { BatchJob } from "../prediction/executor.js";
 import { lineFromCache, lineFromError } from "../prediction/lines.js";
-import { diffSha256, quarantineError } from "../prepare.js";
+import { diffSha256, quarantineError } from "../task/prepare.js";
 import { GRADER_VERSION } from "../version.js";
 import type { ResultCache } from "./cache.js";
 import type { Prediction } from "./predictions.js";

@@ -107,15 +107,41 @@ function strippedField(line: string, prefixLength: number, at: number): string {
 function readGitSection(lines: string[], start: number): DiffFile {
   const names = parseGitHeaderNames(bare(lines[start]!).slice("diff --git ".length));
   const { info, next } = readExtendedHeader(lines, start + 1);
+  const fromNames = [names?.a, names?.b].map((n) => (n ? stripComponent(n) : null));
   let i = next;
-  const mentioned: string[] = [];
-  let headerOld = names ? stripComponent(names.a) : null;
-  let headerNew = names ? stripComponent(names.b) : null;
+  let [headerOld, headerNew] = fromNames as [string | null, string | null];
   if (lines[i]?.startsWith("--- ") && lines[i + 1]?.startsWith("+++ ")) {
     headerOld = strippedField(lines[i]!, 4, i);
     headerNew = strippedField(lines[i + 1]!, 4, i + 1);
     i += 2;
   }
+  const { oldPath, newPath, renameFrom, renameTo } = gitPaths(info, headerOld, headerNew, start);
+  // Both names of the `diff --git` line, as written (twice when they are the same), then each other path once.
+  const mentioned = fromNames.filter((path): path is string => !!path && path !== "/dev/null");
+  for (const path of [headerOld, headerNew, renameFrom, renameTo, oldPath, newPath]) {
+    if (path && path !== "/dev/null" && !mentioned.includes(path)) mentioned.push(path);
+  }
+  const body = readBody(lines, i);
+  return {
+    lines: lines.slice(start, body.end),
+    line: start + 1,
+    oldPath,
+    newPath,
+    mentioned,
+    kind: gitKind(info.fields, oldPath, newPath),
+    modes: info.modes,
+    binary: body.binary,
+    hunks: body.hunks.map((h) => ({ ...h, start: h.start - start, end: h.end - start })),
+  };
+}
+
+/** A git section's old and new paths: its rename or copy lines first, then its ---/+++ or header names. */
+function gitPaths(
+  info: HeaderInfo,
+  headerOld: string | null,
+  headerNew: string | null,
+  start: number,
+): { oldPath: string | null; newPath: string | null; renameFrom: string | null; renameTo: string | null } {
   const field = (key: string): string | null => {
     const value = info.fields.get(key);
     if (value === undefined) return null;
@@ -125,40 +151,28 @@ function readGitSection(lines: string[], start: number): DiffFile {
   };
   const renameFrom = field("rename from") ?? field("copy from");
   const renameTo = field("rename to") ?? field("copy to");
-  let oldPath = renameFrom ?? (headerOld === "/dev/null" ? null : headerOld);
-  let newPath = renameTo ?? (headerNew === "/dev/null" ? null : headerNew);
-  if (info.fields.has("new file mode")) oldPath = null;
-  if (info.fields.has("deleted file mode")) newPath = null;
+  const oldPath = info.fields.has("new file mode")
+    ? null
+    : (renameFrom ?? (headerOld === "/dev/null" ? null : headerOld));
+  const newPath = info.fields.has("deleted file mode")
+    ? null
+    : (renameTo ?? (headerNew === "/dev/null" ? null : headerNew));
   if (oldPath === null && newPath === null) {
     throw new DiffParseError("git diff header lacks file name information", start + 1);
   }
-  for (const path of [names?.a, names?.b].map((n) => (n ? stripComponent(n) : null))) {
-    if (path && path !== "/dev/null") mentioned.push(path);
-  }
-  for (const path of [headerOld, headerNew, renameFrom, renameTo, oldPath, newPath]) {
-    if (path && path !== "/dev/null" && !mentioned.includes(path)) mentioned.push(path);
-  }
-  const body = readBody(lines, i);
-  const kind = info.fields.has("rename from")
-    ? "rename"
-    : info.fields.has("copy from")
-      ? "copy"
-      : oldPath === null
-        ? "create"
-        : newPath === null
-          ? "delete"
-          : "modify";
-  return {
-    lines: lines.slice(start, body.end),
-    line: start + 1,
-    oldPath,
-    newPath,
-    mentioned,
-    kind,
-    modes: info.modes,
-    binary: body.binary,
-    hunks: body.hunks.map((h) => ({ ...h, start: h.start - start, end: h.end - start })),
-  };
+  return { oldPath, newPath, renameFrom, renameTo };
+}
+
+/** What a git section does to its file. */
+function gitKind(
+  fields: Map<string, string>,
+  oldPath: string | null,
+  newPath: string | null,
+): DiffFile["kind"] {
+  if (fields.has("rename from")) return "rename";
+  if (fields.has("copy from")) return "copy";
+  if (oldPath === null) return "create";
+  return newPath === null ? "delete" : "modify";
 }
 
 function readTraditionalSection(lines: string[], start: number): DiffFile {

@@ -1,5 +1,5 @@
 import type { CacheInputs, ResultLine } from "@oracle/spec";
-import type { DiffSource, PreparedTask } from "../prepare.js";
+import type { DiffSource, PreparedTask } from "../task/prepare.js";
 import type { PredictionRun } from "./grade-prediction.js";
 
 /** A prediction ready to grade: its task prepared and hashed, not quarantined, not in the cache. */

@@ -1,7 +1,7 @@
 import type { GradeResult, ResultLine } from "@oracle/spec";
 import type Docker from "dockerode";
 import type { GradeOptions } from "../grade-options.js";
-import type { DiffSource, PreparedTask } from "../prepare.js";
+import type { DiffSource, PreparedTask } from "../task/prepare.js";
 import { isAbort, lineFromError, lineFromResult } from "./lines.js";
 
 /** `grade()`, or a stand-in with its contract (tests inject a fake). */

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { GradeResult, ReasonCode } from "@oracle/spec";
-import { readDiffBytes } from "../prepare.js";
-import { testsHash } from "../tests-hash.js";
+import { testsHash } from "../judges/tests-hash.js";
+import { readDiffBytes } from "../task/prepare.js";
 import { GRADER_VERSION } from "../version.js";
 import type { GradeFn } from "./grade-prediction.js";
 

@@ -3,7 +3,7 @@ import { type GradeJob, isOracleError, OracleError } from "@oracle/spec";
 import type Docker from "dockerode";
 import { type GradedPrediction, type GradeFn, gradePrediction } from "../prediction/grade-prediction.js";
 import { lineFromError } from "../prediction/lines.js";
-import { type PreparedTask, prepareTask } from "../prepare.js";
+import { type PreparedTask, prepareTask } from "../task/prepare.js";
 import { GRADER_VERSION } from "../version.js";
 
 export interface ProcessJobOptions {

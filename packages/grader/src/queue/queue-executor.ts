@@ -3,7 +3,7 @@ import { GRADE_JOB_VERSION, type GradeJob } from "@oracle/spec";
 import { loadSigningKey, trustList } from "../attest/keys.js";
 import type { BatchExecutor, BatchJob } from "../prediction/executor.js";
 import { lineFromError } from "../prediction/lines.js";
-import { readDiffBytes } from "../prepare.js";
+import { readDiffBytes } from "../task/prepare.js";
 import { GRADER_VERSION } from "../version.js";
 import { type CollectedJob, enqueueAndCollect } from "./collector.js";
 import { redactQueueUrl } from "./connection.js";

@@ -4,7 +4,7 @@ import { GRADE_JOB_VERSION, type GradeJob, type GradeResult, OracleError } from 
 import { loadSigningKey, trustList } from "../attest/keys.js";
 import { checkGradeOptions, type GradeOptions } from "../grade-options.js";
 import type { GradeFn } from "../prediction/grade-prediction.js";
-import { checkQuarantine, prepareTask, readDiffBytes } from "../prepare.js";
+import { checkQuarantine, prepareTask, readDiffBytes } from "../task/prepare.js";
 import { GRADER_VERSION } from "../version.js";
 import { type CollectedAnswer, enqueueAndCollect } from "./collector.js";
 import { gradeJobId } from "./job.js";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { GRADE_JOB_VERSION, type GradeJob } from "@oracle/spec";
 import { describe, expect, it } from "vitest";
 import { fakeGrade, tempRootWithTasks } from "../prediction/testing.js";
-import { taskContentHash } from "../task-hash.js";
+import { taskContentHash } from "../task/task-hash.js";
 import { GRADER_VERSION } from "../version.js";
 import { queueConnection, redactQueueUrl } from "./connection.js";
 import { gradeJobId, gradeJobOptions } from "./job.js";

@@ -3,7 +3,7 @@ import { DEFAULT_DENY, type LoadedTask } from "@oracle/spec";
 import { type FilteredDiff, filterDiff } from "../diff/filter.js";
 import { displayPath } from "../diff/paths.js";
 import { countFileHeaders, DiffParseError } from "../diff/split.js";
-import type { RunLog } from "../oracle-log.js";
+import type { RunLog } from "../log/oracle-log.js";
 import { PREP_EXIT } from "./driver-protocol.js";
 import type { RunFacts, RunOutcome } from "./run-scope.js";
 

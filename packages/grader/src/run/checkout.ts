@@ -1,6 +1,6 @@
 import type { LoadedTask } from "@oracle/spec";
-import { baseOnlyMirror, MirrorError } from "../base-mirror.js";
-import type { RunLog } from "../oracle-log.js";
+import { baseOnlyMirror, MirrorError } from "../git/base-mirror.js";
+import type { RunLog } from "../log/oracle-log.js";
 import type { DriverSandbox } from "./container-config.js";
 import { PREP_EXIT } from "./driver-protocol.js";
 import type { RunOutcome, RunScope } from "./run-scope.js";

@@ -1,5 +1,5 @@
 import type Docker from "dockerode";
-import type { SuiteName } from "../junit.js";
+import type { SuiteName } from "../reports/junit.js";
 
 /** Where things live inside the grading container. */
 export const PATHS = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { SuiteName } from "../junit.js";
+import type { SuiteName } from "../reports/junit.js";
 import { type DriverEvent, DriverOutput, MarkerCut, SuiteStderr } from "./driver-output.js";
 import { endMarker } from "./driver-protocol.js";
 

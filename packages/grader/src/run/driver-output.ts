@@ -1,6 +1,7 @@
 import { Writable } from "node:stream";
 import type { TestCase } from "@oracle/spec";
-import { JUnitStream, type SuiteName } from "../junit.js";
+import type { ReportRead, SealsRead } from "../judges/judge-report.js";
+import { JUnitStream, type SuiteName } from "../reports/junit.js";
 import {
   endMarker,
   LINE,
@@ -12,7 +13,6 @@ import {
   type ReportState,
   SUITES,
 } from "./driver-protocol.js";
-import type { ReportRead, SealsRead } from "./judge-report.js";
 
 /** What the driver printed (driver-protocol.ts), as parsed from its container's stdout. */
 export interface DriverRecord {

@@ -1,4 +1,4 @@
-import type { SuiteName } from "../junit.js";
+import type { SuiteName } from "../reports/junit.js";
 
 /**
  * The driver's protocol, defined once: what the driver of a suite's container prints on its stdout

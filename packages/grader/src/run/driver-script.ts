@@ -1,4 +1,4 @@
-import type { SuiteName } from "../junit.js";
+import type { SuiteName } from "../reports/junit.js";
 import { prepGitConfig } from "./checkout.js";
 import { CONTAINER_SANDBOX, type DriverSandbox } from "./container-config.js";
 import {

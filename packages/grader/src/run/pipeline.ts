@@ -1,21 +1,26 @@
 import { join } from "node:path";
 import type { LoadedTask, SealRecord } from "@oracle/spec";
-import type { GradeDocker } from "../docker.js";
-import { basePackageScripts, baseTestTexts, existingSentinels } from "../existing-sentinels.js";
-import { type Expectation, loadExpectation } from "../expected-judge.js";
-import { listHiddenFiles } from "../hidden-files.js";
-import { type ResolvedImage, resolveImage, staleImageMessage } from "../image.js";
-import { gradeLabels, leaseDeadline, removeLeftovers } from "../leftovers.js";
-import { writeMochaGuards } from "../mocha-guard.js";
-import type { RunLog } from "../oracle-log.js";
-import type { PlantedHidden } from "../plant-sentinels.js";
-import { plantSentinels } from "../plant-sentinels.js";
-import type { PackageScripts } from "../runner-command.js";
-import { readSealRecord } from "../seal-record.js";
-import type { Sentinel } from "../sentinels.js";
+import type { GradeDocker } from "../image/docker.js";
+import { type ResolvedImage, resolveImage, staleImageMessage } from "../image/image.js";
+import { gradeLabels, leaseDeadline, removeLeftovers } from "../image/leftovers.js";
+import { type Expectation, loadExpectation } from "../judges/expected-judge.js";
+import {
+  bothSuitesOutcome,
+  judgeCollected,
+  judgeExpected,
+  type SuiteJudgement,
+} from "../judges/judge-suite.js";
+import type { RunLog } from "../log/oracle-log.js";
+import { basePackageScripts, baseTestTexts, existingSentinels } from "../sentinels/existing-sentinels.js";
+import type { PlantedHidden } from "../sentinels/plant-sentinels.js";
+import { plantSentinels } from "../sentinels/plant-sentinels.js";
+import type { PackageScripts } from "../sentinels/runner-command.js";
+import type { Sentinel } from "../sentinels/sentinels.js";
+import { listHiddenFiles } from "../task/hidden-files.js";
+import { readSealRecord } from "../task/seal-record.js";
 import { filterAndLog } from "./apply-diff.js";
 import { prepareBaseMirror } from "./checkout.js";
-import { bothSuitesOutcome, judgeCollected, judgeExpected, type SuiteJudgement } from "./judge-suite.js";
+import { writeMochaGuards } from "./mocha-guard.js";
 import { judgePrep } from "./prep.js";
 import { makeRunTempDir, makeSuiteFolders, removeOrphanRunDirs } from "./run-folder.js";
 import type { RunOutcome, RunScope, SentinelNotes } from "./run-scope.js";

@@ -1,7 +1,6 @@
 import type { FilteredDiff } from "../diff/filter.js";
-import type { SuiteName } from "../junit.js";
-import type { RunLog } from "../oracle-log.js";
-import { type RunnerGuard, runnerGuardLines } from "../runner-guard.js";
+import type { RunLog } from "../log/oracle-log.js";
+import type { SuiteName } from "../reports/junit.js";
 import { applyLines, checkApplied, listLines, snapshotLines } from "./apply-diff.js";
 import { checkoutLines } from "./checkout.js";
 import type { DriverSandbox } from "./container-config.js";
@@ -10,6 +9,7 @@ import type { DriverRecord } from "./driver-output.js";
 import { OOM_KILL_LINE, PREP_EXIT, PREP_FAIL_PREFIX } from "./driver-protocol.js";
 import { appendLines, resetLines } from "./reset-existing.js";
 import type { RunOutcome } from "./run-scope.js";
+import { type RunnerGuard, runnerGuardLines } from "./runner-guard.js";
 import { printfFormat } from "./shell.js";
 
 /**

@@ -3,7 +3,7 @@ import { chmod, link, mkdir, mkdtemp, readdir, rm, stat, writeFile } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FilteredDiff } from "../diff/filter.js";
-import type { SuiteName } from "../junit.js";
+import type { SuiteName } from "../reports/junit.js";
 import { copyHiddenTests } from "./copy-hidden.js";
 
 const PREFIX = "oracle-grade-";

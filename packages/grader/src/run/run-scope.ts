@@ -7,9 +7,9 @@ import type {
   SuiteResult,
 } from "@oracle/spec";
 import type { FilteredDiff } from "../diff/filter.js";
-import type { GradeContainer } from "../docker.js";
-import type { SuiteName } from "../junit.js";
-import type { RunLog } from "../oracle-log.js";
+import type { GradeContainer } from "../image/docker.js";
+import type { RunLog } from "../log/oracle-log.js";
+import type { SuiteName } from "../reports/junit.js";
 
 /** How a run ended: its reason code and the message that explains it. */
 export interface RunOutcome {

@@ -1,17 +1,15 @@
 import { suiteLabels } from "@oracle/engine";
 import type { LoadedTask } from "@oracle/spec";
 import type { SealRun } from "@oracle/test-set";
-import { BoundedOutput } from "../bounded-output.js";
 import type { FilteredDiff } from "../diff/filter.js";
 import { pathsToReset } from "../diff/filter.js";
-import type { AttachedStreams, GradeContainer, GradeDocker } from "../docker.js";
-import { existingRunner } from "../existing-sentinels.js";
-import type { SuiteName } from "../junit.js";
-import { MOCHA_GUARD_PATH } from "../mocha-guard.js";
-import type { RunLog } from "../oracle-log.js";
-import type { PackageScripts } from "../runner-command.js";
-import { runnerGuardFor } from "../runner-guard.js";
-import { type Sentinel, sentinelRunner } from "../sentinels.js";
+import type { AttachedStreams, GradeContainer, GradeDocker } from "../image/docker.js";
+import { BoundedOutput } from "../log/bounded-output.js";
+import type { RunLog } from "../log/oracle-log.js";
+import type { SuiteName } from "../reports/junit.js";
+import { existingRunner } from "../sentinels/existing-sentinels.js";
+import type { PackageScripts } from "../sentinels/runner-command.js";
+import { type Sentinel, sentinelRunner } from "../sentinels/sentinels.js";
 import {
   BASE_ENV,
   CONTAINER_SANDBOX,
@@ -25,8 +23,10 @@ import {
 import { type DriverEvent, DriverOutput, SuiteStderr } from "./driver-output.js";
 import { GO_LINE, scriptInput } from "./driver-protocol.js";
 import { BOOT, type DriverPlan, driverScript } from "./driver-script.js";
+import { MOCHA_GUARD_PATH } from "./mocha-guard.js";
 import { type DriverReport, prepScript } from "./prep.js";
 import type { RunScope } from "./run-scope.js";
+import { runnerGuardFor } from "./runner-guard.js";
 
 /**
  * Run a suite: "the existing suite at the base commit's version, then the hidden tests", each in a

@@ -1,5 +1,5 @@
 import type { GradeResult } from "@oracle/spec";
-import { buildResult } from "../result.js";
+import { buildResult } from "../reports/result.js";
 import { type PipelineInputs, runPipeline } from "./pipeline.js";
 import { RunScope } from "./run-scope.js";
 import { type Limit, withinLimit } from "./wall-clock-limit.js";

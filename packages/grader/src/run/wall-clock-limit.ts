@@ -1,6 +1,6 @@
 import { rm } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { RunLog } from "../oracle-log.js";
+import type { RunLog } from "../log/oracle-log.js";
 import { RunClosed, type RunOutcome, type RunScope } from "./run-scope.js";
 
 /**

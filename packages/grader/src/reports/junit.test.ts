@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { JUnitStream, parseJUnit, REPORT_CAPS, ReportInvalidError } from "./junit.js";
 
-const fixture = (name: string) => readFileSync(new URL(`./fixtures/junit/${name}`, import.meta.url), "utf8");
+const fixture = (name: string) => readFileSync(new URL(`../fixtures/junit/${name}`, import.meta.url), "utf8");
 const summary = (name: string, suite: "existing" | "hidden" = "hidden") =>
   parseJUnit(fixture(name), suite).map((t) => `${t.outcome} ${t.id}`);
 

@@ -1,6 +1,6 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { PATHS } from "./run/container-config.js";
+import { PATHS } from "./container-config.js";
 
 /**
  * The oracle's mocha guard (docs/security.md, "What ends a mocha test"). Mocha counts a test whose
@@ -28,7 +28,7 @@ export const MOCHA_GUARD_PATH = `${PATHS.run}/mocha-guard.cjs`;
 /** The guard's source; `strictSkip` makes a skip at run time a failure. */
 export function mochaGuardSource(options: { strictSkip: boolean }): string {
   return `"use strict";
-// The oracle's mocha guard: see packages/grader/src/mocha-guard.ts in the oracle's repository.
+// The oracle's mocha guard: see packages/grader/src/run/mocha-guard.ts in the oracle's repository.
 (() => {
   const fs = require("fs");
   const path = require("path");

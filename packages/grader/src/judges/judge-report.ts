@@ -1,7 +1,7 @@
 import type { ReasonCode, SentinelState, SuiteResult, TestCase } from "@oracle/spec";
 import { judgeSeals, type SealJudgement, type SealRun } from "@oracle/test-set";
-import { parseJUnit, ReportInvalidError, type SuiteName } from "../junit.js";
-import { checkSentinel, type Sentinel } from "../sentinels.js";
+import { parseJUnit, ReportInvalidError, type SuiteName } from "../reports/junit.js";
+import { checkSentinel, type Sentinel } from "../sentinels/sentinels.js";
 
 /** What the collect step found at $ORACLE_SEALS: the records' text (none written: empty), or why it was not read. */
 export type SealsRead = { kind: "ok"; text: string } | { kind: "invalid"; why: string };
@@ -70,6 +70,15 @@ function readReport(xml: string, suite: SuiteName): TestCase[] | string {
   }
 }
 
+/** A suite's verdict before it becomes a result: its reason and message, the tests as judged. */
+interface Judged {
+  reason: ReasonCode;
+  message: string;
+  tests: TestCase[];
+  sentinel: SentinelState;
+  seals: SealJudgement | null;
+}
+
 /** Judges one suite from its exit code and report. */
 export function judgeSuite(run: SuiteRun): {
   result: SuiteResult;
@@ -79,62 +88,79 @@ export function judgeSuite(run: SuiteRun): {
   /** What the seals showed, when the suite had seals and a readable report. */
   seals: SealJudgement | null;
 } {
-  const base = { exitCode: run.exitCode, durationMs: run.durationMs, output: run.output };
-  let tests: TestCase[] = [];
-  let reason: ReasonCode;
-  let message: string;
-  let sentinel: SentinelState = "none";
-  let seals: SealJudgement | null = null;
-  if (run.report.kind === "missing") {
-    reason = "REPORT_MISSING";
-    message = `${run.suite} suite wrote no report to $ORACLE_JUNIT (exit code ${run.exitCode})`;
-  } else if (run.report.kind === "invalid") {
-    reason = "REPORT_INVALID";
-    message = `${run.suite} suite's report: ${run.report.why}`;
-  } else {
-    const parsed = run.report.kind === "parsed" ? run.report.tests : readReport(run.report.xml, run.suite);
-    if (typeof parsed === "string") {
-      reason = "REPORT_INVALID";
-      message = `${run.suite} suite's report: ${parsed}`;
-    } else {
-      tests = parsed;
-      const checked = run.sentinel ? checkSentinel(run.sentinel, tests, run.exitCode) : null;
-      if (checked) {
-        tests = checked.tests;
-        sentinel = checked.state;
-      }
-      if (checked?.problem) {
-        reason = "REPORT_INCONSISTENT";
-        message = `${run.suite} suite: ${checked.problem}`;
-      } else {
-        const exitCode = checked ? checked.exitCode : run.exitCode;
-        seals = run.seals ? sealsOf(run.seals, tests) : null;
-        if (seals?.inconsistent) {
-          reason = "SEAL_RECORDS_INCONSISTENT";
-          message = `${run.suite} suite: the seals' records cannot be trusted: ${seals.inconsistent}`;
-        } else {
-          // The first test a seal failed (the runner passed it): what the runner would have shown.
-          const sealed = seals?.tests.find(
-            (t, i) => t.outcome === "failed" && tests[i]?.outcome === "passed",
-          );
-          if (seals) tests = seals.tests;
-          reason = suiteReason(tests, exitCode);
-          if (reason === "TESTS_FAILED" && seals?.onlyNotPlain) reason = "VALUE_NOT_PLAIN_DATA";
-          message = describe(run.suite, reason, tests, exitCode);
-          if (sealed?.message && reason === "TESTS_FAILED")
-            message += `; first sealed comparison that failed: ${sealed.id}\n${sealed.message}`;
-        }
-      }
-    }
-  }
+  const read = reportTests(run);
+  const { reason, message, tests, sentinel, seals }: Judged = Array.isArray(read)
+    ? judgeTests(run, read)
+    : { ...read, tests: [], sentinel: "none", seals: null };
   const result: SuiteResult = {
     status: reason === "PASS" ? "PASS" : "FAIL",
     ...(reason === "PASS" ? {} : { reason }),
-    ...base,
+    exitCode: run.exitCode,
+    durationMs: run.durationMs,
+    output: run.output,
     counts: countOutcomes(tests),
     tests,
   };
   return { result, message, sentinel, seals };
+}
+
+/** The report's test cases, or the verdict on a report that is missing or cannot be read. */
+function reportTests(run: SuiteRun): TestCase[] | { reason: ReasonCode; message: string } {
+  if (run.report.kind === "missing")
+    return {
+      reason: "REPORT_MISSING",
+      message: `${run.suite} suite wrote no report to $ORACLE_JUNIT (exit code ${run.exitCode})`,
+    };
+  if (run.report.kind === "invalid")
+    return { reason: "REPORT_INVALID", message: `${run.suite} suite's report: ${run.report.why}` };
+  const parsed = run.report.kind === "parsed" ? run.report.tests : readReport(run.report.xml, run.suite);
+  if (typeof parsed === "string")
+    return { reason: "REPORT_INVALID", message: `${run.suite} suite's report: ${parsed}` };
+  return parsed;
+}
+
+/** A readable report's tests judged: the sentinels first, then the seals' records, then the outcomes. */
+function judgeTests(run: SuiteRun, reported: TestCase[]): Judged {
+  const checked = run.sentinel ? checkSentinel(run.sentinel, reported, run.exitCode) : null;
+  const tests = checked ? checked.tests : reported;
+  const sentinel: SentinelState = checked ? checked.state : "none";
+  if (checked?.problem)
+    return {
+      reason: "REPORT_INCONSISTENT",
+      message: `${run.suite} suite: ${checked.problem}`,
+      tests,
+      sentinel,
+      seals: null,
+    };
+  const exitCode = checked ? checked.exitCode : run.exitCode;
+  const seals = run.seals ? sealsOf(run.seals, tests) : null;
+  if (seals?.inconsistent)
+    return {
+      reason: "SEAL_RECORDS_INCONSISTENT",
+      message: `${run.suite} suite: the seals' records cannot be trusted: ${seals.inconsistent}`,
+      tests,
+      sentinel,
+      seals,
+    };
+  return { ...outcome(run.suite, tests, exitCode, seals), sentinel, seals };
+}
+
+/** The tests' own verdict, with the seals' outcomes in place of the runner's where there are seals. */
+function outcome(
+  suite: SuiteName,
+  reported: TestCase[],
+  exitCode: number | null,
+  seals: SealJudgement | null,
+): { reason: ReasonCode; message: string; tests: TestCase[] } {
+  // The first test a seal failed (the runner passed it): what the runner would have shown.
+  const sealed = seals?.tests.find((t, i) => t.outcome === "failed" && reported[i]?.outcome === "passed");
+  const tests = seals ? seals.tests : reported;
+  let reason = suiteReason(tests, exitCode);
+  if (reason === "TESTS_FAILED" && seals?.onlyNotPlain) reason = "VALUE_NOT_PLAIN_DATA";
+  let message = describe(suite, reason, tests, exitCode);
+  if (sealed?.message && reason === "TESTS_FAILED")
+    message += `; first sealed comparison that failed: ${sealed.id}\n${sealed.message}`;
+  return { reason, message, tests };
 }
 
 /** The seals' judgement of a report (a records file the driver could not read is itself inconsistent). */

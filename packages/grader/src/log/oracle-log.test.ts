@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LOG_EVENT_NAMES, type LoggedEvent } from "@oracle/spec";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { readRunLog } from "./log-view/read-log.js";
 import { defaultLogPath, openRunLog } from "./oracle-log.js";
+import { readRunLog } from "./view/read-log.js";
 
 let dir: string;
 beforeEach(async () => {

@@ -1,7 +1,7 @@
 import { type HealthRecord, readHealthFile, type ValidationState } from "@oracle/spec";
-import { imageState } from "./image.js";
+import { imageState } from "../image/image.js";
+import { GRADER_VERSION } from "../version.js";
 import { taskHashes } from "./task-hash.js";
-import { GRADER_VERSION } from "./version.js";
 
 /** The inputs a task's health rests on, as they are today. */
 export interface TaskInputs {

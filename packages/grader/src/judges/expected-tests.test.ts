@@ -2,12 +2,12 @@ import { readFileSync } from "node:fs";
 import type { TestCase } from "@oracle/spec";
 import { entryKeys, matchEntries } from "@oracle/test-set";
 import { describe, expect, it } from "vitest";
+import { parseJUnit } from "../reports/junit.js";
+import { deselectedByName } from "../sentinels/sentinel-selection.js";
 import { checkExpected, type Expectation, NO_EXPECTATION_NOTE } from "./expected-judge.js";
-import { parseJUnit } from "./junit.js";
-import { deselectedByName } from "./sentinel-selection.js";
 
 const report = (name: string): TestCase[] =>
-  parseJUnit(readFileSync(new URL(`./fixtures/junit/${name}`, import.meta.url), "utf8"), "hidden");
+  parseJUnit(readFileSync(new URL(`../fixtures/junit/${name}`, import.meta.url), "utf8"), "hidden");
 const statuses = (name: string, entries: string[]) =>
   Object.fromEntries(matchEntries(entries, report(name)).map((m) => [m.entry, m.status]));
 

@@ -11,10 +11,10 @@ import {
   readHealthFile,
   readQuarantineFile,
 } from "@oracle/spec";
+import { type ImageState, imageState, once } from "../image/image.js";
+import { GRADER_VERSION } from "../version.js";
 import { type TaskInputs, type Validation, validationOf } from "./health.js";
-import { type ImageState, imageState, once } from "./image.js";
 import { type TaskHashes, taskHashes } from "./task-hash.js";
-import { GRADER_VERSION } from "./version.js";
 
 /**
  * Diffs larger than this are not parsed: DIFF_INVALID. Parsing costs about 4x the diff's size in

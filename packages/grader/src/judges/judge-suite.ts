@@ -7,16 +7,16 @@ import type {
   SuiteResult,
 } from "@oracle/spec";
 import type { SealJudgement, SealRun } from "@oracle/test-set";
-import { checkExpected, type Expectation } from "../expected-judge.js";
-import type { SuiteName } from "../junit.js";
-import type { RunLog } from "../oracle-log.js";
-import { suiteTail } from "../output-tail.js";
-import type { PackageScripts } from "../runner-command.js";
-import { deselectedByName } from "../sentinel-selection.js";
-import type { Sentinel } from "../sentinels.js";
+import type { RunLog } from "../log/oracle-log.js";
+import { suiteTail } from "../log/output-tail.js";
+import type { SuiteName } from "../reports/junit.js";
+import type { RunOutcome } from "../run/run-scope.js";
+import type { DriverResult } from "../run/run-suite.js";
+import type { PackageScripts } from "../sentinels/runner-command.js";
+import { deselectedByName } from "../sentinels/sentinel-selection.js";
+import type { Sentinel } from "../sentinels/sentinels.js";
+import { checkExpected, type Expectation } from "./expected-judge.js";
 import { judgeSuite, listedTests } from "./judge-report.js";
-import type { RunOutcome } from "./run-scope.js";
-import type { DriverResult } from "./run-suite.js";
 import { sealsResult } from "./seals-result.js";
 
 /**

@@ -2,7 +2,7 @@
 // and the must-fail/must-pass pair with a fixed seed), under the task's own hidden command and under
 // the selections real tasks use (node ids, -k, anchored -run / -t / --grep), against a snapshot
 // committed beside this file. A change to the planners shows here as a diff of the snapshot, to be
-// read and accepted (`npx vitest run --project unit -u packages/grader/src/plans.test.ts`), never
+// read and accepted (`npx vitest run --project unit -u packages/grader/src/sentinels/plans.test.ts`), never
 // first in a grade. Moving the grader's files must leave it unchanged.
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { sealedNames } from "./plant-sentinels.js";
 import { type HiddenText, planSentinels, sentinelRunner } from "./sentinels.js";
 
-const ROOT = new URL("../../../", import.meta.url).pathname;
+const ROOT = new URL("../../../../", import.meta.url).pathname;
 
 /** Every file under a folder, relative to it, in a stable order. */
 function filesUnder(dir: string, prefix = ""): HiddenText[] {

@@ -3,8 +3,8 @@ import { chmod, lstat, open, readFile, realpath } from "node:fs/promises";
 import { dirname, join, sep } from "node:path";
 import type { LoadedTask, SealRecord } from "@oracle/spec";
 import { type Grammar, grammarOf, loadParsers, planSeals, type SealRun } from "@oracle/test-set";
-import type { RunLog } from "./oracle-log.js";
-import type { SentinelNotes as RunState } from "./run/run-scope.js";
+import type { RunLog } from "../log/oracle-log.js";
+import type { SentinelNotes as RunState } from "../run/run-scope.js";
 import type { PackageScripts } from "./runner-command.js";
 import {
   type HiddenText,

@@ -1,6 +1,6 @@
 import { posix } from "node:path";
 import type { Task } from "@oracle/spec";
-import { PATHS } from "./run/container-config.js";
+import { PATHS } from "./container-config.js";
 
 /**
  * The runner guard: after `git apply`, before any test code exists, the prep fails (PREP_EXIT.shadow,

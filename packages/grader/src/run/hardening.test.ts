@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { countFileHeaders } from "./diff/split.js";
-import { PREP_EXIT } from "./run/driver-protocol.js";
-import { prepFailure } from "./run/prep.js";
-import { engineFailureMessage } from "./run/wall-clock-limit.js";
+import { countFileHeaders } from "../diff/split.js";
+import { PREP_EXIT } from "./driver-protocol.js";
+import { prepFailure } from "./prep.js";
+import { engineFailureMessage } from "./wall-clock-limit.js";
 
 describe("prepFailure", () => {
   it("a git killed at the memory limit is OUT_OF_MEMORY, not a diff that does not apply", () => {

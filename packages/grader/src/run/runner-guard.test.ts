@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { CONTAINER_SANDBOX } from "./run/container-config.js";
-import { prepScript } from "./run/prep.js";
+import { CONTAINER_SANDBOX } from "./container-config.js";
+import { prepScript } from "./prep.js";
 import { runnerGuardFor, runnerGuardLines } from "./runner-guard.js";
 
 const task = (env: Record<string, string>, existing = "python3 -m pytest", hidden = existing) => ({

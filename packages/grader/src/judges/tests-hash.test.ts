@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { testId } from "./junit.js";
+import { testId } from "../reports/junit.js";
 import { compareUtf8, sortIds, testsHash } from "./tests-hash.js";
 
 describe("testsHash", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { judgeSuite, MAX_LISTED_TESTS } from "../judges/judge-report.js";
+import { testsHash } from "../judges/tests-hash.js";
 import { buildResult, MAX_LISTED_IDS } from "./result.js";
-import { judgeSuite, MAX_LISTED_TESTS } from "./run/judge-report.js";
-import { testsHash } from "./tests-hash.js";
 
 /** A judged suite of `count` tests, every 500th failing. */
 function suite(name: "existing" | "hidden", count: number) {

@@ -6,8 +6,8 @@ import {
   type TestCase,
 } from "@oracle/spec";
 import { matchEntries } from "@oracle/test-set";
-import { readExpectedRecord } from "./expected-record.js";
-import type { SuiteName } from "./junit.js";
+import type { SuiteName } from "../reports/junit.js";
+import { readExpectedRecord } from "../task/expected-record.js";
 
 /** The expected tests of a run, per suite, and where they come from. */
 export interface Expectation {

@@ -7,10 +7,10 @@ import type {
   SuiteResult,
 } from "@oracle/spec";
 import { GradeResultSchema } from "@oracle/spec";
-import type { FilteredDiff } from "./diff/filter.js";
-import { listedTests, MAX_LISTED_TESTS, notRunSuite, ranIds } from "./run/judge-report.js";
-import { sortIds, testsHash } from "./tests-hash.js";
-import { GRADER_VERSION } from "./version.js";
+import type { FilteredDiff } from "../diff/filter.js";
+import { listedTests, MAX_LISTED_TESTS, notRunSuite, ranIds } from "../judges/judge-report.js";
+import { sortIds, testsHash } from "../judges/tests-hash.js";
+import { GRADER_VERSION } from "../version.js";
 
 export interface ResultParts {
   task: string;

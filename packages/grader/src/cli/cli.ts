@@ -1,13 +1,13 @@
 import { type Command, printable, type RunContext, runCommand } from "@oracle/cli-kit";
 import { writeJsonAtomic } from "@oracle/spec";
 import winston from "winston";
-import { loadSigningKey } from "./attest/keys.js";
-import { signResult } from "./attest/result.js";
-import { isBatchInvocation } from "./batch/cli-options.js";
+import { loadSigningKey } from "../attest/keys.js";
+import { signResult } from "../attest/result.js";
+import { isBatchInvocation } from "../batch/cli-options.js";
+import { grade } from "../grade.js";
+import { validationLine } from "../task/health.js";
 import { type CliOptions, HELP, parseCliArgs } from "./cli-options.js";
 import { failureOutput } from "./failure-output.js";
-import { grade } from "./grade.js";
-import { validationLine } from "./health.js";
 
 function humanLogger(): winston.Logger {
   const plain = !process.stderr.isTTY;
@@ -65,7 +65,7 @@ export const gradeCommand: Command<CliOptions> = {
 export async function main(argv: readonly string[]): Promise<number> {
   if (isBatchInvocation(argv)) {
     // Loaded only for --batch: the queue client is heavy and a single grade must start fast.
-    const { batchMain } = await import("./batch/cli.js");
+    const { batchMain } = await import("../batch/cli.js");
     return batchMain(argv);
   }
   return runCommand(gradeCommand, argv);

@@ -1,9 +1,9 @@
 import { execFile } from "node:child_process";
 import type { LoadedTask, SentinelResult } from "@oracle/spec";
 import picomatch from "picomatch";
+import type { RunLog } from "../log/oracle-log.js";
+import type { SentinelNotes as RunState } from "../run/run-scope.js";
 import { proveCommand, removedBy } from "./command-proof.js";
-import type { RunLog } from "./oracle-log.js";
-import type { SentinelNotes as RunState } from "./run/run-scope.js";
 import {
   findRunner,
   type PackageScripts,

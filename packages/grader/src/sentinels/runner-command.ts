@@ -1,5 +1,5 @@
 import { posix } from "node:path";
-import { shellQuote } from "./run/shell.js";
+import { shellQuote } from "../run/shell.js";
 
 /** The runners that get in-process sentinels. */
 export type SentinelFramework = "pytest" | "mocha" | "jest" | "vitest" | "go";

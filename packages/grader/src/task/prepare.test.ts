@@ -3,10 +3,10 @@ import { cp, mkdir, open, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { isOracleError, type RegistryFile, registryFilePath } from "@oracle/spec";
 import { describe, expect, it, vi } from "vitest";
-import { cachedFingerprint } from "./fingerprint-cache.js";
-import { grade } from "./grade.js";
-import { staleImageMessage } from "./image.js";
-import { REPO_ROOT, tempRootWithTasks } from "./prediction/testing.js";
+import { grade } from "../grade.js";
+import { cachedFingerprint } from "../image/fingerprint-cache.js";
+import { staleImageMessage } from "../image/image.js";
+import { REPO_ROOT, tempRootWithTasks } from "../prediction/testing.js";
 import {
   diffSha256,
   MAX_DIFF_BYTES,
@@ -18,8 +18,8 @@ import {
 import { taskContentHash } from "./task-hash.js";
 
 // Counted: a grade's image fingerprint is computed once, whoever asks for it.
-vi.mock("./fingerprint-cache.js", async (original) => {
-  const actual = await original<typeof import("./fingerprint-cache.js")>();
+vi.mock("../image/fingerprint-cache.js", async (original) => {
+  const actual = await original<typeof import("../image/fingerprint-cache.js")>();
   return { ...actual, cachedFingerprint: vi.fn(actual.cachedFingerprint) };
 });
 

@@ -1,6 +1,6 @@
 import type { TestCase } from "@oracle/spec";
 import { describe, expect, it } from "vitest";
-import { judgeSuite } from "./run/judge-report.js";
+import { judgeSuite } from "../judges/judge-report.js";
 import { findRunner } from "./runner-command.js";
 import { jsAssertStyle, looksPure, pythonPlainBodies } from "./sentinel-text.js";
 import { checkSentinel, planSentinels, type Sentinel, sentinelRunner } from "./sentinels.js";

@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { chmod, mkdir, readdir, rename, rm, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { fileSha256, folderDigest } from "./fingerprint-cache.js";
+import { fileSha256, folderDigest } from "../image/fingerprint-cache.js";
 
 /**
  * The repository the suites are given instead of the task's mirror: only the base commit, its
