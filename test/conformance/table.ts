@@ -4,6 +4,7 @@
 // and -t), Go (gotestsum with -run).
 // Every attack is gated on the hidden suite's command line, so the existing suite still passes and
 // the verdict turns on the hidden suite alone.
+import { goForgeBody } from "../hostile/harness.js";
 import { read, type Shape } from "./shapes.js";
 
 export const PYTEST = '-p no:cacheprovider -q --junitxml="$ORACLE_JUNIT"';
@@ -276,16 +277,7 @@ SHAPES.push({
   tamper: () => ({ "tamper.go": goInit("\tos.Exit(0)") }),
   skip: () => ({ "tamper.go": goInit('\tos.Args = append(os.Args, "-test.run=^$")') }),
   forge: () => ({
-    "tamper.go": goInit(`	names, _ := filepath.Glob("*_test.go")
-	re := regexp.MustCompile(\`(?m)^func (Test\\w*)\\(\`)
-	for _, name := range names {
-		text, _ := os.ReadFile(name)
-		for _, m := range re.FindAllSubmatch(text, -1) {
-			fmt.Printf("=== RUN   %s\\n--- PASS: %s (0.00s)\\n", m[1], m[1])
-		}
-	}
-	fmt.Println("PASS")
-	os.Exit(0)`),
+    "tamper.go": goInit(goForgeBody()),
   }),
 });
 
@@ -302,24 +294,7 @@ SHAPES.push({
   tamper: () => ({ "tamper.go": goInit("\tos.Exit(0)") }),
   skip: () => ({ "tamper.go": goInit('\tos.Args = append(os.Args, "-test.run=^$")') }),
   forge: () => ({
-    "tamper.go": goInit(`	selected := regexp.MustCompile(".")
-	for _, arg := range os.Args[1:] {
-		if strings.HasPrefix(arg, "-test.run=") {
-			selected = regexp.MustCompile(strings.TrimPrefix(arg, "-test.run="))
-		}
-	}
-	names, _ := filepath.Glob("*_test.go")
-	re := regexp.MustCompile(\`(?m)^func (Test\\w*)\\(\`)
-	for _, name := range names {
-		text, _ := os.ReadFile(name)
-		for _, m := range re.FindAllSubmatch(text, -1) {
-			if selected.Match(m[1]) {
-				fmt.Printf("=== RUN   %s\\n--- PASS: %s (0.00s)\\n", m[1], m[1])
-			}
-		}
-	}
-	fmt.Println("PASS")
-	os.Exit(0)`),
+    "tamper.go": goInit(goForgeBody({ followRun: true })),
   }),
 });
 for (const base of ["mocha-grep", "jest-t", "vitest-t"]) {

@@ -14,6 +14,7 @@ import {
   expectOutcome,
   type FixtureTask,
   type Graded,
+  goForgeBody,
   gradeCase,
   makeDiff,
   writeFiles,
@@ -100,29 +101,7 @@ func init() {
 	if _, err := os.Stat(${JSON.stringify(options.only ?? ".")}); err != nil {
 		return
 	}
-	selected := regexp.MustCompile(".")
-	for _, arg := range os.Args[1:] {
-		if ${options.followRun ? "true" : "false"} && strings.HasPrefix(arg, "-test.run=") {
-			selected = regexp.MustCompile(strings.TrimPrefix(arg, "-test.run="))
-		}
-	}
-	names, _ := filepath.Glob("*_test.go")
-	re := regexp.MustCompile(\`(?m)^func (Test\\w*)\\(\`)
-	for _, name := range names {
-		text, _ := os.ReadFile(name)
-		for _, m := range re.FindAllSubmatch(text, -1) {
-			last := m[1][len(m[1])-1]
-			if ${options.skipNumbered ? "true" : "false"} && last >= '0' && last <= '9' {
-				continue
-			}
-			if !selected.Match(m[1]) {
-				continue
-			}
-			fmt.Printf("=== RUN   %s\\n--- PASS: %s (0.00s)\\n", m[1], m[1])
-		}
-	}
-	fmt.Println("PASS")
-	os.Exit(0)
+${goForgeBody(options)}
 }
 `;
 

@@ -274,3 +274,34 @@ export const collected = (graded: Graded, suite: string): LogEvent | undefined =
 /** A fixture task's task.json as written in test/hostile/fixtures (before its base commit is set). */
 export const fixtureTask = (id: FixtureTask): { resources: { pids: number; memoryMb: number } } =>
   JSON.parse(readFileSync(join(FIXTURES, id, "task.template.json"), "utf8"));
+
+/**
+ * The body of a Go `init()` that forges a passing run (one tab deep): `=== RUN`/`--- PASS` for every
+ * `Test…` function of the binary's folder, then `PASS` and exit 0, before any test runs. `followRun`
+ * prints only the names the binary's own `-test.run=` (in os.Args) selects, as a forger that knows
+ * the protocol would; `skipNumbered` leaves out names ending in a digit. Its file imports fmt, os,
+ * path/filepath, regexp and strings.
+ */
+export const goForgeBody = (options: { followRun?: boolean; skipNumbered?: boolean } = {}): string =>
+  `	selected := regexp.MustCompile(".")
+	for _, arg := range os.Args[1:] {
+		if ${options.followRun ? "true" : "false"} && strings.HasPrefix(arg, "-test.run=") {
+			selected = regexp.MustCompile(strings.TrimPrefix(arg, "-test.run="))
+		}
+	}
+	names, _ := filepath.Glob("*_test.go")
+	re := regexp.MustCompile(\`(?m)^func (Test\\w*)\\(\`)
+	for _, name := range names {
+		text, _ := os.ReadFile(name)
+		for _, m := range re.FindAllSubmatch(text, -1) {
+			last := m[1][len(m[1])-1]
+			if ${options.skipNumbered ? "true" : "false"} && last >= '0' && last <= '9' {
+				continue
+			}
+			if selected.Match(m[1]) {
+				fmt.Printf("=== RUN   %s\\n--- PASS: %s (0.00s)\\n", m[1], m[1])
+			}
+		}
+	}
+	fmt.Println("PASS")
+	os.Exit(0)`;

@@ -47,6 +47,7 @@ describe("replaceFlagValue", () => {
     expect(replaceFlagValue("go test -runx A", RUN, "C")).toBeNull();
   });
 
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the shell's ${…}, on purpose
   it("refuses a value the shell would expand ($VAR, ${…}, $(…), backquotes): a rewrite would freeze it (review: a wrong PASS)", () => {
     for (const command of [
       `T=A; go test -run "^($T)$" .`,
@@ -75,6 +76,40 @@ describe("replaceFlagValue", () => {
     const command = `cd 'a b' && x "y z"|w`;
     const spans = shellSegments(command).flatMap((s) => s.spans.map(([a, b]) => command.slice(a, b)));
     expect(spans).toEqual(["cd", "'a b'", "x", '"y z"', "w"]);
+  });
+
+  it("marks each word the shell expands something in, read with sh's quoting", () => {
+    const command = [
+      "a$X",
+      "'$X'",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the shell's ${…}, on purpose
+      '"${Y}"',
+      '"\\$Z"',
+      "\\$Z",
+      "`w`",
+      '"\\`w\\`"',
+      '"$(w)"',
+      '"a$"',
+      "$'x'",
+      '"$1"',
+      "plain",
+    ].join(" ");
+    const marks = shellSegments(command).flatMap((s) => s.words.map((w, i) => [w, s.expands[i]]));
+    expect(marks).toEqual([
+      ["a$X", true],
+      ["$X", false],
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the shell's ${…}, on purpose
+      ["${Y}", true],
+      ["$Z", false],
+      ["$Z", false],
+      ["`w`", true],
+      ["`w`", false],
+      ["$(w)", true],
+      ["a$", false],
+      ["$x", false],
+      ["$1", true],
+      ["plain", false],
+    ]);
   });
 });
 

@@ -28,7 +28,7 @@ export function replaceFlagValue(command: string, names: readonly string[], valu
   const name = flagOf(words[at]!.text)!;
   const joined = words[at]!.text !== name;
   const target = joined ? words[at] : words[at + 1];
-  if (target === undefined || expands(command.slice(...target.span))) return null;
+  if (target === undefined || target.expands) return null;
   const [start, end] = target.span;
   return `${command.slice(0, start)}${shellQuote(joined ? `${name}=${value}` : value)}${command.slice(end)}`;
 }
@@ -39,33 +39,16 @@ export function replaceFlagValue(command: string, names: readonly string[], valu
  */
 export function insertAfterWord(command: string, word: string, added: readonly string[]): string | null {
   const at = spannedWords(command).filter((w) => w.text === word);
-  if (at.length !== 1 || expands(command.slice(...at[0]!.span))) return null;
+  if (at.length !== 1 || at[0]!.expands) return null;
   const end = at[0]!.span[1];
   return `${command.slice(0, end)}${added.map((w) => ` ${shellQuote(w)}`).join("")}${command.slice(end)}`;
 }
 
-/**
- * Whether a word's text, as written, has something the shell expands (a parameter, a command
- * substitution, backquotes) outside single quotes: its value is then not the text the oracle read,
- * and a rewrite would freeze it. `$` before a quote, a space, `|` or `)` is a plain `$` to sh.
- */
-function expands(text: string): boolean {
-  let quote: "'" | '"' | null = null;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quote === "'") quote = c === "'" ? null : quote;
-    else if (c === "\\") i++;
-    else if (c === "`") return true;
-    else if (c === "$" && /[\w{(@*#?$!-]/.test(text[i + 1] ?? "")) return true;
-    else if (c === "'" && quote === null) quote = "'";
-    else if (c === '"') quote = quote === '"' ? null : '"';
-  }
-  return false;
-}
-
-/** Every word of a command with its place in the text. */
+/** Every word of a command with its place in the text and whether the shell expands something in it. */
 const spannedWords = (command: string) =>
-  shellSegments(command).flatMap((s) => s.words.map((text, i) => ({ text, span: s.spans[i]! })));
+  shellSegments(command).flatMap((s) =>
+    s.words.map((text, i) => ({ text, span: s.spans[i]!, expands: s.expands[i]! })),
+  );
 
 /** gotestsum's own flags that take a value (before `--`). */
 const GOTESTSUM_VALUES = new Set(
@@ -104,6 +87,12 @@ export interface ShellSegment {
   words: string[];
   /** Each word's place in the command's text, quotes included: `[start, end)`. */
   spans: Array<[number, number]>;
+  /**
+   * Per word: whether it has something the shell expands (a parameter, a command substitution,
+   * backquotes) outside single quotes. Its value is then not the text read here, and a rewrite
+   * would freeze it. `$` before a quote, a space, `|` or `)` is a plain `$` to sh.
+   */
+  expands: boolean[];
   next: string | null;
 }
 
@@ -112,16 +101,23 @@ export interface ShellSegment {
  * follows it; an unquoted `#` starting a word comments out the rest of its line.
  */
 export function shellSegments(command: string): ShellSegment[] {
-  const segments: ShellSegment[] = [{ words: [], spans: [], next: null }];
+  const segments: ShellSegment[] = [{ words: [], spans: [], expands: [], next: null }];
   let word: string | null = null;
   let start = 0;
+  let expanding = false;
   const push = (end: number) => {
     if (word !== null) {
-      segments[segments.length - 1]!.words.push(word);
-      segments[segments.length - 1]!.spans.push([start, end]);
+      const segment = segments[segments.length - 1]!;
+      segment.words.push(word);
+      segment.spans.push([start, end]);
+      segment.expands.push(expanding);
     }
     word = null;
+    expanding = false;
   };
+  /** Whether the unescaped character at `at` starts an expansion. */
+  const expansionAt = (at: number) =>
+    command[at] === "`" || (command[at] === "$" && /[\w{(@*#?$!-]/.test(command[at + 1] ?? ""));
   for (let i = 0; i < command.length; i++) {
     const c = command[i]!;
     if (word === null) start = i;
@@ -135,6 +131,7 @@ export function shellSegments(command: string): ShellSegment[] {
       while (j < command.length && command[j] !== '"') {
         // Inside double quotes a backslash escapes only $ ` " \ and a newline; elsewhere it stays.
         if (command[j] === "\\" && j + 1 < command.length && '$`"\\\n'.includes(command[j + 1]!)) j++;
+        else if (expansionAt(j)) expanding = true;
         text += command[j];
         j++;
       }
@@ -152,8 +149,9 @@ export function shellSegments(command: string): ShellSegment[] {
       const double = (c === "&" || c === "|") && command[i + 1] === c;
       if (double) i++;
       segments[segments.length - 1]!.next = double ? `${c}${c}` : c;
-      segments.push({ words: [], spans: [], next: null });
+      segments.push({ words: [], spans: [], expands: [], next: null });
     } else {
+      if (expansionAt(i)) expanding = true;
       word = (word ?? "") + c;
     }
   }

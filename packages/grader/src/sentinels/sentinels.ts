@@ -189,17 +189,33 @@ function rewrittenCommand(
   const widen = selection.widenTitles;
   if (titles.length > 0)
     command = command && widen ? replaceFlagValue(command, widen.flags, widen.value(titles)) : null;
-  const again = command === null ? null : findRunner(command);
-  if (command === null || again?.framework !== runner.framework || again.cwd !== runner.cwd) return undefined;
-  const after = selectionOf(again, new Map(candidates.map((f) => [f.path, f.text])));
   const keys = (m: ReadonlyMap<string, unknown> | undefined) => JSON.stringify([...(m?.keys() ?? [])]);
-  const same =
-    titles.every((t) => after.keepsTitle?.(t) === true) &&
-    ids.every((id) => again.args.filter((a) => a === id).length === 1) &&
-    keys(after.covered) === keys(selection.covered) &&
-    keys(after.nodeIds) === keys(selection.nodeIds) &&
-    after.unsure === selection.unsure;
-  return same ? command : undefined;
+  return readBack(runner, command, (again) => {
+    const after = selectionOf(again, new Map(candidates.map((f) => [f.path, f.text])));
+    return (
+      titles.every((t) => after.keepsTitle?.(t) === true) &&
+      ids.every((id) => again.args.filter((a) => a === id).length === 1) &&
+      keys(after.covered) === keys(selection.covered) &&
+      keys(after.nodeIds) === keys(selection.nodeIds) &&
+      after.unsure === selection.unsure
+    );
+  });
+}
+
+/**
+ * A rewritten command read back with the parser that read the task's: kept when it starts the same
+ * runner in the same folder and `same` holds of it; else undefined, and the command runs as written.
+ */
+function readBack(
+  runner: RunnerCall,
+  command: string | null,
+  same: (again: RunnerCall) => boolean,
+): string | undefined {
+  const again = command === null ? null : findRunner(command);
+  if (command === null || again === null) return undefined;
+  return again.framework === runner.framework && again.cwd === runner.cwd && same(again)
+    ? command
+    : undefined;
 }
 
 /**
@@ -240,17 +256,15 @@ function planGoSentinels(
  */
 function widenedGoCommand(runner: RunnerCall, run: string): string | undefined {
   if (runner.command === undefined) return undefined;
-  const command = replaceFlagValue(runner.command, GO_RUN_FLAGS, run);
-  const again = command === null ? null : findRunner(command);
-  if (command === null || again?.framework !== "go") return undefined;
   const before = goTestArgs(runner.args);
-  const after = goTestArgs(again.args);
-  const same =
-    after.run === run &&
-    again.cwd === runner.cwd &&
-    JSON.stringify(after.packages) === JSON.stringify(before.packages) &&
-    after.failfast === before.failfast;
-  return same ? command : undefined;
+  return readBack(runner, replaceFlagValue(runner.command, GO_RUN_FLAGS, run), (again) => {
+    const after = goTestArgs(again.args);
+    return (
+      after.run === run &&
+      JSON.stringify(after.packages) === JSON.stringify(before.packages) &&
+      after.failfast === before.failfast
+    );
+  });
 }
 
 /** The `-k` filter of a pytest file's names, and the class a `file::Class` selection names. */

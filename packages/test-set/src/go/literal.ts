@@ -143,7 +143,7 @@ export function goLiteral(node: SyntaxNode): Canon | null {
       const operator = node.childForFieldName("operator")?.text;
       const operand = node.childForFieldName("operand");
       const value = operand ? goLiteral(operand) : null;
-      if (!value || value.t !== "const" || (operator !== "-" && operator !== "+")) return null;
+      if (value?.t !== "const" || (operator !== "-" && operator !== "+")) return null;
       if (!["int", "float", "imag"].includes(value.c as string)) return null;
       if (operator === "+") return value;
       const v = value.v as string;

@@ -35,7 +35,7 @@ interface Vocabulary {
 const ASSERT_SOURCE = /^(node:)?assert(\/strict)?$/;
 
 function stringValue(node: SyntaxNode | null | undefined): string | null {
-  if (!node || node.type !== "string") return null;
+  if (node?.type !== "string") return null;
   const value = jsLiteral(node);
   return value?.t === "str" ? (value.v as string) : null;
 }
