@@ -16,6 +16,7 @@ import {
   deniedGoldPaths,
   planSuites,
   readPackageJson,
+  readPackageLock,
   schemaRef,
   type TaskPlan,
   taskIdFrom,
@@ -85,7 +86,8 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
         hint: "give the commit that fixed the code (with or after its tests), or narrow --tests",
       },
     );
-  const packageJson = (await readPackageJson(repo, fix)) ?? (await readPackageJson(repo, base));
+  const fixPackageJson = await readPackageJson(repo, fix);
+  const packageJson = fixPackageJson ?? (await readPackageJson(repo, base));
   const framework = options.framework ?? detectFramework(split.hidden, packageJson);
   const id = checkTaskId(
     options.id ?? taskIdFrom(`${basename(repo).replace(/\.git$/, "")}-${fix.slice(0, 7)}`),
@@ -109,6 +111,7 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
     framework,
     taskId: id,
     repoPackageJson: packageJson,
+    repoLockfile: await readPackageLock(repo, fixPackageJson === null ? base : fix),
     ...(options.image ? { image: options.image } : {}),
   });
   const task = taskJson({

@@ -35,8 +35,9 @@ export function missingDeps(repoPackageJson: string | null, imagePackageJson: st
     .sort();
 }
 
-function npmLock(dir: string): Promise<void> {
-  return new Promise((done, fail) => {
+/** `npm install --package-lock-only` in `dir`; null when it worked, else what npm said. */
+function npmLock(dir: string): Promise<string | null> {
+  return new Promise((done) => {
     execFile(
       "npm",
       [
@@ -48,27 +49,38 @@ function npmLock(dir: string): Promise<void> {
         "--no-update-notifier",
       ],
       { cwd: dir, env: process.env, maxBuffer: 64 * 1024 * 1024 },
-      (error, _stdout, stderr) =>
-        error
-          ? fail(
-              new Error(`npm install --package-lock-only: ${stderr.trim().split("\n").slice(-3).join(" ")}`),
-            )
-          : done(),
+      (error, _stdout, stderr) => done(error ? stderr.trim() || error.message : null),
     );
   });
 }
+
+/** What npm said, without its log files' paths (in npm's cache, gone with it): the last 12 lines. */
+const npmWords = (stderr: string): string =>
+  stderr
+    .split("\n")
+    .filter((line) => !/_logs\/|complete log of this run|For a full report see/.test(line))
+    .slice(-12)
+    .join("\n");
+
+/** The test runners a repository may pin itself (the reporters stay the image's). */
+const OWN_RUNNERS = ["jest", "mocha", "vitest"];
 
 /**
  * A Node image for a repository whose dependencies the runner's image lacks: the template's
  * Dockerfile, a package.json with the image's runner and the repository's dependencies, and a
  * package-lock.json resolved now (on this host, through the npm registry), so the build is pinned.
+ * The repository's own package-lock.json, when it has one, is where the resolution starts: npm keeps
+ * every version it pins that the ranges still take, so the image has the versions the repository's
+ * suite passes with, not the newest. When npm cannot resolve the template's runner beside the
+ * repository's dependencies (ERESOLVE: a plugin pinned to another major), the repository's own runner
+ * range is tried instead, and a note says so.
  */
 async function makeNodeImage(
   root: string,
   name: string,
   template: string,
-  repoPackageJson: string,
-): Promise<string> {
+  repo: { packageJson: string; lockfile: string | null },
+): Promise<string[]> {
   const dir = join(resolve(root), "images", name);
   const scratch = await mkdtemp(join(tmpdir(), "oracle-image-"));
   try {
@@ -76,25 +88,52 @@ async function makeNodeImage(
       string,
       unknown
     >;
-    const repo = JSON.parse(repoPackageJson) as Record<string, unknown>;
-    const devDependencies = {
-      ...packageDeps(repoPackageJson),
-      ...(templatePackage.devDependencies as Record<string, string>),
-    };
-    const manifest = {
+    const repoManifest = JSON.parse(repo.packageJson) as Record<string, unknown>;
+    const repoDeps = packageDeps(repo.packageJson);
+    const runnerDeps = templatePackage.devDependencies as Record<string, string>;
+    const manifest = (devDependencies: Record<string, string>) => ({
       name: `oracle-image-${name}`.toLowerCase(),
       private: true,
-      description: `Test dependencies of task ${name}: ${String(repo.name ?? "the repository")}'s dependencies and the runner.`,
-      ...(repo.type ? { type: repo.type } : {}),
+      description: `Test dependencies of task ${name}: ${String(repoManifest.name ?? "the repository")}'s dependencies and the runner.`,
+      ...(repoManifest.type ? { type: repoManifest.type } : {}),
       devDependencies,
+    });
+    const lock = async (devDependencies: Record<string, string>) => {
+      await rm(join(scratch, "package-lock.json"), { force: true });
+      if (repo.lockfile !== null) await writeFile(join(scratch, "package-lock.json"), repo.lockfile);
+      await writeFile(
+        join(scratch, "package.json"),
+        `${JSON.stringify(manifest(devDependencies), null, 2)}\n`,
+      );
+      return npmLock(scratch);
     };
-    await writeFile(join(scratch, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
-    await npmLock(scratch);
+    const notes: string[] = [];
+    let failed = await lock({ ...repoDeps, ...runnerDeps });
+    const own = OWN_RUNNERS.filter((r) => r in runnerDeps && r in repoDeps && repoDeps[r] !== runnerDeps[r]);
+    if (failed !== null && /ERESOLVE/.test(failed) && own.length > 0) {
+      const retried = await lock({ ...runnerDeps, ...repoDeps });
+      if (retried === null) {
+        failed = null;
+        notes.push(
+          `npm could not resolve the image's ${own.map((r) => `${r} ${runnerDeps[r]}`).join(", ")} beside the repository's dependencies (ERESOLVE): images/${name}/ uses the repository's own ${own.map((r) => `${r} ${repoDeps[r]}`).join(", ")}`,
+        );
+      }
+    }
+    if (failed !== null)
+      throw new OracleError(
+        "IMAGE_INVALID",
+        `npm cannot resolve the repository's dependencies for images/${name}/ (npm install --package-lock-only):\n${npmWords(failed)}`,
+        {
+          hint: `make the image by hand: copy ${template} to images/${name}/, put the repository's test dependencies in its package.json with versions npm can install together, run npm install --package-lock-only there, then run new-task again with --image ${name}`,
+        },
+      );
+    if (repo.lockfile !== null)
+      notes.push(`images/${name}/package-lock.json starts from the repository's own package-lock.json`);
     await mkdir(dir, { recursive: true });
     await cp(join(template, "Dockerfile"), join(dir, "Dockerfile"));
     await cp(join(scratch, "package.json"), join(dir, "package.json"));
     await cp(join(scratch, "package-lock.json"), join(dir, "package-lock.json"));
-    return dir;
+    return notes;
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
@@ -111,6 +150,8 @@ export async function chooseImage(options: {
   image?: string;
   taskId: string;
   repoPackageJson: string | null;
+  /** The repository's package-lock.json beside that package.json, if it has one. */
+  repoLockfile?: string | null;
 }): Promise<ImageChoice> {
   const images = join(resolve(options.root), "images");
   if (options.image) {
@@ -138,7 +179,12 @@ export async function chooseImage(options: {
     if (missing.length > 0) {
       const own = options.taskId.toLowerCase();
       if (!(await exists(join(images, own, "Dockerfile"))))
-        await makeNodeImage(options.root, own, join(images, name), options.repoPackageJson);
+        notes.push(
+          ...(await makeNodeImage(options.root, own, join(images, name), {
+            packageJson: options.repoPackageJson,
+            lockfile: options.repoLockfile ?? null,
+          })),
+        );
       notes.push(
         `images/${name} lacks the repository's dependencies (${missing.join(", ")}): made images/${own}/ from it with them pinned in its package-lock.json`,
       );

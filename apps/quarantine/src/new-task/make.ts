@@ -247,3 +247,15 @@ export async function schemaRef(root: string, id: string): Promise<string> {
 export async function readPackageJson(repo: string, commit: string): Promise<string | null> {
   return git(repo, ["cat-file", "blob", `${commit}:package.json`]).catch(() => null);
 }
+
+/** The repository's package-lock.json at `commit` when it has one that npm reads (lockfileVersion 1 to 3). */
+export async function readPackageLock(repo: string, commit: string): Promise<string | null> {
+  const text = await git(repo, ["cat-file", "blob", `${commit}:package-lock.json`]).catch(() => null);
+  if (text === null) return null;
+  try {
+    const version = (JSON.parse(text) as { lockfileVersion?: unknown }).lockfileVersion;
+    return version === 1 || version === 2 || version === 3 ? text : null;
+  } catch {
+    return null;
+  }
+}
