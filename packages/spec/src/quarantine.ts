@@ -39,7 +39,7 @@ export const QUARANTINE_HINTS: Record<QuarantineFlag, string> = {
     "fix tasks/<task>/task.json (the message names the field) or the mirror's baseCommit, then run pnpm quarantine-sweep --tasks <task>",
   IMAGE_NOT_BUILT: "run pnpm build-images (the task's image has no current build)",
   EXISTING_SUITE_FAILS:
-    "run pnpm grade <task> --baseline and read the existing suite's output; narrow suites.existing.command to tests that pass at baseCommit",
+    "read the existing suite's output in the run's log the finding lists (pnpm oracle-log LOG), or run pnpm grade <task> --baseline --allow-quarantined; narrow suites.existing.command to tests that pass at baseCommit",
   NO_EXISTING_TESTS:
     "make suites.existing.command select tests that exist at baseCommit (check its paths and patterns)",
   NO_HIDDEN_TESTS:
@@ -47,19 +47,19 @@ export const QUARANTINE_HINTS: Record<QuarantineFlag, string> = {
   HIDDEN_PASS_AT_BASELINE:
     "the hidden tests must fail at baseCommit: check baseCommit is the commit before the fix and that the hidden tests test the fix",
   HIDDEN_REPORT_UNUSABLE:
-    'make suites.hidden.command write JUnit XML to $ORACLE_JUNIT (pytest --junitxml="$ORACLE_JUNIT") and exit non-zero exactly when a test fails (do not mask its exit code); pnpm grade <task> --baseline shows the suite\'s output',
+    'make suites.hidden.command write JUnit XML to $ORACLE_JUNIT (pytest --junitxml="$ORACLE_JUNIT") and exit non-zero exactly when a test fails (do not mask its exit code); pnpm grade <task> --baseline --allow-quarantined shows the suite\'s output',
   SENTINEL_NOT_COLLECTED:
     "the finding says which selection left the sentinel out: select the hidden test files, classes or single tests by node id (pytest hidden/test_x.py, file::TestClass, file::test_name; -m markers are not followed), or one -k / --grep / -t / -run pattern (a pattern anchored to exact names is widened by the oracle to its own tests' names; one given twice, or through a package script such as npm test -- -t X, cannot be); or set framework in task.json to the runner the command starts; drop -x / --maxfail / --stepwise / --bail / -failfast from the hidden command (a run that stops at its first failure cannot carry the must-fail test); do not set framework to other, which turns the check off",
   EXISTING_SENTINEL_FAILS:
-    "the oracle appends its two tests to the base commit's files that suites.existing.files matches: make those globs name only test files suites.existing.command runs, and select them by file, folder, class or node id (not -x / --bail); pnpm grade <task> --baseline --result r.json shows suites.existing.sentinel and its note",
+    "the oracle appends its two tests to the base commit's files that suites.existing.files matches: make those globs name only test files suites.existing.command runs, and select them by file, folder, class or node id (not -x / --bail); pnpm grade <task> --baseline --allow-quarantined --result r.json shows suites.existing.sentinel and its note",
   EXPECTED_TEST_NOT_FOUND:
-    "write each id in suites.{existing,hidden}.expected of tasks/<task>/task.json as the report names it (pytest tests/test_x.py::TestC::test_n, Go TestX, a JS full title, or the hidden:CLASSNAME::NAME ids of pnpm grade <task> --baseline --result r.json); mocha-junit-reporter drops skipped tests unless the command adds --reporter-option includePending=true",
+    "write each id in suites.{existing,hidden}.expected of tasks/<task>/task.json as the report names it (pytest tests/test_x.py::TestC::test_n, Go TestX, a JS full title, or the hidden:CLASSNAME::NAME ids of pnpm grade <task> --baseline --allow-quarantined --result r.json); mocha-junit-reporter drops skipped tests unless the command adds --reporter-option includePending=true",
   FAIL_TO_PASS_NOT_FAILING:
     "move the test to passToPass in tasks/<task>/task.json, or check that baseCommit is the commit before the fix",
   PASS_TO_PASS_NOT_PASSING:
     "remove the test from passToPass in tasks/<task>/task.json (a hidden one that fails at baseCommit belongs in failToPass), or fix what it depends on at baseCommit",
   GOLD_FAILS:
-    "run pnpm grade <task> --diff tasks/<task>/gold.diff and read the failing suite's output; fix gold.diff (a diff of the fix without the test files) or the hidden tests; a sealed comparison gold cannot pass (its value differs on the host, or is not plain data) is left unsealed by the sweep, which then checks again: if the sweep still says GOLD_FAILS, the message names the test, the line and both values (docs/security.md, Sealed expectations)",
+    "read the failing suite's output in the run's log the finding lists (pnpm oracle-log LOG), or run pnpm grade <task> --diff tasks/<task>/gold.diff --allow-quarantined; fix gold.diff (a diff of the fix without the test files) or the hidden tests; a sealed comparison gold cannot pass (its value differs on the host, or is not plain data) is left unsealed by the sweep, which then checks again: if the sweep still says GOLD_FAILS, the message names the test, the line and both values (docs/security.md, Sealed expectations)",
   FLAKY:
     "run pnpm quarantine-sweep --tasks <task> --repeat 5 and fix what the flipping tests depend on (time, randomness, order, network)",
   TESTS_HASH_UNSTABLE:
