@@ -251,7 +251,11 @@ export async function readPackageJson(repo: string, commit: string): Promise<str
 /** The repository's package-lock.json at `commit` when it has one that npm reads (lockfileVersion 1 to 3). */
 export async function readPackageLock(repo: string, commit: string): Promise<string | null> {
   const text = await git(repo, ["cat-file", "blob", `${commit}:package-lock.json`]).catch(() => null);
-  if (text === null) return null;
+  return text === null ? null : npmLockfile(text);
+}
+
+/** `text` when it is a package-lock.json npm reads (lockfileVersion 1 to 3), else null. */
+export function npmLockfile(text: string): string | null {
   try {
     const version = (JSON.parse(text) as { lockfileVersion?: unknown }).lockfileVersion;
     return version === 1 || version === 2 || version === 3 ? text : null;

@@ -5,7 +5,15 @@ import { type ExpectedTests, OracleError } from "@oracle/spec";
 import { z } from "zod";
 import { catBlob, git, treeFiles } from "./git.js";
 import { chooseImage, type ImageChoice } from "./image.js";
-import { checkTaskId, deniedGoldPaths, planSuites, schemaRef, type TaskPlan, taskJson } from "./make.js";
+import {
+  checkTaskId,
+  deniedGoldPaths,
+  npmLockfile,
+  planSuites,
+  schemaRef,
+  type TaskPlan,
+  taskJson,
+} from "./make.js";
 import { detectFramework, type Framework, runsAsTest } from "./templates.js";
 
 /**
@@ -184,6 +192,13 @@ async function planRow(options: SwebenchOptions, { line, row }: ParsedRow, label
     const packageJson = await git(scratch, ["cat-file", "blob", `${row.base_commit}:package.json`], {
       env,
     }).catch(() => null);
+    const packageLock =
+      packageJson === null
+        ? null
+        : await git(scratch, ["cat-file", "blob", `${row.base_commit}:package-lock.json`], { env }).then(
+            npmLockfile,
+            () => null,
+          );
     let framework: Framework;
     try {
       framework = options.framework ?? detectFramework(hiddenPaths, packageJson);
@@ -224,6 +239,7 @@ async function planRow(options: SwebenchOptions, { line, row }: ParsedRow, label
       clone,
       framework,
       packageJson,
+      packageLock,
       hidden,
       hiddenPaths,
       suites,
@@ -267,6 +283,7 @@ export async function planDataset(
       framework: p.framework,
       taskId: p.id,
       repoPackageJson: p.packageJson,
+      repoLockfile: p.packageLock,
       ...(options.image ? { image: options.image } : {}),
     });
     images.push(image);
