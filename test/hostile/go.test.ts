@@ -17,6 +17,7 @@ import {
   goForgeBody,
   gradeCase,
   makeDiff,
+  suiteOutput,
   writeFiles,
 } from "./harness.js";
 
@@ -142,6 +143,37 @@ describe("go: sentinels in the hidden tests' package", () => {
     const g = await grade("go-forge-unnumbered", { "forge.go": goForge({ skipNumbered: true }) });
     expectOutcome(g, "FAIL", "REPORT_INCONSISTENT");
     expect(g.result.message).toMatch(/missing from the report/);
+  });
+});
+
+/** compare.go whose Compare prints a dot, with no newline, each time it is called. */
+const printsNoNewline = (compare: string): string => {
+  const printing = compare
+    .replace("package semver\n", () => 'package semver\n\nimport "os"\n')
+    .replace(
+      "func Compare(a, b Version) int {\n",
+      () => 'func Compare(a, b Version) int {\n\tos.Stdout.WriteString(".")\n',
+    );
+  expect(printing).toContain('import "os"\n');
+  expect(printing).toContain('os.Stdout.WriteString(".")');
+  return printing;
+};
+
+describe("go: output that runs into Go's own result lines", () => {
+  // Go 1.19's test2json sees `--- PASS: TestX` only at a line's start; a test whose code printed
+  // without a final newline gets no pass event, and gotestsum writes it as failed while `go test`
+  // says ok. A correct fix whose code prints so must still PASS (reports/junit.ts, JUnitOptions).
+  it("gold-go-prints-no-newline: the fix, and Compare prints without a newline -> PASS", async () => {
+    const g = await grade("gold-go-prints-no-newline", { "compare.go": printsNoNewline(fixed()) });
+    expectOutcome(g, "PASS", "PASS");
+    expect(suiteOutput(g, "hidden")).toMatch(/\.--- PASS: Test/);
+  });
+
+  it("wrong-go-prints-no-newline: no fix, Compare prints without a newline -> FAIL TESTS_FAILED", async () => {
+    const base = readFileSync(join(corpus.work[TASK as FixtureTask], "compare.go"), "utf8");
+    const g = await grade("wrong-go-prints-no-newline", { "compare.go": printsNoNewline(base) });
+    expectOutcome(g, "FAIL", "TESTS_FAILED");
+    expect(suiteOutput(g, "hidden")).toMatch(/\.--- FAIL: Test/);
   });
 });
 

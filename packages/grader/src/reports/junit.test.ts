@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { JUnitStream, parseJUnit, REPORT_CAPS, ReportInvalidError } from "./junit.js";
+import { goPassedWithoutNewline, JUnitStream, parseJUnit, REPORT_CAPS, ReportInvalidError } from "./junit.js";
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/junit/${name}`, import.meta.url), "utf8");
 const summary = (name: string, suite: "existing" | "hidden" = "hidden") =>
@@ -205,5 +205,46 @@ describe("JUnitStream", () => {
     const cut = new JUnitStream("hidden");
     cut.write(Buffer.from("<testsuites><testsuite>"));
     expect(cut.end()).toMatch(/^not well-formed XML/);
+  });
+});
+
+describe("a Go test whose output ran into its pass line (Go 1.19's test2json, gotestsum)", () => {
+  // gotestsum-no-newline.xml is what gotestsum wrote in the go-gotestsum image for a test that
+  // printed "no newline" without a newline and passed: `go test` said ok, the report said failed.
+  const go = (xml: string) =>
+    parseJUnit(xml, "hidden", { goPassWithoutNewline: true }).map((t) => `${t.outcome} ${t.id}`);
+  const one = (text: string, message = "Failed") =>
+    `<testsuite name="p"><testcase classname="p" name="TestX"><failure message="${message}">${text}</failure></testcase></testsuite>`;
+
+  it("is read as passed in a Go suite's report, and as gotestsum wrote it in any other", () => {
+    const xml = fixture("gotestsum-no-newline.xml");
+    expect(go(xml)).toEqual([
+      "passed hidden:example.com/nl::TestPrints",
+      "passed hidden:example.com/nl::TestOther",
+    ]);
+    expect(summary("gotestsum-no-newline.xml")).toEqual([
+      "failed hidden:example.com/nl::TestPrints",
+      "passed hidden:example.com/nl::TestOther",
+    ]);
+  });
+
+  it("stays failed unless Go's own pass line for that test ran into other output, with no fail line", () => {
+    expect(go(one("=== RUN   TestX&#xA;x--- PASS: TestX (0.00s)&#xA;"))).toEqual(["passed hidden:p::TestX"]);
+    // Go's fail line anywhere (a test that failed after printing the pass line itself)
+    expect(go(one("x--- PASS: TestX (0.00s)&#xA;y--- FAIL: TestX (0.00s)&#xA;"))).toEqual([
+      "failed hidden:p::TestX",
+    ]);
+    // the pass line at a line's start was read by test2json: gotestsum failed the test for another reason
+    expect(go(one("--- PASS: TestX (0.00s)&#xA;"))).toEqual(["failed hidden:p::TestX"]);
+    // another test's pass line (a longer name), and a message that is not gotestsum's "Failed"
+    expect(go(one("x--- PASS: TestXY (0.00s)&#xA;"))).toEqual(["failed hidden:p::TestX"]);
+    expect(go(one("x--- PASS: TestX (0.00s)&#xA;", "expected 1, got 2"))).toEqual(["failed hidden:p::TestX"]);
+    // a text past what is read for it
+    expect(go(one(`${"a".repeat(70_000)}x--- PASS: TestX (0.00s)&#xA;`))).toEqual(["failed hidden:p::TestX"]);
+  });
+
+  it("names and subtests are matched literally", () => {
+    expect(goPassedWithoutNewline("TestA/sub_(1)", "x--- PASS: TestA/sub_(1) (0.00s)\n")).toBe(true);
+    expect(goPassedWithoutNewline("TestA/sub.1", "x--- PASS: TestA/subx1 (0.00s)\n")).toBe(false);
   });
 });

@@ -46,6 +46,28 @@ const OUTCOME_CHILDREN = ["failure", "error", "skipped"] as const;
 type OutcomeChild = (typeof OUTCOME_CHILDREN)[number];
 const SKIPPED_STATUS = new Set(["skipped", "notrun", "disabled"]);
 
+/** Characters of a Go test's failure text read for its own pass line (a longer text stays failed). */
+const MAX_GO_TEXT = 64 * 1024;
+
+/** How a report is read beyond JUnit itself. */
+export interface JUnitOptions {
+  /**
+   * The report is gotestsum's, from `go test` (Go 1.19's test2json). A test whose output runs into
+   * Go's own `--- PASS: Name (…)` line without a newline gets no pass event from test2json, and
+   * gotestsum writes it as failed (`message="Failed"`, the test's output as its text) although
+   * `go test` passed it. Such a test is read as passed when its text shows Go's pass line for it,
+   * run into other output, and no fail line for it. A test that failed has Go's fail line, and a
+   * binary with a failed test exits non-zero, which a report of passes contradicts.
+   */
+  goPassWithoutNewline?: boolean;
+}
+
+/** Whether a gotestsum failure text is that of a Go test that passed with its pass line run into its output. */
+export function goPassedWithoutNewline(name: string, text: string): boolean {
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(`\\S--- PASS: ${escaped} \\(`).test(text) && !text.includes(`--- FAIL: ${name} (`);
+}
+
 const clip = (text: string): string => (text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text);
 
 /**
@@ -67,14 +89,21 @@ class JUnitReader {
   /** The open testcase's depth (its index in `scopes`), -1 when none is open. */
   private caseDepth = -1;
   private caseId = "";
+  private caseName = "";
   private caseTime: number | undefined;
   private caseStatus = "";
   /** What each outcome child of the open testcase said: null when it has none, else its message. */
   private readonly seen: Record<OutcomeChild, string | null> = { failure: null, error: null, skipped: null };
   /** The child whose text is being gathered as the message (it has no message attribute), if any. */
   private gathering: OutcomeChild | null = null;
+  /** The open testcase's gotestsum failure text (`goPassWithoutNewline`), while and after it is read. */
+  private goText: string | null = null;
+  private goGathering = false;
 
-  constructor(private readonly suite: SuiteName) {}
+  constructor(
+    private readonly suite: SuiteName,
+    private readonly options: JUnitOptions = {},
+  ) {}
 
   startTag(tagName: string): void {
     this.attributes = 0;
@@ -104,6 +133,8 @@ class JUnitReader {
   }
 
   text(text: string): void {
+    if (this.goGathering && this.caseDepth === this.scopes.length - 2 && this.goText!.length <= MAX_GO_TEXT)
+      this.goText += text;
     const kind = this.gathering;
     if (kind === null || this.caseDepth !== this.scopes.length - 2) return;
     const sofar = this.seen[kind]!;
@@ -113,7 +144,10 @@ class JUnitReader {
   closeTag(): void {
     this.scopes.pop();
     const depth = this.scopes.length;
-    if (depth === this.caseDepth + 1) this.gathering = null;
+    if (depth === this.caseDepth + 1) {
+      this.gathering = null;
+      this.goGathering = false;
+    }
     if (depth === this.caseDepth) this.endCase();
   }
 
@@ -131,6 +165,8 @@ class JUnitReader {
     const seconds = attrs.time === undefined ? Number.NaN : Number(attrs.time);
     this.caseDepth = depth;
     this.caseId = id;
+    this.caseName = name;
+    this.goText = null;
     this.caseTime = Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined;
     this.caseStatus = attrs.status ?? attrs.result ?? "";
     this.seen.failure = this.seen.error = this.seen.skipped = null;
@@ -142,19 +178,31 @@ class JUnitReader {
     const message = attrs.message;
     this.seen[kind] = message ?? "";
     this.gathering = message === undefined ? kind : null;
+    if (kind === "failure" && message === "Failed" && this.options.goPassWithoutNewline) {
+      this.goText = "";
+      this.goGathering = true;
+    }
   }
 
-  /** failure/error first (a skipped element beside them does not hide them), then skipped. */
+  /**
+   * failure/error first (a skipped element beside them does not hide them), then skipped; a gotestsum
+   * failure of a Go test that passed with its pass line run into its output is a pass (JUnitOptions).
+   */
+  private outcome(): TestOutcome {
+    const { seen } = this;
+    if (seen.error !== null) return seen.failure !== null && !this.goPassed() ? "failed" : "error";
+    if (seen.failure !== null) return this.goPassed() ? "passed" : "failed";
+    return seen.skipped !== null || SKIPPED_STATUS.has(this.caseStatus.toLowerCase()) ? "skipped" : "passed";
+  }
+
+  private goPassed(): boolean {
+    const text = this.goText;
+    return text !== null && text.length <= MAX_GO_TEXT && goPassedWithoutNewline(this.caseName, text);
+  }
+
   private endCase(): void {
     const { seen } = this;
-    const outcome: TestOutcome =
-      seen.failure !== null
-        ? "failed"
-        : seen.error !== null
-          ? "error"
-          : seen.skipped !== null || SKIPPED_STATUS.has(this.caseStatus.toLowerCase())
-            ? "skipped"
-            : "passed";
+    const outcome = this.outcome();
     const said = outcome === "failed" ? seen.failure : outcome === "error" ? seen.error : seen.skipped;
     const message = outcome === "passed" ? "" : clip(said?.trim() ?? "");
     const test: TestCase = { id: this.caseId, outcome };
@@ -178,8 +226,8 @@ const PARSE_SLICE = 1 << 16;
  * memory it takes is the test cases it returns, and it stops at the first cap passed (REPORT_CAPS).
  * DTDs are refused, so no entity is ever expanded beyond XML's five and character references.
  */
-export function parseJUnit(xml: string, suite: SuiteName): TestCase[] {
-  const stream = new JUnitStream(suite);
+export function parseJUnit(xml: string, suite: SuiteName, options: JUnitOptions = {}): TestCase[] {
+  const stream = new JUnitStream(suite, options);
   for (let at = 0; at < xml.length; at += PARSE_SLICE) stream.writeText(xml.slice(at, at + PARSE_SLICE));
   const read = stream.end();
   if (typeof read === "string") throw new ReportInvalidError(read);
@@ -197,8 +245,8 @@ export class JUnitStream {
   private readonly parser: { parser: SaxesParser; reader: JUnitReader };
   private problem: string | null = null;
 
-  constructor(suite: SuiteName) {
-    this.parser = saxesFor(new JUnitReader(suite));
+  constructor(suite: SuiteName, options: JUnitOptions = {}) {
+    this.parser = saxesFor(new JUnitReader(suite, options));
   }
 
   write(bytes: Buffer): void {

@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import type { TestCase } from "@oracle/spec";
 import type { ReportRead, SealsRead } from "../judges/judge-report.js";
-import { JUnitStream, type SuiteName } from "../reports/junit.js";
+import { type JUnitOptions, JUnitStream, type SuiteName } from "../reports/junit.js";
 import {
   endMarker,
   LINE,
@@ -139,6 +139,8 @@ export class DriverOutput extends SyncWritable {
     private readonly onEvent: (event: DriverEvent, suite: SuiteName) => void = () => {},
     /** Parse the report as it streams in (`parsed`) instead of keeping its text (`ok`). */
     private readonly streamReports = false,
+    /** How the streamed report is read (a Go suite's: gotestsum's). */
+    private readonly reportOptions: JUnitOptions = {},
   ) {
     super();
   }
@@ -288,7 +290,14 @@ export class DriverOutput extends SyncWritable {
     if (size > bound) return this.fail(`${PREFIX}${name} ${suite} announces ${size} bytes, above ${bound}`);
     if (size === 0) return this.blockDone(name, suite, Buffer.alloc(0));
     if (name === LINE.report && this.streamReports) {
-      this.block = { name, suite, size, bytes: Buffer.alloc(0), got: 0, junit: new JUnitStream(suite) };
+      this.block = {
+        name,
+        suite,
+        size,
+        bytes: Buffer.alloc(0),
+        got: 0,
+        junit: new JUnitStream(suite, this.reportOptions),
+      };
       return;
     }
     this.block = { name, suite, size, bytes: Buffer.alloc(size), got: 0 };

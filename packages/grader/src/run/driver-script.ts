@@ -1,4 +1,4 @@
-import type { SuiteName } from "../reports/junit.js";
+import type { JUnitOptions, SuiteName } from "../reports/junit.js";
 import { prepGitConfig } from "./checkout.js";
 import { CONTAINER_SANDBOX, type DriverSandbox } from "./container-config.js";
 import {
@@ -41,6 +41,8 @@ export interface DriverPlan {
   env: Array<[string, string]>;
   report: string;
   maxReportBytes: number;
+  /** How the grader reads the report (a Go suite's is gotestsum's: JUnitOptions). */
+  reportOptions?: JUnitOptions;
   /** Where the suite's seals write their records ($ORACLE_SEALS), read after the report; null: no seals. */
   seals?: string | null;
   maxSealsBytes?: number;

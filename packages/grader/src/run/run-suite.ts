@@ -94,6 +94,7 @@ const suiteRunner = (task: LoadedTask["task"], suite: SuiteName, scripts: Packag
 export function planDriver(inputs: SuiteInputs, suite: SuiteName): DriverPlan {
   const { task } = inputs.loaded;
   const sealed = suite === "hidden" && (inputs.seals?.sites.length ?? 0) > 0;
+  const runner = suiteRunner(task, suite, inputs.scripts);
   const prep = prepScript({
     baseCommit: task.repo.baseCommit,
     mirror: task.repo.mirrorIn === "image" ? task.repo.mirror : PATHS.mirror,
@@ -127,7 +128,8 @@ export function planDriver(inputs: SuiteInputs, suite: SuiteName): DriverPlan {
     seals: sealed ? sealsPath(suite) : null,
     maxSealsBytes: MAX_SEALS_BYTES,
     gated: suite === "hidden",
-    preload: suiteRunner(task, suite, inputs.scripts)?.framework === "mocha" ? MOCHA_GUARD_PATH : null,
+    preload: runner?.framework === "mocha" ? MOCHA_GUARD_PATH : null,
+    reportOptions: { goPassWithoutNewline: runner?.framework === "go" },
     sandbox: CONTAINER_SANDBOX,
   };
 }
@@ -213,6 +215,7 @@ async function attachDriver(
     (chunk) => suiteOutput.stdout.take(chunk),
     onEvent,
     true,
+    plan.reportOptions,
   );
   const stderr = new SuiteStderr(
     () => stdout.nonce,
