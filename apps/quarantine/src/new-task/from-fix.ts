@@ -23,7 +23,7 @@ import {
   taskJson,
 } from "./make.js";
 import { splitFix } from "./split.js";
-import { detectFramework, type Framework } from "./templates.js";
+import { detectFramework, type Framework, repoRunnerFlags } from "./templates.js";
 
 export interface FromFixOptions {
   root: string;
@@ -93,7 +93,13 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
     options.id ?? taskIdFrom(`${basename(repo).replace(/\.git$/, "")}-${fix.slice(0, 7)}`),
   );
   const baseFiles = await treeFiles(repo, base);
-  const suites = planSuites({ framework, baseFiles, hidden: split.hidden, deletedTests: split.deletedTests });
+  const suites = planSuites({
+    framework,
+    baseFiles,
+    hidden: split.hidden,
+    deletedTests: split.deletedTests,
+    runnerFlags: repoRunnerFlags(framework, packageJson),
+  });
   const hidden = await Promise.all(
     split.hidden.map(async (path) => ({ path, bytes: await showFile(repo, fix, path) })),
   );

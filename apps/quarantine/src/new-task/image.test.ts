@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isOracleError } from "@oracle/spec";
 import { afterEach, describe, expect, it } from "vitest";
-import { chooseImage } from "./image.js";
+import { chooseImage, unservedPackage } from "./image.js";
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -80,12 +80,32 @@ describe("chooseImage: a JS repository's own image", () => {
     expect(choice.notes.join("\n")).toMatch(/ERESOLVE.*uses the repository's own vitest 1\.6\.0/);
   }, 180_000);
 
+  it("a version the registry no longer serves, pinned by the repository: left out, with a note", async () => {
+    const root = await temp();
+    const packageJson = JSON.stringify({
+      name: "r",
+      version: "1.0.0",
+      devDependencies: { "left-pad": "1.1.99", "is-number": "7.0.0" },
+    });
+    const choice = await chooseImage({
+      root,
+      framework: "mocha",
+      taskId: "r-4",
+      repoPackageJson: packageJson,
+    });
+    const image = await readFile(join(root, "images", "r-4", "package-lock.json"), "utf8");
+    expect(locked(image, "left-pad")).toBeUndefined();
+    expect(locked(image, "is-number")).toBe("7.0.0");
+    expect(choice.notes.join("\n")).toContain("the registry does not serve left-pad@1.1.99");
+  }, 180_000);
+
   it("dependencies npm cannot resolve: IMAGE_INVALID with npm's words and a hint, no folder left", async () => {
     const root = await temp();
     const packageJson = JSON.stringify({
       name: "r",
       version: "1.0.0",
-      dependencies: { "left-pad": "^99.0.0" },
+      // react-dom 18 wants react 18 as a peer
+      dependencies: { react: "17.0.2", "react-dom": "18.2.0" },
     });
     const error = await chooseImage({
       root,
@@ -97,8 +117,21 @@ describe("chooseImage: a JS repository's own image", () => {
       (e: unknown) => e,
     );
     expect(isOracleError(error, "IMAGE_INVALID")).toBe(true);
-    expect((error as Error).message).toMatch(/left-pad/);
+    expect((error as Error).message).toMatch(/npm cannot resolve[\s\S]*react/);
     expect((error as { hint?: string }).hint).toMatch(/--image r-3/);
     await expect(readFile(join(root, "images", "r-3", "package.json"))).rejects.toThrow();
   }, 180_000);
+
+  it("reads which package npm says the registry does not serve", () => {
+    expect(unservedPackage("npm error notarget No matching version found for top-sites@1.1.89.")).toBe(
+      "top-sites",
+    );
+    expect(
+      unservedPackage(
+        "npm error 404  The requested resource '@scope/pkg@1.0.0' could not be found or you do not have permission",
+      ),
+    ).toBe("@scope/pkg");
+    expect(unservedPackage("npm error 404  'left-pad@9.9.9' is not in this registry.")).toBe("left-pad");
+    expect(unservedPackage("npm error code ERESOLVE")).toBeNull();
+  });
 });

@@ -62,6 +62,15 @@ const npmWords = (stderr: string): string =>
     .slice(-12)
     .join("\n");
 
+/** The package npm says the registry does not serve (ETARGET: no such version; E404: no such package), or null. */
+export function unservedPackage(stderr: string): string | null {
+  const name = "((?:@[^\\s@/']+/)?[^\\s@/']+)";
+  const found =
+    new RegExp(`No matching version found for ${name}@`).exec(stderr) ??
+    new RegExp(`'${name}@[^\\s']*' (?:could not be found|is not in this registry)`).exec(stderr);
+  return found?.[1] ?? null;
+}
+
 /** The test runners a repository may pin itself (the reporters stay the image's). */
 const OWN_RUNNERS = ["jest", "mocha", "vitest"];
 
@@ -73,7 +82,8 @@ const OWN_RUNNERS = ["jest", "mocha", "vitest"];
  * every version it pins that the ranges still take, so the image has the versions the repository's
  * suite passes with, not the newest. When npm cannot resolve the template's runner beside the
  * repository's dependencies (ERESOLVE: a plugin pinned to another major), the repository's own runner
- * range is tried instead, and a note says so.
+ * range is tried instead; when the lockfile pins versions the registry here does not serve, the
+ * ranges are resolved afresh. Notes say which.
  */
 async function makeNodeImage(
   root: string,
@@ -98,27 +108,59 @@ async function makeNodeImage(
       ...(repoManifest.type ? { type: repoManifest.type } : {}),
       devDependencies,
     });
-    const lock = async (devDependencies: Record<string, string>) => {
+    const lock = async (devDependencies: Record<string, string>, seed: string | null) => {
       await rm(join(scratch, "package-lock.json"), { force: true });
-      if (repo.lockfile !== null) await writeFile(join(scratch, "package-lock.json"), repo.lockfile);
+      if (seed !== null) await writeFile(join(scratch, "package-lock.json"), seed);
       await writeFile(
         join(scratch, "package.json"),
         `${JSON.stringify(manifest(devDependencies), null, 2)}\n`,
       );
       return npmLock(scratch);
     };
-    const notes: string[] = [];
-    let failed = await lock({ ...repoDeps, ...runnerDeps });
     const own = OWN_RUNNERS.filter((r) => r in runnerDeps && r in repoDeps && repoDeps[r] !== runnerDeps[r]);
-    if (failed !== null && /ERESOLVE/.test(failed) && own.length > 0) {
-      const retried = await lock({ ...runnerDeps, ...repoDeps });
-      if (retried === null) {
-        failed = null;
-        notes.push(
-          `npm could not resolve the image's ${own.map((r) => `${r} ${runnerDeps[r]}`).join(", ")} beside the repository's dependencies (ERESOLVE): images/${name}/ uses the repository's own ${own.map((r) => `${r} ${repoDeps[r]}`).join(", ")}`,
-        );
+    const ownRunners = (deps: Record<string, string>) => own.map((r) => `${r} ${deps[r]}`).join(", ");
+    /** The image's runner first; the repository's own when npm says the image's clashes (ERESOLVE). */
+    const resolveOnce = async (seed: string | null) => {
+      const first = await lock({ ...repoDeps, ...runnerDeps }, seed);
+      if (first === null || !/ERESOLVE/.test(first) || own.length === 0) return { failed: first, own: false };
+      const second = await lock({ ...runnerDeps, ...repoDeps }, seed);
+      return second === null ? { failed: null, own: true } : { failed: first, own: false };
+    };
+    // A dependency of the repository's own that the registry no longer serves (an unpublished
+    // version pinned exactly) is left out, and a note names it: a test that needs it fails, and the
+    // sweep says which.
+    const dropped: string[] = [];
+    const resolveWith = async (seed: string | null) => {
+      for (;;) {
+        const tried = await resolveOnce(seed);
+        const gone = tried.failed === null ? null : unservedPackage(tried.failed);
+        if (gone === null || !(gone in repoDeps) || gone in runnerDeps || dropped.length >= 5) return tried;
+        dropped.push(`${gone}@${repoDeps[gone]}`);
+        delete repoDeps[gone];
       }
+    };
+    const notes: string[] = [];
+    let tried = await resolveWith(repo.lockfile);
+    if (repo.lockfile !== null && tried.failed === null)
+      notes.push(`images/${name}/package-lock.json starts from the repository's own package-lock.json`);
+    if (repo.lockfile !== null && tried.failed !== null) {
+      // A lockfile can pin versions the registry here does not serve: resolve the ranges afresh.
+      const seeded = tried.failed;
+      tried = await resolveWith(null);
+      if (tried.failed === null)
+        notes.push(
+          `npm could not install the repository's package-lock.json here (${npmWords(seeded).split("\n").slice(0, 2).join(" ")}): images/${name}/ resolves the repository's ranges afresh, with the newest versions they allow`,
+        );
     }
+    if (tried.own)
+      notes.push(
+        `npm could not resolve the image's ${ownRunners(runnerDeps)} beside the repository's dependencies (ERESOLVE): images/${name}/ uses the repository's own ${ownRunners(repoDeps)}`,
+      );
+    if (tried.failed === null && dropped.length > 0)
+      notes.push(
+        `the registry does not serve ${dropped.join(", ")}, which the repository's package.json names: left out of images/${name}/ (a test that needs it fails; the sweep says which)`,
+      );
+    const failed = tried.failed;
     if (failed !== null)
       throw new OracleError(
         "IMAGE_INVALID",
@@ -127,8 +169,6 @@ async function makeNodeImage(
           hint: `make the image by hand: copy ${template} to images/${name}/, put the repository's test dependencies in its package.json with versions npm can install together, run npm install --package-lock-only there, then run new-task again with --image ${name}`,
         },
       );
-    if (repo.lockfile !== null)
-      notes.push(`images/${name}/package-lock.json starts from the repository's own package-lock.json`);
     await mkdir(dir, { recursive: true });
     await cp(join(template, "Dockerfile"), join(dir, "Dockerfile"));
     await cp(join(scratch, "package.json"), join(dir, "package.json"));

@@ -61,6 +61,8 @@ export interface SuitePlanInput {
   deletedTests?: readonly string[];
   /** Limit the existing suite to these test files (SWE-bench's PASS_TO_PASS files), when given. */
   existingOnly?: readonly string[];
+  /** Flags the repository's own scripts give its runner (templates.ts `repoRunnerFlags`). */
+  runnerFlags?: readonly string[];
 }
 
 /**
@@ -101,8 +103,8 @@ export function planSuites(input: SuitePlanInput) {
     framework === "go" ? [...left].filter((p) => p.endsWith("_test.go") && baseSet.has(p)).sort() : [];
   const existingFiles = [...existing, ...configGlobs(framework)];
   return {
-    hidden: { command: suiteCommand(framework, hiddenRuns) },
-    existing: { command: suiteCommand(framework, existing, remove), files: existingFiles },
+    hidden: { command: suiteCommand(framework, hiddenRuns, [], input.runnerFlags) },
+    existing: { command: suiteCommand(framework, existing, remove, input.runnerFlags), files: existingFiles },
   };
 }
 

@@ -6,7 +6,7 @@ import { missingDeps } from "./image.js";
 import { diffPolicy, planSuites, taskIdFrom } from "./make.js";
 import { isTestPath, splitFix } from "./split.js";
 import { readDataset } from "./swebench.js";
-import { detectFramework, runsAsTest, shellQuote, suiteCommand } from "./templates.js";
+import { detectFramework, repoRunnerFlags, runsAsTest, shellQuote, suiteCommand } from "./templates.js";
 
 describe("splitFix", () => {
   it("splits by path as SWE-bench does; deleted tests apart; --tests replaces the rule", () => {
@@ -30,6 +30,25 @@ describe("splitFix", () => {
 });
 
 describe("templates", () => {
+  it("carries the mocha flags the repository's own scripts give (the interface, requires, timeout)", () => {
+    const pkg = (scripts: Record<string, string>) => JSON.stringify({ scripts });
+    expect(
+      repoRunnerFlags("mocha", pkg({ test: "mocha --reporter spec --bail --check-leaks --ui qunit test/" })),
+    ).toEqual(["--ui", "qunit"]);
+    expect(
+      repoRunnerFlags(
+        "mocha",
+        pkg({ lint: "eslint .", "test:src": "mocha -u tdd -r ts-node/register --timeout=5000 src" }),
+      ),
+    ).toEqual(["--ui", "tdd", "--require", "ts-node/register", "--timeout", "5000"]);
+    expect(repoRunnerFlags("mocha", pkg({ test: "nyc mocha --ui $UI" }))).toEqual([]);
+    expect(repoRunnerFlags("jest", pkg({ test: "mocha --ui qunit" }))).toEqual([]);
+    expect(repoRunnerFlags("mocha", null)).toEqual([]);
+    expect(suiteCommand("mocha", ["test/a.js"], [], ["--ui", "qunit"])).toContain(
+      "node_modules/.bin/mocha --ui qunit --reporter mocha-junit-reporter",
+    );
+  });
+
   it("tells the runner from the hidden files and package.json, or asks for --framework", () => {
     expect(detectFramework(["x_test.go"], null)).toBe("go");
     expect(detectFramework(["tests/test_x.py"], null)).toBe("pytest");

@@ -14,7 +14,7 @@ import {
   type TaskPlan,
   taskJson,
 } from "./make.js";
-import { detectFramework, type Framework, runsAsTest } from "./templates.js";
+import { detectFramework, type Framework, repoRunnerFlags, runsAsTest } from "./templates.js";
 
 /**
  * SWE-bench's dataset rows (one JSON object per line, as its Hugging Face exports and the harness
@@ -225,6 +225,7 @@ async function planRow(options: SwebenchOptions, { line, row }: ParsedRow, label
         hidden: hiddenPaths,
         deletedTests: [...deleted],
         ...(existingOnly.length > 0 ? { existingOnly } : {}),
+        runnerFlags: repoRunnerFlags(framework, packageJson),
       });
     } catch (error) {
       throw new Error(`${where("test_patch")}: ${(error as Error).message}`);

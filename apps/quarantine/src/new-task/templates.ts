@@ -90,10 +90,58 @@ function goPackages(files: readonly string[]): string[] {
 }
 
 /** One suite's command for `framework`, running exactly `files` (test files, as in the checkout). */
+/** mocha flags that change how its test files are read: the interface, modules loaded first, the timeout. */
+const MOCHA_FLAGS: Record<string, string> = {
+  "--ui": "--ui",
+  "-u": "--ui",
+  "--require": "--require",
+  "-r": "--require",
+  "--timeout": "--timeout",
+  "-t": "--timeout",
+};
+
+/**
+ * The flags the repository's own package.json scripts give its runner that the template's command
+ * must carry for the test files to load as upstream loads them: for mocha, `--ui` (qunit's
+ * `suite()`/`test()`, tdd), `--require` and `--timeout`, read from the first script (`test` first) that
+ * starts mocha. mocha reads its `.mocharc.*` itself. Words that the shell would expand are left out.
+ */
+export function repoRunnerFlags(framework: Framework, packageJson: string | null): string[] {
+  if (framework !== "mocha" || !packageJson) return [];
+  let scripts: Record<string, unknown>;
+  try {
+    scripts = ((JSON.parse(packageJson) as { scripts?: unknown }).scripts ?? {}) as Record<string, unknown>;
+  } catch {
+    return [];
+  }
+  const names = ["test", ...Object.keys(scripts).filter((n) => n !== "test")];
+  for (const name of names) {
+    const script = scripts[name];
+    if (typeof script !== "string") continue;
+    for (const segment of script.split(/&&|\|\||;|\|/)) {
+      const words = [...segment.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]!);
+      const at = words.findIndex((w) => /(^|\/)_?mocha(\.js)?$/.test(w));
+      if (at < 0) continue;
+      const flags: string[] = [];
+      const args = words.slice(at + 1);
+      for (let i = 0; i < args.length; i++) {
+        const [flag = "", joined] = args[i]!.split(/=(.*)/s);
+        const canonical = MOCHA_FLAGS[flag];
+        if (canonical === undefined) continue;
+        const value = joined ?? args[++i];
+        if (value !== undefined && !/[$`]/.test(value)) flags.push(canonical, value);
+      }
+      return flags;
+    }
+  }
+  return [];
+}
+
 export function suiteCommand(
   framework: Framework,
   files: readonly string[],
   remove: readonly string[] = [],
+  runnerFlags: readonly string[] = [],
 ): string {
   const args = (list: readonly string[]) => list.map(shellQuote).join(" ");
   const node = "ln -sfn /opt/deps/node_modules node_modules && ";
@@ -111,7 +159,7 @@ export function suiteCommand(
       // --reporters, an array option that would take them as reporters.
       return `${node}${rm}JEST_JUNIT_OUTPUT_FILE="$ORACLE_JUNIT" node_modules/.bin/jest --ci --watchman=false ${args(files.map((f) => `${escapeRegex(f)}$`))} --reporters=default --reporters=jest-junit`;
     case "mocha":
-      return `${node}${rm}node_modules/.bin/mocha --reporter mocha-junit-reporter --reporter-option mochaFile="$ORACLE_JUNIT" ${args(files)}`;
+      return `${node}${rm}node_modules/.bin/mocha ${runnerFlags.length > 0 ? `${args(runnerFlags)} ` : ""}--reporter mocha-junit-reporter --reporter-option mochaFile="$ORACLE_JUNIT" ${args(files)}`;
     case "vitest":
       return `${node}${rm}node_modules/.bin/vitest run --no-cache --reporter=default --reporter=junit --outputFile.junit="$ORACLE_JUNIT" ${args(files)}`;
   }
