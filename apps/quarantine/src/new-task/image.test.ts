@@ -80,6 +80,40 @@ describe("chooseImage: a JS repository's own image", () => {
     expect(choice.notes.join("\n")).toMatch(/ERESOLVE.*uses the repository's own vitest 1\.6\.0/);
   }, 180_000);
 
+  it("a locked plugin whose peer range the template's runner breaks: the repository's own runner", async () => {
+    // The repository locks ts-jest 29.3.1 (peer jest ^29) and jest 29.7.0; npm keeps ts-jest 29.3.1
+    // beside the template's jest 30 without a word, and the image's npm ci then refuses the lockfile.
+    const repo = await temp();
+    await writeFile(join(repo, "package.json"), JSON.stringify({ name: "r", version: "1.0.0" }));
+    npm(
+      repo,
+      "install",
+      "--package-lock-only",
+      "--save-dev",
+      "--save-exact",
+      "jest@29.7.0",
+      "ts-jest@29.3.1",
+    );
+    const lockfile = await readFile(join(repo, "package-lock.json"), "utf8");
+    const packageJson = JSON.stringify({
+      name: "r",
+      version: "1.0.0",
+      devDependencies: { jest: "^29.7.0", "ts-jest": "^29.0.3" },
+    });
+    const root = await temp();
+    const choice = await chooseImage({
+      root,
+      framework: "jest",
+      taskId: "r-5",
+      repoPackageJson: packageJson,
+      repoLockfile: lockfile,
+    });
+    const image = await readFile(join(root, "images", "r-5", "package-lock.json"), "utf8");
+    expect(locked(image, "jest")).toBe("29.7.0");
+    expect(locked(image, "ts-jest")).toBe("29.3.1");
+    expect(choice.notes.join("\n")).toMatch(/uses the repository's own jest \^29\.7\.0/);
+  }, 240_000);
+
   it("a version the registry no longer serves, pinned by the repository: left out, with a note", async () => {
     const root = await temp();
     const packageJson = JSON.stringify({

@@ -35,23 +35,34 @@ export function missingDeps(repoPackageJson: string | null, imagePackageJson: st
     .sort();
 }
 
-/** `npm install --package-lock-only` in `dir`; null when it worked, else what npm said. */
-function npmLock(dir: string): Promise<string | null> {
+/** npm in `dir`: null when it exited 0, else what it said. */
+function npm(dir: string, args: string[]): Promise<string | null> {
   return new Promise((done) => {
     execFile(
       "npm",
-      [
-        "install",
-        "--package-lock-only",
-        "--ignore-scripts",
-        "--no-audit",
-        "--no-fund",
-        "--no-update-notifier",
-      ],
+      [...args, "--ignore-scripts", "--no-audit", "--no-fund", "--no-update-notifier"],
       { cwd: dir, env: process.env, maxBuffer: 64 * 1024 * 1024 },
-      (error, _stdout, stderr) => done(error ? stderr.trim() || error.message : null),
+      (error, stdout, stderr) =>
+        done(error ? `${stderr.trim()}\n${stdout.trim()}`.trim() || error.message : null),
     );
   });
+}
+
+/**
+ * `npm install --package-lock-only` in `dir`, then `npm ls --all --package-lock-only`: npm keeps a
+ * locked version whose peer range the new tree breaks (ts-jest 29.3 beside jest 30), and the image's
+ * `npm ci` then refuses the lockfile; `ls` finds it first. Null when both pass, else what npm said
+ * (a broken peer reads as ERESOLVE, as `npm ci` would say).
+ */
+async function npmLock(dir: string): Promise<string | null> {
+  const install = await npm(dir, ["install", "--package-lock-only"]);
+  if (install !== null) return install;
+  const listed = await npm(dir, ["ls", "--all", "--package-lock-only"]);
+  if (listed === null) return null;
+  // Only a broken range counts: `ls` also exits 1 for what `npm ci` accepts (an extraneous entry).
+  const invalid = listed.split("\n").filter((line) => / invalid: /.test(line));
+  if (invalid.length === 0) return null;
+  return `ERESOLVE (npm ls): the lockfile breaks a dependency's range:\n${invalid.map((l) => l.replace(/^[\s│├└─┬]+/, "")).join("\n")}`;
 }
 
 /** What npm said, without its log files' paths (in npm's cache, gone with it): the last 12 lines. */
