@@ -246,5 +246,8 @@ describe("a Go test whose output ran into its pass line (Go 1.19's test2json, go
   it("names and subtests are matched literally", () => {
     expect(goPassedWithoutNewline("TestA/sub_(1)", "x--- PASS: TestA/sub_(1) (0.00s)\n")).toBe(true);
     expect(goPassedWithoutNewline("TestA/sub.1", "x--- PASS: TestA/subx1 (0.00s)\n")).toBe(false);
+    // a subtest's indented pass line, with the output run into its indentation
+    expect(goPassedWithoutNewline("TestT/a", ".    --- PASS: TestT/a (0.00s)\n")).toBe(true);
+    expect(goPassedWithoutNewline("TestT/a", "    --- PASS: TestT/a (0.00s)\n")).toBe(false);
   });
 });

@@ -53,7 +53,7 @@ const MAX_GO_TEXT = 64 * 1024;
 export interface JUnitOptions {
   /**
    * The report is gotestsum's, from `go test` (Go 1.19's test2json). A test whose output runs into
-   * Go's own `--- PASS: Name (…)` line without a newline gets no pass event from test2json, and
+   * Go's own `--- PASS: Name (…)` line (or its indentation) without a newline gets no pass event from test2json, and
    * gotestsum writes it as failed (`message="Failed"`, the test's output as its text) although
    * `go test` passed it. Such a test is read as passed when its text shows Go's pass line for it,
    * run into other output, and no fail line for it. A test that failed has Go's fail line, and a
@@ -65,7 +65,8 @@ export interface JUnitOptions {
 /** Whether a gotestsum failure text is that of a Go test that passed with its pass line run into its output. */
 export function goPassedWithoutNewline(name: string, text: string): boolean {
   const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(`\\S--- PASS: ${escaped} \\(`).test(text) && !text.includes(`--- FAIL: ${name} (`);
+  // A subtest's pass line is indented: the output can run into the indentation too.
+  return new RegExp(`\\S[ \\t]*--- PASS: ${escaped} \\(`).test(text) && !text.includes(`--- FAIL: ${name} (`);
 }
 
 const clip = (text: string): string => (text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text);
