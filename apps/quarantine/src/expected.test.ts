@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { readExpectedRecord } from "@oracle/grader";
 import { type LoadedTask, parseTask } from "@oracle/spec";
 import { afterEach, describe, expect, it } from "vitest";
-import { expectedFindings, recordExpected, recordedSuites } from "./expected.js";
+import { expectedFindings, recordExpected, recordedSuites, skippedUpstream } from "./expected.js";
 import { record } from "./testing/fake-grade.js";
 import type { CheckMode, RunObservation } from "./types.js";
 
@@ -115,5 +115,52 @@ describe("recording expected tests from validated runs", () => {
         partial,
       ]),
     ).toMatch(/testsOmitted/);
+  });
+});
+
+describe("hidden tests upstream skips", () => {
+  const loaded = (expected?: unknown) => ({ task: taskWith(expected) }) as LoadedTask;
+  const run = (mode: CheckMode, tests: Record<string, string>, reason: string): RunObservation => ({
+    record: record({ mode, log: `logs/${mode}.jsonl`, reason: reason as never }),
+    tests: new Map(Object.entries(tests)),
+    complete: true,
+  });
+  const skippedAtBoth = { ...BASELINE };
+  const goldSkipping = { ...GOLD, "hidden:checks.test_x::test_flaky": "skipped" };
+
+  it("skipped at the base and with gold, and gold failed only on them: the tests to leave out", () => {
+    const runs = [
+      run("baseline", skippedAtBoth, "TESTS_FAILED"),
+      run("gold", goldSkipping, "EXPECTED_TEST_SKIPPED"),
+      run("gold", goldSkipping, "EXPECTED_TEST_SKIPPED"),
+    ];
+    expect(skippedUpstream(loaded(), runs)).toEqual(["hidden:checks.test_x::test_flaky"]);
+    // the record leaves them out: failToPass and passToPass only
+    expect(recordedSuites(runs).hidden).toEqual({
+      failToPass: ["hidden:checks.test_x::test_fixed"],
+      passToPass: ["hidden:checks.test_x::test_kept"],
+    });
+  });
+
+  it("not when a test skipped with gold ran at the base, gold failed otherwise, or tests are declared", () => {
+    const ranAtBase = { ...BASELINE, "hidden:checks.test_x::test_flaky": "passed" };
+    expect(
+      skippedUpstream(loaded(), [
+        run("baseline", ranAtBase, "TESTS_FAILED"),
+        run("gold", goldSkipping, "EXPECTED_TEST_SKIPPED"),
+      ]),
+    ).toBeNull();
+    expect(
+      skippedUpstream(loaded(), [
+        run("baseline", skippedAtBoth, "TESTS_FAILED"),
+        run("gold", goldSkipping, "TESTS_FAILED"),
+      ]),
+    ).toBeNull();
+    expect(
+      skippedUpstream(loaded({ failToPass: ["checks/test_x.py::test_fixed"] }), [
+        run("baseline", skippedAtBoth, "TESTS_FAILED"),
+        run("gold", goldSkipping, "EXPECTED_TEST_SKIPPED"),
+      ]),
+    ).toBeNull();
   });
 });

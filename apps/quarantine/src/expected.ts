@@ -95,6 +95,38 @@ export function recordedSuites(observations: readonly RunObservation[]): Expecte
 }
 
 /**
+ * The hidden tests upstream skips, when they are all that keeps a task without expected tests from
+ * being healthy: every gold run failed only with EXPECTED_TEST_SKIPPED ("with no expected tests
+ * declared every hidden test must run and pass"), each test it skipped was skipped at every baseline
+ * and gold run (`@skip` at the base and at the fix alike), and the runs give a record with a
+ * failToPass. Null otherwise. The sweep then records the expected tests (the skipped ones are not in
+ * them) and checks again: a test upstream skips is skipped, never failed.
+ */
+export function skippedUpstream(
+  loaded: LoadedTask,
+  observations: readonly RunObservation[],
+): string[] | null {
+  const { existing, hidden } = loaded.task.suites;
+  if (existing.expected || hidden.expected) return null;
+  const gold = observations.filter((o) => o.record.mode === "gold");
+  const baseline = observations.filter((o) => o.record.mode === "baseline");
+  if (gold.length === 0 || baseline.length === 0 || observations.some((o) => !o.complete)) return null;
+  if (!gold.every((o) => o.record.reason === "EXPECTED_TEST_SKIPPED")) return null;
+  const skipped = [
+    ...new Set(
+      gold.flatMap((o) =>
+        [...o.tests]
+          .filter(([id, outcome]) => id.startsWith("hidden:") && outcome === "skipped")
+          .map(([id]) => id),
+      ),
+    ),
+  ].sort();
+  const everywhere = (id: string) => observations.every((o) => o.tests.get(id) === "skipped");
+  if (skipped.length === 0 || !skipped.every(everywhere)) return null;
+  return recordedSuites(observations).hidden.failToPass.length > 0 ? skipped : null;
+}
+
+/**
  * Records the expected tests of a task that declares none, once the sweep found it healthy and every
  * run listed all of its tests. Returns what it did, for the report and the log.
  */

@@ -11,7 +11,7 @@ import { formatError, isOracleError, type LoadedTask, loadTask, type SealRecord 
 import type { LimitFunction } from "p-limit";
 import type { Logger } from "winston";
 import { type Assessment, assessTask, invalidTask, summariseInfra } from "./assess.js";
-import { expectedFindings, recordExpected } from "./expected.js";
+import { expectedFindings, recordExpected, skippedUpstream } from "./expected.js";
 import { type RunContext, runCheck } from "./run.js";
 import { demotions, failToPassSeals, goldExecutions, planOf, sealSummary } from "./seals.js";
 import type { CheckMode, GradeFn, RunObservation, RunRecord, TaskReport, TaskStatus } from "./types.js";
@@ -219,6 +219,20 @@ export async function sweepTask(ctx: SweepContext, task: PlannedTask): Promise<T
       observations = await checks(checksOf(task, ctx.repeat), {
         sealPlan: "recorded",
         logDir: join(runContext.logDir, "demoted"),
+      });
+    }
+    // A task without expected tests fails gold on hidden tests that upstream skips at the base and
+    // at the fix alike; their expected tests are recorded without them, and the checks run again.
+    const upstreamSkips = skippedUpstream(task.loaded, observations);
+    if (upstreamSkips) {
+      const recorded = await recordExpected(task.loaded, "healthy", observations);
+      ctx.logger.info(
+        `expected tests: ${upstreamSkips.length} hidden test(s) skipped at the base and with gold alike (${upstreamSkips.slice(0, 3).join(", ")}${upstreamSkips.length > 3 ? ", …" : ""}): ${recorded}; checking again`,
+        { task: task.id, skipped: upstreamSkips },
+      );
+      observations = await checks(checksOf(task, ctx.repeat), {
+        sealPlan: "recorded",
+        logDir: join(runContext.logDir, "upstream-skips"),
       });
     }
     const assessment = assessTask(
