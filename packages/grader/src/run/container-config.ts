@@ -7,6 +7,12 @@ export const PATHS = {
   checkout: "/work/repo",
   tmp: "/tmp",
   home: "/home/oracle",
+  /**
+   * What an image puts in every run's HOME (images/README.md, "The image contract"): copied in by the
+   * prep, before any code of the diff or the tests exists. go-gotestsum keeps Go's build cache here
+   * (vet's facts of the standard library, which `go test` computes on every run otherwise).
+   */
+  homeSeed: "/opt/oracle/home",
   report: "/oracle/report",
   /** The hidden tests, copied into the hidden suite's run folder (the existing suite's has none). */
   hidden: "/oracle/run/tests",
@@ -46,7 +52,7 @@ export const sealsPath = (suite: SuiteName) => `${PATHS.report}/${suite}/seals.j
  */
 export interface DriverSandbox {
   /** The container paths the scripts use (the report's is in each plan). */
-  paths: Record<"tmp" | "checkout" | "diff" | "hidden", string>;
+  paths: Record<"tmp" | "checkout" | "diff" | "hidden" | "home" | "homeSeed", string>;
   /** Where the kill loop looks for processes, and the one it spares (`<proc>/1`: the driver). */
   proc: string;
   /** The command (builtins only) that SIGKILLs every process the test user may signal but the driver. */
@@ -67,7 +73,14 @@ export interface DriverSandbox {
 
 /** The sandbox the driver runs in: a suite's container, as {@link containerOptions} makes it. */
 export const CONTAINER_SANDBOX: DriverSandbox = {
-  paths: { tmp: PATHS.tmp, checkout: PATHS.checkout, diff: PATHS.diff, hidden: PATHS.hidden },
+  paths: {
+    tmp: PATHS.tmp,
+    checkout: PATHS.checkout,
+    diff: PATHS.diff,
+    hidden: PATHS.hidden,
+    home: PATHS.home,
+    homeSeed: PATHS.homeSeed,
+  },
   proc: "/proc",
   killAll: "kill -KILL -1",
   testUid: RUN_USER.split(":")[0]!,

@@ -98,7 +98,7 @@ const processTable = (path: string) => {
 /** A folder of its own per driver run: the sandbox's places, the run folder, the fake cgroup and process table. */
 function hostSandbox(): { dir: string; sandbox: DriverSandbox } {
   const dir = join(temp, `run-${runs++}`);
-  for (const sub of ["tmp", "work", "run/tests", "report", "proc", "cgroup"])
+  for (const sub of ["tmp", "work", "run/tests", "report", "proc", "cgroup", "home"])
     mkdirSync(join(dir, sub), { recursive: true });
   const sandbox: DriverSandbox = {
     paths: {
@@ -106,6 +106,8 @@ function hostSandbox(): { dir: string; sandbox: DriverSandbox } {
       checkout: join(dir, "work", "repo"),
       diff: join(dir, "run", "filtered.diff"),
       hidden: join(dir, "run", "tests"),
+      home: join(dir, "home"),
+      homeSeed: join(dir, "seed"),
     },
     proc: processTable(join(dir, "proc")),
     // Builtins only, like the container's `kill -KILL -1`, but limited to what the suite registered.
@@ -129,6 +131,8 @@ interface Case {
   go?: boolean;
   oomKills?: number;
   self?: string;
+  /** Files of the image's home seed (relative paths). */
+  homeSeed?: Record<string, string>;
 }
 
 interface Ran {
@@ -153,6 +157,10 @@ async function runDriver(c: Case): Promise<Ran> {
   for (const [path, text] of Object.entries(c.hiddenFiles ?? {})) {
     mkdirSync(join(sandbox.paths.hidden, path, ".."), { recursive: true });
     writeFileSync(join(sandbox.paths.hidden, path), text);
+  }
+  for (const [path, text] of Object.entries(c.homeSeed ?? {})) {
+    mkdirSync(join(sandbox.paths.homeSeed, path, ".."), { recursive: true });
+    writeFileSync(join(sandbox.paths.homeSeed, path), text);
   }
   if (c.oomKills !== undefined) writeFileSync(sandbox.oomFiles[0]!, `oom 0\noom_kill ${c.oomKills}\n`);
   if (c.self) sandbox.self = c.self;
@@ -292,6 +300,17 @@ describe("the driver, run in sh, read by the parser", () => {
     const prep = ran.record.prep.existing!;
     expect(prep.exitCode).toBe(PREP_EXIT.checkout);
     expect(prepFailure(prep.exitCode, prep.stderr.toString(), 0).reason).toBe("CHECKOUT_FAILED");
+  });
+
+  it("copies the image's home seed into HOME before the suite; without one, HOME stays empty", async () => {
+    // The checkout is <run>/work/repo and HOME is <run>/home.
+    const list = `find ../../home -type f | sort; cat ../../home/.cache/go-build/ab/x-d; ${writeReport}`;
+    const seeded = await runDriver({ command: list, homeSeed: { ".cache/go-build/ab/x-d": "facts\n" } });
+    expect(seeded.record.prep.existing?.exitCode).toBe(0);
+    expect(seeded.stdout).toBe("../../home/.cache/go-build/ab/x-d\nfacts\n");
+    const bare = await runDriver({ command: `find ../../home -type f; ${writeReport}` });
+    expect(bare.record.prep.existing?.exitCode).toBe(0);
+    expect(bare.stdout).toBe("");
   });
 
   it("baseline: no diff, the base commit's files", async () => {

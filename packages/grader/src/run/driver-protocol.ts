@@ -99,6 +99,8 @@ export const PREP_EXIT = {
   shadow: 16,
   /** The runner guard itself could not run. */
   guard: 17,
+  /** The image's home seed cannot be copied into HOME. */
+  home: 18,
 } as const;
 
 /** The driver's exit codes for its own failures (a failed prep exits with the prep's code). */

@@ -100,6 +100,8 @@ describe("the production driver", () => {
         checkout: "/work/repo",
         diff: "/oracle/run/filtered.diff",
         hidden: "/oracle/run/tests",
+        home: "/home/oracle",
+        homeSeed: "/opt/oracle/home",
       },
       proc: "/proc",
       killAll: "kill -KILL -1",

@@ -49,10 +49,23 @@ export interface PrepPlan {
 const failFunction = (sandbox: DriverSandbox): string =>
   `fail() { code=$1; shift; printf ${printfFormat(`${PREP_FAIL_PREFIX}%s\n`)} "$*" >&2; grep -h '^oom_kill ' ${sandbox.oomFiles.join(" ")} 2>/dev/null >&2; exit "$code"; }`;
 
+/**
+ * The image's home seed (PATHS.homeSeed), when it has one, copied into the run's HOME: a cache the
+ * image built (Go's), read and written by the runner as if it had made it. Each container gets its
+ * own copy, before any code of the diff or the tests exists, so nothing one suite writes there
+ * reaches the other, and the image's copy is read-only.
+ */
+export function homeSeedLines(sandbox: DriverSandbox): string[] {
+  const { home, homeSeed } = sandbox.paths;
+  return [
+    `if [ -d '${homeSeed}' ]; then cp -R '${homeSeed}/.' '${home}/' || fail ${PREP_EXIT.home} "cannot copy the image's ${homeSeed} into HOME"; fi`,
+  ];
+}
+
 /** The prep script of one suite (the driver runs it in a subshell). */
 export function prepScript(plan: PrepPlan): string {
   const { sandbox } = plan;
-  const lines = ["set -u", failFunction(sandbox), ...checkoutLines(plan)];
+  const lines = ["set -u", failFunction(sandbox), ...homeSeedLines(sandbox), ...checkoutLines(plan)];
   if (plan.list) lines.push(...snapshotLines());
   if (plan.applyDiff) lines.push(...applyLines(sandbox.paths.diff));
   if (plan.list) lines.push(...listLines());
