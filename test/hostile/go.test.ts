@@ -5,7 +5,7 @@
 // at run time), then `PASS`, and exits 0; test2json turns that into a passing report.
 
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { binPath, makeTempRoot, repoRoot, requireDocker, run } from "@oracle/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -30,6 +30,24 @@ const TASK = "semver-go";
  */
 const ANCHORED = "semver-go-anchored";
 const ANCHORED_RUN = "^(TestSpecExampleIsAscending|TestNumericIdentifiersCompareNumerically)$";
+/** semver-go with its hidden tests in two files of one package (below). */
+const SPLIT = "semver-go-split";
+const SPLIT_FIRST = `package conformance_test
+
+import (
+\t"testing"
+
+\t"example.com/semver"
+)
+
+func TestPrereleaseRoundTrip(t *testing.T) {
+\tfor _, s := range []string{"1.0.0-rc.1", "2.3.4-alpha.beta"} {
+\t\tif got := semver.MustParse(s).String(); got != s {
+\t\t\tt.Errorf("String() = %s, want %s", got, s)
+\t\t}
+\t}
+}
+`;
 let corpus: Corpus;
 
 beforeAll(async () => {
@@ -49,11 +67,24 @@ beforeAll(async () => {
     () => ` -run '${ANCHORED_RUN}' ./conformance`,
   );
   writeFileSync(join(temp.root, "tasks", ANCHORED, "task.json"), `${JSON.stringify(anchored, null, 2)}\n`);
+  // Two hidden files in one package: a_test.go (a test the unfixed code passes) and z_test.go (the
+  // two loop tests, which no seal takes). Go runs a_test.go's tests first.
+  cpSync(join(temp.root, "tasks", TASK), join(temp.root, "tasks", SPLIT), { recursive: true });
+  writeFileSync(
+    join(temp.root, "tasks", SPLIT, "task.json"),
+    `${JSON.stringify({ ...task, id: SPLIT }, null, 2)}\n`,
+  );
+  const hidden = join(temp.root, "tasks", SPLIT, "hidden-tests", "conformance");
+  const whole = readFileSync(join(hidden, "precedence_test.go"), "utf8");
+  const loops = whole.slice(0, whole.indexOf("func TestNumericIdentifiersRankBelowAlphanumeric"));
+  rmSync(join(hidden, "precedence_test.go"));
+  writeFileSync(join(hidden, "z_test.go"), loops.replace('\t"math/rand"\n', ""));
+  writeFileSync(join(hidden, "a_test.go"), SPLIT_FIRST);
   mkdirSync(join(temp.root, "canary"));
   mkdirSync(join(temp.root, "out"));
   corpus = {
     root: temp.root,
-    work: { [TASK]: work, [ANCHORED]: work } as unknown as Corpus["work"],
+    work: { [TASK]: work, [ANCHORED]: work, [SPLIT]: work } as unknown as Corpus["work"],
     out: join(temp.root, "out"),
     cleanup: temp.cleanup,
   };
@@ -210,5 +241,71 @@ describe("go: a hidden command anchored to exact names (-run '^(A|B)$')", () => 
     );
     expectOutcome(g, "FAIL", "REPORT_INCONSISTENT");
     expect(g.result.message).toMatch(/must fail is passed/);
+  });
+});
+
+/**
+ * The unfixed code, whose Less, first called from a test of z_test.go (the binary's last file),
+ * prints Go's pass lines for both of that file's tests and exits 1 before any of them fails: the
+ * exit code is what the must-fail test gives anyway, so only a pair still to come can tell.
+ */
+const EXIT_AFTER_FORGED_PASSES = `package semver
+
+import (
+\t"fmt"
+\t"os"
+\t"runtime"
+\t"strings"
+)
+
+func forgeRestOfFile() {
+\tpc := make([]uintptr, 32)
+\tframes := runtime.CallersFrames(pc[:runtime.Callers(1, pc)])
+\tfor {
+\t\tf, more := frames.Next()
+\t\tif strings.HasSuffix(f.File, "/z_test.go") {
+\t\t\tfmt.Print("--- PASS: TestSpecExampleIsAscending (0.00s)\\n")
+\t\t\tfmt.Print("=== RUN   TestNumericIdentifiersCompareNumerically\\n")
+\t\t\tfmt.Print("--- PASS: TestNumericIdentifiersCompareNumerically (0.00s)\\n")
+\t\t\tos.Exit(1)
+\t\t}
+\t\tif !more {
+\t\t\treturn
+\t\t}
+\t}
+}
+`;
+
+describe("go: the pair runs after every hidden test of its binary", () => {
+  it("gold-go-split: the fix PASSes; the pair is in z_test.go, the file that runs last", async () => {
+    const g = await grade("gold-go-split", { "compare.go": fixed() }, SPLIT);
+    expectOutcome(g, "PASS", "PASS");
+    expect(g.result.sentinel).toMatchObject({
+      state: "collected",
+      required: true,
+      files: ["conformance/z_test.go"],
+    });
+  });
+
+  it("exit-after-forged-passes-go: the last file's tests print their pass lines and exit 1, bug unfixed -> FAIL, the pair never ran", async () => {
+    const base = readFileSync(join(corpus.work[TASK as FixtureTask], "compare.go"), "utf8");
+    const less = "func Less(a, b Version) bool { return Compare(a, b) < 0 }";
+    expect(base).toContain(less);
+    const g = await grade(
+      "exit-after-forged-passes-go",
+      {
+        "compare.go": base.replace(
+          less,
+          () => "func Less(a, b Version) bool {\n\tforgeRestOfFile()\n\treturn Compare(a, b) < 0\n}",
+        ),
+        "forge.go": EXIT_AFTER_FORGED_PASSES,
+      },
+      SPLIT,
+    );
+    // With the pair in a_test.go (the first file, as the oracle chose it before) this was PASS on the unfixed code:
+    // the pair had run and failed its must-fail, which accounts for exit 1. Now the pair comes after
+    // the forged tests, so it never runs, and gotestsum files the binary's failure under TestMain.
+    expectOutcome(g, "FAIL", "TESTS_FAILED");
+    expect(suiteOutput(g, "hidden")).not.toMatch(/=== RUN {3}Test\w*\d/);
   });
 });

@@ -71,13 +71,31 @@ describe("planGo", () => {
       "other/c_test.go": GO,
     })!;
     expect(s.framework).toBe("go");
-    expect(s.appends.map((a) => a.path)).toEqual(["conformance/a_test.go"]);
-    expect(s.required).toEqual(["conformance/a_test.go"]);
+    expect(s.appends.map((a) => a.path)).toEqual(["conformance/b_test.go"]);
+    expect(s.required).toEqual(["conformance/b_test.go"]);
     const [a] = s.appends;
     expect(a!.tests.map((t) => t.role).sort()).toEqual(["fail", "pass"]);
     for (const t of a!.tests) expect(t.names[0]).toMatch(/^Test(SpecOrder|Numeric)\d+$/);
     expect(a!.text).toMatch(
       /func Test\w+\(t \*testing\.T\) \{\n\ttotal := \d+ \+ \d+\n\tif total != \d+ \{\n\t\tt\.(Errorf|Fatalf)\(/,
+    );
+  });
+
+  it("goes into the file that runs last in its test binary: the package's own test files, then its external ones, each by name", () => {
+    const internal = GO.replace("package conformance_test", "package conformance");
+    const order = (files: Record<string, string>) => plan("go test ./conformance", files)!.appends[0]!.path;
+    // The external package's tests run after the package's own, whatever the names.
+    expect(order({ "conformance/a_test.go": GO, "conformance/z_test.go": internal })).toBe(
+      "conformance/a_test.go",
+    );
+    expect(order({ "conformance/a_test.go": internal, "conformance/m_test.go": internal })).toBe(
+      "conformance/m_test.go",
+    );
+    // Go sorts file names byte by byte: "Z" before "a".
+    expect(order({ "conformance/Z_test.go": GO, "conformance/a_test.go": GO })).toBe("conformance/a_test.go");
+    // A file with a build constraint may not be compiled: never the target.
+    expect(order({ "conformance/a_test.go": GO, "conformance/b_test.go": `//go:build linux\n\n${GO}` })).toBe(
+      "conformance/a_test.go",
     );
   });
 

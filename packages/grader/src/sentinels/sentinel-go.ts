@@ -82,6 +82,17 @@ const dirOf = (path: string) => (posix.dirname(path) === "." ? "" : posix.dirnam
 const CONSTRAINED =
   /(?:^|\n)\s*\/\/(?:go:build|\s*\+build)\s|_(?:aix|android|darwin|dragonfly|freebsd|illumos|ios|js|netbsd|openbsd|plan9|solaris|wasip1|windows|386|arm|arm64|mips\w*|ppc64\w*|riscv64|s390x|wasm)(?:_\w+)?_test\.go$/;
 
+/**
+ * Where a file's tests come in its package's test binary: the package's own test files, then its
+ * external ones (`package x_test`), each by file name (`go test`'s test main). The pair goes into the
+ * hidden file that runs last, so that it runs after every hidden test in sequence: a test that exits
+ * the binary (`os.Exit`) before the end, after printing its own pass line, leaves the pair out.
+ */
+function runOrder([path, text]: [string, string]): string {
+  const external = /^package\s+\w+_test\b/m.test(text) ? "1" : "0";
+  return `${external}/${posix.basename(path)}`;
+}
+
 const isGoTest = (path: string, text: string) =>
   path.endsWith("_test.go") && /^func\s+Test[A-Z_0-9]\w*\s*\(/m.test(text);
 
@@ -159,7 +170,10 @@ export function planGo(
   const widened: string[] = [];
   for (const dir of [...selected].sort()) {
     const inDir = (map: Iterable<[string, string]>) => [...map].filter(([p]) => dirOf(p) === dir);
-    const target = inDir(files).find(([path, text]) => !CONSTRAINED.test(text) && !CONSTRAINED.test(path));
+    const target = inDir(files)
+      .filter(([path, text]) => !CONSTRAINED.test(text) && !CONSTRAINED.test(path))
+      .sort((a, b) => (runOrder(a) < runOrder(b) ? -1 : runOrder(a) > runOrder(b) ? 1 : 0))
+      .at(-1);
     if (!target) {
       notes.push(`every hidden test file in ${dir || "."} has a build constraint`);
       continue;
