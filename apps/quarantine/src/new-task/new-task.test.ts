@@ -42,6 +42,15 @@ describe("templates", () => {
       ),
     ).toEqual(["--ui", "tdd", "--require", "ts-node/register", "--timeout", "5000"]);
     expect(repoRunnerFlags("mocha", pkg({ test: "nyc mocha --ui $UI" }))).toEqual([]);
+    // Read as the shell reads it (the grader's shellSegments): a quoted `|` does not split the
+    // script, and only a word the shell would expand is left out.
+    expect(repoRunnerFlags("mocha", pkg({ test: `mocha --grep "a|b" --ui 'tdd' --timeout "\\$5"` }))).toEqual(
+      ["--ui", "tdd", "--timeout", "$5"],
+    );
+    expect(repoRunnerFlags("mocha", pkg({ test: `mocha --require '$lib' --ui="\${UI}"` }))).toEqual([
+      "--require",
+      "$lib",
+    ]);
     expect(repoRunnerFlags("jest", pkg({ test: "mocha --ui qunit" }))).toEqual([]);
     expect(repoRunnerFlags("mocha", null)).toEqual([]);
     expect(suiteCommand("mocha", ["test/a.js"], [], ["--ui", "qunit"])).toContain(

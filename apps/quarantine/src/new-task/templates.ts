@@ -1,4 +1,5 @@
 import { posix } from "node:path";
+import { shellSegments } from "@oracle/grader";
 import { OracleError } from "@oracle/spec";
 
 /** The runners new-task writes suite commands for. */
@@ -118,18 +119,18 @@ export function repoRunnerFlags(framework: Framework, packageJson: string | null
   for (const name of names) {
     const script = scripts[name];
     if (typeof script !== "string") continue;
-    for (const segment of script.split(/&&|\|\||;|\|/)) {
-      const words = [...segment.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]!);
+    // The grader's own reading of a shell command: its quoting, and which words expand.
+    for (const { words, expands } of shellSegments(script)) {
       const at = words.findIndex((w) => /(^|\/)_?mocha(\.js)?$/.test(w));
       if (at < 0) continue;
       const flags: string[] = [];
-      const args = words.slice(at + 1);
-      for (let i = 0; i < args.length; i++) {
-        const [flag = "", joined] = args[i]!.split(/=(.*)/s);
+      for (let i = at + 1; i < words.length; i++) {
+        const [flag = "", joined] = words[i]!.split(/=(.*)/s);
         const canonical = MOCHA_FLAGS[flag];
         if (canonical === undefined) continue;
-        const value = joined ?? args[++i];
-        if (value !== undefined && !/[$`]/.test(value)) flags.push(canonical, value);
+        const valueAt = joined === undefined ? ++i : i;
+        const value = joined ?? words[valueAt];
+        if (value !== undefined && expands[valueAt] !== true) flags.push(canonical, value);
       }
       return flags;
     }
