@@ -30,7 +30,17 @@ const TASK = "semver-go";
  */
 const ANCHORED = "semver-go-anchored";
 const ANCHORED_RUN = "^(TestSpecExampleIsAscending|TestNumericIdentifiersCompareNumerically)$";
-/** semver-go with its hidden tests in two files of one package (below). */
+/** A hidden file of TestMain alone: it sorts last but has no test to name a pair after. */
+const SPLIT_MAIN = `package conformance_test
+
+import (
+\t"os"
+\t"testing"
+)
+
+func TestMain(m *testing.M) { os.Exit(m.Run()) }
+`;
+/** semver-go with its hidden tests in three files of one package (below). */
 const SPLIT = "semver-go-split";
 const SPLIT_FIRST = `package conformance_test
 
@@ -67,8 +77,8 @@ beforeAll(async () => {
     () => ` -run '${ANCHORED_RUN}' ./conformance`,
   );
   writeFileSync(join(temp.root, "tasks", ANCHORED, "task.json"), `${JSON.stringify(anchored, null, 2)}\n`);
-  // Two hidden files in one package: a_test.go (a test the unfixed code passes) and z_test.go (the
-  // two loop tests, which no seal takes). Go runs a_test.go's tests first.
+  // Three hidden files in one package: a_test.go (a test the unfixed code passes), z_test.go (the
+  // two loop tests, which no seal takes) and zz_test.go (TestMain alone). Go runs a_test.go's first.
   cpSync(join(temp.root, "tasks", TASK), join(temp.root, "tasks", SPLIT), { recursive: true });
   writeFileSync(
     join(temp.root, "tasks", SPLIT, "task.json"),
@@ -80,6 +90,7 @@ beforeAll(async () => {
   rmSync(join(hidden, "precedence_test.go"));
   writeFileSync(join(hidden, "z_test.go"), loops.replace('\t"math/rand"\n', ""));
   writeFileSync(join(hidden, "a_test.go"), SPLIT_FIRST);
+  writeFileSync(join(hidden, "zz_test.go"), SPLIT_MAIN);
   mkdirSync(join(temp.root, "canary"));
   mkdirSync(join(temp.root, "out"));
   corpus = {
@@ -277,7 +288,7 @@ func forgeRestOfFile() {
 `;
 
 describe("go: the pair runs after every hidden test of its binary", () => {
-  it("gold-go-split: the fix PASSes; the pair is in z_test.go, the file that runs last", async () => {
+  it("gold-go-split: the fix PASSes; the pair is in z_test.go, the last file with a test (zz_test.go has TestMain alone)", async () => {
     const g = await grade("gold-go-split", { "compare.go": fixed() }, SPLIT);
     expectOutcome(g, "PASS", "PASS");
     expect(g.result.sentinel).toMatchObject({
@@ -285,6 +296,14 @@ describe("go: the pair runs after every hidden test of its binary", () => {
       required: true,
       files: ["conformance/z_test.go"],
     });
+  });
+
+  it("go-forge-init-split: init() forges every test, the last hidden file holds TestMain alone -> FAIL REPORT_INCONSISTENT", async () => {
+    // With the pair aimed at the last file whatever it held, zz_test.go got none and no other file
+    // did either: this forgery was PASS on the unfixed code (an attack review, 2026-12-06).
+    const g = await grade("go-forge-init-split", { "forge.go": goForge({ only: "z_test.go" }) }, SPLIT);
+    expectOutcome(g, "FAIL", "REPORT_INCONSISTENT");
+    expect(g.result.message).toMatch(/must fail is passed/);
   });
 
   it("exit-after-forged-passes-go: the last file's tests print their pass lines and exit 1, bug unfixed -> FAIL, the pair never ran", async () => {

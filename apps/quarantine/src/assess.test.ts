@@ -107,6 +107,14 @@ describe("baselineFindings", () => {
     const [found] = baselineFindings(stops);
     expect(found?.flag).toBe("SENTINEL_NOT_COLLECTED");
     expect(found?.detail).toMatch(/stops at its first failure/);
+    // None because Go's -run selects no test named like the hidden files' (a subtest level): flagged.
+    const unnamed = record({
+      mode: "baseline",
+      sentinel: "none",
+      sentinelNote: '-run "Test(A|B)/x" selects no test named like those of pkg/z_test.go, pkg/a_test.go',
+    });
+    expect(flags(baselineFindings(unnamed))).toEqual(["SENTINEL_NOT_COLLECTED"]);
+    expect(baselineFindings(unnamed)[0]?.detail).toMatch(/select the hidden tests by their whole names/);
     const other = record({ mode: "baseline", sentinel: "none", sentinelNote: "no protected runner" });
     expect(baselineFindings(other)).toEqual([]);
   });

@@ -112,6 +112,18 @@ function sentinelAtBaseline(run: RunRecord): Finding | null {
       run,
       `no sentinel can run: ${run.sentinelNote}; a run that stops at its first failure cannot carry the oracle's must-fail test`,
     );
+  // A Go `-run` that selects no test named like a hidden file's (a subtest level, a pattern the oracle
+  // cannot widen): no pair can be named so that it runs.
+  if (
+    run.sentinel === "none" &&
+    run.sentinelNote &&
+    /selects no test named like those of/.test(run.sentinelNote)
+  )
+    return finding(
+      "SENTINEL_NOT_COLLECTED",
+      run,
+      `no sentinel can run: ${run.sentinelNote}; select the hidden tests by their whole names (-run '^(TestA|TestB)$') or by package`,
+    );
   if (run.sentinel !== "not-collected" || run.hidden?.reason === "REPORT_INCONSISTENT") return null;
   const why = run.sentinelNote ? `: ${run.sentinelNote}` : "";
   return finding("SENTINEL_NOT_COLLECTED", run, `the grade result says the sentinel was not collected${why}`);

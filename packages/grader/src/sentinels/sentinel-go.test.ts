@@ -93,6 +93,20 @@ describe("planGo", () => {
     );
     // Go sorts file names byte by byte: "Z" before "a".
     expect(order({ "conformance/Z_test.go": GO, "conformance/a_test.go": GO })).toBe("conformance/a_test.go");
+    // A file of TestMain alone has no test to name the pair after: the next one back takes it.
+    const main =
+      'package conformance_test\n\nimport (\n\t"os"\n\t"testing"\n)\n\nfunc TestMain(m *testing.M) { os.Exit(m.Run()) }\n';
+    expect(order({ "conformance/a_test.go": GO, "conformance/z_test.go": main })).toBe(
+      "conformance/a_test.go",
+    );
+    // Nor does a file of tests `-run` leaves out: the pair goes where the selected ones are.
+    const other = GO.replaceAll("TestSpecOrder", "TestOther").replaceAll("TestNumeric", "TestElse");
+    const selected = plan("go test -run 'Test(Spec|Numeric)/' ./conformance", {
+      "conformance/a_test.go": GO,
+      "conformance/z_test.go": other,
+    })!;
+    expect(selected.appends.map((a) => a.path)).toEqual(["conformance/a_test.go"]);
+    expect(selected.required).toEqual(["conformance/a_test.go"]);
     // A file with a build constraint may not be compiled: never the target.
     expect(order({ "conformance/a_test.go": GO, "conformance/b_test.go": `//go:build linux\n\n${GO}` })).toBe(
       "conformance/a_test.go",

@@ -93,8 +93,9 @@ function runOrder([path, text]: [string, string]): string {
   return `${external}/${posix.basename(path)}`;
 }
 
+/** A `_test.go` file with a test (`func TestX(t *testing.T)`; TestMain is none). */
 const isGoTest = (path: string, text: string) =>
-  path.endsWith("_test.go") && /^func\s+Test[A-Z_0-9]\w*\s*\(/m.test(text);
+  path.endsWith("_test.go") && /^func\s+Test[A-Z_0-9]\w*\s*\(\s*\w+\s+\*\s*\w+\.T\s*\)/m.test(text);
 
 /** Regular expressions RE2 and JavaScript read alike (no flags group, classes, \A, \z, \Q…). */
 const PORTABLE = /^(?:[\w|^$.*+?()[\]{}, -]|\\[\\.*+?()[\]{}|^$dDwWsSbB])*$/;
@@ -170,11 +171,11 @@ export function planGo(
   const widened: string[] = [];
   for (const dir of [...selected].sort()) {
     const inDir = (map: Iterable<[string, string]>) => [...map].filter(([p]) => dirOf(p) === dir);
-    const target = inDir(files)
+    // The files the pair may go into, the one whose tests run last first.
+    const candidates = inDir(files)
       .filter(([path, text]) => !CONSTRAINED.test(text) && !CONSTRAINED.test(path))
-      .sort((a, b) => (runOrder(a) < runOrder(b) ? -1 : runOrder(a) > runOrder(b) ? 1 : 0))
-      .at(-1);
-    if (!target) {
+      .sort((a, b) => (runOrder(a) < runOrder(b) ? 1 : runOrder(a) > runOrder(b) ? -1 : 0));
+    if (candidates.length === 0) {
       notes.push(`every hidden test file in ${dir || "."} has a build constraint`);
       continue;
     }
@@ -182,13 +183,23 @@ export function planGo(
     const names = [...[...texts, ...others].map(([, text]) => text), ...appends.map((a) => a.text)].join(
       "\n",
     );
-    let append = goSentinel(target[0], target[1], names, run, options.random);
+    // The last file with a test named like the ones `-run` selects (a file of TestMain alone, or of
+    // tests `-run` leaves out, gets no pair: the next one back does).
+    let append: SentinelAppend | null = null;
+    for (const [path, text] of candidates) {
+      append = goSentinel(path, text, names, run, options.random);
+      if (append) break;
+    }
     if (!append && widen) {
-      append = goSentinel(target[0], target[1], names, null, options.random);
+      const [path, text] = candidates[0]!;
+      append = goSentinel(path, text, names, null, options.random);
       widened.push(...(append?.tests.flatMap((t) => t.names) ?? []));
     }
     if (append) appends.push(append);
-    else notes.push(`-run ${JSON.stringify(call.run)} selects no test named like those of ${target[0]}`);
+    else
+      notes.push(
+        `-run ${JSON.stringify(call.run)} selects no test named like those of ${candidates.map(([path]) => path).join(", ")}`,
+      );
   }
   if (selected.size === 0) notes.push("no hidden test package is selected by the command");
   return {
