@@ -186,7 +186,7 @@ describe("planGo", () => {
       new Map([["q_test.go", taken]]),
     );
     expect(p.appends).toEqual([]);
-    expect(p.unsure).toMatch(/selects no test/);
+    expect(p.gaps).toMatch(/selects no test/);
   });
 
   it("skips files with build constraints", () => {
@@ -199,7 +199,17 @@ describe("planGo", () => {
       ]),
     );
     expect(p.appends).toEqual([]);
-    expect(p.unsure).toMatch(/build constraint/);
+    expect(p.gaps).toMatch(/build constraint/);
+  });
+
+  it("a package without a pair leaves the others' pairs required; a doubt about the call leaves none required", () => {
+    const files = { "a/a_test.go": GO, "b/b_test.go": `//go:build x\n\n${GO}` };
+    const s = plan("go test ./a ./b", files)!;
+    expect(s.required).toEqual(["a/a_test.go"]);
+    expect(s.note).toMatch(/every hidden test file in b has a build constraint/);
+    const doubt = plan("go test ./a ./b x_test.go", files)!;
+    expect(doubt.required).toEqual([]);
+    expect(doubt.note).toMatch(/names \.go files/);
   });
 });
 

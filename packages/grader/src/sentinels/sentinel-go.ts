@@ -116,8 +116,13 @@ function topLevelRun(run: string): string {
 /** The plan: the appends (one per selected package) and why some may be left out. */
 export interface GoPlan {
   appends: SentinelAppend[];
-  /** Set when the oracle cannot be sure the pair runs: a missing one is then only noted. */
+  /** Set when the oracle cannot be sure the pairs run (the call's own doubt): a missing one is then only noted. */
   unsure?: string;
+  /**
+   * Selected packages that got no pair (every hidden file constrained, an import path, a `-run`
+   * that selects no name like theirs): said, but the other packages' pairs still provably run.
+   */
+  gaps?: string;
   /** Set when no pair can be planted (a call that stops at its first failure). */
   unprotected?: string;
   /**
@@ -146,12 +151,13 @@ export function planGo(
   if (call.failfast)
     return { appends: [], unprotected: "the hidden command stops at its first failure (-failfast)" };
   const notes = [...call.unsure];
+  const gaps: string[] = [];
   const files = [...texts].filter(([path, text]) => isGoTest(path, text));
   const dirs = [...new Set(files.map(([path]) => dirOf(path)))].sort();
   const selected = new Set<string>();
   for (const pattern of call.packages.length > 0 ? call.packages : ["."]) {
     const named = patternDirs(pattern, cwd, dirs);
-    if (named === null) notes.push(`the package ${pattern} is an import path`);
+    if (named === null) gaps.push(`the package ${pattern} is an import path`);
     for (const d of named ?? []) selected.add(d);
   }
   let run: RegExp | null = null;
@@ -176,7 +182,7 @@ export function planGo(
       .filter(([path, text]) => !CONSTRAINED.test(text) && !CONSTRAINED.test(path))
       .sort((a, b) => (runOrder(a) < runOrder(b) ? 1 : runOrder(a) > runOrder(b) ? -1 : 0));
     if (candidates.length === 0) {
-      notes.push(`every hidden test file in ${dir || "."} has a build constraint`);
+      gaps.push(`every hidden test file in ${dir || "."} has a build constraint`);
       continue;
     }
     // Every file's names: a report id ends in the test's name, whatever its package.
@@ -197,15 +203,16 @@ export function planGo(
     }
     if (append) appends.push(append);
     else
-      notes.push(
+      gaps.push(
         `-run ${JSON.stringify(call.run)} selects no test named like those of ${candidates.map(([path]) => path).join(", ")}`,
       );
   }
-  if (selected.size === 0) notes.push("no hidden test package is selected by the command");
+  if (selected.size === 0) gaps.push("no hidden test package is selected by the command");
   return {
     appends,
     ...(widened.length > 0 ? { run: `${call.run}|^(${widened.join("|")})$` } : {}),
     ...(notes.length > 0 ? { unsure: notes.join("; ") } : {}),
+    ...(gaps.length > 0 ? { gaps: gaps.join("; ") } : {}),
   };
 }
 

@@ -241,11 +241,12 @@ function planGoSentinels(
     ? plan.unsure
     : "the task names its framework but the command's runner was not recognised";
   const required = unsure ? [] : plan.appends.map((a) => a.path);
+  const note = [unsure, plan.gaps].filter((n) => n !== undefined).join("; ");
   return {
     framework: "go",
     appends: plan.appends,
     required,
-    ...(unsure ? { note: unsure } : {}),
+    ...(note ? { note } : {}),
     ...(command ? { command } : {}),
   };
 }
@@ -340,7 +341,7 @@ export function noSentinelNote(
     const texts = new Map(files.map((f) => [f.path, f.text]));
     const call = runner.args ? goTestArgs(runner.args) : { packages: ["./..."], failfast: false, unsure: [] };
     const plan = planGo(call, (runner as RunnerCall).cwd ?? "", texts);
-    return plan.unprotected ?? plan.unsure ?? "no hidden file looks like a go test file";
+    return plan.unprotected ?? plan.unsure ?? plan.gaps ?? "no hidden file looks like a go test file";
   }
   if (runner.args) {
     const selection = selectionOf(runner as RunnerCall, new Map(files.map((f) => [f.path, f.text])));
