@@ -10,7 +10,7 @@ import sys
 
 PIN = re.compile(r"^([A-Za-z0-9_.-]+)==([^\s;#]+)$")
 # Distributions whose Debian package is not python3-<normalised name>.
-DEBIAN_NAMES = {"attrs": "python3-attr"}
+DEBIAN_NAMES = {"attrs": "python3-attr", "pyyaml": "python3-yaml"}
 
 
 def read_pins(path):

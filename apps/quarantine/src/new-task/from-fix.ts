@@ -22,6 +22,7 @@ import {
   taskIdFrom,
   taskJson,
 } from "./make.js";
+import { repoPythonNeeds } from "./python-deps.js";
 import { splitFix } from "./split.js";
 import { detectFramework, type Framework, repoRunnerFlags } from "./templates.js";
 
@@ -118,6 +119,9 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
     taskId: id,
     repoPackageJson: packageJson,
     repoLockfile: await readPackageLock(repo, fixPackageJson === null ? base : fix),
+    ...(framework === "pytest" || framework === "unittest"
+      ? { pythonNeeds: await repoPythonNeeds(repo, base, baseFiles, hidden) }
+      : {}),
     ...(options.image ? { image: options.image } : {}),
   });
   const task = taskJson({

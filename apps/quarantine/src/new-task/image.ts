@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { OracleError } from "@oracle/spec";
+import type { PythonNeed } from "./python-deps.js";
 import { DEFAULT_IMAGE, type Framework, packageDeps } from "./templates.js";
 
 /** This repository's images/: the templates new-task copies when a root has no image for a runner. */
@@ -195,6 +196,23 @@ async function makeNodeImage(
  * default image, copied from this repository's templates when the root has none; a JS repository
  * whose dependencies the default image lacks gets an image of its own, named after the task.
  */
+/** A Python task's own image: the template's folder, its requirements.txt with the needs added. */
+async function makePythonImage(
+  template: string,
+  target: string,
+  taskId: string,
+  needs: readonly PythonNeed[],
+): Promise<void> {
+  await cp(template, target, { recursive: true });
+  const requirements = join(target, "requirements.txt");
+  const text = await readFile(requirements, "utf8");
+  const added = needs.map((n) => `${n.pin}  # ${n.why.replace(/[\r\n]/g, " ")}`);
+  await writeFile(
+    requirements,
+    `${text.replace(/\n*$/, "\n")}# Added by new-task for ${taskId}: what the repository's tests need (from Debian bookworm).\n${added.join("\n")}\n`,
+  );
+}
+
 export async function chooseImage(options: {
   root: string;
   framework: Framework;
@@ -203,6 +221,8 @@ export async function chooseImage(options: {
   repoPackageJson: string | null;
   /** The repository's package-lock.json beside that package.json, if it has one. */
   repoLockfile?: string | null;
+  /** Python: what the repository's tests need beyond the template (python-deps.ts). */
+  pythonNeeds?: readonly PythonNeed[];
 }): Promise<ImageChoice> {
   const images = join(resolve(options.root), "images");
   if (options.image) {
@@ -241,6 +261,16 @@ export async function chooseImage(options: {
       );
       return { name: own, made: `images/${own}/`, notes };
     }
+  }
+  const needs = options.pythonNeeds ?? [];
+  if ((options.framework === "pytest" || options.framework === "unittest") && needs.length > 0) {
+    const own = options.taskId.toLowerCase();
+    if (!(await exists(join(images, own, "Dockerfile"))))
+      await makePythonImage(join(images, name), join(images, own), own, needs);
+    notes.push(
+      `images/${name} lacks what the repository's tests need (${needs.map((n) => `${n.pin}: ${n.why}`).join("; ")}): made images/${own}/ from it with them pinned in its requirements.txt (Debian's python3-* packages)`,
+    );
+    return { name: own, made: `images/${own}/`, notes };
   }
   if (options.framework === "pytest" || options.framework === "unittest")
     notes.push(

@@ -14,6 +14,7 @@ import {
   type TaskPlan,
   taskJson,
 } from "./make.js";
+import { repoPythonNeeds } from "./python-deps.js";
 import { detectFramework, type Framework, repoRunnerFlags, runsAsTest } from "./templates.js";
 
 /**
@@ -230,6 +231,10 @@ async function planRow(options: SwebenchOptions, { line, row }: ParsedRow, label
     } catch (error) {
       throw new Error(`${where("test_patch")}: ${(error as Error).message}`);
     }
+    const pythonNeeds =
+      framework === "pytest" || framework === "unittest"
+        ? await repoPythonNeeds(bare, row.base_commit, baseFiles, hidden)
+        : [];
     const goldPaths = (await patchPaths(scratch, row.patch)).paths;
     const warnings = deniedGoldPaths(goldPaths, []).map(
       (p) =>
@@ -241,6 +246,7 @@ async function planRow(options: SwebenchOptions, { line, row }: ParsedRow, label
       framework,
       packageJson,
       packageLock,
+      pythonNeeds,
       hidden,
       hiddenPaths,
       suites,
@@ -285,6 +291,7 @@ export async function planDataset(
       taskId: p.id,
       repoPackageJson: p.packageJson,
       repoLockfile: p.packageLock,
+      pythonNeeds: p.pythonNeeds,
       ...(options.image ? { image: options.image } : {}),
     });
     images.push(image);

@@ -1,0 +1,97 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { chooseImage } from "./image.js";
+import { addoptsOf, pythonNeeds } from "./python-deps.js";
+
+// python-semver's .pytest.ini at bc41390f^ (its addopts stopped pytest 7 with a usage error: exit 4).
+const SEMVER_INI = `[pytest]
+norecursedirs = .git build .env/ env/ .pyenv/ .tmp/ .eggs/ venv/
+testpaths = tests docs
+pythonpath = src tests
+filterwarnings =
+    ignore:Function 'semver.*:DeprecationWarning
+addopts =
+    --import-mode=importlib
+    --no-cov-on-fail
+    --cov=semver
+    --cov-report=term-missing
+    --doctest-modules
+`;
+
+describe("addoptsOf", () => {
+  it("reads an ini section's addopts with its continuation lines, up to the next key", () => {
+    expect(addoptsOf(SEMVER_INI)).toMatch(/--import-mode=importlib[\s\S]*--doctest-modules/);
+    expect(addoptsOf("[pytest]\naddopts = -ra --cov=x\ntestpaths = tests\n")).toBe(" -ra --cov=x");
+  });
+
+  it("reads a TOML table's addopts up to the next table, and says null when there is none", () => {
+    const toml =
+      '[tool.pytest.ini_options]\naddopts = "--cov=pkg -q"\n\n[tool.coverage.run]\nbranch = true\n';
+    expect(addoptsOf(toml)).toBe(' "--cov=pkg -q"\n');
+    expect(addoptsOf("[tool:pytest]\ntestpaths = tests\n")).toBeNull();
+  });
+});
+
+describe("pythonNeeds", () => {
+  it("adds pytest-cov and coverage when addopts names --cov or --no-cov", () => {
+    expect(pythonNeeds([{ path: ".pytest.ini", text: SEMVER_INI }], [])).toEqual([
+      { pin: "pytest-cov==4.0.0", why: ".pytest.ini: addopts names pytest-cov's --cov" },
+      { pin: "coverage==6.5.0", why: ".pytest.ini: addopts names pytest-cov's --cov" },
+    ]);
+    // A --cov outside addopts (a comment, another tool's key) is not a need.
+    expect(pythonNeeds([{ path: "setup.cfg", text: "[coverage:run]\nsource = --cov\n" }], [])).toEqual([]);
+    expect(pythonNeeds([{ path: "tox.ini", text: "[pytest]\naddopts = --covering\n" }], [])).toEqual([]);
+  });
+
+  it("adds the package of a module the tests import, once, with the first file that imports it", () => {
+    const tests = [
+      {
+        path: "tests/test_apis.py",
+        text: "import unittest\n\n\nclass T(unittest.TestCase):\n    def test(self):\n        import yaml\n",
+      },
+      { path: "tests/test_b.py", text: "from yaml import safe_load\n" },
+    ];
+    expect(pythonNeeds([], tests)).toEqual([{ pin: "PyYAML==6.0", why: "tests/test_apis.py imports yaml" }]);
+    expect(pythonNeeds([], [{ path: "t.py", text: "import yamlish\n# import yaml\n" }])).toEqual([]);
+  });
+});
+
+describe("chooseImage: a Python repository's needs", () => {
+  it("makes the task's own image from python-pytest with the needs pinned; none: the template", async () => {
+    const root = await mkdtemp(join(tmpdir(), "oracle-python-image-"));
+    try {
+      const needs = pythonNeeds([{ path: ".pytest.ini", text: SEMVER_INI }], []);
+      const choice = await chooseImage({
+        root,
+        framework: "pytest",
+        taskId: "Semver-1",
+        repoPackageJson: null,
+        pythonNeeds: needs,
+      });
+      expect(choice).toMatchObject({ name: "semver-1", made: "images/semver-1/" });
+      expect(choice.notes.join("\n")).toMatch(
+        /lacks what the repository's tests need \(pytest-cov==4\.0\.0: \.pytest\.ini/,
+      );
+      const requirements = await readFile(join(root, "images", "semver-1", "requirements.txt"), "utf8");
+      const template = await readFile(join(root, "images", "python-pytest", "requirements.txt"), "utf8");
+      expect(requirements.startsWith(template)).toBe(true);
+      expect(requirements.slice(template.length)).toBe(
+        "# Added by new-task for semver-1: what the repository's tests need (from Debian bookworm).\n" +
+          "pytest-cov==4.0.0  # .pytest.ini: addopts names pytest-cov's --cov\n" +
+          "coverage==6.5.0  # .pytest.ini: addopts names pytest-cov's --cov\n",
+      );
+      const plain = await chooseImage({
+        root,
+        framework: "pytest",
+        taskId: "other",
+        repoPackageJson: null,
+        pythonNeeds: [],
+      });
+      expect(plain.name).toBe("python-pytest");
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});

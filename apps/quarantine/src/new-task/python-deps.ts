@@ -1,0 +1,91 @@
+import { showFile } from "./git.js";
+import { runsAsTest } from "./templates.js";
+
+/**
+ * What a Python repository's tests need beyond python-pytest's image (Python 3.11, pytest 7 and its
+ * own dependencies, all from Debian bookworm): read from its pytest configuration and its test files'
+ * imports. PyPI is not reachable, so only Debian's python3-* packages can be added; each row names a
+ * distribution at the version bookworm ships (the image build checks every pin and fails otherwise).
+ */
+
+/** A pin to add to a task's image (`name==version`, as images/python-pytest/requirements.txt writes them), and why. */
+export interface PythonNeed {
+  pin: string;
+  why: string;
+}
+
+/** pytest-cov and coverage (Debian python3-pytest-cov 4.0.0, python3-coverage 6.5.0). */
+const PYTEST_COV = ["pytest-cov==4.0.0", "coverage==6.5.0"];
+
+/** Modules a test imports that Debian packages, by top-level name: the pins that bring them. */
+const MODULES: Record<string, readonly string[]> = {
+  yaml: ["PyYAML==6.0"],
+};
+
+/** The files pytest reads its configuration from (`.pytest.ini` too), at the repository's top. */
+export const PYTEST_CONFIGS = ["pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"];
+
+/** A pytest-cov option in a configuration's addopts (`--cov`, `--cov=x`, `--cov-report`, `--no-cov…`). */
+const COV_OPTION = /(^|\s)--(no-)?cov(\b|[-=])/m;
+
+/** A top-level import, at any indentation (an import inside a test function counts too). */
+const IMPORT = /^[ \t]*(?:import|from)[ \t]+([A-Za-z_]\w*)/gm;
+
+/**
+ * The pins a repository's tests need: pytest-cov when a pytest configuration's `addopts` names its
+ * options (pytest 7 stops with a usage error otherwise: no test runs), and the packages of modules
+ * the test files import. Each pin once, with the first reason found.
+ */
+export function pythonNeeds(
+  configs: ReadonlyArray<{ path: string; text: string }>,
+  tests: ReadonlyArray<{ path: string; text: string }>,
+): PythonNeed[] {
+  const needs = new Map<string, string>();
+  const add = (pins: readonly string[], why: string) => {
+    for (const pin of pins) if (!needs.has(pin)) needs.set(pin, why);
+  };
+  for (const { path, text } of configs) {
+    const addopts = addoptsOf(text);
+    if (addopts !== null && COV_OPTION.test(addopts))
+      add(PYTEST_COV, `${path}: addopts names pytest-cov's --cov`);
+  }
+  for (const { path, text } of tests)
+    for (const m of text.matchAll(IMPORT)) {
+      const pins = MODULES[m[1]!];
+      if (pins) add(pins, `${path} imports ${m[1]}`);
+    }
+  return [...needs].map(([pin, why]) => ({ pin, why }));
+}
+
+/**
+ * The `addopts` value of an ini-style section or a TOML table (with its continuation lines), or null.
+ * Both styles are read the same loose way: `addopts` at a line's start, then `=`, then the value up
+ * to the next line that starts a key, a section or a table.
+ */
+export function addoptsOf(text: string): string | null {
+  const m = /^addopts[ \t]*=([^\n]*(?:\n(?![ \t]*(?:[A-Za-z_][\w.-]*[ \t]*=|\[))[^\n]*)*)/m.exec(text);
+  return m ? m[1]! : null;
+}
+
+/** What the repository's Python tests need beyond the image template: its pytest configuration at the base, the base's test files and the hidden ones. */
+export async function repoPythonNeeds(
+  repo: string,
+  base: string,
+  baseFiles: readonly string[],
+  hidden: ReadonlyArray<{ path: string; bytes: Buffer }>,
+): Promise<PythonNeed[]> {
+  const present = new Set(baseFiles);
+  const read = (path: string) => showFile(repo, base, path).then((b) => ({ path, text: b.toString("utf8") }));
+  const configs = await Promise.all(PYTEST_CONFIGS.filter((p) => present.has(p)).map(read));
+  // The existing suite's files: a bounded number, read one git call each.
+  const tests = await Promise.all(
+    baseFiles
+      .filter((p) => runsAsTest("pytest", p) || p.endsWith("/conftest.py") || p === "conftest.py")
+      .slice(0, 400)
+      .map(read),
+  );
+  return pythonNeeds(configs, [
+    ...tests,
+    ...hidden.map((h) => ({ path: h.path, text: h.bytes.toString("utf8") })),
+  ]);
+}
