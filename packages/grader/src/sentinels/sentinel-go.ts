@@ -35,27 +35,35 @@ export function goTestArgs(args: string[]): GoCall {
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     if (arg === "-args" || arg === "--args") {
-      // The test binary's own flags: -test.run / -test.failfast reach it unchanged.
-      for (const rest of args.slice(i + 1)) {
-        const m = /^--?test\.(run|failfast)(?:=(.*))?$/.exec(rest);
-        if (m?.[1] === "run" && m[2] !== undefined) call.run = m[2];
-        if (m?.[1] === "failfast" && m[2] !== "false") call.failfast = true;
-      }
+      binaryArgs(args.slice(i + 1), call);
       break;
     }
-    if (!arg.startsWith("-") || arg === "-") {
-      call.packages.push(arg);
-      continue;
-    }
-    const [, name = "", value] = /^--?([^=]+)(?:=(.*))?$/.exec(arg) ?? [];
-    const flag = name.replace(/^test\./, "");
-    const val = value ?? (GO_VALUES.has(flag) ? args[++i] : undefined);
-    if (flag === "run" && val !== undefined) call.run = val;
-    else if (flag === "failfast" && val !== "false") call.failfast = true;
-    else if (flag === "list" || flag === "c") call.unsure.push(`-${flag} runs no test`);
+    if (!arg.startsWith("-") || arg === "-") call.packages.push(arg);
+    else i = goFlag(args, i, call);
   }
   if (call.packages.some((p) => p.endsWith(".go"))) call.unsure.push("the command names .go files");
   return call;
+}
+
+/** The test binary's own flags after `-args`: -test.run / -test.failfast reach it unchanged. */
+function binaryArgs(rest: readonly string[], call: GoCall): void {
+  for (const arg of rest) {
+    const m = /^--?test\.(run|failfast)(?:=(.*))?$/.exec(arg);
+    if (m?.[1] === "run" && m[2] !== undefined) call.run = m[2];
+    if (m?.[1] === "failfast" && m[2] !== "false") call.failfast = true;
+  }
+}
+
+/** Reads the `go test` flag at `args[i]` (with its value, joined or the next word) into `call`; the index of its last word. */
+function goFlag(args: readonly string[], i: number, call: GoCall): number {
+  const [, name = "", value] = /^--?([^=]+)(?:=(.*))?$/.exec(args[i]!) ?? [];
+  const flag = name.replace(/^test\./, "");
+  const next = value === undefined && GO_VALUES.has(flag) ? i + 1 : i;
+  const val = value ?? (next > i ? args[next] : undefined);
+  if (flag === "run" && val !== undefined) call.run = val;
+  else if (flag === "failfast" && val !== "false") call.failfast = true;
+  else if (flag === "list" || flag === "c") call.unsure.push(`-${flag} runs no test`);
+  return next;
 }
 
 /** The hidden folders a package pattern names, relative to the checkout, or null for an import path. */
@@ -153,6 +161,46 @@ export function planGo(
   const notes = [...call.unsure];
   const gaps: string[] = [];
   const files = [...texts].filter(([path, text]) => isGoTest(path, text));
+  const selected = selectedDirs(call, cwd, files, gaps);
+  const pattern = runPattern(call, options.widen === true, notes);
+  const appends: SentinelAppend[] = [];
+  const widened: string[] = [];
+  for (const dir of selected) {
+    // Every file's names: a report id ends in the test's name, whatever its package.
+    const names = [...[...texts, ...others].map(([, text]) => text), ...appends.map((a) => a.text)].join(
+      "\n",
+    );
+    const inDir = files.filter(([p]) => dirOf(p) === dir);
+    const pair = packagePair(dir, inDir, names, { ...pattern, text: call.run }, options.random);
+    if (typeof pair === "string") {
+      gaps.push(pair);
+      continue;
+    }
+    appends.push(pair.append);
+    if (pair.widened) widened.push(...pair.append.tests.flatMap((t) => t.names));
+  }
+  if (selected.length === 0) gaps.push("no hidden test package is selected by the command");
+  return {
+    appends,
+    ...(widened.length > 0 ? { run: `${call.run}|^(${widened.join("|")})$` } : {}),
+    ...(notes.length > 0 ? { unsure: notes.join("; ") } : {}),
+    ...(gaps.length > 0 ? { gaps: gaps.join("; ") } : {}),
+  };
+}
+
+/** The top level of a call's `-run` (null: none), and whether it may be widened to the pair's names. */
+interface RunPattern {
+  run: RegExp | null;
+  widen: boolean;
+}
+
+/** The hidden test folders the call's package patterns select, sorted; an import path is a gap. */
+function selectedDirs(
+  call: GoCall,
+  cwd: string,
+  files: ReadonlyArray<[string, string]>,
+  gaps: string[],
+): string[] {
   const dirs = [...new Set(files.map(([path]) => dirOf(path)))].sort();
   const selected = new Set<string>();
   for (const pattern of call.packages.length > 0 ? call.packages : ["."]) {
@@ -160,60 +208,53 @@ export function planGo(
     if (named === null) gaps.push(`the package ${pattern} is an import path`);
     for (const d of named ?? []) selected.add(d);
   }
-  let run: RegExp | null = null;
-  // A pattern without subtest levels can be widened to the planted names: `A|^(B)$` selects what A does, and B.
-  let widen = false;
-  if (call.run !== undefined) {
-    const top = topLevelRun(call.run);
-    try {
-      if (!PORTABLE.test(top)) throw new Error("not portable");
-      run = new RegExp(top);
-      widen = options.widen === true && top === call.run && top !== "";
-    } catch {
-      notes.push(`-run ${JSON.stringify(call.run)} is not a pattern the oracle can read`);
-    }
+  return [...selected].sort();
+}
+
+/**
+ * The call's `-run` as the pair's names must match it (its top level), and whether it may be
+ * widened to them: a pattern without subtest levels can (`A|^(B)$` selects what A does, and B).
+ * A pattern the oracle cannot read is a doubt about the whole call.
+ */
+function runPattern(call: GoCall, mayWiden: boolean, notes: string[]): RunPattern {
+  if (call.run === undefined) return { run: null, widen: false };
+  const top = topLevelRun(call.run);
+  try {
+    if (!PORTABLE.test(top)) throw new Error("not portable");
+    return { run: new RegExp(top), widen: mayWiden && top === call.run && top !== "" };
+  } catch {
+    notes.push(`-run ${JSON.stringify(call.run)} is not a pattern the oracle can read`);
+    return { run: null, widen: false };
   }
-  const appends: SentinelAppend[] = [];
-  const widened: string[] = [];
-  for (const dir of [...selected].sort()) {
-    const inDir = (map: Iterable<[string, string]>) => [...map].filter(([p]) => dirOf(p) === dir);
-    // The files the pair may go into, the one whose tests run last first.
-    const candidates = inDir(files)
-      .filter(([path, text]) => !CONSTRAINED.test(text) && !CONSTRAINED.test(path))
-      .sort((a, b) => (runOrder(a) < runOrder(b) ? 1 : runOrder(a) > runOrder(b) ? -1 : 0));
-    if (candidates.length === 0) {
-      gaps.push(`every hidden test file in ${dir || "."} has a build constraint`);
-      continue;
-    }
-    // Every file's names: a report id ends in the test's name, whatever its package.
-    const names = [...[...texts, ...others].map(([, text]) => text), ...appends.map((a) => a.text)].join(
-      "\n",
-    );
-    // The last file with a test named like the ones `-run` selects (a file of TestMain alone, or of
-    // tests `-run` leaves out, gets no pair: the next one back does).
-    let append: SentinelAppend | null = null;
-    for (const [path, text] of candidates) {
-      append = goSentinel(path, text, names, run, options.random);
-      if (append) break;
-    }
-    if (!append && widen) {
-      const [path, text] = candidates[0]!;
-      append = goSentinel(path, text, names, null, options.random);
-      widened.push(...(append?.tests.flatMap((t) => t.names) ?? []));
-    }
-    if (append) appends.push(append);
-    else
-      gaps.push(
-        `-run ${JSON.stringify(call.run)} selects no test named like those of ${candidates.map(([path]) => path).join(", ")}`,
-      );
+}
+
+/**
+ * One package's pair: in the last file (in run order) with a test named like the ones `-run`
+ * selects (a file of TestMain alone, or of tests `-run` leaves out, gets none: the one before it
+ * does), else, when `-run` may be widened, in the last file under names `-run` must be widened to.
+ * Why there is none (a gap) otherwise.
+ */
+function packagePair(
+  dir: string,
+  files: ReadonlyArray<[string, string]>,
+  names: string,
+  pattern: RunPattern & { text: string | undefined },
+  random: Random | undefined,
+): { append: SentinelAppend; widened: boolean } | string {
+  const candidates = files
+    .filter(([path, text]) => !CONSTRAINED.test(text) && !CONSTRAINED.test(path))
+    .sort((a, b) => (runOrder(a) < runOrder(b) ? 1 : runOrder(a) > runOrder(b) ? -1 : 0));
+  if (candidates.length === 0) return `every hidden test file in ${dir || "."} has a build constraint`;
+  for (const [path, text] of candidates) {
+    const append = goSentinel(path, text, names, pattern.run, random);
+    if (append) return { append, widened: false };
   }
-  if (selected.size === 0) gaps.push("no hidden test package is selected by the command");
-  return {
-    appends,
-    ...(widened.length > 0 ? { run: `${call.run}|^(${widened.join("|")})$` } : {}),
-    ...(notes.length > 0 ? { unsure: notes.join("; ") } : {}),
-    ...(gaps.length > 0 ? { gaps: gaps.join("; ") } : {}),
-  };
+  if (pattern.widen) {
+    const [path, text] = candidates[0]!;
+    const append = goSentinel(path, text, names, null, random);
+    if (append) return { append, widened: true };
+  }
+  return `-run ${JSON.stringify(pattern.text)} selects no test named like those of ${candidates.map(([path]) => path).join(", ")}`;
 }
 
 /** The spellings of `-run` that `go test`, the test binary (`-test.run`) and `-args` take. */
