@@ -19,6 +19,9 @@ export const DEFAULT_DENY: readonly string[] = [
   "**/tox.ini",
   "**/setup.cfg",
   "**/pyproject.toml",
+  // coverage's own configuration: its `[run] plugins` are modules coverage imports when pytest-cov
+  // starts it, before any test (new-task's images add pytest-cov where a repository's addopts use it).
+  "**/.coveragerc",
   "**/*.dist-info",
   "**/*.dist-info/**",
   "**/*.egg-info",

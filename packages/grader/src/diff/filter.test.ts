@@ -199,6 +199,13 @@ describe("filterDiff applies the task's globs", () => {
     ]);
   });
 
+  it("coverage's configuration is denied by default: its plugins load when pytest-cov starts coverage, before any test", () => {
+    const text = [".coveragerc", "sub/.coveragerc", "src/fix.py"].map((path) => modify(path)).join("");
+    expect(run(text, { ...ALL, defaultDeny: DEFAULT_DENY }).kept.map((f) => f.newPath)).toEqual([
+      "src/fix.py",
+    ]);
+  });
+
   it("a rename into a denied path is dropped although its source is allowed", () => {
     const text =
       "diff --git a/src/a.js b/src/a.test.js\nsimilarity index 100%\nrename from src/a.js\nrename to src/a.test.js\n";
