@@ -180,22 +180,24 @@ const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 /** Words that start another program with the rest of the command line. */
 const WRAPPERS = new Set(["env", "cross-env", "exec", "command", "nice", "npx", "pnpx", "bunx"]);
 
-/** The runner a simple command starts, with its arguments, or null. */
-function runnerOf(words: readonly string[]): { framework: SentinelFramework; args: string[] } | null {
+/** The index of a simple command's program: past assignments, wrappers and their options, `npm exec`, `timeout N`. */
+function programIndex(words: readonly string[]): number {
   let i = 0;
   while (i < words.length) {
     const word = words[i]!;
     const name = posix.basename(word);
-    if (ASSIGNMENT.test(word) || WRAPPERS.has(name) || (word.startsWith("-") && i > 0)) {
-      i++;
-    } else if ((name === "pnpm" || name === "npm" || name === "yarn") && words[i + 1] === "exec") {
-      i += 2;
-    } else if (name === "yarn" || name === "pnpm") {
-      i++;
-    } else if (name === "timeout") {
-      i += 2;
-    } else break;
+    if (ASSIGNMENT.test(word) || WRAPPERS.has(name) || (word.startsWith("-") && i > 0)) i++;
+    else if ((name === "pnpm" || name === "npm" || name === "yarn") && words[i + 1] === "exec") i += 2;
+    else if (name === "yarn" || name === "pnpm") i++;
+    else if (name === "timeout") i += 2;
+    else break;
   }
+  return i;
+}
+
+/** The runner a simple command starts, with its arguments, or null. */
+function runnerOf(words: readonly string[]): { framework: SentinelFramework; args: string[] } | null {
+  const i = programIndex(words);
   const program = words[i];
   if (program === undefined) return null;
   const name = posix.basename(program);

@@ -76,6 +76,49 @@ export const JS_TEST_CALL =
 const isJs = (f: HiddenText) => /\.[cm]?[jt]sx?$/.test(f.path) && JS_TEST_CALL.test(f.text);
 
 /**
+ * The pair of each chosen file, and the files whose pair runs only once the command is rewritten:
+ * named by node ids (pytest), or kept only by a name filter widened to the pair's titles (an anchored
+ * filter). A file without a pair is noted; the other files' pairs stay required (a name the filter
+ * keeps is collected whatever this file holds).
+ */
+function filePairs(
+  chosen: readonly HiddenText[],
+  notes: string[],
+  plan: {
+    framework: SentinelFramework;
+    selection: Selection;
+    rewritable: boolean;
+    texts: readonly string[];
+    sealed: ReadonlyMap<string, readonly string[]>;
+    random: Random;
+  },
+): { appends: SentinelAppend[]; rewritten: Set<string> } {
+  const { framework, selection, rewritable } = plan;
+  const nodeIds = selection.nodeIds ?? new Map<string, string>();
+  const appends: SentinelAppend[] = [];
+  const rewritten = new Set<string>();
+  const kept = (p: SentinelAppend) => selection.keepsTitle?.(p.tests[0]!.names[0]!) ?? true;
+  for (const f of chosen) {
+    const byNodeId = nodeIds.has(f.path);
+    const context = {
+      // Every name planned in the run is taken: a report id ends in the test's name, whatever its file.
+      elsewhere: [...plan.texts, ...appends.map((a) => a.text)].join("\n"),
+      taken: appends.flatMap((a) => a.tests.flatMap((t) => t.names)),
+      sealed: plan.sealed.get(f.path) ?? [],
+      random: plan.random,
+      bare: byNodeId,
+    };
+    let pair = byNodeId && !rewritable ? null : pairFor(framework, f, selection, context);
+    if (!pair && selection.widenTitles && rewritable)
+      pair = pairFor(framework, f, { ...selection, keepsTitle: () => true }, context);
+    if (pair && (byNodeId || !kept(pair))) rewritten.add(f.path);
+    if (pair) appends.push(pair);
+    else notes.push(`no test name in ${f.path} that the command's selection provably keeps`);
+  }
+  return { appends, rewritten };
+}
+
+/**
  * Plans the sentinels of a run: the files the selection collects get them (required); when it
  * cannot be sure of any, every hidden test file does, and a missing sentinel is only noted. `sealed`
  * names, per file, the tests whose comparisons are sealed: the must-fail never copies their bodies
@@ -107,32 +150,15 @@ export function planSentinels(
       ? candidates.filter((f) => selection.covered.has(f.path) || nodeIds.has(f.path))
       : candidates;
   const notes = selection.unsure ? [selection.unsure] : [];
-  const texts = [...files, ...others].map((o) => o.text);
-  const appends: SentinelAppend[] = [];
-  // Files whose pair runs only once the command is rewritten: named by node ids (pytest), or kept
-  // only by a name filter widened to the pair's titles (an anchored filter).
-  const rewritten = new Set<string>();
-  const widen = selection.widenTitles;
   const rewritable = "command" in runner && runner.command !== undefined;
-  for (const f of chosen) {
-    const context = {
-      // Every name planned in the run is taken: a report id ends in the test's name, whatever its file.
-      elsewhere: [...texts, ...appends.map((a) => a.text)].join("\n"),
-      taken: appends.flatMap((a) => a.tests.flatMap((t) => t.names)),
-      sealed: sealed.get(f.path) ?? [],
-      random,
-      bare: nodeIds.has(f.path),
-    };
-    const byNodeId = nodeIds.has(f.path);
-    let pair = byNodeId && !rewritable ? null : pairFor(framework, f, selection, context);
-    if (!pair && widen && rewritable)
-      pair = pairFor(framework, f, { ...selection, keepsTitle: () => true }, context);
-    const kept = (p: SentinelAppend) => selection.keepsTitle?.(p.tests[0]!.names[0]!) ?? true;
-    if (pair && (byNodeId || !kept(pair))) rewritten.add(f.path);
-    if (pair) appends.push(pair);
-    // The other files' sentinels stay required: a name the filter keeps is collected whatever this file holds.
-    else notes.push(`no test name in ${f.path} that the command's selection provably keeps`);
-  }
+  const { appends, rewritten } = filePairs(chosen, notes, {
+    framework,
+    selection,
+    rewritable,
+    texts: [...files, ...others].map((o) => o.text),
+    sealed,
+    random,
+  });
   const command =
     rewritten.size > 0
       ? rewrittenCommand(
