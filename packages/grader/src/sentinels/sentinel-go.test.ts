@@ -107,10 +107,16 @@ describe("planGo", () => {
     })!;
     expect(selected.appends.map((a) => a.path)).toEqual(["conformance/a_test.go"]);
     expect(selected.required).toEqual(["conformance/a_test.go"]);
-    // A file with a build constraint may not be compiled: never the target.
-    expect(order({ "conformance/a_test.go": GO, "conformance/b_test.go": `//go:build linux\n\n${GO}` })).toBe(
-      "conformance/a_test.go",
+    // A file with a build constraint Linux provably meets is compiled: it can be the target; one
+    // the oracle cannot prove (an architecture, a custom tag) or that Linux fails never is.
+    const built = (line: string) => `//go:build ${line}\n\n${GO}`;
+    expect(order({ "conformance/a_test.go": GO, "conformance/b_test.go": built("!windows") })).toBe(
+      "conformance/b_test.go",
     );
+    for (const line of ["amd64", "integration", "windows", "linux && cgo"])
+      expect(order({ "conformance/a_test.go": GO, "conformance/b_test.go": built(line) })).toBe(
+        "conformance/a_test.go",
+      );
   });
 
   it("./... selects every package but testdata, _x and .x; . the top one", () => {

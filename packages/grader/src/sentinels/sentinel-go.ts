@@ -1,5 +1,6 @@
 import { posix } from "node:path";
 import { cryptoRandom, type Random } from "@oracle/test-set";
+import { goCompiles } from "./go-build.js";
 import type { SentinelAppend, SentinelTest } from "./sentinel-text.js";
 
 /**
@@ -85,10 +86,6 @@ function patternDirs(pattern: string, cwd: string, dirs: string[]): string[] | n
 
 /** The folder of a relative path ("" for the top). */
 const dirOf = (path: string) => (posix.dirname(path) === "." ? "" : posix.dirname(path));
-
-/** A file Go leaves out of some builds: a `//go:build` or `// +build` line, or a GOOS/GOARCH name suffix. */
-const CONSTRAINED =
-  /(?:^|\n)\s*\/\/(?:go:build|\s*\+build)\s|_(?:aix|android|darwin|dragonfly|freebsd|illumos|ios|js|netbsd|openbsd|plan9|solaris|wasip1|windows|386|arm|arm64|mips\w*|ppc64\w*|riscv64|s390x|wasm)(?:_\w+)?_test\.go$/;
 
 /**
  * Where a file's tests come in its package's test binary: the package's own test files, then its
@@ -242,9 +239,10 @@ function packagePair(
   random: Random | undefined,
 ): { append: SentinelAppend; widened: boolean } | string {
   const candidates = files
-    .filter(([path, text]) => !CONSTRAINED.test(text) && !CONSTRAINED.test(path))
+    .filter(([path, text]) => goCompiles(path, text) === true)
     .sort((a, b) => (runOrder(a) < runOrder(b) ? 1 : runOrder(a) > runOrder(b) ? -1 : 0));
-  if (candidates.length === 0) return `every hidden test file in ${dir || "."} has a build constraint`;
+  if (candidates.length === 0)
+    return `every hidden test file in ${dir || "."} has a build constraint the oracle cannot prove Linux meets`;
   for (const [path, text] of candidates) {
     const append = goSentinel(path, text, names, pattern.run, random);
     if (append) return { append, widened: false };
