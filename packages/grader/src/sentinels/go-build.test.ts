@@ -38,14 +38,38 @@ describe("goCompiles: whether Go compiles a file on the oracle's Linux", () => {
     expect(goCompiles("windows_test.go", "package x\n")).toBe(true);
   });
 
-  it("takes //go:build from the header only, over // +build; // +build alone is not read", () => {
+  it("reads one //go:build in the header; anything vet or go/build might refuse is unknown", () => {
     expect(goCompiles("x_test.go", "//go:build windows\n\npackage x\n")).toBe(false);
-    expect(
-      goCompiles("x_test.go", "// Copyright\n\n//go:build !windows\n// +build !windows\n\npackage x\n"),
-    ).toBe(true);
-    expect(goCompiles("x_test.go", "// +build linux\n\npackage x\n")).toBe(null);
-    expect(goCompiles("x_test.go", "package x\n\n//go:build windows\n")).toBe(true);
+    expect(goCompiles("x_test.go", "// Copyright\n\n//go:build !windows\n\npackage x\n")).toBe(true);
+    expect(goCompiles("x_test.go", "/* a\n   block */\n\n//go:build !windows\n\npackage x\n")).toBe(true);
+    // go/build trims the line: an indented one counts.
+    expect(goCompiles("x_test.go", "  //go:build windows\n\npackage x\n")).toBe(false);
+    expect(goCompiles("x_test.go", "\t//go:build !windows\r\n\r\npackage x\r\n")).toBe(true);
     expect(goCompiles("x_windows_test.go", "//go:build !windows\n\npackage x\n")).toBe(false);
-    expect(goCompiles("x_test.go", "//go:build linux ||\n\npackage x\n")).toBe(null);
+    // Unknown (an attack review against Go 1.19's go list and go vet, 2026-12-06): a // +build line
+    // (vet checks it against //go:build), none or two //go:build lines, an empty one, !!, one after
+    // the package clause (vet: misplaced).
+    for (const text of [
+      "//go:build !windows\n// +build !windows\n\npackage x\n",
+      "//go:build linux\n// +build windows\n\npackage x\n",
+      "// +build linux\n\npackage x\n",
+      "//go:build linux\n//go:build windows\n\npackage x\n",
+      "//go:build\n\npackage x\n",
+      "//go:build !!linux\n\npackage x\n",
+      "//go:build linux ||\n\npackage x\n",
+      "package x\n\n//go:build windows\n",
+    ])
+      expect(goCompiles("x_test.go", text), text).toBe(null);
+  });
+
+  it("a name go/build never builds or cuts short: _x, .x, x_windows.gen", () => {
+    expect(goCompiles("a/_x_test.go", "package x\n")).toBe(false);
+    expect(goCompiles(".x_test.go", "package x\n")).toBe(false);
+    expect(goCompiles("x_windows.gen_test.go", "package x\n")).toBe(false);
+    expect(goCompiles("x_linux.gen_test.go", "package x\n")).toBe(true);
+    // wasip1 is a GOOS since Go 1.21 only: compiled by 1.19, left out by newer ones.
+    expect(goCompiles("x_wasip1_test.go", "package x\n")).toBe(null);
+    expect(goCompiles("x_unix_test.go", "package x\n")).toBe(true);
+    expect(goCompiles("x_android_test.go", "package x\n")).toBe(false);
   });
 });

@@ -10,10 +10,12 @@
 export type Compiled = boolean | null;
 
 const GOOS = new Set(
-  "aix android darwin dragonfly freebsd hurd illumos ios js linux nacl netbsd openbsd plan9 solaris wasip1 windows zos".split(
+  "aix android darwin dragonfly freebsd hurd illumos ios js linux nacl netbsd openbsd plan9 solaris windows zos".split(
     " ",
   ),
 );
+/** GOOS names some Go versions know and others do not (wasip1 since Go 1.21): a suffix or tag of one is unknown. */
+const GOOS_SINCE = new Set(["wasip1"]);
 const GOARCH = new Set(
   "386 amd64 amd64p32 arm armbe arm64 arm64be loong64 mips mipsle mips64 mips64le mips64p32 mips64p32le ppc ppc64 ppc64le riscv riscv64 s390 s390x sparc sparc64 wasm".split(
     " ",
@@ -27,6 +29,14 @@ function tag(name: string): Compiled {
   if (LINUX_TAGS.has(name)) return true;
   if (GOOS.has(name)) return false;
   return null;
+}
+
+/** A file name's GOOS suffix on Linux: true (linux), false (another GOOS every version knows), or unknown. */
+function osSuffix(name: string): Compiled | undefined {
+  if (name === "linux") return true;
+  if (GOOS.has(name)) return false;
+  if (GOOS_SINCE.has(name)) return null;
+  return undefined;
 }
 
 const not = (a: Compiled): Compiled => (a === null ? null : !a);
@@ -60,6 +70,8 @@ export function buildExpression(expr: string): Compiled | undefined {
   const unary = (): Compiled | undefined => {
     const token = tokens[at++];
     if (token === "!") {
+      // Go refuses `!!x` ("double negation not allowed"): the file does not build.
+      if (peek() === "!") return undefined;
       const value = unary();
       return value === undefined ? undefined : not(value);
     }
@@ -73,27 +85,44 @@ export function buildExpression(expr: string): Compiled | undefined {
   return at === tokens.length ? value : undefined;
 }
 
-/** What a file's name says (`x_linux_test.go`, `x_windows_amd64_test.go`): Go reads the last one or two parts. */
+/**
+ * What a file's name says, as go/build reads it: a name starting with `_` or `.` is never built; the
+ * name is cut at its first `.`, then `_test` is dropped, and the part before the first `_` is the
+ * name itself; of the rest, the last one or two parts may be GOOS and GOARCH.
+ */
 function nameConstraint(path: string): Compiled {
-  const parts = (path.split("/").pop() ?? "").replace(/(_test)?\.go$/, "").split("_");
-  const last = parts.at(-1) ?? "";
-  const before = parts.length > 2 ? parts.at(-2) : undefined;
+  const base = path.split("/").pop() ?? "";
+  if (base.startsWith("_") || base.startsWith(".")) return false;
+  const parts = base
+    .split(".")[0]!
+    .replace(/_test$/, "")
+    .split("_");
   if (parts.length < 2) return true;
-  if (GOOS.has(last)) return last === "linux";
-  if (GOARCH.has(last)) return before !== undefined && GOOS.has(before) && before !== "linux" ? false : null;
-  return true;
+  const last = parts.at(-1)!;
+  const before = parts.length > 2 ? parts.at(-2) : undefined;
+  const os = osSuffix(last);
+  if (os !== undefined) return os;
+  if (!GOARCH.has(last)) return true;
+  const beforeOs = before === undefined ? undefined : osSuffix(before);
+  return beforeOs === false ? false : null;
 }
 
-/** Whether Go compiles `path` (with `text`) on the oracle's Linux. */
+/**
+ * Whether Go compiles `path` (with `text`) on the oracle's Linux. Conservative about the header: a
+ * `// +build` line (which vet checks against `//go:build`), more than one `//go:build`, an empty or
+ * unparsable one, or one outside the header (vet's "misplaced" error) is unknown.
+ */
 export function goCompiles(path: string, text: string): Compiled {
   const byName = nameConstraint(path);
-  // Constraints stand before the package clause: `//go:build` wins over `// +build` (Go 1.17).
-  const header = text.slice(0, text.search(/^package\s/m) === -1 ? text.length : text.search(/^package\s/m));
-  const line = /^\/\/go:build[ \t]+(.*)$/m.exec(header);
-  if (line) {
-    const byLine = buildExpression(line[1]!.trim());
-    return and(byName, byLine === undefined ? null : byLine);
-  }
-  if (/^\/\/\s*\+build\s/m.test(header)) return and(byName, null);
-  return byName;
+  if (byName === false) return false;
+  const packageAt = text.search(/^[ \t]*package\s/m);
+  const header = packageAt === -1 ? text : text.slice(0, packageAt);
+  const lines = [...text.matchAll(/^[ \t]*\/\/go:build(?:[ \t]+(.*))?[ \t]*\r?$/gm)];
+  const inHeader = [...header.matchAll(/^[ \t]*\/\/go:build(?:[ \t]+(.*))?[ \t]*\r?$/gm)];
+  if (/^[ \t]*\/\/\s*\+build\b/m.test(header)) return and(byName, null);
+  if (lines.length === 0) return byName;
+  if (lines.length > 1 || inHeader.length !== 1) return and(byName, null);
+  const expr = (inHeader[0]![1] ?? "").trim();
+  const byLine = expr === "" ? undefined : buildExpression(expr);
+  return and(byName, byLine === undefined ? null : byLine);
 }
