@@ -58,6 +58,7 @@ describe("goCompiles: whether Go compiles a file on the oracle's Linux", () => {
       "//go:build !!linux\n\npackage x\n",
       "//go:build linux ||\n\npackage x\n",
       "package x\n\n//go:build windows\n",
+      "/*\n//go:build windows\n*/\n\npackage x\n",
     ])
       expect(goCompiles("x_test.go", text), text).toBe(null);
   });

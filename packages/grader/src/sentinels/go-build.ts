@@ -122,6 +122,9 @@ export function goCompiles(path: string, text: string): Compiled {
   if (/^[ \t]*\/\/\s*\+build\b/m.test(header)) return and(byName, null);
   if (lines.length === 0) return byName;
   if (lines.length > 1 || inHeader.length !== 1) return and(byName, null);
+  // Inside a block comment it is no constraint to go/build, and vet calls it misplaced.
+  const before = header.slice(0, inHeader[0]!.index);
+  if (before.split("/*").length !== before.split("*/").length) return and(byName, null);
   const expr = (inHeader[0]![1] ?? "").trim();
   const byLine = expr === "" ? undefined : buildExpression(expr);
   return and(byName, byLine === undefined ? null : byLine);
