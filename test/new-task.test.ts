@@ -183,7 +183,7 @@ describe("oracle-new-task --repo --fix", () => {
     expect(task.suites.existing.command).toMatch(/mocha .* test\/upper\.test\.js$/);
   });
 
-  it("JS (jest): the test files' path patterns come before --reporters (an array option that took them as reporters)", async () => {
+  it("JS (jest): test files the repository's testMatch names (not *.test.js); their path patterns come before --reporters (an array option that took them as reporters)", async () => {
     const repo = join(scratch, "slug-jest");
     const pkg = JSON.stringify({
       name: "words",
@@ -193,17 +193,19 @@ describe("oracle-new-task --repo --fix", () => {
     await makeRepo(repo, [
       {
         "package.json": pkg,
+        "jest.config.js":
+          "module.exports = {\n  testEnvironment: 'node',\n  // the unit tests, named after their module\n  testMatch: ['<rootDir>/test/**/*.js'],\n};\n",
         "src/words.js":
           "exports.count = (s) => s.split(' ').length;\nexports.upper = (s) => s.toUpperCase();\n",
-        "test/upper.test.js":
+        "test/upper.js":
           "const { upper } = require('../src/words');\ntest('uppers', () => expect(upper('a')).toBe('A'));\n",
-        "test/count.test.js":
+        "test/count.js":
           "const { count } = require('../src/words');\ntest('counts words', () => expect(count('a b')).toBe(2));\n",
       },
       {
         "src/words.js":
           "exports.count = (s) => s.split(/\\s+/).filter(Boolean).length;\nexports.upper = (s) => s.toUpperCase();\n",
-        "test/count.test.js":
+        "test/count.js":
           "const { count } = require('../src/words');\ntest('counts words', () => expect(count('a b')).toBe(2));\ntest('collapses runs of spaces', () => expect(count(' a   b ')).toBe(2));\n",
       },
     ]);
@@ -213,8 +215,9 @@ describe("oracle-new-task --repo --fix", () => {
     const task = await readTask("words-jest");
     expect(task.framework).toBe("jest");
     expect(task.suites.hidden.command).toMatch(
-      /jest .*count\\\.test\\\.js\$' --reporters=default --reporters=jest-junit$/,
+      /jest .*'test\/count\\\.js\$' --reporters=default --reporters=jest-junit$/,
     );
+    expect(task.suites.existing.command).toContain("'test/upper\\.js$'");
   });
 
   it("Go: the base version of the changed _test.go is removed before the existing suite runs its package", async () => {

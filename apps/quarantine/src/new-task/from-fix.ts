@@ -11,10 +11,12 @@ import {
   treeFiles,
 } from "./git.js";
 import { chooseImage, type ImageChoice } from "./image.js";
+import { jestTests } from "./jest-config.js";
 import {
   checkTaskId,
   deniedGoldPaths,
   planSuites,
+  readJestConfigs,
   readPackageJson,
   readPackageLock,
   schemaRef,
@@ -70,7 +72,11 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
       hint: "give the commit that made the fix (one parent), not the merge that brought it in",
     });
   const base = up[0]!;
-  const split = splitFix(await changedFiles(repo, base, fix), options.tests);
+  const fixPackageJson = await readPackageJson(repo, fix);
+  const packageJson = fixPackageJson ?? (await readPackageJson(repo, base));
+  const jest = jestTests(packageJson, await readJestConfigs(repo, fix));
+  const jestRule = options.framework === undefined || options.framework === "jest" ? jest.tests : null;
+  const split = splitFix(await changedFiles(repo, base, fix), options.tests, jestRule?.match);
   if (split.hidden.length === 0)
     throw new OracleError(
       "USAGE",
@@ -87,8 +93,6 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
         hint: "give the commit that fixed the code (with or after its tests), or narrow --tests",
       },
     );
-  const fixPackageJson = await readPackageJson(repo, fix);
-  const packageJson = fixPackageJson ?? (await readPackageJson(repo, base));
   const framework = options.framework ?? detectFramework(split.hidden, packageJson);
   const id = checkTaskId(
     options.id ?? taskIdFrom(`${basename(repo).replace(/\.git$/, "")}-${fix.slice(0, 7)}`),
@@ -100,6 +104,7 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
     hidden: split.hidden,
     deletedTests: split.deletedTests,
     runnerFlags: repoRunnerFlags(framework, packageJson),
+    repoTests: framework === "jest" ? jest.tests : null,
   });
   const hidden = await Promise.all(
     split.hidden.map(async (path) => ({ path, bytes: await showFile(repo, fix, path) })),
@@ -111,6 +116,10 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
       `gold.diff changes ${p}, which the oracle's diff policy denies: a diff with it is rejected (drop that change from gold.diff, or set diff.denyDefaults after reading docs/security.md)`,
   );
   if (framework === "go") warnings.push(...(await goVersionWarning(repo, base)));
+  if (framework === "jest" && jest.warning)
+    warnings.push(
+      `${jest.warning}: new-task took jest's default test files (*.test.js, *.spec.js, __tests__/)`,
+    );
   const hasVendor = baseFiles.some((p) => p.startsWith("vendor/"));
   // Last, since it may write an image folder: every check of the fix has passed.
   const image = await chooseImage({

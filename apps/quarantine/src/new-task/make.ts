@@ -5,6 +5,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { DEFAULT_DENY, type ExpectedTests, OracleError, parseTask, tasksDir } from "@oracle/spec";
 import picomatch from "picomatch";
 import { git } from "./git.js";
+import { JEST_CONFIG_FILES, type RepoTests } from "./jest-config.js";
 import { isTestPath } from "./split.js";
 import {
   configGlobs,
@@ -63,6 +64,8 @@ export interface SuitePlanInput {
   existingOnly?: readonly string[];
   /** Flags the repository's own scripts give its runner (templates.ts `repoRunnerFlags`). */
   runnerFlags?: readonly string[];
+  /** The files the repository's own runner configuration runs as tests (jest's testMatch). */
+  repoTests?: RepoTests | null;
 }
 
 /**
@@ -72,12 +75,13 @@ export interface SuitePlanInput {
  */
 export function planSuites(input: SuitePlanInput) {
   const { framework } = input;
-  const hiddenRuns = input.hidden.filter((p) => runsAsTest(framework, p));
+  const runs = (p: string) => runsAsTest(framework, p, input.repoTests);
+  const hiddenRuns = input.hidden.filter(runs);
   if (hiddenRuns.length === 0)
     throw new OracleError(
       "USAGE",
-      `the fix changes no file the ${framework} runner runs as a test (test files it changes: ${input.hidden.join(", ") || "none"})`,
-      { hint: "name the test files with --tests GLOB, or say the runner with --framework" },
+      `the fix changes no file the ${framework} runner runs as a test (test files it changes: ${input.hidden.join(", ") || "none"}${input.repoTests ? `; the runner's rule: ${input.repoTests.source}` : ""})`,
+      { hint: noTestsHint(framework, input.repoTests) },
     );
   const left = new Set([...input.hidden, ...(input.deletedTests ?? [])]);
   const only = input.existingOnly ? new Set(input.existingOnly) : null;
@@ -85,8 +89,8 @@ export function planSuites(input: SuitePlanInput) {
     (p) =>
       !VENDORED.test(p) &&
       !left.has(p) &&
-      runsAsTest(framework, p) &&
-      (isTestPath(p) || framework === "go") &&
+      runs(p) &&
+      (isTestPath(p) || framework === "go" || Boolean(input.repoTests)) &&
       (only === null || only.has(p)),
   );
   if (existing.length === 0)
@@ -106,6 +110,14 @@ export function planSuites(input: SuitePlanInput) {
     hidden: { command: suiteCommand(framework, hiddenRuns, [], input.runnerFlags) },
     existing: { command: suiteCommand(framework, existing, remove, input.runnerFlags), files: existingFiles },
   };
+}
+
+function noTestsHint(framework: Framework, repoTests: RepoTests | null | undefined): string {
+  if (framework === "jest" && !repoTests)
+    return "jest runs the files its testMatch or testRegex names (default: *.test.js, *.spec.js, __tests__/); new-task reads them from package.json's jest key or a jest.config file when they are literal: write them there as a list of strings, or say the runner with --framework";
+  if (framework === "jest")
+    return `the hidden test files must be files ${repoTests!.source} names; name the fix's test files with --tests GLOB when the path rule missed them, or say the runner with --framework`;
+  return "name the fix's test files with --tests GLOB when they are not named like tests, or say the runner with --framework";
 }
 
 /** Diff policy: the oracle's defaults plus any hidden path they do not already cover. */
@@ -248,6 +260,18 @@ export async function schemaRef(root: string, id: string): Promise<string> {
 /** The text of package.json at a commit, or null. */
 export async function readPackageJson(repo: string, commit: string): Promise<string | null> {
   return git(repo, ["cat-file", "blob", `${commit}:package.json`]).catch(() => null);
+}
+
+/** The jest config file jest would read at the root of `commit` (the first of its names that exists). */
+export async function readJestConfigs(
+  repo: string,
+  commit: string,
+): Promise<Array<{ path: string; text: string }>> {
+  for (const path of JEST_CONFIG_FILES) {
+    const text = await git(repo, ["cat-file", "blob", `${commit}:${path}`]).catch(() => null);
+    if (text !== null) return [{ path, text }];
+  }
+  return [];
 }
 
 /** The repository's package-lock.json at `commit` when it has one that npm reads (lockfileVersion 1 to 3). */

@@ -24,9 +24,18 @@ export interface Split {
   code: string[];
 }
 
-/** Splits a fix's changed files; `testGlobs`, when given, replaces the path rule. */
-export function splitFix(files: readonly ChangedFile[], testGlobs: readonly string[] = []): Split {
-  const isTest = testGlobs.length > 0 ? picomatch([...testGlobs], { dot: true }) : isTestPath;
+/**
+ * Splits a fix's changed files; `testGlobs`, when given, replaces the path rule; `runnerTests` (the
+ * repository's own runner configuration) adds to it.
+ */
+export function splitFix(
+  files: readonly ChangedFile[],
+  testGlobs: readonly string[] = [],
+  runnerTests?: (path: string) => boolean,
+): Split {
+  const byPath =
+    testGlobs.length > 0 ? picomatch([...testGlobs], { dot: true }) : (p: string) => isTestPath(p);
+  const isTest = runnerTests ? (p: string) => byPath(p) || runnerTests(p) : byPath;
   const split: Split = { hidden: [], deletedTests: [], code: [] };
   for (const file of files) {
     if (!isTest(file.path)) split.code.push(file.path);

@@ -5,11 +5,13 @@ import { type ExpectedTests, OracleError } from "@oracle/spec";
 import { z } from "zod";
 import { catBlob, git, treeFiles } from "./git.js";
 import { chooseImage, type ImageChoice } from "./image.js";
+import { jestTests } from "./jest-config.js";
 import {
   checkTaskId,
   deniedGoldPaths,
   npmLockfile,
   planSuites,
+  readJestConfigs,
   schemaRef,
   type TaskPlan,
   taskJson,
@@ -215,8 +217,12 @@ async function planRow(options: SwebenchOptions, { line, row }: ParsedRow, label
     const existingPass = row.PASS_TO_PASS.filter((t) => !hiddenPass.includes(t));
     if (hiddenPass.length > 0) hiddenExpected.passToPass = hiddenPass;
     const baseFiles = await treeFiles(bare, row.base_commit);
+    const repoTests =
+      framework === "jest"
+        ? jestTests(packageJson, await readJestConfigs(bare, row.base_commit)).tests
+        : null;
     const existingOnly = [...new Set(existingPass.map((t) => idFile(t)!))].filter((f) =>
-      runsAsTest(framework, f),
+      runsAsTest(framework, f, repoTests),
     );
     let suites: ReturnType<typeof planSuites>;
     try {
@@ -227,6 +233,7 @@ async function planRow(options: SwebenchOptions, { line, row }: ParsedRow, label
         deletedTests: [...deleted],
         ...(existingOnly.length > 0 ? { existingOnly } : {}),
         runnerFlags: repoRunnerFlags(framework, packageJson),
+        repoTests,
       });
     } catch (error) {
       throw new Error(`${where("test_patch")}: ${(error as Error).message}`);

@@ -1,6 +1,7 @@
 import { posix } from "node:path";
 import { shellSegments } from "@oracle/grader";
 import { OracleError } from "@oracle/spec";
+import type { RepoTests } from "./jest-config.js";
 
 /** The runners new-task writes suite commands for. */
 export const FRAMEWORKS = ["pytest", "unittest", "jest", "mocha", "vitest", "go"] as const;
@@ -21,8 +22,9 @@ const JS_TEST_NAME = /\.(test|spec)\.[cm]?[jt]sx?$/;
 const HELPER_DIR = /(^|\/)(fixtures?|helpers?|support|testdata|__fixtures__|__mocks__|node_modules)\//;
 
 /** Whether the runner of `framework` runs `path` as a test file (helpers and fixtures are not). */
-export function runsAsTest(framework: Framework, path: string): boolean {
+export function runsAsTest(framework: Framework, path: string, repoTests?: RepoTests | null): boolean {
   const base = posix.basename(path);
+  if (repoTests && framework === "jest") return !HELPER_DIR.test(path) && repoTests.match(path);
   switch (framework) {
     case "pytest":
     case "unittest":
