@@ -191,11 +191,6 @@ async function makeNodeImage(
   }
 }
 
-/**
- * Picks the task's image: --image when given (it must exist under images/), else the runner's
- * default image, copied from this repository's templates when the root has none; a JS repository
- * whose dependencies the default image lacks gets an image of its own, named after the task.
- */
 /** A Python task's own image: the template's folder, its requirements.txt with the needs added. */
 async function makePythonImage(
   template: string,
@@ -213,6 +208,29 @@ async function makePythonImage(
   );
 }
 
+/**
+ * The task's own image, named after it: made by `make` unless the folder already has a Dockerfile
+ * (a second new-task of the same id keeps what the author may have edited).
+ */
+async function ownImage(
+  images: string,
+  taskId: string,
+  make: (own: string) => Promise<string[]>,
+  why: (own: string) => string,
+  notes: string[],
+): Promise<ImageChoice> {
+  const own = taskId.toLowerCase();
+  if (!(await exists(join(images, own, "Dockerfile")))) notes.push(...(await make(own)));
+  notes.push(why(own));
+  return { name: own, made: `images/${own}/`, notes };
+}
+
+/**
+ * Picks the task's image: --image when given (it must exist under images/), else the runner's
+ * default image, copied from this repository's templates when the root has none; a JS repository
+ * whose dependencies the default image lacks, or a Python repository whose tests need more than it
+ * has, gets an image of its own, named after the task.
+ */
 export async function chooseImage(options: {
   root: string;
   framework: Framework;
@@ -248,30 +266,30 @@ export async function chooseImage(options: {
     const imagePackage = await readFile(join(images, name, "package.json"), "utf8").catch(() => null);
     const missing = missingDeps(options.repoPackageJson, imagePackage);
     if (missing.length > 0) {
-      const own = options.taskId.toLowerCase();
-      if (!(await exists(join(images, own, "Dockerfile"))))
-        notes.push(
-          ...(await makeNodeImage(options.root, own, join(images, name), {
-            packageJson: options.repoPackageJson,
-            lockfile: options.repoLockfile ?? null,
-          })),
-        );
-      notes.push(
-        `images/${name} lacks the repository's dependencies (${missing.join(", ")}): made images/${own}/ from it with them pinned in its package-lock.json`,
+      const repo = { packageJson: options.repoPackageJson, lockfile: options.repoLockfile ?? null };
+      return ownImage(
+        images,
+        options.taskId,
+        (own) => makeNodeImage(options.root, own, join(images, name), repo),
+        (own) =>
+          `images/${name} lacks the repository's dependencies (${missing.join(", ")}): made images/${own}/ from it with them pinned in its package-lock.json`,
+        notes,
       );
-      return { name: own, made: `images/${own}/`, notes };
     }
   }
   const needs = options.pythonNeeds ?? [];
-  if ((options.framework === "pytest" || options.framework === "unittest") && needs.length > 0) {
-    const own = options.taskId.toLowerCase();
-    if (!(await exists(join(images, own, "Dockerfile"))))
-      await makePythonImage(join(images, name), join(images, own), own, needs);
-    notes.push(
-      `images/${name} lacks what the repository's tests need (${needs.map((n) => `${n.pin}: ${n.why}`).join("; ")}): made images/${own}/ from it with them pinned in its requirements.txt (Debian's python3-* packages)`,
+  if ((options.framework === "pytest" || options.framework === "unittest") && needs.length > 0)
+    return ownImage(
+      images,
+      options.taskId,
+      async (own) => {
+        await makePythonImage(join(images, name), join(images, own), own, needs);
+        return [];
+      },
+      (own) =>
+        `images/${name} lacks what the repository's tests need (${needs.map((n) => `${n.pin}: ${n.why}`).join("; ")}): made images/${own}/ from it with them pinned in its requirements.txt (Debian's python3-* packages)`,
+      notes,
     );
-    return { name: own, made: `images/${own}/`, notes };
-  }
   if (options.framework === "pytest" || options.framework === "unittest")
     notes.push(
       `images/${name} has Python 3.11 and pytest 7 from Debian only: a repository that imports other packages needs them in the image (images/README.md)`,

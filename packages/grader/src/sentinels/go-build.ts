@@ -118,14 +118,15 @@ export function goCompiles(path: string, text: string): Compiled {
   const packageAt = text.search(/^[ \t]*package\s/m);
   const header = packageAt === -1 ? text : text.slice(0, packageAt);
   const lines = [...text.matchAll(/^[ \t]*\/\/go:build(?:[ \t]+(.*))?[ \t]*\r?$/gm)];
-  const inHeader = [...header.matchAll(/^[ \t]*\/\/go:build(?:[ \t]+(.*))?[ \t]*\r?$/gm)];
   if (/^[ \t]*\/\/\s*\+build\b/m.test(header)) return and(byName, null);
   if (lines.length === 0) return byName;
-  if (lines.length > 1 || inHeader.length !== 1) return and(byName, null);
+  // One line, and in the header (before the package clause): anything else is unknown.
+  const line = lines[0]!;
+  if (lines.length > 1 || (packageAt !== -1 && line.index > packageAt)) return and(byName, null);
   // Inside a block comment it is no constraint to go/build, and vet calls it misplaced.
-  const before = header.slice(0, inHeader[0]!.index);
+  const before = header.slice(0, line.index);
   if (before.split("/*").length !== before.split("*/").length) return and(byName, null);
-  const expr = (inHeader[0]![1] ?? "").trim();
+  const expr = (line[1] ?? "").trim();
   const byLine = expr === "" ? undefined : buildExpression(expr);
   return and(byName, byLine === undefined ? null : byLine);
 }
