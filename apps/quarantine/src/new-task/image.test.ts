@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isOracleError } from "@oracle/spec";
 import { afterEach, describe, expect, it } from "vitest";
-import { chooseImage, unservedPackage } from "./image.js";
+import { chooseImage, IMAGE_NODE, peerClash, runnersNeedingNewerNode, unservedPackage } from "./image.js";
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -59,6 +59,29 @@ describe("chooseImage: a JS repository's own image", () => {
     await chooseImage({ root: fresh, framework: "mocha", taskId: "r-1", repoPackageJson: packageJson });
     const newest = await readFile(join(fresh, "images", "r-1", "package-lock.json"), "utf8");
     expect(locked(newest, "left-pad")).not.toBe("1.1.3");
+  }, 180_000);
+
+  it("a plugin pinned to a runner major the image's Node cannot run: the image's runner, the plugin left out, and a note", async () => {
+    // vitest 4 asks for Node 20 (the images have 18); @vitest/coverage-v8 4 wants vitest 4 as a peer.
+    const root = await temp();
+    const packageJson = JSON.stringify({
+      name: "r",
+      version: "1.0.0",
+      devDependencies: { vitest: "4.0.16", "@vitest/coverage-v8": "4.0.16", "left-pad": "1.3.0" },
+    });
+    const choice = await chooseImage({
+      root,
+      framework: "vitest",
+      taskId: "r-4",
+      repoPackageJson: packageJson,
+    });
+    const image = await readFile(join(root, "images", "r-4", "package-lock.json"), "utf8");
+    expect(locked(image, "vitest")).toBe("2.1.9");
+    expect(locked(image, "@vitest/coverage-v8")).toBeUndefined();
+    expect(locked(image, "left-pad")).toBe("1.3.0");
+    expect(choice.notes.join("\n")).toMatch(
+      /own vitest 4\.0\.16 \(node [^)]*\) needs a newer Node than the image's 18\.[\d.]+: images\/r-4\/ keeps the image's vitest 2\.1\.9 and leaves out @vitest\/coverage-v8@4\.0\.16/,
+    );
   }, 180_000);
 
   it("a plugin pinned to another runner major: the repository's own runner, and a note", async () => {
@@ -167,5 +190,54 @@ describe("chooseImage: a JS repository's own image", () => {
     ).toBe("@scope/pkg");
     expect(unservedPackage("npm error 404  'left-pad@9.9.9' is not in this registry.")).toBe("left-pad");
     expect(unservedPackage("npm error code ERESOLVE")).toBeNull();
+  });
+});
+
+describe("a repository's own runner that needs a newer Node than the image's", () => {
+  // npm 11's words for ufo's @vitest/coverage-v8 ^4 beside the image's vitest 2.1.9.
+  const eresolve = `npm error code ERESOLVE
+npm error ERESOLVE unable to resolve dependency tree
+npm error
+npm error While resolving: x@undefined
+npm error Found: vitest@2.1.9
+npm error node_modules/vitest
+npm error   dev vitest@"2.1.9" from the root project
+npm error   peer vitest@"2.1.9" from @vitest/ui@2.1.9
+npm error
+npm error Could not resolve dependency:
+npm error peer vitest@"4.1.12" from @vitest/coverage-v8@4.1.12
+npm error node_modules/@vitest/coverage-v8
+npm error   dev @vitest/coverage-v8@"^4.0.16" from the root project
+npm error
+npm error Fix the upstream dependency conflict, or retry this command with --force or --legacy-peer-deps`;
+
+  it("names the root dependency that clashes, as npm 11 and npm 9 write it", () => {
+    expect(peerClash(eresolve)).toBe("@vitest/coverage-v8");
+    expect(peerClash(eresolve.replace(/npm error/g, "npm ERR!"))).toBe("@vitest/coverage-v8");
+    // A clash deeper in the tree: the root dependency that brings it in.
+    const deep = eresolve.replace(
+      'npm error   dev @vitest/coverage-v8@"^4.0.16" from the root project',
+      'npm error   peer @vitest/coverage-v8@"4.1.12" from vite-plugin-x@1.0.0\nnpm error   node_modules/vite-plugin-x\nnpm error     dev vite-plugin-x@"^1.0.0" from the root project',
+    );
+    expect(peerClash(deep)).toBe("vite-plugin-x");
+    expect(peerClash("npm error code ETARGET")).toBeNull();
+  });
+
+  it("reads the runner's engines.node from the lockfile, against the image's Node", () => {
+    expect(IMAGE_NODE).toMatch(/^18\./);
+    const lock = JSON.stringify({
+      lockfileVersion: 3,
+      packages: {
+        "node_modules/vitest": { version: "4.1.12", engines: { node: "^20.0.0 || ^22.0.0 || >=24.0.0" } },
+        "node_modules/jest": {
+          version: "30.5.2",
+          engines: { node: "^18.14.0 || ^20.0.0 || ^22.0.0 || >=24.0.0" },
+        },
+        "node_modules/mocha": { version: "10.8.2" },
+      },
+    });
+    expect(runnersNeedingNewerNode(lock, ["vitest", "jest", "mocha"])).toEqual([
+      "vitest 4.1.12 (node ^20.0.0 || ^22.0.0 || >=24.0.0)",
+    ]);
   });
 });

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { OracleError } from "@oracle/spec";
+import { satisfies, validRange } from "semver";
 import type { PythonNeed } from "./python-deps.js";
 import { DEFAULT_IMAGE, type Framework, packageDeps } from "./templates.js";
 
@@ -86,6 +87,48 @@ export function unservedPackage(stderr: string): string | null {
 /** The test runners a repository may pin itself (the reporters stay the image's). */
 const OWN_RUNNERS = ["jest", "mocha", "vitest"];
 
+/** The Node the Node images run: Debian bookworm's nodejs (images/README.md). */
+export const IMAGE_NODE = "18.20.4";
+
+/**
+ * The repository's own dependency that npm's ERESOLVE says cannot stand beside the image's runner
+ * (a plugin that peer-depends on another major of it), named as the root project names it; or null.
+ */
+export function peerClash(stderr: string): string | null {
+  const text = stderr.replace(/^npm (?:ERR!|error) ?/gm, "");
+  const at = text.indexOf("Could not resolve dependency:");
+  if (at < 0) return null;
+  const root =
+    /^\s*(?:dev |optional |peer |peerOptional )*((?:@[^\s@/]+\/)?[^\s@/]+)@"[^"]*" from the root project$/m.exec(
+      text.slice(at),
+    );
+  return root?.[1] ?? null;
+}
+
+/** Runners in `lockfile` (package-lock.json text) whose `engines.node` the image's Node does not meet. */
+export function runnersNeedingNewerNode(lockfile: string, runners: readonly string[]): string[] {
+  const packages =
+    (JSON.parse(lockfile) as { packages?: Record<string, { version?: string; engines?: { node?: string } }> })
+      .packages ?? {};
+  return runners.flatMap((r) => {
+    const entry = packages[`node_modules/${r}`];
+    const range = entry?.engines?.node;
+    if (range === undefined || !validRange(range) || satisfies(IMAGE_NODE, range)) return [];
+    return [`${r} ${entry?.version ?? "?"} (node ${range})`];
+  });
+}
+
+interface Resolved {
+  /** What npm said when it failed, else null. */
+  failed: string | null;
+  /** The repository's own runner version replaced the image's. */
+  own: boolean;
+  /** The repository's runners that need a newer Node than the image's (the image's runner kept). */
+  needNewer?: string[];
+  /** The repository's packages left out because they clash with the image's runner. */
+  left?: string[];
+}
+
 /**
  * A Node image for a repository whose dependencies the runner's image lacks: the template's
  * Dockerfile, a package.json with the image's runner and the repository's dependencies, and a
@@ -131,12 +174,35 @@ async function makeNodeImage(
     };
     const own = OWN_RUNNERS.filter((r) => r in runnerDeps && r in repoDeps && repoDeps[r] !== runnerDeps[r]);
     const ownRunners = (deps: Record<string, string>) => own.map((r) => `${r} ${deps[r]}`).join(", ");
-    /** The image's runner first; the repository's own when npm says the image's clashes (ERESOLVE). */
-    const resolveOnce = async (seed: string | null) => {
+    /**
+     * The image's runner first; the repository's own when npm says the image's clashes (ERESOLVE),
+     * unless that runner needs a newer Node than the image's: then the image's runner stays, and the
+     * repository's packages that clash with it (plugins of the other major) are left out.
+     */
+    const resolveOnce = async (seed: string | null): Promise<Resolved> => {
       const first = await lock({ ...repoDeps, ...runnerDeps }, seed);
       if (first === null || !/ERESOLVE/.test(first) || own.length === 0) return { failed: first, own: false };
       const second = await lock({ ...runnerDeps, ...repoDeps }, seed);
-      return second === null ? { failed: null, own: true } : { failed: first, own: false };
+      if (second !== null) return { failed: first, own: false };
+      const needNewer = runnersNeedingNewerNode(
+        await readFile(join(scratch, "package-lock.json"), "utf8"),
+        own,
+      );
+      if (needNewer.length === 0) return { failed: null, own: true };
+      const left: string[] = [];
+      const deps = { ...repoDeps, ...runnerDeps };
+      for (let failed: string | null = first; failed !== null; ) {
+        const clash = peerClash(failed);
+        if (clash === null || !(clash in repoDeps) || clash in runnerDeps || left.length >= 5) {
+          // The image's runner cannot stay: the repository's own it is, and the build will say why.
+          await lock({ ...runnerDeps, ...repoDeps }, seed);
+          return { failed: null, own: true };
+        }
+        left.push(`${clash}@${repoDeps[clash]}`);
+        delete deps[clash];
+        failed = await lock(deps, seed);
+      }
+      return { failed: null, own: false, needNewer, left };
     };
     // A dependency of the repository's own that the registry no longer serves (an unpublished
     // version pinned exactly) is left out, and a note names it: a test that needs it fails, and the
@@ -164,6 +230,10 @@ async function makeNodeImage(
           `npm could not install the repository's package-lock.json here (${npmWords(seeded).split("\n").slice(0, 2).join(" ")}): images/${name}/ resolves the repository's ranges afresh, with the newest versions they allow`,
         );
     }
+    if (tried.needNewer)
+      notes.push(
+        `the repository's own ${tried.needNewer.join(", ")} needs a newer Node than the image's ${IMAGE_NODE}: images/${name}/ keeps the image's ${ownRunners(runnerDeps)}${tried.left && tried.left.length > 0 ? ` and leaves out ${tried.left.join(", ")}, which needs the other` : ""} (a test that uses it fails; the sweep says which)`,
+      );
     if (tried.own)
       notes.push(
         `npm could not resolve the image's ${ownRunners(runnerDeps)} beside the repository's dependencies (ERESOLVE): images/${name}/ uses the repository's own ${ownRunners(repoDeps)}`,
@@ -272,7 +342,7 @@ export async function chooseImage(options: {
         options.taskId,
         (own) => makeNodeImage(options.root, own, join(images, name), repo),
         (own) =>
-          `images/${name} lacks the repository's dependencies (${missing.join(", ")}): made images/${own}/ from it with them pinned in its package-lock.json`,
+          `images/${name} lacks the repository's dependencies (${missing.join(", ")}): made images/${own}/ from it with them pinned in its package-lock.json (but for any a note leaves out)`,
         notes,
       );
     }
