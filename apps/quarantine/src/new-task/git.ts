@@ -87,6 +87,43 @@ export function showFile(repo: string, commit: string, path: string): Promise<Bu
   });
 }
 
+/**
+ * Many files' bytes at a commit, in one `git cat-file --batch`: a path the commit lacks (or one with a
+ * newline, which the batch's line protocol cannot name) is left out of the map.
+ */
+export function showFiles(
+  repo: string,
+  commit: string,
+  paths: readonly string[],
+): Promise<Map<string, Buffer>> {
+  const asked = paths.filter((p) => !p.includes("\n"));
+  return new Promise((done, fail) => {
+    const child = execFile(
+      "git",
+      ["cat-file", "--batch"],
+      { cwd: repo, env: ENV, encoding: "buffer", maxBuffer: 512 * 1024 * 1024 },
+      (error, stdout) => {
+        if (error) return fail(new Error(`git cat-file --batch: ${error.message}`));
+        const files = new Map<string, Buffer>();
+        let at = 0;
+        for (const path of asked) {
+          const eol = stdout.indexOf(10, at);
+          if (eol < 0) break;
+          const header = stdout.subarray(at, eol).toString("utf8");
+          at = eol + 1;
+          const m = / blob (\d+)$/.exec(header);
+          if (m === null) continue; // "<name> missing", or not a blob
+          const size = Number(m[1]);
+          files.set(path, stdout.subarray(at, at + size));
+          at += size + 1;
+        }
+        done(files);
+      },
+    );
+    child.stdin?.end(asked.map((p) => `${commit}:${p}\n`).join(""));
+  });
+}
+
 /** The unified diff `from..to` limited to `paths` (binary changes included). */
 export async function diffOf(repo: string, from: string, to: string, paths: string[]): Promise<string> {
   if (paths.length === 0) return "";

@@ -1,9 +1,10 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { chooseImage } from "./image.js";
-import { addoptsOf, pythonNeeds } from "./python-deps.js";
+import { addoptsOf, pythonNeeds, repoPythonNeeds } from "./python-deps.js";
 
 // python-semver's .pytest.ini at bc41390f^ (its addopts stopped pytest 7 with a usage error: exit 4).
 const SEMVER_INI = `[pytest]
@@ -55,6 +56,52 @@ describe("pythonNeeds", () => {
     ];
     expect(pythonNeeds([], tests)).toEqual([{ pin: "PyYAML==6.0", why: "tests/test_apis.py imports yaml" }]);
     expect(pythonNeeds([], [{ path: "t.py", text: "import yamlish\n# import yaml\n" }])).toEqual([]);
+  });
+
+  it("reads every module of an import list, with dotted names and aliases", () => {
+    for (const text of [
+      "import os, yaml\n",
+      "import json as j, yaml.loader as l  # config\n",
+      "import sys,yaml;import os\n",
+    ])
+      expect(pythonNeeds([], [{ path: "t.py", text }]), text).toEqual([
+        { pin: "PyYAML==6.0", why: "t.py imports yaml" },
+      ]);
+    expect(pythonNeeds([], [{ path: "t.py", text: "import os  # , yaml\n" }])).toEqual([]);
+  });
+});
+
+describe("repoPythonNeeds: the base commit's files, read in one git call", () => {
+  it("reads the configurations and test files the base has, and the hidden ones", async () => {
+    const repo = await mkdtemp(join(tmpdir(), "oracle-pydeps-"));
+    try {
+      const git = (...args: string[]) =>
+        execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], {
+          cwd: repo,
+          encoding: "utf8",
+        }).trim();
+      git("init", "-q");
+      await mkdir(join(repo, "tests"));
+      await writeFile(join(repo, "pytest.ini"), "[pytest]\naddopts = --cov=pkg\n");
+      await writeFile(join(repo, "tests", "test_a.py"), "import os, yaml\n");
+      await writeFile(join(repo, "tests", "conftest.py"), "import pytest\n");
+      git("add", "-A");
+      git("commit", "-qm", "base");
+      const base = git("rev-parse", "HEAD");
+      const needs = await repoPythonNeeds(
+        repo,
+        base,
+        ["pytest.ini", "tests/test_a.py", "tests/conftest.py", "tests/test_gone.py"],
+        [],
+      );
+      expect(needs.map((n) => n.why)).toEqual([
+        "pytest.ini: addopts names pytest-cov's --cov",
+        "pytest.ini: addopts names pytest-cov's --cov",
+        "tests/test_a.py imports yaml",
+      ]);
+    } finally {
+      await rm(repo, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-import { showFile } from "./git.js";
+import { showFiles } from "./git.js";
 import { runsAsTest } from "./templates.js";
 
 /**
@@ -28,8 +28,21 @@ export const PYTEST_CONFIGS = ["pytest.ini", ".pytest.ini", "pyproject.toml", "s
 /** A pytest-cov option in a configuration's addopts (`--cov`, `--cov=x`, `--cov-report`, `--no-cov…`). */
 const COV_OPTION = /(^|\s)--(no-)?cov(\b|[-=])/m;
 
-/** A top-level import, at any indentation (an import inside a test function counts too). */
-const IMPORT = /^[ \t]*(?:import|from)[ \t]+([A-Za-z_]\w*)/gm;
+/**
+ * An import statement, at any indentation (an import inside a test function counts too): `from X`
+ * names one module, `import a, b.c as d` a list.
+ */
+const IMPORT = /^[ \t]*(?:from[ \t]+([A-Za-z_]\w*)|import[ \t]+([^\n#;]+))/gm;
+
+/** The top-level modules an import statement's match names. */
+function importedModules(m: RegExpMatchArray): string[] {
+  if (m[1] !== undefined) return [m[1]];
+  return m[2]!
+    .replace(/[()\\]/g, " ")
+    .split(",")
+    .map((part) => /^\s*([A-Za-z_]\w*)/.exec(part)?.[1])
+    .filter((name): name is string => name !== undefined);
+}
 
 /**
  * The pins a repository's tests need: pytest-cov when a pytest configuration's `addopts` names its
@@ -50,10 +63,11 @@ export function pythonNeeds(
       add(PYTEST_COV, `${path}: addopts names pytest-cov's --cov`);
   }
   for (const { path, text } of tests)
-    for (const m of text.matchAll(IMPORT)) {
-      const pins = MODULES[m[1]!];
-      if (pins) add(pins, `${path} imports ${m[1]}`);
-    }
+    for (const m of text.matchAll(IMPORT))
+      for (const module of importedModules(m)) {
+        const pins = MODULES[module];
+        if (pins) add(pins, `${path} imports ${module}`);
+      }
   return [...needs].map(([pin, why]) => ({ pin, why }));
 }
 
@@ -75,15 +89,19 @@ export async function repoPythonNeeds(
   hidden: ReadonlyArray<{ path: string; bytes: Buffer }>,
 ): Promise<PythonNeed[]> {
   const present = new Set(baseFiles);
-  const read = (path: string) => showFile(repo, base, path).then((b) => ({ path, text: b.toString("utf8") }));
-  const configs = await Promise.all(PYTEST_CONFIGS.filter((p) => present.has(p)).map(read));
-  // The existing suite's files: a bounded number, read one git call each.
-  const tests = await Promise.all(
-    baseFiles
-      .filter((p) => runsAsTest("pytest", p) || p.endsWith("/conftest.py") || p === "conftest.py")
-      .slice(0, 400)
-      .map(read),
-  );
+  const configPaths = PYTEST_CONFIGS.filter((p) => present.has(p));
+  // The existing suite's files: a bounded number, read in one git call with the configurations.
+  const testPaths = baseFiles
+    .filter((p) => runsAsTest("pytest", p) || p.endsWith("/conftest.py") || p === "conftest.py")
+    .slice(0, 2000);
+  const files = await showFiles(repo, base, [...configPaths, ...testPaths]);
+  const texts = (paths: readonly string[]) =>
+    paths.flatMap((path) => {
+      const bytes = files.get(path);
+      return bytes === undefined ? [] : [{ path, text: bytes.toString("utf8") }];
+    });
+  const configs = texts(configPaths);
+  const tests = texts(testPaths);
   return pythonNeeds(configs, [
     ...tests,
     ...hidden.map((h) => ({ path: h.path, text: h.bytes.toString("utf8") })),
