@@ -1,4 +1,11 @@
-import { type TaskInputs, taskInputs, taskValidation, type Validation } from "@oracle/grader";
+import {
+  type SigningKey,
+  signHealthRecord,
+  type TaskInputs,
+  taskInputs,
+  taskValidation,
+  type Validation,
+} from "@oracle/grader";
 import type { HealthFile, HealthRecord } from "@oracle/spec";
 import type { PlannedTask, TaskOutcome } from "./task-sweep.js";
 
@@ -20,7 +27,7 @@ export async function measuredInputs(
 
 /**
  * tasks/health.json after a sweep: every task judged healthy or quarantined gets the inputs it was
- * judged on; a task cut short by the engine (infra-error) or that does not load keeps its record;
+ * judged on, signed with the installation's key; a task cut short by the engine (infra-error) or that does not load keeps its record;
  * `gone` tasks are dropped.
  */
 export function updateHealthFile(
@@ -29,12 +36,17 @@ export function updateHealthFile(
   inputs: ReadonlyMap<string, TaskInputs>,
   gone: readonly string[],
   now: string,
+  key: SigningKey,
 ): HealthFile {
   const tasks: Record<string, HealthRecord> = { ...previous.tasks };
   for (const outcome of outcomes) {
     const measured = inputs.get(outcome.id);
     if (!measured || outcome.status === "infra-error") continue;
-    tasks[outcome.id] = { ...measured, checkedAt: now, outcome: outcome.status };
+    tasks[outcome.id] = signHealthRecord(
+      outcome.id,
+      { ...measured, checkedAt: now, outcome: outcome.status },
+      key,
+    );
   }
   for (const id of gone) delete tasks[id];
   const sorted = Object.fromEntries(Object.entries(tasks).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));

@@ -1,7 +1,7 @@
 import { availableParallelism } from "node:os";
 import { join, resolve } from "node:path";
 import { type Dockerode, type Engine, removeLeftovers } from "@oracle/engine";
-import type { TaskInputs } from "@oracle/grader";
+import { loadSigningKey, type SigningKey, type TaskInputs } from "@oracle/grader";
 import {
   healthFilePath,
   quarantineFilePath,
@@ -154,6 +154,9 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
       options.logger.info("task not current", { task: task.id, ...validation });
     planned = stale.map((s) => s.task);
   }
+  // The key that signs the health records, read (or made) before any run: a key it cannot read
+  // fails the sweep now, not after every task ran.
+  const key = loadSigningKey();
   const inputs = await measuredInputs(root, planned);
   options.progress?.start?.(
     planned.length,
@@ -175,14 +178,18 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
   };
   const outcomes = await runAll(ctx, planned, options);
   const finishedAt = clock();
-  const report = await record({ root, paths, settings, outcomes, ids, inputs, startedAt, finishedAt });
+  const report = await record({ root, paths, settings, outcomes, ids, inputs, key, startedAt, finishedAt });
   options.logger.info("sweep finished", { counts: report.counts, newlyQuarantined: report.newlyQuarantined });
   return report;
 }
 
 /** Updates tasks/quarantine.json for the tasks checked (read again: it is the latest list that counts) and writes the reports. */
 async function record(
-  input: Omit<ReportInput, "before" | "update"> & { ids: string[]; inputs: Map<string, TaskInputs> },
+  input: Omit<ReportInput, "before" | "update"> & {
+    ids: string[];
+    inputs: Map<string, TaskInputs>;
+    key: SigningKey;
+  },
 ): Promise<SweepReport> {
   const before = await readQuarantineFile(input.root);
   const covered = coveredBy(input.settings.tasks);
@@ -192,7 +199,7 @@ async function record(
   await writeJsonAtomic(quarantineFilePath(input.root), update.file);
   const healthBefore = await readHealthFile(input.root);
   const healthGone = Object.keys(healthBefore.tasks).filter((id) => covered(id) && !input.ids.includes(id));
-  const health = updateHealthFile(healthBefore, input.outcomes, input.inputs, healthGone, now);
+  const health = updateHealthFile(healthBefore, input.outcomes, input.inputs, healthGone, now, input.key);
   await writeJsonAtomic(healthFilePath(input.root), health);
   const report = buildReport({ ...input, before, update });
   await writeReports(report);

@@ -2,6 +2,7 @@
 
 export { matchEntries } from "@oracle/test-set";
 export { openEnvelope, signEnvelope } from "./attest/dsse.js";
+export { healthRecordDoubt, signHealthRecord } from "./attest/health.js";
 export type { PublicKey, SigningKey } from "./attest/keys.js";
 export { defaultKeyFile, loadSigningKey, trustList } from "./attest/keys.js";
 export { MANIFEST_FILE, signManifest, verifyManifest } from "./attest/manifest.js";

@@ -19,6 +19,8 @@ export const STATEMENT_TYPE = "https://in-toto.io/Statement/v1";
 export const GRADE_PREDICATE_TYPE = "https://oracle.invalid/attestation/grade/v1";
 /** A single grade's --result file, signed whole: the predicate is the result itself. */
 export const GRADE_RESULT_PREDICATE_TYPE = "https://oracle.invalid/attestation/grade-result/v1";
+/** A sweep's health record of one task (tasks/health.json): the predicate is the record itself. */
+export const HEALTH_RECORD_PREDICATE_TYPE = "https://oracle.invalid/attestation/health-record/v1";
 /** The subject's name when there is no diff (a baseline run); its digest is that of zero bytes. */
 export const NO_DIFF = "baseline (no diff)";
 

@@ -1,5 +1,6 @@
 import { join, resolve } from "node:path";
 import { z } from "zod";
+import { DsseEnvelopeSchema } from "./attestation.js";
 import { readJsonFile } from "./parse.js";
 
 /**
@@ -21,6 +22,12 @@ export const HealthRecordSchema = z.strictObject({
   graderVersion: z.string(),
   checkedAt: z.iso.datetime(),
   outcome: z.enum(["healthy", "quarantined"]),
+  /**
+   * An in-toto statement in a DSSE envelope, signed by the installation whose sweep judged the task:
+   * subject the task (its id, digest the taskHash), predicate this record without its attestation.
+   * A record that does not verify against the installation's key counts as stale.
+   */
+  attestation: DsseEnvelopeSchema.optional(),
 });
 export type HealthRecord = z.output<typeof HealthRecordSchema>;
 

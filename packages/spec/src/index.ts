@@ -5,6 +5,7 @@ export {
   GRADE_RESULT_PREDICATE_TYPE,
   GradePredicateSchema,
   GradeStatementSchema,
+  HEALTH_RECORD_PREDICATE_TYPE,
   IN_TOTO_PAYLOAD_TYPE,
   NO_DIFF,
   STATEMENT_TYPE,

@@ -1,4 +1,6 @@
 import { type HealthRecord, readHealthFile, type ValidationState } from "@oracle/spec";
+import { healthRecordDoubt } from "../attest/health.js";
+import { loadSigningKey, trustList } from "../attest/keys.js";
 import { imageState } from "../image/image.js";
 import { GRADER_VERSION } from "../version.js";
 import { taskHashes } from "./task-hash.js";
@@ -35,9 +37,18 @@ export interface Validation {
 const short = (value: string | null) =>
   value === null ? "none" : value.replace(/^(sha256:)?(.{12}).*$/, "$1$2…");
 
-/** Compares a task's health record with its inputs today. */
-export function validationOf(record: HealthRecord | undefined, now: TaskInputs): Validation {
+/**
+ * Compares a task's health record with its inputs today. `doubt` says why the record does not
+ * verify against the installation's key (attest/health.ts): such a record is stale, whatever it says.
+ */
+export function validationOf(
+  record: HealthRecord | undefined,
+  now: TaskInputs,
+  doubt: string | null = null,
+): Validation {
   if (!record) return { state: "never", changed: [] };
+  if (doubt !== null)
+    return { state: "stale", changed: [`its record in tasks/health.json does not verify (${doubt})`] };
   const changed: string[] = [];
   if (record.taskHash !== now.taskHash)
     changed.push(`task content ${short(record.taskHash)} -> ${short(now.taskHash)}`);
@@ -57,7 +68,17 @@ export async function taskValidation(
   image: string,
 ): Promise<Validation & { inputs: TaskInputs }> {
   const [file, inputs] = await Promise.all([readHealthFile(root), taskInputs(root, taskDir, image)]);
-  return { ...validationOf(file.tasks[id], inputs), inputs };
+  return { ...verifiedValidation(id, file.tasks[id], inputs), inputs };
+}
+
+/** validationOf, with the record checked against the installation's own key. */
+export function verifiedValidation(
+  id: string,
+  record: HealthRecord | undefined,
+  now: TaskInputs,
+): Validation {
+  const doubt = record === undefined ? null : healthRecordDoubt(id, record, trustList(loadSigningKey()));
+  return validationOf(record, now, doubt);
 }
 
 /** One line for stderr about a task that is not current; null when it is. */

@@ -13,7 +13,7 @@ import {
 } from "@oracle/spec";
 import { type ImageState, imageState, once } from "../image/image.js";
 import { GRADER_VERSION } from "../version.js";
-import { type TaskInputs, type Validation, validationOf } from "./health.js";
+import { type TaskInputs, type Validation, verifiedValidation } from "./health.js";
 import { type TaskHashes, taskHashes } from "./task-hash.js";
 
 /**
@@ -59,7 +59,7 @@ export async function prepareTask(root: string, id: string): Promise<PreparedTas
       imageDigest,
       graderVersion: GRADER_VERSION,
     };
-    return { ...validationOf(file.tasks[id], inputs), inputs };
+    return { ...verifiedValidation(id, file.tasks[id], inputs), inputs };
   });
   return { root: at, loaded, quarantine: quarantine.tasks[id] ?? null, hashes, image, validation };
 }
