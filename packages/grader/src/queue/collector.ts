@@ -1,4 +1,3 @@
-import { once } from "node:events";
 import { setTimeout as delay } from "node:timers/promises";
 import {
   type GradeJob,
@@ -11,7 +10,7 @@ import { type Job, Queue, QueueEvents } from "bullmq";
 import type { PublicKey } from "../attest/keys.js";
 import { digestOf, verifyLine } from "../attest/statement.js";
 import { lineFromError } from "../prediction/lines.js";
-import { QUEUE_NAME, queueConnection, redactQueueUrl } from "./connection.js";
+import { closeWithin, QUEUE_NAME, queueConnection, untilReady } from "./connection.js";
 import { gradeJobOptions } from "./job.js";
 
 /** A job to enqueue and collect: its id, its data, and what to do with its result. */
@@ -149,24 +148,6 @@ export async function readJob(
   return job ? { kind: "finished", job, state } : { kind: "missing" };
 }
 
-/** Waits for the connections, or fails after 15 s with INFRA_ERROR instead of hanging on a wrong URL. */
-async function reachable(ready: Promise<unknown>, url: string, signal?: AbortSignal): Promise<void> {
-  const limit = AbortSignal.timeout(15_000);
-  const stop = signal ? AbortSignal.any([limit, signal]) : limit;
-  const settled = new AbortController();
-  try {
-    if (!stop.aborted)
-      await Promise.race([ready, once(stop, "abort", { signal: settled.signal }).catch(() => undefined)]);
-  } finally {
-    settled.abort();
-  }
-  signal?.throwIfAborted();
-  if (limit.aborted)
-    throw new OracleError("INFRA_ERROR", `Redis at ${redactQueueUrl(url)} does not answer (15 s)`, {
-      hint: "check --queue, and that redis-server runs there",
-    });
-}
-
 /** Resolves after `ms`, or at once when `signal` aborts. */
 const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   delay(ms, undefined, signal ? { signal } : {}).catch(() => undefined);
@@ -194,8 +175,7 @@ export async function enqueueAndCollect(
     checkAnswer(value, collected, options.trusted, seen);
   let wake: () => void = () => undefined;
   try {
-    const ready = Promise.all([events.waitUntilReady(), queue.waitUntilReady()]);
-    await reachable(ready, options.queueUrl, options.signal);
+    await untilReady([events, queue], options.queueUrl, options.signal ? { signal: options.signal } : {});
     const add = (list: readonly CollectedJob[]) =>
       queue.addBulk(
         list.map((j) => ({
@@ -245,20 +225,6 @@ export async function enqueueAndCollect(
     await closeWithin(events);
     await closeWithin(queue);
   }
-}
-
-/** Closes a queue client; one that cannot reach Redis is disconnected after 3 s instead of hanging. */
-async function closeWithin(client: Queue | QueueEvents): Promise<void> {
-  const settled = new AbortController();
-  const closed = await Promise.race([
-    client.close().then(
-      () => "closed" as const,
-      () => "closed" as const,
-    ),
-    delay(3000, "late" as const, { signal: settled.signal }).catch(() => "closed" as const),
-  ]);
-  settled.abort();
-  if (closed === "late") void client.disconnect().catch(() => undefined);
 }
 
 /** Removes the jobs not yet taken by a worker; active ones cannot be removed and finish on their worker. */

@@ -11,7 +11,7 @@ import { dockerodeGradeDocker } from "../image/docker.js";
 import { removeLeftovers } from "../image/leftovers.js";
 import type { GradeFn } from "../prediction/grade-prediction.js";
 import { isAbort, WORKER_NAME } from "../prediction/lines.js";
-import { QUEUE_NAME, queueConnection } from "./connection.js";
+import { probeQueue, QUEUE_NAME, queueConnection } from "./connection.js";
 import { processGradeJob } from "./process-job.js";
 
 export interface WorkerOptions {
@@ -115,6 +115,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const stop = new AbortController();
   await sweepLeftovers(docker, logger);
   const key = options.signingKey ?? loadSigningKey();
+  // A wrong URL, an untrusted certificate or a wrong password fails the start with a hint, instead of
+  // a worker that retries for ever.
+  await probeQueue(options.queueUrl);
   const processor = jobProcessor({ root, grade: options.grade, docker, logger, stop: stop.signal, key });
   const worker = new Worker(QUEUE_NAME, processor, {
     connection: queueConnection(options.queueUrl),
