@@ -89,6 +89,73 @@ describe("the Go seal runtime under go 1.19", () => {
     expect(judged.tests[1]!.message).toMatch(/if any != 2 \{\n {2}expected: 2\n {2}actual: {3}0/);
   });
 
+  it("a want := literal that only the sealed condition reads stays used: the file builds (toml's shape: a message without want)", () => {
+    const text = TEST.replace(
+      "func TestWords",
+      'func TestLabel(t *testing.T) {\n\tgot := calc.Label("a")\n\twant := "HELLO a!"\n\tif got != want {\n\t\tt.Error("\\n" + got)\n\t}\n\twant2 := []string{"HELLO x!"}\n\tif got := []string{calc.Label("x")}; !reflect.DeepEqual(got, want2) {\n\t\tt.Fatal("words")\n\t}\n}\n\nfunc TestWords',
+    );
+    const plan = planSeals(parsers, [{ path: "calc/calc_test.go", text }]);
+    expect(plan.files[0]!.text).not.toContain("HELLO");
+    const run = runGo(
+      {
+        "go.mod": "module example.com\n\ngo 1.16\n",
+        "calc/calc.go": `${CORRECT}\nfunc Label(s string) string { return "HELLO " + s + "!" }\n`,
+        "calc/calc_test.go": plan.files[0]!.text,
+        ...Object.fromEntries(plan.added.map((a) => [a.path, a.text])),
+      },
+      "calc",
+    );
+    expect(
+      run.tests.map((t) => t.outcome),
+      run.output,
+    ).toEqual(["passed", "passed", "passed"]);
+    const judged = judgeSeals(plan, run.records, run.tests);
+    expect(judged.inconsistent).toBeNull();
+    expect(new Set(Object.values(judged.sites))).toEqual(new Set(["matched"]));
+  });
+
+  it("testify: assert.Equal(t, want, got) with want := <literal> builds once sealed, and matches", () => {
+    // A stand-in for testify's assert package, replaced in go.mod (no module proxy here).
+    const text = `package calc_test
+
+import (
+	"testing"
+
+	"example.com/calc"
+	"github.com/stretchr/testify/assert"
+)
+
+func TestAddTestify(t *testing.T) {
+	want := 5
+	got := calc.Add(2, 3)
+	assert.Equal(t, want, got)
+	assert.True(t, got > 4)
+}
+`;
+    const plan = planSeals(parsers, [{ path: "calc/calc_test.go", text }]);
+    expect(plan.sites).toHaveLength(2);
+    const run = runGo(
+      {
+        "go.mod":
+          "module example.com\n\ngo 1.16\n\nrequire github.com/stretchr/testify v1.8.0\n\nreplace github.com/stretchr/testify => ./testify\n",
+        "testify/go.mod": "module github.com/stretchr/testify\n\ngo 1.16\n",
+        "testify/assert/assert.go":
+          'package assert\n\ntype TestingT interface{ Errorf(string, ...interface{}) }\n\nfunc Equal(t TestingT, expected, actual interface{}, msg ...interface{}) bool {\n\tif expected != actual {\n\t\tt.Errorf("not equal")\n\t\treturn false\n\t}\n\treturn true\n}\n\nfunc True(t TestingT, value bool, msg ...interface{}) bool {\n\tif !value {\n\t\tt.Errorf("not true")\n\t}\n\treturn value\n}\n',
+        "calc/calc.go": CORRECT,
+        "calc/calc_test.go": plan.files[0]!.text,
+        ...Object.fromEntries(plan.added.map((a) => [a.path, a.text])),
+      },
+      "calc",
+    );
+    expect(
+      run.tests.map((t) => t.outcome),
+      run.output,
+    ).toEqual(["passed"]);
+    const judged = judgeSeals(plan, run.records, run.tests);
+    expect(judged.inconsistent).toBeNull();
+    expect(Object.values(judged.sites)).toEqual(["matched", "matched"]);
+  });
+
   it("a Stringer speaks for nothing: the value is read by reflection", () => {
     const text = TEST.replace(
       "func TestWords",

@@ -72,9 +72,18 @@ function identifiers(node: SyntaxNode): string[] {
 /** A value boxed so the runtime sees its static type. */
 const boxed = (expression: string) => `func() interface{} { v := ${expression}; return &v }()`;
 
-/** The block's replacement: a failure without a message, and each local it read kept used. */
-function emptiedBlock(block: SyntaxNode, t: string, locals: ReadonlySet<string>): string {
-  const kept = [...new Set(identifiers(block).filter((id) => locals.has(id) && id !== t))];
+/**
+ * The block's replacement: a failure without a message, and each local it read kept used, with the
+ * `want := <literal>` locals the sealed condition read (`also`): the condition no longer names them,
+ * and Go refuses a local nothing uses ("declared but not used").
+ */
+function emptiedBlock(
+  block: SyntaxNode,
+  t: string,
+  locals: ReadonlySet<string>,
+  also: readonly string[],
+): string {
+  const kept = [...new Set([...identifiers(block).filter((id) => locals.has(id) && id !== t), ...also])];
   return `{\n\t\t${t}.FailNow()${kept.map((id) => `\n\t\t_ = ${id}`).join("")}\n\t}`;
 }
 
@@ -101,9 +110,14 @@ function ifComparison(statement: SyntaxNode, ctx: TestContext): Found | null {
     goLiteral(node) ?? (node.type === "identifier" ? (ctx.constants.get(node.text) ?? null) : null);
   const localsOf = (node: SyntaxNode) =>
     node.type === "identifier" && ctx.constants.has(node.text) ? [node.text] : [];
+  const constantsRead = identifiers(condition).filter((id) => ctx.constants.has(id));
   const rewrite = (_key: string, call: string): Edit[] => [
     { start: condition.startIndex, end: condition.endIndex, text: call },
-    { start: block.startIndex, end: block.endIndex, text: emptiedBlock(block, ctx.t, ctx.locals) },
+    {
+      start: block.startIndex,
+      end: block.endIndex,
+      text: emptiedBlock(block, ctx.t, ctx.locals, constantsRead),
+    },
   ];
   if (condition.type === "binary_expression" && condition.childForFieldName("operator")?.text === "!=") {
     const left = condition.childForFieldName("left")!;
@@ -219,7 +233,11 @@ function testifyComparison(statement: SyntaxNode, ctx: TestContext): Found | nul
       source,
       expected,
       locals: a.type === "identifier" && ctx.constants.has(a.text) ? [a.text] : [],
-      edits: (key) => replace(`oracleSeal(${quote(key)}, ${boxed(`interface{}(${b.text})`)})`),
+      // The call no longer names a `want := <literal>` it compared with: a use keeps it declared.
+      edits: (key) =>
+        replace(
+          `oracleSeal(${quote(key)}, ${boxed(`interface{}(${b.text})`)})${a.type === "identifier" && ctx.constants.has(a.text) ? `; _ = ${a.text}` : ""}`,
+        ),
     };
   }
   if ((method === "True" || method === "False") && a)
