@@ -176,6 +176,14 @@ describe("go: sentinels in the hidden tests' package", () => {
     expect(g.result.testIds.filter((id) => id.startsWith("hidden:"))).toHaveLength(4);
   });
 
+  it("go-does-not-compile: the fix with an unused import -> FAIL NO_TESTS_RAN, not a tampering reason (it was REPORT_INCONSISTENT, which the gate vetoes)", async () => {
+    const g = await grade("go-does-not-compile", {
+      "compare.go": fixed().replace('"strings"', '"strings"\n\t"os"'),
+    });
+    expectOutcome(g, "FAIL", "NO_TESTS_RAN");
+    expect(g.result.message).toMatch(/no test ran/);
+  });
+
   it("go-forge-init: init() prints a pass for every Test* and exits 0 -> FAIL REPORT_INCONSISTENT", async () => {
     const g = await grade("go-forge-init", { "forge.go": goForge() });
     expectOutcome(g, "FAIL", "REPORT_INCONSISTENT");

@@ -425,8 +425,11 @@ export function checkSentinel(
       problems.push(`only one of the two tests the oracle added to ${path} is in the report`);
   const restFailed = rest.some((t) => t.outcome === "failed" || t.outcome === "error");
   const onlyMissing = problems.every((p) => p.endsWith("is missing from the report"));
+  // A run that failed before any test (a Go package that does not build: the report lists nothing
+  // and the runner exits non-zero) left the sentinels out with everything else: it fails as such.
+  const nothingRan = tests.length === 0 && exitCode !== null && exitCode !== 0;
   // A required sentinel left out of a run that fails anyway (a module that does not import at baseline) is no contradiction.
-  const contradicts = problems.length > 0 && !(onlyMissing && restFailed);
+  const contradicts = problems.length > 0 && !(onlyMissing && (restFailed || nothingRan));
   const contradictions = contradicts ? problems : [];
   if (!contradicts && failed > 0 && exitCode === 0)
     contradictions.push("the runner exited 0 although a test that must fail failed");
