@@ -10,7 +10,12 @@ import sys
 
 PIN = re.compile(r"^([A-Za-z0-9_.-]+)==([^\s;#]+)$")
 # Distributions whose Debian package is not python3-<normalised name>.
-DEBIAN_NAMES = {"attrs": "python3-attr", "pyyaml": "python3-yaml"}
+DEBIAN_NAMES = {
+    "attrs": "python3-attr",
+    "pyyaml": "python3-yaml",
+    "python-dateutil": "python3-dateutil",
+    "pytz": "python3-tz",
+}
 
 
 def read_pins(path):

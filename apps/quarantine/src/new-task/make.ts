@@ -85,9 +85,16 @@ export function planSuites(input: SuitePlanInput) {
     );
   const left = new Set([...input.hidden, ...(input.deletedTests ?? [])]);
   const only = input.existingOnly ? new Set(input.existingOnly) : null;
+  // Go: a folder with a go.mod of its own is another module, which `go test` from the top refuses
+  // ("main module does not contain package").
+  const nested =
+    framework === "go"
+      ? input.baseFiles.filter((p) => p.endsWith("/go.mod")).map((p) => p.slice(0, -"go.mod".length))
+      : [];
   const existing = input.baseFiles.filter(
     (p) =>
       !VENDORED.test(p) &&
+      !nested.some((dir) => p.startsWith(dir)) &&
       !left.has(p) &&
       runs(p) &&
       (isTestPath(p) || framework === "go" || Boolean(input.repoTests)) &&

@@ -125,6 +125,22 @@ describe("planSuites", () => {
       }),
     ).toThrow(/existing suite would run nothing/);
   });
+  it("Go: leaves out a folder that is a module of its own (buger/jsonparser's benchmark/)", () => {
+    const plan = planSuites({
+      framework: "go",
+      baseFiles: [
+        "go.mod",
+        "parser.go",
+        "parser_test.go",
+        "bytes_test.go",
+        "benchmark/go.mod",
+        "benchmark/benchmark_test.go",
+      ],
+      hidden: ["parser_test.go"],
+    });
+    expect(plan.existing.command).toMatch(/ -count=1 \.$/);
+    expect(plan.existing.files).not.toContain("benchmark/benchmark_test.go");
+  });
   it("keeps to SWE-bench's PASS_TO_PASS files when given", () => {
     const plan = planSuites({
       framework: "pytest",

@@ -68,6 +68,14 @@ describe("pythonNeeds", () => {
         { pin: "PyYAML==6.0", why: "t.py imports yaml" },
       ]);
     expect(pythonNeeds([], [{ path: "t.py", text: "import os  # , yaml\n" }])).toEqual([]);
+    // tomli's tests/burntsushi.py: dateutil is Debian's python3-dateutil.
+    expect(
+      pythonNeeds([], [{ path: "tests/burntsushi.py", text: "import dateutil.parser\nimport pytz, six\n" }]),
+    ).toEqual([
+      { pin: "python-dateutil==2.8.2", why: "tests/burntsushi.py imports dateutil" },
+      { pin: "pytz==2022.7.1", why: "tests/burntsushi.py imports pytz" },
+      { pin: "six==1.16.0", why: "tests/burntsushi.py imports six" },
+    ]);
   });
 });
 

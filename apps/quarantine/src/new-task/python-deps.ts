@@ -1,4 +1,5 @@
 import { showFiles } from "./git.js";
+import { isTestPath } from "./split.js";
 import { runsAsTest } from "./templates.js";
 
 /**
@@ -17,9 +18,22 @@ export interface PythonNeed {
 /** pytest-cov and coverage (Debian python3-pytest-cov 4.0.0, python3-coverage 6.5.0). */
 const PYTEST_COV = ["pytest-cov==4.0.0", "coverage==6.5.0"];
 
-/** Modules a test imports that Debian packages, by top-level name: the pins that bring them. */
+/**
+ * Modules a test imports that Debian bookworm packages, by top-level name: the pins that bring them
+ * (each version is the one bookworm installs, checked with importlib.metadata in python-pytest).
+ */
 const MODULES: Record<string, readonly string[]> = {
   yaml: ["PyYAML==6.0"],
+  dateutil: ["python-dateutil==2.8.2"],
+  pytz: ["pytz==2022.7.1"],
+  six: ["six==1.16.0"],
+  attr: ["attrs==22.2.0"],
+  attrs: ["attrs==22.2.0"],
+  toml: ["toml==0.10.2"],
+  mock: ["mock==4.0.3"],
+  hypothesis: ["hypothesis==6.67.1"],
+  simplejson: ["simplejson==3.18.3"],
+  typing_extensions: ["typing_extensions==4.4.0"],
 };
 
 /** The files pytest reads its configuration from (`.pytest.ini` too), at the repository's top. */
@@ -90,9 +104,10 @@ export async function repoPythonNeeds(
 ): Promise<PythonNeed[]> {
   const present = new Set(baseFiles);
   const configPaths = PYTEST_CONFIGS.filter((p) => present.has(p));
-  // The existing suite's files: a bounded number, read in one git call with the configurations.
+  // The test files and what sits beside them in test folders (helpers the tests import, conftest.py):
+  // a bounded number, read in one git call with the configurations.
   const testPaths = baseFiles
-    .filter((p) => runsAsTest("pytest", p) || p.endsWith("/conftest.py") || p === "conftest.py")
+    .filter((p) => p.endsWith(".py") && (runsAsTest("pytest", p) || isTestPath(p)))
     .slice(0, 2000);
   const files = await showFiles(repo, base, [...configPaths, ...testPaths]);
   const texts = (paths: readonly string[]) =>

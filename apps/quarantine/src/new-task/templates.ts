@@ -159,8 +159,10 @@ export function suiteCommand(
       return `${rm}gotestsum --format standard-verbose --junitfile "$ORACLE_JUNIT" -- -count=1 ${args(goPackages(files))}`;
     case "jest":
       // jest's positional arguments are regular expressions over paths; they come before
-      // --reporters, an array option that would take them as reporters.
-      return `${node}${rm}JEST_JUNIT_OUTPUT_FILE="$ORACLE_JUNIT" node_modules/.bin/jest --ci --watchman=false ${args(files.map((f) => `${escapeRegex(f)}$`))} --reporters=default --reporters=jest-junit`;
+      // --reporters, an array option that would take them as reporters. --coverage=false: a
+      // repository's collectCoverage with a coverageThreshold fails a run of part of its suite
+      // (exit 1 with every test passed), and coverage is no part of a verdict.
+      return `${node}${rm}JEST_JUNIT_OUTPUT_FILE="$ORACLE_JUNIT" node_modules/.bin/jest --ci --watchman=false --coverage=false ${args(files.map((f) => `${escapeRegex(f)}$`))} --reporters=default --reporters=jest-junit`;
     case "mocha":
       return `${node}${rm}node_modules/.bin/mocha ${runnerFlags.length > 0 ? `${args(runnerFlags)} ` : ""}--reporter mocha-junit-reporter --reporter-option mochaFile="$ORACLE_JUNIT" ${args(files)}`;
     case "vitest":
