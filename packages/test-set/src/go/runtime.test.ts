@@ -55,10 +55,12 @@ func Words(s string) ([]string, error) { return strings.Fields(s), nil }
 func Ratio() float64 { return 0.1 }
 `;
 
-function grade(calc: string) {
-  const plan = planSeals(parsers, [{ path: "calc/calc_test.go", text: TEST }]);
+/** `text` sealed as calc/calc_test.go, run beside `calc` (and `extra` files) in module example.com. */
+function sealAndRun(text: string, calc: string, extra: Record<string, string> = {}) {
+  const plan = planSeals(parsers, [{ path: "calc/calc_test.go", text }]);
   const files = {
     "go.mod": "module example.com\n\ngo 1.16\n",
+    ...extra,
     "calc/calc.go": calc,
     "calc/calc_test.go": plan.files[0]!.text,
     ...Object.fromEntries(plan.added.map((a) => [a.path, a.text])),
@@ -66,6 +68,8 @@ function grade(calc: string) {
   const run = runGo(files, "calc");
   return { plan, run, judged: judgeSeals(plan, run.records, run.tests) };
 }
+
+const grade = (calc: string) => sealAndRun(TEST, calc);
 
 describe("the Go seal runtime under go 1.19", () => {
   it("a sealed file builds at go 1.16 (no generics), empties its messages, and a correct fix matches every seal", () => {
@@ -94,22 +98,15 @@ describe("the Go seal runtime under go 1.19", () => {
       "func TestWords",
       'func TestLabel(t *testing.T) {\n\tgot := calc.Label("a")\n\twant := "HELLO a!"\n\tif got != want {\n\t\tt.Error("\\n" + got)\n\t}\n\twant2 := []string{"HELLO x!"}\n\tif got := []string{calc.Label("x")}; !reflect.DeepEqual(got, want2) {\n\t\tt.Fatal("words")\n\t}\n}\n\nfunc TestWords',
     );
-    const plan = planSeals(parsers, [{ path: "calc/calc_test.go", text }]);
-    expect(plan.files[0]!.text).not.toContain("HELLO");
-    const run = runGo(
-      {
-        "go.mod": "module example.com\n\ngo 1.16\n",
-        "calc/calc.go": `${CORRECT}\nfunc Label(s string) string { return "HELLO " + s + "!" }\n`,
-        "calc/calc_test.go": plan.files[0]!.text,
-        ...Object.fromEntries(plan.added.map((a) => [a.path, a.text])),
-      },
-      "calc",
+    const { plan, run, judged } = sealAndRun(
+      text,
+      `${CORRECT}\nfunc Label(s string) string { return "HELLO " + s + "!" }\n`,
     );
+    expect(plan.files[0]!.text).not.toContain("HELLO");
     expect(
       run.tests.map((t) => t.outcome),
       run.output,
     ).toEqual(["passed", "passed", "passed"]);
-    const judged = judgeSeals(plan, run.records, run.tests);
     expect(judged.inconsistent).toBeNull();
     expect(new Set(Object.values(judged.sites))).toEqual(new Set(["matched"]));
   });
@@ -132,26 +129,18 @@ func TestAddTestify(t *testing.T) {
 	assert.True(t, got > 4)
 }
 `;
-    const plan = planSeals(parsers, [{ path: "calc/calc_test.go", text }]);
+    const { plan, run, judged } = sealAndRun(text, CORRECT, {
+      "go.mod":
+        "module example.com\n\ngo 1.16\n\nrequire github.com/stretchr/testify v1.8.0\n\nreplace github.com/stretchr/testify => ./testify\n",
+      "testify/go.mod": "module github.com/stretchr/testify\n\ngo 1.16\n",
+      "testify/assert/assert.go":
+        'package assert\n\ntype TestingT interface{ Errorf(string, ...interface{}) }\n\nfunc Equal(t TestingT, expected, actual interface{}, msg ...interface{}) bool {\n\tif expected != actual {\n\t\tt.Errorf("not equal")\n\t\treturn false\n\t}\n\treturn true\n}\n\nfunc True(t TestingT, value bool, msg ...interface{}) bool {\n\tif !value {\n\t\tt.Errorf("not true")\n\t}\n\treturn value\n}\n',
+    });
     expect(plan.sites).toHaveLength(2);
-    const run = runGo(
-      {
-        "go.mod":
-          "module example.com\n\ngo 1.16\n\nrequire github.com/stretchr/testify v1.8.0\n\nreplace github.com/stretchr/testify => ./testify\n",
-        "testify/go.mod": "module github.com/stretchr/testify\n\ngo 1.16\n",
-        "testify/assert/assert.go":
-          'package assert\n\ntype TestingT interface{ Errorf(string, ...interface{}) }\n\nfunc Equal(t TestingT, expected, actual interface{}, msg ...interface{}) bool {\n\tif expected != actual {\n\t\tt.Errorf("not equal")\n\t\treturn false\n\t}\n\treturn true\n}\n\nfunc True(t TestingT, value bool, msg ...interface{}) bool {\n\tif !value {\n\t\tt.Errorf("not true")\n\t}\n\treturn value\n}\n',
-        "calc/calc.go": CORRECT,
-        "calc/calc_test.go": plan.files[0]!.text,
-        ...Object.fromEntries(plan.added.map((a) => [a.path, a.text])),
-      },
-      "calc",
-    );
     expect(
       run.tests.map((t) => t.outcome),
       run.output,
     ).toEqual(["passed"]);
-    const judged = judgeSeals(plan, run.records, run.tests);
     expect(judged.inconsistent).toBeNull();
     expect(Object.values(judged.sites)).toEqual(["matched", "matched"]);
   });
