@@ -1,7 +1,6 @@
 import { spawn } from "node:child_process";
 import { appendFile, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { taskInputs } from "@oracle/grader";
 import { HealthFileSchema, readRegistryFile } from "@oracle/spec";
 import { binPath, makeTempRoot, repoRoot, requireDocker, run, waitFor } from "@oracle/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -71,17 +70,6 @@ describe("task health against the real engine", () => {
     const stale = await gradeValidation(root, "calc-node");
     expect(stale.validation).toBe("stale");
     expect(stale.stderr).toMatch(/task content .* -> .*; run pnpm quarantine-sweep --changed/);
-
-    // A record edited to say the changed content was judged: signed by the sweep, so it does not verify.
-    const now = await taskInputs(root, join(root, "tasks", "calc-node"), "node-mocha");
-    const forged = await healthFile(root);
-    forged.tasks["calc-node"] = { ...forged.tasks["calc-node"]!, taskHash: now.taskHash };
-    await writeFile(join(root, "tasks", "health.json"), `${JSON.stringify(forged, null, 2)}\n`);
-    const edited = await gradeValidation(root, "calc-node");
-    expect(edited.validation).toBe("stale");
-    expect(edited.stderr).toMatch(
-      /its record in tasks\/health\.json does not verify \(it differs from the statement its signature covers: changed after signing/,
-    );
 
     expect(await sweepChanged(root)).toEqual(["calc-node"]);
     expect(await sweepChanged(root)).toEqual([]);

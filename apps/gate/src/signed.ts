@@ -1,6 +1,12 @@
 // The decision as a result of its own: an in-toto statement in a DSSE envelope, signed with the
 // installation's key, whose subject is both results files and whose predicate is the whole report.
-import { canonicalJson, openEnvelope, type PublicKey, type SigningKey, signEnvelope } from "@oracle/grader";
+import {
+  canonicalJson,
+  type PublicKey,
+  type SigningKey,
+  signEnvelope,
+  signedStatementDoubt,
+} from "@oracle/grader";
 import { GATE_PREDICATE_TYPE, type GateReport, IN_TOTO_PAYLOAD_TYPE, STATEMENT_TYPE } from "@oracle/spec";
 
 function statementOf(report: GateReport) {
@@ -27,19 +33,10 @@ export function verifyDecision(
   report: GateReport,
   trusted: ReadonlyMap<string, PublicKey>,
 ): { ok: true; keyid: string } | { ok: false; why: string } {
-  if (!report.attestation) return { ok: false, why: "not signed" };
-  const opened = openEnvelope(report.attestation, trusted);
-  if (!opened.ok) return opened;
-  if (opened.payloadType !== IN_TOTO_PAYLOAD_TYPE)
-    return { ok: false, why: `payload type ${opened.payloadType}` };
-  const expected = canonicalJson(statementOf(report));
-  let signed: string;
-  try {
-    signed = canonicalJson(JSON.parse(opened.payload.toString("utf8")));
-  } catch {
-    return { ok: false, why: "the payload is not JSON" };
-  }
-  return signed === expected
-    ? { ok: true, keyid: opened.keyid }
-    : { ok: false, why: "the report says something other than its signed statement (changed after signing)" };
+  return signedStatementDoubt(
+    report.attestation,
+    trusted,
+    canonicalJson(statementOf(report)),
+    "the report says something other than its signed statement (changed after signing)",
+  );
 }

@@ -1,9 +1,11 @@
 import {
+  loadSigningKey,
   type SigningKey,
   signHealthRecord,
   type TaskInputs,
   taskInputs,
   taskValidation,
+  trustList,
   type Validation,
 } from "@oracle/grader";
 import type { HealthFile, HealthRecord } from "@oracle/spec";
@@ -59,12 +61,13 @@ export async function notCurrent(
   planned: readonly PlannedTask[],
 ): Promise<Array<{ task: PlannedTask; validation: Validation }>> {
   const found: Array<{ task: PlannedTask; validation: Validation }> = [];
+  const trusted = trustList(loadSigningKey());
   for (const task of planned) {
     if (!("loaded" in task)) {
       found.push({ task, validation: { state: "never", changed: [`does not load: ${task.error}`] } });
       continue;
     }
-    const validation = await taskValidation(root, task.id, task.loaded.dir, task.loaded.task.image);
+    const validation = await taskValidation(root, task.id, task.loaded.dir, task.loaded.task.image, trusted);
     if (validation.state !== "current") found.push({ task, validation });
   }
   return found;

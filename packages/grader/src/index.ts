@@ -6,7 +6,13 @@ export { healthRecordDoubt, signHealthRecord } from "./attest/health.js";
 export type { PublicKey, SigningKey } from "./attest/keys.js";
 export { defaultKeyFile, loadSigningKey, trustList } from "./attest/keys.js";
 export { MANIFEST_FILE, signManifest, verifyManifest } from "./attest/manifest.js";
-export { canonicalJson, signedLine, type Verified, verifyLine } from "./attest/statement.js";
+export {
+  canonicalJson,
+  signedLine,
+  signedStatementDoubt,
+  type Verified,
+  verifyLine,
+} from "./attest/statement.js";
 export { grade } from "./grade.js";
 export type { GradeOptions } from "./grade-options.js";
 export type { GradeFn } from "./prediction/grade-prediction.js";

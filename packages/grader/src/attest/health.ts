@@ -7,9 +7,9 @@ import {
   IN_TOTO_PAYLOAD_TYPE,
   STATEMENT_TYPE,
 } from "@oracle/spec";
-import { openEnvelope, signEnvelope } from "./dsse.js";
+import { signEnvelope } from "./dsse.js";
 import type { PublicKey, SigningKey } from "./keys.js";
-import { canonicalJson } from "./statement.js";
+import { canonicalJson, signedStatementDoubt } from "./statement.js";
 
 function statementOf(task: string, record: HealthRecord): string {
   const { attestation: _, ...bare } = record;
@@ -35,17 +35,11 @@ export function healthRecordDoubt(
   record: HealthRecord,
   trusted: ReadonlyMap<string, PublicKey>,
 ): string | null {
-  if (!record.attestation) return "it is not signed";
-  const opened = openEnvelope(record.attestation, trusted);
-  if (!opened.ok) return opened.why;
-  if (opened.payloadType !== IN_TOTO_PAYLOAD_TYPE) return `its payload type is ${opened.payloadType}`;
-  let signed: string;
-  try {
-    signed = canonicalJson(JSON.parse(opened.payload.toString("utf8")));
-  } catch {
-    return "its payload is not JSON";
-  }
-  return signed === statementOf(task, record)
-    ? null
-    : "it differs from the statement its signature covers: changed after signing, or another task's";
+  const verified = signedStatementDoubt(
+    record.attestation,
+    trusted,
+    statementOf(task, record),
+    "it differs from the statement its signature covers: changed after signing, or another task's",
+  );
+  return verified.ok ? null : verified.why;
 }

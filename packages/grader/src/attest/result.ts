@@ -9,9 +9,9 @@ import {
   NO_DIFF,
   STATEMENT_TYPE,
 } from "@oracle/spec";
-import { openEnvelope, signEnvelope } from "./dsse.js";
+import { signEnvelope } from "./dsse.js";
 import type { PublicKey, SigningKey } from "./keys.js";
-import { canonicalJson } from "./statement.js";
+import { canonicalJson, signedStatementDoubt } from "./statement.js";
 
 function statementOf(result: GradeResult): string {
   const { attestation: _, ...bare } = result;
@@ -38,18 +38,11 @@ export function verifyResult(
 ): { ok: true; result: GradeResult; keyid: string } | { ok: false; why: string } {
   const parsed = GradeResultSchema.safeParse(value);
   if (!parsed.success) return { ok: false, why: "not a grade result" };
-  if (!parsed.data.attestation) return { ok: false, why: "not signed" };
-  const opened = openEnvelope(parsed.data.attestation, trusted);
-  if (!opened.ok) return opened;
-  if (opened.payloadType !== IN_TOTO_PAYLOAD_TYPE)
-    return { ok: false, why: `payload type ${opened.payloadType}, not an in-toto statement` };
-  let signed: string;
-  try {
-    signed = canonicalJson(JSON.parse(opened.payload.toString("utf8")));
-  } catch {
-    return { ok: false, why: "the payload is not JSON" };
-  }
-  return signed === statementOf(parsed.data)
-    ? { ok: true, result: parsed.data, keyid: opened.keyid }
-    : { ok: false, why: "the result says something other than its signed statement (changed after signing)" };
+  const verified = signedStatementDoubt(
+    parsed.data.attestation,
+    trusted,
+    statementOf(parsed.data),
+    "the result says something other than its signed statement (changed after signing)",
+  );
+  return verified.ok ? { ok: true, result: parsed.data, keyid: verified.keyid } : verified;
 }

@@ -94,6 +94,31 @@ export function attestLine(line: ResultLine, key: SigningKey, context: LineConte
   return signEnvelope(IN_TOTO_PAYLOAD_TYPE, Buffer.from(JSON.stringify(statement)), key);
 }
 
+/**
+ * The key that signed `envelope`, when it is an in-toto statement a trusted key signed whose canonical
+ * JSON is `expected` (the statement rebuilt from what the document says today); else why not, with
+ * `mismatch` when the statement differs.
+ */
+export function signedStatementDoubt(
+  envelope: unknown,
+  trusted: ReadonlyMap<string, PublicKey>,
+  expected: string,
+  mismatch: string,
+): { ok: true; keyid: string } | { ok: false; why: string } {
+  if (envelope === undefined || envelope === null) return { ok: false, why: "not signed" };
+  const opened = openEnvelope(envelope, trusted);
+  if (!opened.ok) return opened;
+  if (opened.payloadType !== IN_TOTO_PAYLOAD_TYPE)
+    return { ok: false, why: `payload type ${opened.payloadType}, not an in-toto statement` };
+  let signed: string;
+  try {
+    signed = canonicalJson(JSON.parse(opened.payload.toString("utf8")));
+  } catch {
+    return { ok: false, why: "the payload is not JSON" };
+  }
+  return signed === expected ? { ok: true, keyid: opened.keyid } : { ok: false, why: mismatch };
+}
+
 export type Verified = { ok: true; keyid: string; statement: GradeStatement } | { ok: false; why: string };
 
 /** The signed statement of an envelope, or why it is not one a trusted key signed. */

@@ -98,7 +98,7 @@ export async function untilReady(
   url: string,
   options: { signal?: AbortSignal; limitMs?: number } = {},
 ): Promise<void> {
-  let last: (Error & { code?: string }) | null = null;
+  const heard: { last: (Error & { code?: string }) | null } = { last: null };
   let fail: (error: OracleError) => void = () => undefined;
   const fatal = new Promise<never>((_, reject) => {
     fail = reject;
@@ -106,7 +106,7 @@ export async function untilReady(
   fatal.catch(() => undefined);
   for (const client of clients)
     client.on("error", (error: Error & { code?: string }) => {
-      last = error;
+      heard.last = error;
       const known = fatalQueueError(error, url);
       if (known) fail(known);
     });
@@ -125,7 +125,7 @@ export async function untilReady(
   }
   options.signal?.throwIfAborted();
   if (limit.aborted) {
-    const said = last as (Error & { code?: string }) | null;
+    const said = heard.last;
     const plainToTls = said?.code === "ECONNRESET" && url.startsWith("redis:");
     throw new OracleError(
       "INFRA_ERROR",

@@ -1,6 +1,6 @@
 import { type HealthRecord, readHealthFile, type ValidationState } from "@oracle/spec";
 import { healthRecordDoubt } from "../attest/health.js";
-import { loadSigningKey, trustList } from "../attest/keys.js";
+import { loadSigningKey, type PublicKey, trustList } from "../attest/keys.js";
 import { imageState } from "../image/image.js";
 import { GRADER_VERSION } from "../version.js";
 import { taskHashes } from "./task-hash.js";
@@ -60,24 +60,30 @@ export function validationOf(
   return { state: changed.length === 0 ? "current" : "stale", changed };
 }
 
-/** A task's validation today, from tasks/health.json and its current inputs. */
+/**
+ * A task's validation today, from tasks/health.json and its current inputs. `trusted` is the keys a
+ * record may be signed with (the installation's own by default); a caller judging many tasks reads
+ * them once and passes them in.
+ */
 export async function taskValidation(
   root: string,
   id: string,
   taskDir: string,
   image: string,
+  trusted: ReadonlyMap<string, PublicKey> = trustList(loadSigningKey()),
 ): Promise<Validation & { inputs: TaskInputs }> {
   const [file, inputs] = await Promise.all([readHealthFile(root), taskInputs(root, taskDir, image)]);
-  return { ...verifiedValidation(id, file.tasks[id], inputs), inputs };
+  return { ...verifiedValidation(id, file.tasks[id], inputs, trusted), inputs };
 }
 
-/** validationOf, with the record checked against the installation's own key. */
+/** validationOf, with the record checked against `trusted` (the installation's own key by default). */
 export function verifiedValidation(
   id: string,
   record: HealthRecord | undefined,
   now: TaskInputs,
+  trusted: ReadonlyMap<string, PublicKey> = trustList(loadSigningKey()),
 ): Validation {
-  const doubt = record === undefined ? null : healthRecordDoubt(id, record, trustList(loadSigningKey()));
+  const doubt = record === undefined ? null : healthRecordDoubt(id, record, trusted);
   return validationOf(record, now, doubt);
 }
 
