@@ -10,7 +10,7 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writ
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LABEL, labelFilter } from "@oracle/engine";
-import { type GradeResult, listTaskIds, loadTask } from "@oracle/spec";
+import { type GradeResult, listTaskIds, loadTask, REASON_CLASS } from "@oracle/spec";
 import { binPath, containersWithLabel, makeTempRoot, repoRoot, requireDocker, run } from "@oracle/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -120,6 +120,20 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
+/** Per sample task, a source file the gold diff leaves alone that only some of the tests load. */
+const NOT_LOADING: Record<string, string> = {
+  "calc-node": "src/tokenize.js",
+  "freebusy-py": "freebusy/parse.py",
+  "ranges-vitest": "src/covers.js",
+  "semver-go": "sort.go",
+  "slug-jest": "src/unique.js",
+};
+const SYNTAX_ERROR: Record<string, string> = {
+  js: "\nconst broken = ;\n",
+  py: "\ndef broken(:\n",
+  go: "\nfunc broken( {\n",
+};
+
 describe.each(TASKS)("oracle-grade %s", (task) => {
   let baselineExisting: string[] = [];
 
@@ -209,6 +223,22 @@ describe.each(TASKS)("oracle-grade %s", (task) => {
     expect(reset.result.testIds.some((id) => /oracle.trivial/i.test(id))).toBe(false);
     expect(reset.result.diff?.dropped).toEqual([]);
     expect(baselineExisting.length).toBeGreaterThan(0);
+  });
+
+  it("the gold diff with a source file that does not compile or load: FAIL, never a tampering reason (the gate vetoes those)", async () => {
+    // A file some existing tests load and others do not: the runner reports the rest, and the
+    // pair planted in the file that did not load is missing (slug-jest was REPORT_INCONSISTENT).
+    const target = NOT_LOADING[task];
+    expect(target, `name in NOT_LOADING a source file of ${task} that only some tests load`).toBeDefined();
+    const loaded = await loadTask(root, task);
+    const file = await makeDiff(task, "broken", (dir) => {
+      git(dir, "apply", loaded.goldDiff!);
+      const path = join(dir, target!);
+      writeFileSync(path, `${readFileSync(path, "utf8")}${SYNTAX_ERROR[target!.split(".").pop()!]}`);
+    });
+    const { result } = await grade(task, "--diff", file);
+    expect(result.verdict).toBe("FAIL");
+    expect(REASON_CLASS[result.reason], `${result.reason}: ${result.message}`).toBe("fail");
   });
 
   it("a timeout: FAIL TIMEOUT, container gone, bounded return", async () => {

@@ -58,6 +58,30 @@ func TestPrereleaseRoundTrip(t *testing.T) {
 \t}
 }
 `;
+/**
+ * semver-go whose hidden command tests two packages (`. ./conformance`), with a hidden test file in
+ * package semver itself beside conformance's: a diff can break the one test binary alone.
+ */
+const TWO = "semver-go-two";
+const TWO_INTERNAL = `package semver
+
+import "testing"
+
+func parseVersions(ss ...string) []Version {
+	out := make([]Version, len(ss))
+	for i, s := range ss {
+		out[i] = MustParse(s)
+	}
+	return out
+}
+
+func TestPrereleaseNumericInternal(t *testing.T) {
+	vs := parseVersions("1.0.0-2", "1.0.0-10")
+	if comparePrerelease(vs[0].Prerelease, vs[1].Prerelease) != -1 {
+		t.Error("numeric identifiers compare numerically")
+	}
+}
+`;
 let corpus: Corpus;
 
 beforeAll(async () => {
@@ -92,11 +116,16 @@ beforeAll(async () => {
   writeFileSync(join(hidden, "z_test.go"), `//go:build !windows\n\n${loops.replace('\t"math/rand"\n', "")}`);
   writeFileSync(join(hidden, "a_test.go"), SPLIT_FIRST);
   writeFileSync(join(hidden, "zz_test.go"), SPLIT_MAIN);
+  cpSync(join(temp.root, "tasks", TASK), join(temp.root, "tasks", TWO), { recursive: true });
+  const two = { ...task, id: TWO, suites: { ...task.suites, hidden: { ...task.suites.hidden } } };
+  two.suites.hidden.command = two.suites.hidden.command.replace(" ./conformance", () => " . ./conformance");
+  writeFileSync(join(temp.root, "tasks", TWO, "task.json"), `${JSON.stringify(two, null, 2)}\n`);
+  writeFileSync(join(temp.root, "tasks", TWO, "hidden-tests", "hidden_internal_test.go"), TWO_INTERNAL);
   mkdirSync(join(temp.root, "canary"));
   mkdirSync(join(temp.root, "out"));
   corpus = {
     root: temp.root,
-    work: { [TASK]: work, [ANCHORED]: work, [SPLIT]: work } as unknown as Corpus["work"],
+    work: { [TASK]: work, [ANCHORED]: work, [SPLIT]: work, [TWO]: work } as unknown as Corpus["work"],
     out: join(temp.root, "out"),
     cleanup: temp.cleanup,
   };
@@ -176,12 +205,28 @@ describe("go: sentinels in the hidden tests' package", () => {
     expect(g.result.testIds.filter((id) => id.startsWith("hidden:"))).toHaveLength(4);
   });
 
-  it("go-does-not-compile: the fix with an unused import -> FAIL NO_TESTS_RAN, not a tampering reason (it was REPORT_INCONSISTENT, which the gate vetoes)", async () => {
+  it("go-does-not-compile: the fix with an unused import -> FAIL TESTS_FAILED, the package an error entry of its own, not a tampering reason (it was REPORT_INCONSISTENT, which the gate vetoes)", async () => {
     const g = await grade("go-does-not-compile", {
       "compare.go": fixed().replace('"strings"', '"strings"\n\t"os"'),
     });
-    expectOutcome(g, "FAIL", "NO_TESTS_RAN");
-    expect(g.result.message).toMatch(/no test ran/);
+    expectOutcome(g, "FAIL", "TESTS_FAILED");
+    expect(g.result.testIds).toContain("existing:example.com/semver::[build failed]");
+  });
+
+  it("go-one-package-does-not-compile: the fix and a helper named like a hidden test's, so one of two test binaries does not build -> FAIL TESTS_FAILED, not REPORT_INCONSISTENT (its pair is missing while the other package passed)", async () => {
+    const sort = readFileSync(join(corpus.work[TASK as FixtureTask], "sort.go"), "utf8");
+    const g = await grade(
+      "go-one-package-does-not-compile",
+      {
+        "compare.go": fixed(),
+        "sort.go": `${sort}\nfunc parseVersions(ss ...string) []Version { return nil }\n`,
+      },
+      TWO,
+    );
+    expectOutcome(g, "FAIL", "TESTS_FAILED");
+    expect(g.result.suites.existing.status).toBe("PASS");
+    expect(g.result.testIds).toContain("hidden:example.com/semver::[build failed]");
+    expect(g.result.suites.hidden.counts.passed).toBeGreaterThan(0);
   });
 
   it("go-forge-init: init() prints a pass for every Test* and exits 0 -> FAIL REPORT_INCONSISTENT", async () => {

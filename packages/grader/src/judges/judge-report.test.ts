@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { judgeSuite, type SuiteRun } from "./judge-report.js";
+import { judgeSuite, type SuiteRun, unbuiltGoPackages } from "./judge-report.js";
 
 const report = (cases: string) => ({
   kind: "ok" as const,
@@ -43,5 +43,37 @@ describe("judgeSuite", () => {
     expect(reason({ report: { kind: "missing" } })).toBe("REPORT_MISSING");
     expect(reason({ report: { kind: "invalid", why: "symlink" } })).toBe("REPORT_INVALID");
     expect(reason({ report: { kind: "ok", xml: "PASSED 10 tests" } })).toBe("REPORT_INVALID");
+  });
+});
+
+describe("Go packages that do not build", () => {
+  const output = [
+    "# example.com/m/a [example.com/m/a.test]",
+    "a/a.go:9:2: n declared but not used",
+    "WARN invalid TestEvent: FAIL\texample.com/m/a [build failed]",
+    "bad output from test2json: FAIL\texample.com/m/a [build failed]",
+    "FAIL\texample.com/m/b [setup failed]",
+    "FAIL\texample.com/m/c 0.01s",
+  ].join("\n");
+
+  it("reads each package go test says did not build or set up, once", () => {
+    expect(unbuiltGoPackages(output, "")).toEqual(["example.com/m/a", "example.com/m/b"]);
+    expect(unbuiltGoPackages("ok  \texample.com/m/c\t0.01s\n")).toEqual([]);
+  });
+
+  it("an error entry for a package with none: the run fails as TESTS_FAILED, not REPORT_INCONSISTENT", () => {
+    const passing = report('<testcase classname="example.com/m/c" name="TestC"/>');
+    expect(reason({ exitCode: 1, report: passing })).toBe("REPORT_INCONSISTENT");
+    const judged = judgeSuite(run({ exitCode: 1, report: passing, unbuilt: ["example.com/m/a"] }));
+    expect(judged.result.reason).toBe("TESTS_FAILED");
+    expect(judged.result.tests).toContainEqual(
+      expect.objectContaining({ id: "hidden:example.com/m/a::[build failed]", outcome: "error" }),
+    );
+  });
+
+  it("no entry for a package the report already has tests of", () => {
+    const ran = report('<testcase classname="example.com/m/a" name="TestA"/>');
+    const judged = judgeSuite(run({ report: ran, unbuilt: ["example.com/m/a"] }));
+    expect(judged.result.reason ?? "PASS").toBe("PASS");
   });
 });

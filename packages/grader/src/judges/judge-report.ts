@@ -27,6 +27,36 @@ export interface SuiteRun {
   output: SuiteResult["output"];
   /** The suite's seals and what their records file held (the hidden suite's). */
   seals?: { run: SealRun; records: SealsRead | undefined; gold?: ReadonlyMap<string, number> } | null;
+  /** Go packages the run's output says did not build ({@link unbuiltGoPackages}). */
+  unbuilt?: readonly string[];
+}
+
+/**
+ * The Go packages a run's output says did not build or set up: `go test -json` (Go 1.19) prints
+ * `FAIL\t<package> [build failed]` outside its JSON, and gotestsum writes no test for the package.
+ * Without an entry of its own, a pair planted in that package is missing while every other
+ * package passed, which reads as a forged report (a diff that does not compile vetoed as
+ * tampering). The output is the code's to write: a line it forges only adds a failure.
+ */
+export function unbuiltGoPackages(...texts: string[]): string[] {
+  const found = new Set<string>();
+  for (const text of texts)
+    for (const match of text.matchAll(/FAIL\t(\S+) \[(?:build|setup) failed\]$/gm)) found.add(match[1]!);
+  return [...found];
+}
+
+/** The report with an error entry for each package that did not build and has no entry of its own. */
+function withUnbuilt(suite: SuiteName, tests: TestCase[], unbuilt: readonly string[] = []): TestCase[] {
+  const entries = unbuilt
+    .filter((pkg) => !tests.some((t) => t.id.startsWith(`${suite}:${pkg}::`)))
+    .map(
+      (pkg): TestCase => ({
+        id: `${suite}:${pkg}::[build failed]`,
+        outcome: "error",
+        message: `package ${pkg} does not build (the suite's output says why)`,
+      }),
+    );
+  return entries.length > 0 ? [...tests, ...entries] : tests;
 }
 
 /** A suite that did not run (the run ended before it). */
@@ -120,7 +150,8 @@ function reportTests(run: SuiteRun): TestCase[] | { reason: ReasonCode; message:
 }
 
 /** A readable report's tests judged: the sentinels first, then the seals' records, then the outcomes. */
-function judgeTests(run: SuiteRun, reported: TestCase[]): Judged {
+function judgeTests(run: SuiteRun, read: TestCase[]): Judged {
+  const reported = withUnbuilt(run.suite, read, run.unbuilt);
   const checked = run.sentinel ? checkSentinel(run.sentinel, reported, run.exitCode) : null;
   const tests = checked ? checked.tests : reported;
   const sentinel: SentinelState = checked ? checked.state : "none";

@@ -16,7 +16,7 @@ import type { PackageScripts } from "../sentinels/runner-command.js";
 import { deselectedByName } from "../sentinels/sentinel-selection.js";
 import type { Sentinel } from "../sentinels/sentinels.js";
 import { checkExpected, type Expectation } from "./expected-judge.js";
-import { judgeSuite, listedTests } from "./judge-report.js";
+import { judgeSuite, listedTests, unbuiltGoPackages } from "./judge-report.js";
 import { sealsResult } from "./seals-result.js";
 
 /**
@@ -125,6 +125,7 @@ export function judgeCollected(driver: DriverResult, judge: SuiteJudge): SuiteJu
     report,
     output: bounded,
     sentinel,
+    ...(driver.goRunner ? { unbuilt: unbuiltGoPackages(out.head, out.tail, err.head, err.tail) } : {}),
     ...(judge.seals
       ? {
           seals: {

@@ -76,6 +76,8 @@ export interface SuiteOutput {
 /** What one suite's driver did: its parsed record, the suite's output, the container's exit code. */
 export interface DriverResult extends DriverReport {
   output: SuiteOutput;
+  /** The suite's runner is Go's (its output names the packages that did not build). */
+  goRunner?: boolean;
 }
 
 const oracleEnv = BASE_ENV.map((entry): [string, string] => {
@@ -85,6 +87,13 @@ const oracleEnv = BASE_ENV.map((entry): [string, string] => {
 
 /** The container's process: the boot entrypoint (the script comes on stdin) and the oracle's env. */
 export const DRIVER_PROCESS = { entrypoint: BOOT, cmd: [] as string[], env: BASE_ENV };
+
+/**
+ * jest-junit writes nothing for a test file that does not load (a syntax error in the code under
+ * test) unless asked: its pair would then be missing while every reported test passed, which reads
+ * as a forged report. With this, the file is a failed entry of its own and the run fails as such.
+ */
+const JEST_SUITE_ERRORS: [string, string] = ["JEST_JUNIT_REPORT_TEST_SUITE_ERRORS", "true"];
 
 /** The runner a suite's command starts, as the sentinels read it (a mocha suite gets the mocha guard). */
 const suiteRunner = (task: LoadedTask["task"], suite: SuiteName, scripts: PackageScripts | null) =>
@@ -121,6 +130,7 @@ export function planDriver(inputs: SuiteInputs, suite: SuiteName): DriverPlan {
       ...Object.entries(task.env),
       ...oracleEnv,
       ["ORACLE_JUNIT", reportPath(suite)],
+      ...(runner?.framework === "jest" ? [JEST_SUITE_ERRORS] : []),
       ...(sealed ? [["ORACLE_SEALS", sealsPath(suite)] as [string, string]] : []),
     ],
     report: reportPath(suite),
@@ -252,7 +262,13 @@ export async function startSuite(
   if (stdout.record.started[plan.suite] && stdout.record.exitCode[plan.suite] === undefined)
     output.durationMs = opened.lap(`suite.${plan.suite}`);
   scope.ensureOpen("driver");
-  return { suite: plan.suite, record: stdout.record, exitCode, output };
+  return {
+    suite: plan.suite,
+    record: stdout.record,
+    exitCode,
+    output,
+    goRunner: plan.reportOptions?.goPassWithoutNewline === true,
+  };
 }
 
 /** Lets a gated driver (prepared while the suite before it ran) start its suite. */
