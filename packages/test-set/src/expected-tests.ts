@@ -25,12 +25,19 @@ export interface EntryMatch {
   tests: TestCase[];
 }
 
-/** The report id split: suite, classname or file, name. Null for an id not in the oracle's form. */
-function splitId(id: string): { scope: string; name: string } | null {
+/**
+ * Every way the report id splits into suite, classname or file, and name. Either part may itself
+ * hold `::` or end in `:` (mocha-junit-reporter's classname is the test's own title, and a title
+ * `… option:` makes the id `…option:::…`), so the id alone does not say where the name starts:
+ * each split is a reading, and an entry may match any of them. Empty for an id not in the oracle's form.
+ */
+function splitIds(id: string): Array<{ scope: string; name: string }> {
   const colon = id.indexOf(":");
-  const sep = id.indexOf("::", colon + 1);
-  if (colon < 0 || sep < 0) return null;
-  return { scope: id.slice(colon + 1, sep), name: id.slice(sep + 2) };
+  if (colon < 0) return [];
+  const splits: Array<{ scope: string; name: string }> = [];
+  for (let sep = id.indexOf("::", colon + 1); sep >= 0; sep = id.indexOf("::", sep + 1))
+    splits.push({ scope: id.slice(colon + 1, sep), name: id.slice(sep + 2) });
+  return splits;
 }
 
 /** A parametrised test's id part: from the first `[` after the name to the end (ids may hold brackets: `[[a-c]-x]`). */
@@ -40,14 +47,13 @@ const withoutParams = (name: string): string => name.slice(0, name.indexOf("["))
 /** The keys a report test answers to. */
 function reportKeys(test: TestCase): string[] {
   const keys = [`id:${test.id}`];
-  const parts = splitId(test.id);
-  if (!parts) return keys;
-  const { scope, name } = parts;
-  keys.push(`sn:${scope}::${name}`, `n:${name}`, `n:${scope} ${name}`);
-  // jest-junit writes a test outside any describe as " title" (its empty ancestors joined by spaces).
-  if (name !== name.trimStart()) keys.push(`n:${name.trimStart()}`);
-  if (PARAMS.test(name)) keys.push(`sn:${scope}::${withoutParams(name)}`);
-  if (name.includes(" > ")) keys.push(`n:${name.split(" > ").join(" ")}`);
+  for (const { scope, name } of splitIds(test.id)) {
+    keys.push(`sn:${scope}::${name}`, `n:${name}`, `n:${scope} ${name}`);
+    // jest-junit writes a test outside any describe as " title" (its empty ancestors joined by spaces).
+    if (name !== name.trimStart()) keys.push(`n:${name.trimStart()}`);
+    if (PARAMS.test(name)) keys.push(`sn:${scope}::${withoutParams(name)}`);
+    if (name.includes(" > ")) keys.push(`n:${name.split(" > ").join(" ")}`);
+  }
   return keys;
 }
 
@@ -64,10 +70,8 @@ export function entryKeys(entry: string): string[] {
     const dotted = [file.slice(0, -3).replace(/^\.\//, "").split("/").join("."), ...classes].join(".");
     return [`sn:${dotted}::${name}`, `sn:${file.replace(/^\.\//, "")}::${name}`];
   }
-  if (parts.length >= 2) {
-    const sep = entry.indexOf("::");
-    return [`sn:${entry.slice(0, sep)}::${entry.slice(sep + 2)}`];
-  }
+  // `<classname>::<name>` as the report has them, or a full title that holds `::` (`Router::match …`).
+  if (parts.length >= 2) return [`sn:${entry}`, `n:${entry}`];
   return [`n:${entry}`];
 }
 
