@@ -26,7 +26,7 @@ import {
 } from "./make.js";
 import { repoPythonNeeds } from "./python-deps.js";
 import { splitFix } from "./split.js";
-import { detectFramework, type Framework, repoRunnerFlags } from "./templates.js";
+import { detectFramework, type Framework, pythonSrcLayout, repoRunnerFlags } from "./templates.js";
 
 export interface FromFixOptions {
   root: string;
@@ -142,6 +142,7 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
     suites,
     hidden: split.hidden,
     hasVendor,
+    srcLayout: pythonSrcLayout(baseFiles),
     schema: await schemaRef(options.root, id),
   });
   return {

@@ -149,6 +149,8 @@ export interface TaskJsonInput {
   suites: ReturnType<typeof planSuites>;
   hidden: readonly string[];
   hasVendor: boolean;
+  /** A Python repository whose packages live under `src/` ({@link pythonSrcLayout}). */
+  srcLayout?: boolean;
   expected?: { hidden?: ExpectedTests; existing?: ExpectedTests };
   /** `$schema`: relative to the task folder inside this repository, or a path given. */
   schema: string;
@@ -156,7 +158,7 @@ export interface TaskJsonInput {
 }
 
 export function taskJson(input: TaskJsonInput): Record<string, unknown> {
-  const env = suiteEnv(input.framework, input.hasVendor);
+  const env = suiteEnv(input.framework, input.hasVendor, input.srcLayout);
   const task = {
     $schema: input.schema,
     id: input.id,

@@ -6,7 +6,15 @@ import { missingDeps } from "./image.js";
 import { diffPolicy, planSuites, taskIdFrom } from "./make.js";
 import { isTestPath, splitFix } from "./split.js";
 import { readDataset } from "./swebench.js";
-import { detectFramework, repoRunnerFlags, runsAsTest, shellQuote, suiteCommand } from "./templates.js";
+import {
+  detectFramework,
+  pythonSrcLayout,
+  repoRunnerFlags,
+  runsAsTest,
+  shellQuote,
+  suiteCommand,
+  suiteEnv,
+} from "./templates.js";
 
 describe("splitFix", () => {
   it("splits by path as SWE-bench does; deleted tests apart; --tests replaces the rule", () => {
@@ -90,6 +98,26 @@ describe("templates", () => {
     expect(suiteCommand("go", ["a_test.go", "pkg/b_test.go"], ["a_test.go"])).toBe(
       'rm -f -- a_test.go && gotestsum --format standard-verbose --junitfile "$ORACLE_JUNIT" -- -count=1 . ./pkg',
     );
+  });
+});
+
+describe("a Python repository's src/ layout", () => {
+  it("packages only under src/ run with PYTHONPATH=src (tkem/cachetools: every import failed without it)", () => {
+    const cachetools = [
+      "src/cachetools/__init__.py",
+      "src/cachetools/func.py",
+      "tests/test_func.py",
+      "setup.cfg",
+    ];
+    expect(pythonSrcLayout(cachetools)).toBe(true);
+    expect(pythonSrcLayout(["src/single.py", "tests/test_single.py"])).toBe(true);
+    expect(suiteEnv("pytest", false, true)).toEqual({ PYTHONDONTWRITEBYTECODE: "1", PYTHONPATH: "src" });
+  });
+  it("a package at the top, or none under src/, keeps the environment as it was", () => {
+    expect(pythonSrcLayout(["boltons/__init__.py", "tests/test_x.py"])).toBe(false);
+    expect(pythonSrcLayout(["pkg/__init__.py", "src/pkg/__init__.py"])).toBe(false);
+    expect(pythonSrcLayout(["src/__init__.py", "src/tools/run.sh"])).toBe(false);
+    expect(suiteEnv("pytest", false)).toEqual({ PYTHONDONTWRITEBYTECODE: "1" });
   });
 });
 

@@ -17,7 +17,13 @@ import {
   taskJson,
 } from "./make.js";
 import { repoPythonNeeds } from "./python-deps.js";
-import { detectFramework, type Framework, repoRunnerFlags, runsAsTest } from "./templates.js";
+import {
+  detectFramework,
+  type Framework,
+  pythonSrcLayout,
+  repoRunnerFlags,
+  runsAsTest,
+} from "./templates.js";
 
 /**
  * SWE-bench's dataset rows (one JSON object per line, as its Hugging Face exports and the harness
@@ -311,6 +317,7 @@ export async function planDataset(
       suites: p.suites,
       hidden: p.hiddenPaths,
       hasVendor: p.baseFiles.some((f) => f.startsWith("vendor/")),
+      srcLayout: pythonSrcLayout(p.baseFiles),
       expected: p.expected,
       schema: await schemaRef(options.root, p.id),
     });

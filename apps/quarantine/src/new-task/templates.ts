@@ -192,9 +192,28 @@ export function configGlobs(framework: Framework): string[] {
   }
 }
 
+/**
+ * Whether a Python repository keeps its packages under `src/` (`src/pkg/__init__.py`, `src/mod.py`)
+ * and not at its top: its tests import them by name, which works upstream only once the package is
+ * installed (`pip install -e .`). The image installs nothing of the repository, so its suites run
+ * with `PYTHONPATH=src`.
+ */
+export function pythonSrcLayout(baseFiles: readonly string[]): boolean {
+  const top = new Set(baseFiles.filter((p) => /^[^/]+\/__init__\.py$/.test(p)).map((p) => p.split("/")[0]));
+  return baseFiles.some((p) => {
+    const inSrc = /^src\/([^/]+)\/__init__\.py$/.exec(p) ?? /^src\/([^/]+)\.py$/.exec(p);
+    return inSrc !== null && inSrc[1] !== "__init__" && !top.has(inSrc[1]);
+  });
+}
+
 /** The environment a framework's suites run with. */
-export function suiteEnv(framework: Framework, hasVendor: boolean): Record<string, string> {
-  if (framework === "pytest" || framework === "unittest") return { PYTHONDONTWRITEBYTECODE: "1" };
+export function suiteEnv(
+  framework: Framework,
+  hasVendor: boolean,
+  srcLayout = false,
+): Record<string, string> {
+  if (framework === "pytest" || framework === "unittest")
+    return { PYTHONDONTWRITEBYTECODE: "1", ...(srcLayout ? { PYTHONPATH: "src" } : {}) };
   if (framework === "go")
     return { GOPROXY: "off", GOFLAGS: hasVendor ? "-mod=vendor" : "-mod=readonly", CGO_ENABLED: "0" };
   return {};
