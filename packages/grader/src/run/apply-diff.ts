@@ -66,7 +66,10 @@ export function filterAndLog(
       filtered: null,
       stop: {
         reason: "DIFF_EMPTY_AFTER_FILTER",
-        message: "nothing of the diff is left after the allow/deny filter",
+        message:
+          filtered.dropped.length === 0
+            ? "the diff changes no file (it is empty): nothing to grade; --baseline grades the base commit as it is"
+            : "nothing of the diff is left after the allow/deny filter",
       },
     };
   return { record, filtered, stop: null };
