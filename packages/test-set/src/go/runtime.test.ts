@@ -111,6 +111,38 @@ describe("the Go seal runtime under go 1.19", () => {
     expect(new Set(Object.values(judged.sites))).toEqual(new Set(["matched"]));
   });
 
+  it("a local declared after a sealed if is not kept used in its block (a closure parameter of the same name): the file builds", () => {
+    const text = `package calc_test
+
+import (
+	"sort"
+	"testing"
+
+	"example.com/calc"
+)
+
+func TestSorted(t *testing.T) {
+	xs := []int{calc.Add(1, 0), calc.Add(2, 0)}
+	if !sort.SliceIsSorted(xs, func(a, b int) bool { return xs[a] < xs[b] }) {
+		t.Errorf("not sorted: %v", xs)
+	}
+	a := 2
+	b := 3
+	if calc.Add(a, b) != 5 {
+		t.Errorf("Add(%d, %d)", a, b)
+	}
+}
+`;
+    const { plan, run, judged } = sealAndRun(text, CORRECT);
+    expect(plan.files[0]!.text).toMatch(/t\.FailNow\(\)\n\t\t_ = xs\n\t\}/);
+    expect(
+      run.tests.map((t) => t.outcome),
+      run.output,
+    ).toEqual(["passed"]);
+    expect(judged.inconsistent).toBeNull();
+    expect(Object.values(judged.sites)).toEqual(["matched", "matched"]);
+  });
+
   it("testify: assert.Equal(t, want, got) with want := <literal> builds once sealed, and matches", () => {
     // A stand-in for testify's assert package, replaced in go.mod (no module proxy here).
     const text = `package calc_test

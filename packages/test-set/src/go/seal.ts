@@ -60,9 +60,14 @@ function reportsOnly(block: SyntaxNode, t: string): boolean {
 
 /** Identifiers a node reads (not field names). */
 function identifiers(node: SyntaxNode): string[] {
-  const out: string[] = [];
+  return identifierNodes(node).map((n) => n.text);
+}
+
+/** The identifier nodes of a node (not field names), for where each one stands. */
+function identifierNodes(node: SyntaxNode): SyntaxNode[] {
+  const out: SyntaxNode[] = [];
   const walk = (n: SyntaxNode) => {
-    if (n.type === "identifier") out.push(n.text);
+    if (n.type === "identifier") out.push(n);
     for (const c of named(n)) walk(c);
   };
   walk(node);
@@ -93,10 +98,23 @@ interface TestContext {
   locals: ReadonlySet<string>;
   /** `want := <literal>` locals of the test body, by name. */
   constants: ReadonlyMap<string, Canon>;
+  /** Where each constant's declaration ends: only an identifier after it names the constant. */
+  declared: ReadonlyMap<string, number>;
   /** The testify packages' local names (assert, require). */
   testify: ReadonlySet<string>;
   /** A table's columns inside its loop, by the selector that reads them (`tt.want`): each row's value. */
   columns?: ReadonlyMap<string, Canon[]>;
+}
+
+/**
+ * The constant an identifier names: a body-level `x := <literal>` declared before it. The same
+ * name earlier in the function is another variable (a package-level one): sealing it against the
+ * local's value would be wrong, and a `_ = x` there would not build ("undefined: x").
+ */
+function constantOf(node: SyntaxNode, ctx: TestContext): Canon | null {
+  if (node.type !== "identifier") return null;
+  const end = ctx.declared.get(node.text);
+  return end !== undefined && end <= node.startIndex ? (ctx.constants.get(node.text) ?? null) : null;
 }
 
 function ifComparison(statement: SyntaxNode, ctx: TestContext): Found | null {
@@ -106,11 +124,16 @@ function ifComparison(statement: SyntaxNode, ctx: TestContext): Found | null {
   if (!condition || !block || !reportsOnly(block, ctx.t)) return null;
   const line = lineOf(statement);
   const source = `if ${condition.text} {`;
-  const literal = (node: SyntaxNode) =>
-    goLiteral(node) ?? (node.type === "identifier" ? (ctx.constants.get(node.text) ?? null) : null);
-  const localsOf = (node: SyntaxNode) =>
-    node.type === "identifier" && ctx.constants.has(node.text) ? [node.text] : [];
-  const constantsRead = identifiers(condition).filter((id) => ctx.constants.has(id));
+  const literal = (node: SyntaxNode) => goLiteral(node) ?? constantOf(node, ctx);
+  const localsOf = (node: SyntaxNode) => (constantOf(node, ctx) ? [node.text] : []);
+  // A struct key (`S{want: 1}`) is kept too: a map key would be a read, and `_ = want` always builds.
+  const constantsRead = [
+    ...new Set(
+      identifierNodes(condition)
+        .filter((id) => constantOf(id, ctx) !== null)
+        .map((id) => id.text),
+    ),
+  ];
   const rewrite = (_key: string, call: string): Edit[] => [
     { start: condition.startIndex, end: condition.endIndex, text: call },
     {
@@ -221,8 +244,7 @@ function testifyComparison(statement: SyntaxNode, ctx: TestContext): Found | nul
   const line = lineOf(statement);
   const source = statement.text;
   const replace = (text: string): Edit[] => [{ start: call.startIndex, end: call.endIndex, text }];
-  const literal = (node: SyntaxNode) =>
-    goLiteral(node) ?? (node.type === "identifier" ? (ctx.constants.get(node.text) ?? null) : null);
+  const literal = (node: SyntaxNode) => goLiteral(node) ?? constantOf(node, ctx);
   const [, a, b] = args;
   if (method === "Equal" && a && b) {
     const expected = literal(a);
@@ -232,11 +254,11 @@ function testifyComparison(statement: SyntaxNode, ctx: TestContext): Found | nul
       line,
       source,
       expected,
-      locals: a.type === "identifier" && ctx.constants.has(a.text) ? [a.text] : [],
+      locals: constantOf(a, ctx) ? [a.text] : [],
       // The call no longer names a `want := <literal>` it compared with: a use keeps it declared.
       edits: (key) =>
         replace(
-          `oracleSeal(${quote(key)}, ${boxed(`interface{}(${b.text})`)})${a.type === "identifier" && ctx.constants.has(a.text) ? `; _ = ${a.text}` : ""}`,
+          `oracleSeal(${quote(key)}, ${boxed(`interface{}(${b.text})`)})${constantOf(a, ctx) ? `; _ = ${a.text}` : ""}`,
         ),
     };
   }
@@ -313,7 +335,10 @@ const statementsOf = (block: SyntaxNode) => {
 };
 
 /** Local names a test declares (parameters, `:=`, `var`), and those bound once to a literal. */
-function localsOf(fn: SyntaxNode, body: SyntaxNode): { locals: Set<string>; constants: Map<string, Canon> } {
+function localsOf(
+  fn: SyntaxNode,
+  body: SyntaxNode,
+): { locals: Set<string>; constants: Map<string, Canon>; declared: Map<string, number> } {
   const locals = new Set<string>();
   const counts = new Map<string, number>();
   const walk = (node: SyntaxNode) => {
@@ -333,13 +358,16 @@ function localsOf(fn: SyntaxNode, body: SyntaxNode): { locals: Set<string>; cons
   };
   walk(fn);
   const constants = new Map<string, Canon>();
+  const declared = new Map<string, number>();
   for (const statement of statementsOf(body)) {
     if (statement.type !== "short_var_declaration") continue;
     const left = named(statement.childForFieldName("left"));
     const right = named(statement.childForFieldName("right"));
     if (left.length !== 1 || right.length !== 1 || left[0]!.type !== "identifier") continue;
     const value = goLiteral(right[0]!);
-    if (value) constants.set(left[0]!.text, value);
+    if (!value) continue;
+    constants.set(left[0]!.text, value);
+    declared.set(left[0]!.text, statement.endIndex);
   }
   // Assigned again (`want = …`, `want++`) or taken by address: not a constant.
   const text = body.text;
@@ -351,7 +379,7 @@ function localsOf(fn: SyntaxNode, body: SyntaxNode): { locals: Set<string>; cons
       ).test(text.replace(new RegExp(`\\b${name}\\s*:=`), ""))
     )
       constants.delete(name);
-  return { locals, constants };
+  return { locals, constants, declared };
 }
 
 /** The zero value of a local constant's type, which replaces its literal when only seals read it. */
@@ -542,8 +570,8 @@ export function sealGo(
         unsealed.push({ test: ref, rule: "unsealed.early-exit" });
         continue;
       }
-      const { locals, constants } = localsOf(fn, body);
-      const ctx: TestContext = { t, locals, constants, testify };
+      const { locals, constants, declared } = localsOf(fn, body);
+      const ctx: TestContext = { t, locals, constants, declared, testify };
       const keys: string[] = [];
       let leftEarly = false;
       const sealedReads = new Map<string, number>();
