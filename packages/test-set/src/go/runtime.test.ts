@@ -143,6 +143,55 @@ func TestSorted(t *testing.T) {
     expect(Object.values(judged.sites)).toEqual(["matched", "matched"]);
   });
 
+  it("a want declared again in an inner scope (:=, var, a parameter, a range variable) is no constant: the inner comparison is not sealed against the outer value", () => {
+    const shadow = (inner: string) => `package calc_test
+
+import (
+	"testing"
+
+	"example.com/calc"
+)
+
+func TestShadow(t *testing.T) {
+	want := 5
+	if got := calc.Add(2, 3); got != want {
+		t.Errorf("got %d", got)
+	}
+	for _, tt := range []struct{ a, b int }{{1, 2}} {
+${inner}
+		if got := calc.Add(tt.a, tt.b); got != want {
+			t.Errorf("got %d", got)
+		}
+	}
+}
+`;
+    for (const inner of [
+      "\t\twant := tt.a + tt.b",
+      "\t\tvar want = tt.a + tt.b",
+      "\t\twant, _ := tt.a+tt.b, 0",
+    ]) {
+      const { plan, run, judged } = sealAndRun(shadow(inner), CORRECT);
+      expect(
+        run.tests.map((t) => t.outcome),
+        run.output,
+      ).toEqual(["passed"]);
+      expect(judged.inconsistent).toBeNull();
+      expect(judged.tests[0], inner).toMatchObject({ outcome: "passed" });
+      expect(plan.sites.map((s) => s.expected)).not.toContainEqual({ t: "const", c: "int", v: "5" });
+    }
+    // A parameter or a range variable of the same name: the outer want is no constant either.
+    for (const inner of [
+      "\t\tf := func(want int) int { return want }\n\t\t_ = f",
+      "\t\tfor _, want := range []int{0} {\n\t\t\t_ = want\n\t\t}",
+    ]) {
+      const plan = planSeals(parsers, [{ path: "calc/calc_test.go", text: shadow(inner) }]);
+      expect(
+        plan.sites.map((s) => s.expected),
+        inner,
+      ).not.toContainEqual({ t: "const", c: "int", v: "5" });
+    }
+  });
+
   it("testify: assert.Equal(t, want, got) with want := <literal> builds once sealed, and matches", () => {
     // A stand-in for testify's assert package, replaced in go.mod (no module proxy here).
     const text = `package calc_test

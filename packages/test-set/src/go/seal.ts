@@ -340,7 +340,8 @@ function localsOf(
   body: SyntaxNode,
 ): { locals: Set<string>; constants: Map<string, Canon>; declared: Map<string, number> } {
   const locals = new Set<string>();
-  const counts = new Map<string, number>();
+  const declarations = new Map<string, number>();
+  for (const name of declaredNames(fn)) declarations.set(name, (declarations.get(name) ?? 0) + 1);
   const walk = (node: SyntaxNode) => {
     if (
       node.type === "parameter_declaration" ||
@@ -353,7 +354,6 @@ function localsOf(
           : named(node).filter((c) => c.type === "identifier");
       for (const n of names) if (n.type === "identifier") locals.add(n.text);
     }
-    if (node.type === "identifier") counts.set(node.text, (counts.get(node.text) ?? 0) + 1);
     for (const c of named(node)) walk(c);
   };
   walk(fn);
@@ -361,11 +361,13 @@ function localsOf(
   const declared = new Map<string, number>();
   for (const statement of statementsOf(body)) {
     if (statement.type !== "short_var_declaration") continue;
+    // Declared again anywhere in the function (an inner `want := …`): which one a comparison reads
+    // is a matter of scopes, so none is a constant.
     const left = named(statement.childForFieldName("left"));
     const right = named(statement.childForFieldName("right"));
     if (left.length !== 1 || right.length !== 1 || left[0]!.type !== "identifier") continue;
     const value = goLiteral(right[0]!);
-    if (!value) continue;
+    if (!value || (declarations.get(left[0]!.text) ?? 0) > 1) continue;
     constants.set(left[0]!.text, value);
     declared.set(left[0]!.text, statement.endIndex);
   }
@@ -380,6 +382,41 @@ function localsOf(
     )
       constants.delete(name);
   return { locals, constants, declared };
+}
+
+/**
+ * Every name a function declares, once per declaration: `:=` (a range, a select's receive), `var`,
+ * `const`, parameters and results (its closures' too), a type switch's alias. A name declared twice
+ * may be shadowed; an assignment through `=` is no declaration (localsOf's own check).
+ */
+function declaredNames(fn: SyntaxNode): string[] {
+  const out: string[] = [];
+  const idents = (node: SyntaxNode | null) =>
+    named(node)
+      .filter((c) => c.type === "identifier")
+      .map((c) => c.text);
+  const walk = (node: SyntaxNode) => {
+    switch (node.type) {
+      case "short_var_declaration":
+      case "range_clause":
+      case "receive_statement":
+        if (node.type === "short_var_declaration" || /^[^=]*:=/.test(node.text))
+          out.push(...idents(node.childForFieldName("left")));
+        break;
+      case "type_switch_statement":
+        out.push(...idents(node.childForFieldName("alias")));
+        break;
+      case "var_spec":
+      case "const_spec":
+      case "parameter_declaration":
+      case "variadic_parameter_declaration":
+        out.push(...idents(node));
+        break;
+    }
+    for (const c of named(node)) walk(c);
+  };
+  walk(fn);
+  return out;
 }
 
 /** The zero value of a local constant's type, which replaces its literal when only seals read it. */
