@@ -192,6 +192,69 @@ ${inner}
     }
   });
 
+  it("a round trip: a local or column the actual side (or an if's init) reads too keeps its value, and a correct fix matches", () => {
+    const text = `package calc_test
+
+import (
+	"testing"
+
+	"example.com/calc"
+)
+
+func TestRoundTrip(t *testing.T) {
+	s := "1.2.3"
+	if got := calc.Norm(s); got != s {
+		t.Errorf("Norm(%q) = %q", s, got)
+	}
+}
+
+func TestAddZero(t *testing.T) {
+	n := 5
+	if calc.Add(n, 0) != n {
+		t.Error("add zero")
+	}
+}
+
+func TestNormTable(t *testing.T) {
+	for _, tt := range []struct {
+		in string
+	}{
+		{"1.2.3"},
+		{"1.0.0-rc.1"},
+	} {
+		if got := calc.Norm(tt.in); got != tt.in {
+			t.Errorf("Norm(%q) = %q", tt.in, got)
+		}
+	}
+}
+
+func TestWhole(t *testing.T) {
+	check := func(r struct{ a, want int }) bool { return calc.Add(r.a, 1) == r.want }
+	for _, tt := range []struct{ a, want int }{{1, 2}, {4, 5}} {
+		if !check(tt) {
+			t.Error("check")
+		}
+		if got := calc.Add(tt.a, 1); got != tt.want {
+			t.Error(got)
+		}
+	}
+}
+`;
+    const norm = `${CORRECT}\nfunc Norm(s string) string { return strings.TrimSpace(s) }\n`;
+    const { plan, run, judged } = sealAndRun(text, norm);
+    expect(plan.files[0]!.text).toContain('s := "1.2.3"');
+    expect(plan.files[0]!.text).toContain("n := 5");
+    expect(plan.files[0]!.text).toContain('{"1.0.0-rc.1"}');
+    expect(plan.files[0]!.text).toContain("{4, 5}");
+    expect(
+      run.tests.map((t) => t.outcome),
+      run.output,
+    ).toEqual(["passed", "passed", "passed", "passed"]);
+    expect(judged.inconsistent).toBeNull();
+    expect(new Set(Object.values(judged.sites))).toEqual(new Set(["matched"]));
+    expect(judged.tests.map((t) => t.outcome)).toEqual(["passed", "passed", "passed", "passed"]);
+  });
+
   it("testify: assert.Equal(t, want, got) with want := <literal> builds once sealed, and matches", () => {
     // A stand-in for testify's assert package, replaced in go.mod (no module proxy here).
     const text = `package calc_test

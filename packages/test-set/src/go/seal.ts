@@ -36,6 +36,11 @@ interface Found {
   edits: (key: string) => Edit[];
   /** Local names the comparison's expected side reads (a `want := <literal>` the plan may empty). */
   locals: string[];
+  /**
+   * What the rewrite takes out of the file: the expected side and the emptied block. A read anywhere
+   * else (the actual side, an if's init, a truth condition) stays in the container and needs the value.
+   */
+  gone: SyntaxNode[];
 }
 
 const FAILS = /^(Error|Errorf|Fatal|Fatalf|Fail|FailNow)$/;
@@ -159,6 +164,7 @@ function ifComparison(statement: SyntaxNode, ctx: TestContext): Found | null {
         rows,
         column: column.text,
         locals: [],
+        gone: [column, block],
         edits: (key) => rewrite(key, `oracleSeal(${quote(key)}, ${boxed(actual.text)})`),
       };
     }
@@ -176,6 +182,7 @@ function ifComparison(statement: SyntaxNode, ctx: TestContext): Found | null {
       source,
       expected,
       locals: localsOf(expectedNode),
+      gone: [expectedNode, block],
       edits: (key) => rewrite(key, `oracleSeal(${quote(key)}, ${boxed(actual.text)})`),
     };
   }
@@ -197,6 +204,7 @@ function ifComparison(statement: SyntaxNode, ctx: TestContext): Found | null {
           rows,
           column: column.text,
           locals: [],
+          gone: [column, block],
           edits: (key) => rewrite(key, `oracleSeal(${quote(key)}, ${boxed(`interface{}(${actual.text})`)})`),
         };
       }
@@ -208,6 +216,7 @@ function ifComparison(statement: SyntaxNode, ctx: TestContext): Found | null {
         source,
         expected: literal(expectedNode)!,
         locals: localsOf(expectedNode),
+        gone: [expectedNode, block],
         edits: (key) => rewrite(key, `oracleSeal(${quote(key)}, ${boxed(`interface{}(${actual.text})`)})`),
       };
     }
@@ -217,6 +226,7 @@ function ifComparison(statement: SyntaxNode, ctx: TestContext): Found | null {
       source,
       expected: { t: "bool", v: true },
       locals: [],
+      gone: [block],
       edits: (key) => rewrite(key, `oracleSealTruth(${quote(key)}, ${operand.text})`),
     };
   }
@@ -228,6 +238,7 @@ function ifComparison(statement: SyntaxNode, ctx: TestContext): Found | null {
     source,
     expected: { t: "bool", v: false },
     locals: [],
+    gone: [block],
     edits: (key) => rewrite(key, `oracleSealTruth(${quote(key)}, ${condition.text})`),
   };
 }
@@ -255,6 +266,7 @@ function testifyComparison(statement: SyntaxNode, ctx: TestContext): Found | nul
       source,
       expected,
       locals: constantOf(a, ctx) ? [a.text] : [],
+      gone: [a],
       // The call no longer names a `want := <literal>` it compared with: a use keeps it declared.
       edits: (key) =>
         replace(
@@ -269,6 +281,7 @@ function testifyComparison(statement: SyntaxNode, ctx: TestContext): Found | nul
       source,
       expected: { t: "bool", v: method === "True" },
       locals: [],
+      gone: [],
       edits: (key) => replace(`oracleSealTruth(${quote(key)}, ${a.text})`),
     };
   if ((method === "Nil" || method === "NoError") && a)
@@ -278,6 +291,7 @@ function testifyComparison(statement: SyntaxNode, ctx: TestContext): Found | nul
       source,
       expected: { t: "const", c: "nil" },
       locals: [],
+      gone: [],
       edits: (key) => replace(`oracleSeal(${quote(key)}, ${boxed(`interface{}(${a.text})`)})`),
     };
   return null;
@@ -612,6 +626,7 @@ export function sealGo(
       const keys: string[] = [];
       let leftEarly = false;
       const sealedReads = new Map<string, number>();
+      const gone: SyntaxNode[] = [];
       const sealStatements = (
         statements: readonly SyntaxNode[],
         context: TestContext,
@@ -647,11 +662,11 @@ export function sealGo(
             }
             for (let r = 0; r < loop.table.rows; r++) stepKeys.push(...loopKeys);
             // A column only the loop's seals read leaves the file: its cells become the field type's zero.
+            const wholeRow = readsWholeRow(loopBody, loop.row, gone);
             for (const [column, count] of used) {
-              const reads =
-                selectorUses(loopBody, column) - sealedSelectorUses(loopBody, column, mineLines());
+              const reads = kept(selectorNodes(loopBody, column), gone).length;
               const field = column.slice(loop.row.length + 1);
-              if (reads === 0 && count > 0)
+              if (!wholeRow && reads === 0 && count > 0)
                 for (const cell of loop.table.cells.get(field) ?? [])
                   edits.push({
                     start: cell.startIndex,
@@ -682,22 +697,26 @@ export function sealGo(
             source: found.source,
             strength: "strong",
           });
+          gone.push(...found.gone);
           if (found.column) onColumn(found.column);
           for (const local of found.locals) sealedReads.set(local, (sealedReads.get(local) ?? 0) + 1);
           stepKeys.push(key);
         }
         return stepKeys;
       };
-      const mineLines = () => new Set(sites.filter((s) => s.test === ref).map((s) => s.line));
       keys.push(...sealStatements(statementsOf(body), ctx, () => {}));
       // A `want := <literal>` that only seals read loses its value (its emptied blocks keep it used).
-      const mine = sites.filter((s) => s.test === ref);
       for (const local of sealedReads.keys()) {
         const declaration = statementsOf(body).find(
           (s) => s.type === "short_var_declaration" && named(s.childForFieldName("left"))[0]?.text === local,
         );
         const value = declaration ? named(declaration.childForFieldName("right"))[0] : undefined;
-        if (value && !readsOutsideSeals(body, local, mine))
+        const left = declaration ? named(declaration.childForFieldName("left"))[0] : undefined;
+        const reads = kept(
+          identifierNodes(body).filter((id) => id.text === local && id.startIndex !== left?.startIndex),
+          gone,
+        );
+        if (value && reads.length === 0)
           edits.push({ start: value.startIndex, end: value.endIndex, text: zeroOf(constants.get(local)!) });
       }
       if (keys.length > 0) tests.push({ test: ref, keys });
@@ -728,19 +747,34 @@ export function sealGo(
   });
 }
 
-/** Uses of a selector (`tt.want`) in a node. */
-function selectorUses(node: SyntaxNode, selector: string): number {
-  let n = node.type === "selector_expression" && node.text === selector ? 1 : 0;
-  for (const child of named(node)) n += selectorUses(child, selector);
-  return n;
+/** The selectors (`tt.want`) in a node that read a column. */
+function selectorNodes(node: SyntaxNode, selector: string): SyntaxNode[] {
+  const out: SyntaxNode[] = node.type === "selector_expression" && node.text === selector ? [node] : [];
+  for (const child of named(node)) out.push(...selectorNodes(child, selector));
+  return out;
 }
 
-/** Uses of a selector inside the `if` statements on the given lines (sealed comparisons, whose blocks the plan empties). */
-function sealedSelectorUses(node: SyntaxNode, selector: string, lines: ReadonlySet<number>): number {
-  if (node.type === "if_statement" && lines.has(lineOf(node))) return selectorUses(node, selector);
-  let n = 0;
-  for (const child of named(node)) n += sealedSelectorUses(child, selector, lines);
-  return n;
+/** The reads that stay in the sealed file: those outside what the seals take out (`Found.gone`). */
+function kept(reads: readonly SyntaxNode[], gone: readonly SyntaxNode[]): SyntaxNode[] {
+  return reads.filter((r) => !gone.some((g) => g.startIndex <= r.startIndex && r.endIndex <= g.endIndex));
+}
+
+/**
+ * Whether a loop's row is read whole where it stays (`check(tt)`, `row := tt`, `&tt`): the callee may
+ * read any column, so none can lose its values.
+ */
+function readsWholeRow(loopBody: SyntaxNode, row: string, gone: readonly SyntaxNode[]): boolean {
+  const operands = new Set<number>();
+  const walk = (n: SyntaxNode) => {
+    const operand = n.type === "selector_expression" ? n.childForFieldName("operand") : null;
+    if (operand?.type === "identifier" && operand.text === row) operands.add(operand.startIndex);
+    for (const c of named(n)) walk(c);
+  };
+  walk(loopBody);
+  return kept(
+    identifierNodes(loopBody).filter((id) => id.text === row && !operands.has(id.startIndex)),
+    gone,
+  ).some(() => true);
 }
 
 /**
@@ -768,26 +802,6 @@ function keepImportsUsed(
   return keep.length === 0
     ? rewritten
     : `${rewritten}${rewritten.endsWith("\n") ? "" : "\n"}\n${keep.map(([pkg, fn]) => `var _ = ${pkg}.${fn}`).join("\n")}\n`;
-}
-
-/**
- * Whether a local is read anywhere but in the sealed comparisons' expected sides and their emptied
- * blocks (where the plan keeps it used with `_ = name`): then its value must stay.
- */
-function readsOutsideSeals(body: SyntaxNode, local: string, sites: readonly SealSite[]): boolean {
-  const lines = new Set(sites.map((s) => s.line));
-  for (const statement of statementsOf(body)) {
-    const reads = identifiers(statement).includes(local);
-    if (!reads) continue;
-    if (
-      statement.type === "short_var_declaration" &&
-      named(statement.childForFieldName("left"))[0]?.text === local
-    )
-      continue;
-    if (lines.has(lineOf(statement))) continue;
-    return true;
-  }
-  return false;
 }
 
 /** The literal values a Go text still holds, for exposure. */
