@@ -289,6 +289,105 @@ func TestAddTestify(t *testing.T) {
     expect(Object.values(judged.sites)).toEqual(["matched", "matched"]);
   });
 
+  it("testify: a sealed assert.Nil agrees with testify's isNil (a typed nil pointer, slice, map, func, one in an interface), NoError with err != nil", () => {
+    // A stand-in for testify's Nil (reflect: a nil chan, func, interface, map, pointer or slice) and NoError.
+    const assert = `package assert
+
+import "reflect"
+
+type TestingT interface{ Errorf(string, ...interface{}) }
+
+func Nil(t TestingT, object interface{}, msg ...interface{}) bool {
+	if object == nil {
+		return true
+	}
+	v := reflect.ValueOf(object)
+	switch v.Kind() {
+	case reflect.Chan, reflect.Func, reflect.Interface, reflect.Map, reflect.Ptr, reflect.Slice, reflect.UnsafePointer:
+		if v.IsNil() {
+			return true
+		}
+	}
+	t.Errorf("not nil")
+	return false
+}
+
+func NoError(t TestingT, err error, msg ...interface{}) bool {
+	if err != nil {
+		t.Errorf("error")
+		return false
+	}
+	return true
+}
+`;
+    const text = `package calc_test
+
+import (
+	"testing"
+
+	"example.com/calc"
+	"github.com/stretchr/testify/assert"
+)
+
+func TestNil(t *testing.T) {
+	assert.Nil(t, calc.Find(-1))
+	var s []int
+	assert.Nil(t, s)
+	var m map[string]int
+	assert.Nil(t, m)
+	var f func()
+	assert.Nil(t, f)
+	var i interface{} = calc.Find(-1)
+	assert.Nil(t, i)
+	assert.Nil(t, nil)
+	assert.NoError(t, calc.Check(1))
+}
+
+func TestTypedNilError(t *testing.T) {
+	assert.NoError(t, calc.Check(-1))
+}
+`;
+    const calc = `${CORRECT}
+type V struct{ N int }
+
+func Find(n int) *V {
+	if n < 0 {
+		return nil
+	}
+	return &V{n}
+}
+
+type E struct{}
+
+func (*E) Error() string { return "e" }
+
+func Check(n int) error {
+	if n < 0 {
+		var e *E
+		return e
+	}
+	return nil
+}
+`;
+    const extra = {
+      "go.mod":
+        "module example.com\n\ngo 1.16\n\nrequire github.com/stretchr/testify v1.8.0\n\nreplace github.com/stretchr/testify => ./testify\n",
+      "testify/go.mod": "module github.com/stretchr/testify\n\ngo 1.16\n",
+      "testify/assert/assert.go": assert,
+    };
+    const { plan, judged } = sealAndRun(text, calc, extra);
+    expect(plan.sites.map((s) => s.kind)).toEqual(Array(8).fill("go.nil"));
+    expect(judged.inconsistent).toBeNull();
+    expect(judged.tests.map((t) => t.outcome)).toEqual(["passed", "failed"]);
+    // A Find that never returns nil fails its seals as it fails testify.
+    const wrong = sealAndRun(
+      text,
+      calc.replace("return nil\n\t}\n\treturn &V{n}", "return &V{}\n\t}\n\treturn &V{n}"),
+      extra,
+    );
+    expect(wrong.judged.tests.map((t) => t.outcome)).toEqual(["failed", "failed"]);
+  });
+
   it("a Stringer speaks for nothing: the value is read by reflection", () => {
     const text = TEST.replace(
       "func TestWords",

@@ -169,6 +169,17 @@ func oracleSeal(key string, boxed interface{}) bool {
 	return false
 }
 
+// oracleSealNil records what testify's Nil judges: the value an interface{} holds (so a nil pointer,
+// slice, map, chan or func in it reads as nil, as reflect's IsNil says there), or a nil interface.
+func oracleSealNil(key string, object interface{}) bool {
+	v := reflect.ValueOf(&object).Elem()
+	if object != nil {
+		v = v.Elem()
+	}
+	oracleSealWrite(key, oracleSealCanon(v, 0, &oracleSealState{budget: 200000, seen: map[uintptr]bool{}}))
+	return false
+}
+
 // oracleSealTruth records a condition's truth value.
 func oracleSealTruth(key string, cond bool) bool {
 	oracleSealWrite(key, "{\\"t\\":\\"bool\\",\\"v\\":"+strconv.FormatBool(cond)+"}")

@@ -284,6 +284,8 @@ function testifyComparison(statement: SyntaxNode, ctx: TestContext): Found | nul
       gone: [],
       edits: (key) => replace(`oracleSealTruth(${quote(key)}, ${a.text})`),
     };
+  // Nil is testify's isNil: the value its interface{} holds, a nil pointer, slice, map, chan or func
+  // in it too (oracleSealNil records that value); NoError is `err != nil` on the error interface.
   if ((method === "Nil" || method === "NoError") && a)
     return {
       kind: "go.nil",
@@ -292,7 +294,12 @@ function testifyComparison(statement: SyntaxNode, ctx: TestContext): Found | nul
       expected: { t: "const", c: "nil" },
       locals: [],
       gone: [],
-      edits: (key) => replace(`oracleSeal(${quote(key)}, ${boxed(`interface{}(${a.text})`)})`),
+      edits: (key) =>
+        replace(
+          method === "Nil"
+            ? `oracleSealNil(${quote(key)}, ${a.text})`
+            : `oracleSeal(${quote(key)}, ${boxed(`interface{}(${a.text})`)})`,
+        ),
     };
   return null;
 }

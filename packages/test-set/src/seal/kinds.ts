@@ -95,7 +95,8 @@ export const COMPARISONS = {
   "go.nil": {
     language: "go",
     forms: "`if err != nil { t.Fatal… }`, testify `assert.Nil/NoError/NotNil/Error`",
-    equality: "nil (pointer, slice, map, interface, func, chan)",
+    equality:
+      "nil (pointer, slice, map, interface, func, chan); for `assert.Nil` the value its interface{} holds (testify's isNil)",
   },
 } as const;
 
