@@ -143,6 +143,35 @@ func TestSorted(t *testing.T) {
     expect(Object.values(judged.sites)).toEqual(["matched", "matched"]);
   });
 
+  it("an emptied block keeps used only the locals in scope there (a struct key or a closure parameter of another scope's name): the file builds", () => {
+    const text = `package calc_test
+
+import (
+	"testing"
+
+	"example.com/calc"
+)
+
+func TestKeyInBlock(t *testing.T) {
+	for n := 0; n < 1; n++ {
+		_ = n
+	}
+	if got := calc.Add(1, 1); got != 2 {
+		t.Errorf("got %v %d", struct{ n int }{n: got}, func(x int) int { return x }(got))
+	}
+	for x := 0; x < 1; x++ {
+		_ = x
+	}
+}
+`;
+    const { run, judged } = sealAndRun(text, CORRECT);
+    expect(
+      run.tests.map((t) => t.outcome),
+      run.output,
+    ).toEqual(["passed"]);
+    expect(Object.values(judged.sites)).toEqual(["matched"]);
+  });
+
   it("a want declared again in an inner scope (:=, var, a parameter, a range variable) is no constant: the inner comparison is not sealed against the outer value", () => {
     const shadow = (inner: string) => `package calc_test
 

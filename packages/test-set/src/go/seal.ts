@@ -90,10 +90,11 @@ const boxed = (expression: string) => `func() interface{} { v := ${expression}; 
 function emptiedBlock(
   block: SyntaxNode,
   t: string,
-  locals: ReadonlySet<string>,
+  visible: (name: string, at: SyntaxNode) => boolean,
   also: readonly string[],
 ): string {
-  const kept = [...new Set([...identifiers(block).filter((id) => locals.has(id) && id !== t), ...also])];
+  const read = identifiers(block).filter((id) => id !== t && visible(id, block));
+  const kept = [...new Set([...read, ...also])];
   return `{\n\t\t${t}.FailNow()${kept.map((id) => `\n\t\t_ = ${id}`).join("")}\n\t}`;
 }
 
@@ -103,6 +104,8 @@ interface TestContext {
   locals: ReadonlySet<string>;
   /** `want := <literal>` locals of the test body, by name. */
   constants: ReadonlyMap<string, Canon>;
+  /** Whether a local of that name is in scope at a node (inScope), for keeping it used there. */
+  visible: (name: string, at: SyntaxNode) => boolean;
   /** Where each constant's declaration ends: only an identifier after it names the constant. */
   declared: ReadonlyMap<string, number>;
   /** The testify packages' local names (assert, require). */
@@ -144,7 +147,7 @@ function ifComparison(statement: SyntaxNode, ctx: TestContext): Found | null {
     {
       start: block.startIndex,
       end: block.endIndex,
-      text: emptiedBlock(block, ctx.t, ctx.locals, constantsRead),
+      text: emptiedBlock(block, ctx.t, ctx.visible, constantsRead),
     },
   ];
   if (condition.type === "binary_expression" && condition.childForFieldName("operator")?.text === "!=") {
@@ -406,38 +409,72 @@ function localsOf(
 }
 
 /**
- * Every name a function declares, once per declaration: `:=` (a range, a select's receive), `var`,
- * `const`, parameters and results (its closures' too), a type switch's alias. A name declared twice
- * may be shadowed; an assignment through `=` is no declaration (localsOf's own check).
+ * Every name a function declares, once per declaration, with the node that declares it: `:=` (a
+ * range, a select's receive), `var`, `const`, parameters and results (its closures' too), a type
+ * switch's alias. A name declared twice may be shadowed; an assignment through `=` is no declaration
+ * (localsOf's own check).
  */
-function declaredNames(fn: SyntaxNode): string[] {
-  const out: string[] = [];
-  const idents = (node: SyntaxNode | null) =>
-    named(node)
-      .filter((c) => c.type === "identifier")
-      .map((c) => c.text);
+function declarationsOf(fn: SyntaxNode): Array<{ name: string; node: SyntaxNode }> {
+  const out: Array<{ name: string; node: SyntaxNode }> = [];
+  const add = (names: SyntaxNode | null, node: SyntaxNode | null) => {
+    for (const c of named(names)) if (c.type === "identifier" && node) out.push({ name: c.text, node });
+  };
   const walk = (node: SyntaxNode) => {
     switch (node.type) {
       case "short_var_declaration":
       case "range_clause":
       case "receive_statement":
         if (node.type === "short_var_declaration" || /^[^=]*:=/.test(node.text))
-          out.push(...idents(node.childForFieldName("left")));
+          add(node.childForFieldName("left"), node);
         break;
       case "type_switch_statement":
-        out.push(...idents(node.childForFieldName("alias")));
+        add(node.childForFieldName("alias"), node.childForFieldName("alias"));
         break;
       case "var_spec":
       case "const_spec":
       case "parameter_declaration":
       case "variadic_parameter_declaration":
-        out.push(...idents(node));
+        add(node, node);
         break;
     }
     for (const c of named(node)) walk(c);
   };
   walk(fn);
   return out;
+}
+
+/** The names a function declares, once per declaration. */
+const declaredNames = (fn: SyntaxNode) => declarationsOf(fn).map((d) => d.name);
+
+const SCOPES = new Set([
+  "block",
+  "if_statement",
+  "for_statement",
+  "func_literal",
+  "function_declaration",
+  "expression_switch_statement",
+  "type_switch_statement",
+  "select_statement",
+  "communication_case",
+  "expression_case",
+  "type_case",
+  "default_case",
+]);
+
+/**
+ * Whether some local of that name is in scope at a node: declared before it, in a scope (block,
+ * if, for, switch, case, function) that holds it. A `_ = name` there builds only then: the same
+ * text may be a struct key, a closure's parameter or a local of another scope.
+ */
+function inScope(fn: SyntaxNode): (name: string, at: SyntaxNode) => boolean {
+  const declarations = declarationsOf(fn);
+  return (name, at) =>
+    declarations.some(({ name: n, node }) => {
+      if (n !== name || node.endIndex > at.startIndex) return false;
+      let scope = node.parent;
+      while (scope && !SCOPES.has(scope.type)) scope = scope.parent;
+      return scope !== null && scope.startIndex <= at.startIndex && at.endIndex <= scope.endIndex;
+    });
 }
 
 /** The zero value of a local constant's type, which replaces its literal when only seals read it. */
@@ -629,7 +666,7 @@ export function sealGo(
         continue;
       }
       const { locals, constants, declared } = localsOf(fn, body);
-      const ctx: TestContext = { t, locals, constants, declared, testify };
+      const ctx: TestContext = { t, locals, constants, declared, visible: inScope(fn), testify };
       const keys: string[] = [];
       let leftEarly = false;
       const sealedReads = new Map<string, number>();
