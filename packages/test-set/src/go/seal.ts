@@ -100,8 +100,6 @@ function emptiedBlock(
 
 interface TestContext {
   t: string;
-  /** Local names of the test (parameters, := and var), for keeping the ones an emptied block read used. */
-  locals: ReadonlySet<string>;
   /** `want := <literal>` locals of the test body, by name. */
   constants: ReadonlyMap<string, Canon>;
   /** Whether a local of that name is in scope at a node (inScope), for keeping it used there. */
@@ -358,29 +356,13 @@ const statementsOf = (block: SyntaxNode) => {
   return list?.type === "statement_list" ? named(list) : named(block);
 };
 
-/** Local names a test declares (parameters, `:=`, `var`), and those bound once to a literal. */
+/** The test body's locals bound once to a literal (`want := 5`), and where each declaration ends. */
 function localsOf(
   fn: SyntaxNode,
   body: SyntaxNode,
-): { locals: Set<string>; constants: Map<string, Canon>; declared: Map<string, number> } {
-  const locals = new Set<string>();
+): { constants: Map<string, Canon>; declared: Map<string, number> } {
   const declarations = new Map<string, number>();
   for (const name of declaredNames(fn)) declarations.set(name, (declarations.get(name) ?? 0) + 1);
-  const walk = (node: SyntaxNode) => {
-    if (
-      node.type === "parameter_declaration" ||
-      node.type === "short_var_declaration" ||
-      node.type === "var_spec"
-    ) {
-      const names =
-        node.type === "short_var_declaration"
-          ? named(node.childForFieldName("left"))
-          : named(node).filter((c) => c.type === "identifier");
-      for (const n of names) if (n.type === "identifier") locals.add(n.text);
-    }
-    for (const c of named(node)) walk(c);
-  };
-  walk(fn);
   const constants = new Map<string, Canon>();
   const declared = new Map<string, number>();
   for (const statement of statementsOf(body)) {
@@ -405,7 +387,7 @@ function localsOf(
       ).test(text.replace(new RegExp(`\\b${name}\\s*:=`), ""))
     )
       constants.delete(name);
-  return { locals, constants, declared };
+  return { constants, declared };
 }
 
 /**
@@ -665,8 +647,8 @@ export function sealGo(
         unsealed.push({ test: ref, rule: "unsealed.early-exit" });
         continue;
       }
-      const { locals, constants, declared } = localsOf(fn, body);
-      const ctx: TestContext = { t, locals, constants, declared, visible: inScope(fn), testify };
+      const { constants, declared } = localsOf(fn, body);
+      const ctx: TestContext = { t, constants, declared, visible: inScope(fn), testify };
       const keys: string[] = [];
       let leftEarly = false;
       const sealedReads = new Map<string, number>();
@@ -686,20 +668,14 @@ export function sealGo(
               leftEarly = true;
               continue;
             }
-            const inner: TestContext = {
-              ...context,
-              columns: loop.table.columns,
-              locals: new Set([...context.locals, loop.row]),
-            };
+            const inner: TestContext = { ...context, columns: loop.table.columns };
             const used = new Map<string, number>();
             const loopKeys: string[] = [];
             for (const s2 of statementsOf(loopBody)) {
               const sub = subtestOf(s2, context.t);
               const found = sub
-                ? sealStatements(
-                    statementsOf(sub.body),
-                    { ...inner, t: sub.t, locals: new Set([...inner.locals, sub.t]) },
-                    (c) => used.set(c, (used.get(c) ?? 0) + 1),
+                ? sealStatements(statementsOf(sub.body), { ...inner, t: sub.t }, (c) =>
+                    used.set(c, (used.get(c) ?? 0) + 1),
                   )
                 : sealStatements([s2], inner, (c) => used.set(c, (used.get(c) ?? 0) + 1));
               loopKeys.push(...found);
