@@ -282,6 +282,12 @@ func TestWhole(t *testing.T) {
     expect(judged.inconsistent).toBeNull();
     expect(new Set(Object.values(judged.sites))).toEqual(new Set(["matched"]));
     expect(judged.tests.map((t) => t.outcome)).toEqual(["passed", "passed", "passed", "passed"]);
+    // A Norm that loses the last byte fails the round trips, a wrong Add the others.
+    const wrong = sealAndRun(
+      text,
+      norm.replace("strings.TrimSpace(s)", "s[:len(s)-1]").replace("a + b", "a + b + 1"),
+    );
+    expect(wrong.judged.tests.map((t) => t.outcome)).toEqual(["failed", "failed", "failed", "failed"]);
   });
 
   it("testify: assert.Equal(t, want, got) with want := <literal> builds once sealed, and matches", () => {
