@@ -8,6 +8,7 @@ import {
   parents,
   resolveCommit,
   showFile,
+  showFiles,
   treeFiles,
 } from "./git.js";
 import { chooseImage, type ImageChoice } from "./image.js";
@@ -48,6 +49,26 @@ async function goVersionWarning(repo: string, commit: string): Promise<string[]>
   return m && Number(m[1]) > 19
     ? [`go.mod asks for go 1.${m[1]}; the go-gotestsum image has Go 1.19, which will not build it`]
     : [];
+}
+
+/**
+ * The base text of every Go test file when the fix changes one the base has (new-task then tells
+ * whether the existing suite can remove it; make.ts `planSuites`), else none.
+ */
+async function goTestTexts(
+  repo: string,
+  base: string,
+  baseFiles: readonly string[],
+  hidden: readonly string[],
+): Promise<Map<string, string>> {
+  const baseSet = new Set(baseFiles);
+  if (!hidden.some((p) => p.endsWith("_test.go") && baseSet.has(p))) return new Map();
+  const files = await showFiles(
+    repo,
+    base,
+    baseFiles.filter((p) => p.endsWith("_test.go")),
+  );
+  return new Map([...files].map(([path, bytes]) => [path, bytes.toString("utf8")]));
 }
 
 /**
@@ -99,6 +120,7 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
   );
   const baseFiles = await treeFiles(repo, base);
   const suites = planSuites({
+    ...(framework === "go" ? { goTexts: await goTestTexts(repo, base, baseFiles, split.hidden) } : {}),
     framework,
     baseFiles,
     hidden: split.hidden,

@@ -6,6 +6,7 @@ import { DEFAULT_DENY, type ExpectedTests, OracleError, parseTask, tasksDir } fr
 import picomatch from "picomatch";
 import { git } from "./git.js";
 import { JEST_CONFIG_FILES, type RepoTests } from "./jest-config.js";
+import { goFilesToKeep, goRunNames } from "./go-tests.js";
 import { isTestPath } from "./split.js";
 import {
   configGlobs,
@@ -66,6 +67,12 @@ export interface SuitePlanInput {
   runnerFlags?: readonly string[];
   /** The files the repository's own runner configuration runs as tests (jest's testMatch). */
   repoTests?: RepoTests | null;
+  /**
+   * Go: the base commit's text of the test files (the existing suite's and the changed ones), by
+   * path, for telling which changed files declare helpers the other test files use. Without it the
+   * changed files are removed.
+   */
+  goTexts?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -109,14 +116,48 @@ export function planSuites(input: SuitePlanInput) {
       },
     );
   // Go runs packages, not files: the base versions of changed test files are removed before the run.
+  // One that declares a helper the package's other test files use stays (removed, the package's test
+  // binary would not build); the run then selects the other files' tests by name, so the changed
+  // files' own tests (which may assert the old behaviour) still do not run.
   const baseSet = new Set(input.baseFiles);
-  const remove =
+  const changed =
     framework === "go" ? [...left].filter((p) => p.endsWith("_test.go") && baseSet.has(p)).sort() : [];
+  const kept = input.goTexts ? goFilesToKeep(changed, existing, input.goTexts) : [];
+  const remove = changed.filter((p) => !kept.includes(p));
+  const run = kept.length > 0 ? goRunSelection(existing, kept, input.goTexts!) : undefined;
   const existingFiles = [...existing, ...configGlobs(framework)];
   return {
     hidden: { command: suiteCommand(framework, hiddenRuns, [], input.runnerFlags) },
-    existing: { command: suiteCommand(framework, existing, remove, input.runnerFlags), files: existingFiles },
+    existing: {
+      command: suiteCommand(framework, existing, remove, input.runnerFlags, run),
+      files: existingFiles,
+    },
   };
+}
+
+/**
+ * The anchored `-run` of a Go existing suite that keeps changed test files (`kept`) for their
+ * helpers: every test, example and fuzz target of the existing files, of every package the command
+ * runs (`-run` applies to each). A name that is also a test of a kept file (in another package) is
+ * left out: selecting it would run the kept file's test too.
+ */
+function goRunSelection(existing: readonly string[], kept: readonly string[], texts: ReadonlyMap<string, string>) {
+  const keptTests = new Set(kept.flatMap((p) => goRunNames(texts.get(p) ?? "")));
+  const unknown = existing.filter((p) => texts.get(p) === undefined);
+  if (unknown.length > 0)
+    throw new Error(`new-task: the base text of ${unknown.join(", ")} was not read (a Go -run selection needs it)`);
+  const names = [...new Set(existing.flatMap((p) => goRunNames(texts.get(p)!)))]
+    .filter((n) => !keptTests.has(n))
+    .sort();
+  if (names.length === 0)
+    throw new OracleError(
+      "USAGE",
+      `the changed test files ${kept.join(", ")} declare helpers the other test files use, so they stay, and those other files hold no test to select by name: the task's existing suite would run nothing`,
+      {
+        hint: "a task needs an existing suite that passes at the base commit; pick a fix in a repository with other tests",
+      },
+    );
+  return `^(${names.join("|")})$`;
 }
 
 function noTestsHint(framework: Framework, repoTests: RepoTests | null | undefined): string {

@@ -169,6 +169,42 @@ describe("planSuites", () => {
     expect(plan.existing.command).toMatch(/ -count=1 \.$/);
     expect(plan.existing.files).not.toContain("benchmark/benchmark_test.go");
   });
+  it("Go: keeps a changed _test.go whose helper another test file uses, and selects the other tests by name (gorilla/mux 976b536)", () => {
+    const goTexts = new Map([
+      [
+        "mux_test.go",
+        'package mux\n\nimport "testing"\n\nfunc newRequest(m, u string) *http.Request { return nil }\n\nfunc TestHost(t *testing.T) {}\n',
+      ],
+      [
+        "middleware_test.go",
+        'package mux\n\nimport "testing"\n\nfunc TestMiddleware(t *testing.T) { _ = newRequest("GET", "/") }\n',
+      ],
+      ["example_test.go", "package mux_test\n\nfunc ExampleRouter() {}\n"],
+      ["sub/sub_test.go", 'package sub\n\nimport "testing"\n\nfunc TestSub(t *testing.T) {}\n\nfunc TestHost(t *testing.T) {}\n'],
+      ["lone/lone_test.go", 'package lone\n\nimport "testing"\n\nfunc TestLone(t *testing.T) {}\n'],
+      ["lone/gone_test.go", 'package lone\n\nimport "testing"\n\nfunc gone() {}\n\nfunc TestGone(t *testing.T) {}\n'],
+    ]);
+    const plan = planSuites({
+      framework: "go",
+      baseFiles: ["go.mod", "mux.go", "sub/sub.go", "lone/lone.go", ...goTexts.keys()],
+      hidden: ["mux_test.go", "lone/gone_test.go"],
+      goTexts,
+    });
+    // mux_test.go stays (middleware_test.go needs newRequest); lone/gone_test.go's helper is unused:
+    // it goes. TestHost of sub/ is left out, since selecting it would run mux_test.go's TestHost.
+    expect(plan.existing.command).toBe(
+      `rm -f -- lone/gone_test.go && gotestsum --format standard-verbose --junitfile "$ORACLE_JUNIT" -- -count=1 -run '^(ExampleRouter|TestLone|TestMiddleware|TestSub)$' . ./lone ./sub`,
+    );
+    expect(plan.existing.files).not.toContain("mux_test.go");
+    // Nothing used: as before, removed, no -run.
+    const plain = planSuites({
+      framework: "go",
+      baseFiles: ["go.mod", "mux.go", "lone/lone.go", "lone/lone_test.go", "lone/gone_test.go"],
+      hidden: ["lone/gone_test.go"],
+      goTexts,
+    });
+    expect(plain.existing.command).toMatch(/^rm -f -- lone\/gone_test\.go && gotestsum .* -- -count=1 \.\/lone$/);
+  });
   it("keeps to SWE-bench's PASS_TO_PASS files when given", () => {
     const plan = planSuites({
       framework: "pytest",
