@@ -249,6 +249,35 @@ describe("oracle-new-task --repo --fix", () => {
     expect(task.suites.existing.files).not.toContain("clamp_test.go");
     expect(task.env).toMatchObject({ GOPROXY: "off" });
   });
+
+  it("Go: a changed _test.go whose helper another test file uses stays, and the existing suite selects the other tests by name", async () => {
+    const repo = join(scratch, "clamp-go-helper");
+    // clamp_test.go declares check(), which other_test.go uses (gorilla/mux's newRequest); its base
+    // version also holds TestOldHigh, asserting the old behaviour: the existing suite must not run it.
+    const helper =
+      'func check(t *testing.T, got, want int) {\n\tt.Helper()\n\tif got != want {\n\t\tt.Fatalf("got %d, want %d", got, want)\n\t}\n}\n';
+    await makeRepo(repo, [
+      {
+        "go.mod": "module example.com/clamp\n\ngo 1.19\n",
+        "clamp.go":
+          "package clamp\n\nfunc Clamp(v, lo, hi int) int {\n\tif v < lo {\n\t\treturn lo\n\t}\n\treturn v\n}\n",
+        "clamp_test.go": `package clamp\n\nimport "testing"\n\n${helper}\nfunc TestLow(t *testing.T) { check(t, Clamp(-1, 0, 9), 0) }\n\nfunc TestOldHigh(t *testing.T) { check(t, Clamp(10, 0, 9), 10) }\n`,
+        "other_test.go":
+          'package clamp\n\nimport "testing"\n\nfunc TestInside(t *testing.T) { check(t, Clamp(5, 0, 9), 5) }\n',
+      },
+      {
+        "clamp.go":
+          "package clamp\n\nfunc Clamp(v, lo, hi int) int {\n\tif v < lo {\n\t\treturn lo\n\t}\n\tif v > hi {\n\t\treturn hi\n\t}\n\treturn v\n}\n",
+        "clamp_test.go": `package clamp\n\nimport "testing"\n\n${helper}\nfunc TestLow(t *testing.T) { check(t, Clamp(-1, 0, 9), 0) }\n\nfunc TestHigh(t *testing.T) { check(t, Clamp(10, 0, 9), 9) }\n`,
+      },
+    ]);
+    const result = await newTask(["--repo", repo, "--fix", "HEAD", "--id", "clamp-go-helper", "--repeat", "1"]);
+    expect(result.stdout).toContain("tasks/clamp-go-helper: healthy");
+    expect(result.code).toBe(0);
+    const task = await readTask("clamp-go-helper");
+    expect(task.suites.existing.command).toMatch(/^gotestsum .* -- -count=1 -run '\^\(TestInside\)\$' \.$/);
+    expect(task.suites.existing.files).not.toContain("clamp_test.go");
+  });
 });
 
 describe("oracle-new-task --swebench", () => {
