@@ -271,7 +271,16 @@ describe("oracle-new-task --repo --fix", () => {
         "clamp_test.go": `package clamp\n\nimport "testing"\n\n${helper}\nfunc TestLow(t *testing.T) { check(t, Clamp(-1, 0, 9), 0) }\n\nfunc TestHigh(t *testing.T) { check(t, Clamp(10, 0, 9), 9) }\n`,
       },
     ]);
-    const result = await newTask(["--repo", repo, "--fix", "HEAD", "--id", "clamp-go-helper", "--repeat", "1"]);
+    const result = await newTask([
+      "--repo",
+      repo,
+      "--fix",
+      "HEAD",
+      "--id",
+      "clamp-go-helper",
+      "--repeat",
+      "1",
+    ]);
     expect(result.stdout).toContain("tasks/clamp-go-helper: healthy");
     expect(result.code).toBe(0);
     const task = await readTask("clamp-go-helper");

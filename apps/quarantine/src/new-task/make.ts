@@ -5,8 +5,8 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { DEFAULT_DENY, type ExpectedTests, OracleError, parseTask, tasksDir } from "@oracle/spec";
 import picomatch from "picomatch";
 import { git } from "./git.js";
-import { JEST_CONFIG_FILES, type RepoTests } from "./jest-config.js";
 import { goFilesToKeep, goRunNames } from "./go-tests.js";
+import { JEST_CONFIG_FILES, type RepoTests } from "./jest-config.js";
 import { isTestPath } from "./split.js";
 import {
   configGlobs,
@@ -141,11 +141,17 @@ export function planSuites(input: SuitePlanInput) {
  * runs (`-run` applies to each). A name that is also a test of a kept file (in another package) is
  * left out: selecting it would run the kept file's test too.
  */
-function goRunSelection(existing: readonly string[], kept: readonly string[], texts: ReadonlyMap<string, string>) {
+function goRunSelection(
+  existing: readonly string[],
+  kept: readonly string[],
+  texts: ReadonlyMap<string, string>,
+) {
   const keptTests = new Set(kept.flatMap((p) => goRunNames(texts.get(p) ?? "")));
   const unknown = existing.filter((p) => texts.get(p) === undefined);
   if (unknown.length > 0)
-    throw new Error(`new-task: the base text of ${unknown.join(", ")} was not read (a Go -run selection needs it)`);
+    throw new Error(
+      `new-task: the base text of ${unknown.join(", ")} was not read (a Go -run selection needs it)`,
+    );
   const names = [...new Set(existing.flatMap((p) => goRunNames(texts.get(p)!)))]
     .filter((n) => !keptTests.has(n))
     .sort();

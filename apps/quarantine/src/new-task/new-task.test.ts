@@ -180,9 +180,15 @@ describe("planSuites", () => {
         'package mux\n\nimport "testing"\n\nfunc TestMiddleware(t *testing.T) { _ = newRequest("GET", "/") }\n',
       ],
       ["example_test.go", "package mux_test\n\nfunc ExampleRouter() {}\n"],
-      ["sub/sub_test.go", 'package sub\n\nimport "testing"\n\nfunc TestSub(t *testing.T) {}\n\nfunc TestHost(t *testing.T) {}\n'],
+      [
+        "sub/sub_test.go",
+        'package sub\n\nimport "testing"\n\nfunc TestSub(t *testing.T) {}\n\nfunc TestHost(t *testing.T) {}\n',
+      ],
       ["lone/lone_test.go", 'package lone\n\nimport "testing"\n\nfunc TestLone(t *testing.T) {}\n'],
-      ["lone/gone_test.go", 'package lone\n\nimport "testing"\n\nfunc gone() {}\n\nfunc TestGone(t *testing.T) {}\n'],
+      [
+        "lone/gone_test.go",
+        'package lone\n\nimport "testing"\n\nfunc gone() {}\n\nfunc TestGone(t *testing.T) {}\n',
+      ],
     ]);
     const plan = planSuites({
       framework: "go",
@@ -203,7 +209,9 @@ describe("planSuites", () => {
       hidden: ["lone/gone_test.go"],
       goTexts,
     });
-    expect(plain.existing.command).toMatch(/^rm -f -- lone\/gone_test\.go && gotestsum .* -- -count=1 \.\/lone$/);
+    expect(plain.existing.command).toMatch(
+      /^rm -f -- lone\/gone_test\.go && gotestsum .* -- -count=1 \.\/lone$/,
+    );
   });
   it("keeps to SWE-bench's PASS_TO_PASS files when given", () => {
     const plan = planSuites({
