@@ -94,6 +94,23 @@ export function attestLine(line: ResultLine, key: SigningKey, context: LineConte
   return signEnvelope(IN_TOTO_PAYLOAD_TYPE, Buffer.from(JSON.stringify(statement)), key);
 }
 
+/** The parsed payload of an in-toto statement a trusted key signed, with that key; else why not. */
+function openInToto(
+  envelope: unknown,
+  trusted: ReadonlyMap<string, PublicKey>,
+): { ok: true; keyid: string; json: unknown } | { ok: false; why: string } {
+  if (envelope === undefined || envelope === null) return { ok: false, why: "not signed" };
+  const opened = openEnvelope(envelope, trusted);
+  if (!opened.ok) return opened;
+  if (opened.payloadType !== IN_TOTO_PAYLOAD_TYPE)
+    return { ok: false, why: `payload type ${opened.payloadType}, not an in-toto statement` };
+  try {
+    return { ok: true, keyid: opened.keyid, json: JSON.parse(opened.payload.toString("utf8")) };
+  } catch {
+    return { ok: false, why: "the payload is not JSON" };
+  }
+}
+
 /**
  * The key that signed `envelope`, when it is an in-toto statement a trusted key signed whose canonical
  * JSON is `expected` (the statement rebuilt from what the document says today); else why not, with
@@ -105,36 +122,23 @@ export function signedStatementDoubt(
   expected: string,
   mismatch: string,
 ): { ok: true; keyid: string } | { ok: false; why: string } {
-  if (envelope === undefined || envelope === null) return { ok: false, why: "not signed" };
-  const opened = openEnvelope(envelope, trusted);
+  const opened = openInToto(envelope, trusted);
   if (!opened.ok) return opened;
-  if (opened.payloadType !== IN_TOTO_PAYLOAD_TYPE)
-    return { ok: false, why: `payload type ${opened.payloadType}, not an in-toto statement` };
-  let signed: string;
-  try {
-    signed = canonicalJson(JSON.parse(opened.payload.toString("utf8")));
-  } catch {
-    return { ok: false, why: "the payload is not JSON" };
-  }
-  return signed === expected ? { ok: true, keyid: opened.keyid } : { ok: false, why: mismatch };
+  return canonicalJson(opened.json) === expected
+    ? { ok: true, keyid: opened.keyid }
+    : { ok: false, why: mismatch };
 }
 
 export type Verified = { ok: true; keyid: string; statement: GradeStatement } | { ok: false; why: string };
 
 /** The signed statement of an envelope, or why it is not one a trusted key signed. */
 export function openStatement(envelope: unknown, trusted: ReadonlyMap<string, PublicKey>): Verified {
-  if (envelope === undefined || envelope === null) return { ok: false, why: "not signed" };
-  const opened = openEnvelope(envelope, trusted);
+  const opened = openInToto(envelope, trusted);
   if (!opened.ok) return opened;
-  if (opened.payloadType !== IN_TOTO_PAYLOAD_TYPE)
-    return { ok: false, why: `payload type ${opened.payloadType}, not an in-toto statement` };
-  let statement: GradeStatement;
-  try {
-    statement = GradeStatementSchema.parse(JSON.parse(opened.payload.toString("utf8")));
-  } catch {
-    return { ok: false, why: "the payload is not a grade statement" };
-  }
-  return { ok: true, keyid: opened.keyid, statement };
+  const statement = GradeStatementSchema.safeParse(opened.json);
+  return statement.success
+    ? { ok: true, keyid: opened.keyid, statement: statement.data }
+    : { ok: false, why: "the payload is not a grade statement" };
 }
 
 /** The fields of `claimed` that differ from what the statement signs, as `field (signed a, claimed b)`. */
