@@ -26,17 +26,23 @@ export interface EntryMatch {
 }
 
 /**
- * Every way the report id splits into suite, classname or file, and name. Either part may itself
+ * The ways the report id splits into suite, classname or file, and name. Either part may itself
  * hold `::` or end in `:` (mocha-junit-reporter's classname is the test's own title, and a title
- * `… option:` makes the id `…option:::…`), so the id alone does not say where the name starts:
- * each split is a reading, and an entry may match any of them. Empty for an id not in the oracle's form.
+ * `… option:` makes the id `…option:::…`), so the id alone does not say where the name starts. The
+ * first `::` is the reading every reporter's plain ids have; a later one counts only where the name
+ * ends with the classname, as a full title ends with its test's title: any later split would give a
+ * name that is another test's full title (`X::Y` beside `Y`), and count its runs as that test's.
+ * Empty for an id not in the oracle's form.
  */
 function splitIds(id: string): Array<{ scope: string; name: string }> {
   const colon = id.indexOf(":");
   if (colon < 0) return [];
   const splits: Array<{ scope: string; name: string }> = [];
-  for (let sep = id.indexOf("::", colon + 1); sep >= 0; sep = id.indexOf("::", sep + 1))
-    splits.push({ scope: id.slice(colon + 1, sep), name: id.slice(sep + 2) });
+  for (let sep = id.indexOf("::", colon + 1); sep >= 0; sep = id.indexOf("::", sep + 1)) {
+    const scope = id.slice(colon + 1, sep);
+    const name = id.slice(sep + 2);
+    if (splits.length === 0 || name.endsWith(scope)) splits.push({ scope, name });
+  }
   return splits;
 }
 

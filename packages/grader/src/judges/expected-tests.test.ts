@@ -104,6 +104,16 @@ describe("matching a task author's ids against real report shapes", () => {
       "options should support the `nonegate` option:": "passed",
       "router Router::match finds a route": "failed",
     });
+    // …but a later split is read only where the name ends with the classname: a title `calc::ops x`
+    // beside a test `ops x` is not a second run of `ops x` (every diff FAILed SEAL_RECORDS_INCONSISTENT).
+    const namespaced = [
+      t("hidden:subtracts left to right::calc::operators subtracts left to right", "failed"),
+      t("hidden:subtracts left to right::operators subtracts left to right"),
+    ];
+    expect(matchEntries(["operators subtracts left to right"], namespaced)[0]).toMatchObject({
+      status: "passed",
+      tests: [namespaced[1]],
+    });
     expect(statuses("vitest.xml", ["calc adds", "calc > adds", "top", "calc fails"])).toEqual({
       "calc adds": "passed",
       "calc > adds": "passed",
