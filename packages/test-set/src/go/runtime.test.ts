@@ -221,6 +221,55 @@ ${inner}
     }
   });
 
+  it("a slice literal changed in place or shared (want[i] = …, sort.Ints(want), w := want) is no constant: a correct fix passes, a wrong one fails", () => {
+    const changed = (change: string) => `package calc_test
+
+import (
+	"reflect"
+	"sort"
+	"testing"
+
+	"example.com/calc"
+)
+
+func TestChanged(t *testing.T) {
+	want := []int{1, 2}
+${change}
+	got := []int{calc.Add(1, 1), calc.Add(0, 1)}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	_ = sort.Ints
+}
+`;
+    for (const change of [
+      "\tfor i, j := 0, len(want)-1; i < j; i, j = i+1, j-1 {\n\t\twant[i], want[j] = want[j], want[i]\n\t}",
+      "\tsort.Sort(sort.Reverse(sort.IntSlice(want)))",
+      "\tw := want\n\tw[0], w[1] = 2, 1",
+    ]) {
+      const right = sealAndRun(changed(change), CORRECT);
+      expect(
+        right.plan.sites.map((s) => s.expected),
+        change,
+      ).not.toContainEqual(expect.objectContaining({ t: "list" }));
+      expect(
+        right.run.tests.map((t) => t.outcome),
+        right.run.output,
+      ).toEqual(["passed"]);
+      expect(right.judged.tests[0], change).toMatchObject({ outcome: "passed" });
+      const wrong = sealAndRun(changed(change), CORRECT.replace("a + b", "a - b"));
+      expect(wrong.judged.tests[0], change).toMatchObject({ outcome: "failed" });
+    }
+    // Read only (compared, its length taken, an element printed): still sealed.
+    const read = planSeals(parsers, [
+      {
+        path: "calc/calc_test.go",
+        text: changed('\tif len(want) != 2 {\n\t\tt.Fatalf("%d", want[0])\n\t}'),
+      },
+    ]);
+    expect(read.sites.length).toBeGreaterThan(0);
+  });
+
   it("a round trip: a local or column the actual side (or an if's init) reads too keeps its value, and a correct fix matches", () => {
     const text = `package calc_test
 

@@ -374,6 +374,7 @@ function localsOf(
     if (left.length !== 1 || right.length !== 1 || left[0]!.type !== "identifier") continue;
     const value = goLiteral(right[0]!);
     if (!value || (declarations.get(left[0]!.text) ?? 0) > 1) continue;
+    if (changedLater(fn, left[0]!, right[0]!.type === "composite_literal")) continue;
     constants.set(left[0]!.text, value);
     declared.set(left[0]!.text, statement.endIndex);
   }
@@ -388,6 +389,63 @@ function localsOf(
     )
       constants.delete(name);
   return { constants, declared };
+}
+
+/** Calls that read their arguments and leave them as they are: comparisons, lengths, messages. */
+const READERS =
+  /^(reflect\.DeepEqual|(assert|require)\.\w+|cmp\.(Equal|Diff)|len|cap|t\.(Error|Errorf|Fatal|Fatalf|Log|Logf|Skip|Skipf)|fmt\.\w+)$/;
+
+/**
+ * Whether the local `declared` names may hold another value where a comparison reads it than its
+ * literal: an assignment with others (`want, n = …`), and for a slice, map, array or struct literal
+ * any use that can change it in place or share it (`want[i] = …`, `sort.Strings(want)`,
+ * `w := want`, `want.Sort()`, `want[1:]`). A composite stays a constant only where every use
+ * reads it (a comparison, an element or field compared or printed, `len`, a range). Sealed against
+ * the literal, a swapped `want` passed unfixed code and failed the gold diff (an attack review).
+ */
+function changedLater(fn: SyntaxNode, declared: SyntaxNode, composite: boolean): boolean {
+  const name = declared.text;
+  const reads = (node: SyntaxNode): boolean => {
+    const parent = node.parent;
+    if (!parent) return false;
+    switch (parent.type) {
+      case "binary_expression":
+      case "parenthesized_expression":
+        return parent.type === "binary_expression" || reads(parent);
+      case "range_clause":
+        return parent.childForFieldName("right")?.startIndex === node.startIndex;
+      case "argument_list": {
+        const callee = parent.parent?.childForFieldName("function")?.text ?? "";
+        return READERS.test(callee);
+      }
+      case "index_expression":
+      case "selector_expression":
+        // An element or field of it, read (not assigned, not a method called on it).
+        return parent.childForFieldName("operand")?.startIndex === node.startIndex && reads(parent);
+      default:
+        return false;
+    }
+  };
+  const assigned = (node: SyntaxNode): boolean => {
+    const parent = node.parent;
+    const list = parent?.type === "expression_list" ? parent : null;
+    const statement = (list ?? parent)?.parent;
+    return (
+      statement?.type === "assignment_statement" &&
+      statement.childForFieldName("left")?.startIndex === (list ?? node).startIndex
+    );
+  };
+  let changed = false;
+  const visit = (node: SyntaxNode) => {
+    if (changed) return;
+    if (node.type === "identifier" && node.text === name && node.startIndex !== declared.startIndex) {
+      if (assigned(node) || (composite && !reads(node))) changed = true;
+      return;
+    }
+    for (const child of named(node)) visit(child);
+  };
+  visit(fn);
+  return changed;
 }
 
 /**
