@@ -1,4 +1,5 @@
 import type { JUnitOptions, SuiteName } from "../reports/junit.js";
+import type { SentinelFramework } from "../sentinels/runner-command.js";
 import { prepGitConfig } from "./checkout.js";
 import { CONTAINER_SANDBOX, type DriverSandbox } from "./container-config.js";
 import {
@@ -41,6 +42,8 @@ export interface DriverPlan {
   env: Array<[string, string]>;
   report: string;
   maxReportBytes: number;
+  /** The runner the suite's command starts, as the sentinels read it; null: not one the oracle knows. */
+  framework?: SentinelFramework | null;
   /** How the grader reads the report (a Go suite's is gotestsum's: JUnitOptions). */
   reportOptions?: JUnitOptions;
   /** Where the suite's seals write their records ($ORACLE_SEALS), read after the report; null: no seals. */

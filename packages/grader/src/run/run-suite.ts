@@ -103,7 +103,7 @@ const suiteRunner = (task: LoadedTask["task"], suite: SuiteName, scripts: Packag
 export function planDriver(inputs: SuiteInputs, suite: SuiteName): DriverPlan {
   const { task } = inputs.loaded;
   const sealed = suite === "hidden" && (inputs.seals?.sites.length ?? 0) > 0;
-  const runner = suiteRunner(task, suite, inputs.scripts);
+  const framework = suiteRunner(task, suite, inputs.scripts)?.framework ?? null;
   const prep = prepScript({
     baseCommit: task.repo.baseCommit,
     mirror: task.repo.mirrorIn === "image" ? task.repo.mirror : PATHS.mirror,
@@ -130,7 +130,7 @@ export function planDriver(inputs: SuiteInputs, suite: SuiteName): DriverPlan {
       ...Object.entries(task.env),
       ...oracleEnv,
       ["ORACLE_JUNIT", reportPath(suite)],
-      ...(runner?.framework === "jest" ? [JEST_SUITE_ERRORS] : []),
+      ...(framework === "jest" ? [JEST_SUITE_ERRORS] : []),
       ...(sealed ? [["ORACLE_SEALS", sealsPath(suite)] as [string, string]] : []),
     ],
     report: reportPath(suite),
@@ -138,8 +138,9 @@ export function planDriver(inputs: SuiteInputs, suite: SuiteName): DriverPlan {
     seals: sealed ? sealsPath(suite) : null,
     maxSealsBytes: MAX_SEALS_BYTES,
     gated: suite === "hidden",
-    preload: runner?.framework === "mocha" ? MOCHA_GUARD_PATH : null,
-    reportOptions: { goPassWithoutNewline: runner?.framework === "go" },
+    preload: framework === "mocha" ? MOCHA_GUARD_PATH : null,
+    framework,
+    reportOptions: { goPassWithoutNewline: framework === "go" },
     sandbox: CONTAINER_SANDBOX,
   };
 }
@@ -267,7 +268,7 @@ export async function startSuite(
     record: stdout.record,
     exitCode,
     output,
-    goRunner: plan.reportOptions?.goPassWithoutNewline === true,
+    goRunner: plan.framework === "go",
   };
 }
 
