@@ -119,7 +119,7 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
     options.id ?? taskIdFrom(`${basename(repo).replace(/\.git$/, "")}-${fix.slice(0, 7)}`),
   );
   const baseFiles = await treeFiles(repo, base);
-  const suites = planSuites({
+  const suites = await planSuites({
     ...(framework === "go" ? { goTexts: await goTestTexts(repo, base, baseFiles, split.hidden) } : {}),
     framework,
     baseFiles,
@@ -137,6 +137,7 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
     (p) =>
       `gold.diff changes ${p}, which the oracle's diff policy denies: a diff with it is rejected (drop that change from gold.diff, or set diff.denyDefaults after reading docs/security.md)`,
   );
+  warnings.push(...suites.notes);
   if (framework === "go") warnings.push(...(await goVersionWarning(repo, base)));
   if (framework === "jest" && jest.warning)
     warnings.push(

@@ -98,19 +98,19 @@ module.exports = config;`;
 
 describe("planSuites with the repository's jest rule", () => {
   const baseFiles = ["lib/a.js", "tests/a.js", "tests/b.js", "tests/fixtures/f.js", "package.json"];
-  it("runs test files only the repository's testMatch names, which jest's default would refuse", () => {
-    expect(() => planSuites({ framework: "jest", baseFiles, hidden: ["tests/a.js"] })).toThrow(
+  it("runs test files only the repository's testMatch names, which jest's default would refuse", async () => {
+    await expect(planSuites({ framework: "jest", baseFiles, hidden: ["tests/a.js"] })).rejects.toThrow(
       /runs as a test[\s\S]*/,
     );
     const repoTests = rule('{"jest":{"testMatch":["**/tests/**/*.js"]}}').tests;
-    const plan = planSuites({ framework: "jest", baseFiles, hidden: ["tests/a.js"], repoTests });
+    const plan = await planSuites({ framework: "jest", baseFiles, hidden: ["tests/a.js"], repoTests });
     expect(plan.hidden.command).toContain("'tests/a\\.js$'");
     expect(plan.existing.command).toContain("'tests/b\\.js$'");
     expect(plan.existing.command).not.toContain("fixtures");
   });
-  it("a refusal's hint says where jest's rule comes from", () => {
+  it("a refusal's hint says where jest's rule comes from", async () => {
     try {
-      planSuites({ framework: "jest", baseFiles, hidden: ["tests/a.js"] });
+      await planSuites({ framework: "jest", baseFiles, hidden: ["tests/a.js"] });
       expect.unreachable();
     } catch (error) {
       expect((error as { hint?: string }).hint).toMatch(/testMatch or testRegex/);

@@ -12,6 +12,7 @@ import {
   configGlobs,
   type Framework,
   runsAsTest,
+  shellQuote,
   suiteCommand,
   suiteEnv,
   taskFramework,
@@ -80,7 +81,7 @@ export interface SuitePlanInput {
  * are collected); the existing command runs the base commit's other test files, never the base
  * versions of files the fix changes or deletes (their old assertions may test the old behaviour).
  */
-export function planSuites(input: SuitePlanInput) {
+export async function planSuites(input: SuitePlanInput): Promise<SuitePlan> {
   const { framework } = input;
   const runs = (p: string) => runsAsTest(framework, p, input.repoTests);
   const hiddenRuns = input.hidden.filter(runs);
@@ -122,18 +123,33 @@ export function planSuites(input: SuitePlanInput) {
   const baseSet = new Set(input.baseFiles);
   const changed =
     framework === "go" ? [...left].filter((p) => p.endsWith("_test.go") && baseSet.has(p)).sort() : [];
-  const kept = input.goTexts ? goFilesToKeep(changed, existing, input.goTexts) : [];
+  const kept = input.goTexts ? await goFilesToKeep(changed, existing, input.goTexts) : [];
   const remove = changed.filter((p) => !kept.includes(p));
-  const run = kept.length > 0 ? goRunSelection(existing, kept, input.goTexts!) : undefined;
+  const selection = kept.length > 0 ? await goRunSelection(existing, kept, input.goTexts!) : undefined;
   const existingFiles = [...existing, ...configGlobs(framework)];
   return {
     hidden: { command: suiteCommand(framework, hiddenRuns, [], input.runnerFlags) },
     existing: {
-      command: suiteCommand(framework, existing, remove, input.runnerFlags, run),
+      command: suiteCommand(framework, existing, remove, input.runnerFlags, selection?.flag),
       files: existingFiles,
     },
+    notes: selection?.note ? [selection.note] : [],
   };
 }
+
+/** The two suites' commands, and what the author should know of how they were written. */
+export interface SuitePlan {
+  hidden: { command: string };
+  existing: { command: string; files: string[] };
+  notes: string[];
+}
+
+/**
+ * The longest `-run` or `-skip` pattern new-task writes: Linux refuses one argument over 128 KiB
+ * (MAX_ARG_STRLEN), and the pattern travels as one (`-test.run=…` to the test binary, and inside the
+ * whole command `sh -c` runs), so the rest of the command keeps the margin.
+ */
+export const GO_PATTERN_MAX = 100_000;
 
 /**
  * The anchored `-run` of a Go existing suite that keeps changed test files (`kept`) for their
@@ -141,20 +157,33 @@ export function planSuites(input: SuitePlanInput) {
  * runs (`-run` applies to each). A name that is also a test of a kept file (in another package) is
  * left out: selecting it would run the kept file's test too.
  */
-function goRunSelection(
+export async function goRunSelection(
   existing: readonly string[],
   kept: readonly string[],
   texts: ReadonlyMap<string, string>,
-) {
-  const keptTests = new Set(kept.flatMap((p) => goRunNames(texts.get(p) ?? "")));
-  const unknown = existing.filter((p) => texts.get(p) === undefined);
+  max = GO_PATTERN_MAX,
+): Promise<{ flag: string; note?: string }> {
+  const unknown = [...kept, ...existing].filter((p) => texts.get(p) === undefined);
   if (unknown.length > 0)
     throw new Error(
       `new-task: the base text of ${unknown.join(", ")} was not read (a Go -run selection needs it)`,
     );
-  const names = [...new Set(existing.flatMap((p) => goRunNames(texts.get(p)!)))]
-    .filter((n) => !keptTests.has(n))
-    .sort();
+  const runNames = async (files: readonly string[]) => {
+    const names = new Set<string>();
+    for (const p of files) {
+      const found = await goRunNames(texts.get(p)!);
+      if (found === null)
+        throw new OracleError(
+          "USAGE",
+          `${p} does not parse as Go, so new-task cannot tell its tests to select the existing suite's by name (the changed test files ${kept.join(", ")} stay for their helpers)`,
+          { hint: "check the file builds at the base commit, or limit the existing suite's files" },
+        );
+      for (const n of found) names.add(n);
+    }
+    return names;
+  };
+  const keptTests = await runNames(kept);
+  const names = [...(await runNames(existing))].filter((n) => !keptTests.has(n)).sort();
   if (names.length === 0)
     throw new OracleError(
       "USAGE",
@@ -163,7 +192,23 @@ function goRunSelection(
         hint: "a task needs an existing suite that passes at the base commit; pick a fix in a repository with other tests",
       },
     );
-  return `^(${names.join("|")})$`;
+  const run = `^(${names.join("|")})$`;
+  if (run.length <= max) return { flag: `-run ${shellQuote(run)}` };
+  // Too long for one argument: skip the kept files' tests instead (the same tests run: the kept
+  // files' own, and any test of another package sharing a name with one, are the ones left out).
+  const skip = `^(${[...keptTests].sort().join("|")})$`;
+  if (skip.length <= max)
+    return {
+      flag: `-skip ${shellQuote(skip)}`,
+      note: `the existing suite skips the ${keptTests.size} tests of ${kept.join(", ")} with -skip (Go 1.20 or later) instead of selecting the other ${names.length} tests with -run: that pattern would be ${run.length} bytes, over the ${max} new-task allows for one argument (Linux refuses one over 128 KiB)`,
+    };
+  throw new OracleError(
+    "USAGE",
+    `the changed test files ${kept.join(", ")} declare helpers the other test files use, so they stay, and neither selecting the other files' ${names.length} tests (-run, ${run.length} bytes) nor skipping their ${keptTests.size} (-skip, ${skip.length} bytes) fits one argument of at most ${max} bytes (Linux refuses one over 128 KiB)`,
+    {
+      hint: "limit the existing suite's files, or split the fix's test changes so fewer test files change",
+    },
+  );
 }
 
 function noTestsHint(framework: Framework, repoTests: RepoTests | null | undefined): string {
@@ -193,7 +238,7 @@ export interface TaskJsonInput {
   image: string;
   framework: Framework;
   base: string;
-  suites: ReturnType<typeof planSuites>;
+  suites: SuitePlan;
   hidden: readonly string[];
   hasVendor: boolean;
   /** A Python repository whose packages live under `src/` ({@link pythonSrcLayout}). */

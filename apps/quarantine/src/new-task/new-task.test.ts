@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { missingDeps } from "./image.js";
-import { diffPolicy, planSuites, taskIdFrom } from "./make.js";
+import { diffPolicy, goRunSelection, planSuites, taskIdFrom } from "./make.js";
 import { isTestPath, splitFix } from "./split.js";
 import { readDataset } from "./swebench.js";
 import {
@@ -129,8 +129,8 @@ describe("planSuites", () => {
     "tests/helpers.py",
     "vendor/x/test_v.py",
   ];
-  it("runs the hidden files by name and the other base test files in the existing suite", () => {
-    const plan = planSuites({
+  it("runs the hidden files by name and the other base test files in the existing suite", async () => {
+    const plan = await planSuites({
       framework: "pytest",
       baseFiles,
       hidden: ["tests/test_a.py", "tests/data.json"],
@@ -140,21 +140,21 @@ describe("planSuites", () => {
     expect(plan.existing.files).toContain("tests/test_b.py");
     expect(plan.existing.files).not.toContain("tests/test_a.py");
   });
-  it("refuses a fix without runnable hidden tests, or a base without other tests", () => {
-    expect(() => planSuites({ framework: "pytest", baseFiles, hidden: ["tests/data.json"] })).toThrow(
+  it("refuses a fix without runnable hidden tests, or a base without other tests", async () => {
+    await expect(planSuites({ framework: "pytest", baseFiles, hidden: ["tests/data.json"] })).rejects.toThrow(
       /runs as a test/,
     );
-    expect(() =>
+    await expect(
       planSuites({
         framework: "pytest",
         baseFiles,
         hidden: ["tests/test_a.py"],
         deletedTests: ["tests/test_b.py"],
       }),
-    ).toThrow(/existing suite would run nothing/);
+    ).rejects.toThrow(/existing suite would run nothing/);
   });
-  it("Go: leaves out a folder that is a module of its own (buger/jsonparser's benchmark/)", () => {
-    const plan = planSuites({
+  it("Go: leaves out a folder that is a module of its own (buger/jsonparser's benchmark/)", async () => {
+    const plan = await planSuites({
       framework: "go",
       baseFiles: [
         "go.mod",
@@ -169,7 +169,7 @@ describe("planSuites", () => {
     expect(plan.existing.command).toMatch(/ -count=1 \.$/);
     expect(plan.existing.files).not.toContain("benchmark/benchmark_test.go");
   });
-  it("Go: keeps a changed _test.go whose helper another test file uses, and selects the other tests by name (gorilla/mux 976b536)", () => {
+  it("Go: keeps a changed _test.go whose helper another test file uses, and selects the other tests by name (gorilla/mux 976b536)", async () => {
     const goTexts = new Map([
       [
         "mux_test.go",
@@ -190,7 +190,7 @@ describe("planSuites", () => {
         'package lone\n\nimport "testing"\n\nfunc gone() {}\n\nfunc TestGone(t *testing.T) {}\n',
       ],
     ]);
-    const plan = planSuites({
+    const plan = await planSuites({
       framework: "go",
       baseFiles: ["go.mod", "mux.go", "sub/sub.go", "lone/lone.go", ...goTexts.keys()],
       hidden: ["mux_test.go", "lone/gone_test.go"],
@@ -203,7 +203,7 @@ describe("planSuites", () => {
     );
     expect(plan.existing.files).not.toContain("mux_test.go");
     // Nothing used: as before, removed, no -run.
-    const plain = planSuites({
+    const plain = await planSuites({
       framework: "go",
       baseFiles: ["go.mod", "mux.go", "lone/lone.go", "lone/lone_test.go", "lone/gone_test.go"],
       hidden: ["lone/gone_test.go"],
@@ -213,8 +213,51 @@ describe("planSuites", () => {
       /^rm -f -- lone\/gone_test\.go && gotestsum .* -- -count=1 \.\/lone$/,
     );
   });
-  it("keeps to SWE-bench's PASS_TO_PASS files when given", () => {
-    const plan = planSuites({
+  it("Go: a -run of more names than one argument holds skips the kept file's tests instead, with a note", async () => {
+    // 8000 names make a pattern of 112003 bytes: past the 100 KB bound (Linux's limit is 128 KiB)
+    const many = Array.from(
+      { length: 8000 },
+      (_, i) => `func TestCase${String(i).padStart(5, "0")}(t *testing.T) { helper() }`,
+    );
+    const goTexts = new Map([
+      [
+        "mux_test.go",
+        'package mux\n\nimport "testing"\n\nfunc helper() {}\n\nfunc TestKept(t *testing.T) {}\n',
+      ],
+      ["big_test.go", `package mux\n\nimport "testing"\n\n${many.join("\n")}\n`],
+    ]);
+    const input = {
+      framework: "go" as const,
+      baseFiles: ["go.mod", "mux.go", ...goTexts.keys()],
+      hidden: ["mux_test.go"],
+      goTexts,
+    };
+    const plan = await planSuites(input);
+    expect(plan.existing.command).toBe(
+      `gotestsum --format standard-verbose --junitfile "$ORACLE_JUNIT" -- -count=1 -skip '^(TestKept)$' .`,
+    );
+    expect(plan.notes).toEqual([
+      expect.stringMatching(
+        /skips the 1 tests of mux_test\.go with -skip \(Go 1\.20 or later\) instead of selecting the other 8000 tests with -run: that pattern would be 112003 bytes, over the 100000/,
+      ),
+    ]);
+    // under the bound: the -run selection, no note
+    const few = await planSuites({
+      ...input,
+      goTexts: new Map([...goTexts, ["big_test.go", `package mux\n\n${many.slice(0, 10).join("\n")}\n`]]),
+    });
+    expect(few.existing.command).toContain(` -run '^(TestCase00000|`);
+    expect(few.notes).toEqual([]);
+    // neither fits: refused, not written to fail at run time
+    await expect(goRunSelection(["big_test.go"], ["mux_test.go"], goTexts, 10)).rejects.toThrow(
+      /neither selecting the other files' 8000 tests \(-run, \d+ bytes\) nor skipping their 1 \(-skip, 12 bytes\) fits one argument of at most 10 bytes/,
+    );
+    expect((await goRunSelection(["big_test.go"], ["mux_test.go"], goTexts, 12)).flag).toBe(
+      "-skip '^(TestKept)$'",
+    );
+  });
+  it("keeps to SWE-bench's PASS_TO_PASS files when given", async () => {
+    const plan = await planSuites({
       framework: "pytest",
       baseFiles: [...baseFiles, "tests/test_c.py"],
       hidden: ["tests/test_a.py"],
@@ -230,7 +273,7 @@ describe("planSuites", () => {
 });
 
 describe("missingDeps", () => {
-  it("lists the repository's dependencies the image lacks, runners and @types aside", () => {
+  it("lists the repository's dependencies the image lacks, runners and @types aside", async () => {
     const repo = JSON.stringify({
       dependencies: { lodash: "4" },
       devDependencies: { mocha: "10", "@types/node": "20" },

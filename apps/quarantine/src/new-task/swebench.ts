@@ -12,6 +12,7 @@ import {
   npmLockfile,
   planSuites,
   readJestConfigs,
+  type SuitePlan,
   schemaRef,
   type TaskPlan,
   taskJson,
@@ -230,9 +231,9 @@ async function planRow(options: SwebenchOptions, { line, row }: ParsedRow, label
     const existingOnly = [...new Set(existingPass.map((t) => idFile(t)!))].filter((f) =>
       runsAsTest(framework, f, repoTests),
     );
-    let suites: ReturnType<typeof planSuites>;
+    let suites: SuitePlan;
     try {
-      suites = planSuites({
+      suites = await planSuites({
         framework,
         baseFiles,
         hidden: hiddenPaths,
@@ -253,6 +254,7 @@ async function planRow(options: SwebenchOptions, { line, row }: ParsedRow, label
       (p) =>
         `${id}: the gold patch changes ${p}, which the oracle's diff policy denies: a diff with it is rejected`,
     );
+    warnings.push(...suites.notes.map((note) => `${id}: ${note}`));
     return {
       id,
       clone,

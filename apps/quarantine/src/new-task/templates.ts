@@ -145,7 +145,7 @@ export function suiteCommand(
   files: readonly string[],
   remove: readonly string[] = [],
   runnerFlags: readonly string[] = [],
-  /** Go: an anchored `-run` selecting the tests to run (make.ts `goRunSelection`). */
+  /** Go: an anchored `-run` or `-skip` flag, quoted, choosing the tests to run (make.ts `goRunSelection`). */
   goRun?: string,
 ): string {
   const args = (list: readonly string[]) => list.map(shellQuote).join(" ");
@@ -158,7 +158,7 @@ export function suiteCommand(
       // gets the oracle's sentinels (python -m unittest gets none).
       return `${rm}python3 -m pytest -p no:cacheprovider -q --junitxml="$ORACLE_JUNIT" ${args(files)}`;
     case "go":
-      return `${rm}gotestsum --format standard-verbose --junitfile "$ORACLE_JUNIT" -- -count=1 ${goRun === undefined ? "" : `-run ${shellQuote(goRun)} `}${args(goPackages(files))}`;
+      return `${rm}gotestsum --format standard-verbose --junitfile "$ORACLE_JUNIT" -- -count=1 ${goRun === undefined ? "" : `${goRun} `}${args(goPackages(files))}`;
     case "jest":
       // jest's positional arguments are regular expressions over paths; they come before
       // --reporters, an array option that would take them as reporters. --coverage=false: a
