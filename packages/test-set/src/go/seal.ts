@@ -378,16 +378,6 @@ function localsOf(
     constants.set(left[0]!.text, value);
     declared.set(left[0]!.text, statement.endIndex);
   }
-  // Assigned again (`want = …`, `want++`) or taken by address: not a constant.
-  const text = body.text;
-  for (const name of [...constants.keys()])
-    if (
-      new RegExp(
-        `(^|[^\\w.])${name}\\s*([-+*/%&|^]|<<|>>|&\\^)?=[^=]|&${name}\\b|${name}\\s*(\\+\\+|--)`,
-        "m",
-      ).test(text.replace(new RegExp(`\\b${name}\\s*:=`), ""))
-    )
-      constants.delete(name);
   return { constants, declared };
 }
 
@@ -397,7 +387,9 @@ const READERS =
 
 /**
  * Whether the local `declared` names may hold another value where a comparison reads it than its
- * literal: an assignment with others (`want, n = …`), and for a slice, map, array or struct literal
+ * literal: an assignment, alone or with others (`want = …`, `want += …`, `want, n = …`, a range's or
+ * a receive's `=`), a step (`want++`, `want--`), its address taken (`&want`), and for a slice, map,
+ * array or struct literal
  * any use that can change it in place or share it (`want[i] = …`, `sort.Strings(want)`,
  * `w := want`, `want.Sort()`, `want[1:]`). A composite stays a constant only where every use
  * reads it (a comparison, an element or field compared or printed, `len`, a range). Sealed against
@@ -426,20 +418,31 @@ function changedLater(fn: SyntaxNode, declared: SyntaxNode, composite: boolean):
         return false;
     }
   };
+  // The expression that is the local itself: `(want)` is `want` to `=`, `++` and `&` too.
+  const whole = (node: SyntaxNode): SyntaxNode =>
+    node.parent?.type === "parenthesized_expression" ? whole(node.parent) : node;
+  // Left of `=`, `op=`, a range's or a receive's `=` (alone or with others), or stepped (`want++`).
   const assigned = (node: SyntaxNode): boolean => {
     const parent = node.parent;
+    if (parent?.type === "inc_statement" || parent?.type === "dec_statement") return true;
     const list = parent?.type === "expression_list" ? parent : null;
     const statement = (list ?? parent)?.parent;
     return (
-      statement?.type === "assignment_statement" &&
+      (statement?.type === "assignment_statement" ||
+        statement?.type === "range_clause" ||
+        statement?.type === "receive_statement") &&
       statement.childForFieldName("left")?.startIndex === (list ?? node).startIndex
     );
   };
+  // Its address taken (`p := &want`, `fmt.Sscan(s, &want)`): written through the pointer.
+  const addressed = (node: SyntaxNode): boolean =>
+    node.parent?.type === "unary_expression" && node.parent.childForFieldName("operator")?.type === "&";
   let changed = false;
   const visit = (node: SyntaxNode) => {
     if (changed) return;
     if (node.type === "identifier" && node.text === name && node.startIndex !== declared.startIndex) {
-      if (assigned(node) || (composite && !reads(node))) changed = true;
+      const local = whole(node);
+      if (assigned(local) || addressed(local) || (composite && !reads(node))) changed = true;
       return;
     }
     for (const child of named(node)) visit(child);
@@ -452,7 +455,7 @@ function changedLater(fn: SyntaxNode, declared: SyntaxNode, composite: boolean):
  * Every name a function declares, once per declaration, with the node that declares it: `:=` (a
  * range, a select's receive), `var`, `const`, parameters and results (its closures' too), a type
  * switch's alias. A name declared twice may be shadowed; an assignment through `=` is no declaration
- * (localsOf's own check).
+ * (changedLater's check).
  */
 function declarationsOf(fn: SyntaxNode): Array<{ name: string; node: SyntaxNode }> {
   const out: Array<{ name: string; node: SyntaxNode }> = [];
