@@ -47,6 +47,7 @@ describe("parseCliArgs", () => {
     ]);
     expect(parsed).toEqual({
       root: "/r",
+      rootGiven: "/r",
       tasks: ["a-*", "b"],
       changed: true,
       watch: false,

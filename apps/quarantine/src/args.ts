@@ -91,7 +91,11 @@ const SWEEP_LINE = {
 } satisfies CommandLineSpec<z.ZodType>;
 
 /** What the command line asks for; `root` and `report` are absolute. */
-export type CliOptions = Omit<z.output<typeof SWEEP_LINE.schema>, "root"> & { root: string };
+export type CliOptions = Omit<z.output<typeof SWEEP_LINE.schema>, "root"> & {
+  root: string;
+  /** The --root DIR given, absolute (undefined: found from the working folder); hints carry it. */
+  rootGiven?: string;
+};
 
 const usage = (message: string) => usageError(SWEEP_LINE.command, message);
 
@@ -109,6 +113,7 @@ export function parseCliArgs(argv: readonly string[], cwd: string): CliOptions {
     ...options,
     trustKey: options.trustKey.map((file: string) => resolve(cwd, file)),
     root: root ? resolve(cwd, root) : findRoot(cwd),
+    ...(root ? { rootGiven: resolve(cwd, root) } : {}),
     ...(report ? { report: resolve(cwd, report) } : {}),
   };
 }

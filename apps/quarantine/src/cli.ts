@@ -116,6 +116,7 @@ async function runWatch(options: CliOptions, { signal }: RunContext): Promise<nu
 export const sweepCommand: Command<CliOptions> = {
   name: "oracle-quarantine-sweep",
   pnpmScript: "quarantine-sweep",
+  rootGiven: (options) => options.rootGiven,
   help: HELP,
   parse: (argv, at) => parseCliArgs(argv, at.cwd),
   run: (options, context) => (options.watch ? runWatch(options, context) : runSweep(options, context)),

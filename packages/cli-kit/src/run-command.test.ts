@@ -51,6 +51,25 @@ describe("runCommand", () => {
     expect(streams.err()).toContain("\\u{9b}2J\\u{202e}");
   });
 
+  it("prints an error's hints with the --root the user gave (and as they are without one)", async () => {
+    const failing: Command<string> = {
+      ...command(async () => {
+        throw new OracleError("REGISTRY_LOCKED", "images/registry.json is locked", {
+          hint: "wait for it, then run pnpm build-images again; or pnpm quarantine-sweep --changed",
+        });
+      }),
+      rootGiven: (options) => (options.includes("--root") ? "/srv/oracle root" : undefined),
+    };
+    const given = io();
+    expect(await runCommand(failing, ["--root"], given)).toBe(3);
+    expect(given.err()).toContain(
+      "run pnpm build-images --root '/srv/oracle root' again; or pnpm quarantine-sweep --root '/srv/oracle root' --changed",
+    );
+    const found = io();
+    await runCommand(failing, ["x"], found);
+    expect(found.err()).toContain("run pnpm build-images again; or pnpm quarantine-sweep --changed");
+  });
+
   it("prints --help on stdout, exit 0, without parsing or running", async () => {
     const seen: string[] = [];
     const demo = command(async () => 1, seen);

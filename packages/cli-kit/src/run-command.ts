@@ -3,6 +3,7 @@ import { wantsHelp } from "./command-line.js";
 import { EXIT, exitCodeFor, signalExitCode } from "./exit-codes.js";
 import { invocationCwd } from "./invocation.js";
 import { printable } from "./printable.js";
+import { withRoot } from "./root-hints.js";
 import { trapSignals } from "./signals.js";
 
 /** Where a command was started from. */
@@ -39,6 +40,11 @@ export interface Command<O> {
   stopping?: (signal: NodeJS.Signals) => string;
   /** The stderr line when the run throws after a signal: what was and was not written. */
   interrupted?: string;
+  /**
+   * The `--root DIR` the user gave, as an absolute path (undefined when the root was found from the
+   * working folder): the printed error's hints then carry it ({@link withRoot}).
+   */
+  rootGiven?: (options: O) => string | undefined;
 }
 
 /** The process a command runs in; a test gives its own. */
@@ -70,12 +76,14 @@ export async function runCommand<O>(
     await write(io.stdout, withNewline(command.help));
     return EXIT.OK;
   }
+  let root: string | undefined;
   const trap = trapSignals({ stderr: io.stderr, ...(command.stopping ? { message: command.stopping } : {}) });
   try {
     const options = command.parse(argv, {
       cwd: invocationCwd(io.env, io.cwd, command.pnpmScript),
       env: io.env,
     });
+    root = command.rootGiven?.(options);
     return await command.run(options, { signal: trap.signal, interruptedBy: trap.received });
   } catch (error) {
     const signal = trap.received();
@@ -84,7 +92,7 @@ export async function runCommand<O>(
       return signalExitCode(signal);
     }
     // An error may quote a file, a report or a dataset row: shown, never obeyed by the terminal.
-    await write(io.stderr, `${printable(formatError(error))}\n`);
+    await write(io.stderr, `${printable(withRoot(formatError(error), root))}\n`);
     return exitCodeFor(error);
   } finally {
     trap.dispose();

@@ -25,6 +25,7 @@ describe("parseCliArgs", () => {
       ),
     ).toEqual({
       root: "/home/u/proj/r",
+      rootGiven: "/home/u/proj/r",
       task: "calc",
       mode: "grade",
       diffPath: "/home/u/proj/d.diff",

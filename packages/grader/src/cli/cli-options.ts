@@ -30,6 +30,8 @@ print the tests_hash line.`;
 /** The command line, parsed and checked. */
 export interface CliOptions {
   root: string;
+  /** The --root DIR given, absolute (undefined: found from the working folder); hints carry it. */
+  rootGiven?: string;
   task: string;
   mode: "grade" | "baseline";
   diffPath?: string;
@@ -79,6 +81,7 @@ export function parseCliArgs(argv: readonly string[], cwd: string): CliOptions {
   const at = (path: string) => resolve(cwd, path);
   return {
     root: a.root ? at(a.root) : findRoot(cwd),
+    ...(a.root ? { rootGiven: at(a.root) } : {}),
     task: a.task,
     mode: a.baseline ? "baseline" : "grade",
     ...(a.diff ? { diffPath: at(a.diff) } : {}),

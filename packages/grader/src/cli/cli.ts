@@ -1,4 +1,4 @@
-import { type Command, printable, type RunContext, runCommand } from "@oracle/cli-kit";
+import { type Command, printable, type RunContext, runCommand, withRoot } from "@oracle/cli-kit";
 import { writeJsonAtomic } from "@oracle/spec";
 import winston from "winston";
 import { loadSigningKey } from "../attest/keys.js";
@@ -9,13 +9,14 @@ import { validationLine } from "../task/health.js";
 import { type CliOptions, HELP, parseCliArgs } from "./cli-options.js";
 import { failureOutput } from "./failure-output.js";
 
-function humanLogger(): winston.Logger {
+/** What grade prints on stderr: messages, failures and notes; a command a hint names carries the --root given. */
+function humanLogger(root: string | undefined): winston.Logger {
   const plain = !process.stderr.isTTY;
   return winston.createLogger({
     level: "info",
     // A message quotes test ids, a report's text, a suite's output: shown inert (printable).
     format: winston.format.printf(({ level, message }) => {
-      const text = printable(String(message));
+      const text = printable(withRoot(String(message), root));
       return level === "info" || plain
         ? `${level === "info" ? "" : `${level}: `}${text}`
         : `\x1b[33m${level}:\x1b[0m ${text}`;
@@ -34,16 +35,16 @@ async function gradeFromCli(options: CliOptions, { signal }: RunContext): Promis
     ...(options.timeoutSeconds ? { timeoutSeconds: options.timeoutSeconds } : {}),
     allowQuarantined: options.allowQuarantined,
     signal,
-    logger: humanLogger(),
+    logger: humanLogger(options.rootGiven),
   });
   // The --result file is signed whole with the installation's key: oracle-verify checks it.
   if (options.resultFile) await writeJsonAtomic(options.resultFile, signResult(result, loadSigningKey()));
-  process.stderr.write(printable(failureOutput(result)));
+  process.stderr.write(printable(withRoot(failureOutput(result), options.rootGiven)));
   const note = validationLine(result.task, {
     state: result.validation ?? "never",
     changed: result.validationChanged ?? [],
   });
-  if (note) process.stderr.write(`${note}\n`);
+  if (note) process.stderr.write(`${withRoot(note, options.rootGiven)}\n`);
   process.stdout.write(`tests_hash=${result.testsHash}\n`);
   return result.verdict === "PASS" ? 0 : 1;
 }
@@ -52,6 +53,7 @@ async function gradeFromCli(options: CliOptions, { signal }: RunContext): Promis
 export const gradeCommand: Command<CliOptions> = {
   name: "oracle-grade",
   pnpmScript: "grade",
+  rootGiven: (options) => options.rootGiven,
   help: HELP,
   parse: (argv, at) => parseCliArgs(argv, at.cwd),
   run: gradeFromCli,
