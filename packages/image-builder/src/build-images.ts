@@ -15,6 +15,8 @@ import { type NewDigest, newDigests } from "./stale-tasks.js";
 /** The local registry that set-up starts. */
 export const DEFAULT_REGISTRY = "127.0.0.1:5000";
 export const DEFAULT_BUILD_TIMEOUT_MS = 30 * 60 * 1000;
+/** How long the command waits for another run's lock on images/registry.json (a build of its own may take that long). */
+export const DEFAULT_LOCK_WAIT_MS = 30 * 60 * 1000;
 
 /** Hooks for showing progress; all optional. */
 export interface BuildReporter {
@@ -38,6 +40,8 @@ export interface BuildImagesOptions {
   buildTimeoutMs?: number;
   /** How long to wait for another run's registry lock (default 5 s). */
   lockWaitMs?: number;
+  /** Told when this run waits for another's lock (whom: `pid N on HOST, since T`). */
+  onLockWait?: (holder: string, waitMs: number) => void;
   logger?: winston.Logger;
   reporter?: BuildReporter;
   signal?: AbortSignal;
@@ -137,7 +141,8 @@ export async function buildImages(options: BuildImagesOptions): Promise<BuildSum
   const engine = options.engine ?? dockerEngine(options.docker);
   await engine.ping();
   const release = await lockRegistry(options.root, {
-    waitMs: options.lockWaitMs,
+    ...(options.lockWaitMs === undefined ? {} : { waitMs: options.lockWaitMs }),
+    ...(options.onLockWait ? { onWait: options.onLockWait } : {}),
     onCompromised: (error) => logger.warn("registry lock compromised", { error: error.message }),
   });
   try {

@@ -24,6 +24,7 @@ describe("parseCliArgs", () => {
       registry: "127.0.0.1:5000",
       caFile: undefined,
       buildTimeoutMs: DEFAULT_BUILD_TIMEOUT_MS,
+      lockWaitMs: 30 * 60 * 1000,
       json: false,
     });
   });
@@ -45,10 +46,14 @@ describe("parseCliArgs", () => {
       "ca.pem",
       "--build-timeout",
       "90",
+      "--lock-wait",
+      "0",
       "--json",
     ]);
     expect(options).toMatchObject({
       root: join(base, "r"),
+      rootGiven: join(base, "r"),
+      lockWaitMs: 0,
       only: ["a", "b", "c", "d"],
       force: true,
       watch: true,

@@ -1,7 +1,13 @@
 import { resolve } from "node:path";
-import { type CommandLineSpec, findRoot, parseCommandLine, usageError } from "@oracle/cli-kit";
+import {
+  type CommandLineSpec,
+  findRoot,
+  parseCommandLine,
+  usageError,
+  wholeNumberArg,
+} from "@oracle/cli-kit";
 import { z } from "zod";
-import { DEFAULT_BUILD_TIMEOUT_MS, DEFAULT_REGISTRY } from "./build-images.js";
+import { DEFAULT_BUILD_TIMEOUT_MS, DEFAULT_LOCK_WAIT_MS, DEFAULT_REGISTRY } from "./build-images.js";
 
 export const HELP = `Usage: oracle-build-images [options] [NAME...]
        pnpm build-images [options] [NAME...]
@@ -22,6 +28,8 @@ Options:
   --no-push              do not push; record the local image ID (sha256:...)
   --ca-file FILE         CA bundle offered to builds as oracle-build-ca.pem (env ORACLE_BUILD_CA_FILE)
   --build-timeout SECS   limit per image build and push (default ${DEFAULT_BUILD_TIMEOUT_MS / 1000})
+  --lock-wait SECS       while another run holds images/registry.json, wait up to SECS for it
+                         (saying so on stderr, with its pid), then go on (default ${DEFAULT_LOCK_WAIT_MS / 1000}; 0: do not wait)
   --json                 print a JSON summary on stdout (one line per pass with --watch); its
                          newDigests lists { image, previousDigest, digest, staleTasks,
                          neverValidated }
@@ -29,19 +37,22 @@ Options:
 
 Exit codes: 0 every image built or up to date (with --watch: stopped by Ctrl-C), 1 a build failed
 (others still built), 2 usage error or an invalid input (images/registry.json), 3 could not run (the
-engine does not answer, another run holds images/registry.json, a bug).
+engine does not answer, another run held images/registry.json past --lock-wait, a bug).
 Build logs: <root>/logs/build/<name>-<utc>.log.
 `;
 
 /** The CLI's options, parsed and checked. */
 export interface CliOptions {
   root: string;
+  /** The --root DIR given, absolute (undefined: found from the working folder); hints carry it. */
+  rootGiven?: string;
   only: string[];
   force: boolean;
   watch: boolean;
   registry: string | null;
   caFile: string | undefined;
   buildTimeoutMs: number;
+  lockWaitMs: number;
   json: boolean;
 }
 
@@ -59,6 +70,7 @@ const BUILD_LINE = {
     "no-push": { type: "boolean" },
     "ca-file": { type: "string" },
     "build-timeout": { type: "string" },
+    "lock-wait": { type: "string" },
     json: { type: "boolean" },
   },
   positionals: { field: "only", name: "NAME", multiple: true },
@@ -75,6 +87,7 @@ const BUILD_LINE = {
       .regex(/^[1-9]\d*$/, "must be a whole number of seconds > 0")
       .transform(Number)
       .optional(),
+    lockWait: wholeNumberArg(0, 86_400).optional(),
     json: z.boolean().default(false),
   }),
 } satisfies CommandLineSpec<z.ZodType>;
@@ -91,12 +104,14 @@ export function parseCliArgs(argv: readonly string[], env: NodeJS.ProcessEnv, cw
   const caFile = raw.caFile ?? (env.ORACLE_BUILD_CA_FILE || undefined);
   return {
     root: raw.root ? resolve(cwd, raw.root) : findRoot(cwd),
+    ...(raw.root ? { rootGiven: resolve(cwd, raw.root) } : {}),
     only: [...new Set(only)],
     force: raw.force,
     watch: raw.watch,
     registry: raw.noPush ? null : (raw.registry ?? DEFAULT_REGISTRY),
     caFile: caFile === undefined ? undefined : resolve(cwd, caFile),
     buildTimeoutMs: raw.buildTimeout === undefined ? DEFAULT_BUILD_TIMEOUT_MS : raw.buildTimeout * 1000,
+    lockWaitMs: raw.lockWait === undefined ? DEFAULT_LOCK_WAIT_MS : raw.lockWait * 1000,
     json: raw.json,
   };
 }

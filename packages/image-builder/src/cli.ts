@@ -1,4 +1,4 @@
-import { type Command, type RunContext, runCommand } from "@oracle/cli-kit";
+import { type Command, type RunContext, runCommand, withRoot } from "@oracle/cli-kit";
 import { formatError } from "@oracle/spec";
 import winston from "winston";
 import { type BuildSummary, buildImages } from "./build-images.js";
@@ -22,7 +22,8 @@ function createLogger(tty: boolean): winston.Logger {
 function printSummary(summary: BuildSummary, options: CliOptions): void {
   if (options.json) process.stdout.write(`${JSON.stringify(summary, null, options.watch ? undefined : 2)}\n`);
   process.stderr.write(`${describeSummary(summary)}\n`);
-  for (const changed of summary.newDigests) process.stderr.write(`${describeNewDigest(changed)}\n`);
+  for (const changed of summary.newDigests)
+    process.stderr.write(`${withRoot(describeNewDigest(changed), options.rootGiven)}\n`);
 }
 
 /** --watch: rebuilds as images/ changes until Ctrl-C, which ends it with exit 0. */
@@ -53,6 +54,11 @@ async function runBuild(options: CliOptions, { signal }: RunContext): Promise<nu
     registry: options.registry,
     caFile: options.caFile,
     buildTimeoutMs: options.buildTimeoutMs,
+    lockWaitMs: options.lockWaitMs,
+    onLockWait: (holder: string, waitMs: number) =>
+      process.stderr.write(
+        `waiting for images/registry.json: another build-images run holds its lock (${holder}); waiting up to ${Math.round(waitMs / 1000)} s (--lock-wait)\n`,
+      ),
     logger: createLogger(tty),
     reporter: createProgressReporter(process.stderr, tty),
   };
@@ -66,6 +72,7 @@ async function runBuild(options: CliOptions, { signal }: RunContext): Promise<nu
 export const buildImagesCommand: Command<CliOptions> = {
   name: "oracle-build-images",
   pnpmScript: "build-images",
+  rootGiven: (options) => options.rootGiven,
   help: HELP,
   parse: (argv, at) => parseCliArgs(argv, at.env, at.cwd),
   run: runBuild,

@@ -78,12 +78,36 @@ describe("registry file", () => {
     expect(Object.keys((await readRegistryFile(root)).images)).toHaveLength(6);
   });
 
+  it("waits for another run's lock, saying once whom it waits for, and goes on when it is released", async () => {
+    const held = await lockRegistry(root);
+    const told: Array<[string, number]> = [];
+    let released = false;
+    const waiting = lockRegistry(root, {
+      waitMs: 60_000,
+      onWait: (holder, waitMs) => {
+        told.push([holder, waitMs]);
+        // The holder goes once the waiter has said it waits: an observable condition, not a sleep.
+        if (!released) {
+          released = true;
+          void held();
+        }
+      },
+    });
+    const release = await waiting;
+    expect(told).toEqual([[expect.stringMatching(new RegExp(`^pid ${process.pid} on .*, since `)), 60_000]]);
+    const owner = JSON.parse(await readFile(join(root, "images", ".registry.lock.owner"), "utf8"));
+    expect(owner.pid).toBe(process.pid);
+    await release();
+    expect(await readdir(join(root, "images"))).toEqual([]);
+  });
+
   it("fails with REGISTRY_LOCKED naming the holder after a bounded wait", async () => {
     const release = await lockRegistry(root);
     const started = Date.now();
     await expect(lockRegistry(root, { waitMs: 500 })).rejects.toMatchObject({
       code: "REGISTRY_LOCKED",
-      message: expect.stringContaining(`pid ${process.pid}`),
+      message: expect.stringMatching(new RegExp(`pid ${process.pid} .*still after waiting 1 s`)),
+      hint: expect.stringContaining("run pnpm build-images again (--lock-wait SECS waits longer)"),
     });
     expect(Date.now() - started).toBeLessThan(5000);
     await release();
