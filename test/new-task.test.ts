@@ -2,10 +2,11 @@
 // with mocha, Go), each turned into a task from its fix commit and validated healthy at once; bad
 // input exits 2 and writes nothing; a SWE-bench dataset of two rows (made the same way) is imported
 // with FAIL_TO_PASS / PASS_TO_PASS as the expected tests and graded with SWE-bench predictions.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { lockRegistry } from "@oracle/image-builder";
 import { binPath, makeTempRoot, requireDocker, run } from "@oracle/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -286,6 +287,68 @@ describe("oracle-new-task --repo --fix", () => {
     const task = await readTask("clamp-go-helper");
     expect(task.suites.existing.command).toMatch(/^gotestsum .* -- -count=1 -run '\^\(TestInside\)\$' \.$/);
     expect(task.suites.existing.files).not.toContain("clamp_test.go");
+  });
+});
+
+/**
+ * Starts new-task and resolves `waitingOn` once its stderr matches `line`: the test acts on what the
+ * run says, never after a fixed delay.
+ */
+function startNewTask(args: string[], line: RegExp) {
+  const child = spawn(binPath("oracle-new-task"), ["--root", temp.root, ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+    timeout: 900_000,
+  });
+  let stdout = "";
+  let stderr = "";
+  let seen: () => void;
+  const waitingOn = new Promise<void>((done) => {
+    seen = done;
+  });
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk;
+    if (line.test(stderr)) seen();
+  });
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((finish) =>
+    child.on("close", (code) => finish({ code, stdout, stderr })),
+  );
+  return { waitingOn: Promise.race([waitingOn, done.then(() => undefined)]), done };
+}
+
+describe("oracle-new-task while another run holds images/registry.json", () => {
+  it("waits for the lock (saying for whom), then goes on; past --lock-wait it fails leaving no task folder, its hints carrying --root", async () => {
+    const repo = join(scratch, "locked-py");
+    await makeRepo(repo, [PY_BASE, PY_FIX]);
+    const args = ["--repo", repo, "--fix", "main", "--id", "locked-py"];
+    const held = await lockRegistry(temp.root);
+    let release: (() => Promise<void>) | undefined = held;
+    try {
+      // Past its bound: exit 3, the holder named, no tasks/locked-py/ left, no build log named.
+      const refused = await newTask([...args, "--lock-wait", "1"]);
+      expect(refused.stderr).toMatch(/waiting for images\/registry\.json: .*\(pid \d+ on /);
+      expect(refused.stderr).toMatch(/REGISTRY_LOCKED: .*pid \d+ on .*still after waiting 1 s/);
+      expect(refused.stderr).toContain(`run pnpm build-images --root ${temp.root} again`);
+      expect(refused.stderr).not.toContain("logs/build");
+      expect(refused.code).toBe(3);
+      expect(await readdir(join(temp.root, "tasks")).catch(() => [])).not.toContain("locked-py");
+      // Within it: new-task says it waits, and goes on once the holder lets go (no --force needed).
+      const second = startNewTask(args, /waiting for images\/registry\.json/);
+      await second.waitingOn;
+      expect(await readdir(join(temp.root, "tasks")).catch(() => [])).not.toContain("locked-py");
+      release = undefined;
+      await held();
+      const result = await second.done;
+      expect(result.stderr).toMatch(
+        /waiting for images\/registry\.json: .*\(pid \d+ on .*waiting up to 1800 s/,
+      );
+      expect(result.stdout).toContain("tasks/locked-py: healthy");
+      expect(result.code).toBe(0);
+    } finally {
+      await release?.();
+    }
   });
 });
 

@@ -13,6 +13,7 @@ describe("parseNewTaskArgs", () => {
       root: "/w",
       validate: false,
       repeat: 2,
+      lockWait: 1800,
       force: false,
       json: false,
     });
@@ -31,7 +32,15 @@ describe("parseNewTaskArgs", () => {
         "--root",
         "o",
       ),
-    ).toMatchObject({ repo: "/r", id: "x", image: "py", framework: "pytest", root: "/w/o", validate: true });
+    ).toMatchObject({
+      repo: "/r",
+      id: "x",
+      image: "py",
+      framework: "pytest",
+      root: "/w/o",
+      rootGiven: "/w/o",
+      validate: true,
+    });
   });
 
   it("maps SWE-bench's flags", () => {
@@ -44,6 +53,7 @@ describe("parseNewTaskArgs", () => {
       root: "/w",
       validate: true,
       repeat: 1,
+      lockWait: 1800,
       force: true,
       json: true,
     });

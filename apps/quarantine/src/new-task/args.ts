@@ -43,6 +43,8 @@ Options:
   --root DIR           the oracle root holding tasks/ and images/ (default: the nearest folder upwards
                        with tasks/ or images/, else the current folder)
   --repeat K           validation runs of each check (default 2)
+  --lock-wait SECS     how long to wait for another run (new-task, build-images) that is building
+                       images under the root (default 1800; 0: do not wait)
   --no-validate        write the task only; validate later with pnpm quarantine-sweep --tasks ID
   --force              replace an existing tasks/<id>/
   --json               print {tasks: [{id, dir, status, ...}]} on stdout
@@ -52,7 +54,8 @@ Exit codes:
   0    every task was written and validated healthy (or written, with --no-validate)
   1    a task was written but is not healthy: the output says what to fix
   2    usage error or bad input (a commit, a row, a task folder that exists): nothing was written
-  3    could not run: the Docker engine does not answer, an image did not build, an internal error
+  3    could not run: the Docker engine does not answer, an image did not build, another run kept
+       images/registry.json past --lock-wait, an internal error: nothing was written under tasks/
   130  interrupted by Ctrl-C (143: SIGTERM): no grade is left running; a second signal exits at once
 `;
 
@@ -69,6 +72,7 @@ const NEW_TASK_LINE = {
     framework: { type: "string" },
     root: { type: "string" },
     repeat: { type: "string" },
+    "lock-wait": { type: "string" },
     "no-validate": { type: "boolean" },
     force: { type: "boolean" },
     json: { type: "boolean" },
@@ -84,6 +88,7 @@ const NEW_TASK_LINE = {
     framework: z.enum(FRAMEWORKS, { error: `must be one of ${FRAMEWORKS.join(", ")}` }).optional(),
     root: z.string().min(1).optional(),
     repeat: wholeNumberArg(1, 20).default(2),
+    lockWait: wholeNumberArg(0, 86_400).default(1800),
     noValidate: z.boolean().default(false),
     force: z.boolean().default(false),
     json: z.boolean().default(false),
@@ -95,6 +100,8 @@ type Line = z.output<typeof NEW_TASK_LINE.schema>;
 /** What the command line asks for; every path is absolute. */
 export type NewTaskOptions = Omit<Line, "root" | "noValidate"> & {
   root: string;
+  /** The --root DIR given, absolute (undefined: found from the working folder); hints carry it. */
+  rootGiven?: string;
   validate: boolean;
   framework?: Framework;
 };
@@ -129,6 +136,7 @@ export function parseNewTaskArgs(argv: readonly string[], cwd: string): NewTaskO
   return {
     ...rest,
     root: root ? at(root) : findRoot(cwd),
+    ...(root ? { rootGiven: at(root) } : {}),
     validate: !noValidate,
     ...(repo ? { repo: at(repo) } : {}),
     ...(swebench ? { swebench: at(swebench) } : {}),

@@ -1,13 +1,17 @@
-import { type Command, EXIT, printable, type RunContext, runCommand, write } from "@oracle/cli-kit";
+import { type Command, EXIT, printable, type RunContext, runCommand, withRoot, write } from "@oracle/cli-kit";
 import { HELP, type NewTaskOptions, parseNewTaskArgs } from "./args.js";
 import { planFromFix } from "./from-fix.js";
 import type { ImageChoice } from "./image.js";
-import { type TaskPlan, writeTaskFolder } from "./make.js";
+import { refuseExisting, type TaskPlan, writeTaskFolder } from "./make.js";
 import { planDataset } from "./swebench.js";
 import { buildImages, describeTask, validateTasks } from "./validate.js";
 
-/** new-task's output quotes the repository (paths, commit subjects, test ids): shown inert. */
-const say = (line: string) => process.stderr.write(`${printable(line)}\n`);
+/**
+ * new-task's output quotes the repository (paths, commit subjects, test ids): shown inert. A command
+ * it names carries the --root the user gave.
+ */
+let rootGiven: string | undefined;
+const say = (line: string) => process.stderr.write(`${printable(withRoot(line, rootGiven))}\n`);
 
 async function plan(
   options: NewTaskOptions,
@@ -54,14 +58,16 @@ async function writeAll(root: string, plans: TaskPlan[], force: boolean): Promis
 
 async function run(options: NewTaskOptions, { signal }: RunContext): Promise<number> {
   const root = options.root;
+  rootGiven = options.rootGiven;
   const started = Date.now();
   // An existing folder is refused before anything is made (nothing half-written).
   const { plans, images } = await plan(options, root);
   for (const image of images) for (const note of image.notes) say(`note: ${note}`);
   for (const p of plans) for (const warning of p.warnings) say(`warning: ${warning}`);
-  await writeAll(root, plans, options.force);
   const ids = plans.map((p) => p.id);
+  for (const id of ids) await refuseExisting(root, id, options.force);
   if (!options.validate) {
+    await writeAll(root, plans, options.force);
     say(`not validated: run pnpm quarantine-sweep --tasks ${ids.join(" ")} --repeat 2`);
     if (options.json)
       await write(
@@ -70,16 +76,25 @@ async function run(options: NewTaskOptions, { signal }: RunContext): Promise<num
       );
     return EXIT.OK;
   }
+  // The images first: a build that fails (or waits past --lock-wait) leaves no task folder behind
+  // that a rerun would have to --force away.
   say(`building ${[...new Set(plans.map((p) => p.image))].join(", ")} (skipped when up to date)`);
   await buildImages(
     root,
     plans.map((p) => p.image),
     signal,
+    options.lockWait,
   );
+  const written = await writeAll(root, plans, options.force);
   say(`validating ${ids.join(", ")}: baseline and gold.diff, ${options.repeat} runs each`);
-  const report = await validateTasks(root, ids, options.repeat, signal);
+  const report = await validateTasks(root, ids, options.repeat, signal).catch(async (error: unknown) => {
+    // Not judged (the engine failed, interrupted): the folders this run wrote go, so a rerun needs no --force.
+    const { rm } = await import("node:fs/promises");
+    for (const dir of written) await rm(dir, { recursive: true, force: true });
+    throw error;
+  });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  const lines = report.tasks.map(describeTask);
+  const lines = report.tasks.map((t) => withRoot(describeTask(t), rootGiven));
   const healthy = report.tasks.filter((t) => t.status === "healthy").length;
   lines.push(`${healthy} of ${report.tasks.length} healthy in ${seconds} s; report: ${report.reportDir}`);
   if (options.json) {
@@ -104,6 +119,7 @@ async function run(options: NewTaskOptions, { signal }: RunContext): Promise<num
 export const newTaskCommand: Command<NewTaskOptions> = {
   name: "oracle-new-task",
   pnpmScript: "new-task",
+  rootGiven: (options) => options.rootGiven,
   help: HELP,
   parse: (argv, at) => parseNewTaskArgs(argv, at.cwd),
   run,

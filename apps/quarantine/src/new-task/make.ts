@@ -314,16 +314,22 @@ export async function writeMirror(repo: string, base: string, out: string): Prom
   }
 }
 
+/** tasks/<id>/ under `root`; a USAGE error when it exists and `force` is not given. */
+export async function refuseExisting(root: string, id: string, force: boolean): Promise<string> {
+  const dir = join(tasksDir(root), id);
+  if ((await exists(dir)) && !force)
+    throw new OracleError("USAGE", `tasks/${id}/ already exists`, {
+      hint: "pick another --id, or pass --force to replace it",
+    });
+  return dir;
+}
+
 /**
  * Writes tasks/<id>/ whole or not at all: everything goes to a scratch folder beside it first, which
  * is renamed into place at the end. An existing task folder is kept unless `force`.
  */
 export async function writeTaskFolder(root: string, plan: TaskPlan, force: boolean): Promise<string> {
-  const dir = join(tasksDir(root), plan.id);
-  if ((await exists(dir)) && !force)
-    throw new OracleError("USAGE", `tasks/${plan.id}/ already exists`, {
-      hint: "pick another --id, or pass --force to replace it",
-    });
+  const dir = await refuseExisting(root, plan.id, force);
   await mkdir(tasksDir(root), { recursive: true });
   const scratch = await mkdtemp(join(tasksDir(root), `.${plan.id}.new-`));
   try {

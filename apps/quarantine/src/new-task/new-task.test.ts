@@ -15,6 +15,7 @@ import {
   suiteCommand,
   suiteEnv,
 } from "./templates.js";
+import { failedBuildLogs } from "./validate.js";
 
 describe("splitFix", () => {
   it("splits by path as SWE-bench does; deleted tests apart; --tests replaces the rule", () => {
@@ -318,5 +319,19 @@ describe("readDataset", () => {
     expect(String(error)).toContain(`${file}:2: not a JSON object`);
     expect(String(error)).toContain(`${file}:3: patch:`);
     expect(String(error)).toContain(`${file}:4: instance_id: 'a__b-1' is also on line 1`);
+  });
+});
+
+describe("failedBuildLogs", () => {
+  it("names the logs build-images wrote for the images that failed, and none when it could not run", () => {
+    const summary = JSON.stringify({
+      images: [
+        { name: "a", status: "failed", logFile: "/r/logs/build/a-1.log" },
+        { name: "b", status: "built", logFile: "/r/logs/build/b-1.log" },
+        { name: "c", status: "failed" },
+      ],
+    });
+    expect(failedBuildLogs(summary)).toEqual(["/r/logs/build/a-1.log"]);
+    expect(failedBuildLogs("")).toEqual([]);
   });
 });

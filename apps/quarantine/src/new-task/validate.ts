@@ -9,11 +9,17 @@ import { plainProgress } from "../progress.js";
 import { sweep, sweepPaths, sweepStamp } from "../sweep.js";
 import type { SweepReport, TaskReport } from "../types.js";
 
-/** `pnpm build-images --only <names>` for the root: builds what is missing or out of date, skips the rest. */
+/**
+ * `pnpm build-images --only <names>` for the root: builds what is missing or out of date, skips the
+ * rest. While another run holds images/registry.json, build-images waits up to `lockWaitSeconds`
+ * for it (saying so on stderr). Throws BUILD_FAILED naming the build logs written, or the cause the
+ * child printed when it could not run.
+ */
 export async function buildImages(
   root: string,
   names: readonly string[],
   signal: AbortSignal,
+  lockWaitSeconds: number,
 ): Promise<void> {
   const require = createRequire(import.meta.url);
   const bin = join(
@@ -24,23 +30,54 @@ export async function buildImages(
   const env = { ...process.env };
   const hostCa = "/etc/ssl/certs/ca-certificates.crt";
   if (!env.ORACLE_BUILD_CA_FILE) env.ORACLE_BUILD_CA_FILE = hostCa;
+  let summary = "";
   const code = await new Promise<number | null>((done, fail) => {
     const child = spawn(
       process.execPath,
-      [bin, "--root", resolve(root), "--only", [...new Set(names)].join(",")],
-      {
-        env,
-        stdio: ["ignore", process.stderr, process.stderr],
-        signal,
-      },
+      [
+        bin,
+        "--root",
+        resolve(root),
+        "--only",
+        [...new Set(names)].join(","),
+        "--lock-wait",
+        String(lockWaitSeconds),
+        "--json",
+      ],
+      { env, stdio: ["ignore", "pipe", process.stderr], signal },
     );
-    child.on("error", fail);
-    child.on("exit", (c) => done(c));
-  });
-  if (code !== 0)
-    throw new OracleError("BUILD_FAILED", `building the image (${names.join(", ")}) failed (exit ${code})`, {
-      hint: "read the build log named above (logs/build/); fix the image folder and run new-task again with --force",
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      summary += chunk;
     });
+    child.on("error", fail);
+    child.on("close", (c) => done(c));
+  });
+  if (code === 0) return;
+  const logs = failedBuildLogs(summary);
+  throw new OracleError(
+    "BUILD_FAILED",
+    code === 1
+      ? `building the image (${names.join(", ")}) failed`
+      : `build-images could not run (exit ${code}): its error is printed above`,
+    {
+      hint:
+        logs.length > 0
+          ? `read the build log (${logs.join(", ")}), fix the image folder and run new-task again`
+          : "fix what the error above names and run new-task again",
+    },
+  );
+}
+
+/** The build logs of the images a build-images --json summary says failed (those it wrote). */
+export function failedBuildLogs(summaryJson: string): string[] {
+  try {
+    const summary = JSON.parse(summaryJson) as { images?: Array<{ status?: string; logFile?: string }> };
+    return (summary.images ?? [])
+      .filter((image) => image.status === "failed" && typeof image.logFile === "string")
+      .map((image) => image.logFile!);
+  } catch {
+    return [];
+  }
 }
 
 /** Runs the sweep's checks on the new tasks: baseline and gold, `repeat` times; records the expected tests. */
