@@ -11,6 +11,7 @@ import {
   showFiles,
   treeFiles,
 } from "./git.js";
+import { goModWarnings } from "./go-tests.js";
 import { chooseImage, type ImageChoice } from "./image.js";
 import { jestTests } from "./jest-config.js";
 import {
@@ -39,16 +40,13 @@ export interface FromFixOptions {
   tests: string[];
 }
 
-/** Go 1.19 (the image's) builds no module whose go line is newer. */
+/** Why the go-gotestsum image's Go cannot load the base commit's go.mod ({@link goModWarnings}), if it cannot. */
 async function goVersionWarning(repo: string, commit: string): Promise<string[]> {
   const text = await showFile(repo, commit, "go.mod").then(
     (b) => b.toString("utf8"),
     () => "",
   );
-  const m = /^go\s+1\.(\d+)/m.exec(text);
-  return m && Number(m[1]) > 19
-    ? [`go.mod asks for go 1.${m[1]}; the go-gotestsum image has Go 1.19, which will not build it`]
-    : [];
+  return goModWarnings(text);
 }
 
 /**
@@ -138,7 +136,9 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
       `gold.diff changes ${p}, which the oracle's diff policy denies: a diff with it is rejected (drop that change from gold.diff, or set diff.denyDefaults after reading docs/security.md)`,
   );
   warnings.push(...suites.notes);
-  if (framework === "go") warnings.push(...(await goVersionWarning(repo, base)));
+  // The go-gotestsum image's Go; an image given by --image brings its own.
+  if (framework === "go" && (options.image ?? "go-gotestsum") === "go-gotestsum")
+    warnings.push(...(await goVersionWarning(repo, base)));
   if (framework === "jest" && jest.warning)
     warnings.push(
       `${jest.warning}: new-task took jest's default test files (*.test.js, *.spec.js, __tests__/)`,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { goFilesToKeep, goHelperNames, goRunNames, goUses } from "./go-tests.js";
+import { goFilesToKeep, goHelperNames, goModWarnings, goRunNames, goUses } from "./go-tests.js";
 
 const muxTest = `package mux
 
@@ -144,5 +144,28 @@ func TestLast(t *testing.T) {}
     expect(await goFilesToKeep(["c_test.go"], ["b_test.go"], texts)).toEqual([]);
     texts.set("b_test.go", "package m\nfunc TestB( {\n");
     expect(await goFilesToKeep(["c_test.go"], ["b_test.go"], texts)).toEqual(["c_test.go"]);
+  });
+});
+
+describe("goModWarnings", () => {
+  it("says nothing of a go line Go 1.19 reads, however new (it is advisory before Go 1.21)", () => {
+    for (const go of ["1.16", "1.19", "1.20", "1.22"])
+      expect(
+        goModWarnings(`module m\n\ngo ${go}\n\nrequire (\n\tgithub.com/x/y v1.0.0 // indirect\n)\n`),
+      ).toEqual([]);
+    expect(goModWarnings("")).toEqual([]);
+  });
+
+  it("warns of what Go 1.19 cannot load: a go line in the Go 1.21+ form, a toolchain or godebug directive", () => {
+    expect(goModWarnings("module m\n\ngo 1.21.0\n")).toEqual([
+      expect.stringContaining("'go 1.21.0' line is in the form of Go 1.21 and later"),
+    ]);
+    expect(goModWarnings("module m\n\ngo 1.22rc1 // pre-release\n")).toHaveLength(1);
+    expect(goModWarnings("module m\n\ngo 1.21\n\ntoolchain go1.21.5\n")).toEqual([
+      expect.stringContaining("unknown directive: toolchain"),
+    ]);
+    expect(goModWarnings("module m\n\ngo 1.23\n\ngodebug (\n\tpanicnil=1\n)\n")).toEqual([
+      expect.stringContaining("'godebug' directive"),
+    ]);
   });
 });

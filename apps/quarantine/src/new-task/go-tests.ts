@@ -153,3 +153,42 @@ export async function goFilesToKeep(
   }
   return removed.filter((f) => keep.has(f));
 }
+
+/** The Go of the go-gotestsum image (Debian bookworm's golang-1.19, images/go-gotestsum/apt-packages.txt). */
+export const IMAGE_GO = "1.19.8";
+
+/** The go.mod directives Go 1.19 reads; any other (toolchain, godebug, tool, ignore) stops it. */
+const GO119_DIRECTIVES = new Set(["module", "go", "require", "exclude", "replace", "retract"]);
+
+/**
+ * What in go.mod keeps the go-gotestsum image's Go 1.19.8 from loading the module at all (verified
+ * in the image): a `go` line in the Go 1.21+ toolchain form (`go 1.21.0`, `go 1.21rc1`: "invalid go
+ * version … must match format 1.23") and a directive it does not know (`toolchain go1.21.5`:
+ * "unknown directive: toolchain"). A newer two-part line (`go 1.22`) is no reason: before Go 1.21
+ * the line is advisory, and Go 1.19.8 builds such a module unless its code uses something newer
+ * (then the build fails with "note: module requires Go 1.22", which validation shows).
+ */
+export function goModWarnings(text: string): string[] {
+  const warnings: string[] = [];
+  let inBlock = false;
+  for (const raw of text.split("\n")) {
+    const line = raw.replace(/\/\/.*$/, "").trim();
+    if (line === "") continue;
+    if (inBlock) {
+      if (line === ")") inBlock = false;
+      continue;
+    }
+    const [directive = "", ...rest] = line.split(/\s+/);
+    if (rest.at(-1) === "(") inBlock = true;
+    const args = rest.filter((word) => word !== "(").join(" ");
+    if (directive === "go" && !/^[1-9]\d*\.(0|[1-9]\d*)$/.test(args))
+      warnings.push(
+        `go.mod's 'go ${args}' line is in the form of Go 1.21 and later, which the go-gotestsum image's Go ${IMAGE_GO} cannot read ("invalid go version"): no package will build; give --image an image with Go 1.21 or later`,
+      );
+    else if (!GO119_DIRECTIVES.has(directive))
+      warnings.push(
+        `go.mod has a '${directive}' directive (Go 1.21 and later), which the go-gotestsum image's Go ${IMAGE_GO} does not know ("unknown directive: ${directive}"): no package will build; give --image an image with Go 1.21 or later`,
+      );
+  }
+  return warnings;
+}
