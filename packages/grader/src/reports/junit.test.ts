@@ -119,6 +119,87 @@ describe("parseJUnit refuses what is not JUnit", () => {
     expect(parseJUnit("<testsuites></testsuites>", "hidden")).toEqual([]));
 });
 
+describe("raw control characters (jest-junit and mocha-junit-reporter write a title's \\f, \\u0001, \\u001b unescaped)", () => {
+  const suite = (body: string) => `<testsuites><testsuite name="s">${body}</testsuite></testsuites>`;
+  const invalid = (xml: string) => () => parseJUnit(xml, "hidden");
+  const ids = (xml: string) => parseJUnit(xml, "hidden").map((t) => `${t.outcome} ${t.id}`);
+  const parse = "Parse Collected selectors (qwery, sizzle, nwmatcher)";
+
+  it("reads them in titles and failure messages as the characters themselves", () => {
+    const tests = parseJUnit(fixture("jest-junit-control-chars.xml"), "hidden");
+    expect(tests.map((t) => `${t.outcome} ${t.id}`)).toEqual([
+      `passed hidden:${parse} \f#qunit-fixture p::${parse} \f#qunit-fixture p`,
+      `passed hidden:${parse}  #qunit-fixture p::${parse}  #qunit-fixture p`,
+      `failed hidden:${parse} #qunit-fixture p\f::${parse} #qunit-fixture p\f`,
+      "failed hidden:Parse Own tests \u0001start of heading \u001b[1m::Parse Own tests \u0001start of heading \u001b[1m",
+    ]);
+    expect(tests[2]?.message).toContain('\u001b[32m-     "name": "p\f",\u001b[39m');
+    expect(tests[3]?.message).toBe("Error: boom \u0001\u001b[2K");
+  });
+
+  it("keeps every title its own id: one character is never another, nor dropped", () => {
+    const titles = [
+      "a\fb",
+      "a b",
+      "ab",
+      "a\u0001b",
+      "a\u001bb",
+      "a\u000bb",
+      "a\u0000b",
+      "a\ufffdb",
+      "a\\fb",
+      "a#x0Cb",
+    ];
+    const xml = suite(titles.map((t) => `<testcase classname="c" name="${t}"/>`).join(""));
+    expect(ids(xml)).toEqual(titles.map((t) => `passed hidden:c::${t}`));
+  });
+
+  it("leaves a failure, error or skip beside them as it is", () => {
+    expect(
+      ids(
+        suite(
+          '<testcase name="\f"><failure message="\f"/></testcase><testcase name="\u0001"><error>\u0002</error></testcase>' +
+            '<testcase name="\u001b"><skipped message="\u001b"/></testcase><testcase name="\u0003\u0004"/>',
+        ),
+      ),
+    ).toEqual([
+      "failed hidden:s::\f",
+      "error hidden:s::\u0001",
+      "skipped hidden:s::\u001b",
+      "passed hidden:s::\u0003\u0004",
+    ]);
+  });
+
+  it("are refused wherever XML has markup (a name, between attributes, outside the root)", () => {
+    expect(invalid(suite('<testcase\fname="a"/>'))).toThrow(ReportInvalidError);
+    expect(invalid(suite('<testcase name="a"\fclassname="b"/>'))).toThrow(ReportInvalidError);
+    expect(invalid(suite('<test\u0001case name="a"/>'))).toThrow(ReportInvalidError);
+    expect(invalid(suite('<testcase n\u0001ame="a"/>'))).toThrow(ReportInvalidError);
+    expect(invalid(suite('<testcase name="a"><failure\f/></testcase>'))).toThrow(ReportInvalidError);
+    expect(invalid(suite('<testcase name="a"></testcase\f>'))).toThrow(ReportInvalidError);
+    expect(invalid(`\f${suite('<testcase name="a"/>')}`)).toThrow(ReportInvalidError);
+    expect(invalid(`${suite('<testcase name="a"/>')}\u0001`)).toThrow(ReportInvalidError);
+  });
+
+  it("leave everything else strict: a truncated report, character references, other forbidden characters", () => {
+    expect(invalid('<testsuites><testsuite name="s"><testcase name="\f"/>')).toThrow(/not well-formed/);
+    expect(invalid('<testsuites><testsuite name="s"><testcase name="\f')).toThrow(/not well-formed/);
+    expect(invalid(suite('<testcase name="&#12;"/>'))).toThrow(/not well-formed/);
+    expect(invalid(suite('<testcase name="&#x1b;"/>'))).toThrow(/not well-formed/);
+    expect(invalid(suite('<testcase name="a\ufffeb"/>'))).toThrow(/not well-formed/);
+    expect(invalid(suite('<testcase name="a\uffffb"/>'))).toThrow(/not well-formed/);
+    expect(invalid(suite('<testcase name="a<\fb"/>'))).toThrow(/not well-formed/);
+  });
+
+  it("read a byte at a time as whole", () => {
+    const xml = fixture("jest-junit-control-chars.xml");
+    const stream = new JUnitStream("hidden");
+    const bytes = Buffer.from(xml, "utf8");
+    for (let i = 0; i < bytes.length; i += 1) stream.write(bytes.subarray(i, i + 1));
+    expect(stream.end()).toEqual(parseJUnit(xml, "hidden"));
+  });
+});
+
 describe("parseJUnit bounds what a report can cost (REPORT_CAPS, while streaming)", () => {
   const cases = (count: number, name = (i: number) => `t${i}`) =>
     Array.from({ length: count }, (_, i) => `<testcase name="${name(i)}"/>`).join("");
