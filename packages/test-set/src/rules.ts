@@ -27,7 +27,7 @@ export const SEAL_RULES = {
     "A test whose body returns or yields (outside nested functions), or skips itself, is not sealed: its later comparisons may not run.",
   "unsealed.no-parse": "A file the parser cannot read cleanly is not sealed.",
   "unsealed.title":
-    "A JS test whose title is not a plain string (a template with substitutions, a variable), or one declared through a table (`test.each`) or in a loop, or concurrent (`test.concurrent`, `describe.concurrent`) is not sealed; neither are the tests after mocha's qunit `suite(<not a plain string>);`.",
+    "A JS test whose title is not a plain string (a template with substitutions, a variable), or one declared through a table (`test.each`) or in a loop, or concurrent (`test.concurrent`, `describe.concurrent`) is not sealed; neither are the tests after mocha's qunit `suite(<not a plain string>);`, a test whose full title another test shares, nor one whose title holds a control character (a report may give it back changed: XML reads a tab or newline in an attribute as a space, vitest drops the others).",
   "unsealed.module":
     "A JavaScript file whose module system the oracle cannot tell (a .js file with neither an import nor a require, outside vitest) is not sealed: the runtime could not reach fs.",
   "unsealed.no-comparison": "A test with no comparison the rules above seal or check.",

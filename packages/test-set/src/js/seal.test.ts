@@ -130,6 +130,31 @@ describe("s", () => {
     ]);
   });
 
+  it("a title holding a control character is not sealed, nor one it would give back in a report (XML reads a newline as a space)", () => {
+    const p = plan(
+      `const { f } = require("../src/f");
+
+describe("s", () => {
+  test("a\\fb", () => { expect(f()).toBe(1); });
+  test("c\\nd", () => { expect(f()).toBe(1); });
+  test("c d", () => { expect(f()).toBe(1); });
+  test("e\\u0001f", () => { expect(f()).toBe(1); });
+  test("ef", () => { expect(f()).toBe(1); });
+  test("plain", () => { expect(f()).toBe(3); });
+});
+`,
+      "test/s.test.js",
+    );
+    expect(p.sites.map((s) => s.test.entry)).toEqual(["s plain"]);
+    expect(p.unsealed.map((u) => [u.test.entry, u.rule])).toEqual([
+      ["s a\fb", "unsealed.title"],
+      ["s c\nd", "unsealed.title"],
+      ["s c d", "unsealed.title"],
+      ["s e\u0001f", "unsealed.title"],
+      ["s ef", "unsealed.title"],
+    ]);
+  });
+
   it("mocha's qunit interface: suite(title); opens a suite for the tests after it (mocha reports 'serialize path')", () => {
     const p = plan(
       `var assert = require("assert");

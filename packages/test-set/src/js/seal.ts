@@ -450,11 +450,12 @@ export function sealJs(
           continue;
         }
         const ref: TestRef = { file: file.path, entry: (path ?? [...titles, "?"]).join(" ") };
-        const duplicate = (options.titles?.get(ref.entry) ?? 1) > 1;
+        const reported = reportedTitle(ref.entry);
+        const ambiguous = reported !== ref.entry || (options.titles?.get(reported) ?? 1) > 1;
         const body = call.body;
         const reason: SealRule | null =
           why ??
-          (duplicate
+          (ambiguous
             ? "unsealed.title"
             : !body
               ? "unsealed.no-comparison"
@@ -515,7 +516,20 @@ export function sealJs(
   });
 }
 
-/** The full titles of the tests of JS files (`describe` titles and the test's, joined by spaces), counted: a title two tests share is not sealed. */
+/**
+ * A full title as it can come back in a JUnit report: XML reads a tab, newline or carriage return
+ * in an attribute as a space (jest-junit, mocha-junit-reporter and vitest write them unescaped), and
+ * vitest drops the other C0 control characters (jest-junit keeps them). A test whose title holds any
+ * is not sealed: its report id may not be its title, and may be another test's (`a\nb` and `a b`).
+ */
+function reportedTitle(title: string): string {
+  return title.replace(/[\t\n\r]/g, " ").replace(/[\u0000-\u001f]/g, "");
+}
+
+/**
+ * The full titles of the tests of JS files (`describe` titles and the test's, joined by spaces) as
+ * a report can give them back (reportedTitle), counted: a title two tests share is not sealed.
+ */
 export function jsTitles(
   parsers: Parsers,
   files: ReadonlyArray<{ path: string; text: string }>,
@@ -533,7 +547,8 @@ export function jsTitles(
           if (call.title === null || titles === null) continue;
           const path = [...titles, call.title];
           if (call.kind === "suite" && call.body?.type === "statement_block") visit(named(call.body), path);
-          if (call.kind === "test") counts.set(path.join(" "), (counts.get(path.join(" ")) ?? 0) + 1);
+          const title = reportedTitle(path.join(" "));
+          if (call.kind === "test") counts.set(title, (counts.get(title) ?? 0) + 1);
         }
       };
       visit(
