@@ -225,7 +225,13 @@ export function judgeSeals(
   const outcomes: Record<string, SiteOutcome> = Object.fromEntries(plan.sites.map((s) => [s.key, "not-run"]));
   const tests = [...report];
   const decided: Record<string, "strong" | "weak"> = {};
-  const judgement = (inconsistent: string | null, onlyNotPlain = false, about?: string): SealJudgement => ({
+  const keysOf = (entry: string) => plan.tests.find((t) => t.test.entry === entry)?.keys ?? [];
+  const judgement = (
+    inconsistent: string | null,
+    onlyNotPlain = false,
+    about?: string,
+    alsoAbout: readonly string[] = [],
+  ): SealJudgement => ({
     tests,
     inconsistent,
     onlyNotPlain,
@@ -235,7 +241,7 @@ export function judgeSeals(
     ...(about
       ? {
           inconsistentTest: about,
-          inconsistentKeys: plan.tests.find((t) => t.test.entry === about)?.keys ?? [],
+          inconsistentKeys: [about, ...alsoAbout].flatMap(keysOf),
         }
       : {}),
   });
@@ -255,6 +261,9 @@ export function judgeSeals(
   }
   const index = new ReportIndex(tests);
   const failed = new Map<TestCase, { message: string; notPlain: boolean }>();
+  // A test whose records do not add up decides the run (the first one's message); every such test is
+  // named, so the sweep leaves all their seals out in one round rather than one test per round.
+  const unaccounted: Array<{ entry: string; message: string }> = [];
   for (const { test, keys } of plan.tests) {
     const { runs, disorder } = executionsOf(byTest.get(test.entry) ?? [], expectedSequence(keys, sites));
     if (disorder)
@@ -266,25 +275,19 @@ export function judgeSeals(
     const matched = new Set([test.entry, ...(test.also ?? [])].flatMap((e) => index.match(e).tests));
     const ran = tests.filter((t) => matched.has(t) && t.outcome !== "skipped");
     const passed = ran.filter((t) => t.outcome === "passed");
-    if (passed.length > complete)
-      return judgement(
-        `${test.entry}: the runner reports ${passed.length} passing run(s), but ${complete} wrote all of the test's seal records`,
-        false,
-        test.entry,
-      );
-    if (runs.length > ran.length)
-      return judgement(
-        `${test.entry}: its seals ran ${runs.length} time(s), the runner ran the test ${ran.length} time(s): records the test did not write`,
-        false,
-        test.entry,
-      );
     const wanted = gold?.get(test.entry);
-    if (wanted !== undefined && passed.length === ran.length && ran.length > 0 && complete < wanted)
-      return judgement(
-        `${test.entry}: ran its seals ${complete} time(s), the gold run ${wanted}`,
-        false,
-        test.entry,
-      );
+    const unaccountedFor =
+      passed.length > complete
+        ? `${test.entry}: the runner reports ${passed.length} passing run(s), but ${complete} wrote all of the test's seal records`
+        : runs.length > ran.length
+          ? `${test.entry}: its seals ran ${runs.length} time(s), the runner ran the test ${ran.length} time(s): records the test did not write`
+          : wanted !== undefined && passed.length === ran.length && ran.length > 0 && complete < wanted
+            ? `${test.entry}: ran its seals ${complete} time(s), the gold run ${wanted}`
+            : null;
+    if (unaccountedFor) {
+      unaccounted.push({ entry: test.entry, message: unaccountedFor });
+      continue;
+    }
     const failures = runs.map((run, i) => judgeRun(run, sites, outcomes, i));
     const strength = decidedBy(keys, sites, runs, ran.length, outcomes);
     if (strength) decided[test.entry] = strength;
@@ -297,6 +300,14 @@ export function judgeSeals(
       if (own && t.outcome === "passed") failed.set(t, own);
     });
   }
+  const [first, ...others] = unaccounted;
+  if (first)
+    return judgement(
+      first.message,
+      false,
+      first.entry,
+      others.map((u) => u.entry),
+    );
   for (const [i, t] of tests.entries()) {
     const f = failed.get(t);
     if (f) tests[i] = { ...t, outcome: "failed", message: f.message };
