@@ -20,6 +20,12 @@ class FakeEngine implements EngineClient {
     const chunks: Buffer[] = [];
     for await (const chunk of request.context) chunks.push(chunk as Buffer);
     request.onStep?.("Step 1/1 : FROM debian:bookworm-slim");
+    if (Buffer.concat(chunks).includes("TLSFAIL"))
+      throw new OracleError(
+        "BUILD_FAILED",
+        "Step 2/2 : RUN npm ci: npm ERR! request to https://registry.npmjs.org/p-limit failed, reason: self-signed certificate in certificate chain",
+        { hint: "fix the Dockerfile or its inputs; the full output is in the build log" },
+      );
     if (Buffer.concat(chunks).includes("FAIL"))
       throw new OracleError("BUILD_FAILED", "Step 2/2 : RUN FAIL: exit 1");
     this.built.push(request.tag);
@@ -86,6 +92,23 @@ describe("buildImages (fake engine)", () => {
     expect(registry.images["text-demo"]).toEqual(JSON.parse(before).images["text-demo"]);
     expect(registry.images["npm-demo"]?.history).toHaveLength(1);
     expect(registry.images["npm-demo"]?.reference).toMatch(/^sha256:/);
+  });
+
+  it("a build that did not trust a TLS certificate: the hint names --ca-file, unless a CA bundle was offered", async () => {
+    await writeFile(
+      join(root, "images", "text-demo", "Dockerfile"),
+      "FROM debian:bookworm-slim\nRUN TLSFAIL\n",
+    );
+    const bare = await buildImages({ root, engine, registry: null, only: ["text-demo"] });
+    expect(bare.images[0]?.error?.hint).toBe(
+      "the build could not verify a TLS certificate (a TLS-intercepting proxy?): offer the host's CA bundle to builds with --ca-file /etc/ssl/certs/ca-certificates.crt (or ORACLE_BUILD_CA_FILE=/etc/ssl/certs/ca-certificates.crt)",
+    );
+    const ca = join(root, "ca.pem");
+    await writeFile(ca, "-----BEGIN CERTIFICATE-----\n");
+    const offered = await buildImages({ root, engine, registry: null, only: ["text-demo"], caFile: ca });
+    expect(offered.images[0]?.error?.hint).toBe(
+      "fix the Dockerfile or its inputs; the full output is in the build log",
+    );
   });
 
   it("rebuilds an image whose recorded image is gone, and only with --only the named one", async () => {

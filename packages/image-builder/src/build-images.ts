@@ -97,6 +97,22 @@ async function readCaBundle(caFile: string | undefined): Promise<Buffer> {
   }
 }
 
+/** What package managers print when a TLS-intercepting proxy's certificate is not trusted (npm, pip, go, curl). */
+const UNTRUSTED_TLS =
+  /self[- ]signed certificate in certificate chain|unable to get local issuer certificate|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT|CERTIFICATE_VERIFY_FAILED|certificate signed by unknown authority|SSL certificate problem/i;
+
+/** The host's CA bundle on Debian, which scripts/setup.sh and the demo offer builds. */
+export const HOST_CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt";
+
+/**
+ * A hint for a build whose log shows a certificate its package manager did not trust, when no CA
+ * bundle was offered to the build; null otherwise (the generic hint stands).
+ */
+export function untrustedTlsHint(log: string, caOffered: boolean): string | null {
+  if (caOffered || !UNTRUSTED_TLS.test(log)) return null;
+  return `the build could not verify a TLS certificate (a TLS-intercepting proxy?): offer the host's CA bundle to builds with --ca-file ${HOST_CA_BUNDLE} (or ORACLE_BUILD_CA_FILE=${HOST_CA_BUNDLE})`;
+}
+
 function errorInfo(error: unknown): { code: string; message: string; hint?: string } {
   if (error instanceof OracleError)
     return { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) };
@@ -272,6 +288,10 @@ async function buildAndRecord(
     if (run.signal?.aborted) throw error;
     run.logger.info("build failed", { image: name, error: (error as Error).message });
     const logFile = (error as { logFile?: string }).logFile;
-    return { ...common, status: "failed", error: errorInfo(error), ...(logFile ? { logFile } : {}) };
+    const info = errorInfo(error);
+    const log = logFile ? await readFile(logFile, "utf8").catch(() => "") : "";
+    const tls = untrustedTlsHint(log, run.caBundle.length > 0);
+    if (tls) info.hint = tls;
+    return { ...common, status: "failed", error: info, ...(logFile ? { logFile } : {}) };
   }
 }
