@@ -1,6 +1,6 @@
 import type { GradeResult, SuiteResult } from "@oracle/spec";
 import { describe, expect, it } from "vitest";
-import { failureOutput } from "./failure-output.js";
+import { failureOutput, SENTINEL_NOTE } from "./failure-output.js";
 
 const suite = (status: SuiteResult["status"], tail?: { stdout: string; stderr: string }): SuiteResult => ({
   status,
@@ -35,5 +35,20 @@ describe("failureOutput", () => {
     );
     expect(failureOutput(result("FAIL", suite("NOT_RUN"), suite("NOT_RUN")))).toBe("");
     expect(failureOutput(result("PASS", suite("PASS", empty), suite("PASS", empty)))).toBe("");
+  });
+
+  it("says under a suite's output that a failing test the repository does not have is the oracle's must-fail test", () => {
+    const hidden = {
+      ...suite("FAIL", { stdout: "=== FAIL: . TestBigCommas74 (0.00s)", stderr: "" }),
+      sentinel: {
+        state: "collected" as const,
+        framework: "go" as const,
+        required: true,
+        files: ["comma_test.go"],
+      },
+    };
+    expect(failureOutput(result("FAIL", suite("PASS"), hidden))).toBe(
+      `hidden suite's stdout, last 1 line:\n  | === FAIL: . TestBigCommas74 (0.00s)\n${SENTINEL_NOTE}\n`,
+    );
   });
 });

@@ -2,6 +2,10 @@ import type { GradeResult } from "@oracle/spec";
 
 const SUITES = ["existing", "hidden"] as const;
 
+/** Said under a suite's output when the oracle planted its must-fail/must-pass tests in that suite. */
+export const SENTINEL_NOTE =
+  "  (the oracle adds a must-fail test to each test file, named like the file's own tests: where it fails above, that is by design, and it is not in the counts)";
+
 /**
  * What stderr shows after a FAIL: the end of each failed suite's own output (the bounded, printable
  * tail its result carries), each line behind `  | ` so it cannot pass for a line of the oracle's.
@@ -20,6 +24,8 @@ export function failureOutput(result: GradeResult): string {
       lines.push(`${name} suite's ${stream}, last ${text.length} line${text.length === 1 ? "" : "s"}:`);
       lines.push(...text.map((line) => `  | ${line}`));
     }
+    // The suite's own output shows the oracle's must-fail test failing as if it were the repository's.
+    if (streams.length > 0 && suite.sentinel && suite.sentinel.files.length > 0) lines.push(SENTINEL_NOTE);
   }
   return lines.length > 0 ? `${lines.join("\n")}\n` : "";
 }
