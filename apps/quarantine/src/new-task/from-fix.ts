@@ -14,6 +14,7 @@ import {
 import { goModWarnings } from "./go-tests.js";
 import { chooseImage, type ImageChoice } from "./image.js";
 import { jestTests } from "./jest-config.js";
+import { suiteImports } from "./js-imports.js";
 import {
   checkTaskId,
   deniedGoldPaths,
@@ -151,6 +152,14 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
     taskId: id,
     repoPackageJson: packageJson,
     repoLockfile: await readPackageLock(repo, fixPackageJson === null ? base : fix),
+    ...(framework === "jest" || framework === "mocha" || framework === "vitest"
+      ? {
+          repoImports: await suiteImports(repo, fix, await treeFiles(repo, fix), [
+            ...split.hidden,
+            ...suites.existing.files,
+          ]),
+        }
+      : {}),
     ...(framework === "pytest" || framework === "unittest"
       ? { pythonNeeds: await repoPythonNeeds(repo, base, baseFiles, hidden) }
       : {}),

@@ -118,6 +118,27 @@ export function runnersNeedingNewerNode(lockfile: string, runners: readonly stri
   });
 }
 
+/**
+ * The repository's dependencies a task's suites need: every runtime dependency, the test runners it
+ * pins, and the devDependencies in `imports` (the packages the suites import), each at its range.
+ */
+export function suiteDeps(
+  repoPackageJson: string | null,
+  imports: readonly string[],
+): Record<string, string> {
+  const all = packageDeps(repoPackageJson);
+  let runtime: Record<string, string> = {};
+  try {
+    const parsed = JSON.parse(repoPackageJson ?? "{}") as { dependencies?: unknown };
+    if (parsed.dependencies && typeof parsed.dependencies === "object")
+      runtime = parsed.dependencies as Record<string, string>;
+  } catch {}
+  const wanted = new Set(imports);
+  return Object.fromEntries(
+    Object.entries(all).filter(([d]) => d in runtime || wanted.has(d) || OWN_RUNNERS.includes(d)),
+  );
+}
+
 interface Resolved {
   /** What npm said when it failed, else null. */
   failed: string | null;
@@ -144,7 +165,7 @@ async function makeNodeImage(
   root: string,
   name: string,
   template: string,
-  repo: { packageJson: string; lockfile: string | null },
+  repo: { packageJson: string; lockfile: string | null; imports?: readonly string[] },
 ): Promise<string[]> {
   const dir = join(resolve(root), "images", name);
   const scratch = await mkdtemp(join(tmpdir(), "oracle-image-"));
@@ -154,7 +175,7 @@ async function makeNodeImage(
       unknown
     >;
     const repoManifest = JSON.parse(repo.packageJson) as Record<string, unknown>;
-    const repoDeps = packageDeps(repo.packageJson);
+    let repoDeps = packageDeps(repo.packageJson);
     const runnerDeps = templatePackage.devDependencies as Record<string, string>;
     const manifest = (devDependencies: Record<string, string>) => ({
       name: `oracle-image-${name}`.toLowerCase(),
@@ -217,38 +238,74 @@ async function makeNodeImage(
         delete repoDeps[gone];
       }
     };
-    const notes: string[] = [];
-    let tried = await resolveWith(repo.lockfile);
-    if (repo.lockfile !== null && tried.failed === null)
-      notes.push(`images/${name}/package-lock.json starts from the repository's own package-lock.json`);
-    if (repo.lockfile !== null && tried.failed !== null) {
-      // A lockfile can pin versions the registry here does not serve: resolve the ranges afresh.
-      const seeded = tried.failed;
-      tried = await resolveWith(null);
-      if (tried.failed === null)
+    /** Every dependency in repoDeps: from the repository's lockfile, then afresh; notes say which. */
+    const resolveAll = async (): Promise<{ tried: Resolved; notes: string[] }> => {
+      const notes: string[] = [];
+      let tried = await resolveWith(repo.lockfile);
+      if (repo.lockfile !== null && tried.failed === null)
+        notes.push(`images/${name}/package-lock.json starts from the repository's own package-lock.json`);
+      if (repo.lockfile !== null && tried.failed !== null) {
+        // A lockfile can pin versions the registry here does not serve: resolve the ranges afresh.
+        const seeded = tried.failed;
+        tried = await resolveWith(null);
+        if (tried.failed === null)
+          notes.push(
+            `npm could not install the repository's package-lock.json here (${npmWords(seeded).split("\n").slice(0, 2).join(" ")}): images/${name}/ resolves the repository's ranges afresh, with the newest versions they allow`,
+          );
+      }
+      if (tried.needNewer)
         notes.push(
-          `npm could not install the repository's package-lock.json here (${npmWords(seeded).split("\n").slice(0, 2).join(" ")}): images/${name}/ resolves the repository's ranges afresh, with the newest versions they allow`,
+          `the repository's own ${tried.needNewer.join(", ")} needs a newer Node than the image's ${IMAGE_NODE}: images/${name}/ keeps the image's ${ownRunners(runnerDeps)}${tried.left && tried.left.length > 0 ? ` and leaves out ${tried.left.join(", ")}, which needs the other` : ""} (a test that uses it fails; the sweep says which)`,
         );
+      if (tried.own)
+        notes.push(
+          `npm could not resolve the image's ${ownRunners(runnerDeps)} beside the repository's dependencies (ERESOLVE): images/${name}/ uses the repository's own ${ownRunners(repoDeps)}`,
+        );
+      if (tried.failed === null && dropped.length > 0)
+        notes.push(
+          `the registry does not serve ${dropped.join(", ")}, which the repository's package.json names: left out of images/${name}/ (a test that needs it fails; the sweep says which)`,
+        );
+      return { tried, notes };
+    };
+    let { tried, notes } = await resolveAll();
+    const whole = tried.failed;
+    const imported = repo.imports ? suiteDeps(repo.packageJson, repo.imports) : null;
+    if (
+      whole !== null &&
+      /ERESOLVE/.test(whole) &&
+      imported !== null &&
+      Object.keys(imported).length < Object.keys(repoDeps).length
+    ) {
+      // The repository's devDependencies do not resolve together under npm's peer rules (pnpm and
+      // yarn are laxer): only those the suites import, each at the repository's range; one that
+      // still clashes is left out too.
+      const unused = Object.keys(repoDeps)
+        .filter((d) => !(d in imported))
+        .sort();
+      const clashing: string[] = [];
+      repoDeps = { ...imported };
+      dropped.length = 0;
+      ({ tried, notes } = await resolveAll());
+      for (;;) {
+        const clash = tried.failed === null ? null : peerClash(tried.failed);
+        if (clash === null || !(clash in repoDeps) || clash in runnerDeps || clashing.length >= 5) break;
+        clashing.push(`${clash}@${repoDeps[clash]}`);
+        delete repoDeps[clash];
+        ({ tried, notes } = await resolveAll());
+      }
+      if (tried.failed === null)
+        notes.unshift(
+          `npm cannot resolve all the repository's dependencies together (ERESOLVE${peerClash(whole) ? ` at ${peerClash(whole)}` : ""}): images/${name}/ has only the packages the suites import (the test files, the runner's config and the files they import: ${Object.keys(repoDeps).sort().join(", ") || "none"})${clashing.length > 0 ? `, leaving out ${clashing.join(", ")}, which clashes with the rest (ERESOLVE),` : ""} and leaves out ${unused.join(", ")} (a test that needs one fails; the sweep says which)`,
+        );
+      else tried = { ...tried, failed: whole };
     }
-    if (tried.needNewer)
-      notes.push(
-        `the repository's own ${tried.needNewer.join(", ")} needs a newer Node than the image's ${IMAGE_NODE}: images/${name}/ keeps the image's ${ownRunners(runnerDeps)}${tried.left && tried.left.length > 0 ? ` and leaves out ${tried.left.join(", ")}, which needs the other` : ""} (a test that uses it fails; the sweep says which)`,
-      );
-    if (tried.own)
-      notes.push(
-        `npm could not resolve the image's ${ownRunners(runnerDeps)} beside the repository's dependencies (ERESOLVE): images/${name}/ uses the repository's own ${ownRunners(repoDeps)}`,
-      );
-    if (tried.failed === null && dropped.length > 0)
-      notes.push(
-        `the registry does not serve ${dropped.join(", ")}, which the repository's package.json names: left out of images/${name}/ (a test that needs it fails; the sweep says which)`,
-      );
     const failed = tried.failed;
     if (failed !== null)
       throw new OracleError(
         "IMAGE_INVALID",
         `npm cannot resolve the repository's dependencies for images/${name}/ (npm install --package-lock-only):\n${npmWords(failed)}`,
         {
-          hint: `make the image by hand: copy ${template} to images/${name}/, put the repository's test dependencies in its package.json with versions npm can install together, run npm install --package-lock-only there, then run new-task again with --image ${name}`,
+          hint: `make the image by hand: copy ${template} to images/${name}/, put the repository's test dependencies${imported ? ` (the suites import ${Object.keys(imported).sort().join(", ") || "none of its packages"})` : ""} in its package.json with versions npm can install together, run npm install --package-lock-only there, then run new-task again with --image ${name}`,
         },
       );
     await mkdir(dir, { recursive: true });
@@ -309,6 +366,11 @@ export async function chooseImage(options: {
   repoPackageJson: string | null;
   /** The repository's package-lock.json beside that package.json, if it has one. */
   repoLockfile?: string | null;
+  /**
+   * The packages the task's suites import (js-imports.ts): when npm cannot resolve all the
+   * repository's dependencies together, the image has only these (and the runtime dependencies).
+   */
+  repoImports?: readonly string[];
   /** Python: what the repository's tests need beyond the template (python-deps.ts). */
   pythonNeeds?: readonly PythonNeed[];
 }): Promise<ImageChoice> {
@@ -336,7 +398,11 @@ export async function chooseImage(options: {
     const imagePackage = await readFile(join(images, name, "package.json"), "utf8").catch(() => null);
     const missing = missingDeps(options.repoPackageJson, imagePackage);
     if (missing.length > 0) {
-      const repo = { packageJson: options.repoPackageJson, lockfile: options.repoLockfile ?? null };
+      const repo = {
+        packageJson: options.repoPackageJson,
+        lockfile: options.repoLockfile ?? null,
+        ...(options.repoImports ? { imports: options.repoImports } : {}),
+      };
       return ownImage(
         images,
         options.taskId,
