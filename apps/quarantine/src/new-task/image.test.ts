@@ -137,6 +137,70 @@ describe("chooseImage: a JS repository's own image", () => {
     expect(choice.notes.join("\n")).toMatch(/uses the repository's own jest \^29\.7\.0/);
   }, 240_000);
 
+  it("devDependencies npm cannot resolve together: only those the suites import, a clashing one left out, and a note", async () => {
+    // unjs/defu 11ba022: typescript ^6 clashes with unbuild's optional peer typescript ^5 (pnpm
+    // installs it; npm refuses), so neither the image's vitest nor the repository's own resolves.
+    const root = await temp();
+    const packageJson = JSON.stringify({
+      name: "defu",
+      version: "6.1.4",
+      devDependencies: {
+        "@vitest/coverage-v8": "^4.1.2",
+        "expect-type": "^1.3.0",
+        typescript: "^6.0.2",
+        unbuild: "^3.6.1",
+        vitest: "^4.1.2",
+      },
+    });
+    const repoImports = ["expect-type", "vitest"];
+    const choice = await chooseImage({
+      root,
+      framework: "vitest",
+      taskId: "r-6",
+      repoPackageJson: packageJson,
+      repoImports,
+    });
+    const image = await readFile(join(root, "images", "r-6", "package-lock.json"), "utf8");
+    expect(locked(image, "vitest")).toBe("2.1.9");
+    expect(locked(image, "expect-type")).toMatch(/^1\./);
+    expect(locked(image, "unbuild")).toBeUndefined();
+    expect(locked(image, "typescript")).toBeUndefined();
+    const manifest = JSON.parse(await readFile(join(root, "images", "r-6", "package.json"), "utf8"));
+    expect(manifest.devDependencies).toEqual({ "expect-type": "^1.3.0", vitest: "2.1.9" });
+    expect(choice.notes.join("\n")).toContain(
+      "has only the packages the suites import (the test files, the runner's config and the files they import: expect-type, vitest) and leaves out @vitest/coverage-v8, typescript, unbuild",
+    );
+
+    // A package the suites import that still clashes is left out by name; the runtime dependencies stay.
+    const clash = await temp();
+    const clashing = await chooseImage({
+      root: clash,
+      framework: "mocha",
+      taskId: "r-7",
+      repoPackageJson: JSON.stringify({
+        name: "r",
+        version: "1.0.0",
+        dependencies: { react: "17.0.2" },
+        devDependencies: { "react-dom": "18.2.0", "left-pad": "1.3.0", "is-number": "7.0.0" },
+      }),
+      repoImports: ["react-dom", "left-pad"],
+    });
+    const lock7 = await readFile(join(clash, "images", "r-7", "package-lock.json"), "utf8");
+    expect(locked(lock7, "react")).toBe("17.0.2");
+    expect(locked(lock7, "left-pad")).toBe("1.3.0");
+    expect(locked(lock7, "react-dom")).toBeUndefined();
+    const manifest7 = JSON.parse(await readFile(join(clash, "images", "r-7", "package.json"), "utf8"));
+    expect(Object.keys(manifest7.devDependencies).sort()).toEqual([
+      "left-pad",
+      "mocha",
+      "mocha-junit-reporter",
+      "react",
+    ]);
+    expect(clashing.notes.join("\n")).toContain(
+      "leaving out react-dom@18.2.0, which clashes with the rest (ERESOLVE), and leaves out is-number",
+    );
+  }, 300_000);
+
   it("a version the registry no longer serves, pinned by the repository: left out, with a note", async () => {
     const root = await temp();
     const packageJson = JSON.stringify({
@@ -169,6 +233,7 @@ describe("chooseImage: a JS repository's own image", () => {
       framework: "mocha",
       taskId: "r-3",
       repoPackageJson: packageJson,
+      repoImports: ["react-dom", "node-fetch"],
     }).then(
       () => null,
       (e: unknown) => e,
@@ -176,6 +241,7 @@ describe("chooseImage: a JS repository's own image", () => {
     expect(isOracleError(error, "IMAGE_INVALID")).toBe(true);
     expect((error as Error).message).toMatch(/npm cannot resolve[\s\S]*react/);
     expect((error as { hint?: string }).hint).toMatch(/--image r-3/);
+    expect((error as { hint?: string }).hint).toContain("the suites need react, react-dom:");
     await expect(readFile(join(root, "images", "r-3", "package.json"))).rejects.toThrow();
   }, 180_000);
 

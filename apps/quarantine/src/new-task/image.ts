@@ -305,7 +305,7 @@ async function makeNodeImage(
         "IMAGE_INVALID",
         `npm cannot resolve the repository's dependencies for images/${name}/ (npm install --package-lock-only):\n${npmWords(failed)}`,
         {
-          hint: `make the image by hand: copy ${template} to images/${name}/, put the repository's test dependencies${imported ? ` (the suites import ${Object.keys(imported).sort().join(", ") || "none of its packages"})` : ""} in its package.json with versions npm can install together, run npm install --package-lock-only there, then run new-task again with --image ${name}`,
+          hint: `make the image by hand: copy ${template} to images/${name}/, put the repository's test dependencies${imported ? ` (the suites need ${Object.keys(imported).sort().join(", ") || "none of its packages"}: the runtime dependencies, the runner, and the packages its test files, the runner's config and the files they import by relative path import)` : ""} in its package.json with versions npm can install together, run npm install --package-lock-only there, then run new-task again with --image ${name}`,
         },
       );
     await mkdir(dir, { recursive: true });
