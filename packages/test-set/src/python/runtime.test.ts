@@ -133,4 +133,25 @@ def test_params(a, b, want):
     );
     expect(judged.tests[2]!.message).toMatch(/\(row 2 of its table\)\n {2}expected: 21\n {2}actual: {3}22/);
   });
+
+  it("a run past the table's last row fails its seal (a conftest's autouse fixture multiplied the runs)", () => {
+    const text = `import pytest\n\nfrom calc import add\n\n\n@pytest.mark.parametrize("a, want", [(1, 2), (2, 3)])\ndef test_inc(a, want):\n    assert add(a, 1) == want\n`;
+    const conftest = `import pytest\n\n\n@pytest.fixture(autouse=True, params=["x", "y"])\ndef mode(request):\n    return request.param\n`;
+    const plan = sealPython(parsers, { path: "tests/test_t.py", text, index: 0 })!;
+    expect(plan.sites.map((s) => s.rowsBy)).toEqual(["run"]);
+    const ran = runPytest(
+      {
+        "calc.py": "def add(a, b):\n    return a + b\n",
+        "tests/conftest.py": conftest,
+        "tests/test_t.py": plan.text,
+      },
+      ["tests/test_t.py"],
+    );
+    expect(ran.tests).toHaveLength(4);
+    const judged = judgeSeals(plan, ran.records, ran.tests);
+    expect(judged.tests.filter((t) => t.outcome === "failed").length).toBeGreaterThan(0);
+    expect(judged.tests.find((t) => t.outcome === "failed")!.message).toMatch(
+      /more than the 2 row\(s\) of its table/,
+    );
+  });
 });

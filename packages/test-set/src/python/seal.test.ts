@@ -215,4 +215,20 @@ def test_upper(s, want):
     expect(p.text).toContain("[(1, 2, 3), (10, 5, 15)]");
     expect(p.text).toContain('[("a", None), ("b", None)], ids=["lower-a", "lower-b"]');
   });
+
+  it("runs that are not one row each are not read by run: a fixture argument, a class's method, a module's parametrisation", () => {
+    const rowsBy = (text: string) => plan(text).sites.map((s) => [s.rowsBy ?? null, s.strength]);
+    const TABLE = '@pytest.mark.parametrize("text, seconds", [("1h", 3600), ("2m", 120)])';
+    expect(
+      rowsBy(`import pytest\n\n\n${TABLE}\ndef test_d(text, seconds):\n    assert parse(text) == seconds\n`),
+    ).toEqual([["run", "exposed"]]);
+    for (const text of [
+      `import pytest\n\n\n${TABLE}\ndef test_d(strict, text, seconds):\n    assert parse(text, strict) == seconds\n`,
+      `import pytest\n\n\nclass TestA:\n    ${TABLE}\n    def test_d(self, text, seconds):\n        assert parse(text) == seconds\n`,
+      `import pytest\n\npytestmark = pytest.mark.parametrize("strict", [False, True])\n\n\n${TABLE}\ndef test_d(text, seconds):\n    assert parse(text) == seconds\n`,
+      `import pytest\n\n\ndef pytest_generate_tests(metafunc):\n    pass\n\n\n${TABLE}\ndef test_d(text, seconds):\n    assert parse(text) == seconds\n`,
+      `import pytest\n\n\n@pytest.mark.usefixtures("strict")\n${TABLE}\ndef test_d(text, seconds):\n    assert parse(text) == seconds\n`,
+    ])
+      expect(rowsBy(text)).toEqual([[null, "checked"]]);
+  });
 });

@@ -532,6 +532,33 @@ function parametrizeTable(decorators: readonly SyntaxNode[]): (Table & { ids: bo
   return table ? { ...table, ids: rest.length > 0 } : null;
 }
 
+/**
+ * Whether each run of a test is one row of its parametrisation, in order: only then may a seal
+ * read the row by the run's index (`rowsBy: "run"`). Runs multiply or reorder when a parametrised
+ * fixture takes part (any argument that is not a parametrised name: conftest is not read), when a
+ * class runs the test (a subclass inherits it; a class-level mark parametrises it), when the module
+ * parametrises (`pytestmark`, `pytest_generate_tests`) or a `usefixtures` mark names fixtures.
+ * Otherwise the column is not the host's: the comparison is checked (both sides recorded).
+ */
+function runsAreRows(fn: TestFunction, root: SyntaxNode): boolean {
+  if (fn.ref.entry.split("::").length !== 2) return false;
+  if (fn.decorators.some((d) => /usefixtures/.test(d))) return false;
+  const moduleVaries = named(root).some(
+    (s) =>
+      (s.type === "expression_statement" &&
+        /^pytestmark\b/.test(s.text) &&
+        /parametrize|usefixtures/.test(s.text)) ||
+      (s.type === "function_definition" && s.childForFieldName("name")?.text === "pytest_generate_tests") ||
+      (s.type === "decorated_definition" &&
+        s.childForFieldName("definition")?.childForFieldName("name")?.text === "pytest_generate_tests"),
+  );
+  if (moduleVaries) return false;
+  const table = parametrizeTable(fn.decoratorNodes);
+  if (!table) return false;
+  const parameters = named(fn.definition.childForFieldName("parameters"));
+  return parameters.every((p) => p.type === "identifier" && table.columns.has(p.text));
+}
+
 /** Each use of a name in a node (identifiers only), for telling whether only seals read a column. */
 function usesOf(node: SyntaxNode, name: string): number {
   let n = node.type === "identifier" && node.text === name ? 1 : 0;
@@ -623,7 +650,7 @@ export function sealPython(
         return keys;
       };
       const body = fn.definition.childForFieldName("body")!;
-      const params = parametrizeTable(fn.decoratorNodes);
+      const params = runsAreRows(fn, root) ? parametrizeTable(fn.decoratorNodes) : null;
       const topColumns: Columns = params?.columns ?? new Map();
       const used = new Map<string, number>();
       const keys = seal(named(body), topColumns, (name) => used.set(name, (used.get(name) ?? 0) + 1));

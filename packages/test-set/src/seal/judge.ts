@@ -162,7 +162,17 @@ function judgeRun(
       expected = other.value;
       i++;
     }
-    if (!expected) continue;
+    if (!expected) {
+      // A table's comparison that ran more often than the table has rows: nothing says what it
+      // should have been, so it cannot have matched (a fixture or a subclass multiplied the runs).
+      outcomes[record.key] = "mismatch";
+      const row = site.rowsBy === "run" ? index : occurrence;
+      failure ??= {
+        message: `${site.test.file}:${site.line}: ${site.source.split("\n")[0]!.trim()}\n  ran ${row + 1} time(s), more than the ${site.rows?.length ?? 0} row(s) of its table`,
+        notPlain: false,
+      };
+      continue;
+    }
     const actual = record.value;
     const verdict = holds(site, actual, expected);
     const outcome: SiteOutcome =
