@@ -231,20 +231,54 @@ export function pyApprox(
   if (!NUMERIC.has(expected.t)) return pyEq(actual, expected);
   if (!NUMERIC.has(actual.t)) return false;
   if (numbersEqual(actual, expected)) return true;
+  // pytest computes `abs(expected - actual)`, which raises TypeError between a Decimal and a float,
+  // a complex or a Fraction: the assertion fails.
+  if (mixesDecimal(actual, expected)) return false;
   const want = pyNumber(expected);
   const got = pyNumber(actual);
-  if (want.re === "nan") return tolerance.nanOk === true && got.re === "nan";
-  const [w, g] = [toDouble(want.re), toDouble(got.re)];
-  if (!Number.isFinite(w) || !Number.isFinite(g)) return false;
+  const [wr, wi, gr, gi] = [want.re, want.im, got.re, got.im].map(toDouble) as [
+    number,
+    number,
+    number,
+    number,
+  ];
+  // abs() of a complex is its magnitude (math.hypot), as pytest's ApproxScalar takes it.
+  const magnitude = Math.hypot(wr, wi);
+  if (Number.isNaN(magnitude)) return tolerance.nanOk === true && Number.isNaN(Math.hypot(gr, gi));
+  if (!Number.isFinite(magnitude)) return false;
   const abs = tolerance.abs ?? APPROX_ABS;
   const tol =
     tolerance.rel == null && tolerance.abs != null
       ? abs
-      : Math.max((tolerance.rel ?? APPROX_REL) * Math.abs(w), abs);
-  return Math.abs(w - g) <= tol;
+      : Math.max((tolerance.rel ?? APPROX_REL) * magnitude, abs);
+  return Math.hypot(wr - gr, wi - gi) <= tol;
 }
 
-/** unittest's assertAlmostEqual(first, second, places=7 | delta=d). */
+/** Whether Python's `a - b` raises TypeError: a Decimal with a float, a complex or a Fraction. */
+function mixesDecimal(a: Canon, b: Canon): boolean {
+  const other = a.t === "decimal" ? b.t : b.t === "decimal" ? a.t : null;
+  return other === "float" || other === "complex" || other === "fraction";
+}
+
+/** `a <= b` for two exact numbers (NaN: false). */
+function atMost(a: Exact, b: Exact): boolean {
+  if (a === "nan" || b === "nan") return false;
+  if (a === "-inf" || b === "inf") return true;
+  if (a === "inf" || b === "-inf") return false;
+  return a.num * b.den <= b.num * a.den;
+}
+
+/** |x| of an exact number. */
+const magnitudeOf = (a: Exact): Exact =>
+  typeof a === "string" ? (a === "nan" ? a : "inf") : { num: a.num < 0n ? -a.num : a.num, den: a.den };
+
+/**
+ * unittest's assertAlmostEqual(first, second, places=7 | delta=d): equal, or `abs(first - second)`
+ * (computed as Python does: in floats when a float or a complex takes part, exactly otherwise; a
+ * TypeError when a Decimal meets a float, a complex or a Fraction) within delta, or
+ * `round(diff, places) == 0`: Python rounds the exact value half to even, so that holds exactly
+ * when |diff| <= 0.5 × 10^-places (negative places too).
+ */
 export function pyAlmost(
   actual: Canon,
   expected: Canon,
@@ -253,8 +287,22 @@ export function pyAlmost(
   if (UNJUDGEABLE.has(actual.t)) return "unknown";
   if (NUMERIC.has(actual.t) && NUMERIC.has(expected.t) && numbersEqual(actual, expected)) return true;
   if (!NUMERIC.has(actual.t) || !NUMERIC.has(expected.t)) return pyEq(actual, expected);
-  const diff = Math.abs(toDouble(pyNumber(actual).re) - toDouble(pyNumber(expected).re));
-  if (options.delta !== undefined) return diff <= options.delta;
+  if (mixesDecimal(actual, expected)) return false;
+  if (options.delta !== undefined && options.places !== undefined) return false;
+  const [a, b] = [pyNumber(actual), pyNumber(expected)];
+  let diff: Exact;
+  if (actual.t === "complex" || expected.t === "complex") {
+    const [ar, ai, br, bi] = [a.re, a.im, b.re, b.im].map(toDouble) as [number, number, number, number];
+    diff = fromDouble(Math.hypot(ar - br, ai - bi));
+  } else if (actual.t === "float" || expected.t === "float") {
+    diff = fromDouble(Math.abs(toDouble(a.re) - toDouble(b.re)));
+  } else {
+    if (typeof a.re === "string" || typeof b.re === "string") return false;
+    diff = magnitudeOf(fraction(a.re.num * b.re.den - b.re.num * a.re.den, a.re.den * b.re.den));
+  }
+  if (options.delta !== undefined) return atMost(diff, fromDouble(options.delta));
   const places = options.places ?? 7;
-  return diff < 0.5 * 10 ** -places || Number(diff.toFixed(places)) === 0;
+  if (!Number.isInteger(places)) return false;
+  const bound = places >= 0 ? fraction(1n, 2n * 10n ** BigInt(places)) : fraction(10n ** BigInt(-places), 2n);
+  return atMost(diff, bound);
 }
