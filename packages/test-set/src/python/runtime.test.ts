@@ -155,3 +155,19 @@ def test_params(a, b, want):
     );
   });
 });
+
+describe("identity under pytest 7", () => {
+  it("a numpy bool is not True (np.True_ is not True), while == on it stays Python's", () => {
+    const text = `from calc import flag, one\n\n\ndef test_is():\n    assert flag() is True\n\n\ndef test_is_not_none():\n    assert flag() is not None\n\n\ndef test_eq():\n    assert one() == 1.0\n`;
+    // A stand-in for numpy (not installed on the host): the runtime knows numpy by numpy.generic.
+    const numpy = `class generic:\n    pass\n\n\nclass bool_(generic):\n    def item(self):\n        return True\n\n    def __bool__(self):\n        return True\n\n\nclass float64(generic):\n    def item(self):\n        return 1.0\n`;
+    const calc = `import numpy\n\n\ndef flag():\n    return numpy.bool_()\n\n\ndef one():\n    return numpy.float64()\n`;
+    const plan = sealPython(parsers, { path: "tests/test_n.py", text, index: 0 })!;
+    const ran = runPytest({ "numpy.py": numpy, "calc.py": calc, "tests/test_n.py": plan.text }, [
+      "tests/test_n.py",
+    ]);
+    const judged = judgeSeals(plan, ran.records, ran.tests);
+    expect(judged.inconsistent).toBeNull();
+    expect(judged.tests.map((t) => t.outcome)).toEqual(["failed", "passed", "passed"]);
+  });
+});

@@ -7,6 +7,9 @@
  * functions or write records itself, but it cannot know the values the oracle expects.
  *
  * `_oracle_seal(key, value)` records and returns True (the comparison is judged on the host);
+ * `_oracle_is(key, value)` (`x is None/True/False`) records the value when it is one of those
+ * singletons and an object of its own otherwise (numpy's `np.True_` is recorded by its Python value
+ * elsewhere, but it is not `True`);
  * `_oracle_truth(key, value)` records `bool(value)` and returns True; `_oracle_side(key, side,
  * value)` records one side of a comparison whose expected side the test computes and returns the
  * value unchanged (the comparison still runs in the test, and the host checks both sides are plain
@@ -147,6 +150,18 @@ def _oracle_write(key, side, value):
 
 def _oracle_seal(key, value):
     _oracle_write(key, 0, value)
+    return True
+
+
+class _oracle_not_the_singleton:
+    pass
+
+
+_ORACLE_OTHER = _oracle_not_the_singleton()
+
+
+def _oracle_is(key, value):
+    _oracle_write(key, 0, value if value is None or value is True or value is False else _ORACLE_OTHER)
     return True
 
 

@@ -214,7 +214,7 @@ function assertComparison(
           source,
           expected: pythonLiteral(right)!,
           constants: [],
-          edits: (key) => replaceAll(key, "_oracle_seal", left),
+          edits: (key) => replaceAll(key, "_oracle_is", left),
         };
     }
   }
@@ -331,7 +331,7 @@ function unittestComparison(
       source,
       expected: { t: "none" },
       constants: [],
-      edits: (key) => replace(key, "_oracle_seal", a.text),
+      edits: (key) => replace(key, "_oracle_is", a.text),
     };
   if ((method === "assertIs" || method === "assertIsNot") && positional.length === 2 && a && singleton(b))
     return {
@@ -340,7 +340,7 @@ function unittestComparison(
       source,
       expected: pythonLiteral(b!)!,
       constants: [],
-      edits: (key) => replace(key, "_oracle_seal", a.text),
+      edits: (key) => replace(key, "_oracle_is", a.text),
     };
   const truths: Record<string, { arity: number; text: (x: string[]) => string; want: boolean }> = {
     assertTrue: { arity: 1, text: ([x]) => x!, want: true },
