@@ -171,3 +171,17 @@ describe("identity under pytest 7", () => {
     expect(judged.tests.map((t) => t.outcome)).toEqual(["failed", "passed", "passed"]);
   });
 });
+
+describe("tests that change the environment or patch os", () => {
+  it("clearing os.environ or patching os.write and json.dumps in a test loses no record", () => {
+    const text = `import os\nfrom unittest import mock\n\nfrom calc import add\n\n\n@mock.patch.dict(os.environ, {"PORT": "9000"}, clear=True)\ndef test_env():\n    assert add(2, 3) == 5\n\n\n@mock.patch("os.write", return_value=0)\n@mock.patch("json.dumps", return_value="")\ndef test_write(dumps, write):\n    assert add(1, 1) == 2\n`;
+    const plan = sealPython(parsers, { path: "tests/test_e.py", text, index: 0 })!;
+    const ran = runPytest({ "calc.py": "def add(a, b):\n    return a + b\n", "tests/test_e.py": plan.text }, [
+      "tests/test_e.py",
+    ]);
+    const judged = judgeSeals(plan, ran.records, ran.tests);
+    expect(judged.inconsistent).toBeNull();
+    expect(judged.tests.map((t) => t.outcome)).toEqual(["passed", "passed"]);
+    expect(plan.tests.map((t) => t.keys.length)).toEqual([1, 1]);
+  });
+});

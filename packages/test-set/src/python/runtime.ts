@@ -3,7 +3,8 @@
  * tests keep their line numbers; the functions exist once the module has loaded, before any test
  * runs). It holds no expected value: each sealed comparison hands it the actual value, which it
  * records as plain data (seal/canon.ts) in the file `$ORACLE_SEALS`, one JSON line per record, one
- * `os.write` each (O_APPEND). Nothing here is trusted: the code under test can replace these
+ * `os.write` each (O_APPEND). The path, `os.open`/`os.write`/`os.close` and `json.dumps` are taken
+ * once, as the module loads (pytest and unittest import every test module before any test runs). Nothing here is trusted: the code under test can replace these
  * functions or write records itself, but it cannot know the values the oracle expects.
  *
  * `_oracle_seal(key, value)` records and returns True (the comparison is judged on the host);
@@ -19,6 +20,14 @@ export const PYTHON_RUNTIME = String.raw`
 
 # --- oracle seal runtime (planted by the oracle; not part of the task's tests) ---
 import os as _oracle_os, json as _oracle_json, sys as _oracle_sys
+
+# Read once, as the module loads (collection, before any test runs): a test that clears the
+# environment or patches os.write or json.dumps must not lose the records.
+_ORACLE_PATH = _oracle_os.environ.get("ORACLE_SEALS")
+_ORACLE_PATH = _oracle_os.path.abspath(_ORACLE_PATH) if _ORACLE_PATH else None
+_oracle_open, _oracle_write_fd, _oracle_close = _oracle_os.open, _oracle_os.write, _oracle_os.close
+_ORACLE_FLAGS = _oracle_os.O_WRONLY | _oracle_os.O_APPEND | _oracle_os.O_CREAT
+_oracle_dumps = _oracle_json.dumps
 
 _ORACLE_BUILTINS = (bool, int, float, complex, str, bytes, bytearray, list, tuple, dict, set, frozenset)
 _ORACLE_MAX_DEPTH = 64
@@ -135,17 +144,16 @@ def _oracle_write(key, side, value):
         canon = _oracle_canon(value, [_ORACLE_MAX_NODES])
     except RecursionError:
         canon = {"t": "deep"}
-    line = _oracle_json.dumps({"k": key, "s": side, "v": canon}, ensure_ascii=True, separators=(",", ":"))
+    line = _oracle_dumps({"k": key, "s": side, "v": canon}, ensure_ascii=True, separators=(",", ":"))
     if len(line) > _ORACLE_MAX_LINE:
-        line = _oracle_json.dumps({"k": key, "s": side, "v": {"t": "big"}}, separators=(",", ":"))
-    path = _oracle_os.environ.get("ORACLE_SEALS")
-    if not path:
+        line = _oracle_dumps({"k": key, "s": side, "v": {"t": "big"}}, separators=(",", ":"))
+    if not _ORACLE_PATH:
         return
-    fd = _oracle_os.open(path, _oracle_os.O_WRONLY | _oracle_os.O_APPEND | _oracle_os.O_CREAT, 0o600)
+    fd = _oracle_open(_ORACLE_PATH, _ORACLE_FLAGS, 0o600)
     try:
-        _oracle_os.write(fd, (line + "\n").encode("ascii"))
+        _oracle_write_fd(fd, (line + "\n").encode("ascii"))
     finally:
-        _oracle_os.close(fd)
+        _oracle_close(fd)
 
 
 def _oracle_seal(key, value):
