@@ -8,7 +8,7 @@ export const SEAL_RULES = {
   "seal.table":
     "A comparison inside a loop over a literal table (Python `for … in [<literal rows>]` or `range(n)`, Go `for _, tt := range <[]struct literal>` with or without `t.Run`, no `t.Parallel`) or in a pytest test parametrised by literal rows is sealed once per row: the expected value of each row stays on the host, and a column only the seals read leaves the file. A parametrised test's row is read by its run only when each run is one row: a module-level function whose every argument is a parametrised name, with no `usefixtures` mark, no module `pytestmark` that parametrises or uses fixtures and no `pytest_generate_tests` in the module (a parametrised fixture or a subclass multiplies runs); otherwise the comparison is checked. A run past a table's last row fails its seal. A loop whose row can end early (continue, break, goto, a subtest's return or skip) is not a table.",
   "seal.literal":
-    "The expected side is a literal, a container of literals, or a module constant assigned once to one and used nowhere else: the value stays on the host and the comparison enters the container without it.",
+    "The expected side is a literal, a container of literals, or a module constant assigned once to one and used nowhere else (Python: bound nowhere else in the module, named by no `global`, and not bound by the test itself, whose own binding would shadow it): the value stays on the host and the comparison enters the container without it.",
   "seal.checked":
     "The expected side is computed in the test (a constructor call, a helper): both sides are recorded and the host checks they are plain data that compare equal under the comparison's own equality; the comparison still runs in the test.",
   "seal.truth":

@@ -231,4 +231,32 @@ def test_upper(s, want):
     ])
       expect(rowsBy(text)).toEqual([[null, "checked"]]);
   });
+
+  it("a name the test binds is not the module constant there (assignment, op=, parameter, for, with, walrus, import, del, global)", () => {
+    const expectedOf = (body: string, params = "") =>
+      plan(
+        `import os\n\nTIMEOUT = 30\n\n\ndef test_t(${params}):\n${body}    assert Client().timeout == TIMEOUT\n`,
+      ).sites.map((s) => s.expected ?? null);
+    expect(expectedOf("")).toEqual([{ t: "int", v: "30" }]);
+    for (const [body, params] of [
+      ["    TIMEOUT = 45\n", ""],
+      ["    TIMEOUT += 15\n", ""],
+      ["", "TIMEOUT"],
+      ["", "x=TIMEOUT"],
+      ["    for TIMEOUT in [45]:\n        pass\n", ""],
+      ["    with open(os.devnull) as TIMEOUT:\n        pass\n", ""],
+      ["    if (TIMEOUT := 45):\n        pass\n", ""],
+      ["    from config import TIMEOUT\n", ""],
+      ["    global TIMEOUT\n    TIMEOUT = 45\n", ""],
+      ["    try:\n        pass\n    except ValueError as TIMEOUT:\n        pass\n", ""],
+    ] as const)
+      expect(expectedOf(body, params), body || params).toEqual([null]);
+    // Rebound anywhere in the module (a function's `global`, a later module-level binding): no constant at all.
+    const other = (extra: string) =>
+      plan(`TIMEOUT = 30\n${extra}\n\ndef test_t():\n    assert Client().timeout == TIMEOUT\n`).sites.map(
+        (s) => s.expected ?? null,
+      );
+    expect(other("\n\ndef configure():\n    global TIMEOUT\n    TIMEOUT = 45\n")).toEqual([null]);
+    expect(other("for TIMEOUT in [45]:\n    pass\n")).toEqual([null]);
+  });
 });

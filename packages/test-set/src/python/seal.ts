@@ -71,7 +71,86 @@ function moduleFacts(root: SyntaxNode): ModuleFacts {
       constants.delete(left.text);
     }
   }
+  // A constant is bound once in the module: no other binding at module level (for, with, import,
+  // def, …) and no `global` statement that lets a function rebind it.
+  const moduleBindings = bindingsIn(root, false);
+  const globals = globalsIn(root);
+  for (const name of [...constants.keys()])
+    if ((moduleBindings.get(name) ?? 0) !== 1 || globals.has(name)) {
+      constants.delete(name);
+      assignments.delete(name);
+    }
   return { constants, uses, assignments };
+}
+
+/** The module's facts as a test function sees them: a name the function binds is its own, not the module constant. */
+function factsIn(facts: ModuleFacts, definition: SyntaxNode): ModuleFacts {
+  const local = bindingsIn(definition, true);
+  const constants = new Map([...facts.constants].filter(([name]) => !local.has(name)));
+  return constants.size === facts.constants.size ? facts : { ...facts, constants };
+}
+
+const SCOPES = new Set(["function_definition", "class_definition", "lambda"]);
+
+/**
+ * Each name a scope binds, with how often (Python: a name bound anywhere in a function is local to
+ * all of it): assignment, augmented assignment and for targets, `with … as`, `except … as`, walrus,
+ * `del`, `import`, `global`/`nonlocal`, parameters and their defaults, match captures, and nested
+ * definitions' names. Nested functions, classes and lambdas are walked too when `deep` (a test's own
+ * scope: a name they bind is taken as rebound, to be safe); a module's walk stops at them.
+ */
+function bindingsIn(scope: SyntaxNode, deep: boolean): Map<string, number> {
+  const out = new Map<string, number>();
+  const bind = (node: SyntaxNode | null) => {
+    if (!node) return;
+    if (node.type === "identifier") out.set(node.text, (out.get(node.text) ?? 0) + 1);
+    for (const child of named(node)) bind(child);
+  };
+  const visit = (node: SyntaxNode, top: boolean) => {
+    switch (node.type) {
+      case "assignment":
+      case "augmented_assignment":
+      case "for_statement":
+      case "for_in_clause":
+        bind(node.childForFieldName("left"));
+        break;
+      case "named_expression":
+        bind(node.childForFieldName("name"));
+        break;
+      case "as_pattern":
+        bind(node.childForFieldName("alias"));
+        break;
+      case "global_statement":
+      case "nonlocal_statement":
+      case "delete_statement":
+      case "import_statement":
+      case "import_from_statement":
+      case "parameters":
+      case "lambda_parameters":
+      case "case_pattern":
+        bind(node);
+        break;
+    }
+    if (SCOPES.has(node.type) && !top) {
+      bind(node.childForFieldName("name"));
+      if (!deep) return;
+    }
+    for (const child of named(node)) visit(child, false);
+  };
+  visit(scope, true);
+  return out;
+}
+
+/** Names a `global` statement anywhere in the module names (any function may rebind them). */
+function globalsIn(root: SyntaxNode): Set<string> {
+  const out = new Set<string>();
+  const walk = (node: SyntaxNode) => {
+    if (node.type === "global_statement")
+      for (const name of named(node)) if (name.type === "identifier") out.add(name.text);
+    for (const child of named(node)) walk(child);
+  };
+  walk(root);
+  return out;
 }
 
 /** Whether a test's body returns, yields or skips itself (outside nested functions and classes). */
@@ -586,6 +665,7 @@ export function sealPython(
         unsealed.push({ test: fn.ref, rule: fn.unsealed });
         continue;
       }
+      const local = factsIn(facts, fn.definition);
       // The statements of a body, each comparison one site; a loop over a literal table runs its own
       // body's sites once per row, in order. Returns the sites' keys in the order they run.
       const seal = (
@@ -615,9 +695,9 @@ export function sealPython(
           }
           const found =
             statement.type === "assert_statement"
-              ? assertComparison(statement, facts, columns)
+              ? assertComparison(statement, local, columns)
               : statement.type === "expression_statement"
-                ? unittestComparison(statement, facts, columns)
+                ? unittestComparison(statement, local, columns)
                 : null;
           if (!found) continue;
           const key = `${file.index}.${n++}`;
