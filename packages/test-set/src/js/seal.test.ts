@@ -57,13 +57,39 @@ describe("separators", () => {
       ],
     ]);
     const text = p.files[0]!.text;
-    expect(text).toContain('    __oracleSeal("0.0", slugify("hello   world"));\n');
+    expect(text).toContain('    expect(__oracleSeal("0.0", slugify("hello   world"))).toBe(undefined);\n');
     expect(text).toContain(
       'expect(__oracleSide("0.1", 0, slugify("a b"))).toEqual(__oracleSide("0.1", 1, slugify("a  b")));',
     );
-    expect(text).toContain('it("expression body", () => __oracleSeal("0.2", slugify("x")));');
+    expect(text).toContain(
+      'it("expression body", () => expect(__oracleSeal("0.2", slugify("x"))).toBe(undefined));',
+    );
     expect(text.split("// --- oracle seal runtime")[0]).not.toContain("hello-world");
     expect(text).toContain('eval("require")("fs")');
+  });
+
+  it("keeps one expect(…) matcher call per sealed expect, so expect.assertions and hasAssertions count the same", () => {
+    const original = `const { f } = require("../src/f");
+describe("counts", () => {
+  beforeEach(() => expect.hasAssertions());
+  test("three", () => {
+    expect.assertions(4);
+    expect(f(1)).toBe(2);
+    expect(f(2)).toBeTruthy();
+    expect(f(3)).to.equal(4);
+    expect(f(4)).toEqual(f(5));
+  });
+});
+`;
+    const p = plan(original, "test/x.test.js", "jest");
+    expect(p.sites.map((s) => s.key)).toEqual(["0.0", "0.1", "0.2", "0.3"]);
+    const sealed = p.files[0]!.text.split("// --- oracle seal runtime")[0]!;
+    const calls = (text: string) => text.match(/\bexpect\(/g)?.length ?? 0;
+    expect(calls(sealed)).toBe(calls(original));
+    expect(sealed).toContain('expect(__oracleSeal("0.0", f(1))).toBe(undefined);');
+    expect(sealed).toContain('expect(__oracleTruth("0.1", f(2))).toBe(undefined);');
+    expect(sealed).toContain('expect(__oracleSeal("0.2", f(3))).to.equal(undefined);');
+    expect(sealed).not.toMatch(/toBe\(2\)|equal\(4\)/);
   });
 
   it("node:assert strict and legacy, chai expect and assert; ESM imports the runtime's modules", () => {

@@ -176,9 +176,21 @@ function comparisonOf(
   const line = lineOf(statement);
   const source = statement.text;
   const literal = (node: SyntaxNode | undefined) => (node ? jsLiteral(node, constants) : null);
-  const replaceWith = (key: string, fn: string, actual: SyntaxNode): Edit[] => [
-    { start: expression.startIndex, end: expression.endIndex, text: `${fn}(${quote(key)}, ${actual.text})` },
-  ];
+  // A jest/vitest `expect` chain stays one `expect(…)` matcher call that passes whatever the value
+  // (the runtime helpers return undefined; the verdict is the host's, on the record), so
+  // `expect.assertions(n)` and `expect.hasAssertions()` count what they counted before; a chai
+  // chain keeps chai's form. node:assert and chai's assert count nothing and become the bare call.
+  let counted: "jest" | "chai" | null = null;
+  const replaceWith = (key: string, fn: string, actual: SyntaxNode): Edit[] => {
+    const call = `${fn}(${quote(key)}, ${actual.text})`;
+    const text =
+      counted === "jest"
+        ? `expect(${call}).toBe(undefined)`
+        : counted === "chai"
+          ? `expect(${call}).to.equal(undefined)`
+          : call;
+    return [{ start: expression.startIndex, end: expression.endIndex, text }];
+  };
   const sealed = (
     kind: ComparisonKind,
     actual: SyntaxNode,
@@ -220,6 +232,7 @@ function comparisonOf(
     if (names.some((n) => ["not", "resolves", "rejects"].includes(n))) return null;
     const last = names.at(-1) ?? "";
     const chai = vocab.chaiExpect || names.slice(0, -1).some((n) => CHAI_FILLER.has(n));
+    if (!vocab.chaiExpect) counted = chai ? "chai" : "jest";
     if (!chai && names.length === 1 && args !== null) {
       const [b] = args;
       if (JEST_MATCHERS[last] && args.length === 1 && b) return compare(JEST_MATCHERS[last]!, actual, b);
