@@ -58,6 +58,20 @@ describe("the JS seal runtime on node", () => {
       });
     });
 
+  it("a suite that clears process.env and a test that replaces fs's functions lose no record: both are taken at load", () => {
+    const text = CJS_TEST.replace(
+      'describe("lib", () => {\n',
+      'const fs = require("fs");\ndescribe("lib", () => {\n  process.env = {};\n  fs.openSync = () => { throw new Error("mocked"); };\n  fs.writeSync = () => 0;\n',
+    ).replace("const { slugify", '"use strict";\nconst { slugify');
+    const testFile = "test/lib.test.js";
+    const plan = planSeals(parsers, [{ path: testFile, text }]);
+    expect(plan.files[0]!.text).toMatch(/^"use strict";\n__oracleInit\(\); const \{ slugify/);
+    const run = runNode({ "src/lib.js": WRONG, [testFile]: plan.files[0]!.text }, testFile);
+    const judged = judgeSeals(plan, run.records, run.tests);
+    expect(judged.inconsistent).toBeNull();
+    expect(judged.sites).toEqual({ "0.0": "mismatch", "0.1": "matched", "0.2": "matched" });
+  });
+
   it("values equal to anything: an array carrying asymmetricMatch, a Proxy", () => {
     const matcher = `${WRONG}\nconst anything = [[0]]; Object.defineProperty(anything, "asymmetricMatch", { value: () => true });\nexports.ranges = () => anything;\nexports.pick = () => anything;\n`;
     const judged = grade(matcher).judged;

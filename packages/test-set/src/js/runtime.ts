@@ -26,12 +26,22 @@
 export type JsModuleKind = "esm" | "cjs";
 
 const BODY = String.raw`
-function __oracleFs() {
-  if (__oracleState.fs) return __oracleState.fs;
-  __oracleState.fs = __ORACLE_FS__;
-  return __oracleState.fs;
+function __oracleInit() {
+  if (__oracleState) return __oracleState;
+  __oracleState = { fs: null, refs: null, symbols: null, next: 1, path: undefined, open: null, write: null, close: null };
+  var env = typeof process !== "undefined" && process.env ? process.env : {};
+  __oracleState.path = env["ORACLE_SEALS"];
+  var fs = null;
+  try { if (typeof process.getBuiltinModule === "function") fs = process.getBuiltinModule("fs"); } catch (e) { fs = null; }
+  if (!fs) {
+    try { var j = eval("typeof jest === 'undefined' ? undefined : jest"); if (j && typeof j.requireActual === "function") fs = j.requireActual("fs"); } catch (e) { fs = null; }
+  }
+  if (!fs) fs = __ORACLE_FS__;
+  __oracleState.fs = fs;
+  __oracleState.open = fs.openSync; __oracleState.write = fs.writeSync; __oracleState.close = fs.closeSync;
+  return __oracleState;
 }
-var __oracleState = { fs: null, refs: null, symbols: null, next: 1 };
+var __oracleState = __oracleInit();
 function __oracleRef(value) {
   if (!__oracleState.refs) { __oracleState.refs = new WeakMap(); __oracleState.symbols = new Map(); }
   var table = typeof value === "symbol" ? __oracleState.symbols : __oracleState.refs;
@@ -130,16 +140,15 @@ function __oracleWrite(key, side, value) {
   try { canon = __oracleCanon(value, { n: 200000 }, 0, []); } catch (e) { canon = { t: "opaque", why: "reading it threw" }; }
   var line = JSON.stringify({ k: key, s: side, v: canon });
   if (line.length > 1048576) line = JSON.stringify({ k: key, s: side, v: { t: "big" } });
-  var path = typeof process !== "undefined" && process.env ? process.env["ORACLE_SEALS"] : undefined;
-  if (!path) return;
-  var fs = __oracleFs();
-  var fd = fs.openSync(path, "a", 384);
-  try { fs.writeSync(fd, line + "\n"); } finally { fs.closeSync(fd); }
+  var state = __oracleInit();
+  if (!state.path) return;
+  var fd = state.open.call(state.fs, state.path, "a", 384);
+  try { state.write.call(state.fs, fd, line + "\n"); } finally { state.close.call(state.fs, fd); }
 }
 function __oracleSeal(key, value) { __oracleWrite(key, 0, value); }
 function __oracleTruth(key, value) { __oracleWrite(key, 0, !!value); }
 function __oracleSide(key, side, value) { __oracleWrite(key, side, value); return value; }
-void __oracleSeal; void __oracleTruth; void __oracleSide;
+void __oracleSeal; void __oracleTruth; void __oracleSide; void __oracleInit;
 `;
 
 /**
@@ -163,7 +172,11 @@ export function jsRuntime(kind: JsModuleKind, typescript: boolean): string {
           .join(", ");
         return `function ${name}(${typed}): any`;
       })
-      .replace("var __oracleState = {", "var __oracleState: any = {")
+      .replace("var __oracleState = __oracleInit();", "var __oracleState: any = __oracleInit();")
+      .replace("var env = ", "var env: any = ")
+      .replace("var fs = null;", "var fs: any = null;")
+      .replace("var j = ", "var j: any = ")
+      .replace(/process\.getBuiltinModule/g, '(process as any)["getBuiltinModule"]')
       .replace("var sub = function (x)", "var sub = function (x: any)")
       .replace("function (v, k) {", "function (v: any, k: any) {")
       .replace("function (v) { members", "function (v: any) { members")

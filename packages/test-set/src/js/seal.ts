@@ -515,6 +515,17 @@ export function sealJs(
       [],
       null,
     );
+    // The runtime reads $ORACLE_SEALS and takes its fs functions before anything of the file runs
+    // (a suite body may clear process.env; jest.mock("fs") is hoisted above the imports), on the
+    // first statement's line, after a hashbang, comments and the directive prologue.
+    const first = named(root).find(
+      (s) =>
+        s.type !== "comment" &&
+        s.type !== "hash_bang_line" &&
+        !(s.type === "expression_statement" && named(s).length === 1 && named(s)[0]!.type === "string"),
+    );
+    if (sites.length > 0 && first)
+      edits.push({ start: first.startIndex, end: first.startIndex, text: "__oracleInit(); " });
     const rewritten = applyEdits(file.text, edits);
     const text =
       sites.length > 0 ? `${rewritten}${jsRuntime(kind ?? "cjs", grammar !== "javascript")}` : file.text;
