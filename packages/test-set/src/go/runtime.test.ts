@@ -83,6 +83,20 @@ describe("the Go seal runtime under go 1.19", () => {
     expect(Object.values(judged.sites)).toEqual(["matched", "matched", "matched", "matched", "matched"]);
   });
 
+  it("a test that clears the environment (os.Clearenv) loses no record: $ORACLE_SEALS is read as the package initialises", () => {
+    const text = TEST.replace("import (\n", 'import (\n\t"os"\n').replace(
+      "func TestAdd(t *testing.T) {\n",
+      "func TestAdd(t *testing.T) {\n\tos.Clearenv()\n",
+    );
+    const { run, judged } = sealAndRun(text, CORRECT);
+    expect(
+      run.tests.map((t) => t.outcome),
+      run.output,
+    ).toEqual(["passed", "passed"]);
+    expect(judged.inconsistent).toBeNull();
+    expect(Object.values(judged.sites)).toEqual(["matched", "matched", "matched", "matched", "matched"]);
+  });
+
   it("a wrong value fails its seal with both values (the test binary said pass)", () => {
     const { run, judged } = grade(CORRECT.replace("a + b", "a - b"));
     expect(run.tests.map((t) => t.outcome)).toEqual(["passed", "passed"]);

@@ -24,6 +24,9 @@ import (
 
 var oracleSealMu sync.Mutex
 
+// oracleSealPath is read once, as the package initialises, before any test (or its os.Clearenv) runs.
+var oracleSealPath = os.Getenv("ORACLE_SEALS")
+
 func oracleSealQuote(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
@@ -149,7 +152,7 @@ func oracleSealWrite(key string, value string) {
 	if len(line) > 1<<20 {
 		line = "{\\"k\\":" + oracleSealQuote(key) + ",\\"s\\":0,\\"v\\":{\\"t\\":\\"big\\"}}\\n"
 	}
-	path := os.Getenv("ORACLE_SEALS")
+	path := oracleSealPath
 	if path == "" {
 		return
 	}
