@@ -92,6 +92,28 @@ describe("counts", () => {
     expect(sealed).not.toMatch(/toBe\(2\)|equal\(4\)/);
   });
 
+  it("a module constant bound again inside the file (const, let, a parameter, catch, for…of) is no constant: both sides are recorded", () => {
+    const head = 'const { f } = require("../src/f");\nconst WANT = 5;\nconst OTHER = 7;\n';
+    const bodies = [
+      "const WANT = f(2);\n    expect(f(1)).toBe(WANT);",
+      "let WANT = f(2);\n    expect(f(1)).toBe(WANT);",
+      "for (const WANT of [f(2)]) f(WANT);\n    expect(f(1)).toBe(WANT);",
+      "try { f(0); } catch (WANT) { f(WANT); }\n    expect(f(1)).toBe(WANT);",
+      "const g = (WANT) => WANT;\n    expect(f(1)).toBe(WANT);",
+    ];
+    for (const body of bodies) {
+      const p = plan(`${head}test("t", () => {\n    ${body}\n    expect(f(3)).toBe(OTHER);\n});\n`);
+      expect(
+        p.sites.map((s) => s.expected ?? null),
+        body,
+      ).toEqual([null, { t: "num", v: "7" }]);
+    }
+    const unshadowed = plan(
+      `${head}test("t", () => {\n    const x = WANT;\n    expect(f(1)).toBe(WANT);\n});\n`,
+    );
+    expect(unshadowed.sites.map((s) => s.expected ?? null)).toEqual([{ t: "num", v: "5" }]);
+  });
+
   it("node:assert strict and legacy, chai expect and assert; ESM imports the runtime's modules", () => {
     const p = plan(
       `import assert from "node:assert/strict";

@@ -409,10 +409,77 @@ function moduleKind(path: string, root: SyntaxNode, vitest: boolean): JsModuleKi
   return /\brequire\s*\(/.test(root.text) ? "cjs" : null;
 }
 
-/** Top-level `const NAME = <literal>`, each bound once. */
+/** Where an identifier node binds a name (a declaration, a parameter, a catch or loop binding, a pattern). */
+const BINDS = new Set([
+  "variable_declarator",
+  "formal_parameters",
+  "required_parameter",
+  "optional_parameter",
+  "assignment_pattern",
+  "array_pattern",
+  "object_pattern",
+  "rest_pattern",
+  "pair_pattern",
+  "catch_clause",
+  "for_in_statement",
+  "arrow_function",
+  "function_declaration",
+  "generator_function_declaration",
+  "class_declaration",
+  "function_expression",
+  "class",
+  "import_specifier",
+  "import_clause",
+  "namespace_import",
+]);
+
+/**
+ * Names bound anywhere in the file but by a top-level statement: a test, a suite or a helper that
+ * declares its own `WANT` (`const`, `let`, a parameter, a catch or `for … of` binding) reads that,
+ * not the module's; such a name is no constant anywhere in the file (found by an attack review: a
+ * test's `const WANT = f(2)` was sealed with the module's `WANT`).
+ */
+function boundInside(root: SyntaxNode): Set<string> {
+  const names = new Set<string>();
+  const walk = (node: SyntaxNode) => {
+    const parent = node.parent;
+    if (
+      (node.type === "identifier" && parent && BINDS.has(parent.type)) ||
+      node.type === "shorthand_property_identifier_pattern"
+    ) {
+      // A declarator's value, a default's value, a pair's key and a loop's right side are reads.
+      const field = (name: string) => parent?.childForFieldName(name);
+      const read =
+        (parent?.type === "variable_declarator" && field("value")?.id === node.id) ||
+        (parent?.type === "assignment_pattern" && field("right")?.id === node.id) ||
+        (parent?.type === "pair_pattern" && field("key")?.id === node.id) ||
+        (parent?.type === "for_in_statement" && field("right")?.id === node.id) ||
+        (parent?.type === "arrow_function" && field("body")?.id === node.id) ||
+        ((parent?.type === "required_parameter" || parent?.type === "optional_parameter") &&
+          field("value")?.id === node.id);
+      if (!read) names.add(node.text);
+    }
+    for (const child of named(node)) walk(child);
+  };
+  for (const statement of named(root)) {
+    const topLevel = statement.type === "lexical_declaration" || statement.type === "variable_declaration";
+    if (!topLevel) {
+      walk(statement);
+      continue;
+    }
+    // A top-level declaration's own names are the constants; what its values hold is inside.
+    for (const declarator of named(statement).filter((d) => d.type === "variable_declarator")) {
+      const value = declarator.childForFieldName("value");
+      if (value) walk(value);
+    }
+  }
+  return names;
+}
+
+/** Top-level `const NAME = <literal>`, each bound once and bound nowhere else in the file. */
 function constantsOf(root: SyntaxNode): Map<string, Canon> {
   const constants = new Map<string, Canon>();
-  const seen = new Set<string>();
+  const seen = boundInside(root);
   for (const statement of named(root)) {
     if (statement.type !== "lexical_declaration" || !statement.text.startsWith("const")) continue;
     for (const declarator of named(statement).filter((d) => d.type === "variable_declarator")) {
