@@ -139,7 +139,7 @@ describe("ops", () => {
     expect(p.sites.map((s) => s.kind)).toEqual([
       "js.is",
       "js.deepStrictEqual",
-      "js.loose",
+      "js.nodeLoose",
       "js.deepEqual",
       "js.truth",
       "js.loose",

@@ -283,7 +283,7 @@ function comparisonOf(
     if (name === "strictEqual" || (strict && name === "equal")) return compare("js.is", a, b);
     if (name === "deepStrictEqual" || (strict && name === "deepEqual"))
       return compare("js.deepStrictEqual", a, b);
-    if (name === "equal") return compare("js.loose", a, b);
+    if (name === "equal") return compare("js.nodeLoose", a, b);
     if (name === "deepEqual") return compare("js.deepEqual", a, b);
     return null;
   }

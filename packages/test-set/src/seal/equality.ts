@@ -9,6 +9,7 @@ import {
   jsToStrictEqual,
   jsTruth,
   looseEquals,
+  nodeLooseEquals,
   objectIs,
   strictEquals,
 } from "./js-eq.js";
@@ -65,6 +66,8 @@ export function holds(comparison: Comparison, actual: Canon, expected: Canon): V
       return strictEquals(actual, expected);
     case "js.loose":
       return looseEquals(actual, expected);
+    case "js.nodeLoose":
+      return nodeLooseEquals(actual, expected);
     case "js.toEqual":
       return jsToEqual(actual, expected);
     case "js.toStrictEqual":

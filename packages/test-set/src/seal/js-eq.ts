@@ -7,17 +7,19 @@ import type { Verdict } from "./python-eq.js";
  * - `Object.is` (jest/vitest `toBe`, node `strictEqual`, node:assert/strict's `equal`): NaN is NaN,
  *   0 is not -0; objects only themselves;
  * - `===` (chai `equal`): NaN is not NaN, 0 is -0;
- * - `==` (legacy node `assert.equal`, chai `assert.equal`) between primitives;
+ * - `==` (chai `assert.equal`) between primitives;
+ * - node's legacy `==` (`assert.equal`, and `deepEqual` on primitives): `==`, but NaN equals NaN
+ *   (node's `actual == expected || (NumberIsNaN(actual) && NumberIsNaN(expected))`);
  * - `toEqual`: recursive, Object.is on primitives, properties whose value is undefined and array
  *   holes ignored, prototypes not compared (a class instance equals a literal with its fields);
  * - `toStrictEqual`: the same, but undefined properties and holes count and constructors must match;
  * - `deepStrictEqual` (node): prototypes must be the same, undefined properties and holes count;
- * - `deepEqual` (legacy node): `==` on primitives, prototypes ignored;
+ * - `deepEqual` (legacy node): node's legacy `==` on primitives, prototypes ignored;
  * - `eql` (chai's deep-eql): Object.is on primitives, the values' type tags must match.
  * A value that is not plain data (opaque, too deep, too large) makes the comparison "unknown".
  */
 
-type PrimitiveRule = "objectIs" | "strict" | "loose";
+type PrimitiveRule = "objectIs" | "strict" | "loose" | "nodeLoose";
 
 interface DeepRules {
   primitive: PrimitiveRule;
@@ -96,8 +98,20 @@ export function looseEquals(a: Canon, b: Canon): Verdict {
   return x === y;
 }
 
+/** Node's legacy `assert.equal` and `deepEqual` on primitives: `==`, but NaN equals NaN (node 10 on, checked on node 18 and 20). */
+export function nodeLooseEquals(a: Canon, b: Canon): Verdict {
+  if (a.t === "num" && b.t === "num" && Number.isNaN(num(a)) && Number.isNaN(num(b))) return true;
+  return looseEquals(a, b);
+}
+
 const primitiveRule = (rule: PrimitiveRule) =>
-  rule === "objectIs" ? objectIs : rule === "strict" ? strictEquals : looseEquals;
+  rule === "objectIs"
+    ? objectIs
+    : rule === "strict"
+      ? strictEquals
+      : rule === "nodeLoose"
+        ? nodeLooseEquals
+        : looseEquals;
 
 const props = (node: Canon): Array<[string, Canon]> => (node.props as Array<[string, Canon]>) ?? [];
 const syms = (node: Canon): Array<[string, number, Canon]> =>
@@ -227,7 +241,7 @@ const RULES = {
   toEqual: { primitive: "objectIs", undefinedCounts: false, holesCount: false, proto: "tag" },
   toStrictEqual: { primitive: "objectIs", undefinedCounts: true, holesCount: true, proto: "constructor" },
   deepStrictEqual: { primitive: "objectIs", undefinedCounts: true, holesCount: true, proto: "identical" },
-  deepEqual: { primitive: "loose", undefinedCounts: true, holesCount: false, proto: "tag" },
+  deepEqual: { primitive: "nodeLoose", undefinedCounts: true, holesCount: false, proto: "tag" },
   eql: { primitive: "objectIs", undefinedCounts: true, holesCount: false, proto: "tag" },
 } as const satisfies Record<string, DeepRules>;
 

@@ -45,7 +45,12 @@ export const COMPARISONS = {
     forms: "chai `expect(a).to.equal(b)`",
     equality: "=== (NaN is not NaN, 0 is -0)",
   },
-  "js.loose": { language: "js", forms: "legacy `assert.equal`", equality: "== between primitives" },
+  "js.loose": { language: "js", forms: "chai `assert.equal`", equality: "== between primitives" },
+  "js.nodeLoose": {
+    language: "js",
+    forms: "node's legacy `assert.equal`",
+    equality: "== between primitives, NaN equals NaN",
+  },
   "js.toEqual": {
     language: "js",
     forms: "`expect(a).toEqual(b)` (jest, vitest)",
