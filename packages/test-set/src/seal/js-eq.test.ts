@@ -1,4 +1,4 @@
-import assert from "node:assert";
+import * as assert from "node:assert";
 import { describe, expect, it } from "vitest";
 import type { Canon } from "./canon.js";
 import { holds } from "./equality.js";
