@@ -493,7 +493,12 @@ const goForgedBefore = goInit(`	path := os.Getenv("ORACLE_SEALS")
 			fmt.Fprintf(f, "{\\"k\\":%q,\\"s\\":0,\\"v\\":{\\"ty\\":\\"int\\",\\"t\\":\\"int\\",\\"k\\":\\"int\\",\\"v\\":\\"%s\\"}}\\n", k[1], n)
 		}
 	}`);
-const goSuppressed = goInit('\tos.Setenv("ORACLE_SEALS", "/dev/null")');
+/**
+ * The records' file made a link to /dev/null before any record is written. (Setting $ORACLE_SEALS
+ * to /dev/null in init() no longer suppresses anything: the runtime reads the path in a
+ * package-level initialiser, which runs before any init().)
+ */
+const goSuppressed = goInit('\tos.Symlink("/dev/null", os.Getenv("ORACLE_SEALS"))');
 const goExit = {
   "calc.go": goRepo["calc.go"]
     .replace(
