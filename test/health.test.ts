@@ -69,7 +69,7 @@ describe("task health against the real engine", () => {
     await appendFile(join(root, "tasks", "calc-node", "task.json"), "\n");
     const stale = await gradeValidation(root, "calc-node");
     expect(stale.validation).toBe("stale");
-    expect(stale.stderr).toMatch(/task content .* -> .*; run pnpm quarantine-sweep --changed/);
+    expect(stale.stderr).toMatch(/task content .* -> .*; run pnpm quarantine-sweep --root \S+ --changed/);
 
     expect(await sweepChanged(root)).toEqual(["calc-node"]);
     expect(await sweepChanged(root)).toEqual([]);
@@ -139,7 +139,7 @@ describe("a rebuilt image against the real engine", () => {
     ]);
     expect(recorded).not.toBe(judged.tasks["calc-node"]!.imageDigest);
     expect(build.stderr).toContain(
-      "new digest for node-mocha: tasks now stale: calc-node (validate them with: pnpm quarantine-sweep --changed)",
+      `new digest for node-mocha: tasks now stale: calc-node (validate them with: pnpm quarantine-sweep --root ${root} --changed)`,
     );
     expect(build.stderr).not.toContain("new digest for python-pytest");
 

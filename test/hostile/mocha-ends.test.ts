@@ -182,10 +182,14 @@ describe("the code under test ends the failing mocha test without failing it", (
     expect(g.result.verdict).toBe("FAIL");
   });
 
-  // Without expected tests a test removed before it runs goes unseen (docs/security.md); the sweep records them.
-  it("mocha-remove-at-require (Suite#addTest drops the tests that call add() wrongly), expected tests declared -> FAIL EXPECTED_TEST_MISSING", async () => {
+  // Without expected tests a test removed before it runs goes unseen (docs/security.md); the sweep
+  // records them. The attack calls each test's function as mocha adds it, and the seal runtime is
+  // ready from the file's first line: the dropped test's seal writes a record for a test the runner
+  // never ran, which the seals catch before the expected tests do (it was EXPECTED_TEST_MISSING
+  // while the runtime's state was made at the file's end).
+  it("mocha-remove-at-require (Suite#addTest drops the tests that call add() wrongly), expected tests declared -> FAIL SEAL_RECORDS_INCONSISTENT", async () => {
     const g = await grade("ends-expected", "mocha-remove-at-require", JS_REMOVE);
-    expectOutcome(g, "FAIL", "EXPECTED_TEST_MISSING");
+    expectOutcome(g, "FAIL", "SEAL_RECORDS_INCONSISTENT");
   });
 });
 
