@@ -5,10 +5,13 @@
 #   chromium · git, ip · deps · build
 # Every program a test runs on the host is installed here (a test never relies on one installed by hand).
 # Environment: ORACLE_REGISTRY_DIR (registry storage, default /var/lib/oracle/registry),
-#              ORACLE_SETUP_SKIP_BUILD=1 (skip pnpm install/build), ORACLE_DOCKER_WAIT (seconds, default 60).
+#              ORACLE_SETUP_SKIP_BUILD=1 (skip pnpm install/build), ORACLE_DOCKER_WAIT (seconds, default 60),
+#              ORACLE_DEBIAN_MIRROR (the base image's debootstrap mirror; default: the one apt's sources name).
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=lib/debian-mirror.sh
+. "$ROOT/scripts/lib/debian-mirror.sh"
 PNPM_VERSION=10.34.9
 REGISTRY_ADDR=127.0.0.1:5000
 REGISTRY_DIR=${ORACLE_REGISTRY_DIR:-/var/lib/oracle/registry}
@@ -105,9 +108,12 @@ if docker image inspect "$BASE_IMAGE" >/dev/null 2>&1; then report "already ther
 elif timeout 30 docker pull -q "$BASE_IMAGE" >/dev/null 2>&1; then report done "pulled, $(elapsed)"
 else
   have debootstrap || apt_install debootstrap || fail "apt-get install debootstrap failed, see $LOG_DIR/apt.log"
+  mirror=$(debian_mirror bookworm) || mirror=
+  [ -n "$mirror" ] || fail "apt's sources name no Debian archive to debootstrap bookworm from" \
+    "set ORACLE_DEBIAN_MIRROR to a Debian mirror this machine reaches (the URL apt would use), then run setup again"
   rootfs=$(mktemp -d "$STATE_DIR/rootfs.XXXXXX")
-  debootstrap --variant=minbase bookworm "$rootfs" http://deb.debian.org/debian >"$LOG_DIR/debootstrap.log" 2>&1 \
-    || { rm -rf "$rootfs"; fail "debootstrap failed, see $LOG_DIR/debootstrap.log"; }
+  debootstrap --variant=minbase bookworm "$rootfs" "$mirror" >"$LOG_DIR/debootstrap.log" 2>&1 \
+    || { rm -rf "$rootfs"; fail "debootstrap failed from $mirror, see $LOG_DIR/debootstrap.log"; }
   rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
   tar -C "$rootfs" -c . | docker import -c 'CMD ["bash"]' - "$BASE_IMAGE" >/dev/null \
     || { rm -rf "$rootfs"; fail "docker import failed"; }
