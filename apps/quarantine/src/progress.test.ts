@@ -23,10 +23,13 @@ describe("progress", () => {
     progress.taskDone?.(outcome("b", "infra-error"));
     expect(lines).toEqual([
       "sweep: 2 tasks, 6 runs",
-      "sweep: [1/2] a quarantined (FLAKY, TIMEOUT) 2.5 s",
-      "sweep: [2/2] b infra-error (INFRA_ERROR) 2.5 s",
+      "sweep: [1/2] a quarantined (FLAKY, TIMEOUT), 0 runs: 2.5 s of grading",
+      "sweep: [2/2] b infra-error (INFRA_ERROR), 0 runs: 2.5 s of grading",
     ]);
-    expect(taskLine(outcome("c", "healthy"))).toBe("c healthy 2.5 s");
+    expect(taskLine(outcome("c", "healthy"))).toBe("c healthy, 0 runs: 2.5 s of grading");
+    // The runs' durations added up (they overlap), said as such beside the sweep's own time.
+    const two = { ...outcome("d", "healthy"), runs: [{}, {}] as TaskOutcome["runs"] };
+    expect(taskLine(two)).toBe("d healthy, 2 runs: 2.5 s of grading");
   });
 
   it("shows a hostile task id or flag inert and on one line", () => {
@@ -36,7 +39,7 @@ describe("progress", () => {
     expect(line).not.toMatch(
       /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/,
     );
-    expect(line).toBe("p\\u{9b}2J\\u{202e}\\u{a}verdict: PASS quarantined 2.5 s");
+    expect(line).toBe("p\\u{9b}2J\\u{202e}\\u{a}verdict: PASS quarantined, 0 runs: 2.5 s of grading");
   });
 
   it("estimates the time left from the pace so far", () => {

@@ -18,12 +18,16 @@ interface Tally {
   started: number;
 }
 
-/** `task-a quarantined (EXISTING_SUITE_FAILS, FLAKY) 12.3 s` */
+/**
+ * `task-a quarantined (EXISTING_SUITE_FAILS, FLAKY), 4 runs: 12.3 s of grading`. The time is the
+ * runs' durations added up: runs of one task overlap, so it may exceed the sweep's own time.
+ */
 export function taskLine(task: TaskOutcome): string {
   const flags = task.reasons.map((r) => r.flag);
   if (task.infra.failedRuns > 0) flags.push("INFRA_ERROR");
+  const runs = `${task.runs.length} run${task.runs.length === 1 ? "" : "s"}`;
   return printable(
-    `${task.id} ${task.status}${flags.length > 0 ? ` (${flags.join(", ")})` : ""} ${formatDuration(task.runMs)}`,
+    `${task.id} ${task.status}${flags.length > 0 ? ` (${flags.join(", ")})` : ""}, ${runs}: ${formatDuration(task.runMs)} of grading`,
     { oneLine: true },
   );
 }

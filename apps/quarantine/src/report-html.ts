@@ -1,4 +1,5 @@
 import { join, relative, sep } from "node:path";
+import { withRoot } from "@oracle/cli-kit";
 import { escapeHtml, renderCharts, runTone, TONE_COLOURS } from "./chart.js";
 import { formatDuration, modeSummary } from "./summary.js";
 import type { RunRecord, SweepReport, TaskReport } from "./types.js";
@@ -33,10 +34,11 @@ function runLink(report: SweepReport, run: RunRecord): string {
   return `<a class="log" style="color:${colour}" href="${escapeHtml(logHref(report, run.log))}" title="${escapeHtml(`${run.reason}: ${run.message}`)}">${name}</a>`;
 }
 
-function reasonsCell(task: TaskReport): string {
+/** The reasons with their hints, each command in a hint carrying the sweep's root (it may not be the working folder's). */
+function reasonsCell(task: TaskReport, root: string): string {
   const items = task.reasons.map(
     (r) =>
-      `<li><b>${escapeHtml(r.flag)}</b>: ${escapeHtml(r.message)}${r.hint ? `<br><i class="hint">fix: ${escapeHtml(r.hint)}</i>` : ""}</li>`,
+      `<li><b>${escapeHtml(r.flag)}</b>: ${escapeHtml(r.message)}${r.hint ? `<br><i class="hint">fix: ${escapeHtml(withRoot(r.hint, root))}</i>` : ""}</li>`,
   );
   if (task.unprotected)
     items.push(
@@ -60,7 +62,7 @@ function taskRow(report: SweepReport, task: TaskReport): string {
     `<td class="task">${escapeHtml(task.id)}</td>`,
     `<td class="status">${escapeHtml(task.status)}</td>`,
     `<td class="change">${escapeHtml(task.change === "none" ? "" : task.change)}</td>`,
-    `<td class="reasons">${reasonsCell(task)}</td>`,
+    `<td class="reasons">${reasonsCell(task, report.root)}</td>`,
     `<td class="baseline">${escapeHtml(modeSummary(task.runs, "baseline"))}</td>`,
     `<td class="gold">${escapeHtml(task.hasGold ? modeSummary(task.runs, "gold") : "no gold.diff")}</td>`,
     `<td class="num duration">${escapeHtml(formatDuration(task.runMs))}</td>`,

@@ -1,4 +1,4 @@
-import { escapeMarkdown } from "@oracle/cli-kit";
+import { escapeMarkdown, withRoot } from "@oracle/cli-kit";
 import { formatDuration, modeSummary } from "./summary.js";
 import type { SweepReport, TaskReport } from "./types.js";
 
@@ -34,11 +34,12 @@ function countsTable(report: SweepReport): string[] {
   ];
 }
 
-function reasonsText(task: TaskReport): string {
+/** The reasons with their hints, each command in a hint carrying the sweep's root (it may not be the working folder's). */
+function reasonsText(task: TaskReport, root: string): string {
   return task.reasons
     .map(
       (r) =>
-        `\`${r.flag}\`: ${escapeMarkdown(r.message)}${r.hint ? ` (fix: ${escapeMarkdown(r.hint)})` : ""}`,
+        `\`${r.flag}\`: ${escapeMarkdown(r.message)}${r.hint ? ` (fix: ${escapeMarkdown(withRoot(r.hint, root))})` : ""}`,
     )
     .join(" · ");
 }
@@ -72,7 +73,7 @@ export function renderMarkdown(report: SweepReport): string {
     `Started ${report.startedAt}, finished ${report.finishedAt}.`,
     "",
     ...countsTable(report),
-    ...listSection("Newly quarantined", byId(report.newlyQuarantined), reasonsText),
+    ...listSection("Newly quarantined", byId(report.newlyQuarantined), (t) => reasonsText(t, report.root)),
     ...listSection(
       "Released",
       byId(report.released),

@@ -102,6 +102,32 @@ describe("terminal and report safety", () => {
   });
 });
 
+describe("hints in the reports", () => {
+  it("carry the sweep's root in every command they name, so a copied command works from anywhere", () => {
+    const hinted: SweepReport = {
+      ...report,
+      root: "/srv/oracle root",
+      tasks: [
+        task({
+          id: "bad",
+          status: "quarantined",
+          change: "new",
+          reasons: [
+            {
+              flag: "GOLD_FAILS",
+              message: "m",
+              hint: "read the log, then pnpm grade bad --baseline",
+              evidence: [],
+            },
+          ],
+        }),
+      ],
+    };
+    expect(renderMarkdown(hinted)).toContain("pnpm grade --root '/srv/oracle root' bad --baseline");
+    expect(renderHtml(hinted)).toContain("pnpm grade --root &#39;/srv/oracle root&#39; bad --baseline");
+  });
+});
+
 describe("renderMarkdown", () => {
   it("escapes table cells and lists the newly quarantined", () => {
     expect(escapeMarkdown(evil)).toBe(`\\<script\\>alert\\("x"\\)\\</script\\> &amp; \\| \\*bold\\* '  `);

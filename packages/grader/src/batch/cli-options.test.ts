@@ -18,6 +18,8 @@ describe("parseBatchArgs", () => {
     ];
     expect(parseBatchArgs([...argv, ...more], "/w")).toEqual({
       root: "/w/r",
+      // Given: the summary's printed commands name it (`pnpm quarantine-sweep --root /w/r --changed`).
+      rootGiven: "/w/r",
       predictionsFile: "/w/p.jsonl",
       outDir: "/w/o",
       concurrency: 3,
@@ -46,6 +48,7 @@ describe("parseBatchArgs", () => {
       allowUnvalidated: true,
       json: false,
     });
+    expect(parseBatchArgs(["--batch=p"], "/w")).not.toHaveProperty("rootGiven");
   });
 
   it.each([

@@ -60,6 +60,8 @@ results so far kept: rerun with the same --out to resume; a second signal exits 
 /** The batch command line, parsed and checked. */
 export interface BatchCliOptions {
   root: string;
+  /** `--root` as given (resolved), else undefined: printed hints then name it (cli-kit `withRoot`). */
+  rootGiven?: string;
   predictionsFile: string;
   outDir?: string;
   concurrency: number;
@@ -117,6 +119,7 @@ export function parseBatchArgs(argv: readonly string[], cwd: string): BatchCliOp
   const at = (path: string) => resolve(cwd, path);
   return {
     root: a.root ? at(a.root) : findRoot(cwd),
+    ...(a.root ? { rootGiven: at(a.root) } : {}),
     predictionsFile: at(a.batch),
     ...(a.out ? { outDir: at(a.out) } : {}),
     concurrency: a.concurrency ?? availableParallelism(),

@@ -1,4 +1,11 @@
-import { type Command, printable, type RunContext, runCommand, signalExitCode } from "@oracle/cli-kit";
+import {
+  type Command,
+  printable,
+  type RunContext,
+  runCommand,
+  signalExitCode,
+  withRoot,
+} from "@oracle/cli-kit";
 import { grade } from "../grade.js";
 import type { BatchExecutor } from "../prediction/executor.js";
 import { queueExecutor } from "../queue/queue-executor.js";
@@ -27,11 +34,11 @@ function executorFor(options: BatchCliOptions): BatchExecutor {
   return localExecutor({ root: options.root, grade, concurrency: options.concurrency, ...shared });
 }
 
-function report(outcome: BatchOutcome, json: boolean): void {
-  process.stderr.write(`${printable(renderSummary(outcome.summary))}\n`);
+function report(outcome: BatchOutcome, options: BatchCliOptions): void {
+  process.stderr.write(`${printable(withRoot(renderSummary(outcome.summary), options.rootGiven))}\n`);
   process.stderr.write(`results: ${outcome.resultsFile}\nsummary: ${outcome.summaryFile}\n`);
   process.stderr.write(`SWE-bench report: ${outcome.sweBenchReportFile}\n`);
-  if (json)
+  if (options.json)
     process.stdout.write(`${JSON.stringify({ batchId: outcome.batchId, ...outcome.summary }, null, 2)}\n`);
 }
 
@@ -57,7 +64,7 @@ async function runBatch(options: BatchCliOptions, context: RunContext): Promise<
     onEvent: (event) => progress.onEvent(event),
   });
   progress.finish();
-  report(outcome, options.json);
+  report(outcome, options);
   if (outcome.interrupted) {
     process.stderr.write("interrupted: results so far are kept; rerun with the same --out to resume\n");
     return signalExitCode(context.interruptedBy() ?? "SIGINT");
@@ -72,6 +79,7 @@ export const batchCommand: Command<BatchCliOptions> = {
   help: BATCH_HELP,
   parse: (argv, at) => parseBatchArgs(argv, at.cwd),
   run: runBatch,
+  rootGiven: (options) => options.rootGiven,
   stopping: (signal) => `${signal}: stopping the running grades and removing their containers…`,
 };
 
