@@ -98,6 +98,93 @@ describe("the Python seal runtime under pytest 7", () => {
   });
 });
 
+describe("values of another type that Python's == holds equal", () => {
+  const TEST = `from calc import counts, letters, word, merged
+
+
+def test_counts():
+    assert counts() == {"a": 2, "b": 1}
+
+
+def test_letters():
+    assert letters() == ["a", "b"]
+
+
+def test_word():
+    assert word() == "ab"
+
+
+def test_merged():
+    assert merged() == {"x": 1, "y": 2}
+`;
+  const run = (calc: string) => {
+    const plan = sealPython(parsers, { path: "tests/test_calc.py", text: TEST, index: 0 })!;
+    const ran = runPytest({ "calc.py": calc, "tests/test_calc.py": plan.text }, ["tests/test_calc.py"]);
+    return { ran, judged: judgeSeals(plan, ran.records, ran.tests) };
+  };
+
+  it("a correct fix returning the standard library's wrappers (UserDict, UserList, UserString, ChainMap) matches", () => {
+    const { ran, judged } = run(`import collections
+
+
+def counts():
+    return collections.UserDict({"b": 1, "a": 2})
+
+
+def letters():
+    return collections.UserList(["a", "b"])
+
+
+def word():
+    return collections.UserString("ab")
+
+
+def merged():
+    return collections.ChainMap({"x": 1}, {"x": 9, "y": 2})
+`);
+    expect(ran.tests.map((t) => t.outcome)).toEqual(["passed", "passed", "passed", "passed"]);
+    expect(judged.inconsistent).toBeNull();
+    expect(Object.values(judged.sites)).toEqual(["matched", "matched", "matched", "matched"]);
+  });
+
+  it("a wrong one fails on the host, and a wrapper whose data is not a builtin, or a subclass, stays opaque", () => {
+    const { judged } = run(`import collections
+
+
+class Anything(list):
+    def __eq__(self, other):
+        return True
+
+
+class Mine(collections.UserList):
+    pass
+
+
+def counts():
+    return collections.UserDict({"a": 1})
+
+
+def letters():
+    u = collections.UserList()
+    u.data = Anything()
+    return u
+
+
+def word():
+    return collections.UserString("ba")
+
+
+def merged():
+    return Mine([1])
+`);
+    expect(judged.tests.map((t) => t.outcome)).toEqual(["failed", "failed", "failed", "failed"]);
+    expect(judged.tests[1]!.message).toMatch(
+      /not plain data .*collections\.UserList \(its data is not a dict, list or str\)/,
+    );
+    expect(judged.tests[3]!.message).toMatch(/not plain data .*calc\.Mine/);
+  });
+});
+
 describe("tables under pytest 7", () => {
   const TABLE = `import pytest
 
