@@ -6,6 +6,7 @@ import { z } from "zod";
 import { catBlob, git, treeFiles } from "./git.js";
 import { chooseImage, type ImageChoice } from "./image.js";
 import { jestTests } from "./jest-config.js";
+import { suiteImports } from "./js-imports.js";
 import {
   checkTaskId,
   deniedGoldPaths,
@@ -249,6 +250,17 @@ async function planRow(options: SwebenchOptions, { line, row }: ParsedRow, label
       framework === "pytest" || framework === "unittest"
         ? await repoPythonNeeds(bare, row.base_commit, baseFiles, hidden)
         : [];
+    // What the suites import, read from the base with the test patch applied (the index), as
+    // --fix reads it at the fix: the image falls back to these packages when the repository's
+    // devDependencies do not resolve together (image.ts).
+    let repoImports: string[] | undefined;
+    if (framework === "jest" || framework === "mocha" || framework === "vitest") {
+      const tree = (await git(scratch, ["write-tree"], { env })).trim();
+      repoImports = await suiteImports(bare, tree, await treeFiles(bare, tree), [
+        ...hiddenPaths,
+        ...suites.existing.files,
+      ]);
+    }
     const goldPaths = (await patchPaths(scratch, row.patch)).paths;
     const warnings = deniedGoldPaths(goldPaths, []).map(
       (p) =>
@@ -262,6 +274,7 @@ async function planRow(options: SwebenchOptions, { line, row }: ParsedRow, label
       packageJson,
       packageLock,
       pythonNeeds,
+      ...(repoImports ? { repoImports } : {}),
       hidden,
       hiddenPaths,
       suites,
@@ -307,6 +320,7 @@ export async function planDataset(
       repoPackageJson: p.packageJson,
       repoLockfile: p.packageLock,
       pythonNeeds: p.pythonNeeds,
+      ...(p.repoImports ? { repoImports: p.repoImports } : {}),
       ...(options.image ? { image: options.image } : {}),
     });
     images.push(image);

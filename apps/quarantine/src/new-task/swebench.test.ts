@@ -1,0 +1,93 @@
+// A SWE-bench row of a JS repository whose devDependencies do not resolve together: the import
+// falls back, as --fix does, to the packages its suites import (read from the base with the test
+// patch applied). Resolved with npm against the registry, so it takes seconds.
+import { execFileSync } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { planDataset } from "./swebench.js";
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "oracle-swebench-imports-"));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const GIT_ENV = {
+  ...process.env,
+  GIT_AUTHOR_NAME: "t",
+  GIT_AUTHOR_EMAIL: "t@example.invalid",
+  GIT_COMMITTER_NAME: "t",
+  GIT_COMMITTER_EMAIL: "t@example.invalid",
+  GIT_CONFIG_GLOBAL: "/dev/null",
+};
+const git = (repo: string, ...args: string[]) =>
+  execFileSync("git", ["-C", repo, ...args], { env: GIT_ENV, encoding: "utf8" }).trim();
+
+async function write(repo: string, files: Record<string, string>) {
+  for (const [path, text] of Object.entries(files)) {
+    await mkdir(dirname(join(repo, path)), { recursive: true });
+    await writeFile(join(repo, path), text);
+  }
+}
+
+describe("oracle-new-task --swebench: a JS repository whose devDependencies clash", () => {
+  it("builds the image from the packages the suites import, the hidden tests' included", async () => {
+    const repo = join(dir, "repos", "a", "b");
+    await mkdir(repo, { recursive: true });
+    git(repo, "init", "-q", "-b", "main");
+    // react-dom 18 wants react 18: npm refuses the whole set (ERESOLVE).
+    await write(repo, {
+      "package.json": JSON.stringify({
+        name: "b",
+        version: "1.0.0",
+        dependencies: { react: "17.0.2" },
+        devDependencies: {
+          "react-dom": "18.2.0",
+          mocha: "10.8.2",
+          "left-pad": "1.3.0",
+          "is-number": "7.0.0",
+        },
+      }),
+      "src/pad.js": "module.exports = (s) => s;\n",
+      "test/other.test.js":
+        "const assert = require('assert');\nit('adds', () => assert.strictEqual(1 + 1, 2));\n",
+    });
+    git(repo, "add", "-A");
+    git(repo, "commit", "-q", "-m", "base");
+    const base = git(repo, "rev-parse", "HEAD");
+    // The fix, and a hidden test that imports left-pad (at the base no file does).
+    await write(repo, {
+      "src/pad.js": "const leftPad = require('left-pad');\nmodule.exports = (s) => leftPad(s, 3);\n",
+      "test/pad.test.js":
+        "const assert = require('assert');\nconst leftPad = require('left-pad');\nconst pad = require('../src/pad');\nit('pads', () => assert.strictEqual(pad('a'), leftPad('a', 3)));\n",
+    });
+    git(repo, "add", "-N", "test/pad.test.js");
+    const diff = (path: string) => `${git(repo, "diff", "--", path)}\n`;
+    const patch = diff("src");
+    const testPatch = diff("test");
+    const dataset = join(dir, "rows.jsonl");
+    const row = {
+      instance_id: "a__b-1",
+      repo: "a/b",
+      base_commit: base,
+      patch,
+      test_patch: testPatch,
+      FAIL_TO_PASS: ["test/pad.test.js::pads"],
+      PASS_TO_PASS: [],
+    };
+    await writeFile(dataset, `${JSON.stringify(row)}\n`);
+    const root = join(dir, "root");
+    await mkdir(join(root, "images"), { recursive: true });
+    const { images } = await planDataset({ root, dataset, repos: join(dir, "repos") });
+    const manifest = JSON.parse(
+      await readFile(join(root, "images", images[0]!.name, "package.json"), "utf8"),
+    );
+    expect(Object.keys(manifest.devDependencies)).toContain("left-pad");
+    expect(Object.keys(manifest.devDependencies)).not.toContain("react-dom");
+    expect(images[0]!.notes.join("\n")).toMatch(/only the packages the suites import/);
+  }, 300_000);
+});
