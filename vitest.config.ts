@@ -26,6 +26,7 @@ const LONGEST_FIRST = [
   "test/hostile/redteam2.test.ts", // 90
   "test/health.test.ts", // 78
   "test/new-task.test.ts", // 77
+  "test/new-task-shapes.test.ts", // ~90 (one image build of its own)
   "test/queue-batch.test.ts", // 70
   "test/hostile/redteam.test.ts", // 69
 ];

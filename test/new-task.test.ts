@@ -3,50 +3,16 @@
 // input exits 2 and writes nothing; a SWE-bench dataset of two rows (made the same way) is imported
 // with FAIL_TO_PASS / PASS_TO_PASS as the expected tests and graded with SWE-bench predictions.
 import { execFileSync, spawn } from "node:child_process";
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { lockRegistry } from "@oracle/image-builder";
 import { binPath, makeTempRoot, requireDocker, run } from "@oracle/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { git, makeRepo } from "./fixtures/repos/make-repo.js";
 
 let temp: { root: string; cleanup: () => Promise<void> };
 let scratch: string;
-
-const GIT_ENV = {
-  ...process.env,
-  GIT_AUTHOR_NAME: "t",
-  GIT_AUTHOR_EMAIL: "t@example.invalid",
-  GIT_COMMITTER_NAME: "t",
-  GIT_COMMITTER_EMAIL: "t@example.invalid",
-  GIT_AUTHOR_DATE: "2026-01-01T00:00:00Z",
-  GIT_COMMITTER_DATE: "2026-01-01T00:00:00Z",
-  GIT_CONFIG_GLOBAL: "/dev/null",
-};
-
-function git(repo: string, ...args: string[]): string {
-  return execFileSync("git", ["-C", repo, ...args], { env: GIT_ENV, encoding: "utf8" }).trim();
-}
-
-/** A repository with one commit per entry (files written, `null` deletes); returns the shas. */
-async function makeRepo(dir: string, commits: Array<Record<string, string | null>>): Promise<string[]> {
-  await mkdir(dir, { recursive: true });
-  git(dir, "init", "-q", "-b", "main");
-  const shas: string[] = [];
-  for (const [i, files] of commits.entries()) {
-    for (const [path, text] of Object.entries(files)) {
-      if (text === null) await rm(join(dir, path));
-      else {
-        await mkdir(dirname(join(dir, path)), { recursive: true });
-        await writeFile(join(dir, path), text);
-      }
-    }
-    git(dir, "add", "-A");
-    git(dir, "commit", "-q", "-m", `commit ${i + 1}`);
-    shas.push(git(dir, "rev-parse", "HEAD"));
-  }
-  return shas;
-}
 
 const newTask = (args: string[]) =>
   run(binPath("oracle-new-task"), ["--root", temp.root, ...args], { timeoutMs: 900_000 });

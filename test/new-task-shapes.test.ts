@@ -1,0 +1,149 @@
+// `oracle-new-task --repo --fix`, unaided, on the shapes real repositories have (issue 31): a Python
+// src layout whose pytest configuration lives in pyproject.toml (testpaths, addopts with
+// --strict-markers, markers) and whose hidden file holds a test upstream skips at the base and the
+// fix alike; a Go package whose tests print without a final newline; a JS repository whose lockfile
+// pins a version older than the newest its range takes. Each must come out healthy with no flag.
+import { execFileSync } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { binPath, makeTempRoot, requireDocker, run } from "@oracle/test-utils";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeRepo } from "./fixtures/repos/make-repo.js";
+
+let temp: { root: string; cleanup: () => Promise<void> };
+let scratch: string;
+
+const newTask = (args: string[]) =>
+  run(binPath("oracle-new-task"), ["--root", temp.root, ...args], { timeoutMs: 900_000 });
+const readTask = async (id: string) =>
+  JSON.parse(await readFile(join(temp.root, "tasks", id, "task.json"), "utf8"));
+const grade = (id: string, args: string[]) =>
+  run(binPath("oracle-grade"), [id, "--root", temp.root, ...args], { timeoutMs: 300_000 });
+
+beforeAll(async () => {
+  await requireDocker();
+  temp = await makeTempRoot({ images: "images" });
+  scratch = await mkdtemp(join(tmpdir(), "oracle-new-task-shapes-"));
+});
+
+afterAll(async () => {
+  await temp?.cleanup();
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+describe("oracle-new-task on the shapes of real repositories, with no flag", () => {
+  it("Python: a src layout, pytest's configuration in pyproject.toml, and a hidden test upstream skips", async () => {
+    const repo = join(scratch, "calc-src");
+    const skipped = '\n\n@pytest.mark.skip(reason="todo")\ndef test_mul_matrices():\n    assert False\n';
+    await makeRepo(repo, [
+      {
+        "pyproject.toml":
+          '[project]\nname = "calc"\nversion = "1.0"\n\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\naddopts = "--strict-markers"\nmarkers = ["slow: takes long"]\n',
+        "src/calc/__init__.py": "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a + b\n",
+        "tests/test_add.py":
+          "import pytest\n\nfrom calc import add\n\n\n@pytest.mark.slow\ndef test_add():\n    assert add(2, 3) == 5\n",
+        "tests/test_mul.py": `import pytest\n\nfrom calc import mul\n\n\ndef test_mul_one():\n    assert mul(1, 1) == 2${skipped}`,
+      },
+      {
+        "src/calc/__init__.py": "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n",
+        "tests/test_mul.py": `import pytest\n\nfrom calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6${skipped}`,
+      },
+    ]);
+    const result = await newTask(["--repo", repo, "--fix", "HEAD", "--id", "calc-src", "--repeat", "1"]);
+    expect(result.stdout, result.stderr).toContain("tasks/calc-src: healthy");
+    expect(result.code).toBe(0);
+    const task = await readTask("calc-src");
+    expect(task.env).toMatchObject({ PYTHONPATH: "src" });
+    expect(task.suites.existing.files).toContain("pyproject.toml");
+    // The test upstream skips is skipped, never failed: the sweep's record leaves it out of both lists.
+    const record = JSON.parse(
+      await readFile(join(temp.root, "tasks", "calc-src", "expected-tests.recorded.json"), "utf8"),
+    );
+    expect(record.suites.hidden.failToPass).toEqual(["hidden:tests.test_mul::test_mul"]);
+    expect(JSON.stringify(record)).not.toContain("test_mul_matrices");
+    const dir = join(temp.root, "tasks", "calc-src");
+    expect((await grade("calc-src", ["--diff", join(dir, "gold.diff")])).code).toBe(0);
+    expect((await grade("calc-src", ["--baseline"])).code).toBe(1);
+  });
+
+  it("Go: tests that print without a final newline pass, as `go test` says", async () => {
+    const repo = join(scratch, "clamp-print");
+    const inside =
+      'package clamp\n\nimport (\n\t"fmt"\n\t"testing"\n)\n\nfunc TestInside(t *testing.T) {\n\tfmt.Print("checking inside")\n\tif Clamp(5, 0, 9) != 5 {\n\t\tt.Fatal("inside")\n\t}\n}\n';
+    await makeRepo(repo, [
+      {
+        "go.mod": "module example.com/clamp\n\ngo 1.19\n",
+        "clamp.go":
+          "package clamp\n\nfunc Clamp(v, lo, hi int) int {\n\tif v < lo {\n\t\treturn lo\n\t}\n\treturn v\n}\n",
+        "inside_test.go": inside,
+      },
+      {
+        "clamp.go":
+          "package clamp\n\nfunc Clamp(v, lo, hi int) int {\n\tif v < lo {\n\t\treturn lo\n\t}\n\tif v > hi {\n\t\treturn hi\n\t}\n\treturn v\n}\n",
+        "high_test.go":
+          'package clamp\n\nimport (\n\t"fmt"\n\t"testing"\n)\n\nfunc TestHigh(t *testing.T) {\n\tfmt.Printf("clamping %d", 10)\n\tif Clamp(10, 0, 9) != 9 {\n\t\tt.Fatal("high")\n\t}\n}\n',
+      },
+    ]);
+    const result = await newTask(["--repo", repo, "--fix", "HEAD", "--id", "clamp-print", "--repeat", "1"]);
+    expect(result.stdout, result.stderr).toContain("tasks/clamp-print: healthy");
+    expect(result.code).toBe(0);
+  });
+
+  it("JS: the repository's lockfile decides the versions (older than the newest its ranges take)", async () => {
+    const repo = join(scratch, "pad-lock");
+    // The lockfile pins left-pad 1.1.3 under the range ^1.1.0 (the newest is 1.3.0); the existing
+    // suite checks the version it runs against, as a suite that passes only with its pins would.
+    const lockDir = await mkdtemp(join(tmpdir(), "oracle-lock-"));
+    try {
+      await writeFile(join(lockDir, "package.json"), JSON.stringify({ name: "pad", version: "1.0.0" }));
+      execFileSync(
+        "npm",
+        [
+          "install",
+          "--package-lock-only",
+          "--save-exact",
+          "--no-audit",
+          "--no-fund",
+          "--ignore-scripts",
+          "left-pad@1.1.3",
+          "mocha@10.8.2",
+        ],
+        { cwd: lockDir, stdio: "pipe" },
+      );
+      const manifest = {
+        name: "pad",
+        version: "1.0.0",
+        devDependencies: { "left-pad": "^1.1.0", mocha: "10.8.2" },
+      };
+      const lock = JSON.parse(await readFile(join(lockDir, "package-lock.json"), "utf8"));
+      delete lock.packages[""].dependencies;
+      lock.packages[""].devDependencies = manifest.devDependencies;
+      for (const name of ["left-pad", "mocha"]) lock.packages[`node_modules/${name}`].dev = true;
+      await makeRepo(repo, [
+        {
+          "package.json": `${JSON.stringify(manifest, null, 2)}\n`,
+          "package-lock.json": `${JSON.stringify(lock, null, 2)}\n`,
+          "src/pad.js": "const leftPad = require('left-pad');\nexports.pad = (s, n) => leftPad(s, n - 1);\n",
+          "test/version.test.js":
+            "const assert = require('node:assert');\nit('runs the pinned left-pad', () => assert.strictEqual(require('left-pad/package.json').version, '1.1.3'));\n",
+        },
+        {
+          "src/pad.js": "const leftPad = require('left-pad');\nexports.pad = (s, n) => leftPad(s, n);\n",
+          "test/pad.test.js":
+            "const assert = require('node:assert');\nconst { pad } = require('../src/pad');\nit('pads to the width', () => assert.strictEqual(pad('a', 3), '  a'));\n",
+        },
+      ]);
+    } finally {
+      await rm(lockDir, { recursive: true, force: true });
+    }
+    const result = await newTask(["--repo", repo, "--fix", "HEAD", "--id", "pad-lock", "--repeat", "1"]);
+    expect(result.stdout, result.stderr).toContain("tasks/pad-lock: healthy");
+    expect(result.code).toBe(0);
+    const task = await readTask("pad-lock");
+    const imageLock = JSON.parse(
+      await readFile(join(temp.root, "images", task.image, "package-lock.json"), "utf8"),
+    );
+    expect(imageLock.packages["node_modules/left-pad"].version).toBe("1.1.3");
+  });
+});
