@@ -410,16 +410,47 @@ except Exception:
 `,
 };
 
-/** Planted at the top of src/add.js: mocha's runner reports every failure as a pass. */
-export const JS_PATCH_RUNNER = `
+/**
+ * mocha's runner reports every failure as a pass: code under test that mocha loads into its own
+ * process patches it. `load` is how the module reaches mocha (`require` in CommonJS).
+ */
+const patchMochaRunner = (load: string): string => `
 try {
-  const Runner = require("mocha/lib/runner");
+  const Runner = ${load}("mocha/lib/runner");
   Runner.prototype.fail = function (test) {
     test.state = "passed";
     this.emit("pass", test);
   };
 } catch {}
 `;
+
+/** Planted at the top of src/add.js (CommonJS): mocha's runner reports every failure as a pass. */
+export const JS_PATCH_RUNNER = patchMochaRunner("require");
+
+/**
+ * The same payload for an ES module (calc-node's src/*.js, which test/gate.test.ts plants as the
+ * candidate model's tamper diff): mocha reached through a require made from the module's URL.
+ */
+export const JS_PATCH_RUNNER_ESM = `import { createRequire } from "node:module";\n${patchMochaRunner("createRequire(import.meta.url)")}`;
+
+/**
+ * A unified diff planting `payload` above the first line of `path`, whose text at the base commit is
+ * `source` (newline-terminated); up to three of its first lines are the hunk's context.
+ */
+export function plantAtTop(path: string, source: string, payload: string): string {
+  if (!source.endsWith("\n")) throw new Error(`${path}: the source must end with a newline`);
+  const context = source.split("\n").slice(0, -1).slice(0, 3);
+  const planted = payload.replace(/^\n+/, "").replace(/\n*$/, "\n").split("\n").slice(0, -1);
+  return [
+    `diff --git a/${path} b/${path}`,
+    `--- a/${path}`,
+    `+++ b/${path}`,
+    `@@ -1,${context.length} +1,${context.length + planted.length} @@`,
+    ...planted.map((l) => `+${l}`),
+    ...context.map((l) => ` ${l}`),
+    "",
+  ].join("\n");
+}
 
 /** Planted at the top of src/add.js: 128 MiB on stdout (mocha does not capture it; pytest would, into /tmp). */
 export const JS_OUTPUT = `
