@@ -31,6 +31,13 @@ function rate(side: GateReport["passRates"]["candidate"]): string {
   return side.rate === null ? "n/a" : `${pct(side.rate)}% (${side.passes} of ${side.samples})`;
 }
 
+/** The tasks left out, grouped by why (in order of first appearance): one line per reason, not per task. */
+export function exclusionGroups(report: GateReport): Array<{ why: string; tasks: string[] }> {
+  const groups = new Map<string, string[]>();
+  for (const e of report.excluded) groups.set(e.why, [...(groups.get(e.why) ?? []), e.task]);
+  return [...groups].map(([why, tasks]) => ({ why, tasks }));
+}
+
 /** Each side's pass rate on the compared tasks. */
 export function passRatesLine(report: GateReport): string {
   return `pass rates on the ${report.tasks.length} compared task(s): candidate ${rate(report.passRates.candidate)}, incumbent ${rate(report.passRates.incumbent)}`;
@@ -53,13 +60,18 @@ export function renderText(report: GateReport, files: readonly string[]): string
       `  veto: ${one(v.id)} (${one(v.task)}) ${v.reason}, diff ${v.diffSha256?.slice(0, 12) ?? "-"}, log ${one(v.log ?? "-")}`,
     );
   if (report.veto.length > 20) lines.push(`  … and ${report.veto.length - 20} more (gate.json)`);
-  if (report.excluded.length > 0)
-    lines.push(
-      `  left out: ${report.excluded.length} task(s): ${report.excluded
-        .slice(0, 5)
-        .map((e) => `${one(e.task)} (${one(e.why)})`)
-        .join(", ")}${report.excluded.length > 5 ? ", …" : ""}`,
-    );
+  if (report.excluded.length > 0) {
+    lines.push(`  left out: ${report.excluded.length} task(s):`);
+    const groups = exclusionGroups(report);
+    for (const g of groups.slice(0, 5))
+      lines.push(
+        `    ${one(g.why)}: ${g.tasks.length} task(s): ${g.tasks
+          .slice(0, 5)
+          .map((t) => one(t))
+          .join(", ")}${g.tasks.length > 5 ? ", …" : ""}`,
+      );
+    if (groups.length > 5) lines.push(`    … and ${groups.length - 5} more reason(s) (gate.json)`);
+  }
   for (const w of report.warnings) lines.push(`  warning: ${one(w)}`);
   for (const n of report.next) lines.push(`  next: ${one(n)}`);
   if (files.length > 0) lines.push(`  reports: ${files.map(one).join(", ")}`);
@@ -151,7 +163,10 @@ export function renderMarkdown(report: GateReport, outDir: string): string {
   for (const [o, n] of outcomeCounts(report)) lines.push(`| ${o} | ${n} |`);
   if (report.excluded.length > 0) {
     lines.push("", "## Left out of the test", "");
-    for (const e of report.excluded) lines.push(`- ${codeSpan(e.task)}: ${codeSpan(e.why)}`);
+    for (const g of exclusionGroups(report))
+      lines.push(
+        `- ${codeSpan(g.why)}: ${g.tasks.length} task(s): ${g.tasks.map((t) => codeSpan(t)).join(", ")}`,
+      );
   }
   const unpaired = [
     ...report.unpaired.candidate.map((t) => `${t} (candidate only)`),
@@ -255,7 +270,7 @@ ${rows}
 </table>
 ${list(
   "Left out of the test",
-  report.excluded.map((e) => `${e.task}: ${e.why}`),
+  exclusionGroups(report).map((g) => `${g.why}: ${g.tasks.length} task(s): ${g.tasks.join(", ")}`),
 )}
 ${list("Graded on one side only", [...report.unpaired.candidate.map((t) => `${t} (candidate only)`), ...report.unpaired.incumbent.map((t) => `${t} (incumbent only)`)])}
 ${list("Notes", [...report.warnings, ...report.next.map((n) => `next: ${n}`)])}
