@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The nightly job: keeps every task's health current (README, "The nightly job").
+# The nightly job: keeps every task's health current (docs/development.md, "The nightly job").
 #
 #   scripts/nightly.sh [--full] [--root DIR] [--report DIR] [--repeat K]
 #

@@ -9,7 +9,7 @@ const root = new URL("..", import.meta.url).pathname;
 const hostCa = "/etc/ssl/certs/ca-certificates.crt";
 const env = { ...process.env };
 // Image builds reach the npm registry from inside containers; behind a TLS-intercepting proxy they
-// need the host's CA bundle (see README, "Extra CA for builds").
+// need the host's CA bundle (see docs/reference.md, "Extra CA for builds").
 if (!env.ORACLE_BUILD_CA_FILE && existsSync(hostCa)) env.ORACLE_BUILD_CA_FILE = hostCa;
 
 mkdirSync(join(root, "logs"), { recursive: true });

@@ -1,6 +1,5 @@
 // The gate's decision, pure: two verified batches in, a report out. In order: the veto on
-// tampering, infrastructure noise, then the statistics paired by task (docs in the README,
-// "Promoting a model").
+// tampering, infrastructure noise, then the statistics paired by task (docs/gate.md).
 
 import {
   type GateReport,

@@ -2,7 +2,7 @@ import { constants } from "node:os";
 import { type ErrorCode, isOracleError } from "@oracle/spec";
 
 /**
- * The exit codes of every oracle command, documented once in the README's "Exit codes". A command's
+ * The exit codes of every oracle command, documented once in docs/reference.md, "Exit codes". A command's
  * own outcome is 0 or 1; an error that stops it picks 2 or 3 by its code ({@link exitCodeFor}); a
  * signal that interrupts it gives 128 + the signal's number ({@link signalExitCode}).
  */

@@ -63,7 +63,7 @@ export function write(stream: NodeJS.WritableStream, text: string): Promise<void
 const withNewline = (text: string) => (text.endsWith("\n") ? text : `${text}\n`);
 
 /**
- * Runs `command` on argv and returns its exit code (the README's "Exit codes"): 0 for `--help`
+ * Runs `command` on argv and returns its exit code (docs/reference.md, "Exit codes"): 0 for `--help`
  * (printed on stdout); the run's own code; 128+n when it throws after signal n; else the error on
  * stderr and {@link exitCodeFor} it. Only here is an error turned into an exit code.
  */

@@ -6,7 +6,7 @@ import { LEASE_GRACE_MS, leaseDeadline, pidNamespace } from "./lease.js";
 const NOW = Date.UTC(2026, 0, 1);
 
 describe("LABEL", () => {
-  it("keeps the documented names (README, Labels): containers of older graders and users' filters carry them", () => {
+  it("keeps the documented names (docs/reference.md, Labels): containers of older graders and users' filters carry them", () => {
     expect(Object.values(LABEL).sort()).toEqual([
       "dev.oracle.bench",
       "dev.oracle.component",

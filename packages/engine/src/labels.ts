@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import { pidNamespace } from "./lease.js";
 
 /**
- * The label keys on everything the oracle creates in the engine (README, "Labels"). Cleanup finds
+ * The label keys on everything the oracle creates in the engine (docs/reference.md, "Labels"). Cleanup finds
  * what it may remove by these and by nothing else; code and tests name a label only through here.
  */
 export const LABEL = {

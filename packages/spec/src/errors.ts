@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * The closed catalogue of error codes. A code never changes meaning once used; the README lists them.
+ * The closed catalogue of error codes. A code never changes meaning once used; docs/reference.md lists them.
  * Deep code throws an {@link OracleError}; only a CLI entry turns it into a message and an exit code.
  */
 export const ERROR_CODES = {

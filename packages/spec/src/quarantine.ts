@@ -2,7 +2,7 @@ import { join, resolve } from "node:path";
 import { z } from "zod";
 import { readJsonFile } from "./parse.js";
 
-/** The closed set of reasons a task is quarantined. The README documents each. */
+/** The closed set of reasons a task is quarantined. docs/reference.md documents each. */
 export const QUARANTINE_FLAGS = {
   INVALID_TASK: "task.json or the task folder does not load.",
   IMAGE_NOT_BUILT: "The task's image has no current recorded digest.",
@@ -31,7 +31,7 @@ export const QUARANTINE_FLAGS = {
 export type QuarantineFlag = keyof typeof QUARANTINE_FLAGS;
 
 /**
- * What fixes each flag, for the task's author; `<task>` stands for the task's id. The README lists
+ * What fixes each flag, for the task's author; `<task>` stands for the task's id. docs/reference.md lists
  * each, and the sweep puts it on every reason it writes.
  */
 export const QUARANTINE_HINTS: Record<QuarantineFlag, string> = {

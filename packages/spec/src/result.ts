@@ -2,7 +2,7 @@ import { z } from "zod";
 import { DsseEnvelopeSchema } from "./attestation.js";
 import { ValidationStateSchema } from "./health.js";
 
-/** The closed set of reasons a graded run ends with. Exit code 0 only for PASS. The README documents each. */
+/** The closed set of reasons a graded run ends with. Exit code 0 only for PASS. docs/reference.md documents each. */
 export const REASON_CODES = {
   PASS: "Every test of both suites ran and passed.",
   TESTS_FAILED: "A test of the existing or hidden suite failed or errored.",

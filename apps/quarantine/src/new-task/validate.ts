@@ -130,6 +130,6 @@ export function describeTask(task: TaskReport): string {
     }
   }
   lines.push(`  expected tests: ${task.expected}`);
-  if (task.unprotected) lines.push("  unprotected: a run had no sentinel (see README, Sentinels)");
+  if (task.unprotected) lines.push("  unprotected: a run had no sentinel (see docs/security.md, Sentinels)");
   return lines.join("\n");
 }

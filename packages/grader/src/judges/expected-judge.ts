@@ -47,7 +47,7 @@ export async function loadExpectation(loaded: LoadedTask): Promise<Expectation> 
   return read.kind === "absent" ? none : { ...none, ignored: read.why };
 }
 
-/** What the verdict rests on when a suite has no expected tests (README, "Expected tests"). */
+/** What the verdict rests on when a suite has no expected tests (docs/tasks.md, "Expected tests"). */
 export const NO_EXPECTATION_NOTE =
   "no expected tests: verdict rests on every test the reports list passing, no hidden test skipped, the sentinels and the existing suite; a test removed before collection goes unseen (declare suites.<suite>.expected in task.json, or let pnpm quarantine-sweep record them)";
 

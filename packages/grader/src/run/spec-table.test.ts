@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
-// The README's table from each sentence of docs/specification.md to the file and function that
+// The grader README's table from each sentence of docs/specification.md to the file and function that
 // carries it out: every sentence has a row, and every function a row names is declared in its file.
 // docs/security.md's "where" references into src/run/ are held to the same rule.
 
@@ -60,7 +60,7 @@ function missing(references: readonly string[]): string[] {
   });
 }
 
-describe("the README's table from the specification to the code", () => {
+describe("the grader README's table from the specification to the code", () => {
   const rows = whereRows(read(join(GRADER, "README.md")), "Where the specification is carried out");
 
   it("has a row for every sentence of the specification, in its words", () => {
