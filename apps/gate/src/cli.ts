@@ -95,7 +95,8 @@ const fraction = (name: string, min: number, max: number) =>
     .transform(Number)
     .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
 
-const LINE = {
+/** The command line: its flags and the options they fill (docs/reference.md lists each; a test holds it so). */
+export const GATE_LINE = {
   command: "oracle-gate",
   flags: {
     candidate: { type: "string" },
@@ -170,13 +171,13 @@ const LINE = {
   }),
 } satisfies CommandLineSpec<z.ZodType>;
 
-type Options = z.output<(typeof LINE)["schema"]> & { cwd: string };
+type Options = z.output<(typeof GATE_LINE)["schema"]> & { cwd: string };
 
 /** Flags that mean something only to --plan. */
 const PLAN_FLAGS = ["--effect", "--power", "--samples", "--pass-rate", "--icc", "--simulations"];
 
 export function parseArgs(argv: readonly string[], cwd: string): Options {
-  const o = parseCommandLine(LINE, argv) as z.output<(typeof LINE)["schema"]>;
+  const o = parseCommandLine(GATE_LINE, argv) as z.output<(typeof GATE_LINE)["schema"]>;
   if (!o.plan && !o.verify && (!o.candidate || !o.incumbent))
     throw usageError("oracle-gate", "name both batches: --candidate DIR --incumbent DIR (or --plan)");
   const planOnly = PLAN_FLAGS.filter((flag) => argv.some((a) => a === flag || a.startsWith(`${flag}=`)));

@@ -50,7 +50,8 @@ Exit codes:
 
 const count = wholeNumberArg;
 
-const SWEEP_LINE = {
+/** The command line: its flags and the options they fill (docs/reference.md lists each; a test holds it so). */
+export const SWEEP_LINE = {
   command: "oracle-quarantine-sweep",
   flags: {
     root: { type: "string" },

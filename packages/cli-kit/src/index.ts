@@ -5,6 +5,8 @@ export { EXIT, exitCodeFor, signalExitCode } from "./exit-codes.js";
 export { findRoot, invocationCwd } from "./invocation.js";
 export { wholeNumberArg } from "./numbers.js";
 export { codeSpan, escapeHtml, escapeMarkdown, printable } from "./printable.js";
+export type { DocumentedArgument } from "./reference-doc.js";
+export { documentedArguments, markdownSection, referenceMismatches, tableRows } from "./reference-doc.js";
 export { shellWord, withRoot } from "./root-hints.js";
 export type { Command, CommandIo, Invocation, RunContext } from "./run-command.js";
 export { runCommand, write } from "./run-command.js";

@@ -59,7 +59,8 @@ export interface CliOptions {
 const HOST_PORT =
   /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9-]+)*|\[[0-9a-fA-F:]+\])(?::\d{1,5})?$/;
 
-const BUILD_LINE = {
+/** The command line: its flags and the options they fill (docs/reference.md lists each; a test holds it so). */
+export const BUILD_LINE = {
   command: "oracle-build-images",
   flags: {
     root: { type: "string" },

@@ -59,7 +59,8 @@ Exit codes:
   130  interrupted by Ctrl-C (143: SIGTERM): no grade is left running; a second signal exits at once
 `;
 
-const NEW_TASK_LINE = {
+/** The command line: its flags and the options they fill (docs/reference.md lists each; a test holds it so). */
+export const NEW_TASK_LINE = {
   command: "oracle-new-task",
   flags: {
     repo: { type: "string" },

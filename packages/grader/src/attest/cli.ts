@@ -33,7 +33,8 @@ Options:
 
 Exit codes: 0 every line verified, 1 some line did not, 2 bad arguments or an unreadable file, 3 a bug.`;
 
-const VERIFY_LINE = {
+/** The command line: its flags and the options they fill (docs/reference.md lists each; a test holds it so). */
+export const VERIFY_LINE = {
   command: "oracle-verify",
   flags: { "trust-key": { type: "string", multiple: true } },
   positionals: { field: "files", name: "FILE", multiple: true },
@@ -186,12 +187,19 @@ Options:
 
 Exit codes: 0 printed, 2 a key file that is not an ed25519 PEM key, 3 a bug.`;
 
+/** oracle-key's command line: no flag but --help. */
+export const KEY_LINE = {
+  command: "oracle-key",
+  flags: {},
+  schema: z.strictObject({}),
+} satisfies CommandLineSpec<z.ZodType>;
+
 export const keyCommand: Command<Record<string, never>> = {
   name: "oracle-key",
   pnpmScript: "oracle-key",
   help: KEY_HELP,
   parse: (argv) => {
-    parseCommandLine({ command: "oracle-key", flags: {}, schema: z.strictObject({}) }, argv);
+    parseCommandLine(KEY_LINE, argv);
     return {};
   },
   run: async () => {

@@ -75,7 +75,8 @@ export interface BatchCliOptions {
   json: boolean;
 }
 
-const BATCH_LINE = {
+/** The command line: its flags and the options they fill (docs/reference.md lists each; a test holds it so). */
+export const BATCH_LINE = {
   command: "oracle-grade --batch",
   flags: {
     batch: { type: "string" },

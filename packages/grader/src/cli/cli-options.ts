@@ -41,7 +41,8 @@ export interface CliOptions {
   allowQuarantined: boolean;
 }
 
-const GRADE_LINE = {
+/** The command line: its flags and the options they fill (docs/reference.md lists each; a test holds it so). */
+export const GRADE_LINE = {
   command: "oracle-grade",
   flags: {
     root: { type: "string" },

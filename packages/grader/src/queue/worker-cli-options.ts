@@ -26,7 +26,8 @@ its jobs taken over once their lock expires).
 Exit codes: 0 stopped by a signal; 2 bad arguments; 3 the worker failed (the queue, the engine or
 the host, or a bug); 130/143 a second signal.`;
 
-const WORKER_LINE = {
+/** The command line: its flags and the options they fill (docs/reference.md lists each; a test holds it so). */
+export const WORKER_LINE = {
   command: "oracle-worker",
   flags: {
     queue: { type: "string" },

@@ -20,7 +20,8 @@ Options:
 Exit codes: 0 printed, 2 bad arguments or a file that is missing, unreadable or not an oracle log,
 3 a bug.`;
 
-const LOG_LINE = {
+/** The command line: its flags and the options they fill (docs/reference.md lists each; a test holds it so). */
+export const LOG_LINE = {
   command: "oracle-log",
   flags: {},
   positionals: { field: "file", name: "FILE" },
