@@ -3,8 +3,9 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
-// Every relative link in README.md and docs/*.md points at a file that exists and, with a #fragment,
-// at a heading of that file: the README links into docs/ one click deep, and sections move.
+// Every relative link in README.md, docs/*.md and the packages' READMEs points at a file that exists
+// and, with a #fragment, at a heading of that file: the README links into docs/ one click deep, and
+// sections move.
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 
@@ -53,11 +54,20 @@ function brokenLinks(file: string): string[] {
   });
 }
 
+const PAGES = readdirSync(join(REPO, "docs"))
+  .filter((name) => name.endsWith(".md"))
+  .map((name) => join(REPO, "docs", name));
+
+/** The pages above, and the READMEs of the packages, apps and images, which link into docs/ too. */
 const DOCS = [
   join(REPO, "README.md"),
-  ...readdirSync(join(REPO, "docs"))
-    .filter((name) => name.endsWith(".md"))
-    .map((name) => join(REPO, "docs", name)),
+  ...PAGES,
+  join(REPO, "images", "README.md"),
+  ...["packages", "apps"].flatMap((folder) =>
+    readdirSync(join(REPO, folder))
+      .map((name) => join(REPO, folder, name, "README.md"))
+      .filter((file) => existsSync(file)),
+  ),
 ];
 
 describe("the documentation's links", () => {
@@ -69,7 +79,7 @@ describe("the documentation's links", () => {
     const linked = new Set(
       linksOf(readFileSync(join(REPO, "README.md"), "utf8")).map((link) => link.split("#")[0]),
     );
-    const pages = DOCS.slice(1).map((file) => relative(REPO, file));
+    const pages = PAGES.map((file) => relative(REPO, file));
     expect(pages.filter((page) => !linked.has(page))).toEqual([]);
   });
 });
