@@ -59,7 +59,8 @@ func Ratio() float64 { return 0.1 }
 function sealAndRun(text: string, calc: string, extra: Record<string, string> = {}) {
   const plan = planSeals(parsers, [{ path: "calc/calc_test.go", text }]);
   const files = {
-    "go.mod": "module example.com\n\ngo 1.16\n",
+    // The oldest go line modules carry (go 1.12): the runtime uses no later language feature (0o600 did not build).
+    "go.mod": "module example.com\n\ngo 1.12\n",
     ...extra,
     "calc/calc.go": calc,
     "calc/calc_test.go": plan.files[0]!.text,
@@ -72,7 +73,7 @@ function sealAndRun(text: string, calc: string, extra: Record<string, string> = 
 const grade = (calc: string) => sealAndRun(TEST, calc);
 
 describe("the Go seal runtime under go 1.19", () => {
-  it("a sealed file builds at go 1.16 (no generics), empties its messages, and a correct fix matches every seal", () => {
+  it("a sealed file builds at go 1.12 (no generics, no 0o literals), empties its messages, and a correct fix matches every seal", () => {
     const { plan, run, judged } = grade(CORRECT);
     expect(plan.files[0]!.text).not.toMatch(/want %d|\[\]string\{"a", "b"\}|want := 5/);
     expect(
@@ -495,7 +496,8 @@ func Check(n int) error {
     const calc = `${CORRECT}\ntype Label string\n\nfunc (Label) String() string { return "five" }\n\nfunc Name() Label { return "four" }\n`;
     const run = runGo(
       {
-        "go.mod": "module example.com\n\ngo 1.16\n",
+        // The oldest go line modules carry (go 1.12): the runtime uses no later language feature (0o600 did not build).
+    "go.mod": "module example.com\n\ngo 1.12\n",
         "calc/calc.go": calc,
         "calc/calc_test.go": plan.files[0]!.text,
         ...Object.fromEntries(plan.added.map((a) => [a.path, a.text])),
@@ -571,7 +573,8 @@ func TestWordsTable(t *testing.T) {
   function run(calc: string) {
     const plan = planSeals(parsers, [{ path: "calc/table_test.go", text: TABLE }]);
     const files = {
-      "go.mod": "module example.com\n\ngo 1.16\n",
+      // The oldest go line modules carry (go 1.12): the runtime uses no later language feature (0o600 did not build).
+    "go.mod": "module example.com\n\ngo 1.12\n",
       "calc/calc.go": calc,
       "calc/table_test.go": plan.files[0]!.text,
       ...Object.fromEntries(plan.added.map((a) => [a.path, a.text])),

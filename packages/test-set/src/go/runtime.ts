@@ -158,7 +158,7 @@ func oracleSealWrite(key string, value string) {
 	}
 	oracleSealMu.Lock()
 	defer oracleSealMu.Unlock()
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0600)
 	if err != nil {
 		return
 	}
