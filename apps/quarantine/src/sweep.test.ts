@@ -154,6 +154,28 @@ describe("sweep", () => {
     expect(Object.keys((await readQuarantineFile(root)).tasks)).toEqual(["flaky"]);
   });
 
+  it("keeps the entries of a task another run wrote while it ran (new-task validating beside a sweep)", async () => {
+    await writeTask(root, "listed");
+    const entry = {
+      reasons: [{ flag: "GOLD_FAILS", message: "x" }],
+      firstSeen: "2026-01-01T00:00:00Z",
+      lastChecked: "2026-01-01T00:00:00Z",
+    };
+    // The other run writes its task and quarantines it after this sweep listed the tasks.
+    const grade = fakeGrade(async () => {
+      await writeTask(root, "arrived");
+      await writeFile(
+        join(root, "tasks", "quarantine.json"),
+        JSON.stringify({ version: 1, tasks: { arrived: entry } }),
+      );
+      return { hidden: { h: "failed" } };
+    });
+    const report = await run({ grade, repeat: 1 });
+    expect(report.tasks.map((t) => t.id)).toEqual(["listed"]);
+    expect(report.removed).toEqual([]);
+    expect(Object.keys((await readQuarantineFile(root)).tasks).sort()).toEqual(["arrived", "listed"]);
+  });
+
   it("retries INFRA_ERROR runs, and never quarantines or releases a task for the engine's failures", async () => {
     for (const id of ["recovers", "engine-down", "was-bad"]) await writeTask(root, id, { gold: true });
     await writeFile(

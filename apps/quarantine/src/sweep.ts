@@ -1,3 +1,4 @@
+import { access } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { join, resolve } from "node:path";
 import { type Dockerode, type Engine, removeLeftovers } from "@oracle/engine";
@@ -193,12 +194,27 @@ async function record(
 ): Promise<SweepReport> {
   const before = await readQuarantineFile(input.root);
   const covered = coveredBy(input.settings.tasks);
-  const gone = Object.keys(before.tasks).filter((id) => covered(id) && !input.ids.includes(id));
+  // Gone: not among the tasks this sweep read, and no task.json now. A task another run (new-task,
+  // another sweep) wrote after this sweep listed the tasks is not gone: its entries stay.
+  const absent = async (ids: string[]) => {
+    const found = await Promise.all(
+      ids.map((id) =>
+        access(join(resolve(input.root), "tasks", id, "task.json")).then(
+          () => false,
+          () => true,
+        ),
+      ),
+    );
+    return ids.filter((_, i) => found[i]);
+  };
+  const gone = await absent(Object.keys(before.tasks).filter((id) => covered(id) && !input.ids.includes(id)));
   const now = input.finishedAt.toISOString();
   const update = updateQuarantineList(before, input.outcomes, gone, now);
   await writeJsonAtomic(quarantineFilePath(input.root), update.file);
   const healthBefore = await readHealthFile(input.root);
-  const healthGone = Object.keys(healthBefore.tasks).filter((id) => covered(id) && !input.ids.includes(id));
+  const healthGone = await absent(
+    Object.keys(healthBefore.tasks).filter((id) => covered(id) && !input.ids.includes(id)),
+  );
   const health = updateHealthFile(healthBefore, input.outcomes, input.inputs, healthGone, now, input.key);
   await writeJsonAtomic(healthFilePath(input.root), health);
   const report = buildReport({ ...input, before, update });
