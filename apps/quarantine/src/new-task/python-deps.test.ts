@@ -56,6 +56,10 @@ describe("pythonNeeds", () => {
     ];
     expect(pythonNeeds([], tests)).toEqual([{ pin: "PyYAML==6.0", why: "tests/test_apis.py imports yaml" }]);
     expect(pythonNeeds([], [{ path: "t.py", text: "import yamlish\n# import yaml\n" }])).toEqual([]);
+    // nose's yield tests (jmespath.py): bookworm's python3-nose 1.3.7.
+    expect(pythonNeeds([], [{ path: "t.py", text: "from nose.tools import assert_equal\n" }])).toEqual([
+      { pin: "nose==1.3.7", why: "t.py imports nose" },
+    ]);
   });
 
   it("reads every module of an import list, with dotted names and aliases", () => {

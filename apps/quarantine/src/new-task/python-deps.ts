@@ -33,6 +33,7 @@ const MODULES: Record<string, readonly string[]> = {
   mock: ["mock==4.0.3"],
   hypothesis: ["hypothesis==6.67.1"],
   simplejson: ["simplejson==3.18.3"],
+  nose: ["nose==1.3.7"],
   typing_extensions: ["typing_extensions==4.4.0"],
 };
 
