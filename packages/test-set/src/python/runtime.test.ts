@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadParsers, type Parsers } from "../parsers.js";
 import { judgeSeals } from "../seal/judge.js";
+import { planSeals } from "../seal/seal-run.js";
 import { runPytest } from "../testing/run-pytest.js";
 import { sealPython } from "./seal.js";
 
@@ -270,5 +271,33 @@ describe("tests that change the environment or patch os", () => {
     expect(judged.inconsistent).toBeNull();
     expect(judged.tests.map((t) => t.outcome)).toEqual(["passed", "passed"]);
     expect(plan.tests.map((t) => t.keys.length)).toEqual([1, 1]);
+  });
+});
+
+describe("gold passes under pytest 7 where the plan once broke the file (an attack review's quarantined tasks)", () => {
+  const judge = (hidden: Record<string, string>, code: Record<string, string>) => {
+    const plan = planSeals(
+      parsers,
+      Object.entries(hidden).map(([path, text]) => ({ path, text })),
+    );
+    const files = { ...code, ...hidden };
+    for (const f of plan.files) if (f.sites.length > 0) files[f.path] = f.text;
+    const ran = runPytest({ "tests/__init__.py": "", ...files }, Object.keys(hidden));
+    return { ran, judged: judgeSeals(plan, ran.records, ran.tests) };
+  };
+
+  it("ids=str: the runs keep the ids pytest computes from the rows", () => {
+    const { ran, judged } = judge(
+      {
+        "tests/test_sq.py": `import pytest\n\nfrom sq import square\n\n\n@pytest.mark.parametrize("n, want", [(3, 9), (4, 16)], ids=str)\ndef test_square(n, want):\n    assert square(n) == want\n`,
+      },
+      { "sq.py": "def square(n):\n    return n * n\n" },
+    );
+    expect(ran.tests.map((t) => t.id)).toEqual([
+      "hidden:tests.test_sq::test_square[3-9]",
+      "hidden:tests.test_sq::test_square[4-16]",
+    ]);
+    expect(judged.inconsistent).toBeNull();
+    expect(judged.tests.map((t) => t.outcome)).toEqual(["passed", "passed"]);
   });
 });

@@ -260,3 +260,18 @@ def test_upper(s, want):
     expect(other("for TIMEOUT in [45]:\n    pass\n")).toEqual([null]);
   });
 });
+
+describe("sealPython: what the plan must leave as it is (an attack review's gold FAILs)", () => {
+
+  it("a parametrised column stays unless the ids are a literal list of strings (ids=str computes them from the values)", () => {
+    const text = (ids: string) =>
+      `import pytest\n\n\n@pytest.mark.parametrize("n, want", [(3, 9), (4, 16)], ids=${ids})\ndef test_square(n, want):\n    assert square(n) == want\n`;
+    for (const ids of ["str", "lambda v: f'v{v}'", '["a", None]', "IDS", '("a", f"b{1}")']) {
+      const p = plan(text(ids));
+      expect(p.text, ids).toContain("[(3, 9), (4, 16)]");
+      expect(p.sites.map((s) => s.rowsBy)).toEqual(["run"]);
+    }
+    expect(plan(text('("three", "four")')).text).toContain("[(3, None), (4, None)]");
+  });
+
+});

@@ -586,8 +586,9 @@ function loopTable(loop: SyntaxNode): Table | null {
 
 /**
  * A test's one `@pytest.mark.parametrize("a, b, want", [(…), …])` of literal rows: its columns
- * (each run of the test is one row, in order), and whether explicit `ids=` name the runs (only then
- * may the plan empty a column: a row's values make its id otherwise, which the test would show).
+ * (each run of the test is one row, in order), and whether `ids=` is a literal list of strings that
+ * names the runs (only then may the plan empty a column: a row's values make its id otherwise, which
+ * the test would show, and `ids=str` or a function computes it from them).
  */
 function parametrizeTable(decorators: readonly SyntaxNode[]): (Table & { ids: boolean }) | null {
   const marks = decorators.filter((d) => /^@\s*(pytest\.)?mark\.parametrize\b/.test(d.text));
@@ -608,7 +609,12 @@ function parametrizeTable(decorators: readonly SyntaxNode[]): (Table & { ids: bo
   if (!names || names.some((n) => !/^[A-Za-z_]\w*$/.test(n))) return null;
   if (argvalues.type !== "list" && argvalues.type !== "tuple") return null;
   const table = tableOf(names, named(argvalues));
-  return table ? { ...table, ids: rest.length > 0 } : null;
+  // Only a literal list of strings names the runs: `ids=str`, a lambda or a None item computes ids from the values.
+  const ids = rest[0]?.childForFieldName("value");
+  const literalIds =
+    (ids?.type === "list" || ids?.type === "tuple") &&
+    named(ids).every((i) => i.type === "string" && pythonLiteral(i)?.t === "str");
+  return table ? { ...table, ids: literalIds } : null;
 }
 
 /**
