@@ -274,4 +274,13 @@ describe("sealPython: what the plan must leave as it is (an attack review's gold
     expect(plan(text('("three", "four")')).text).toContain("[(3, None), (4, None)]");
   });
 
+  it("a loop's column stays when the loop variable is read after the loop (it outlives it)", () => {
+    const text = (after: string) =>
+      `def test_rows():\n    for n, want in [(1, "x"), (3, "xxx")]:\n        assert rep(n) == want\n${after}`;
+    expect(plan(text("    assert len(want) == 3\n")).text).toContain('[(1, "x"), (3, "xxx")]');
+    expect(plan(text("    check = lambda: want\n    assert check()\n")).text).toContain(
+      '[(1, "x"), (3, "xxx")]',
+    );
+    expect(plan(text("")).text).toContain("[(1, None), (3, None)]");
+  });
 });

@@ -672,6 +672,7 @@ export function sealPython(
         continue;
       }
       const local = factsIn(facts, fn.definition);
+      const body = fn.definition.childForFieldName("body")!;
       // The statements of a body, each comparison one site; a loop over a literal table runs its own
       // body's sites once per row, in order. Returns the sites' keys in the order they run.
       const seal = (
@@ -692,9 +693,11 @@ export function sealPython(
               else onColumn(name);
             });
             for (let r = 0; r < table.rows; r++) keys.push(...loopKeys);
-            // A column only the loop's seals read leaves the file: its cells become None.
+            // A column only the loop's seals read leaves the file: its cells become None. A Python
+            // loop variable outlives the loop, so every use in the test counts (the target's aside).
+            const target = statement.childForFieldName("left")!;
             for (const [name, count] of used)
-              if (usesOf(loopBody, name) === count)
+              if (usesOf(body, name) - usesOf(target, name) === count)
                 for (const cell of table.cells.get(name) ?? [])
                   edits.push({ start: cell.startIndex, end: cell.endIndex, text: "None" });
             continue;
@@ -735,7 +738,6 @@ export function sealPython(
         }
         return keys;
       };
-      const body = fn.definition.childForFieldName("body")!;
       const params = runsAreRows(fn, root) ? parametrizeTable(fn.decoratorNodes) : null;
       const topColumns: Columns = params?.columns ?? new Map();
       const used = new Map<string, number>();
