@@ -262,6 +262,21 @@ def test_upper(s, want):
 });
 
 describe("sealPython: what the plan must leave as it is (an attack review's gold FAILs)", () => {
+  it("a file declaring another encoding, or holding an undecodable byte, is not sealed: its text stays byte for byte", () => {
+    const TEST = `from txt import shout\n\n\ndef test_shout():\n    assert shout("abc") == "ABC!"\n`;
+    for (const text of [
+      `# -*- coding: latin-1 -*-\n${TEST}`,
+      `#!/usr/bin/env python\n# vim: set fileencoding=cp1252 :\n${TEST}`,
+      `${TEST}\n\ndef test_accents():\n    assert shout("caf\uFFFD") == "CAF\uFFFD!"\n`,
+    ]) {
+      const p = plan(text);
+      expect(p.text).toBe(text);
+      expect(p.sites).toEqual([]);
+      expect(p.unsealed.map((u) => u.rule)).toContain("unsealed.encoding");
+    }
+    for (const cookie of ["# -*- coding: utf-8 -*-\n", "# coding=ascii\n", "# coding: UTF8\n"])
+      expect(plan(`${cookie}${TEST}`).sites).toHaveLength(1);
+  });
 
   it("a parametrised column stays unless the ids are a literal list of strings (ids=str computes them from the values)", () => {
     const text = (ids: string) =>

@@ -651,6 +651,23 @@ function usesOf(node: SyntaxNode, name: string): number {
   return n;
 }
 
+/**
+ * Whether the file's text is what Python reads: no PEP 263 cookie in its first two lines naming
+ * another encoding than UTF-8 or ASCII, and no U+FFFD (what the host reads an undecodable byte as).
+ * The sealed text is written back in UTF-8, so any other file is left as it is.
+ */
+function utf8(text: string): boolean {
+  if (text.includes("\uFFFD")) return false;
+  for (const line of text.split("\n", 2)) {
+    const cookie = /^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)/
+      .exec(line)?.[1]
+      ?.toLowerCase()
+      .replaceAll("_", "-");
+    if (cookie && !/^(utf-?8(-.*)?|(us-)?ascii)$/.test(cookie)) return false;
+  }
+  return true;
+}
+
 /** The sealed text of one Python test file, its sites and its unsealed tests; null when it does not parse. */
 export function sealPython(
   parsers: Parsers,
@@ -658,6 +675,18 @@ export function sealPython(
   options: { demoted?: ReadonlySet<string>; subclasses?: Subclasses } = {},
 ): FileSeals | null {
   return parsers.read("python", file.text, (root) => {
+    if (!utf8(file.text))
+      return {
+        path: file.path,
+        text: file.text,
+        sites: [],
+        unsealed: testFunctions(root, file.path, options.subclasses ?? subclassesIn([file])).map((fn) => ({
+          test: fn.ref,
+          rule: "unsealed.encoding" as const,
+        })),
+        tests: [],
+        planned: [],
+      };
     const facts = moduleFacts(root);
     const sites: SealSite[] = [];
     const planned: string[] = [];
