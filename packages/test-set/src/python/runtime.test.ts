@@ -300,4 +300,20 @@ describe("gold passes under pytest 7 where the plan once broke the file (an atta
     expect(judged.inconsistent).toBeNull();
     expect(judged.tests.map((t) => t.outcome)).toEqual(["passed", "passed"]);
   });
+
+  it("a constant another hidden file imports, and a loop variable read after its loop, keep their values", () => {
+    const { ran, judged } = judge(
+      {
+        "tests/test_order.py": `from words import vowels_first\n\nORDERED = ["apple", "egg", "kiwi", "plum"]\n\n\ndef test_vowels_first():\n    assert vowels_first(["kiwi", "apple", "plum", "egg"]) == ORDERED\n`,
+        "tests/test_stable.py": `from tests.test_order import ORDERED\nfrom words import vowels_first\n\n\ndef test_sorted_input_stays():\n    got = vowels_first(list(ORDERED))\n    assert got[0] == "apple"\n    assert len(got) == 4\n`,
+        "tests/test_rep.py": `from words import rep\n\n\ndef test_rows():\n    for n, want in [(1, "x"), (3, "xxx")]:\n        assert rep(n) == want\n    assert len(want) == 3\n`,
+      },
+      {
+        "words.py": `def vowels_first(ws):\n    return [w for w in ws if w[0] in "aeiou"] + [w for w in ws if w[0] not in "aeiou"]\n\n\ndef rep(n):\n    return "x" * n\n`,
+      },
+    );
+    expect(ran.tests.map((t) => t.outcome)).toEqual(["passed", "passed", "passed"]);
+    expect(judged.inconsistent).toBeNull();
+    expect(judged.tests.map((t) => t.outcome)).toEqual(["passed", "passed", "passed"]);
+  });
 });

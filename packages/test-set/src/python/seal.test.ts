@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadParsers, type Parsers } from "../parsers.js";
+import { planSeals } from "../seal/seal-run.js";
 import { sealPython } from "./seal.js";
 
 let parsers: Parsers;
@@ -297,5 +298,22 @@ describe("sealPython: what the plan must leave as it is (an attack review's gold
       '[(1, "x"), (3, "xxx")]',
     );
     expect(plan(text("")).text).toContain("[(1, None), (3, None)]");
+  });
+
+  it("a module constant another hidden file imports stays (from tests.test_order import ORDERED, import … as m)", () => {
+    const ORDER = `from words import vowels_first\n\nORDERED = ["apple", "egg", "kiwi", "plum"]\n\n\ndef test_vowels_first():\n    assert vowels_first(["kiwi", "apple", "plum", "egg"]) == ORDERED\n`;
+    const order = { path: "tests/test_order.py", text: ORDER };
+    const textOf = (other: string) =>
+      planSeals(parsers, [order, { path: "tests/test_stable.py", text: other }]).files.find(
+        (f) => f.path === order.path,
+      )!.text;
+    for (const other of [
+      "from tests.test_order import ORDERED\n\n\ndef test_s():\n    assert list(ORDERED)\n",
+      "import tests.test_order as m\n\n\ndef test_s():\n    assert list(m.ORDERED)\n",
+      "from .test_order import ORDERED\n\n\ndef test_s():\n    assert list(ORDERED)\n",
+    ])
+      expect(textOf(other), other).toContain('ORDERED = ["apple", "egg", "kiwi", "plum"]');
+    expect(textOf("def test_s():\n    assert list(range(2))\n")).toContain("ORDERED = None");
+    expect(planSeals(parsers, [order]).files[0]!.text).toContain("ORDERED = None");
   });
 });

@@ -672,7 +672,7 @@ function utf8(text: string): boolean {
 export function sealPython(
   parsers: Parsers,
   file: { path: string; text: string; index: number },
-  options: { demoted?: ReadonlySet<string>; subclasses?: Subclasses } = {},
+  options: { demoted?: ReadonlySet<string>; subclasses?: Subclasses; imported?: boolean } = {},
 ): FileSeals | null {
   return parsers.read("python", file.text, (root) => {
     if (!utf8(file.text))
@@ -780,8 +780,9 @@ export function sealPython(
       if (keys.length > 0) tests.push({ test: fn.ref, keys });
       else unsealed.push({ test: fn.ref, rule: "unsealed.no-comparison" });
     }
-    // A constant read only by sealed comparisons leaves the file too (its value stays on the host).
-    for (const [name, count] of sealedConstants) {
+    // A constant read only by sealed comparisons leaves the file too (its value stays on the host),
+    // unless another hidden file names this module (it may import the constant).
+    for (const [name, count] of options.imported ? [] : sealedConstants) {
       const assignment = facts.assignments.get(name)!;
       if ((facts.uses.get(name) ?? 0) === count + 1) {
         const right = assignment.childForFieldName("right")!;

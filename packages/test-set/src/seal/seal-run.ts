@@ -53,6 +53,14 @@ export function planSeals(
   const python = files.filter((f) => grammarOf(f.path) === "python");
   const js = files.filter((f) => JS_GRAMMARS.has(grammarOf(f.path) ?? ""));
   const subclasses = subclassesIn(python);
+  // A Python file another hidden file names (`from tests.test_x import CASES`, `import tests.test_x as m`)
+  // keeps its module constants: that file may read them.
+  const imported = (file: TestText) => {
+    const parts = file.path.replace(/\.py$/, "").split("/");
+    const stem = parts.at(-1) === "__init__" ? (parts.at(-2) ?? "") : (parts.at(-1) ?? "");
+    const word = new RegExp(`(^|[^\\w])${stem.replace(/[^\w]/g, "\\$&")}($|[^\\w])`);
+    return stem !== "" && python.some((other) => other !== file && word.test(other.text));
+  };
   const titles = js.length > 0 ? jsTitles(parsers, js) : new Map<string, number>();
   const { demoted } = options;
   files.forEach((file, index) => {
@@ -72,7 +80,11 @@ export function planSeals(
     }
     const sealed =
       grammar === "python"
-        ? sealPython(parsers, { ...file, index }, { ...(demoted ? { demoted } : {}), subclasses })
+        ? sealPython(
+            parsers,
+            { ...file, index },
+            { ...(demoted ? { demoted } : {}), subclasses, imported: imported(file) },
+          )
         : JS_GRAMMARS.has(grammar ?? "")
           ? sealJs(
               parsers,
