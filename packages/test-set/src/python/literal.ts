@@ -171,7 +171,8 @@ function decodeEscapes(body: string, bytes: boolean): string | null {
     if (!bytes && (next === "u" || next === "U")) {
       const n = next === "u" ? 4 : 8;
       const code = hex(n);
-      if (code === null || code > 0x10ffff) return null;
+      // A surrogate code point has no faithful UTF-16 text (two would read as one character): not a literal.
+      if (code === null || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return null;
       out += String.fromCodePoint(code);
       i += 1 + n;
       continue;

@@ -317,3 +317,124 @@ describe("gold passes under pytest 7 where the plan once broke the file (an atta
     expect(judged.tests.map((t) => t.outcome)).toEqual(["passed", "passed", "passed"]);
   });
 });
+
+describe("unittest's typed asserts under pytest 7 (attack review 29, findings 2 and 19)", () => {
+  const TEST = `import unittest
+
+from calc import firsts, names, pair, tally, text
+
+
+class TestTyped(unittest.TestCase):
+    def test_names(self):
+        self.assertSetEqual(names(), {"a", "b"})
+
+    def test_tally(self):
+        self.assertDictEqual(tally(), {"a": 2})
+
+    def test_firsts(self):
+        self.assertListEqual(firsts(), ["a", "b"])
+
+    def test_pair(self):
+        self.assertTupleEqual(pair(), (1, 2))
+
+    def test_text(self):
+        self.assertMultiLineEqual(text(), "a\\nb")
+`;
+  const run = (calc: string) => {
+    const plan = sealPython(parsers, { path: "tests/test_typed.py", text: TEST, index: 0 })!;
+    const ran = runPytest({ "calc.py": calc, "tests/test_typed.py": TEST }, ["tests/test_typed.py"]);
+    const sealed = runPytest({ "calc.py": calc, "tests/test_typed.py": plan.text }, ["tests/test_typed.py"]);
+    return { real: ran.tests.map((t) => t.outcome), judged: judgeSeals(plan, sealed.records, sealed.tests) };
+  };
+
+  it("a dict view, UserDict, UserList or UserString fails them as unittest does (== alone held them equal)", () => {
+    const { real, judged } = run(`import collections
+
+
+def names():
+    return {"a": 1, "b": 2}.keys()
+
+
+def tally():
+    return collections.UserDict({"a": 2})
+
+
+def firsts():
+    return collections.UserList(["a", "b"])
+
+
+def pair():
+    return collections.namedtuple("P", "x y")(1, 2)
+
+
+def text():
+    return collections.UserString("a\\nb")
+`);
+    // unittest's order (by name): firsts, names, pair, tally, text.
+    expect(real).toEqual(["failed", "failed", "passed", "failed", "failed"]);
+    expect(judged.inconsistent).toBeNull();
+    expect(judged.tests.map((t) => t.outcome)).toEqual(real);
+    expect(judged.tests[1]!.message).toContain("actual:   dict_keys({'a', 'b'})");
+  });
+
+  it("the builtins, a subclass of one (OrderedDict, a namedtuple) and a frozenset pass them", () => {
+    const { real, judged } = run(`import collections
+
+
+def names():
+    return frozenset("ab")
+
+
+def tally():
+    return collections.OrderedDict(a=2)
+
+
+def firsts():
+    return ["a", "b"]
+
+
+def pair():
+    return collections.namedtuple("P", "x y")(1, 2)
+
+
+def text():
+    return "a\\nb"
+`);
+    expect(real).toEqual(["passed", "passed", "passed", "passed", "passed"]);
+    expect(judged.inconsistent).toBeNull();
+    expect(judged.tests.map((t) => t.outcome)).toEqual(real);
+  });
+});
+
+describe("a str holding surrogate code points under pytest 7 (attack review 29, finding 9)", () => {
+  const TEST = `from calc import smile, lone
+
+
+def test_smile():
+    assert smile() == "smile \\U0001F600!"
+
+
+def test_lone():
+    assert lone() == lone()
+`;
+  const run = (calc: string) => {
+    const plan = sealPython(parsers, { path: "tests/test_s.py", text: TEST, index: 0 })!;
+    const ran = runPytest({ "calc.py": calc, "tests/test_s.py": TEST }, ["tests/test_s.py"]);
+    const sealed = runPytest({ "calc.py": calc, "tests/test_s.py": plan.text }, ["tests/test_s.py"]);
+    return { real: ran.tests.map((t) => t.outcome), judged: judgeSeals(plan, sealed.records, sealed.tests) };
+  };
+
+  it("two surrogates are not the astral character they encode; the character itself matches", () => {
+    const wrong = run(
+      `def smile():\n    return "smile " + chr(0xD83D) + chr(0xDE00) + "!"\n\n\ndef lone():\n    return chr(0xD800) + "x"\n`,
+    );
+    expect(wrong.real).toEqual(["failed", "passed"]);
+    expect(wrong.judged.inconsistent).toBeNull();
+    expect(wrong.judged.tests.map((t) => t.outcome)).toEqual(["failed", "passed"]);
+    expect(wrong.judged.tests[0]!.message).toContain("actual:   'smile \\ud83d\\ude00!'");
+    const right = run(
+      `def smile():\n    return "smile " + chr(0x1F600) + "!"\n\n\ndef lone():\n    return "x"\n`,
+    );
+    expect(right.judged.tests.map((t) => t.outcome)).toEqual(["passed", "passed"]);
+  });
+});

@@ -92,6 +92,29 @@ class TestCase(unittest.TestCase):
     ]);
   });
 
+  it("unittest's typed asserts keep their type check (kinds of their own); a str literal of surrogate escapes is not a literal", () => {
+    const p = plan(`import unittest
+
+
+class TestCase(unittest.TestCase):
+    def test_typed(self):
+        self.assertListEqual(f(), [1])
+        self.assertTupleEqual(f(), (1,))
+        self.assertDictEqual(f(), {})
+        self.assertSetEqual(f(), {1})
+        self.assertMultiLineEqual(f(), "a")
+        self.assertEqual(f(), "\\ud83d\\ude00")
+`);
+    expect(p.sites.map((s) => [s.kind, s.expected === undefined ? "checked" : s.expected.t])).toEqual([
+      ["py.listEq", "list"],
+      ["py.tupleEq", "tuple"],
+      ["py.dictEq", "dict"],
+      ["py.setEq", "set"],
+      ["py.strEq", "str"],
+      ["py.eq", "checked"],
+    ]);
+  });
+
   it("a module constant read only by sealed comparisons leaves the file; one read elsewhere stays, and its seal is exposed", () => {
     const p = plan(
       `WANT = "hello-world"\nINPUT = "x"\nBOTH = "a-b"\n\n\ndef test_a():\n    assert slug("Hello World") == WANT\n    assert slug(INPUT) == "x"\n    assert slug("A b") == BOTH\n    assert BOTH\n`,

@@ -313,6 +313,15 @@ function assertComparison(
 const EQUALS =
   /^assert(Equal|Equals|ListEqual|TupleEqual|DictEqual|SetEqual|MultiLineEqual)$|^failUnlessEqual$/;
 
+/** unittest's asserts that check their arguments' types before comparing them (kinds.ts). */
+const TYPED: Readonly<Record<string, ComparisonKind>> = {
+  assertListEqual: "py.listEq",
+  assertTupleEqual: "py.tupleEq",
+  assertDictEqual: "py.dictEq",
+  assertSetEqual: "py.setEq",
+  assertMultiLineEqual: "py.strEq",
+};
+
 /** One `self.assertX(...)` call statement's comparison (unittest). */
 function unittestComparison(
   statement: SyntaxNode,
@@ -346,7 +355,7 @@ function unittestComparison(
   ];
   const [a, b] = positional;
   if ((EQUALS.test(method) || method === "assertNotEqual") && positional.length === 2 && a && b) {
-    const kind: ComparisonKind = method === "assertNotEqual" ? "py.ne" : "py.eq";
+    const kind: ComparisonKind = method === "assertNotEqual" ? "py.ne" : (TYPED[method] ?? "py.eq");
     const [actual, expectedNode] = literalOf(b) ? [a, b] : literalOf(a) ? [b, a] : [null, null];
     if (actual && expectedNode)
       return {

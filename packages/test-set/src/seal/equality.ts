@@ -14,7 +14,7 @@ import {
   strictEquals,
 } from "./js-eq.js";
 import type { ComparisonKind } from "./kinds.js";
-import { pyAlmost, pyApprox, pyEq, pyIs, pyTruth, type Verdict } from "./python-eq.js";
+import { pyAlmost, pyApprox, pyEq, pyIs, pyTruth, pyTypedEq, type Verdict } from "./python-eq.js";
 import { renderGo, renderJs, renderOther, renderPython } from "./render.js";
 
 export type { Verdict } from "./python-eq.js";
@@ -35,6 +35,16 @@ export function holds(comparison: Comparison, actual: Canon, expected: Canon): V
   switch (kind) {
     case "py.eq":
       return pyEq(actual, expected);
+    case "py.listEq":
+      return pyTypedEq(actual, expected, "list");
+    case "py.tupleEq":
+      return pyTypedEq(actual, expected, "tuple");
+    case "py.dictEq":
+      return pyTypedEq(actual, expected, "dict");
+    case "py.setEq":
+      return pyTypedEq(actual, expected, "set");
+    case "py.strEq":
+      return pyTypedEq(actual, expected, "str");
     case "py.ne": {
       const eq = pyEq(actual, expected);
       return eq === "unknown" ? eq : !eq;

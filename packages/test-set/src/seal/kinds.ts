@@ -5,8 +5,38 @@
 export const COMPARISONS = {
   "py.eq": {
     language: "python",
-    forms: "`a == b`, `self.assertEqual` (and assertListEqual/TupleEqual/DictEqual/SetEqual/MultiLineEqual)",
+    forms: "`a == b`, `self.assertEqual`",
     equality: "Python == over plain data (python-eq.ts: pyEq)",
+  },
+  "py.listEq": {
+    language: "python",
+    forms: "`self.assertListEqual`",
+    equality:
+      "unittest's type check first, isinstance(x, list) for both, then Python == (python-eq.ts: pyTypedEq)",
+  },
+  "py.tupleEq": {
+    language: "python",
+    forms: "`self.assertTupleEqual`",
+    equality:
+      "unittest's type check first, isinstance(x, tuple) for both, then Python == (python-eq.ts: pyTypedEq)",
+  },
+  "py.dictEq": {
+    language: "python",
+    forms: "`self.assertDictEqual`",
+    equality:
+      "unittest's type check first, isinstance(x, dict) for both, then Python == (python-eq.ts: pyTypedEq)",
+  },
+  "py.setEq": {
+    language: "python",
+    forms: "`self.assertSetEqual`",
+    equality:
+      "unittest's type check first, both have `.difference` (a set or frozenset; a dict view has none), then Python == (python-eq.ts: pyTypedEq)",
+  },
+  "py.strEq": {
+    language: "python",
+    forms: "`self.assertMultiLineEqual`",
+    equality:
+      "unittest's type check first, isinstance(x, str) for both, then Python == (python-eq.ts: pyTypedEq)",
   },
   "py.ne": { language: "python", forms: "`a != b`, `self.assertNotEqual`", equality: "not Python ==" },
   "py.is": {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Canon } from "./canon.js";
-import { pyAlmost, pyApprox } from "./python-eq.js";
+import { pyAlmost, pyApprox, pyEq, pyTypedEq } from "./python-eq.js";
 
 /** Each verdict here is what Debian's pytest 7 and unittest say for the same values (a TypeError fails the assertion). */
 const float = (d: string): Canon => ({ t: "float", d });
@@ -36,5 +36,60 @@ describe("assertAlmostEqual on the host", () => {
     expect(pyAlmost(float("0.05"), float("0.0"), { places: 1 })).toBe(false);
     expect(pyAlmost(int("6"), int("1"), { places: -1 })).toBe(true);
     expect(pyAlmost(int("7"), int("1"), { places: -1 })).toBe(false);
+  });
+});
+
+/** Records as the runtime writes them in the python-numpy image (numpy is not on the host). */
+const list = (...v: Canon[]): Canon => ({ t: "list", v });
+const ndarray = (...v: Canon[]): Canon => ({ t: "ndarray", v });
+
+describe("numpy arrays on the host (attack review 29, finding 5)", () => {
+  it("a 1-d array is approx to a list item by item, as pytest 7 compares it, and to a number when every item is", () => {
+    const got = ndarray(float("0.1"), float("0.2"), float("0.4"));
+    expect(pyApprox(got, list(float("0.1"), float("0.2"), float("0.4")), {})).toBe(true);
+    expect(pyApprox(got, list(float("0.1"), float("0.2"), float("0.5")), {})).toBe(false);
+    expect(pyApprox(got, list(float("0.1"), float("0.2")), {})).toBe(false);
+    expect(pyApprox(ndarray(float("0.5"), float("0.5")), float("0.5"), {})).toBe(true);
+    expect(pyApprox(ndarray(float("0.5"), float("0.6")), float("0.5"), {})).toBe(false);
+  });
+
+  it("under == an array equals nothing (pytest: the truth of an element-wise array is an error)", () => {
+    expect(pyEq(ndarray(int("1"), int("2")), list(int("1"), int("2")))).toBe(false);
+    expect(pyEq(ndarray(int("1")), ndarray(int("1")))).toBe(false);
+  });
+
+  it("a 0-d array is recorded as its item (with its class): == holds, unittest's typed asserts do not", () => {
+    const zeroD: Canon = { t: "str", v: "x", cls: "numpy.ndarray" };
+    expect(pyEq(zeroD, { t: "str", v: "x" })).toBe(true);
+    expect(pyTypedEq(zeroD, { t: "str", v: "x" }, "str")).toBe(false);
+  });
+});
+
+describe("unittest's typed asserts on the host (attack review 29, findings 2 and 19)", () => {
+  const ab = [
+    { t: "str", v: "a" },
+    { t: "str", v: "b" },
+  ];
+  it("a value recorded as a builtin it only compares like (its class with it) fails the type check", () => {
+    const view: Canon = { t: "set", frozen: false, v: ab, cls: "builtins.dict_keys" };
+    const set: Canon = { t: "set", frozen: false, v: ab };
+    expect(pyEq(view, set)).toBe(true);
+    expect(pyTypedEq(view, set, "set")).toBe(false);
+    expect(pyTypedEq({ ...set, frozen: true }, set, "set")).toBe(true);
+    const userList: Canon = { t: "list", v: ab, cls: "collections.UserList" };
+    expect(pyTypedEq(userList, list(...ab), "list")).toBe(false);
+    expect(pyTypedEq(list(...ab), list(...ab), "list")).toBe(true);
+    expect(pyTypedEq({ t: "tuple", v: ab }, list(...ab), "list")).toBe(false);
+    expect(pyTypedEq({ t: "odict", v: [] }, { t: "dict", v: [] }, "dict")).toBe(true);
+    expect(pyTypedEq({ t: "dict", v: [], cls: "collections.UserDict" }, { t: "dict", v: [] }, "dict")).toBe(
+      false,
+    );
+  });
+
+  it("a str holding surrogates is compared by code points: two are not the astral character they encode", () => {
+    const pair: Canon = { t: "str", cp: [0xd83d, 0xde00] };
+    expect(pyEq(pair, { t: "str", v: "\u{1F600}" })).toBe(false);
+    expect(pyEq(pair, { t: "str", cp: [0xd83d, 0xde00] })).toBe(true);
+    expect(pyEq({ t: "str", v: "\u{1F600}" }, { t: "str", v: "\u{1F600}" })).toBe(true);
   });
 });

@@ -86,6 +86,16 @@ function all(verdicts: Iterable<Verdict>): Verdict {
 const items = (node: Canon): Canon[] => (node.v as Canon[]) ?? [];
 const pairs = (node: Canon): Array<[Canon, Canon]> => (node.v as Array<[Canon, Canon]>) ?? [];
 
+/**
+ * A str's code points, as Python has them: the runtime writes a str holding a surrogate code point
+ * as `cp` (JSON's escapes would read on the host as the astral character a pair encodes), any
+ * other as text (`v`), where the UTF-16 string's code points are Python's.
+ */
+export function codePoints(node: Canon): number[] {
+  if (Array.isArray(node.cp)) return node.cp as number[];
+  return [...String(node.v)].map((ch) => ch.codePointAt(0)!);
+}
+
 /** A hash key: values Python's dict and set treat as the same key share it; null when none can be made. */
 export function pyKey(node: Canon): string | null {
   if (NUMERIC.has(node.t)) {
@@ -93,7 +103,7 @@ export function pyKey(node: Canon): string | null {
     if (re === "nan" || im === "nan") return null;
     return exactEqual(im, integer(0n)) ? `n:${exactKey(re)}` : `c:${exactKey(re)},${exactKey(im)}`;
   }
-  if (node.t === "str") return `s:${JSON.stringify(node.v)}`;
+  if (node.t === "str") return `s:${codePoints(node).join(",")}`;
   if (node.t === "bytes") return `b:${node.v}`;
   if (node.t === "none") return "none";
   if (node.t === "ident") return `i:${node.id}`;
@@ -163,7 +173,10 @@ export function pyEq(a: Canon, b: Canon): Verdict {
   switch (a.t) {
     case "none":
       return true;
-    case "str":
+    case "str": {
+      const [x, y] = [codePoints(a), codePoints(b)];
+      return x.length === y.length && x.every((c, i) => c === y[i]);
+    }
     case "bytes":
       return a.v === b.v;
     case "list":
@@ -180,9 +193,30 @@ export function pyEq(a: Canon, b: Canon): Verdict {
     }
     case "ident":
       return a.id === b.id;
+    case "ndarray":
+      // numpy's == is element-wise: an array, whose truth pytest's assert cannot take.
+      return false;
     default:
       return "unknown";
   }
+}
+
+/** The builtin each of unittest's typed asserts requires of both its arguments. */
+export type TypedAssert = "list" | "tuple" | "dict" | "set" | "str";
+
+/**
+ * unittest's assertListEqual/TupleEqual/DictEqual/MultiLineEqual (`isinstance(x, list/tuple/dict/str)`
+ * for both, then ==) and assertSetEqual (`first.difference(second)` both ways: a set or frozenset;
+ * a dict view has no `.difference`). A value the runtime recorded as a builtin it only compares
+ * like (a dict view, a UserList/UserDict/UserString/ChainMap, a 0-d array) carries its class and
+ * fails; a subclass without its own `__eq__` is recorded as the builtin and passes, as isinstance does.
+ */
+export function pyTypedEq(a: Canon, b: Canon, type: TypedAssert): Verdict {
+  if (UNJUDGEABLE.has(a.t) || UNJUDGEABLE.has(b.t)) return "unknown";
+  const is = (node: Canon) =>
+    node.cls === undefined && (type === "dict" ? MAPPINGS.has(node.t) : node.t === type);
+  if (!is(a) || !is(b)) return false;
+  return pyEq(a, b);
 }
 
 /** Python's truth value of a plain value (`assert x`); the runtime records `bool(x)` itself, so this reads that. */
@@ -215,7 +249,8 @@ export function pyApprox(
 ): Verdict {
   if (UNJUDGEABLE.has(actual.t)) return "unknown";
   if (expected.t === "list" || expected.t === "tuple") {
-    if (actual.t !== "list" && actual.t !== "tuple") return false;
+    // pytest's approx of a sequence takes any sized iterable, a 1-d numpy array too, item by item.
+    if (actual.t !== "list" && actual.t !== "tuple" && actual.t !== "ndarray") return false;
     const [x, y] = [items(actual), items(expected)];
     return x.length === y.length && all(x.map((item, i) => pyApprox(item, y[i]!, tolerance)));
   }
@@ -229,6 +264,8 @@ export function pyApprox(
     );
   }
   if (!NUMERIC.has(expected.t)) return pyEq(actual, expected);
+  // approx of a number against an array: every item within the tolerance (pytest's ApproxScalar).
+  if (actual.t === "ndarray") return all(items(actual).map((item) => pyApprox(item, expected, tolerance)));
   if (!NUMERIC.has(actual.t)) return false;
   if (numbersEqual(actual, expected)) return true;
   // pytest computes `abs(expected - actual)`, which raises TypeError between a Decimal and a float,

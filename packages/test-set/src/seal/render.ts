@@ -1,5 +1,6 @@
 import type { Canon } from "./canon.js";
 import { fromFloatHex, fromHexInt, toDouble } from "./exact.js";
+import { codePoints } from "./python-eq.js";
 
 /**
  * A canon value written as its language would print it, for the message a failed seal shows
@@ -25,11 +26,12 @@ function pyFloat(value: number): string {
   return /[.e]/.test(text) ? text : `${text}.0`;
 }
 
-const pyStr = (s: string) => {
-  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
+const pyStr = (codes: number[]) => {
+  const has = (c: string) => codes.includes(c.charCodeAt(0));
+  const quote = has("'") && !has('"') ? '"' : "'";
   let out = quote;
-  for (const ch of s) {
-    const code = ch.codePointAt(0)!;
+  for (const code of codes) {
+    const ch = String.fromCodePoint(code);
     if (ch === "\\") out += "\\\\";
     else if (ch === quote) out += `\\${quote}`;
     else if (ch === "\n") out += "\\n";
@@ -50,8 +52,16 @@ const floatText = (node: Canon, field: "x" | "d" = "x"): string =>
 const items = (node: Canon): Canon[] => (node.v as Canon[]) ?? [];
 const pairs = (node: Canon): Array<[Canon, Canon]> => (node.v as Array<[Canon, Canon]>) ?? [];
 
-/** Python's repr of a canon value. */
+/** Python's repr of a canon value; one recorded as a builtin it only compares like (a dict view, a UserList, a 0-d array) is named by its class. */
 export function renderPython(node: Canon): string {
+  if (typeof node.cls === "string" && !["opaque", "ident", "dataclass"].includes(node.t)) {
+    const { cls, ...data } = node;
+    return clip(`${cls.split(".").at(-1)}(${renderPython(data)})`);
+  }
+  return renderPythonData(node);
+}
+
+function renderPythonData(node: Canon): string {
   const r = renderPython;
   switch (node.t) {
     case "none":
@@ -65,7 +75,7 @@ export function renderPython(node: Canon): string {
     case "complex":
       return `(${node.re}+${node.im}j)`;
     case "str":
-      return clip(pyStr(node.v as string));
+      return clip(pyStr(codePoints(node)));
     case "bytes":
       return clip(
         `b'${(node.v as string).replace(/../g, (h) => {
@@ -75,6 +85,8 @@ export function renderPython(node: Canon): string {
       );
     case "list":
       return clip(`[${items(node).map(r).join(", ")}]`);
+    case "ndarray":
+      return clip(`array([${items(node).map(r).join(", ")}])`);
     case "tuple":
       return clip(
         items(node).length === 1 ? `(${r(items(node)[0]!)},)` : `(${items(node).map(r).join(", ")})`,
