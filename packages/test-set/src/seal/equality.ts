@@ -1,5 +1,5 @@
 import type { Canon } from "./canon.js";
-import { hasUnjudgeable } from "./canon.js";
+import { canonChildren, hasUnjudgeable } from "./canon.js";
 import { goDeepEqual, goEq, goNil, goTruth } from "./go-eq.js";
 import {
   jsDeepEqual,
@@ -46,6 +46,8 @@ export function holds(comparison: Comparison, actual: Canon, expected: Canon): V
     case "py.strEq":
       return pyTypedEq(actual, expected, "str");
     case "py.ne": {
+      // numpy's != is element-wise too: an array, whose truth pytest cannot take (also inside a list).
+      if (holdsArray(actual) || holdsArray(expected)) return false;
       const eq = pyEq(actual, expected);
       return eq === "unknown" ? eq : !eq;
     }
@@ -101,6 +103,11 @@ export function holds(comparison: Comparison, actual: Canon, expected: Canon): V
     default:
       return hasUnjudgeable(actual) || hasUnjudgeable(expected) ? "unknown" : "unknown";
   }
+}
+
+/** Whether a Python canon tree holds a numpy array (recorded as `ndarray`). */
+function holdsArray(node: Canon): boolean {
+  return node.t === "ndarray" || canonChildren(node).some(holdsArray);
 }
 
 /** A canon value as the comparison's language prints it. */

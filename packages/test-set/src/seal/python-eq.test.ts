@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Canon } from "./canon.js";
+import { holds } from "./equality.js";
 import { pyAlmost, pyApprox, pyEq, pyTypedEq } from "./python-eq.js";
 
 /** Each verdict here is what Debian's pytest 7 and unittest say for the same values (a TypeError fails the assertion). */
@@ -53,9 +54,13 @@ describe("numpy arrays on the host (attack review 29, finding 5)", () => {
     expect(pyApprox(ndarray(float("0.5"), float("0.6")), float("0.5"), {})).toBe(false);
   });
 
-  it("under == an array equals nothing (pytest: the truth of an element-wise array is an error)", () => {
+  it("under == and != an array holds nothing (pytest: the truth of an element-wise array is an error)", () => {
     expect(pyEq(ndarray(int("1"), int("2")), list(int("1"), int("2")))).toBe(false);
     expect(pyEq(ndarray(int("1")), ndarray(int("1")))).toBe(false);
+    const ne = { kind: "py.ne" } as const;
+    expect(holds(ne, ndarray(int("1"), int("2")), list(int("1"), int("3")))).toBe(false);
+    expect(holds(ne, list(ndarray(int("1"), int("2"))), list(list(int("1"), int("3"))))).toBe(false);
+    expect(holds(ne, list(int("1"), int("2")), list(int("1"), int("3")))).toBe(true);
   });
 
   it("a 0-d array is recorded as its item (with its class): == holds, unittest's typed asserts do not", () => {
