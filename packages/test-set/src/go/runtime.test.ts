@@ -285,6 +285,69 @@ ${change}
     expect(read.sites.length).toBeGreaterThan(0);
   });
 
+  it("a slice column the actual side passes on (Uniq(tt.want)) is not sealed against its rows: a Uniq that zeroes its argument fails, as go test says", () => {
+    const text = `package calc_test
+
+import (
+	"reflect"
+	"testing"
+
+	"example.com/calc"
+)
+
+func TestUniq(t *testing.T) {
+	tests := []struct {
+		in   []int
+		want []int
+	}{
+		{[]int{3, 3, 1}, []int{3, 1}},
+		{[]int{5, 4, 5, 4}, []int{5, 4}},
+	}
+	for _, tt := range tests {
+		if got := calc.Uniq(tt.in); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Uniq(%v) = %v, want %v", tt.in, got, tt.want)
+		}
+		if got := calc.Uniq(tt.want); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Uniq(%v) = %v, want it unchanged", tt.want, got)
+		}
+	}
+}
+`;
+    const uniq = (zero: string) => `${CORRECT}
+func Uniq(xs []int) []int {
+	seen := map[int]bool{}
+	out := []int{}
+	for i, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+		${zero}
+		_ = i
+	}
+	return out
+}
+`;
+    const right = sealAndRun(text, uniq(""));
+    expect(right.plan.sites).toEqual([]);
+    expect(
+      right.run.tests.map((t) => t.outcome),
+      right.run.output,
+    ).toEqual(["passed"]);
+    // Correct values, argument zeroed: go test compares with the zeroed row and fails.
+    const clobber = sealAndRun(text, uniq("xs[i] = 0"));
+    expect(
+      clobber.run.tests.map((t) => t.outcome),
+      clobber.run.output,
+    ).toEqual(["failed"]);
+    expect(clobber.judged.tests[0]).toMatchObject({ outcome: "failed" });
+    // Read only (compared, printed): the column is still sealed and leaves the file.
+    const read = planSeals(parsers, [
+      { path: "calc/calc_test.go", text: text.replace("calc.Uniq(tt.want)", "calc.Uniq(tt.in)") },
+    ]);
+    expect(read.sites.map((s) => s.rows !== undefined)).toEqual([true, true]);
+  });
+
   it("a round trip: a local or column the actual side (or an if's init) reads too keeps its value, and a correct fix matches", () => {
     const text = `package calc_test
 
