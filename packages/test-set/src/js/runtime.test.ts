@@ -72,6 +72,42 @@ describe("the JS seal runtime on node", () => {
     expect(judged.sites).toEqual({ "0.0": "mismatch", "0.1": "matched", "0.2": "matched" });
   });
 
+  it("an array constant the code is given (expect(dedupe(UNIQUE)).toEqual(UNIQUE)) is not sealed against its literal: a dedupe that empties its argument fails, as the runner says", () => {
+    const text = `const { dedupe } = require("../src/lib");
+
+const UNIQUE = ["pear", "fig", "kiwi"];
+const WANT = ["a", "b"];
+
+test("dedupe keeps unique items", () => {
+  expect(dedupe(UNIQUE)).toEqual(UNIQUE);
+});
+
+test("dedupe drops repeats", () => {
+  expect(dedupe(["a", "b", "a"])).toEqual(WANT);
+});
+`;
+    const testFile = "test/lib.test.js";
+    const plan = planSeals(parsers, [{ path: testFile, text }]);
+    // UNIQUE is read by the code too: both sides recorded; WANT only by the seal: sealed against it.
+    expect(plan.sites.map((s) => s.strength)).toEqual(["checked", "exposed"]);
+    const run = (dedupe: string) => {
+      const r = runNode(
+        { "src/lib.js": `exports.dedupe = ${dedupe};\n`, [testFile]: plan.files[0]!.text },
+        testFile,
+      );
+      return { run: r, judged: judgeSeals(plan, r.records, r.tests) };
+    };
+    const right = run("(xs) => [...new Set(xs)]");
+    expect(right.judged.inconsistent).toBeNull();
+    expect(right.judged.tests.map((t) => t.outcome)).toEqual(["passed", "passed"]);
+    // The right items, argument emptied: the runner compares with the emptied UNIQUE.
+    const splice = run(
+      "(xs) => { const out = []; while (xs.length > 0) { const x = xs.shift(); if (!out.includes(x)) out.push(x); } return out; }",
+    );
+    expect(splice.run.tests.map((t) => t.outcome)).toEqual(["failed", "passed"]);
+    expect(splice.judged.tests.map((t) => t.outcome)).toEqual(["failed", "passed"]);
+  });
+
   it("values equal to anything: an array carrying asymmetricMatch, a Proxy", () => {
     const matcher = `${WRONG}\nconst anything = [[0]]; Object.defineProperty(anything, "asymmetricMatch", { value: () => true });\nexports.ranges = () => anything;\nexports.pick = () => anything;\n`;
     const judged = grade(matcher).judged;

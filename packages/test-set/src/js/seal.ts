@@ -114,6 +114,8 @@ interface Found {
   source: string;
   expected?: Canon;
   options?: Record<string, number | boolean | null>;
+  /** The module constant the expected side is, when it is one (`toEqual(UNIQUE)`). */
+  constant?: string;
   edits: (key: string) => Edit[];
 }
 
@@ -224,7 +226,9 @@ function comparisonOf(
   });
   const compare = (kind: ComparisonKind, a: SyntaxNode, b: SyntaxNode): Found => {
     const expected = literal(b);
-    return expected ? sealed(kind, a, expected) : checked(kind, a, b);
+    if (!expected) return checked(kind, a, b);
+    const found = sealed(kind, a, expected);
+    return b.type === "identifier" && constants.has(b.text) ? { ...found, constant: b.text } : found;
   };
   const chain = expectChain(expression);
   if (chain && chain.expectName === "expect") {
@@ -476,6 +480,18 @@ function boundInside(root: SyntaxNode): Set<string> {
   return names;
 }
 
+/** How often a file names an identifier (its declaration, `{ NAME }` shorthands included; not `x.NAME`). */
+function usesIn(root: SyntaxNode, name: string): number {
+  let n = 0;
+  const walk = (node: SyntaxNode) => {
+    if ((node.type === "identifier" || node.type === "shorthand_property_identifier") && node.text === name)
+      n++;
+    for (const child of named(node)) walk(child);
+  };
+  walk(root);
+  return n;
+}
+
 /** Top-level `const NAME = <literal>`, each bound once and bound nowhere else in the file. */
 function constantsOf(root: SyntaxNode): Map<string, Canon> {
   const constants = new Map<string, Canon>();
@@ -498,7 +514,13 @@ function constantsOf(root: SyntaxNode): Map<string, Canon> {
 export function sealJs(
   parsers: Parsers,
   file: { path: string; text: string; index: number },
-  options: { demoted?: ReadonlySet<string>; vitest?: boolean; titles?: ReadonlyMap<string, number> } = {},
+  options: {
+    demoted?: ReadonlySet<string>;
+    vitest?: boolean;
+    titles?: ReadonlyMap<string, number>;
+    /** Array and object constants the file also uses otherwise (sealJs's second pass). */
+    shared?: ReadonlySet<string>;
+  } = {},
 ): FileSeals | null {
   const grammar: Grammar = file.path.endsWith(".tsx")
     ? "tsx"
@@ -508,6 +530,8 @@ export function sealJs(
   return parsers.read(grammar, file.text, (root) => {
     const vocab = vocabulary(root);
     const constants = constantsOf(root);
+    for (const name of options.shared ?? []) constants.delete(name);
+    const sealedReads = new Map<string, number>();
     const kind = moduleKind(file.path, root, options.vitest === true);
     const sites: SealSite[] = [];
     const planned: string[] = [];
@@ -571,6 +595,7 @@ export function sealJs(
             source: found.source,
             strength: found.expected ? "strong" : "checked",
           });
+          if (found.constant) sealedReads.set(found.constant, (sealedReads.get(found.constant) ?? 0) + 1);
           keys.push(key);
         }
         if (keys.length > 0) tests.push({ test: ref, keys });
@@ -582,6 +607,21 @@ export function sealJs(
       [],
       null,
     );
+    // An array or object constant the file uses otherwise too (passed to the code, exported, put in
+    // another value) can be changed in place before a comparison reads it: the runner compares with
+    // what it holds then, so its comparisons record both sides (an attack review's `dedupe` returned
+    // the right array and emptied its argument: jest failed `toEqual(UNIQUE)`, the literal PASSed).
+    const shared = [...constants].filter(
+      ([name, value]) =>
+        (value.t === "arr" || value.t === "obj") &&
+        (sealedReads.get(name) ?? 0) > 0 &&
+        usesIn(root, name) - 1 !== sealedReads.get(name),
+    );
+    if (shared.length > 0)
+      return sealJs(parsers, file, {
+        ...options,
+        shared: new Set([...(options.shared ?? []), ...shared.map(([name]) => name)]),
+      });
     // The runtime reads $ORACLE_SEALS and takes its fs functions before anything of the file runs
     // (a suite body may clear process.env; jest.mock("fs") is hoisted above the imports), on the
     // first statement's line, after a hashbang, comments and the directive prologue.
