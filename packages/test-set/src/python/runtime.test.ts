@@ -244,6 +244,56 @@ def test_params(a, b, want):
   });
 });
 
+describe("a list the code can change in place under pytest 7", () => {
+  const TEXT = `import pytest
+
+from calc import dedupe
+
+UNIQUE = ["pear", "fig", "kiwi"]
+WANT = ["a", "b"]
+
+
+def test_constant():
+    assert dedupe(UNIQUE) == UNIQUE
+
+
+def test_only_sealed():
+    assert dedupe(["a", "b", "a"]) == WANT
+
+
+def test_loop():
+    for want in [[1, 2], [3]]:
+        assert dedupe(want) == want
+
+
+@pytest.mark.parametrize("want", [[1, 2], [3]])
+def test_params(want):
+    assert dedupe(want) == want
+`;
+  const run = (calc: string) => {
+    const plan = sealPython(parsers, { path: "tests/test_m.py", text: TEXT, index: 0 })!;
+    const ran = runPytest({ "calc.py": calc, "tests/test_m.py": plan.text }, ["tests/test_m.py"]);
+    return { plan, ran, judged: judgeSeals(plan, ran.records, ran.tests) };
+  };
+
+  it("a constant or table column the actual side reads too is checked (both sides recorded), one only seals read stays sealed", () => {
+    const { plan, ran, judged } = run("def dedupe(xs):\n    return list(dict.fromkeys(xs))\n");
+    expect(plan.sites.map((s) => s.strength)).toEqual(["checked", "strong", "checked", "checked"]);
+    expect(plan.text).toContain("WANT = None");
+    expect(ran.tests.map((t) => t.outcome)).toEqual(["passed", "passed", "passed", "passed", "passed"]);
+    expect(judged.inconsistent).toBeNull();
+    expect(judged.tests.map((t) => t.outcome)).toEqual(["passed", "passed", "passed", "passed", "passed"]);
+  });
+
+  it("a dedupe that returns the right list and empties its argument fails, as pytest says", () => {
+    const { ran, judged } = run(
+      "def dedupe(xs):\n    out = []\n    while xs:\n        x = xs.pop(0)\n        if x not in out:\n            out.append(x)\n    return out\n",
+    );
+    expect(ran.tests.map((t) => t.outcome)).toEqual(["failed", "passed", "failed", "failed", "failed"]);
+    expect(judged.tests.map((t) => t.outcome)).toEqual(["failed", "passed", "failed", "failed", "failed"]);
+  });
+});
+
 describe("identity under pytest 7", () => {
   it("a numpy bool is not True (np.True_ is not True), while == on it stays Python's", () => {
     const text = `from calc import flag, one\n\n\ndef test_is():\n    assert flag() is True\n\n\ndef test_is_not_none():\n    assert flag() is not None\n\n\ndef test_eq():\n    assert one() == 1.0\n`;

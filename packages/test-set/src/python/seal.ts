@@ -653,6 +653,13 @@ function runsAreRows(fn: TestFunction, root: SyntaxNode): boolean {
   return parameters.every((p) => p.type === "identifier" && table.columns.has(p.text));
 }
 
+/** Whether any of the values is a list, dict or set, or a tuple holding one (it can change in place). */
+function mutable(values: readonly Canon[]): boolean {
+  return values.some(
+    (v) => v.t === "list" || v.t === "dict" || v.t === "set" || (v.t === "tuple" && mutable(v.v as Canon[])),
+  );
+}
+
 /** Each use of a name in a node (identifiers only), for telling whether only seals read a column. */
 function usesOf(node: SyntaxNode, name: string): number {
   let n = node.type === "identifier" && node.text === name ? 1 : 0;
@@ -681,7 +688,14 @@ function utf8(text: string): boolean {
 export function sealPython(
   parsers: Parsers,
   file: { path: string; text: string; index: number },
-  options: { demoted?: ReadonlySet<string>; subclasses?: Subclasses; imported?: boolean } = {},
+  options: {
+    demoted?: ReadonlySet<string>;
+    subclasses?: Subclasses;
+    /** Another hidden file names this module (it may import its constants): none is emptied. */
+    imported?: boolean;
+    /** Mutable constants and table columns the code can reach (sealPython's second pass; mutableShared). */
+    shared?: ReadonlySet<string>;
+  } = {},
 ): FileSeals | null {
   return parsers.read("python", file.text, (root) => {
     if (!utf8(file.text))
@@ -697,12 +711,15 @@ export function sealPython(
         planned: [],
       };
     const facts = moduleFacts(root);
+    const shared = new Set(options.shared);
+    for (const name of shared) facts.constants.delete(name);
     const sites: SealSite[] = [];
     const planned: string[] = [];
     const unsealed: Unsealed[] = [];
     const tests: FileSeals["tests"] = [];
     const edits: Edit[] = [];
     const sealedConstants = new Map<string, number>();
+    const reachable = new Set<string>();
     let n = 0;
     for (const fn of testFunctions(root, file.path, options.subclasses ?? subclassesIn([file]))) {
       if (fn.unsealed) {
@@ -725,7 +742,10 @@ export function sealPython(
             const loopBody = statement.childForFieldName("body");
             if (!table || !loopBody) continue;
             const used = new Map<string, number>();
-            const inner = new Map([...columns, ...table.columns]);
+            const own = [...table.columns].filter(
+              ([name]) => !shared.has(`loop:${statement.startIndex}:${name}`),
+            );
+            const inner = new Map([...columns, ...own]);
             const loopKeys = seal(named(loopBody), inner, (name) => {
               if (table.columns.has(name)) used.set(name, (used.get(name) ?? 0) + 1);
               else onColumn(name);
@@ -733,7 +753,11 @@ export function sealPython(
             for (let r = 0; r < table.rows; r++) keys.push(...loopKeys);
             // A column only the loop's seals read leaves the file: its cells become None. A Python
             // loop variable outlives the loop, so every use in the test counts (the target's aside).
+            // A mutable column read otherwise too stays, and the code can reach it: checked.
             const target = statement.childForFieldName("left")!;
+            for (const [name, count] of used)
+              if (mutable(table.columns.get(name)!) && usesOf(body, name) - usesOf(target, name) !== count)
+                reachable.add(`loop:${statement.startIndex}:${name}`);
             for (const [name, count] of used)
               if (usesOf(body, name) - usesOf(target, name) === count)
                 for (const cell of table.cells.get(name) ?? [])
@@ -777,9 +801,16 @@ export function sealPython(
         return keys;
       };
       const params = runsAreRows(fn, root) ? parametrizeTable(fn.decoratorNodes) : null;
-      const topColumns: Columns = params?.columns ?? new Map();
+      const topColumns: Columns = new Map(
+        [...(params?.columns ?? [])].filter(
+          ([name]) => !shared.has(`param:${fn.definition.startIndex}:${name}`),
+        ),
+      );
       const used = new Map<string, number>();
       const keys = seal(named(body), topColumns, (name) => used.set(name, (used.get(name) ?? 0) + 1));
+      for (const [name, count] of used)
+        if (mutable(topColumns.get(name)!) && usesOf(body, name) !== count)
+          reachable.add(`param:${fn.definition.startIndex}:${name}`);
       // A parametrised column only seals read leaves the file when explicit ids name the runs.
       if (params?.ids)
         for (const [name, count] of used)
@@ -791,13 +822,24 @@ export function sealPython(
     }
     // A constant read only by sealed comparisons leaves the file too (its value stays on the host),
     // unless another hidden file names this module (it may import the constant).
+    const emptied = new Set<string>();
     for (const [name, count] of options.imported ? [] : sealedConstants) {
       const assignment = facts.assignments.get(name)!;
       if ((facts.uses.get(name) ?? 0) === count + 1) {
         const right = assignment.childForFieldName("right")!;
         edits.push({ start: right.startIndex, end: right.endIndex, text: "None" });
+        emptied.add(name);
       }
     }
+    // A list, dict or set that stays in the file (a module constant, a table column the test reads
+    // otherwise too) can be changed in place before the comparison reads it, by code it is passed
+    // to or that imports the module: pytest compares with what it holds then. Its comparisons
+    // record both sides (an attack review's `dedupe` returned the right list and emptied its
+    // argument: `assert dedupe(UNIQUE) == UNIQUE` failed under pytest and PASSed the literal).
+    for (const [name, value] of facts.constants)
+      if (mutable([value]) && !emptied.has(name)) reachable.add(name);
+    if ([...reachable].some((k) => !shared.has(k)))
+      return sealPython(parsers, file, { ...options, shared: new Set([...shared, ...reachable]) });
     const text = `${applyEdits(file.text, edits)}${sites.length > 0 ? PYTHON_RUNTIME : ""}`;
     return {
       path: file.path,
