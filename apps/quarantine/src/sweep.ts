@@ -179,9 +179,44 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
   };
   const outcomes = await runAll(ctx, planned, options);
   const finishedAt = clock();
-  const report = await record({ root, paths, settings, outcomes, ids, inputs, key, startedAt, finishedAt });
+  const report = await oneWriterAtATime(() =>
+    record({ root, paths, settings, outcomes, ids, inputs, key, startedAt, finishedAt }),
+  );
   options.logger.info("sweep finished", { counts: report.counts, newlyQuarantined: report.newlyQuarantined });
   return report;
+}
+
+/**
+ * tasks/quarantine.json and tasks/health.json are read, updated and written again by each sweep: two
+ * sweeps in one process (`new-task --mine --jobs N`) take turns, or the second would write the list it
+ * read before the first wrote, and lose the first's tasks.
+ */
+let writing: Promise<unknown> = Promise.resolve();
+function oneWriterAtATime<T>(update: () => Promise<T>): Promise<T> {
+  const turn = writing.then(update, update);
+  writing = turn.catch(() => undefined);
+  return turn;
+}
+
+/**
+ * Drops tasks from tasks/quarantine.json and tasks/health.json (new-task --mine, removing a task it
+ * made that was not healthy), in turn with the sweeps of this process.
+ */
+export function forgetTasks(root: string, ids: readonly string[]): Promise<void> {
+  return oneWriterAtATime(async () => {
+    const quarantine = await readQuarantineFile(root);
+    if (ids.some((id) => id in quarantine.tasks)) {
+      const tasks = { ...quarantine.tasks };
+      for (const id of ids) delete tasks[id];
+      await writeJsonAtomic(quarantineFilePath(root), { ...quarantine, tasks });
+    }
+    const health = await readHealthFile(root);
+    if (ids.some((id) => id in health.tasks)) {
+      const tasks = { ...health.tasks };
+      for (const id of ids) delete tasks[id];
+      await writeJsonAtomic(healthFilePath(root), { ...health, tasks });
+    }
+  });
 }
 
 /** Updates tasks/quarantine.json for the tasks checked (read again: it is the latest list that counts) and writes the reports. */

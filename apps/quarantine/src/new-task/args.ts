@@ -11,6 +11,7 @@ import { FRAMEWORKS, type Framework } from "./templates.js";
 
 export const HELP = `Usage: oracle-new-task --repo PATH --fix COMMIT [options]
        oracle-new-task --swebench DATASET.jsonl --repos DIR [options]
+       oracle-new-task --mine PATH [--since DATE] [--limit N] [--jobs N] [options]
        pnpm new-task ...
 
 Makes tasks/<id>/ from a bug-fix commit of a local repository, or from SWE-bench dataset rows, and
@@ -34,6 +35,16 @@ PASS_TO_PASS, version; one JSON object per line):
   FAIL_TO_PASS and PASS_TO_PASS become the expected tests; the hidden tests are the test patch's
   files. A bad row fails the import (file:LINE: field) and nothing is written.
 
+Mining a history (--mine): the newest --limit commits (since --since) are looked at; each one that
+is not a merge and changes both code and test files becomes a task as --fix makes it, and is
+validated; the healthy ones are kept, and whatever an unhealthy one wrote is removed. Every commit's
+outcome and the yield go to mine/<repo>-<key>/report.json and report.md under the root; a second run
+with the same arguments skips the commits decided there and goes on.
+  --mine PATH          a local clone (work tree or bare)
+  --since DATE         only commits after DATE (YYYY-MM-DD, or any date git log --since reads as ISO)
+  --limit N            commits looked at, newest first (default 200)
+  --jobs N             candidates made and validated at once (default 1; they share the image lock)
+
 Options:
   --id ID              the task id and folder name (default: <repo>-<fix sha>; SWE-bench: instance_id)
   --image NAME         the image under images/ (default: the runner's template image, copied under
@@ -56,6 +67,8 @@ Exit codes:
   2    usage error or bad input (a commit, a row, a task folder that exists): nothing was written
   3    could not run: the Docker engine does not answer, an image did not build, another run kept
        images/registry.json past --lock-wait, an internal error: nothing was written under tasks/
+  --mine: 0 when every commit looked at is decided (whatever the yield), 1 when some are left (the
+       engine failed on them): run the same command again to go on
   130  interrupted by Ctrl-C (143: SIGTERM): no grade is left running; a second signal exits at once
 `;
 
@@ -67,6 +80,10 @@ export const NEW_TASK_LINE = {
     fix: { type: "string" },
     swebench: { type: "string" },
     repos: { type: "string" },
+    mine: { type: "string" },
+    since: { type: "string" },
+    limit: { type: "string" },
+    jobs: { type: "string" },
     tests: { type: "string", multiple: true },
     id: { type: "string" },
     image: { type: "string" },
@@ -83,6 +100,14 @@ export const NEW_TASK_LINE = {
     fix: z.string().min(1).optional(),
     swebench: z.string().min(1).optional(),
     repos: z.string().min(1).optional(),
+    mine: z.string().min(1).optional(),
+    since: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/, "must be a date, as YYYY-MM-DD")
+      .refine((d) => !Number.isNaN(Date.parse(d)), "is not a calendar date")
+      .optional(),
+    limit: wholeNumberArg(1, 100_000).optional(),
+    jobs: wholeNumberArg(1, 16).optional(),
     tests: z.array(z.string().min(1, "a glob may not be empty")).default([]),
     id: z.string().min(1).optional(),
     image: z.string().min(1).optional(),
@@ -109,14 +134,34 @@ export type NewTaskOptions = Omit<Line, "root" | "noValidate"> & {
 
 const usage = (message: string) => usageError(NEW_TASK_LINE.command, message);
 
-/** The two ways to make tasks exclude each other, and each needs both of its flags. */
+/** --mine's flags, and the flags that name one task (which --mine makes many of). */
+function checkMine(o: Line): void {
+  const mining = o.mine !== undefined;
+  if (!mining) {
+    const stray = (["since", "limit", "jobs"] as const).find((k) => o[k] !== undefined);
+    if (stray) throw usage(`--${stray} belongs to --mine PATH (mining a history)`);
+    return;
+  }
+  if (o.repo !== undefined || o.fix !== undefined || o.swebench !== undefined || o.repos !== undefined)
+    throw usage("--mine makes tasks from a whole history: leave out --repo/--fix and --swebench/--repos");
+  if (o.id) throw usage("--id names one task: mined tasks are named <repo>-<commit>");
+  if (o.noValidate) throw usage("--mine keeps only the tasks validated healthy: leave out --no-validate");
+  if (o.force)
+    throw usage("--mine never replaces a task folder: a commit whose tasks/<id>/ exists is skipped");
+}
+
+/** The ways to make tasks exclude each other, and each needs both of its flags. */
 function checkSource(o: Line): void {
+  checkMine(o);
+  if (o.mine !== undefined) return;
   const fixMode = o.repo !== undefined || o.fix !== undefined;
   const benchMode = o.swebench !== undefined || o.repos !== undefined;
   if (fixMode && benchMode)
     throw usage("--repo/--fix and --swebench/--repos make tasks in two different ways: use one");
   if (!fixMode && !benchMode)
-    throw usage("say where the task comes from: --repo PATH --fix COMMIT, or --swebench FILE --repos DIR");
+    throw usage(
+      "say where the task comes from: --repo PATH --fix COMMIT, --swebench FILE --repos DIR, or --mine PATH",
+    );
   if (fixMode && (!o.repo || !o.fix))
     throw usage(o.repo ? "--fix COMMIT is missing" : "--repo PATH is missing");
   if (benchMode && (!o.swebench || !o.repos))
@@ -132,7 +177,7 @@ function checkSource(o: Line): void {
 export function parseNewTaskArgs(argv: readonly string[], cwd: string): NewTaskOptions {
   const line = parseCommandLine(NEW_TASK_LINE, argv);
   checkSource(line);
-  const { root, noValidate, repo, swebench, repos, ...rest } = line;
+  const { root, noValidate, repo, swebench, repos, mine, ...rest } = line;
   const at = (path: string) => resolve(cwd, path);
   return {
     ...rest,
@@ -142,5 +187,6 @@ export function parseNewTaskArgs(argv: readonly string[], cwd: string): NewTaskO
     ...(repo ? { repo: at(repo) } : {}),
     ...(swebench ? { swebench: at(swebench) } : {}),
     ...(repos ? { repos: at(repos) } : {}),
+    ...(mine ? { mine: at(mine) } : {}),
   };
 }

@@ -1,10 +1,14 @@
+import { join, relative } from "node:path";
 import { type Command, EXIT, printable, type RunContext, runCommand, withRoot, write } from "@oracle/cli-kit";
+import { formatDuration } from "../summary.js";
 import { HELP, type NewTaskOptions, parseNewTaskArgs } from "./args.js";
 import { planFromFix } from "./from-fix.js";
 import type { ImageChoice } from "./image.js";
-import { refuseExisting, type TaskPlan, writeTaskFolder } from "./make.js";
+import { refuseExisting, type TaskPlan } from "./make.js";
+import { mine, yieldLine } from "./mine.js";
+import { buildWriteValidate, writeAll } from "./pipeline.js";
 import { planDataset } from "./swebench.js";
-import { buildImages, describeTask, validateTasks } from "./validate.js";
+import { describeTask } from "./validate.js";
 
 /**
  * new-task's output quotes the repository (paths, commit subjects, test ids): shown inert. A command
@@ -38,27 +42,39 @@ async function plan(
   return { plans: [made.plan], images: [made.image] };
 }
 
-/** Writes every planned folder; when one fails, the ones this run wrote are removed again. */
-async function writeAll(root: string, plans: TaskPlan[], force: boolean): Promise<string[]> {
-  const written: string[] = [];
-  try {
-    for (const p of plans) {
-      written.push(await writeTaskFolder(root, p, force));
-      say(
-        `wrote tasks/${p.id}/ (${p.hidden.length} hidden test file${p.hidden.length === 1 ? "" : "s"}, ${p.framework}, image ${p.image})`,
-      );
-    }
-    return written;
-  } catch (error) {
-    const { rm } = await import("node:fs/promises");
-    for (const dir of written) await rm(dir, { recursive: true, force: true });
-    throw error;
-  }
+/** `--mine`: every commit's outcome in the report, the yield on stdout (or the report with --json). */
+async function runMine(options: NewTaskOptions, signal: AbortSignal): Promise<number> {
+  const { report, dir } = await mine({
+    root: options.root,
+    repo: options.mine!,
+    ...(options.since ? { since: options.since } : {}),
+    limit: options.limit ?? 200,
+    jobs: options.jobs ?? 1,
+    tests: options.tests,
+    ...(options.framework ? { framework: options.framework } : {}),
+    ...(options.image ? { image: options.image } : {}),
+    repeat: options.repeat,
+    lockWait: options.lockWait,
+    signal,
+    say,
+    ...(process.stderr.isTTY ? { tty: process.stderr } : {}),
+  });
+  const where = relative(options.root, dir) || dir;
+  const line = `yield: ${yieldLine(report.yield)}; ${formatDuration(report.seconds * 1000)}; report: ${where}/report.md`;
+  if (options.json) {
+    await write(
+      process.stdout,
+      `${JSON.stringify({ ...report, report: join(dir, "report.json") }, null, 2)}\n`,
+    );
+    say(line);
+  } else await write(process.stdout, `${printable(line)}\n`);
+  return report.finished ? EXIT.OK : EXIT.FAIL;
 }
 
 async function run(options: NewTaskOptions, { signal }: RunContext): Promise<number> {
   const root = options.root;
   rootGiven = options.rootGiven;
+  if (options.mine) return runMine(options, signal);
   const started = Date.now();
   // An existing folder is refused before anything is made (nothing half-written).
   const { plans, images } = await plan(options, root);
@@ -67,7 +83,7 @@ async function run(options: NewTaskOptions, { signal }: RunContext): Promise<num
   const ids = plans.map((p) => p.id);
   for (const id of ids) await refuseExisting(root, id, options.force);
   if (!options.validate) {
-    await writeAll(root, plans, options.force);
+    await writeAll(root, plans, options.force, say);
     say(`not validated: run pnpm quarantine-sweep --tasks ${ids.join(" ")} --repeat 2`);
     if (options.json)
       await write(
@@ -76,22 +92,12 @@ async function run(options: NewTaskOptions, { signal }: RunContext): Promise<num
       );
     return EXIT.OK;
   }
-  // The images first: a build that fails (or waits past --lock-wait) leaves no task folder behind
-  // that a rerun would have to --force away.
-  say(`building ${[...new Set(plans.map((p) => p.image))].join(", ")} (skipped when up to date)`);
-  await buildImages(
-    root,
-    plans.map((p) => p.image),
+  const report = await buildWriteValidate(root, plans, {
+    force: options.force,
+    repeat: options.repeat,
+    lockWait: options.lockWait,
     signal,
-    options.lockWait,
-  );
-  const written = await writeAll(root, plans, options.force);
-  say(`validating ${ids.join(", ")}: baseline and gold.diff, ${options.repeat} runs each`);
-  const report = await validateTasks(root, ids, options.repeat, signal).catch(async (error: unknown) => {
-    // Not judged (the engine failed, interrupted): the folders this run wrote go, so a rerun needs no --force.
-    const { rm } = await import("node:fs/promises");
-    for (const dir of written) await rm(dir, { recursive: true, force: true });
-    throw error;
+    say,
   });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const lines = report.tasks.map((t) => withRoot(describeTask(t), rootGiven));

@@ -20,6 +20,7 @@ export async function buildImages(
   names: readonly string[],
   signal: AbortSignal,
   lockWaitSeconds: number,
+  options: { quiet?: boolean } = {},
 ): Promise<void> {
   const require = createRequire(import.meta.url);
   const bin = join(
@@ -31,6 +32,8 @@ export async function buildImages(
   const hostCa = "/etc/ssl/certs/ca-certificates.crt";
   if (!env.ORACLE_BUILD_CA_FILE) env.ORACLE_BUILD_CA_FILE = hostCa;
   let summary = "";
+  // Quiet (new-task --mine): build-images' stderr is kept, and its tail told only when it fails.
+  let said = "";
   const code = await new Promise<number | null>((done, fail) => {
     const child = spawn(
       process.execPath,
@@ -44,9 +47,12 @@ export async function buildImages(
         String(lockWaitSeconds),
         "--json",
       ],
-      { env, stdio: ["ignore", "pipe", process.stderr], signal },
+      { env, stdio: ["ignore", "pipe", options.quiet ? "pipe" : process.stderr], signal },
     );
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+      said = (said + chunk).slice(-4000);
+    });
+    child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
       summary += chunk;
     });
     child.on("error", fail);
@@ -58,7 +64,9 @@ export async function buildImages(
     "BUILD_FAILED",
     code === 1
       ? `building the image (${names.join(", ")}) failed`
-      : `build-images could not run (exit ${code}): its error is printed above`,
+      : options.quiet
+        ? `build-images could not run (exit ${code}): ${said.trim().split("\n").slice(-3).join(" / ")}`
+        : `build-images could not run (exit ${code}): its error is printed above`,
     {
       hint:
         logs.length > 0
@@ -86,12 +94,15 @@ export async function validateTasks(
   ids: readonly string[],
   repeat: number,
   signal: AbortSignal,
+  options: { runIdSuffix?: string; quiet?: boolean } = {},
 ): Promise<SweepReport> {
   const local = await import("@oracle/grader/grade");
   const docker = connectDocker();
-  const runId = `${sweepStamp(new Date())}-new-task`;
+  const runId = `${sweepStamp(new Date())}-new-task${options.runIdSuffix ? `-${options.runIdSuffix}` : ""}`;
   const logger = createSweepLogger(sweepPaths(root, runId).sweepLog);
-  const progress = plainProgress((line) => process.stderr.write(`${printable(line)}\n`));
+  const progress = options.quiet
+    ? { stop() {} }
+    : plainProgress((line) => process.stderr.write(`${printable(line)}\n`));
   try {
     return await sweep({
       root,

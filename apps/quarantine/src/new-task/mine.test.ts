@@ -1,0 +1,172 @@
+import { describe, expect, it } from "vitest";
+import type { ChangedFile } from "./git.js";
+import {
+  classifyCommit,
+  isDocPath,
+  type MinedCommit,
+  mineDir,
+  mineMarkdown,
+  mineYield,
+  validationOutcome,
+  yieldLine,
+} from "./mine.js";
+
+const files = (...paths: string[]): ChangedFile[] =>
+  paths.map((p) => (p.startsWith("-") ? { status: "D", path: p.slice(1) } : { status: "M", path: p }));
+const one = (...paths: string[]) => classifyCommit({ parents: 1, files: files(...paths) });
+
+describe("classifyCommit", () => {
+  it("takes a non-merge commit that changes code and adds or changes tests as a candidate", () => {
+    expect(one("calc/__init__.py", "tests/test_mul.py")).toEqual({
+      kind: "candidate",
+      reason: "changes 1 code file and 1 test file",
+    });
+    expect(one("src/a.go", "src/a_test.go", "README.md").kind).toBe("candidate");
+    expect(one("lib/x.js", "lib/x.spec.js").kind).toBe("candidate");
+  });
+
+  it("names each commit that is not a candidate by why", () => {
+    expect(classifyCommit({ parents: 2, files: [] })).toMatchObject({ kind: "merge" });
+    expect(classifyCommit({ parents: 0, files: files("a.py") })).toMatchObject({ kind: "root" });
+    expect(one()).toMatchObject({ kind: "empty" });
+    expect(one("README.md", "docs/usage.rst", "CHANGELOG")).toEqual({
+      kind: "docs-only",
+      reason: "changes 3 doc files only",
+    });
+    expect(one("calc/__init__.py", "setup.cfg")).toEqual({
+      kind: "code-only",
+      reason: "changes 2 code files and adds or changes no test file",
+    });
+    expect(one("tests/test_a.py", "tests/data/x.json")).toEqual({
+      kind: "test-only",
+      reason: "changes 2 test files, no code",
+    });
+    // Tests with a doc change are still no fix: the gold diff would be prose.
+    expect(one("tests/test_a.py", "README.md")).toMatchObject({
+      kind: "test-only",
+      reason: "changes 1 test file and 1 doc file, no code",
+    });
+    // Deleting tests alone is no fix either, and a code change that only deletes tests has nothing to hide.
+    expect(one("-tests/test_old.py")).toMatchObject({ kind: "test-only" });
+    expect(one("a.py", "-tests/test_old.py")).toMatchObject({ kind: "code-only" });
+  });
+
+  it("counts only code files as code: prose next to a fix is not, requirements.txt is", () => {
+    expect(isDocPath("README.md")).toBe(true);
+    expect(isDocPath("docs/conf.py")).toBe(true);
+    expect(isDocPath("LICENSE.txt")).toBe(true);
+    expect(isDocPath("requirements.txt")).toBe(false);
+    expect(isDocPath("src/readme.py")).toBe(false);
+    expect(one("requirements.txt", "tests/test_a.py").kind).toBe("candidate");
+  });
+
+  it("refuses a commit too large to be one fix, by files or by code lines", () => {
+    const many = Array.from({ length: 41 }, (_, i) => `src/m${i}.py`);
+    expect(one(...many, "tests/test_a.py")).toMatchObject({ kind: "too-large" });
+    const lines = new Map([
+      ["src/a.py", 1400],
+      ["src/b.py", 200],
+      ["tests/test_a.py", 5000],
+    ]);
+    expect(
+      classifyCommit({ parents: 1, files: files("src/a.py", "src/b.py", "tests/test_a.py"), lines }),
+    ).toMatchObject({ kind: "too-large", reason: expect.stringContaining("1600 code lines") });
+    lines.set("src/b.py", 10);
+    expect(
+      classifyCommit({ parents: 1, files: files("src/a.py", "src/b.py", "tests/test_a.py"), lines }).kind,
+    ).toBe("candidate");
+  });
+
+  it("follows new-task's split: --tests globs replace the path rule, the repository's jest rule adds to it", () => {
+    const c = { parents: 1, files: files("src/a.js", "checks/a.js") };
+    expect(classifyCommit(c).kind).toBe("code-only");
+    expect(classifyCommit(c, { tests: ["checks/**"] }).kind).toBe("candidate");
+    expect(classifyCommit(c, { runnerTests: (p) => p.startsWith("checks/") }).kind).toBe("candidate");
+  });
+});
+
+describe("validationOutcome", () => {
+  const quarantined = (...flags: string[]) => ({
+    status: "quarantined" as const,
+    reasons: flags.map((flag) => ({ flag, message: "", evidence: [] })) as never,
+  });
+  it("reads a quarantined task's flags as where it was lost", () => {
+    expect(validationOutcome({ status: "healthy", reasons: [] })).toBe("healthy");
+    expect(validationOutcome({ status: "infra-error", reasons: [] })).toBe("infra-error");
+    expect(validationOutcome(quarantined("HIDDEN_PASS_AT_BASELINE"))).toBe("test-passes-at-base");
+    expect(validationOutcome(quarantined("GOLD_FAILS"))).toBe("gold-fails");
+    expect(validationOutcome(quarantined("FLAKY", "GOLD_FAILS"))).toBe("flaky");
+    // The environment first: a suite that cannot run fails gold too.
+    expect(validationOutcome(quarantined("GOLD_FAILS", "EXISTING_SUITE_FAILS"))).toBe("environment-failed");
+    expect(validationOutcome(quarantined("NO_GOLD"))).toBe("unhealthy");
+  });
+});
+
+describe("the yield", () => {
+  const c = (outcome: MinedCommit["outcome"], stage: MinedCommit["stage"], kind = "candidate") =>
+    ({
+      sha: "a".repeat(40),
+      date: "2026-01-01T00:00:00Z",
+      subject: "s",
+      kind,
+      outcome,
+      stage,
+      reason: "r",
+    }) as MinedCommit;
+  const commits = [
+    c("not-a-fix", "scan", "merge"),
+    c("not-a-fix", "scan", "docs-only"),
+    c("test-only", "scan", "test-only"),
+    c("not-a-task", "plan"),
+    c("environment-failed", "image"),
+    c("gold-fails", "validate"),
+    c("healthy", "kept"),
+    c("pending", "scan"),
+  ];
+
+  it("counts what was kept and where the rest was lost, leaving the undecided apart", () => {
+    const y = mineYield(commits);
+    expect(y).toEqual({
+      lookedAt: 8,
+      candidates: 5,
+      healthy: 1,
+      percent: 12.5,
+      undecided: 1,
+      lost: {
+        scan: { merge: 1, "docs-only": 1, "test-only": 1 },
+        plan: { "not-a-task": 1 },
+        image: { "environment-failed": 1 },
+        validate: { "gold-fails": 1 },
+      },
+    });
+    expect(yieldLine(y)).toBe(
+      "1 healthy of 8 commits looked at (12.5%; 5 candidates); lost: not a candidate 3 (docs-only 1, merge 1, test-only 1); no task made 1 (not-a-task 1); image failed 1 (environment-failed 1); not healthy 1 (gold-fails 1); 1 undecided (not made yet, or the engine failed: run again to go on)",
+    );
+  });
+
+  it("writes the Markdown report with one row per commit, a subject shown inert", () => {
+    const md = mineMarkdown({
+      version: 1,
+      arguments: { repo: "/r/calc", limit: 200, tests: [] },
+      startedAt: "s",
+      updatedAt: "u",
+      finished: true,
+      seconds: 3,
+      running: {},
+      commits: [{ ...c("healthy", "kept"), subject: "a | b\x1b[31m", task: "calc-aaaaaaa" }],
+      yield: mineYield([c("healthy", "kept")]),
+    });
+    expect(md).toContain("**Yield: 1 healthy of 1 commits looked at (100%)**");
+    expect(md).toContain("| aaaaaaaaaaaa | 2026-01-01 | a \\| b");
+    expect(md).not.toContain("\x1b");
+    expect(md).toContain("| tasks/calc-aaaaaaa |");
+  });
+
+  it("keeps a run's folder for the same arguments, another for others", () => {
+    const args = { repo: "/r/calc.git", limit: 200, tests: [] };
+    expect(mineDir("/o", args)).toMatch(/^\/o\/mine\/calc-[0-9a-f]{10}$/);
+    expect(mineDir("/o", { ...args })).toBe(mineDir("/o", args));
+    expect(mineDir("/o", { ...args, limit: 100 })).not.toBe(mineDir("/o", args));
+    expect(mineDir("/o", { ...args, since: "2026-01-01" })).not.toBe(mineDir("/o", args));
+  });
+});
