@@ -5,7 +5,7 @@ import { gradeLabels, LABEL } from "@oracle/engine";
 import { OracleError, readQuarantineFile } from "@oracle/spec";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import winston from "winston";
-import { type SweepEngine, type SweepOptions, sweep } from "./sweep.js";
+import { forgetTasks, type SweepEngine, type SweepOptions, sweep } from "./sweep.js";
 import { type FakeRun, fakeGrade, writeTask } from "./testing/fake-grade.js";
 import type { GradeOptions } from "./types.js";
 
@@ -127,6 +127,21 @@ describe("sweep", () => {
     const kept = (await readQuarantineFile(root)).tasks["b-bad"];
     expect(kept?.firstSeen).toBe(before.tasks["b-bad"]?.firstSeen);
     expect(kept?.lastChecked).toBe(third.finishedAt);
+  });
+
+  it("two sweeps at once in one process (new-task --mine --jobs) keep each other's list entries and records", async () => {
+    const ids = ["a-bad", "b-bad", "c-bad", "d-good", "e-good", "f-good"];
+    for (const id of ids) await writeTask(root, id, { gold: true });
+    const grade = fakeGrade((o) => (o.task.endsWith("-bad") ? { existing: { x: "failed" } } : goldPasses(o)));
+    await Promise.all(ids.map((id) => run({ grade, tasks: [id], runId: `run-${id}` })));
+    expect(Object.keys((await readQuarantineFile(root)).tasks)).toEqual(["a-bad", "b-bad", "c-bad"]);
+    const health = JSON.parse(await readFile(join(root, "tasks", "health.json"), "utf8"));
+    expect(Object.keys(health.tasks)).toEqual(ids);
+
+    await forgetTasks(root, ["b-bad", "e-good"]);
+    expect(Object.keys((await readQuarantineFile(root)).tasks)).toEqual(["a-bad", "c-bad"]);
+    const after = JSON.parse(await readFile(join(root, "tasks", "health.json"), "utf8"));
+    expect(Object.keys(after.tasks)).toEqual(["a-bad", "c-bad", "d-good", "f-good"]);
   });
 
   it("catches a flaky task with --repeat and drops list entries whose task is gone", async () => {
