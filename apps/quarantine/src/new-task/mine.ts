@@ -224,7 +224,7 @@ export function yieldLine(y: MineYield): string {
         : `${STAGE_WORDS[stage]} ${total} (${counts.map(([k, n]) => `${k} ${n}`).join(", ")})`;
     })
     .filter((s) => s !== null);
-  return `${y.healthy} healthy of ${y.lookedAt} commits looked at (${y.percent}%; ${y.candidates} candidates)${stages.length > 0 ? `; lost: ${stages.join("; ")}` : ""}${y.undecided > 0 ? `; ${y.undecided} undecided (not made yet, or the engine failed: run again to go on)` : ""}`;
+  return `${y.healthy} healthy of ${y.lookedAt} commits looked at (${y.percent}%; ${y.candidates} candidate${y.candidates === 1 ? "" : "s"})${stages.length > 0 ? `; lost: ${stages.join("; ")}` : ""}${y.undecided > 0 ? `; ${y.undecided} undecided (not made yet, or the engine failed: run again to go on)` : ""}`;
 }
 
 const cell = (text: string) => printable(text, { oneLine: true }).replace(/\|/g, "\\|");
@@ -514,11 +514,19 @@ export async function mine(options: MineOptions): Promise<{ report: MineReport; 
   progress.start(candidates.length);
   let next = 0;
   let done = 0;
+  // One worker's failure stops the others after their current candidate.
+  let failed = false;
   const worker = async () => {
-    while (next < candidates.length && !options.signal.aborted) {
+    while (next < candidates.length && !options.signal.aborted && !failed) {
       const { commit, entry } = candidates[next++]!;
       const started = Date.now();
-      Object.assign(entry, await mineOne(commit, options, state, save));
+      Object.assign(
+        entry,
+        await mineOne(commit, options, state, save).catch((error: unknown) => {
+          failed = true;
+          throw error;
+        }),
+      );
       entry.seconds = Math.round((Date.now() - started) / 100) / 10;
       await save();
       done += 1;
@@ -528,12 +536,14 @@ export async function mine(options: MineOptions): Promise<{ report: MineReport; 
       );
     }
   };
-  try {
-    await Promise.all(Array.from({ length: Math.min(options.jobs, Math.max(1, candidates.length)) }, worker));
-  } finally {
-    progress.stop();
-    await save().catch(() => undefined);
-  }
+  // Every worker settles (an interrupted one removes what it wrote) before the state is saved.
+  const settled = await Promise.allSettled(
+    Array.from({ length: Math.min(options.jobs, Math.max(1, candidates.length)) }, worker),
+  );
+  progress.stop();
+  await save();
+  const rejected = settled.find((s) => s.status === "rejected");
+  if (rejected) throw rejected.reason;
   if (options.signal.aborted) throw options.signal.reason ?? new Error("interrupted");
   state.finished = state.commits.every((c) => !undecided(c));
   await save();
