@@ -122,16 +122,17 @@ describe("the yield", () => {
     c("gold-fails", "validate"),
     c("healthy", "kept"),
     c("pending", "scan"),
+    c("error", "plan"),
   ];
 
-  it("counts what was kept and where the rest was lost, leaving the undecided apart", () => {
+  it("counts what was kept and where the rest was lost, leaving the undecided (pending, engine or internal errors) apart", () => {
     const y = mineYield(commits);
     expect(y).toEqual({
-      lookedAt: 8,
-      candidates: 5,
+      lookedAt: 9,
+      candidates: 6,
       healthy: 1,
-      percent: 12.5,
-      undecided: 1,
+      percent: 11.1,
+      undecided: 2,
       lost: {
         scan: { merge: 1, "docs-only": 1, "test-only": 1 },
         plan: { "not-a-task": 1 },
@@ -140,7 +141,7 @@ describe("the yield", () => {
       },
     });
     expect(yieldLine(y)).toBe(
-      "1 healthy of 8 commits looked at (12.5%; 5 candidates); lost: not a candidate 3 (docs-only 1, merge 1, test-only 1); no task made 1 (not-a-task 1); image failed 1 (environment-failed 1); not healthy 1 (gold-fails 1); 1 undecided (not made yet, or the engine failed: run again to go on)",
+      "1 healthy of 9 commits looked at (11.1%; 6 candidates); lost: not a candidate 3 (docs-only 1, merge 1, test-only 1); no task made 1 (not-a-task 1); image failed 1 (environment-failed 1); not healthy 1 (gold-fails 1); 2 undecided (not made yet, or the engine or new-task failed: run again to go on)",
     );
   });
 

@@ -150,8 +150,12 @@ export function validationOutcome(task: Pick<TaskReport, "status" | "reasons">):
   return "unhealthy";
 }
 
-/** A commit whose outcome a later run must try again (the engine failed, not the commit). */
-const undecided = (c: MinedCommit) => c.outcome === "infra-error" || c.outcome === "pending";
+/**
+ * A commit whose outcome a later run must try again: not made yet, the engine failed, or new-task
+ * failed on it in a way that is not the commit's (an internal error).
+ */
+const undecided = (c: MinedCommit) =>
+  c.outcome === "infra-error" || c.outcome === "pending" || c.outcome === "error";
 
 export interface MineArguments {
   repo: string;
@@ -224,7 +228,7 @@ export function yieldLine(y: MineYield): string {
         : `${STAGE_WORDS[stage]} ${total} (${counts.map(([k, n]) => `${k} ${n}`).join(", ")})`;
     })
     .filter((s) => s !== null);
-  return `${y.healthy} healthy of ${y.lookedAt} commits looked at (${y.percent}%; ${y.candidates} candidate${y.candidates === 1 ? "" : "s"})${stages.length > 0 ? `; lost: ${stages.join("; ")}` : ""}${y.undecided > 0 ? `; ${y.undecided} undecided (not made yet, or the engine failed: run again to go on)` : ""}`;
+  return `${y.healthy} healthy of ${y.lookedAt} commits looked at (${y.percent}%; ${y.candidates} candidate${y.candidates === 1 ? "" : "s"})${stages.length > 0 ? `; lost: ${stages.join("; ")}` : ""}${y.undecided > 0 ? `; ${y.undecided} undecided (not made yet, or the engine or new-task failed: run again to go on)` : ""}`;
 }
 
 const cell = (text: string) => printable(text, { oneLine: true }).replace(/\|/g, "\\|");
@@ -550,6 +554,18 @@ export async function mine(options: MineOptions): Promise<{ report: MineReport; 
   return { report: state, dir };
 }
 
+/**
+ * Candidates are planned one at a time: planning may copy an image template under images/ or make a
+ * task's own image folder, which two at once would both write (`--jobs 2` met EEXIST on
+ * images/python-pytest). Building and validating run at once.
+ */
+let planning: Promise<unknown> = Promise.resolve();
+function onePlanAtATime<T>(plan: () => Promise<T>): Promise<T> {
+  const turn = planning.then(plan, plan);
+  planning = turn.catch(() => undefined);
+  return turn;
+}
+
 /** Makes, validates and keeps or removes the task of one candidate; returns its outcome. */
 async function mineOne(
   commit: HistoryCommit,
@@ -567,14 +583,16 @@ async function mineOne(
   });
   let made: Awaited<ReturnType<typeof planFromFix>>;
   try {
-    made = await planFromFix({
-      root: options.root,
-      repo: options.repo,
-      fix: commit.sha,
-      tests: options.tests,
-      ...(options.framework ? { framework: options.framework } : {}),
-      ...(options.image ? { image: options.image } : {}),
-    });
+    made = await onePlanAtATime(() =>
+      planFromFix({
+        root: options.root,
+        repo: options.repo,
+        fix: commit.sha,
+        tests: options.tests,
+        ...(options.framework ? { framework: options.framework } : {}),
+        ...(options.image ? { image: options.image } : {}),
+      }),
+    );
   } catch (error) {
     if (options.signal.aborted) throw error;
     if (isOracleError(error, "IMAGE_INVALID") || isOracleError(error, "BUILD_FAILED"))
