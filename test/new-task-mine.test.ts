@@ -210,53 +210,60 @@ describe("oracle-new-task --mine", () => {
   });
 
   it("Ctrl-C mid-validation (two candidates at once) leaves no task folder of an unfinished commit, and the next run makes them", async () => {
-    const repo = join(scratch, "stop");
-    await mkdir(repo, { recursive: true });
-    git(repo, "init", "-q", "-b", "main");
-    await commit(repo, "calc", {
-      "calc/__init__.py": "def mul(a, b):\n    return a + b\n\n\ndef neg(a):\n    return a\n",
-      "tests/test_other.py": "def test_other():\n    assert True\n",
-      "tests/test_mul.py": "from calc import mul\n\n\ndef test_mul_zero_one():\n    assert mul(2, 0) == 2\n",
-      "tests/test_neg.py": "from calc import neg\n\n\ndef test_neg_zero():\n    assert neg(0) == 0\n",
-    });
-    const mulFix = await commit(repo, "calc: mul multiplies", {
-      "calc/__init__.py": "def mul(a, b):\n    return a * b\n\n\ndef neg(a):\n    return a\n",
-      "tests/test_mul.py": "from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n",
-    });
-    const negFix = await commit(repo, "calc: neg negates", {
-      "calc/__init__.py": "def mul(a, b):\n    return a * b\n\n\ndef neg(a):\n    return -a\n",
-      "tests/test_neg.py": "from calc import neg\n\n\ndef test_neg():\n    assert neg(2) == -2\n",
-    });
-    const folders = [mulFix, negFix].map((sha) => join(temp.root, "tasks", `stop-${sha.slice(0, 7)}`));
-    const log = join(scratch, "stop.log");
-    const args = ["--mine", repo, "--root", temp.root, "--jobs", "2"];
-    const child = startProcess(binPath("oracle-new-task"), args, log);
-    // Frozen once a task folder is written (its validation runs), so that the Ctrl-C lands there.
-    await freezeWhen(child.pid!, () => folders.some((f) => existsSync(f)), {
-      what: "a candidate's task folder",
-      timeoutMs: 300_000,
-      detail: () => readLog(log),
-    });
-    child.kill("SIGINT");
-    child.kill("SIGCONT");
-    expect(await exited(child), readLog(log)).toBe(130);
-    expect(folders.filter((f) => existsSync(f))).toEqual([]);
-    expect(await containersWithLabel(labelFilter(LABEL.pid, child.pid!), docker)).toEqual([]);
-    const dir = (await readdir(join(temp.root, "mine"))).find((d) => d.startsWith("stop-"));
-    const state = JSON.parse(await readFile(join(temp.root, "mine", dir!, "report.json"), "utf8"));
-    expect(state.finished).toBe(false);
-    // Saved once both candidates had stopped: none is left running.
-    expect(state.running).toEqual({});
-    expect(state.commits.slice(0, 2).map((c: { outcome: string }) => c.outcome)).toEqual([
-      "pending",
-      "pending",
-    ]);
+    // A root of its own with no images/: both candidates need the python-pytest template copied there.
+    const fresh = await makeTempRoot();
+    try {
+      const repo = join(scratch, "stop");
+      await mkdir(repo, { recursive: true });
+      git(repo, "init", "-q", "-b", "main");
+      await commit(repo, "calc", {
+        "calc/__init__.py": "def mul(a, b):\n    return a + b\n\n\ndef neg(a):\n    return a\n",
+        "tests/test_other.py": "def test_other():\n    assert True\n",
+        "tests/test_mul.py":
+          "from calc import mul\n\n\ndef test_mul_zero_one():\n    assert mul(2, 0) == 2\n",
+        "tests/test_neg.py": "from calc import neg\n\n\ndef test_neg_zero():\n    assert neg(0) == 0\n",
+      });
+      const mulFix = await commit(repo, "calc: mul multiplies", {
+        "calc/__init__.py": "def mul(a, b):\n    return a * b\n\n\ndef neg(a):\n    return a\n",
+        "tests/test_mul.py": "from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n",
+      });
+      const negFix = await commit(repo, "calc: neg negates", {
+        "calc/__init__.py": "def mul(a, b):\n    return a * b\n\n\ndef neg(a):\n    return -a\n",
+        "tests/test_neg.py": "from calc import neg\n\n\ndef test_neg():\n    assert neg(2) == -2\n",
+      });
+      const folders = [mulFix, negFix].map((sha) => join(fresh.root, "tasks", `stop-${sha.slice(0, 7)}`));
+      const log = join(scratch, "stop.log");
+      const args = ["--mine", repo, "--root", fresh.root, "--jobs", "2"];
+      const child = startProcess(binPath("oracle-new-task"), args, log);
+      // Frozen once a task folder is written (its validation runs), so that the Ctrl-C lands there.
+      await freezeWhen(child.pid!, () => folders.some((f) => existsSync(f)), {
+        what: "a candidate's task folder",
+        timeoutMs: 300_000,
+        detail: () => readLog(log),
+      });
+      child.kill("SIGINT");
+      child.kill("SIGCONT");
+      expect(await exited(child), readLog(log)).toBe(130);
+      expect(folders.filter((f) => existsSync(f))).toEqual([]);
+      expect(await containersWithLabel(labelFilter(LABEL.pid, child.pid!), docker)).toEqual([]);
+      const dir = (await readdir(join(fresh.root, "mine"))).find((d) => d.startsWith("stop-"));
+      const state = JSON.parse(await readFile(join(fresh.root, "mine", dir!, "report.json"), "utf8"));
+      expect(state.finished).toBe(false);
+      // Saved once both candidates had stopped: none is left running.
+      expect(state.running).toEqual({});
+      expect(state.commits.slice(0, 2).map((c: { outcome: string }) => c.outcome)).toEqual([
+        "pending",
+        "pending",
+      ]);
 
-    const again = await newTask(["--mine", repo, "--jobs", "2"]);
-    expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr).toContain("1 of 3 commits already decided");
-    expect(again.stderr).not.toContain("left unfinished by the last run");
-    expect(again.stdout).toMatch(/^yield: 2 healthy of 3 commits looked at \(66\.7%; 2 candidates\)/);
-    for (const f of folders) expect(existsSync(join(f, "task.json"))).toBe(true);
+      const again = await run(binPath("oracle-new-task"), args, { timeoutMs: 900_000 });
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stderr).toContain("1 of 3 commits already decided");
+      expect(again.stderr).not.toContain("left unfinished by the last run");
+      expect(again.stdout).toMatch(/^yield: 2 healthy of 3 commits looked at \(66\.7%; 2 candidates\)/);
+      for (const f of folders) expect(existsSync(join(f, "task.json"))).toBe(true);
+    } finally {
+      await fresh.cleanup();
+    }
   });
 });
