@@ -70,6 +70,11 @@ async function goTestTexts(
   return new Map([...files].map(([path, bytes]) => [path, bytes.toString("utf8")]));
 }
 
+/** A fix commit's task id when --id is not given: `<repo folder>-<sha7>`. */
+export function defaultTaskId(repo: string, fix: string): string {
+  return taskIdFrom(`${basename(resolve(repo)).replace(/\.git$/, "")}-${fix.slice(0, 7)}`);
+}
+
 /**
  * A task from a fix commit: the base is the fix's parent, the hidden tests are the test files the fix
  * adds or changes (at the fix), the gold diff is the rest of the fix.
@@ -114,9 +119,7 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
       },
     );
   const framework = options.framework ?? detectFramework(split.hidden, packageJson);
-  const id = checkTaskId(
-    options.id ?? taskIdFrom(`${basename(repo).replace(/\.git$/, "")}-${fix.slice(0, 7)}`),
-  );
+  const id = checkTaskId(options.id ?? defaultTaskId(repo, fix));
   const baseFiles = await treeFiles(repo, base);
   const suites = await planSuites({
     ...(framework === "go" ? { goTexts: await goTestTexts(repo, base, baseFiles, split.hidden) } : {}),

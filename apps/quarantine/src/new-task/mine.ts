@@ -7,7 +7,7 @@ import { eta } from "../progress.js";
 import { formatDuration } from "../summary.js";
 import { forgetTasks } from "../sweep.js";
 import type { TaskReport } from "../types.js";
-import { planFromFix } from "./from-fix.js";
+import { defaultTaskId, planFromFix } from "./from-fix.js";
 import { type ChangedFile, changedFiles, checkRepo, git } from "./git.js";
 import { jestTests } from "./jest-config.js";
 import { readJestConfigs, readPackageJson } from "./make.js";
@@ -186,8 +186,11 @@ export interface MineReport {
   updatedAt: string;
   finished: boolean;
   seconds: number;
-  /** Commits being made into tasks now, with their task ids: a rerun removes what a killed run left. */
-  running: Record<string, string>;
+  /**
+   * Commits being made into tasks now, with their task id and the image folder made for it (null:
+   * none, or one that was there before): a rerun removes what a killed run left.
+   */
+  running: Record<string, { task: string; image: string | null }>;
   commits: MinedCommit[];
   yield: MineYield;
 }
@@ -451,22 +454,26 @@ export async function mine(options: MineOptions): Promise<{ report: MineReport; 
     state.seconds = Math.round((workBefore + (Date.now() - workStarted) / 1000) * 10) / 10;
     state.yield = mineYield(state.commits);
     const snapshot = JSON.parse(JSON.stringify(state)) as MineReport;
-    saving = saving.then(async () => {
-      await writeJsonAtomic(file, snapshot);
-      const { writeFile, rename } = await import("node:fs/promises");
-      const md = join(dir, "report.md");
-      await writeFile(`${md}.tmp`, mineMarkdown(snapshot));
-      await rename(`${md}.tmp`, md);
-    });
+    saving = saving
+      .catch(() => undefined)
+      .then(async () => {
+        await writeJsonAtomic(file, snapshot);
+        const { writeFile, rename } = await import("node:fs/promises");
+        const md = join(dir, "report.md");
+        await writeFile(`${md}.tmp`, mineMarkdown(snapshot));
+        await rename(`${md}.tmp`, md);
+      });
     return saving;
   };
 
   // A run killed at once (a second Ctrl-C) may have left a task folder of a commit it did not decide.
-  for (const [sha, id] of Object.entries(state.running)) {
-    await rm(join(tasksDir(options.root), id), { recursive: true, force: true });
-    await rm(join(options.root, "images", id.toLowerCase()), { recursive: true, force: true });
-    await forgetTasks(options.root, [id]);
-    options.say(`removed tasks/${id}/ of ${sha.slice(0, 12)}, left unfinished by the last run`);
+  for (const [sha, { task, image }] of Object.entries(state.running)) {
+    await rm(join(tasksDir(options.root), task), { recursive: true, force: true });
+    if (image) await rm(join(options.root, image), { recursive: true, force: true });
+    await forgetTasks(options.root, [task]);
+    options.say(
+      `removed tasks/${task}/${image ? ` and ${image}/` : ""} of ${sha.slice(0, 12)}, left unfinished by the last run`,
+    );
   }
   state.running = {};
 
@@ -582,17 +589,21 @@ async function mineOne(
         : String(error),
   });
   let made: Awaited<ReturnType<typeof planFromFix>>;
+  // An image folder named after the task that is there before planning is the author's: never removed.
+  const ownBefore = new Set<string>();
   try {
-    made = await onePlanAtATime(() =>
-      planFromFix({
+    made = await onePlanAtATime(async () => {
+      const own = `images/${defaultTaskId(options.repo, commit.sha).toLowerCase()}`;
+      if (await exists(join(options.root, own))) ownBefore.add(own);
+      return planFromFix({
         root: options.root,
         repo: options.repo,
         fix: commit.sha,
         tests: options.tests,
         ...(options.framework ? { framework: options.framework } : {}),
         ...(options.image ? { image: options.image } : {}),
-      }),
-    );
+      });
+    });
   } catch (error) {
     if (options.signal.aborted) throw error;
     if (isOracleError(error, "IMAGE_INVALID") || isOracleError(error, "BUILD_FAILED"))
@@ -602,8 +613,8 @@ async function mineOne(
   }
   const { plan, image } = made;
   const id = plan.id;
-  const ownImage =
-    image.made === `images/${id.toLowerCase()}/` ? join(options.root, "images", id.toLowerCase()) : null;
+  const own = `images/${id.toLowerCase()}`;
+  const ownImage = image.made === `${own}/` && !ownBefore.has(own) ? own : null;
   if (await exists(join(tasksDir(options.root), id)))
     return {
       stage: "plan",
@@ -611,11 +622,11 @@ async function mineOne(
       task: id,
       reason: `tasks/${id}/ already exists: not replaced`,
     };
-  state.running[commit.sha] = id;
+  state.running[commit.sha] = { task: id, image: ownImage };
   await save();
   const removeAll = async () => {
     await rm(join(tasksDir(options.root), id), { recursive: true, force: true });
-    if (ownImage) await rm(ownImage, { recursive: true, force: true });
+    if (ownImage) await rm(join(options.root, ownImage), { recursive: true, force: true });
     await forgetTasks(options.root, [id]);
   };
   try {
