@@ -62,13 +62,13 @@ Options:
   -h, --help           this text
 
 Exit codes:
-  0    every task was written and validated healthy (or written, with --no-validate)
-  1    a task was written but is not healthy: the output says what to fix
+  0    every task was written and validated healthy (or written, with --no-validate); --mine: every
+       commit looked at was decided, whatever the yield
+  1    a task was written but is not healthy: the output says what to fix; --mine: some commits are
+       left undecided (the engine or new-task failed on them): run the same command again to go on
   2    usage error or bad input (a commit, a row, a task folder that exists): nothing was written
   3    could not run: the Docker engine does not answer, an image did not build, another run kept
        images/registry.json past --lock-wait, an internal error: nothing was written under tasks/
-  --mine: 0 when every commit looked at is decided (whatever the yield), 1 when some are left (the
-       engine failed on them): run the same command again to go on
   130  interrupted by Ctrl-C (143: SIGTERM): no grade is left running; a second signal exits at once
 `;
 
