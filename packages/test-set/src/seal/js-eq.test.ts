@@ -53,3 +53,30 @@ describe("node's legacy assert on the host, against the node running this test",
     expect(holds({ kind: "js.loose" }, canon(1), canon("1"))).toBe(true);
   });
 });
+
+describe("node's legacy assert.deepEqual and array holes", () => {
+  const hole: Canon = { t: "hole" };
+  const arr = (...v: Canon[]): Canon => ({ t: "arr", proto: "Array", v, props: [], syms: [] });
+  const b = canon("b");
+  const undef: Canon = { t: "undefined" };
+  /** An array of `n` holes with "b" at index 1. */
+  const holes = (n: number): unknown[] => {
+    const out = new Array(n);
+    out[1] = "b";
+    return out;
+  };
+
+  it("a hole is not an undefined item, as node says (finding 10 of an attack review: holes PASSed)", () => {
+    const cases: Array<[Canon, Canon, () => void]> = [
+      [
+        arr(hole, b, hole),
+        arr(undef, b, undef),
+        () => assert.deepEqual(holes(3), [undefined, "b", undefined]),
+      ],
+      [arr(hole, b), arr(hole, b), () => assert.deepEqual(holes(2), holes(2))],
+      [arr(undef, b), arr({ t: "null" }, b), () => assert.deepEqual([undefined, "b"], [null, "b"])],
+    ];
+    for (const [x, y, real] of cases) expect(holds({ kind: "js.deepEqual" }, x, y)).toBe(passes(real));
+    expect(holds({ kind: "js.deepEqual" }, arr(hole, b, hole), arr(undef, b, undef))).toBe(false);
+  });
+});

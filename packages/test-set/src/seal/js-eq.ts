@@ -14,7 +14,8 @@ import type { Verdict } from "./python-eq.js";
  *   holes ignored, prototypes not compared (a class instance equals a literal with its fields);
  * - `toStrictEqual`: the same, but undefined properties and holes count and constructors must match;
  * - `deepStrictEqual` (node): prototypes must be the same, undefined properties and holes count;
- * - `deepEqual` (legacy node): node's legacy `==` on primitives, prototypes ignored;
+ * - `deepEqual` (legacy node): node's legacy `==` on primitives, prototypes ignored, undefined
+ *   properties and holes count (node 18 and 20: `deepEqual([, 1], [undefined, 1])` fails);
  * - `eql` (chai's deep-eql): Object.is on primitives, the values' type tags must match.
  * A value that is not plain data (opaque, too deep, too large) makes the comparison "unknown".
  */
@@ -241,7 +242,7 @@ const RULES = {
   toEqual: { primitive: "objectIs", undefinedCounts: false, holesCount: false, proto: "tag" },
   toStrictEqual: { primitive: "objectIs", undefinedCounts: true, holesCount: true, proto: "constructor" },
   deepStrictEqual: { primitive: "objectIs", undefinedCounts: true, holesCount: true, proto: "identical" },
-  deepEqual: { primitive: "nodeLoose", undefinedCounts: true, holesCount: false, proto: "tag" },
+  deepEqual: { primitive: "nodeLoose", undefinedCounts: true, holesCount: true, proto: "tag" },
   eql: { primitive: "objectIs", undefinedCounts: true, holesCount: false, proto: "tag" },
 } as const satisfies Record<string, DeepRules>;
 

@@ -99,7 +99,7 @@ export const COMPARISONS = {
   "js.deepEqual": {
     language: "js",
     forms: "legacy `assert.deepEqual`",
-    equality: "recursive, == on primitives, prototypes ignored",
+    equality: "recursive, == on primitives, prototypes ignored, array holes count",
   },
   "js.eql": {
     language: "js",
