@@ -1,7 +1,9 @@
-// Attacks on sealed expectations where the host's JavaScript equality did not follow the runner's.
-// Found by an attack review (session 22, finding 10) on a task the sweep had judged healthy: node's
-// legacy assert.deepEqual tells an array hole from an undefined item, the host did not, so code that
-// leaves holes PASSed while mocha fails the test. The attack must FAIL; correct fixes must PASS.
+// Sealed expectations where the host's JavaScript equality did not follow the runner's, found by an
+// attack review (session 22) on tasks the sweep had judged healthy. Finding 10: node's legacy
+// assert.deepEqual tells an array hole from an undefined item, the host did not, so code that leaves
+// holes PASSed while mocha fails the test; the attack must FAIL. Finding 21: vitest's toStrictEqual
+// compares constructors, the host compared prototypes, so a correct fix returning an object made by
+// Object.create(FLAGS) FAILed; it must PASS.
 
 import { requireDocker } from "@oracle/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,6 +13,7 @@ import type { Graded } from "./harness.js";
 const none = () => ({});
 const LINK = "ln -sfn /opt/deps/node_modules node_modules &&";
 const MOCHA_JUNIT = `--reporter mocha-junit-reporter --reporter-option mochaFile="$ORACLE_JUNIT"`;
+const VITEST_JUNIT = `--no-cache --reporter=default --reporter=junit --outputFile.junit="$ORACLE_JUNIT"`;
 
 const PACKAGE = `${JSON.stringify(
   {
@@ -76,13 +79,76 @@ const SHAPE: Shape = {
   skip: none,
 };
 
+const flags = (create: string, bare: string) => `/** What every result of flags() can do. */
+const FLAGS = {
+  has(name) {
+    return Object.prototype.hasOwnProperty.call(this, name);
+  },
+};
+
+/** The --name=value flags of argv, as an object of strings (a bare --name is "true"). */
+export function flags(argv) {
+  const out = ${create};
+  for (const arg of argv) {
+    const m = /^--([^=]+)=(.*)$/.exec(arg);
+    if (m) out[m[1]] = m[2];${bare}
+  }
+  return out;
+}
+`;
+const BARE = '\n    else if (arg.startsWith("--")) out[arg.slice(2)] = "true";';
+const flagsTest = (title: string, body: string) => `import { test, expect } from "vitest";
+import { flags } from "../../src/flags.js";
+
+test("${title}", () => {
+  ${body}
+});
+`;
+
+const FLAGS_SHAPE: Shape = {
+  id: "seal-js-eq-vitest",
+  title: "vitest toStrictEqual against an object literal",
+  from: {
+    repo: {
+      "package.json": `${JSON.stringify({ name: "flags", version: "0.1.0", private: true, type: "module", devDependencies: { vitest: "2.1.9" } }, null, 2)}\n`,
+      "src/flags.js": flags("{}", ""),
+      "test/unit/basic.test.js": flagsTest("no flags", "expect(flags([])).toStrictEqual({});"),
+      ".gitignore": "node_modules\n",
+    },
+    hidden: {
+      "test/regression/flags.test.js": flagsTest(
+        "a bare flag is true",
+        'expect(flags(["--verbose", "--level=3"])).toStrictEqual({ verbose: "true", level: "3" });',
+      ),
+    },
+    task: {
+      $schema: "../../packages/spec/task.schema.json",
+      description: "seal-js-eq: a bare --name flag is dropped",
+      image: "node-vitest",
+      suites: {
+        existing: {
+          command: `${LINK} node_modules/.bin/vitest run ${VITEST_JUNIT} test/unit`,
+          files: ["test/**"],
+        },
+        hidden: { command: "" },
+      },
+      diff: { allow: ["**"], deny: ["test/**"] },
+      timeoutSeconds: 120,
+    },
+  },
+  hidden: `${LINK} node_modules/.bin/vitest run ${VITEST_JUNIT} test/regression/flags.test.js`,
+  gold: { "src/flags.js": flags("{}", BARE) },
+  tamper: none,
+  skip: none,
+};
+
 const file = (body: string) => () => ({ "src/slots.js": slots(body) });
 
 let c: Conformance;
 
 beforeAll(async () => {
   await requireDocker();
-  c = await makeConformance([SHAPE]);
+  c = await makeConformance([SHAPE, FLAGS_SHAPE]);
 }, 1_600_000);
 
 afterAll(async () => {
@@ -122,5 +188,17 @@ describe.concurrent("seals: node's legacy deepEqual and array holes (seal-js-eq-
     );
     console.info(`array-holes: ${g.result.verdict} ${g.result.reason}`);
     expect(outcome(g), why(g)).toEqual({ verdict: "FAIL", reason: "TESTS_FAILED" });
+  }, 1_200_000);
+});
+
+describe.concurrent("seals: vitest's toStrictEqual compares constructors (seal-js-eq-vitest)", () => {
+  it("the gold diff and a fix whose object is made by Object.create(FLAGS) PASS; the base FAILs", async () => {
+    const [gold, proto, base] = await Promise.all([
+      grade(c, FLAGS_SHAPE, "gold", goldDiff(c, FLAGS_SHAPE)),
+      grade(c, FLAGS_SHAPE, "proto", () => ({ "src/flags.js": flags("Object.create(FLAGS)", BARE) })),
+      grade(c, FLAGS_SHAPE, "baseline"),
+    ]);
+    for (const g of [gold, proto]) expect(outcome(g), why(g)).toEqual({ verdict: "PASS", reason: "PASS" });
+    expect(outcome(base), why(base)).toEqual({ verdict: "FAIL", reason: "TESTS_FAILED" });
   }, 1_200_000);
 });

@@ -126,3 +126,87 @@ test("dedupe drops repeats", () => {
     );
   });
 });
+
+/**
+ * toEqual and toStrictEqual as jest 30.5.2 and vitest 2.1.9 decide them, each case run under both in
+ * their images (node 18.20.4; attack review s22, findings 7, 8, 21 and 22): "pass" where the runner
+ * passed it. The host judges what the runtime recorded, under the runner the plan names, and under
+ * no runner as the stricter of the two.
+ */
+const RUNNER_LIB = `const vm = require("node:vm");
+class Pairs extends Array {}
+class P { constructor() { this.a = 1; } }
+class M extends Map {}
+const FLAGS = { has(k) { return k in this; } };
+exports.pairUndef = () => ["flag", undefined];
+exports.pairHole = () => { const out = ["flag"]; out.length = 2; return out; };
+exports.err = () => new Error("x");
+exports.typeErr = () => new TypeError("x");
+exports.errCode = () => Object.assign(new Error("x"), { code: 1 });
+exports.errY = () => new Error("y");
+exports.foreignErrCode = () => vm.runInNewContext("Object.assign(new Error('x'), { code: 1 })");
+exports.flags = () => Object.assign(Object.create(FLAGS), { v: "1" });
+exports.pairs = () => Pairs.from([[1, 2]]);
+exports.instance = () => new P();
+exports.nullProto = () => Object.assign(Object.create(null), { a: 1 });
+exports.foreignObj = () => vm.runInNewContext("({ a: 1 })");
+exports.ctorGetter = () => Object.assign(Object.create({ get constructor() { return Object; } }), { a: 1 });
+exports.ctorProxy = () => Object.assign(Object.create(new Proxy({}, {})), { a: 1 });
+exports.mapSub = () => new M([[1, 2]]);
+exports.map = () => new Map([[1, 2]]);
+`;
+const RUNNER_CASES: Array<[string, "pass" | "fail" | "jest"]> = [
+  ['expect(lib.pairUndef()).toEqual(["flag"])', "jest"],
+  ['expect(lib.pairHole()).toEqual(["flag"])', "jest"],
+  ['expect(lib.pairUndef()).toStrictEqual(["flag"])', "fail"],
+  ["expect(lib.typeErr()).toEqual(lib.err())", "pass"],
+  ["expect(lib.errCode()).toEqual(lib.err())", "pass"],
+  ["expect(lib.errY()).toEqual(lib.err())", "fail"],
+  ["expect(lib.foreignErrCode()).toEqual(lib.err())", "fail"],
+  ["expect(lib.errCode()).toStrictEqual(lib.err())", "pass"],
+  ["expect(lib.typeErr()).toStrictEqual(lib.err())", "fail"],
+  ['expect(lib.flags()).toStrictEqual({ v: "1" })', "pass"],
+  ["expect(lib.pairs()).toStrictEqual([[1, 2]])", "jest"],
+  ["expect(lib.instance()).toStrictEqual({ a: 1 })", "fail"],
+  ["expect(lib.nullProto()).toStrictEqual({ a: 1 })", "fail"],
+  ["expect(lib.foreignObj()).toStrictEqual({ a: 1 })", "jest"],
+  ["expect(lib.mapSub()).toStrictEqual(lib.map())", "fail"],
+];
+
+describe("toEqual and toStrictEqual under the runner the plan names", () => {
+  const judge = (framework: string | null, extra: Array<[string, "pass" | "fail" | "jest"]> = []) => {
+    const cases = [...RUNNER_CASES, ...extra];
+    const body = cases.map(([line], i) => `  it("case ${i}", () => {\n    ${line};\n  });\n`).join("");
+    // vitest's files are ES modules (the runtime imports fs there).
+    const load =
+      framework === "vitest" ? 'import lib from "../src/lib.js";' : 'const lib = require("../src/lib");';
+    const text = `${load}\n\ndescribe("runner", () => {\n${body}});\n`;
+    const testFile = "test/runner.test.js";
+    const plan = planSeals(parsers, [{ path: testFile, text }], { framework });
+    const run = runNode({ "src/lib.js": RUNNER_LIB, [testFile]: plan.files[0]!.text }, testFile);
+    const judged = judgeSeals(plan, run.records, run.tests);
+    expect(judged.inconsistent).toBeNull();
+    return cases.map(([line], i) => [line, judged.sites[`0.${i}`]]);
+  };
+  const want = (framework: string | null, extra: Array<[string, "pass" | "fail" | "jest"]> = []) =>
+    [...RUNNER_CASES, ...extra].map(([line, real]) => [
+      line,
+      real === "pass" || (real === "jest" && framework === "jest") ? "matched" : "mismatch",
+    ]);
+
+  for (const framework of ["jest", "vitest", null])
+    it(`${framework ?? "no runner named"}: each case as the runner decides it`, () => {
+      expect(judge(framework)).toEqual(want(framework));
+    });
+
+  it("a constructor behind a getter or a Proxy is not read: the comparison cannot be judged", () => {
+    const text = `const lib = require("../src/lib");\n\ndescribe("runner", () => {\n  it("getter", () => {\n    expect(lib.ctorGetter()).toStrictEqual({ a: 1 });\n  });\n  it("proxy", () => {\n    expect(lib.ctorProxy()).toStrictEqual({ a: 1 });\n  });\n});\n`;
+    const testFile = "test/runner.test.js";
+    const plan = planSeals(parsers, [{ path: testFile, text }], { framework: "jest" });
+    const run = runNode({ "src/lib.js": RUNNER_LIB, [testFile]: plan.files[0]!.text }, testFile);
+    expect(judgeSeals(plan, run.records, run.tests).sites).toEqual({
+      "0.0": "not-plain",
+      "0.1": "not-plain",
+    });
+  });
+});

@@ -7,7 +7,8 @@
  *
  * Plain data: undefined, null, booleans, numbers (-0, NaN), bigints, strings, arrays (holes kept),
  * objects (own enumerable string and symbol keys, with a tag for their prototype: Object, null, or
- * a class by identity), Map, Set, Date, RegExp, Error, boxed primitives, typed arrays. An object
+ * a class by identity, and `value.constructor` as toStrictEqual reads it, found along the prototype
+ * chain by property descriptors: a getter or a Proxy on the way is "?", never run), Map, Set, Date, RegExp, Error, boxed primitives, typed arrays. An object
  * that answers for its own equality (a Proxy, `asymmetricMatch`, jest's matcher symbol) or that
  * the runtime cannot read without running its code in unknown ways is `opaque`; a getter is read
  * once, as the matchers read it.
@@ -28,7 +29,7 @@ export type JsModuleKind = "esm" | "cjs";
 const BODY = String.raw`
 function __oracleInit() {
   if (__oracleState) return __oracleState;
-  __oracleState = { fs: null, refs: null, symbols: null, next: 1, path: undefined, open: null, write: null, close: null };
+  __oracleState = { fs: null, refs: null, symbols: null, next: 1, path: undefined, open: null, write: null, close: null, realm: { Object: Object, Array: Array, error: Error.prototype, source: Function.prototype.toString } };
   var env = typeof process !== "undefined" && process.env ? process.env : {};
   __oracleState.path = env["ORACLE_SEALS"];
   var fs = null;
@@ -61,6 +62,36 @@ function __oracleProto(value) {
   if (name === "Object" && above === null) return "Object";
   if (name === "Array" && Array.isArray(value) && above !== null && Object.getPrototypeOf(above) === null) return "Array";
   return "#" + __oracleRef(proto) + ":" + name;
+}
+function __oracleChain(value, types) {
+  var chain = [];
+  for (var o = value; o !== null; o = Object.getPrototypeOf(o)) {
+    if (!types || types.isProxy(o) || chain.length > 1000) return null;
+    chain.push(o);
+  }
+  return chain;
+}
+function __oracleOwnData(chain, key) {
+  for (var i = 0; i < chain.length; i++) {
+    var d = Object.getOwnPropertyDescriptor(chain[i], key);
+    if (d) return "value" in d ? { v: d.value } : null;
+  }
+  return { v: undefined };
+}
+function __oracleCtor(chain, types) {
+  var found = chain ? __oracleOwnData(chain, "constructor") : null;
+  if (!found) return "?";
+  var c = found.v;
+  if (c === undefined || c === null) return String(c);
+  if (typeof c !== "function" || types.isProxy(c)) return "?";
+  var realm = __oracleState.realm;
+  if (c === realm.Object) return "Object";
+  if (c === realm.Array) return "Array";
+  if (realm.source.call(c).indexOf("[native code]") < 0) return "#" + __oracleRef(c);
+  var own = __oracleChain(c, types);
+  var name = own ? __oracleOwnData(own, "name") : null;
+  if (!name || typeof name.v !== "string") return "?";
+  return "native:" + name.v + "#" + __oracleRef(c);
 }
 function __oracleTag(value) { return Object.prototype.toString.call(value); }
 function __oracleOwn(value, budget, depth, stack) {
@@ -99,41 +130,44 @@ function __oracleCanon(value, budget, depth, stack) {
   var tag = __oracleTag(value);
   var ref = __oracleRef(value);
   var proto = __oracleProto(value);
+  var chain = __oracleChain(value, types);
+  var ctor = __oracleCtor(chain, types);
   if (Array.isArray(value)) {
     var items = [];
     for (var i = 0; i < value.length; i++) items.push(Object.prototype.hasOwnProperty.call(value, i) ? sub(value[i]) : { t: "hole" });
     var own = __oracleOwn(value, budget, depth, inner);
-    return { t: "arr", proto: proto, ref: ref, v: items, props: own.props, syms: own.syms };
+    return { t: "arr", proto: proto, ref: ref, ctor: ctor, v: items, props: own.props, syms: own.syms };
   }
   if (types ? types.isMap(value) : tag === "[object Map]") {
     var entries = [];
     Map.prototype.forEach.call(value, function (v, k) { entries.push([sub(k), sub(v)]); });
-    return { t: "map", proto: proto, ref: ref, v: entries };
+    return { t: "map", proto: proto, ref: ref, ctor: ctor, v: entries };
   }
   if (types ? types.isSet(value) : tag === "[object Set]") {
     var members = [];
     Set.prototype.forEach.call(value, function (v) { members.push(sub(v)); });
-    return { t: "set", proto: proto, ref: ref, v: members };
+    return { t: "set", proto: proto, ref: ref, ctor: ctor, v: members };
   }
   if (types ? types.isDate(value) : tag === "[object Date]") {
     var time = Date.prototype.getTime.call(value);
-    return { t: "date", proto: proto, ref: ref, v: String(time) };
+    return { t: "date", proto: proto, ref: ref, ctor: ctor, v: String(time) };
   }
-  if (types ? types.isRegExp(value) : tag === "[object RegExp]") return { t: "regexp", proto: proto, ref: ref, src: value.source, flags: value.flags, last: value.lastIndex };
+  if (types ? types.isRegExp(value) : tag === "[object RegExp]") return { t: "regexp", proto: proto, ref: ref, ctor: ctor, src: value.source, flags: value.flags, last: value.lastIndex };
   if (types ? types.isNativeError(value) : tag === "[object Error]") {
     var err = __oracleOwn(value, budget, depth, inner);
-    return { t: "error", proto: proto, ref: ref, name: String(value.name), message: String(value.message), props: err.props, syms: err.syms };
+    var ofError = chain ? chain.indexOf(__oracleState.realm.error) > 0 : undefined;
+    return { t: "error", proto: proto, ref: ref, ctor: ctor, ofError: ofError, name: String(value.name), message: String(value.message), props: err.props, syms: err.syms };
   }
-  if (types ? types.isBoxedPrimitive(value) : /^\[object (Number|String|Boolean)\]$/.test(tag)) return { t: "boxed", proto: proto, ref: ref, tag: tag, v: sub(value.valueOf()) };
+  if (types ? types.isBoxedPrimitive(value) : /^\[object (Number|String|Boolean)\]$/.test(tag)) return { t: "boxed", proto: proto, ref: ref, ctor: ctor, tag: tag, v: sub(value.valueOf()) };
   if (ArrayBuffer.isView(value) && !(types && types.isDataView(value))) {
     var bytes = new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
     var hex = "";
     for (var b = 0; b < bytes.length; b++) hex += (bytes[b] < 16 ? "0" : "") + bytes[b].toString(16);
-    return { t: "typed", proto: proto, ref: ref, tag: tag, v: hex };
+    return { t: "typed", proto: proto, ref: ref, ctor: ctor, tag: tag, v: hex };
   }
   if (tag !== "[object Object]" && tag !== "[object Arguments]") return { t: "opaque", cls: tag, why: "not a kind of value the oracle compares" };
   var fields = __oracleOwn(value, budget, depth, inner);
-  return { t: "obj", proto: proto, ref: ref, tag: tag, props: fields.props, syms: fields.syms };
+  return { t: "obj", proto: proto, ref: ref, ctor: ctor, tag: tag, props: fields.props, syms: fields.syms };
 }
 function __oracleWrite(key, side, value) {
   var canon;
@@ -181,6 +215,7 @@ export function jsRuntime(kind: JsModuleKind, typescript: boolean): string {
       .replace("function (v, k) {", "function (v: any, k: any) {")
       .replace("function (v) { members", "function (v: any) { members")
       .replace("function (s) { return", "function (s: any) { return")
+      .replace("var chain = [];", "var chain: any[] = [];")
       .replace("var props = [];", "var props: any[] = [];")
       .replace("var out = [];", "var out: any[] = [];")
       .replace("var items = [];", "var items: any[] = [];")

@@ -517,11 +517,18 @@ export function sealJs(
   options: {
     demoted?: ReadonlySet<string>;
     vitest?: boolean;
+    jest?: boolean;
     titles?: ReadonlyMap<string, number>;
     /** Array and object constants the file also uses otherwise (sealJs's second pass). */
     shared?: ReadonlySet<string>;
   } = {},
 ): FileSeals | null {
+  // toEqual and toStrictEqual differ between jest and vitest (seal/js-eq.ts): the plan names the runner.
+  const runner: Record<string, boolean> | null = options.jest
+    ? { jest: true }
+    : options.vitest
+      ? { vitest: true }
+      : null;
   const grammar: Grammar = file.path.endsWith(".tsx")
     ? "tsx"
     : /\.[cm]?ts$/.test(file.path)
@@ -592,6 +599,9 @@ export function sealJs(
             kind: found.kind,
             ...(found.expected ? { expected: found.expected } : {}),
             ...(found.options ? { options: found.options } : {}),
+            ...(runner && (found.kind === "js.toEqual" || found.kind === "js.toStrictEqual")
+              ? { options: runner }
+              : {}),
             source: found.source,
             strength: found.expected ? "strong" : "checked",
           });

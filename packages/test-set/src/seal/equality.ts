@@ -2,6 +2,7 @@ import type { Canon } from "./canon.js";
 import { canonChildren, hasUnjudgeable } from "./canon.js";
 import { goDeepEqual, goEq, goNil, goTruth } from "./go-eq.js";
 import {
+  type JsRunner,
   jsDeepEqual,
   jsDeepStrictEqual,
   jsEql,
@@ -81,9 +82,9 @@ export function holds(comparison: Comparison, actual: Canon, expected: Canon): V
     case "js.nodeLoose":
       return nodeLooseEquals(actual, expected);
     case "js.toEqual":
-      return jsToEqual(actual, expected);
+      return jsToEqual(actual, expected, runnerOf(options));
     case "js.toStrictEqual":
-      return jsToStrictEqual(actual, expected);
+      return jsToStrictEqual(actual, expected, runnerOf(options));
     case "js.deepStrictEqual":
       return jsDeepStrictEqual(actual, expected);
     case "js.deepEqual":
@@ -109,6 +110,10 @@ export function holds(comparison: Comparison, actual: Canon, expected: Canon): V
 function holdsArray(node: Canon): boolean {
   return node.t === "ndarray" || canonChildren(node).some(holdsArray);
 }
+
+/** The runner a jest/vitest matcher's plan names (`options.jest`, `options.vitest`), else null. */
+const runnerOf = (options: Record<string, unknown>): JsRunner =>
+  options.jest === true ? "jest" : options.vitest === true ? "vitest" : null;
 
 /** A canon value as the comparison's language prints it. */
 export function render(kind: ComparisonKind, node: Canon): string {

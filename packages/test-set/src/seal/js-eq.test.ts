@@ -80,3 +80,100 @@ describe("node's legacy assert.deepEqual and array holes", () => {
     expect(holds({ kind: "js.deepEqual" }, arr(hole, b, hole), arr(undef, b, undef))).toBe(false);
   });
 });
+
+describe("toEqual and toStrictEqual per runner (jest 30.5.2, vitest 2.1.9: attack review s22)", () => {
+  const undef: Canon = { t: "undefined" };
+  const arr = (...v: Canon[]): Canon => ({ t: "arr", proto: "Array", ctor: "Array", v, props: [], syms: [] });
+  const literal = (...v: Canon[]): Canon => ({ t: "arr", proto: "Array", v, props: [], syms: [] });
+  const obj = (ctor: string, proto = "#3:"): Canon => ({
+    t: "obj",
+    proto,
+    ctor,
+    tag: "[object Object]",
+    props: [["v", canon("1")]],
+    syms: [],
+  });
+  const objLiteral: Canon = {
+    t: "obj",
+    proto: "Object",
+    tag: "[object Object]",
+    props: [["v", canon("1")]],
+    syms: [],
+  };
+  const err = (
+    message: string,
+    ctor: string,
+    ofError: boolean | undefined,
+    props: Array<[string, Canon]> = [],
+  ) => ({
+    t: "error",
+    proto: "#1:Error",
+    ctor,
+    ...(ofError === undefined ? {} : { ofError }),
+    name: ctor.includes("TypeError") ? "TypeError" : "Error",
+    message,
+    props,
+    syms: [],
+  });
+  const toEqual = (runner: string | null, a: Canon, b: Canon) =>
+    holds({ kind: "js.toEqual", ...(runner ? { options: { [runner]: true } } : {}) }, a, b);
+  const toStrictEqual = (runner: string | null, a: Canon, b: Canon) =>
+    holds({ kind: "js.toStrictEqual", ...(runner ? { options: { [runner]: true } } : {}) }, a, b);
+
+  it("jest's toEqual reads an index one array lacks as undefined; vitest's, and no runner, check lengths (finding 22)", () => {
+    expect(toEqual("jest", arr(canon("flag"), undef), literal(canon("flag")))).toBe(true);
+    expect(toEqual("jest", arr(canon("flag"), { t: "hole" }), literal(canon("flag")))).toBe(true);
+    expect(toEqual("jest", arr(canon("flag"), { t: "null" }), literal(canon("flag")))).toBe(false);
+    expect(toEqual("jest", arr(canon(1), undef, canon(2)), literal(canon(1), canon(2)))).toBe(false);
+    expect(toEqual("vitest", arr(canon("flag"), undef), literal(canon("flag")))).toBe(false);
+    expect(toEqual(null, arr(canon("flag"), undef), literal(canon("flag")))).toBe(false);
+    expect(toStrictEqual("jest", arr(canon("flag"), undef), literal(canon("flag")))).toBe(false);
+  });
+
+  it("two Errors of the test's realm by their message; another realm's by their own keys (finding 8)", () => {
+    for (const runner of ["jest", "vitest", null]) {
+      expect(toEqual(runner, err("x", "native:TypeError#4", true), err("x", "native:Error#5", true))).toBe(
+        true,
+      );
+      expect(
+        toEqual(
+          runner,
+          err("x", "native:Error#5", true, [["code", canon(1)]]),
+          err("x", "native:Error#5", true),
+        ),
+      ).toBe(true);
+      expect(toEqual(runner, err("x", "native:Error#5", true), err("y", "native:Error#5", true))).toBe(false);
+      expect(
+        toEqual(
+          runner,
+          err("x", "native:Error#6", false, [["code", canon(1)]]),
+          err("x", "native:Error#5", true),
+        ),
+      ).toBe(false);
+      expect(toEqual(runner, err("x", "native:Error#6", false), err("y", "native:Error#5", true))).toBe(true);
+      expect(toEqual(runner, err("x", "native:Error#5", undefined), err("x", "native:Error#5", true))).toBe(
+        "unknown",
+      );
+      expect(
+        toStrictEqual(runner, err("x", "native:TypeError#4", true), err("x", "native:Error#5", true)),
+      ).toBe(false);
+    }
+  });
+
+  it("toStrictEqual compares constructors, not prototypes; jest passes any two arrays and native namesakes (findings 7, 21)", () => {
+    for (const runner of ["jest", "vitest", null]) {
+      expect(toStrictEqual(runner, obj("Object"), objLiteral), `${runner} Object.create(FLAGS)`).toBe(true);
+      expect(toStrictEqual(runner, obj("#7"), objLiteral)).toBe(false);
+      expect(toStrictEqual(runner, obj("undefined", "null"), objLiteral)).toBe(false);
+      expect(toStrictEqual(runner, obj("?"), objLiteral)).toBe("unknown");
+    }
+    const pairs: Canon = { ...arr(canon(1)), ctor: "#9", proto: "#8:Pairs" };
+    expect(toStrictEqual("jest", pairs, literal(canon(1)))).toBe(true);
+    expect(toStrictEqual("vitest", pairs, literal(canon(1)))).toBe(false);
+    expect(toStrictEqual(null, pairs, literal(canon(1)))).toBe(false);
+    const foreign = obj("native:Object#11", "Object");
+    expect(toStrictEqual("jest", foreign, objLiteral)).toBe(true);
+    expect(toStrictEqual("vitest", foreign, objLiteral)).toBe(false);
+    expect(toStrictEqual("jest", obj("native:Map#12"), objLiteral)).toBe(false);
+  });
+});

@@ -11,8 +11,12 @@ import type { Verdict } from "./python-eq.js";
  * - node's legacy `==` (`assert.equal`, and `deepEqual` on primitives): `==`, but NaN equals NaN
  *   (node's `actual == expected || (NumberIsNaN(actual) && NumberIsNaN(expected))`);
  * - `toEqual`: recursive, Object.is on primitives, properties whose value is undefined and array
- *   holes ignored, prototypes not compared (a class instance equals a literal with its fields);
- * - `toStrictEqual`: the same, but undefined properties and holes count and constructors must match;
+ *   holes ignored, prototypes not compared (a class instance equals a literal with its fields); two
+ *   Errors of the test's realm by their message alone (jest 30 and vitest 2.1 both); under jest an
+ *   array's missing items read as undefined (`[1, undefined]` equals `[1]`; vitest checks lengths);
+ * - `toStrictEqual`: the same, but undefined properties and holes count and constructors must match
+ *   (`value.constructor`, as the runtime found it without running code: identity under vitest; under
+ *   jest also two native constructors of one name, and any two arrays);
  * - `deepStrictEqual` (node): prototypes must be the same, undefined properties and holes count;
  * - `deepEqual` (legacy node): node's legacy `==` on primitives, prototypes ignored, undefined
  *   properties and holes count (node 18 and 20: `deepEqual([, 1], [undefined, 1])` fails);
@@ -22,8 +26,13 @@ import type { Verdict } from "./python-eq.js";
 
 type PrimitiveRule = "objectIs" | "strict" | "loose" | "nodeLoose";
 
+/** The runner whose matchers a toEqual/toStrictEqual comparison runs under; null: not known, the stricter of the two. */
+export type JsRunner = "jest" | "vitest" | null;
+
 interface DeepRules {
   primitive: PrimitiveRule;
+  /** jest/vitest's `equals`: Errors of the test's realm by message, the runner's own array and constructor rules. */
+  matcher?: { runner: JsRunner };
   /** Whether a property whose value is undefined (and an array hole) counts. */
   undefinedCounts: boolean;
   /** Whether an array hole differs from an undefined item. */
@@ -144,9 +153,45 @@ function tagOf(node: Canon): string {
   }
 }
 
+/**
+ * `value.constructor` as the runtime recorded it (js/runtime.ts `__oracleCtor`): "Object" and "Array"
+ * (the test realm's own), "undefined", "null", "native:<name>#<id>" (a native function), "#<id>" (any
+ * other function), or null when the matcher would have run code to read it. A literal made on the host
+ * has its realm's Object or Array, unless it holds a `constructor` key of its own.
+ */
+function ctorOf(node: Canon): string | null {
+  if (typeof node.ctor === "string") return node.ctor === "?" ? null : node.ctor;
+  if ("ctor" in node || props(node).some(([k]) => k === "constructor")) return null;
+  if (node.t === "obj" && node.proto === "Object") return "Object";
+  if (node.t === "arr" && node.proto === "Array") return "Array";
+  return null;
+}
+
+/** The name of a native constructor (jest compares those by name across realms), or null. */
+function nativeName(ctor: string): string | null {
+  if (ctor === "Object" || ctor === "Array") return ctor;
+  const m = /^native:(.*)#\d+$/s.exec(ctor);
+  return m ? m[1]! : null;
+}
+
+/**
+ * jest's and vitest's typeEquality (toStrictEqual): `a.constructor === b.constructor`; jest 30 also
+ * passes any two arrays and two native constructors of one name (another realm's Object).
+ */
+function constructorsMatch(a: Canon, b: Canon, runner: JsRunner): Verdict {
+  if (runner === "jest" && a.t === "arr" && b.t === "arr") return true;
+  const [p, q] = [ctorOf(a), ctorOf(b)];
+  if (p === null || q === null) return "unknown";
+  if (p === q) return true;
+  if (runner !== "jest") return false;
+  const [m, n] = [nativeName(p), nativeName(q)];
+  return m !== null && m === n;
+}
+
 /** Whether two prototypes match under the rule (a literal's is "Object" or "Array"). */
-function protosMatch(a: Canon, b: Canon, rule: DeepRules["proto"]): boolean {
-  if (rule === "tag") return true;
+function protosMatch(a: Canon, b: Canon, rules: DeepRules): Verdict {
+  if (rules.proto === "tag") return true;
+  if (rules.proto === "constructor") return constructorsMatch(a, b, rules.matcher?.runner ?? null);
   return a.proto === b.proto;
 }
 
@@ -165,10 +210,13 @@ function keysEqual(a: Canon, b: Canon, rules: DeepRules): Verdict {
 
 function arraysEqual(a: Canon, b: Canon, rules: DeepRules): Verdict {
   const [x, y] = [items(a), items(b)];
-  if (x.length !== y.length) return false;
-  const item = (v: Canon): Canon => (v.t === "hole" && !rules.holesCount ? { t: "undefined" } : v);
-  const pairs = x.map((v, i) => {
-    const [p, q] = [item(v), item(y[i]!)];
+  // jest 30's toEqual checks no length: an index one array lacks reads as undefined there.
+  const padded = rules.matcher?.runner === "jest" && !rules.undefinedCounts;
+  if (x.length !== y.length && !padded) return false;
+  const item = (v: Canon | undefined): Canon =>
+    v === undefined || (v.t === "hole" && !rules.holesCount) ? { t: "undefined" } : v;
+  const pairs = Array.from({ length: Math.max(x.length, y.length) }, (_, i) => {
+    const [p, q] = [item(x[i]), item(y[i])];
     if (p.t === "hole" || q.t === "hole") return p.t === q.t;
     return deepEquals(p, q, rules);
   });
@@ -202,7 +250,14 @@ function deepEquals(a: Canon, b: Canon, rules: DeepRules): Verdict {
   if (UNJUDGEABLE.has(a.t) || UNJUDGEABLE.has(b.t)) return "unknown";
   if (PRIMITIVES.has(a.t) || PRIMITIVES.has(b.t)) return primitiveRule(rules.primitive)(a, b);
   if (a.ref !== undefined && a.ref === b.ref) return true;
-  if (tagOf(a) !== tagOf(b) || !protosMatch(a, b, rules.proto)) return false;
+  if (tagOf(a) !== tagOf(b)) return false;
+  const proto = protosMatch(a, b, rules);
+  if (proto === false) return false;
+  return all([proto, sameKind(a, b, rules)]);
+}
+
+/** Two values of one type tag (and prototypes matched) under `rules`. */
+function sameKind(a: Canon, b: Canon, rules: DeepRules): Verdict {
   switch (a.t) {
     case "arr":
       return arraysEqual(a, b, rules);
@@ -222,6 +277,13 @@ function deepEquals(a: Canon, b: Canon, rules: DeepRules): Verdict {
     case "regexp":
       return a.src === b.src && a.flags === b.flags;
     case "error":
+      if (rules.matcher) {
+        // jest/vitest: `a instanceof Error && b instanceof Error` compares messages alone; an Error of
+        // another realm (or unknown) goes on as an object, by its own enumerable keys.
+        if (a.ofError === true && b.ofError === true) return a.message === b.message;
+        if (a.ofError === undefined || b.ofError === undefined) return "unknown";
+        return keysEqual(a, b, rules);
+      }
       return (
         a.name === b.name &&
         a.message === b.message &&
@@ -239,15 +301,29 @@ function deepEquals(a: Canon, b: Canon, rules: DeepRules): Verdict {
 }
 
 const RULES = {
-  toEqual: { primitive: "objectIs", undefinedCounts: false, holesCount: false, proto: "tag" },
-  toStrictEqual: { primitive: "objectIs", undefinedCounts: true, holesCount: true, proto: "constructor" },
   deepStrictEqual: { primitive: "objectIs", undefinedCounts: true, holesCount: true, proto: "identical" },
   deepEqual: { primitive: "nodeLoose", undefinedCounts: true, holesCount: true, proto: "tag" },
   eql: { primitive: "objectIs", undefinedCounts: true, holesCount: false, proto: "tag" },
 } as const satisfies Record<string, DeepRules>;
 
-export const jsToEqual = (a: Canon, b: Canon): Verdict => deepEquals(a, b, RULES.toEqual);
-export const jsToStrictEqual = (a: Canon, b: Canon): Verdict => deepEquals(a, b, RULES.toStrictEqual);
+/** jest/vitest `toEqual` under `runner` (null: not known, the stricter of the two). */
+export const jsToEqual = (a: Canon, b: Canon, runner: JsRunner = null): Verdict =>
+  deepEquals(a, b, {
+    primitive: "objectIs",
+    undefinedCounts: false,
+    holesCount: false,
+    proto: "tag",
+    matcher: { runner },
+  });
+/** jest/vitest `toStrictEqual` under `runner` (null: not known, the stricter of the two). */
+export const jsToStrictEqual = (a: Canon, b: Canon, runner: JsRunner = null): Verdict =>
+  deepEquals(a, b, {
+    primitive: "objectIs",
+    undefinedCounts: true,
+    holesCount: true,
+    proto: "constructor",
+    matcher: { runner },
+  });
 export const jsDeepStrictEqual = (a: Canon, b: Canon): Verdict => deepEquals(a, b, RULES.deepStrictEqual);
 export const jsDeepEqual = (a: Canon, b: Canon): Verdict => deepEquals(a, b, RULES.deepEqual);
 export const jsEql = (a: Canon, b: Canon): Verdict => deepEquals(a, b, RULES.eql);

@@ -89,7 +89,12 @@ export function planSeals(
           ? sealJs(
               parsers,
               { ...file, index },
-              { ...(demoted ? { demoted } : {}), titles, vitest: options.framework === "vitest" },
+              {
+                ...(demoted ? { demoted } : {}),
+                titles,
+                vitest: options.framework === "vitest",
+                jest: options.framework === "jest",
+              },
             )
           : undefined;
     if (sealed === undefined) return;
