@@ -199,6 +199,19 @@ describe("toEqual and toStrictEqual under the runner the plan names", () => {
       expect(judge(framework)).toEqual(want(framework));
     });
 
+  it("node's deepStrictEqual: an object of another realm (jest's test context vs node's own) is not a literal (finding 13)", () => {
+    const text = `const assert = require("node:assert");\nconst lib = require("../src/lib");\n\ndescribe("realm", () => {\n  it("foreign", () => {\n    assert.deepStrictEqual(lib.foreignObj(), { a: 1 });\n  });\n  it("own", () => {\n    assert.deepStrictEqual(lib.ownObj(), { a: 1 });\n  });\n  it("foreign array", () => {\n    assert.deepStrictEqual(lib.foreignArr(), [1]);\n  });\n});\n`;
+    const testFile = "test/realm.test.js";
+    const lib = `${RUNNER_LIB}exports.ownObj = () => ({ a: 1 });\nexports.foreignArr = () => vm.runInNewContext("[1]");\n`;
+    const plan = planSeals(parsers, [{ path: testFile, text }], { framework: "jest" });
+    const run = runNode({ "src/lib.js": lib, [testFile]: plan.files[0]!.text }, testFile);
+    expect(judgeSeals(plan, run.records, run.tests).sites).toEqual({
+      "0.0": "mismatch",
+      "0.1": "matched",
+      "0.2": "mismatch",
+    });
+  });
+
   it("a constructor behind a getter or a Proxy is not read: the comparison cannot be judged", () => {
     const text = `const lib = require("../src/lib");\n\ndescribe("runner", () => {\n  it("getter", () => {\n    expect(lib.ctorGetter()).toStrictEqual({ a: 1 });\n  });\n  it("proxy", () => {\n    expect(lib.ctorProxy()).toStrictEqual({ a: 1 });\n  });\n});\n`;
     const testFile = "test/runner.test.js";

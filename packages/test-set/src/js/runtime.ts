@@ -29,7 +29,9 @@ export type JsModuleKind = "esm" | "cjs";
 const BODY = String.raw`
 function __oracleInit() {
   if (__oracleState) return __oracleState;
-  __oracleState = { fs: null, refs: null, symbols: null, next: 1, path: undefined, open: null, write: null, close: null, realm: { Object: Object, Array: Array, error: Error.prototype, source: Function.prototype.toString } };
+  __oracleState = { fs: null, refs: null, symbols: null, next: 1, path: undefined, open: null, write: null, close: null, realm: null };
+  var objectProto = Object.getPrototypeOf({}), arrayProto = Object.getPrototypeOf([]);
+  __oracleState.realm = { objectProto: objectProto, arrayProto: arrayProto, Object: objectProto.constructor, Array: arrayProto.constructor, error: Error.prototype, source: Function.prototype.toString };
   var env = typeof process !== "undefined" && process.env ? process.env : {};
   __oracleState.path = env["ORACLE_SEALS"];
   var fs = null;
@@ -57,11 +59,10 @@ function __oracleCtorName(proto) {
 function __oracleProto(value) {
   var proto = Object.getPrototypeOf(value);
   if (proto === null) return "null";
-  var name = __oracleCtorName(proto);
-  var above = Object.getPrototypeOf(proto);
-  if (name === "Object" && above === null) return "Object";
-  if (name === "Array" && Array.isArray(value) && above !== null && Object.getPrototypeOf(above) === null) return "Array";
-  return "#" + __oracleRef(proto) + ":" + name;
+  var realm = __oracleState.realm;
+  if (proto === realm.objectProto) return "Object";
+  if (proto === realm.arrayProto && Array.isArray(value)) return "Array";
+  return "#" + __oracleRef(proto) + ":" + __oracleCtorName(proto);
 }
 function __oracleChain(value, types) {
   var chain = [];
