@@ -560,7 +560,7 @@ func Check(n int) error {
     const run = runGo(
       {
         // The oldest go line modules carry (go 1.12): the runtime uses no later language feature (0o600 did not build).
-    "go.mod": "module example.com\n\ngo 1.12\n",
+        "go.mod": "module example.com\n\ngo 1.12\n",
         "calc/calc.go": calc,
         "calc/calc_test.go": plan.files[0]!.text,
         ...Object.fromEntries(plan.added.map((a) => [a.path, a.text])),
@@ -637,7 +637,7 @@ func TestWordsTable(t *testing.T) {
     const plan = planSeals(parsers, [{ path: "calc/table_test.go", text: TABLE }]);
     const files = {
       // The oldest go line modules carry (go 1.12): the runtime uses no later language feature (0o600 did not build).
-    "go.mod": "module example.com\n\ngo 1.12\n",
+      "go.mod": "module example.com\n\ngo 1.12\n",
       "calc/calc.go": calc,
       "calc/table_test.go": plan.files[0]!.text,
       ...Object.fromEntries(plan.added.map((a) => [a.path, a.text])),
