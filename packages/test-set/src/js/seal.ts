@@ -510,6 +510,19 @@ function constantsOf(root: SyntaxNode): Map<string, Canon> {
   return constants;
 }
 
+/**
+ * A statement that is not a site but may be a check that fails the test: expect/assert/should
+ * chains the oracle does not seal (`toThrow`, `rejects`, `assert.throws`), `fail()`, a helper named
+ * for checking. Read by its text, so more than checks match (the conservative side).
+ */
+const UNJUDGED_CHECK = /expect|assert|should|throw|reject|fail|check|verify/i;
+const unjudgedCheck = (statement: SyntaxNode): boolean =>
+  statement.type !== "comment" &&
+  !(statement.type === "expression_statement" && named(statement)[0]?.type === "string") &&
+  // expect.assertions(n) / expect.hasAssertions() check at the test's end, after every seal.
+  !/^expect\s*\.\s*(assertions|hasAssertions)\s*\(/.test(statement.text) &&
+  UNJUDGED_CHECK.test(statement.text);
+
 /** The sealed text of one JS/TS test file; null when it does not parse. */
 export function sealJs(
   parsers: Parsers,
@@ -577,20 +590,32 @@ export function sealJs(
           unsealed.push({ test: ref, rule: reason });
           continue;
         }
-        // A block's own expression statements; an arrow's expression body is one.
-        const pairs: Array<[SyntaxNode, SyntaxNode]> =
+        // A block's own expression statements; an arrow's expression body is one. Other statements
+        // are kept (no expression) for telling what comes before a site.
+        const pairs: Array<[SyntaxNode | null, SyntaxNode]> =
           body!.type === "statement_block"
-            ? named(body!)
-                .filter((s) => s.type === "expression_statement")
-                .flatMap((s): Array<[SyntaxNode, SyntaxNode]> => (named(s)[0] ? [[named(s)[0]!, s]] : []))
+            ? named(body!).map((s): [SyntaxNode | null, SyntaxNode] => [
+                s.type === "expression_statement" ? (named(s)[0] ?? null) : null,
+                s,
+              ])
             : [[body!, body!]];
         const keys: string[] = [];
+        // Whether an assertion the oracle does not judge came before (judge.ts decidedBy): a statement
+        // that is not a site and reads as a check (`toThrow`, `assert.throws`, a helper's check), a
+        // demoted site, or a checked one (the runner's own comparison still runs).
+        let guarded = false;
         for (const [expression, statement] of pairs) {
-          const found = comparisonOf(expression, statement, vocab, constants);
-          if (!found) continue;
+          const found = expression ? comparisonOf(expression, statement, vocab, constants) : null;
+          if (!found) {
+            if (unjudgedCheck(statement)) guarded = true;
+            continue;
+          }
           const key = `${file.index}.${n++}`;
           planned.push(`${key}\t${found.line}\t${found.kind}\t${ref.entry}`);
-          if (options.demoted?.has(key)) continue;
+          if (options.demoted?.has(key)) {
+            guarded = true;
+            continue;
+          }
           edits.push(...found.edits(key));
           sites.push({
             key,
@@ -604,8 +629,10 @@ export function sealJs(
               : {}),
             source: found.source,
             strength: found.expected ? "strong" : "checked",
+            ...(guarded ? { afterUnsealed: true as const } : {}),
           });
           if (found.constant) sealedReads.set(found.constant, (sealedReads.get(found.constant) ?? 0) + 1);
+          if (!found.expected) guarded = true;
           keys.push(key);
         }
         if (keys.length > 0) tests.push({ test: ref, keys });

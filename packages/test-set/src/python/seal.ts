@@ -684,6 +684,18 @@ function utf8(text: string): boolean {
   return true;
 }
 
+/**
+ * A statement that is not a site but may be a check that fails the test: an assert, a `with
+ * pytest.raises`/`warns`/`self.assertRaises`, `pytest.fail`, a helper named for checking. Read by
+ * its text, so more than checks match (a site after one is counted as not deciding a test it did
+ * not reach: the conservative side).
+ */
+const UNJUDGED_CHECK = /\bassert|raises|warns|fail|check|verify|expect|deprecated_call/i;
+const unjudgedCheck = (statement: SyntaxNode): boolean =>
+  statement.type !== "comment" &&
+  !(statement.type === "expression_statement" && named(statement)[0]?.type === "string") &&
+  UNJUDGED_CHECK.test(statement.text);
+
 /** The sealed text of one Python test file, its sites and its unsealed tests; null when it does not parse. */
 export function sealPython(
   parsers: Parsers,
@@ -728,6 +740,10 @@ export function sealPython(
       }
       const local = factsIn(facts, fn.definition);
       const body = fn.definition.childForFieldName("body")!;
+      // Whether an assertion the oracle does not judge came before (judge.ts decidedBy): a statement
+      // that is not a site and reads as a check (assert, pytest.raises, self.assertX, a helper's
+      // check_x/verify_x, pytest.fail), a demoted site, or a checked one (its own comparison runs).
+      let guarded = false;
       // The statements of a body, each comparison one site; a loop over a literal table runs its own
       // body's sites once per row, in order. Returns the sites' keys in the order they run.
       const seal = (
@@ -740,16 +756,22 @@ export function sealPython(
           if (statement.type === "for_statement") {
             const table = loopTable(statement);
             const loopBody = statement.childForFieldName("body");
-            if (!table || !loopBody) continue;
+            if (!table || !loopBody) {
+              if (unjudgedCheck(statement)) guarded = true;
+              continue;
+            }
             const used = new Map<string, number>();
             const own = [...table.columns].filter(
               ([name]) => !shared.has(`loop:${statement.startIndex}:${name}`),
             );
             const inner = new Map([...columns, ...own]);
+            // A later row runs after the whole body: an unjudged check anywhere in it comes first.
+            const from = sites.length;
             const loopKeys = seal(named(loopBody), inner, (name) => {
               if (table.columns.has(name)) used.set(name, (used.get(name) ?? 0) + 1);
               else onColumn(name);
             });
+            if (guarded) for (const site of sites.slice(from)) site.afterUnsealed = true;
             for (let r = 0; r < table.rows; r++) keys.push(...loopKeys);
             // A column only the loop's seals read leaves the file: its cells become None. A Python
             // loop variable outlives the loop, so every use in the test counts (the target's aside).
@@ -770,10 +792,16 @@ export function sealPython(
               : statement.type === "expression_statement"
                 ? unittestComparison(statement, local, columns)
                 : null;
-          if (!found) continue;
+          if (!found) {
+            if (unjudgedCheck(statement)) guarded = true;
+            continue;
+          }
           const key = `${file.index}.${n++}`;
           planned.push(`${key}\t${found.line}\t${found.kind}\t${fn.ref.entry}`);
-          if (options.demoted?.has(key)) continue;
+          if (options.demoted?.has(key)) {
+            guarded = true;
+            continue;
+          }
           edits.push(...found.edits(key));
           sites.push({
             key,
@@ -793,7 +821,9 @@ export function sealPython(
             ...(found.options ? { options: found.options } : {}),
             source: found.source,
             strength: found.expected || found.rows ? "strong" : "checked",
+            ...(guarded ? { afterUnsealed: true as const } : {}),
           });
+          if (!found.expected && !found.rows) guarded = true;
           if (found.column) onColumn(found.column);
           for (const c of found.constants) sealedConstants.set(c, (sealedConstants.get(c) ?? 0) + 1);
           keys.push(key);

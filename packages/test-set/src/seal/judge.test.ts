@@ -1,11 +1,12 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { sealJs } from "../js/seal.js";
 import { loadParsers, type Parsers } from "../parsers.js";
 import { sealPython } from "../python/seal.js";
 import { judgeSeals } from "./judge.js";
 
 let parsers: Parsers;
 beforeAll(async () => {
-  parsers = await loadParsers(["python"]);
+  parsers = await loadParsers(["python", "javascript"]);
 });
 
 const HIDDEN = `from calc import add, sub
@@ -32,5 +33,89 @@ describe("judgeSeals: tests whose records do not add up", () => {
     expect(judged.inconsistent).toMatch(/passing run\(s\), but 0 wrote all of the test's seal records/);
     expect(judged.inconsistentTest).toBe(plan.tests[0]!.test.entry);
     expect(judged.inconsistentKeys?.sort()).toEqual(plan.tests.flatMap((t) => t.keys).sort());
+  });
+});
+
+// Finding 11/16 of the s22 attack review: a FAIL_TO_PASS test whose baseline failure is an assertion
+// that is not sealed (pytest.raises, toThrow) never reaches the seal after it; that seal did not
+// decide the test, and a diff that neutralises the raises in-process passed with the result saying
+// a strong seal protected it.
+const RAISES = `import pytest
+
+from num import parse
+
+
+def test_empty_is_an_error():
+    with pytest.raises(ValueError):
+        parse("  ")
+    assert parse("734") == 734
+
+
+def test_blank():
+    assert parse(" 12 ") == 12
+    assert parse("734") == 734
+`;
+
+describe("judgeSeals: what decided a test at baseline", () => {
+  const failed = (name: string) => ({ id: `hidden:tests.test_parse::${name}`, outcome: "failed" as const });
+
+  it("not a seal an unsealed assertion before it kept the test from reaching", () => {
+    const plan = sealPython(parsers, { path: "tests/test_parse.py", text: RAISES, index: 0 })!;
+    const [raises] = plan.tests;
+    expect(plan.sites.find((s) => s.key === raises!.keys[0])?.afterUnsealed).toBe(true);
+    // Baseline: the raises block failed, the seal after it wrote nothing.
+    const judged = judgeSeals(plan, "", [failed("test_empty_is_an_error")]);
+    expect(judged.inconsistent).toBeNull();
+    expect(judged.decided).toEqual({});
+  });
+
+  it("the seal a run ended at (its actual side raised), not the ones after it", () => {
+    const text = `from num import parse
+
+
+def test_blank():
+    assert parse("") is None
+    assert parse(" 12 ") == 12
+`;
+    const plan = sealPython(parsers, { path: "tests/test_parse.py", text, index: 0 })!;
+    const [blank] = plan.tests;
+    expect(plan.sites.map((s) => [s.strength, s.afterUnsealed])).toEqual([
+      ["weak", undefined],
+      ["strong", undefined],
+    ]);
+    // The weak seal's actual side raised: no record, the test ended there; the strong one after it
+    // was never reached, and a diff making parse("") return None reaches it with the old code.
+    expect(judgeSeals(plan, "", [failed("test_blank")]).decided).toEqual({ [blank!.test.entry]: "weak" });
+    // The weak seal matched, the strong one's actual side raised: that one decided.
+    const record = `${JSON.stringify({ k: blank!.keys[0], s: 0, v: { t: "none" } })}\n`;
+    expect(judgeSeals(plan, record, [failed("test_blank")])).toMatchObject({
+      inconsistent: null,
+      decided: { [blank!.test.entry]: "strong" },
+    });
+  });
+
+  it("jest: not a seal behind toThrow, but one before it or alone", () => {
+    const text = (first: string, second: string) => `const { parse } = require("../src/num");
+
+test("an empty text is an error", () => {
+  // check the error first
+  expect.assertions(2);
+  ${first}
+  ${second}
+});
+`;
+    const THROW = 'expect(() => parse("  ")).toThrow("empty number");';
+    const SEAL = 'expect(parse("734")).toBe(734);';
+    const report = [{ id: "hidden:test/num.test.js::an empty text is an error", outcome: "failed" as const }];
+    const behind = sealJs(parsers, { path: "test/num.test.js", text: text(THROW, SEAL), index: 0 })!;
+    expect(behind.sites.map((s) => [s.strength, s.afterUnsealed])).toEqual([["strong", true]]);
+    expect(judgeSeals(behind, "", report).decided).toEqual({});
+    // The other order: the seal ran first and matched (the unfixed parse reads "734"): nothing decided.
+    const before = sealJs(parsers, { path: "test/num.test.js", text: text(SEAL, THROW), index: 0 })!;
+    expect(before.sites.map((s) => [s.strength, s.afterUnsealed])).toEqual([["strong", undefined]]);
+    const matched = `${JSON.stringify({ k: before.sites[0]!.key, s: 0, v: { t: "num", v: "734" } })}\n`;
+    expect(judgeSeals(before, matched, report)).toMatchObject({ inconsistent: null, decided: {} });
+    // Its actual side raised (no record): the test ended at the seal, which decided it.
+    expect(judgeSeals(before, "", report).decided).toEqual({ [before.tests[0]!.test.entry]: "strong" });
   });
 });

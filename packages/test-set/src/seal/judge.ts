@@ -62,8 +62,8 @@ export interface SealJudgement {
   executions: Array<{ entry: string; complete: number; partial: number }>;
   /**
    * The tests whose outcome in this run a seal decided against them, by the strongest such seal: a
-   * seal that failed, or one a run never reached (its record missing). At baseline this says which
-   * FAIL_TO_PASS tests a forged report cannot pass without the expected values.
+   * seal that failed, or the one a run ended at (the first record missing, no unjudged assertion
+   * before it). At baseline this says which FAIL_TO_PASS tests only the right values can pass.
    */
   decided: Record<string, "strong" | "weak">;
   /** The test a record inconsistency is about, and its sites' keys, when there is one. */
@@ -201,21 +201,29 @@ function judgeRun(
 }
 
 /**
- * The strongest seal that decided a test's outcome against it: one that failed, or one a run never
- * reached (a run cut short, or a run of the test that wrote no record at all).
+ * The strongest seal that decided a test's outcome against it: one that failed, or the one a run
+ * ended at (its record is the first one missing of a run cut short or of a run that wrote none: its
+ * actual side raised), unless an assertion the oracle does not judge comes before it in the test
+ * (`afterUnsealed`), which may have ended the run instead. Seals after the first missing record were
+ * never reached because something earlier failed: they decided nothing (s22 findings 11 and 16: a
+ * seal behind `pytest.raises` or `toThrow` that the unfixed code passes).
  */
 function decidedBy(
-  keys: readonly string[],
+  sequence: ReadonlyArray<[string, 0 | 1]>,
   sites: ReadonlyMap<string, SealSite>,
   runs: readonly Execution[],
   ran: number,
   outcomes: Readonly<Record<string, SiteOutcome>>,
 ): "strong" | "weak" | null {
   const against = new Set<string>();
-  for (const key of keys) if (outcomes[key] === "mismatch" || outcomes[key] === "not-plain") against.add(key);
-  for (const run of runs)
-    if (!run.complete) for (const key of keys) if (!run.records.some((r) => r.key === key)) against.add(key);
-  if (runs.length < ran) for (const key of keys) against.add(key);
+  for (const [key] of sequence)
+    if (outcomes[key] === "mismatch" || outcomes[key] === "not-plain") against.add(key);
+  const endedAt = (written: number) => {
+    const key = sequence[written]?.[0];
+    if (key !== undefined && !sites.get(key)?.afterUnsealed) against.add(key);
+  };
+  for (const run of runs) if (!run.complete) endedAt(run.records.length);
+  if (runs.length < ran) endedAt(0);
   const strengths = [...against].map((k) => sites.get(k)?.strength);
   if (strengths.includes("strong")) return "strong";
   return strengths.length > 0 ? "weak" : null;
@@ -275,7 +283,8 @@ export function judgeSeals(
   // named, so the sweep leaves all their seals out in one round rather than one test per round.
   const unaccounted: Array<{ entry: string; message: string }> = [];
   for (const { test, keys } of plan.tests) {
-    const { runs, disorder } = executionsOf(byTest.get(test.entry) ?? [], expectedSequence(keys, sites));
+    const sequence = expectedSequence(keys, sites);
+    const { runs, disorder } = executionsOf(byTest.get(test.entry) ?? [], sequence);
     if (disorder)
       return judgement(
         `${test.entry}: a seal record out of the order its comparisons run in (${disorder.key})`,
@@ -299,7 +308,7 @@ export function judgeSeals(
       continue;
     }
     const failures = runs.map((run, i) => judgeRun(run, sites, outcomes, i));
-    const strength = decidedBy(keys, sites, runs, ran.length, outcomes);
+    const strength = decidedBy(sequence, sites, runs, ran.length, outcomes);
     if (strength) decided[test.entry] = strength;
     const first = failures.find((f) => f !== null);
     if (!first) continue;

@@ -45,6 +45,13 @@ export interface SealSite {
   /** The comparison as the test wrote it, for messages. */
   source: string;
   strength: SealStrength;
+  /**
+   * An assertion of the test that the oracle does not judge (not sealed, a demoted or checked site,
+   * `pytest.raises`, `toThrow`, a helper's check) comes before this one: when a run ends before this
+   * seal's record, that assertion may have ended it, so the missing record does not say this seal
+   * decided the test (judge.ts decidedBy).
+   */
+  afterUnsealed?: true;
 }
 
 /** Why a test of a sealed file has no seal (rules.ts names the rows). */
