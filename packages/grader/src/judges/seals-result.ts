@@ -25,7 +25,11 @@ export function sealsResult(
     ).length;
   const outcomes = Object.values(judgement?.sites ?? {});
   const outcome = (o: string) => outcomes.filter((x) => x === o).length;
-  const strong = new Set(run.sites.filter((s) => s.strength === "strong").map((s) => s.test.entry));
+  // Without the sweep's record, a strong seal no unjudged check comes before (a seal behind a
+  // pytest.raises or toThrow may never run against the unfixed code: judge.ts decidedBy).
+  const strong = new Set(
+    run.sites.filter((s) => s.strength === "strong" && !s.afterUnsealed).map((s) => s.test.entry),
+  );
   const tests = run.tests.map((t) => t.test);
   const failToPass = options.failToPass ?? [];
   const covered = (entry: string) => tests.some((t) => strong.has(t.entry) && namesSameTest(entry, t.entry));
