@@ -1,10 +1,13 @@
 #!/usr/bin/env node
-// Benchmark of batch grading on the sample tasks: local concurrency 1 vs 2, and two queue workers
-// (oracle-worker, concurrency 1 each, real redis-server) vs local concurrency 2. Every run grades the
-// same predictions with --no-cache into its own --out. Prints wall time, throughput, the mean grade
-// time, the queue's overhead per job, and where the time of a grade goes (the steps the oracle log
-// times). Uses the built CLIs: run `pnpm build` first.
-//   node scripts/bench-batch.mjs [--n 40] [--only local1,local2,queue] [--keep]
+// Benchmark of batch grading on the sample tasks. By default: a batch at --concurrency C against the
+// floor run N times at concurrency C (the floor: the protocol by hand, bench-grade's one `docker run`
+// per prediction, lib/floor.mjs), as a throughput ratio from one run (the floor first, then the batch).
+// Also, with --only: local concurrency 1 vs 2, and two queue workers (oracle-worker, concurrency 1 each,
+// real redis-server) vs local concurrency 2. Every batch grades the same predictions with --no-cache
+// into its own --out. Prints wall time, throughput, the mean grade time, the queue's overhead per job,
+// and where the time of a grade goes (the steps the oracle log times). Uses the built CLIs: run
+// `pnpm build` first.
+//   node scripts/bench-batch.mjs [--n 50] [--concurrency 2] [--only floor,batch,local1,local2,queue] [--keep]
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, openSync, readFileSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -13,19 +16,24 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { loadTask, runFloor } from "./lib/floor.mjs";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
 const bin = (name) => join(repo, "node_modules", ".bin", name);
 const { values } = parseArgs({
   options: {
-    n: { type: "string", default: "40" },
-    only: { type: "string", default: "local1,local2,queue" },
+    n: { type: "string", default: "50" },
+    concurrency: { type: "string", default: "2" },
+    only: { type: "string", default: "floor,batch" },
     keep: { type: "boolean" },
   },
 });
 const n = Number(values.n);
 const only = new Set(values.only.split(","));
+const concurrency = Number(values.concurrency);
 if (!Number.isInteger(n) || n < 1) throw new Error("--n must be a whole number");
+if (!Number.isInteger(concurrency) || concurrency < 1)
+  throw new Error("--concurrency must be a whole number");
 
 const NOOP = `diff --git a/ORACLE_NOTE.txt b/ORACLE_NOTE.txt
 new file mode 100644
@@ -131,6 +139,43 @@ async function batch(name, root, preds, extra) {
   return { name, wallMs: result.ms, summary, ...stepTimes(join(out, "results.jsonl")) };
 }
 
+/** The floor: each prediction's protocol by hand (one `docker run`, lib/floor.mjs), `concurrency` at a time. */
+async function floorBatch(root, preds) {
+  const diffs = join(root, "floor-diffs");
+  await mkdir(diffs, { recursive: true });
+  const lines = readFileSync(preds, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
+  const jobs = [];
+  for (const p of lines) {
+    const file = join(diffs, `${p.id}.diff`);
+    await writeFile(file, p.diff);
+    jobs.push({ loaded: loadTask(root, p.task), file });
+  }
+  process.stderr.write(`bench: floor: ${jobs.length} docker runs, ${concurrency} at a time\n`);
+  const started = Date.now();
+  const runs = [];
+  let next = 0;
+  const lane = async () => {
+    while (next < jobs.length) {
+      const j = jobs[next++];
+      runs.push(await runFloor(j.loaded, j.file));
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, lane));
+  const wallMs = Date.now() - started;
+  const pass = runs.filter((r) => r.code === 0).length;
+  const gradeSeconds = runs.reduce((a, r) => a + r.ms, 0) / 1000;
+  return {
+    name: "floor",
+    wallMs,
+    summary: { done: runs.length, gradeSeconds, overall: { pass, graded: runs.length } },
+    runs: 0,
+    steps: {},
+  };
+}
+
 function workerProcess(root, url, name) {
   const linked = bin("oracle-worker");
   const [command, pre] = existsSync(linked)
@@ -168,12 +213,18 @@ function report(runs) {
   for (const row of rows) console.log(row);
   const get = (name) => runs.find((r) => r.name === name);
   const [l1, l2, q] = [get("local1"), get("local2"), get("queue")];
+  const [floor, b] = [get("floor"), get("batch")];
+  if (floor && b)
+    console.log(
+      `batch vs floor at concurrency ${concurrency}: throughput ${(floor.wallMs / b.wallMs).toFixed(2)}x the floor's (batch ${s(b.wallMs)}, floor ${s(floor.wallMs)}; goal >= 1.0x)`,
+    );
   if (l1 && l2) console.log(`local concurrency 2 vs 1: ${(l1.wallMs / l2.wallMs).toFixed(2)}x faster`);
   if (l2 && q)
     console.log(
       `queue (2 workers) vs local concurrency 2: ${((q.wallMs - l2.wallMs) / n / 1000).toFixed(2)}s more per job`,
     );
   for (const r of runs) {
+    if (r.runs === 0) continue;
     const total = Object.values(r.steps).reduce((a, b) => a + b, 0);
     const parts = Object.entries(r.steps)
       .sort(([, a], [, b]) => b - a)
@@ -194,6 +245,8 @@ try {
   const preds = join(root, "predictions.jsonl");
   await writePredictions(root, preds);
   const runs = [];
+  if (only.has("floor")) runs.push(await floorBatch(root, preds));
+  if (only.has("batch")) runs.push(await batch("batch", root, preds, ["--concurrency", String(concurrency)]));
   if (only.has("local1")) runs.push(await batch("local1", root, preds, ["--concurrency", "1"]));
   if (only.has("local2")) runs.push(await batch("local2", root, preds, ["--concurrency", "2"]));
   if (only.has("queue")) runs.push(await queueBatch(root, preds));
