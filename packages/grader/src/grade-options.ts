@@ -2,6 +2,7 @@ import { OracleError } from "@oracle/spec";
 import type Docker from "dockerode";
 import type winston from "winston";
 import { z } from "zod";
+import type { WarmTicket } from "./run/warm-pool.js";
 import type { DiffSource, PreparedTask } from "./task/prepare.js";
 
 /** What to grade and how. `diff` is required in grade mode and forbidden in baseline mode. */
@@ -27,6 +28,8 @@ export interface GradeOptions {
    * once); without it the grade prepares the task itself.
    */
   prepared?: PreparedTask;
+  /** The containers a batch's warm pool makes ahead for this grade (warm-pool.ts); without it the grade makes its own. */
+  warm?: WarmTicket;
   signal?: AbortSignal;
   /** Receives the short human account. */
   logger?: winston.Logger;
@@ -57,7 +60,7 @@ const GradeOptionsSchema = z
 
 /** Checks the options' shape; USAGE when they are wrong. */
 export function checkGradeOptions(options: GradeOptions): void {
-  const { signal: _s, logger: _l, docker: _d, prepared: _p, ...plain } = options;
+  const { signal: _s, logger: _l, docker: _d, prepared: _p, warm: _w, ...plain } = options;
   const parsed = GradeOptionsSchema.safeParse(plain);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `${i.path.join(".") || "options"}: ${i.message}`);

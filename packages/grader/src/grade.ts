@@ -1,9 +1,9 @@
-import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import { type GradeResult, OracleError } from "@oracle/spec";
 import { checkGradeOptions, type GradeOptions } from "./grade-options.js";
 import { dockerodeGradeDocker } from "./image/docker.js";
 import { defaultLogPath, openRunLog } from "./log/oracle-log.js";
+import { newRunId } from "./run/run-scope.js";
 import { superviseRun } from "./run/supervise.js";
 import { checkQuarantine, type PreparedTask, prepareDiff, prepareTask } from "./task/prepare.js";
 import { GRADER_VERSION } from "./version.js";
@@ -44,7 +44,8 @@ export async function grade(options: GradeOptions): Promise<GradeResult> {
   const diff = options.diff ? await prepareDiff(options.diff) : null;
   const startedAt = new Date();
   const diffSha = diff && "sha256" in diff ? diff.sha256 : null;
-  const runId = `${startedAt.getTime().toString(36)}-${randomBytes(4).toString("hex")}`;
+  // A warm pool's run id names the containers it made ahead for this grade.
+  const runId = options.warm?.runId ?? newRunId(startedAt);
   const logPath = resolve(options.logFile ?? defaultLogPath(root, options.task, startedAt, diffSha, runId));
   const log = openRunLog(logPath, { run: runId, task: options.task }, options.logger);
   log.event("start", {
@@ -70,10 +71,13 @@ export async function grade(options: GradeOptions): Promise<GradeResult> {
       root,
       signal: options.signal,
       ...(options.sealPlan ? { sealPlan: options.sealPlan } : {}),
+      ...(options.warm ? { warm: options.warm } : {}),
     });
     const { state, changed } = await validating;
     return { ...result, validation: state, ...(changed.length > 0 ? { validationChanged: changed } : {}) };
   } finally {
+    // What the pool made for this grade and the grade did not use goes now.
+    await options.warm?.release();
     await log.close();
   }
 }

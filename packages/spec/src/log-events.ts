@@ -80,6 +80,8 @@ export const LOG_EVENT_SCHEMAS = {
   /** A suite's container options, as given to the engine. */
   "container.create": z.strictObject({ suite, options: engineOptions }),
   "container.started": z.strictObject({ id: z.string(), suite }),
+  /** A suite's container made and started ahead by a batch's warm pool, with the options it was made from. */
+  "container.warm": z.strictObject({ suite, id: z.string(), options: engineOptions }),
   /** A suite's prep (checkout, apply, reset, copy) ended. */
   "prep.done": z.strictObject({ suite, exitCode: z.number().int(), stderr: z.string() }),
   /** The files git changed in the checkout, compared with what the filter kept. */

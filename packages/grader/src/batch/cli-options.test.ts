@@ -28,13 +28,18 @@ describe("parseBatchArgs", () => {
       timeoutSeconds: 60,
       infraRetries: 2,
       cache: false,
+      pool: true,
       allowQuarantined: false,
       allowUnvalidated: false,
       json: true,
     });
   });
 
-  it("has defaults: every core, two infra retries, the cache on", () => {
+  it("turns the warm pool off with --no-pool", () => {
+    expect(parseBatchArgs(["--batch", "p", "--no-pool"], "/w").pool).toBe(false);
+  });
+
+  it("has defaults: every core, two infra retries, the cache and the warm pool on", () => {
     expect(
       parseBatchArgs(
         ["--batch=p", "--infra-retries", "0", "--allow-quarantined", "--allow-unvalidated"],
@@ -44,6 +49,7 @@ describe("parseBatchArgs", () => {
       concurrency: availableParallelism(),
       infraRetries: 0,
       cache: true,
+      pool: true,
       allowQuarantined: true,
       allowUnvalidated: true,
       json: false,

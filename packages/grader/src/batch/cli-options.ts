@@ -46,6 +46,9 @@ Options:
   --timeout SECONDS     wall-clock limit per grade (default: each task's timeoutSeconds)
   --infra-retries N     runs after an INFRA_ERROR before it is reported as one (default 2)
   --no-cache            neither reuse nor record results in <root>/.oracle/cache/
+  --no-pool             make each grade's containers when it starts, not ahead (local batches make
+                        the next predictions' containers while the running ones grade: a warm pool
+                        of as many as --concurrency, within the host's memory by the tasks' limits)
   --allow-quarantined   grade tasks listed in tasks/quarantine.json too
   --allow-unvalidated   count predictions on tasks that are not validated (stale, never) in the pass rate
   --json                print summary.json on stdout
@@ -70,6 +73,8 @@ export interface BatchCliOptions {
   timeoutSeconds?: number;
   infraRetries: number;
   cache: boolean;
+  /** Make the next predictions' containers ahead (local batches; --no-pool turns it off). */
+  pool: boolean;
   allowQuarantined: boolean;
   allowUnvalidated: boolean;
   json: boolean;
@@ -88,6 +93,7 @@ export const BATCH_LINE = {
     timeout: { type: "string" },
     "infra-retries": { type: "string" },
     "no-cache": { type: "boolean" },
+    "no-pool": { type: "boolean" },
     "allow-quarantined": { type: "boolean" },
     "allow-unvalidated": { type: "boolean" },
     json: { type: "boolean" },
@@ -102,6 +108,7 @@ export const BATCH_LINE = {
     timeout: wholeNumberArg(1, 86400).optional(),
     infraRetries: wholeNumberArg(0, 10).default(2),
     noCache: z.boolean().default(false),
+    noPool: z.boolean().default(false),
     allowQuarantined: z.boolean().default(false),
     allowUnvalidated: z.boolean().default(false),
     json: z.boolean().default(false),
@@ -129,6 +136,7 @@ export function parseBatchArgs(argv: readonly string[], cwd: string): BatchCliOp
     ...(a.timeout ? { timeoutSeconds: a.timeout } : {}),
     infraRetries: a.infraRetries,
     cache: !a.noCache,
+    pool: !a.noPool,
     allowQuarantined: a.allowQuarantined,
     allowUnvalidated: a.allowUnvalidated,
     json: a.json,

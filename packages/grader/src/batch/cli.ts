@@ -31,7 +31,14 @@ function executorFor(options: BatchCliOptions): BatchExecutor {
   };
   if (options.queueUrl)
     return queueExecutor({ queueUrl: options.queueUrl, warn, trustKeys: options.trustKeys, ...shared });
-  return localExecutor({ root: options.root, grade, concurrency: options.concurrency, ...shared });
+  return localExecutor({
+    root: options.root,
+    grade,
+    concurrency: options.concurrency,
+    pool: options.pool,
+    warn,
+    ...shared,
+  });
 }
 
 function report(outcome: BatchOutcome, options: BatchCliOptions): void {

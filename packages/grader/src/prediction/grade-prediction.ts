@@ -1,6 +1,7 @@
 import type { GradeResult, ResultLine } from "@oracle/spec";
 import type Docker from "dockerode";
 import type { GradeOptions } from "../grade-options.js";
+import type { WarmTicket } from "../run/warm-pool.js";
 import type { DiffSource, PreparedTask } from "../task/prepare.js";
 import { isAbort, lineFromError, lineFromResult } from "./lines.js";
 
@@ -35,9 +36,11 @@ export interface GradePredictionOptions {
   signal?: AbortSignal;
   docker?: Docker;
   worker?: string;
+  /** Containers a warm pool makes ahead for this prediction's first run (warm-pool.ts). */
+  warm?: WarmTicket;
 }
 
-function gradeOptions(run: PredictionRun, options: GradePredictionOptions): GradeOptions {
+function gradeOptions(run: PredictionRun, options: GradePredictionOptions, attempt: number): GradeOptions {
   return {
     root: options.root,
     task: run.task,
@@ -48,6 +51,8 @@ function gradeOptions(run: PredictionRun, options: GradePredictionOptions): Grad
     ...(options.allowQuarantined ? { allowQuarantined: true } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.docker ? { docker: options.docker } : {}),
+    // The pool's containers serve the first run only; a retry makes its own.
+    ...(options.warm && attempt === 1 ? { warm: options.warm } : {}),
   };
 }
 
@@ -65,7 +70,7 @@ export async function gradePrediction(
   for (let attempt = 1; ; attempt += 1) {
     let result: GradeResult;
     try {
-      result = await options.grade(gradeOptions(run, options));
+      result = await options.grade(gradeOptions(run, options, attempt));
     } catch (error) {
       if (isAbort(error) || options.signal?.aborted) throw error;
       return { line: lineFromError(run, error, worker), result: null };

@@ -22,9 +22,10 @@ import { filterAndLog } from "./apply-diff.js";
 import { prepareBaseMirror } from "./checkout.js";
 import { writeMochaGuards } from "./mocha-guard.js";
 import { judgePrep } from "./prep.js";
-import { makeRunTempDir, makeSuiteFolders, removeOrphanRunDirs } from "./run-folder.js";
+import { fillSuiteFolders, makeRunTempDir, makeSuiteFolders, removeOrphanRunDirs } from "./run-folder.js";
 import type { RunOutcome, RunScope, SentinelNotes } from "./run-scope.js";
 import { type DriverResult, letRun, openSuite, type SuiteInputs, startSuite } from "./run-suite.js";
+import type { WarmSlot, WarmTicket } from "./warm-pool.js";
 
 /**
  * The run, top to bottom as docs/specification.md tells it (packages/grader/README.md maps each
@@ -47,6 +48,8 @@ export interface PipelineInputs {
   root: string;
   /** `fresh`: the sweep's seal record is left aside (GradeOptions.sealPlan). */
   sealPlan?: "recorded" | "fresh";
+  /** The containers and run folder a batch's warm pool made for this run (warm-pool.ts). */
+  warm?: WarmTicket;
 }
 
 /** What the host steps hand to the suites. */
@@ -96,11 +99,15 @@ async function prepareRun(
   log.info(`image: ${image.reference}`);
   const mirror = prepareBaseMirror(root, loaded, scope, log);
   mirror.catch(() => undefined);
-  const folder = await makeRunTempDir();
+  const slot = await claimWarm(inputs, scope);
+  const folder = slot?.folder ?? (await makeRunTempDir());
   scope.adoptFolder(folder);
-  const runDirs = await makeSuiteFolders(folder, diff.filtered, loaded.hiddenTestsDir);
+  // A warm slot's folders are empty and mounted already: filled here, before any script goes in.
+  const runDirs = slot
+    ? await fillSuiteFolders(slot.runDirs, diff.filtered, loaded.hiddenTestsDir)
+    : await makeSuiteFolders(folder, diff.filtered, loaded.hiddenTestsDir);
   const hiddenFiles = await listHiddenFiles(loaded.hiddenTestsDir);
-  const labels = gradeLabels(inputs.runId, loaded.task.id, leaseDeadline(inputs.startedAt, inputs.timeoutMs));
+  const deadline = leaseDeadline(inputs.startedAt, inputs.timeoutMs);
   const [expectation, sealRecord] = await Promise.all([
     loadExpectation(loaded),
     inputs.sealPlan === "fresh" ? ({ kind: "absent" } as const) : readSealRecord(loaded),
@@ -112,6 +119,8 @@ async function prepareRun(
   await leftovers;
   const baseOnly = await mirror;
   if (typeof baseOnly !== "string" && baseOnly !== null) return baseOnly;
+  const warm = slot && warmFits(slot, image.runAs, baseOnly, deadline, log);
+  const labels = warm ? slot.labels : gradeLabels(inputs.runId, loaded.task.id, deadline);
   const planted = await planSentinels(
     loaded,
     baseOnly,
@@ -136,9 +145,44 @@ async function prepareRun(
     scripts: planted.scripts,
     docker,
     log,
+    ...(warm ? { warm: slot.containers } : {}),
   };
   const sealed = planted.hidden.validated && record ? record : null;
   return { suites, notes: planted.notes, expectation, imageCurrent, sealRecord: sealed };
+}
+
+/** Takes the warm pool's slot for this run, if any: the run owns its containers and folder from now on. */
+async function claimWarm(inputs: PipelineInputs, scope: RunScope): Promise<WarmSlot | null> {
+  if (!inputs.warm) return null;
+  const slot = await scope.timing("warm", inputs.warm.claim());
+  if (!slot) return null;
+  scope.adoptFolder(slot.folder);
+  for (const { container } of Object.values(slot.containers)) scope.adopt(container);
+  return slot;
+}
+
+/**
+ * Whether a warm slot serves this run: the image it runs is the one resolved now (by digest), it
+ * mounts the same base-only mirror, and its lease lasts as long as the run's. Otherwise the run makes
+ * its own containers (in the slot's folder) and the slot's are removed with the run's.
+ */
+function warmFits(
+  slot: WarmSlot,
+  image: string,
+  mirror: string | null,
+  deadline: Date,
+  log: RunLog,
+): boolean {
+  const why =
+    slot.image !== image
+      ? "its image is not the one resolved now"
+      : slot.mirrorPath !== mirror
+        ? "its mirror is not this run's"
+        : slot.deadline < deadline.getTime()
+          ? "its lease ends before this run's"
+          : null;
+  if (why) log.warn(`warm containers not used: ${why}`);
+  return why === null;
 }
 
 /** In the containers: the existing suite, then the hidden suite (prepared while the existing one runs), then both judged. */

@@ -72,18 +72,24 @@ export async function removeOrphanRunDirs(parent = tmpdir(), now = Date.now()): 
   return removed;
 }
 
-/**
- * Each suite's run folder (its container's only view of the host besides the mirror): the filtered
- * diff in both, the hidden tests copied into the hidden suite's, so that no task folder is mounted.
- */
-export async function makeSuiteFolders(
-  tempDir: string,
-  filtered: FilteredDiff | null,
-  hiddenTestsDir: string,
-): Promise<Record<SuiteName, string>> {
+/** Each suite's empty run folder in a run's host folder (a warm pool makes them before the run exists). */
+export async function makeSuiteDirs(tempDir: string): Promise<Record<SuiteName, string>> {
   await chmod(tempDir, 0o755);
   const dirs = { existing: join(tempDir, "existing"), hidden: join(tempDir, "hidden") };
   await Promise.all([mkdir(dirs.existing, { mode: 0o755 }), mkdir(dirs.hidden, { mode: 0o755 })]);
+  return dirs;
+}
+
+/**
+ * Fills each suite's (empty) run folder, its container's only view of the host besides the mirror:
+ * the filtered diff in both, the hidden tests copied into the hidden suite's, so that no task folder
+ * is mounted.
+ */
+export async function fillSuiteFolders(
+  dirs: Record<SuiteName, string>,
+  filtered: FilteredDiff | null,
+  hiddenTestsDir: string,
+): Promise<Record<SuiteName, string>> {
   const copied = copyHiddenTests(hiddenTestsDir, join(dirs.hidden, "tests"));
   if (filtered) {
     await writeFile(join(dirs.existing, "filtered.diff"), filtered.filtered, { mode: 0o644 });
@@ -91,4 +97,13 @@ export async function makeSuiteFolders(
   }
   await copied;
   return dirs;
+}
+
+/** Each suite's run folder, made and filled ({@link makeSuiteDirs}, {@link fillSuiteFolders}). */
+export async function makeSuiteFolders(
+  tempDir: string,
+  filtered: FilteredDiff | null,
+  hiddenTestsDir: string,
+): Promise<Record<SuiteName, string>> {
+  return fillSuiteFolders(await makeSuiteDirs(tempDir), filtered, hiddenTestsDir);
 }

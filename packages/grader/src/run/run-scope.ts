@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type {
   ExpectedResult,
   GradeResult,
@@ -154,3 +155,7 @@ export class RunScope {
     };
   }
 }
+
+/** A run's id (the oracle log's `run`, its containers' run label): start time in base 36 and 8 random hex digits. */
+export const newRunId = (at: Date): string =>
+  `${at.getTime().toString(36)}-${randomBytes(4).toString("hex")}`;

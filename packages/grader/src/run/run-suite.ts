@@ -1,3 +1,4 @@
+import type { Writable } from "node:stream";
 import { suiteLabels } from "@oracle/engine";
 import type { LoadedTask } from "@oracle/spec";
 import type { SealRun } from "@oracle/test-set";
@@ -64,6 +65,25 @@ export interface SuiteInputs {
   scripts: PackageScripts | null;
   docker: GradeDocker;
   log: RunLog;
+  /** Containers a warm pool made and started ahead for this run (warm-pool.ts), by suite; else none. */
+  warm?: Partial<Record<SuiteName, WarmContainer>>;
+}
+
+/**
+ * A suite's container made, checked and started ahead by a warm pool (warm-pool.ts): its driver waits
+ * on stdin for its script; its output goes to relays until the run attaches its parsers.
+ */
+export interface WarmContainer {
+  /** The plan it was made from (the run's own plan must equal it). */
+  plan: ContainerPlan;
+  container: GradeContainer;
+  /** What the engine made of it, read back once it was created. */
+  info: Awaited<ReturnType<GradeContainer["inspect"]>>;
+  streams: AttachedStreams;
+  /** Hands the container's output to the run's parsers (what came before them first). */
+  relay: (stdout: Writable, stderr: Writable) => void;
+  /** The container's exit code, once it exits (waited for before it started). */
+  exited: Promise<number | null>;
 }
 
 /** What one suite printed, bounded, and how long it ran. */
@@ -145,19 +165,34 @@ export function planDriver(inputs: SuiteInputs, suite: SuiteName): DriverPlan {
   };
 }
 
+/** What a suite's container is made from: the task's limits, the image, the run's labels and folders. */
+export interface SuitePlanInputs {
+  task: LoadedTask["task"];
+  /** The base-only mirror on the host (mounted read-only), or null: the image holds it. */
+  mirrorPath: string | null;
+  image: string;
+  labels: Record<string, string>;
+  runDirs: Record<SuiteName, string>;
+}
+
 /** A suite's container: its own run folder, and the mirror; the hidden tests only in the hidden suite's folder. */
-function containerPlan(inputs: SuiteInputs, suite: SuiteName): ContainerPlan {
-  const { task, mirrorPath } = inputs.loaded;
+export function suiteContainerPlan(inputs: SuitePlanInputs, suite: SuiteName): ContainerPlan {
+  const { task, mirrorPath } = inputs;
   const binds: ContainerPlan["binds"] = [{ source: inputs.runDirs[suite], target: PATHS.run }];
   if (mirrorPath) binds.push({ source: mirrorPath, target: PATHS.mirror });
   return {
     image: inputs.image,
     labels: suiteLabels(inputs.labels, suite),
-    ...task.resources,
+    memoryMb: task.resources.memoryMb,
+    cpus: task.resources.cpus,
+    pids: task.resources.pids,
     binds,
     ...DRIVER_PROCESS,
   };
 }
+
+const containerPlan = (inputs: SuiteInputs, suite: SuiteName): ContainerPlan =>
+  suiteContainerPlan({ ...inputs, task: inputs.loaded.task, mirrorPath: inputs.loaded.mirrorPath }, suite);
 
 /** A suite's container, created, checked and attached, not started yet. */
 export interface SuiteContainer {
@@ -170,6 +205,8 @@ export interface SuiteContainer {
   output: SuiteOutput;
   /** Records the time since the driver's last point (timings, log). */
   lap: (step: string) => number;
+  /** The container's exit, when a warm pool started it ahead (else it starts in {@link startSuite}). */
+  warmExit?: Promise<number | null>;
 }
 
 /** Creates a suite's container, checks every protection and attaches to it (it starts later); the refusal when a protection is missing. */
@@ -184,6 +221,21 @@ export async function openSuite(
   log.event("driver.script", { suite, script });
   const plan = containerPlan(inputs, suite);
   const options = containerOptions(plan);
+  const warm = inputs.warm?.[suite];
+  // A warm container serves only a run whose own plan it was made from, every protection read back.
+  if (warm && JSON.stringify(warm.plan) === JSON.stringify(plan)) {
+    const missing = missingProtections(warm.info, plan);
+    if (missing.length > 0)
+      return { refused: `refusing to run: the engine did not apply ${missing.join(", ")}` };
+    log.event("container.warm", { suite, id: warm.container.id, options });
+    const attach = (stdout: Writable, stderr: Writable) => {
+      warm.relay(stdout, stderr);
+      return Promise.resolve(warm.streams);
+    };
+    const attached = await attachDriver(inputs, scope, driver, script, attach);
+    return { ...attached, container: warm.container, warmExit: warm.exited };
+  }
+  if (warm) log.warn(`${suite}: the warm container was made for another plan; making a new one`);
   log.event("container.create", { suite, options });
   const container = await scope.timed(`create.${suite}`, () => docker.createContainer(options));
   scope.adopt(container);
@@ -191,17 +243,20 @@ export async function openSuite(
   const missing = missingProtections(info, plan);
   if (missing.length > 0)
     return { refused: `refusing to run: the engine did not apply ${missing.join(", ")}` };
-  return attachDriver(inputs, scope, driver, script, container);
+  const attached = await attachDriver(inputs, scope, driver, script, (out, err) =>
+    container.attach(out, err),
+  );
+  return { ...attached, container };
 }
 
-/** Attaches the parsers of a created container's driver output (before it starts). */
+/** Attaches the parsers of a created container's driver output (before it starts, or before a warm one gets its script). */
 async function attachDriver(
   inputs: SuiteInputs,
   scope: RunScope,
   plan: DriverPlan,
   script: string,
-  container: GradeContainer,
-): Promise<SuiteContainer> {
+  attach: (stdout: Writable, stderr: Writable) => Promise<AttachedStreams>,
+): Promise<Omit<SuiteContainer, "container">> {
   const { suite } = plan;
   const { log } = inputs;
   const output = (stream: "stdout" | "stderr") =>
@@ -232,8 +287,8 @@ async function attachDriver(
     () => stdout.nonce,
     (chunk) => suiteOutput.stderr.take(chunk),
   );
-  const streams = await container.attach(stdout, stderr);
-  return { plan, script, container, streams, stdout, stderr, output: suiteOutput, lap: watch.lap };
+  const streams = await attach(stdout, stderr);
+  return { plan, script, streams, stdout, stderr, output: suiteOutput, lap: watch.lap };
 }
 
 /**
@@ -247,10 +302,11 @@ export async function startSuite(
 ): Promise<DriverResult> {
   const { plan, container, streams, stdout, stderr, output } = opened;
   scope.ensureOpen("driver");
-  const exited = container.waitForExit();
+  const exited = opened.warmExit ?? container.waitForExit();
   exited.catch(() => undefined);
   opened.lap(`created.${plan.suite}`);
-  await container.start();
+  // A warm pool's container is running already, its driver waiting on stdin.
+  if (!opened.warmExit) await container.start();
   opened.lap(`start.${plan.suite}`);
   inputs.log.event("container.started", { id: container.id, suite: plan.suite });
   streams.input.write(scriptInput(opened.script));
