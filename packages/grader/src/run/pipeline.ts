@@ -156,8 +156,11 @@ async function claimWarm(inputs: PipelineInputs, scope: RunScope): Promise<WarmS
   if (!inputs.warm) return null;
   const slot = await scope.timing("warm", inputs.warm.claim());
   if (!slot) return null;
+  // Closed meanwhile (deadline, abort): the clean-up may be over; the ticket's release removes the slot.
+  scope.ensureOpen("warm");
   scope.adoptFolder(slot.folder);
   for (const { container } of Object.values(slot.containers)) scope.adopt(container);
+  inputs.warm.adopted();
   return slot;
 }
 

@@ -41,12 +41,14 @@ export interface WarmSlot {
 }
 
 /**
- * One grade's claim on the pool. `claim` hands the slot to the run (it then owns its containers and
- * folder); `release`, at the grade's end, removes the slot when the run never claimed it.
+ * One grade's claim on the pool. `claim` hands the slot to the run; `adopted` says the run's scope
+ * took its containers and folder while open (its clean-up removes them); `release`, at the grade's
+ * end, removes the slot unless it was adopted (never claimed, or claimed by a run closed meanwhile).
  */
 export interface WarmTicket {
   readonly runId: string;
   claim(): Promise<WarmSlot | null>;
+  adopted(): void;
   release(): Promise<void>;
 }
 
@@ -89,7 +91,11 @@ class Relay extends Writable {
 
 const SUITES: readonly SuiteName[] = ["existing", "hidden"];
 
-type Entry = { slot: Promise<WarmSlot | null>; memoryMb: number; state: "waiting" | "claimed" | "released" };
+type Entry = {
+  slot: Promise<WarmSlot | null>;
+  memoryMb: number;
+  state: "waiting" | "claimed" | "adopted" | "released";
+};
 
 export class WarmPool {
   readonly #options: WarmPoolOptions;
@@ -141,22 +147,25 @@ export class WarmPool {
         entry.state = "claimed";
         return entry.slot;
       },
+      adopted: () => {
+        if (entry.state === "claimed") entry.state = "adopted";
+      },
       release: async () => {
-        const unclaimed = entry.state === "waiting";
+        const owned = entry.state === "waiting" || entry.state === "claimed";
         entry.state = "released";
         this.#entries.delete(entry);
-        if (unclaimed) await removeSlot(this.#options.docker, await entry.slot);
+        if (owned) await removeSlot(this.#options.docker, await entry.slot);
       },
     };
   }
 
-  /** Removes every slot no run claimed (also those still being made); the pool makes no more. */
+  /** Removes every slot no run adopted (also those still being made); the pool makes no more. */
   async close(): Promise<void> {
     this.#closed = true;
-    const unclaimed = [...this.#entries].filter((e) => e.state === "waiting");
-    for (const e of unclaimed) e.state = "released";
+    const owned = [...this.#entries].filter((e) => e.state === "waiting" || e.state === "claimed");
+    for (const e of owned) e.state = "released";
     this.#entries.clear();
-    await Promise.all(unclaimed.map(async (e) => removeSlot(this.#options.docker, await e.slot)));
+    await Promise.all(owned.map(async (e) => removeSlot(this.#options.docker, await e.slot)));
   }
 
   #image(name: string): Promise<ResolvedImage> {
