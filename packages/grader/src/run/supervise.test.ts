@@ -8,9 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AttachedStreams, GradeContainer, GradeDocker } from "../image/docker.js";
 import { cachedFingerprint } from "../image/fingerprint-cache.js";
 import type { RunLog } from "../log/oracle-log.js";
+import type { PreparedTask } from "../task/prepare.js";
 import { RunClosed, type RunOutcome, RunScope } from "./run-scope.js";
 import { superviseRun } from "./supervise.js";
 import { CLEANUP_BOUNDS, withinLimit } from "./wall-clock-limit.js";
+import { WarmPool, type WarmTicket } from "./warm-pool.js";
 
 // The supervisor (the wall-clock limit, the abort signal, the clean-up) against a small fake of the
 // grader's engine interface (GradeDocker / GradeContainer in docker.ts): no Docker.
@@ -95,6 +97,10 @@ class FakeContainer implements GradeContainer {
 /** The fake engine: every image present, no leftovers, containers that behave as told. */
 class FakeEngine implements GradeDocker {
   readonly containers: FakeContainer[] = [];
+  /** Ids removed through the engine (removeContainer), as a warm pool removes what no run took. */
+  readonly removed: string[] = [];
+  /** Resolves before each create: a test holds creation back with it. */
+  gate: () => Promise<void> = async () => undefined;
   constructor(
     private readonly behaviour: Behaviour = {},
     private readonly imageId = `sha256:${"1".repeat(64)}`,
@@ -105,6 +111,7 @@ class FakeEngine implements GradeDocker {
   }
   async pull(): Promise<void> {}
   async createContainer(options: Docker.ContainerCreateOptions): Promise<GradeContainer> {
+    await this.gate();
     const container = new FakeContainer(`fake-${this.containers.length}`, options, this.behaviour);
     this.containers.push(container);
     return container;
@@ -112,7 +119,9 @@ class FakeEngine implements GradeDocker {
   async listContainers(): Promise<Array<{ id: string; labels: Record<string, string> }>> {
     return [];
   }
-  async removeContainer(): Promise<void> {}
+  async removeContainer(id: string): Promise<void> {
+    this.removed.push(id);
+  }
 }
 
 /** A run log that keeps what it is told. */
@@ -260,12 +269,13 @@ describe("superviseRun, the real pipeline against the fake engine", () => {
   }, 60_000);
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-  const supervise = (engine: FakeEngine, log: RunLog, signal?: AbortSignal) =>
+  const supervise = (engine: FakeEngine, log: RunLog, signal?: AbortSignal, warm?: WarmTicket) =>
     superviseRun({
       loaded,
       mode: "baseline",
       diff: null,
-      runId: "run-1",
+      runId: warm?.runId ?? "run-1",
+      ...(warm ? { warm } : {}),
       startedAt: new Date(),
       logPath: join(root, "log.jsonl"),
       timeoutMs: 120_000,
@@ -300,5 +310,51 @@ describe("superviseRun, the real pipeline against the fake engine", () => {
     for (const container of engine.containers)
       expect(container.calls).toEqual(expect.arrayContaining(["kill", "remove"]));
     expect(warnings).toContain("aborted: the container was removed");
+  }, 60_000);
+
+  const poolOf = (engine: FakeEngine) => new WarmPool({ root, docker: engine, concurrency: 1 });
+
+  it("a run given a warm slot runs in its containers (started ahead, same plan): none created, both removed", async () => {
+    const controller = new AbortController();
+    const engine = new FakeEngine({}, imageId);
+    const pool = poolOf(engine);
+    const ticket = pool.warm({ loaded } as PreparedTask);
+    await expect.poll(() => engine.containers.filter((c) => c.calls.includes("start")).length).toBe(2);
+    const { log, events } = recordingLog();
+    // The existing suite's script going in ends the run (nothing answers it in the fake).
+    const outcome = supervise(engine, log, controller.signal, ticket);
+    await expect.poll(() => events.some((e) => e.step === "container.started")).toBe(true);
+    controller.abort(new Error("stop"));
+    await expect(outcome).rejects.toThrow("stop");
+    await ticket.release();
+    await pool.close();
+    expect(engine.containers).toHaveLength(2);
+    expect(events.filter((e) => e.step === "container.warm").length).toBeGreaterThan(0);
+    expect(events.some((e) => e.step === "container.create")).toBe(false);
+    for (const container of engine.containers) expect(container.calls).toContain("remove");
+    expect(events.find((e) => e.step === "container.started")?.data?.id).toBe("fake-0");
+  }, 60_000);
+
+  it("aborted while the run waits for its warm slot: the slot made later is removed, not adopted by the closed run", async () => {
+    const controller = new AbortController();
+    const engine = new FakeEngine({}, imageId);
+    let open: () => void = () => undefined;
+    const opened = new Promise<void>((done) => {
+      open = done;
+    });
+    engine.gate = () => opened;
+    const pool = poolOf(engine);
+    const ticket = pool.warm({ loaded } as PreparedTask);
+    const { log, events } = recordingLog();
+    const outcome = supervise(engine, log, controller.signal, ticket);
+    await expect.poll(() => events.some((e) => e.step === "image")).toBe(true);
+    controller.abort(new Error("stop"));
+    await expect(outcome).rejects.toThrow("stop");
+    open();
+    await ticket.release();
+    await pool.close();
+    expect(engine.containers).toHaveLength(2);
+    for (const container of engine.containers)
+      expect(container.calls.includes("remove") || engine.removed.includes(container.id)).toBe(true);
   }, 60_000);
 });
