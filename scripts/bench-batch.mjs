@@ -7,7 +7,8 @@
 // into its own --out. Prints wall time, throughput, the mean grade time, the queue's overhead per job,
 // and where the time of a grade goes (the steps the oracle log times). Uses the built CLIs: run
 // `pnpm build` first.
-//   node scripts/bench-batch.mjs [--n 50] [--concurrency 2] [--only floor,batch,local1,local2,queue] [--keep]
+// `--only floor,batch,nopool` adds the same batch with --no-pool (no warm pool) to the same run.
+//   node scripts/bench-batch.mjs [--n 50] [--concurrency 2] [--only floor,batch,nopool,local1,local2,queue] [--keep]
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, openSync, readFileSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -213,10 +214,14 @@ function report(runs) {
   for (const row of rows) console.log(row);
   const get = (name) => runs.find((r) => r.name === name);
   const [l1, l2, q] = [get("local1"), get("local2"), get("queue")];
-  const [floor, b] = [get("floor"), get("batch")];
+  const [floor, b, np] = [get("floor"), get("batch"), get("nopool")];
   if (floor && b)
     console.log(
       `batch vs floor at concurrency ${concurrency}: throughput ${(floor.wallMs / b.wallMs).toFixed(2)}x the floor's (batch ${s(b.wallMs)}, floor ${s(floor.wallMs)}; goal >= 1.0x)`,
+    );
+  if (floor && np)
+    console.log(
+      `batch --no-pool vs floor at concurrency ${concurrency}: throughput ${(floor.wallMs / np.wallMs).toFixed(2)}x the floor's (batch ${s(np.wallMs)})`,
     );
   if (l1 && l2) console.log(`local concurrency 2 vs 1: ${(l1.wallMs / l2.wallMs).toFixed(2)}x faster`);
   if (l2 && q)
@@ -247,6 +252,8 @@ try {
   const runs = [];
   if (only.has("floor")) runs.push(await floorBatch(root, preds));
   if (only.has("batch")) runs.push(await batch("batch", root, preds, ["--concurrency", String(concurrency)]));
+  if (only.has("nopool"))
+    runs.push(await batch("nopool", root, preds, ["--concurrency", String(concurrency), "--no-pool"]));
   if (only.has("local1")) runs.push(await batch("local1", root, preds, ["--concurrency", "1"]));
   if (only.has("local2")) runs.push(await batch("local2", root, preds, ["--concurrency", "2"]));
   if (only.has("queue")) runs.push(await queueBatch(root, preds));
