@@ -1,5 +1,6 @@
 import { rm } from "node:fs/promises";
 import { totalmem } from "node:os";
+import { resolve } from "node:path";
 import { Writable } from "node:stream";
 import { baseOnlyMirror } from "../git/base-mirror.js";
 import type { GradeContainer, GradeDocker } from "../image/docker.js";
@@ -105,7 +106,8 @@ export class WarmPool {
   #closed = false;
 
   constructor(options: WarmPoolOptions) {
-    this.#options = options;
+    // The run folder's binds and the mirror's must be absolute, as the grade's own are.
+    this.#options = { ...options, root: resolve(options.root) };
     this.#budgetMb = options.memoryBudgetMb ?? Math.floor(totalmem() / 1024 / 1024);
   }
 
