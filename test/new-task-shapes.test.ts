@@ -90,6 +90,40 @@ describe("oracle-new-task on the shapes of real repositories, with no flag", () 
     expect(result.code).toBe(0);
   });
 
+  it("Go: a whole suite over the report's cap is narrowed to the packages the fix touches, and validated again", async () => {
+    const repo = join(scratch, "clamp-big");
+    // Another package's table test runs 50,001 subtests: every package together passes the oracle's
+    // cap of 50,000 testcases in one report (REPORT_INVALID), as a large module's whole suite does.
+    const big =
+      'package big\n\nimport (\n\t"strconv"\n\t"testing"\n)\n\nfunc TestMany(t *testing.T) {\n\tfor i := 0; i <= 50000; i++ {\n\t\tt.Run(strconv.Itoa(i), func(t *testing.T) {})\n\t}\n}\n';
+    await makeRepo(repo, [
+      {
+        "go.mod": "module example.com/clamp\n\ngo 1.19\n",
+        "big/big.go": "package big\n",
+        "big/big_test.go": big,
+        "clamp/clamp.go":
+          "package clamp\n\nfunc Clamp(v, lo, hi int) int {\n\tif v < lo {\n\t\treturn lo\n\t}\n\treturn v\n}\n",
+        "clamp/inside_test.go":
+          'package clamp\n\nimport "testing"\n\nfunc TestInside(t *testing.T) {\n\tif Clamp(5, 0, 9) != 5 {\n\t\tt.Fatal("inside")\n\t}\n}\n',
+      },
+      {
+        "clamp/clamp.go":
+          "package clamp\n\nfunc Clamp(v, lo, hi int) int {\n\tif v < lo {\n\t\treturn lo\n\t}\n\tif v > hi {\n\t\treturn hi\n\t}\n\treturn v\n}\n",
+        "clamp/high_test.go":
+          'package clamp\n\nimport "testing"\n\nfunc TestHigh(t *testing.T) {\n\tif Clamp(10, 0, 9) != 9 {\n\t\tt.Fatal("high")\n\t}\n}\n',
+      },
+    ]);
+    const result = await newTask(["--repo", repo, "--fix", "HEAD", "--id", "clamp-big", "--repeat", "1"]);
+    expect(result.stderr).toMatch(/more than 50000 testcases/);
+    expect(result.stderr).toMatch(/narrow/);
+    expect(result.stdout, result.stderr).toContain("tasks/clamp-big: healthy");
+    expect(result.code).toBe(0);
+    const task = await readTask("clamp-big");
+    expect(task.suites.existing.files).toContain("clamp/inside_test.go");
+    expect(task.suites.existing.files).not.toContain("big/big_test.go");
+    expect(task.suites.existing.command).toMatch(/ \.\/clamp$/);
+  });
+
   it("JS: the repository's lockfile decides the versions (older than the newest its ranges take)", async () => {
     const repo = join(scratch, "pad-lock");
     // The lockfile pins left-pad 1.1.3 under the range ^1.1.0 (the newest is 1.3.0); the existing

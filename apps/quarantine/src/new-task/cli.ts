@@ -1,12 +1,14 @@
 import { join, relative } from "node:path";
 import { type Command, EXIT, printable, type RunContext, runCommand, withRoot, write } from "@oracle/cli-kit";
 import { formatDuration } from "../summary.js";
+import type { SweepReport } from "../types.js";
 import { HELP, type NewTaskOptions, parseNewTaskArgs } from "./args.js";
 import { planFromFix } from "./from-fix.js";
 import type { ImageChoice } from "./image.js";
 import { refuseExisting, type TaskPlan } from "./make.js";
 import { mine, yieldLine } from "./mine.js";
-import { buildWriteValidate, writeAll } from "./pipeline.js";
+import { nearFix, suiteTooLarge } from "./narrow.js";
+import { buildWriteValidate, type PipelineOptions, writeAll } from "./pipeline.js";
 import { planDataset } from "./swebench.js";
 import { describeTask } from "./validate.js";
 
@@ -40,6 +42,53 @@ async function plan(
     ...(options.framework ? { framework: options.framework } : {}),
   });
   return { plans: [made.plan], images: [made.image] };
+}
+
+/**
+ * `--fix`, when validation says the existing suite is too large (its report passed a cap, or it ran
+ * past the limit): the task again with the existing suite's test files next to the fix (narrow.ts),
+ * validated again. The report as it was when nothing is near, or the narrowing would keep them all.
+ */
+async function narrowed(
+  options: NewTaskOptions,
+  root: string,
+  made: TaskPlan,
+  report: SweepReport,
+  pipeline: PipelineOptions,
+): Promise<SweepReport> {
+  const task = report.tasks.find((t) => t.id === made.id);
+  const why = task && task.status === "quarantined" ? suiteTooLarge(task) : null;
+  if (why === null) return report;
+  const existing = ((made.task.suites as { existing: { files: string[] } }).existing.files ?? []).filter(
+    (p) => !p.includes("*"),
+  );
+  const code = [...made.goldDiff.matchAll(/^diff --git a\/(.+?) b\//gm)].map((m) => m[1]!);
+  const near = nearFix(
+    made.framework,
+    existing,
+    code,
+    made.hidden.map((h) => h.path),
+  );
+  if (near.length === 0 || near.length >= existing.length) {
+    say(
+      `note: the existing suite is too large (${why}), and new-task found no smaller set of its test files next to the fix: narrow suites.existing.command in tasks/${made.id}/task.json`,
+    );
+    return report;
+  }
+  say(
+    `note: the existing suite is too large (${why}): narrowed to the ${near.length} of its ${existing.length} test files next to the fix (${near.slice(0, 5).join(", ")}${near.length > 5 ? ", …" : ""}); validating again`,
+  );
+  const again = await planFromFix({
+    root,
+    repo: options.repo!,
+    fix: options.fix!,
+    tests: options.tests,
+    id: made.id,
+    ...(options.image ? { image: options.image } : {}),
+    ...(options.framework ? { framework: options.framework } : {}),
+    existingOnly: near,
+  });
+  return buildWriteValidate(root, [again.plan], { ...pipeline, force: true });
 }
 
 /** `--mine`: every commit's outcome in the report, the yield on stdout (or the report with --json). */
@@ -92,13 +141,9 @@ async function run(options: NewTaskOptions, { signal }: RunContext): Promise<num
       );
     return EXIT.OK;
   }
-  const report = await buildWriteValidate(root, plans, {
-    force: options.force,
-    repeat: options.repeat,
-    lockWait: options.lockWait,
-    signal,
-    say,
-  });
+  const pipeline = { force: options.force, repeat: options.repeat, lockWait: options.lockWait, signal, say };
+  let report = await buildWriteValidate(root, plans, pipeline);
+  if (!options.swebench) report = await narrowed(options, root, plans[0]!, report, pipeline);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const lines = report.tasks.map((t) => withRoot(describeTask(t), rootGiven));
   const healthy = report.tasks.filter((t) => t.status === "healthy").length;

@@ -39,6 +39,8 @@ export interface FromFixOptions {
   image?: string;
   framework?: Framework;
   tests: string[];
+  /** Limit the existing suite to these test files (new-task's second try when the whole suite was too large: narrow.ts). */
+  existingOnly?: readonly string[];
 }
 
 /** Why the go-gotestsum image's Go cannot load the base commit's go.mod ({@link goModWarnings}), if it cannot. */
@@ -129,6 +131,7 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
     deletedTests: split.deletedTests,
     runnerFlags: repoRunnerFlags(framework, packageJson),
     repoTests: framework === "jest" ? jest.tests : null,
+    ...(options.existingOnly ? { existingOnly: options.existingOnly } : {}),
   });
   const hidden = await Promise.all(
     split.hidden.map(async (path) => ({ path, bytes: await showFile(repo, fix, path) })),
