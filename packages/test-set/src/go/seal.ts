@@ -848,6 +848,11 @@ export function sealGo(
  * literal).
  */
 function sharedInLoop(loopBody: SyntaxNode, row: string, column: string): boolean {
+  return [...selectorNodes(loopBody, column), ...wholeRowUses(loopBody, row)].some((n) => !readsOnly(n));
+}
+
+/** The uses of a loop's row variable as a whole (`check(tt)`, `row := tt`, `&tt`), not as a selector's operand (`tt.want`). */
+function wholeRowUses(loopBody: SyntaxNode, row: string): SyntaxNode[] {
   const operands = new Set<number>();
   const walk = (n: SyntaxNode) => {
     const operand = n.type === "selector_expression" ? n.childForFieldName("operand") : null;
@@ -855,8 +860,7 @@ function sharedInLoop(loopBody: SyntaxNode, row: string, column: string): boolea
     for (const c of named(n)) walk(c);
   };
   walk(loopBody);
-  const wholeRow = identifierNodes(loopBody).filter((id) => id.text === row && !operands.has(id.startIndex));
-  return [...selectorNodes(loopBody, column), ...wholeRow].some((n) => !readsOnly(n));
+  return identifierNodes(loopBody).filter((id) => id.text === row && !operands.has(id.startIndex));
 }
 
 /** The selectors (`tt.want`) in a node that read a column. */
@@ -876,17 +880,7 @@ function kept(reads: readonly SyntaxNode[], gone: readonly SyntaxNode[]): Syntax
  * read any column, so none can lose its values.
  */
 function readsWholeRow(loopBody: SyntaxNode, row: string, gone: readonly SyntaxNode[]): boolean {
-  const operands = new Set<number>();
-  const walk = (n: SyntaxNode) => {
-    const operand = n.type === "selector_expression" ? n.childForFieldName("operand") : null;
-    if (operand?.type === "identifier" && operand.text === row) operands.add(operand.startIndex);
-    for (const c of named(n)) walk(c);
-  };
-  walk(loopBody);
-  return kept(
-    identifierNodes(loopBody).filter((id) => id.text === row && !operands.has(id.startIndex)),
-    gone,
-  ).some(() => true);
+  return kept(wholeRowUses(loopBody, row), gone).length > 0;
 }
 
 /**
