@@ -107,8 +107,9 @@ describe("oracle-grade --batch", () => {
     // The temp root's calc-node was never swept: its predictions are graded, and listed apart from the rate.
     expect(again.stderr).toContain("pass rate n/a: 0 PASS / 0 graded (0 FAIL)");
     expect(again.stderr).toContain("on tasks not validated, not counted: 3");
+    // The batch was given --root: the printed command names it, so it works when copied.
     expect(again.stderr).toContain(
-      "tasks: calc-node (never); validate them with: pnpm quarantine-sweep --changed",
+      `tasks: calc-node (never); validate them with: pnpm quarantine-sweep --root ${temp.root} --changed`,
     );
     const counted = await run(GRADE, [...args, "--allow-unvalidated"], { env: { CI: "1" } });
     expect(counted.stderr).toContain("pass rate 33.3%: 1 PASS / 3 graded (2 FAIL)");
