@@ -166,13 +166,13 @@ else
   report done "$(elapsed)"
 fi
 
-# --- Debian's python3 and pytest (unit tests run the seal runtimes against the same pytest 7 the
-# python-pytest image has: packages/test-set) ----------------------------------------------------
+# --- Debian's python3, pytest and numpy (unit tests run the seal runtimes against the same pytest 7
+# the python-pytest image has, and numpy 1.24 as a task's Debian-built image has it: packages/test-set)
 begin "python3-pytest"
-if /usr/bin/python3 -c "import pytest" >/dev/null 2>&1; then report "already there" "$(/usr/bin/python3 -m pytest --version 2>&1 | head -n 1)"
+if /usr/bin/python3 -c "import pytest, numpy" >/dev/null 2>&1; then report "already there" "$(/usr/bin/python3 -m pytest --version 2>&1 | head -n 1)"
 else
-  apt_install python3-pytest || fail "apt-get install python3-pytest failed, see $LOG_DIR/apt.log"
-  /usr/bin/python3 -c "import pytest" >/dev/null 2>&1 || fail "no pytest for /usr/bin/python3 after installing python3-pytest"
+  apt_install python3-pytest python3-numpy || fail "apt-get install python3-pytest python3-numpy failed, see $LOG_DIR/apt.log"
+  /usr/bin/python3 -c "import pytest, numpy" >/dev/null 2>&1 || fail "no pytest or numpy for /usr/bin/python3 after installing python3-pytest python3-numpy"
   report done "$(elapsed)"
 fi
 

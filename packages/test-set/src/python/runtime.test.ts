@@ -295,18 +295,32 @@ def test_params(want):
 });
 
 describe("identity under pytest 7", () => {
+  const text = `from calc import flag, one\n\n\ndef test_is():\n    assert flag() is True\n\n\ndef test_is_not_none():\n    assert flag() is not None\n\n\ndef test_eq():\n    assert one() == 1.0\n`;
+  const run = (files: Record<string, string>) => {
+    const plan = sealPython(parsers, { path: "tests/test_n.py", text, index: 0 })!;
+    const real = runPytest({ ...files, "tests/test_n.py": text }, ["tests/test_n.py"]);
+    const ran = runPytest({ ...files, "tests/test_n.py": plan.text }, ["tests/test_n.py"]);
+    return { real: real.tests.map((t) => t.outcome), judged: judgeSeals(plan, ran.records, ran.tests) };
+  };
+
   it("a numpy bool is not True (np.True_ is not True), while == on it stays Python's", () => {
-    const text = `from calc import flag, one\n\n\ndef test_is():\n    assert flag() is True\n\n\ndef test_is_not_none():\n    assert flag() is not None\n\n\ndef test_eq():\n    assert one() == 1.0\n`;
-    // A stand-in for numpy (not installed on the host): the runtime knows numpy by numpy.generic.
+    const { real, judged } = run({
+      "calc.py": `import numpy\n\n\ndef flag():\n    return numpy.True_\n\n\ndef one():\n    return numpy.float64(1.0)\n`,
+    });
+    expect(real).toEqual(["failed", "passed", "passed"]);
+    expect(judged.inconsistent).toBeNull();
+    expect(judged.tests.map((t) => t.outcome)).toEqual(real);
+  });
+
+  it("a class of the code's own that says it is numpy's is judged as what it is, not by its item()", () => {
+    // A numpy.py of the diff's shadowing numpy (or a subclass naming its module "numpy"): a heap
+    // type, whose item() the runtime once took as the value; Python's == on it is identity.
     const numpy = `class generic:\n    pass\n\n\nclass bool_(generic):\n    def item(self):\n        return True\n\n    def __bool__(self):\n        return True\n\n\nclass float64(generic):\n    def item(self):\n        return 1.0\n`;
     const calc = `import numpy\n\n\ndef flag():\n    return numpy.bool_()\n\n\ndef one():\n    return numpy.float64()\n`;
-    const plan = sealPython(parsers, { path: "tests/test_n.py", text, index: 0 })!;
-    const ran = runPytest({ "numpy.py": numpy, "calc.py": calc, "tests/test_n.py": plan.text }, [
-      "tests/test_n.py",
-    ]);
-    const judged = judgeSeals(plan, ran.records, ran.tests);
+    const { real, judged } = run({ "numpy.py": numpy, "calc.py": calc });
+    expect(real).toEqual(["failed", "passed", "failed"]);
     expect(judged.inconsistent).toBeNull();
-    expect(judged.tests.map((t) => t.outcome)).toEqual(["failed", "passed", "passed"]);
+    expect(judged.tests.map((t) => t.outcome)).toEqual(real);
   });
 });
 
@@ -486,5 +500,162 @@ def test_lone():
       `def smile():\n    return "smile " + chr(0x1F600) + "!"\n\n\ndef lone():\n    return "x"\n`,
     );
     expect(right.judged.tests.map((t) => t.outcome)).toEqual(["passed", "passed"]);
+  });
+});
+
+describe("numpy arrays under pytest 7 and Debian's numpy 1.24 (issue 29)", () => {
+  // Each test is one comparison; the host's verdict on the sealed file must be pytest's on the
+  // file as written: == is element-wise and its truth is the one element of the result (none or
+  // more than one: a failure), a float32 array meets a Python float in float32, approx reads an
+  // array of two dimensions by its rows and a tuple inside an approx list by == alone.
+  const TEST = `import numpy as np
+from pytest import approx
+
+from calc import v
+
+
+def test_one_in_list():
+    assert v("one") == [1]
+
+
+def test_one_scalar():
+    assert v("one") == 1
+
+
+def test_one_2d():
+    assert v("one2") == [[1]]
+
+
+def test_two():
+    assert v("two") == [1, 2]
+
+
+def test_empty():
+    assert v("empty") == []
+
+
+def test_one_broadcast():
+    assert v("one") == [1, 1]
+
+
+def test_f32_scalar():
+    assert v("f32") == 0.1
+
+
+def test_f32_list():
+    assert v("f32") == [0.1]
+
+
+def test_str():
+    assert v("s") == "a"
+
+
+def test_str_int():
+    assert v("one") == "1"
+
+
+def test_ne_one():
+    assert v("two1") != [1]
+
+
+def test_ne_two():
+    assert v("two") != [1, 3]
+
+
+def test_in_list():
+    assert [v("one")] == [[1]]
+
+
+def test_in_dict():
+    assert {"a": v("one")} == {"a": [1]}
+
+
+def test_none():
+    assert v("one") != None
+
+
+def test_rows_approx():
+    assert v("rows") == approx([1, 2])
+
+
+def test_all_approx():
+    assert v("ones") == approx(1.0)
+
+
+def test_rows_wrong():
+    assert v("grid") == approx([1, 2])
+
+
+def test_nested_approx():
+    assert v("grid") == approx([[1, 2], [3, 4]])
+
+
+def test_tuple_in_approx():
+    assert v("pairs") == approx([(1, 2)])
+
+
+def test_longdouble():
+    assert v("ld") == 0.1
+
+
+def test_zero_d():
+    assert v("zero") == 5
+`;
+  const CALC = `import numpy as np
+
+VALUES = {
+    "one": np.array([1]),
+    "one2": np.array([[1]]),
+    "two": np.array([1, 2]),
+    "two1": np.array([2]),
+    "empty": np.array([]),
+    "f32": np.array([0.1], dtype=np.float32),
+    "s": np.array(["a"]),
+    "rows": np.array([[1.0, 1.0], [2.0, 2.0000001]]),
+    "ones": np.array([[1.0, 1.0000001], [1.0, 1.0]]),
+    "grid": np.array([[1.0, 2.0], [3.0, 4.0]]),
+    "pairs": [(1.0000001, 2.0)],
+    "ld": np.longdouble("0.1"),
+    "zero": np.array(5),
+}
+
+
+def v(name):
+    return VALUES[name]
+`;
+
+  it("the host's verdict is pytest's, test by test (a size-1 result's truth is its element)", () => {
+    const plan = sealPython(parsers, { path: "tests/test_np.py", text: TEST, index: 0 })!;
+    expect(plan.sites.filter((s) => s.expected !== undefined)).toHaveLength(22);
+    const ran = runPytest({ "calc.py": CALC, "tests/test_np.py": TEST }, ["tests/test_np.py"]);
+    const sealed = runPytest({ "calc.py": CALC, "tests/test_np.py": plan.text }, ["tests/test_np.py"]);
+    const judged = judgeSeals(plan, sealed.records, sealed.tests);
+    expect(judged.inconsistent).toBeNull();
+    const real = Object.fromEntries(ran.tests.map((t) => [t.id.split("::").pop(), t.outcome]));
+    expect(real).toEqual({
+      test_one_in_list: "passed",
+      test_one_scalar: "passed",
+      test_one_2d: "passed",
+      test_two: "failed",
+      test_empty: "failed",
+      test_one_broadcast: "failed",
+      test_f32_scalar: "passed",
+      test_f32_list: "failed",
+      test_str: "passed",
+      test_str_int: "failed",
+      test_ne_one: "passed",
+      test_ne_two: "failed",
+      test_in_list: "passed",
+      test_in_dict: "passed",
+      test_none: "passed",
+      test_rows_approx: "passed",
+      test_all_approx: "passed",
+      test_rows_wrong: "failed",
+      test_nested_approx: "failed",
+      test_tuple_in_approx: "failed",
+      test_longdouble: "failed",
+      test_zero_d: "passed",
+    });
+    expect(Object.fromEntries(judged.tests.map((t) => [t.id.split("::").pop(), t.outcome]))).toEqual(real);
   });
 });

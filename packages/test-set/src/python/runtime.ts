@@ -138,21 +138,31 @@ def _oracle_canon(v, budget, depth=0, stack=()):
     if t is _oracle_module_type("fractions", "Fraction"):
         return {"t": "fraction", "n": hex(v.numerator), "d": hex(v.denominator)}
     # A numpy array, the exact class and numpy's own (a static type: not one a diff defines and
-    # binds to numpy.ndarray): 0-d compares as its item under ==; a 1-d one is a sequence that
-    # pytest.approx reads item by item (the host's == holds it equal to nothing: pytest's
-    # arr == [..] is an array, whose truth is an error). Other shapes stay opaque.
+    # binds to numpy.ndarray): 0-d compares as its item under ==; one of one or more dimensions is recorded
+    # with its shape and dtype (numpy's dtype.str, read through numpy.dtype's own descriptor), row
+    # by row, each row an array of one dimension less: the host judges == as numpy and pytest do
+    # (element-wise, then the truth of the result: its element when it has one, else a failure)
+    # and pytest.approx as pytest reads a sequence (item by item, a row against a number: all of it).
     np_array = _oracle_module_type("numpy", "ndarray")
     if np_array is not None and t is np_array and not (type.__getattribute__(t, "__flags__") & 512):
         ndim = np_array.ndim.__get__(v)
         if ndim == 0:
             return _oracle_as(sub(np_array.__getitem__(v, ())), t)
-        if ndim == 1:
-            return {"t": "ndarray", "v": [sub(x) for x in np_array.__iter__(v)]}
-        return {"t": "opaque", "cls": _oracle_cls(t), "why": "an array of %d dimensions" % ndim}
+        np_dtype = _oracle_module_type("numpy", "dtype")
+        if np_dtype is None or type.__getattribute__(np_dtype, "__flags__") & 512:
+            return {"t": "opaque", "cls": _oracle_cls(t), "why": "numpy.dtype is not numpy's"}
+        dtype = type.__dict__["__dict__"].__get__(np_dtype)["str"].__get__(np_array.dtype.__get__(v))
+        shape = [int(n) for n in np_array.shape.__get__(v)]
+        return {"t": "ndarray", "dtype": dtype, "shape": shape, "v": [sub(x) for x in np_array.__iter__(v)]}
+    # A numpy scalar, numpy's own static type (a diff's subclass naming its module "numpy" is a heap
+    # type), as its item; a long double's item is a rounded Python float, which numpy's own ==
+    # does not hold equal to the long double: opaque.
     np_generic = _oracle_module_type("numpy", "generic")
-    if np_generic is not None and isinstance(v, np_generic) and getattr(t, "__module__", "") == "numpy":
+    if np_generic is not None and isinstance(v, np_generic) and getattr(t, "__module__", "") == "numpy" and not (type.__getattribute__(t, "__flags__") & 512):
+        if t is _oracle_module_type("numpy", "longdouble") or t is _oracle_module_type("numpy", "clongdouble"):
+            return {"t": "opaque", "cls": _oracle_cls(t), "why": "a long double, wider than a Python float"}
         try:
-            item = v.item()
+            item = np_generic.item(v)
         except Exception:
             return {"t": "opaque", "cls": _oracle_cls(t), "why": "a numpy value without a Python equivalent"}
         return sub(item) if type(item) in _ORACLE_BUILTINS or item is None else {"t": "opaque", "cls": _oracle_cls(t), "why": "a numpy value without a Python equivalent"}

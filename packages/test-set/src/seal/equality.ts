@@ -1,5 +1,5 @@
 import type { Canon } from "./canon.js";
-import { canonChildren, hasUnjudgeable } from "./canon.js";
+import { hasUnjudgeable } from "./canon.js";
 import { goDeepEqual, goEq, goNil, goTruth } from "./go-eq.js";
 import {
   type JsRunner,
@@ -15,7 +15,16 @@ import {
   strictEquals,
 } from "./js-eq.js";
 import type { ComparisonKind } from "./kinds.js";
-import { pyAlmost, pyApprox, pyEq, pyIs, pyTruth, pyTypedEq, type Verdict } from "./python-eq.js";
+import {
+  pyAlmost,
+  pyApprox,
+  pyArraysSingle,
+  pyEq,
+  pyIs,
+  pyTruth,
+  pyTypedEq,
+  type Verdict,
+} from "./python-eq.js";
 import { renderGo, renderJs, renderOther, renderPython } from "./render.js";
 
 export type { Verdict } from "./python-eq.js";
@@ -47,8 +56,9 @@ export function holds(comparison: Comparison, actual: Canon, expected: Canon): V
     case "py.strEq":
       return pyTypedEq(actual, expected, "str");
     case "py.ne": {
-      // numpy's != is element-wise too: an array, whose truth pytest cannot take (also inside a list).
-      if (holdsArray(actual) || holdsArray(expected)) return false;
+      // numpy's != is element-wise too: its truth is an error unless both sides have one element
+      // (also inside a list), and then it is the negation of ==.
+      if (!pyArraysSingle(actual, expected)) return false;
       const eq = pyEq(actual, expected);
       return eq === "unknown" ? eq : !eq;
     }
@@ -104,11 +114,6 @@ export function holds(comparison: Comparison, actual: Canon, expected: Canon): V
     default:
       return hasUnjudgeable(actual) || hasUnjudgeable(expected) ? "unknown" : "unknown";
   }
-}
-
-/** Whether a Python canon tree holds a numpy array (recorded as `ndarray`). */
-function holdsArray(node: Canon): boolean {
-  return node.t === "ndarray" || canonChildren(node).some(holdsArray);
 }
 
 /** The runner a jest/vitest matcher's plan names (`options.jest`, `options.vitest`), else null. */

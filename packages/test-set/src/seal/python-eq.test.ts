@@ -54,19 +54,78 @@ describe("numpy arrays on the host (attack review 29, finding 5)", () => {
     expect(pyApprox(ndarray(float("0.5"), float("0.6")), float("0.5"), {})).toBe(false);
   });
 
-  it("under == and != an array holds nothing (pytest: the truth of an element-wise array is an error)", () => {
+  it("under == and != the truth of the element-wise result: its one element, else a failure (pytest's ValueError, or an empty False)", () => {
     expect(pyEq(ndarray(int("1"), int("2")), list(int("1"), int("2")))).toBe(false);
-    expect(pyEq(ndarray(int("1")), ndarray(int("1")))).toBe(false);
+    expect(pyEq(ndarray(int("1")), list(int("1")))).toBe(true);
+    expect(pyEq(ndarray(int("1")), int("1"))).toBe(true);
+    expect(pyEq(ndarray(int("1")), list(int("1"), int("1")))).toBe(false);
+    expect(pyEq(ndarray(int("1")), list(list(int("1"))))).toBe(true);
+    expect(pyEq(ndarray(), list())).toBe(false);
+    expect(pyEq(ndarray(int("1")), ndarray(int("1")))).toBe(true);
+    expect(pyEq(list(ndarray(int("1"))), list(list(int("1"))))).toBe(true);
     const ne = { kind: "py.ne" } as const;
     expect(holds(ne, ndarray(int("1"), int("2")), list(int("1"), int("3")))).toBe(false);
     expect(holds(ne, list(ndarray(int("1"), int("2"))), list(list(int("1"), int("3"))))).toBe(false);
     expect(holds(ne, list(int("1"), int("2")), list(int("1"), int("3")))).toBe(true);
+    expect(holds(ne, ndarray(int("2")), list(int("1")))).toBe(true);
+    expect(holds(ne, ndarray(int("1")), list(int("1")))).toBe(false);
+  });
+
+  it("an array of two dimensions: == by its one element, approx by its rows", () => {
+    const grid = (dtype: string, shape: number[], ...rows: Canon[]): Canon => ({
+      t: "ndarray",
+      dtype,
+      shape,
+      v: rows,
+    });
+    const row = (...v: Canon[]): Canon => ({ t: "ndarray", dtype: "<f8", shape: [v.length], v });
+    const one = grid("<i8", [1, 1], { t: "ndarray", dtype: "<i8", shape: [1], v: [int("1")] });
+    expect(pyEq(one, list(list(int("1"))))).toBe(true);
+    expect(pyEq(one, int("2"))).toBe(false);
+    const rows = grid("<f8", [2, 2], row(float("1.0"), float("1.0")), row(float("2.0"), float("2.0000001")));
+    expect(pyApprox(rows, list(int("1"), int("2")), {})).toBe(true);
+    expect(pyApprox(rows, list(int("1"), int("3")), {})).toBe(false);
+    expect(pyApprox(rows, float("1.0"), {})).toBe(false);
+    expect(pyEq(rows, list(list(float("1.0"), float("1.0")), list(float("2.0"), float("2.0000001"))))).toBe(
+      false,
+    );
+    // pytest 7 refuses a list inside an approx list (TypeError), whatever the value.
+    expect(pyApprox(rows, list(list(int("1"), int("1")), list(int("2"), int("2"))), {})).toBe(false);
+    expect(pyApprox(grid("<f8", [0, 2]), list(), {})).toBe(true);
+  });
+
+  it("a float32 array meets a Python scalar in float32, a list of them in float64", () => {
+    const f32: Canon = {
+      t: "ndarray",
+      dtype: "<f4",
+      shape: [1],
+      v: [{ t: "float", x: "0x1.99999a0000000p-4" }],
+    };
+    expect(pyEq(f32, float("0.1"))).toBe(true);
+    expect(pyEq(f32, list(float("0.1")))).toBe(false);
+    expect(pyEq(f32, float("0.2"))).toBe(false);
+    // A recorded scalar may be numpy's float64, strong in numpy 2: only an exact match holds.
+    expect(pyEq(f32, { t: "float", x: "0x1.999999999999ap-4" })).toBe(false);
   });
 
   it("a 0-d array is recorded as its item (with its class): == holds, unittest's typed asserts do not", () => {
     const zeroD: Canon = { t: "str", v: "x", cls: "numpy.ndarray" };
     expect(pyEq(zeroD, { t: "str", v: "x" })).toBe(true);
     expect(pyTypedEq(zeroD, { t: "str", v: "x" }, "str")).toBe(false);
+  });
+});
+
+describe("pytest.approx's items on the host", () => {
+  it("an item that is not a number is compared by == alone (pytest's ApproxScalar), a nested dict or a set is a TypeError", () => {
+    const pair = (a: string, b: string): Canon => ({ t: "tuple", v: [float(a), float(b)] });
+    expect(pyApprox(list(pair("1.0000001", "2.0")), list(pair("1", "2")), {})).toBe(false);
+    expect(pyApprox(list(pair("1", "2")), list(pair("1", "2")), {})).toBe(true);
+    const dict = (v: Canon): Canon => ({ t: "dict", v: [[{ t: "str", v: "a" }, v]] });
+    expect(pyApprox(dict(list(float("1.0000001"))), dict(list(float("1"))), {})).toBe(false);
+    expect(pyApprox(dict(dict(float("1"))), dict(dict(float("1"))), {})).toBe(false);
+    expect(pyApprox(dict(float("1.0000001")), dict(float("1")), {})).toBe(true);
+    const set: Canon = { t: "set", frozen: false, v: [float("1")] };
+    expect(pyApprox(set, set, {})).toBe(false);
   });
 });
 

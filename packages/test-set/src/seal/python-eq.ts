@@ -1,4 +1,4 @@
-import { type Canon, UNJUDGEABLE } from "./canon.js";
+import { type Canon, canonChildren, UNJUDGEABLE } from "./canon.js";
 import {
   type Exact,
   exactEqual,
@@ -167,6 +167,7 @@ function setsEqual(a: Canon, b: Canon): Verdict {
 /** Python's `a == b` for two canon values. */
 export function pyEq(a: Canon, b: Canon): Verdict {
   if (UNJUDGEABLE.has(a.t) || UNJUDGEABLE.has(b.t)) return "unknown";
+  if (a.t === "ndarray" || b.t === "ndarray") return arrayEq(a, b);
   if (NUMERIC.has(a.t) && NUMERIC.has(b.t)) return numbersEqual(a, b);
   if (MAPPINGS.has(a.t) && MAPPINGS.has(b.t)) return mappingsEqual(a, b);
   if (a.t !== b.t) return false;
@@ -193,13 +194,102 @@ export function pyEq(a: Canon, b: Canon): Verdict {
     }
     case "ident":
       return a.id === b.id;
-    case "ndarray":
-      // numpy's == is element-wise: an array, whose truth pytest's assert cannot take.
-      return false;
     default:
       return "unknown";
   }
 }
+
+/**
+ * numpy's `a == b` with an array on one side (or both), then the truth of the result, as pytest's
+ * assert, `==` inside a list or dict, and unittest's assertEqual take it (numpy 1.24, Debian's): the
+ * comparison is element-wise, and the truth of the element-wise result is its one element when it
+ * has exactly one, a failure otherwise (more than one: ValueError; none: False, with numpy 2 an
+ * error). The result has one element when both sides have one: an array of size 1, and a list,
+ * tuple or array nested one item deep at each level down to a scalar, or a scalar (broadcasting
+ * ones against ones). That element is numpy's element-wise == of the two: Python's on the items,
+ * except that a float32 or complex64 array meets a bare Python scalar (the plan's literal) cast to
+ * its own precision (`np.array([0.1], np.float32) == 0.1` holds, `== [0.1]` does not); a float16
+ * one, or a recorded scalar, holds only an exact match. False whenever numpy's truth is an error or False.
+ */
+function arrayEq(a: Canon, b: Canon): Verdict {
+  const [x, y] = [single(a), single(b)];
+  if (!x || !y) return false;
+  const [array, other] = a.t === "ndarray" ? [a, b] : [b, a];
+  const [item, scalar] = a.t === "ndarray" ? [x, y] : [y, x];
+  if (other.t !== "list" && other.t !== "tuple" && other.t !== "ndarray") {
+    const dtype = String(array.dtype ?? "");
+    if (/f4$|c8$/.test(dtype) && NUMERIC.has(item.t) && fromLiteral(scalar))
+      return roundedEqual(item, scalar);
+  }
+  return pyEq(item, scalar);
+}
+
+/**
+ * Whether a number is the plan's literal (a Python int, float or complex: weak against an array in
+ * numpy 1 and 2 alike), not a value the runtime recorded (`x`, float.hex() parts), which may have
+ * been numpy's own float64, strong in numpy 2: against that only an exact match holds.
+ */
+const fromLiteral = (node: Canon): boolean =>
+  ["bool", "int", "float", "complex"].includes(node.t) &&
+  node.x === undefined &&
+  !/^-?0x|^-?inf$|^nan$/.test(String(node.re ?? ""));
+
+/**
+ * The one element a value broadcasts to when numpy takes it as an array of size 1, else null: an
+ * ndarray of size 1 (its shape, or an older record's items), a list or tuple of one item down to a
+ * scalar, or a scalar itself (anything else: a str, a dict, None are numpy scalars of dtype object).
+ */
+function single(node: Canon): Canon | null {
+  if (node.t === "ndarray") {
+    const shape = Array.isArray(node.shape) ? (node.shape as number[]) : [items(node).length];
+    if (shape.reduce((n, d) => n * d, 1) !== 1) return null;
+    let inner: Canon = node;
+    while (inner.t === "ndarray") {
+      const first = items(inner)[0];
+      if (!first) return null;
+      inner = first;
+    }
+    return inner;
+  }
+  if (node.t === "list" || node.t === "tuple")
+    return items(node).length === 1 ? single(items(node)[0]!) : null;
+  return node;
+}
+
+/**
+ * Whether every array two values hold meets, where Python's == would compare them, a counterpart
+ * of one element as it does (so that the truth of numpy's element-wise result is no error): lists
+ * and tuples of one length item by item, mappings value by value; anything else is not compared
+ * further. Conservative: an array anywhere else makes `!=` fail on the host (`py.ne`).
+ */
+export function pyArraysSingle(a: Canon, b: Canon): boolean {
+  if (a.t === "ndarray" || b.t === "ndarray") return single(a) !== null && single(b) !== null;
+  if ((a.t === "list" || a.t === "tuple") && a.t === b.t) {
+    const [x, y] = [items(a), items(b)];
+    return x.length !== y.length || x.every((item, i) => pyArraysSingle(item, y[i]!));
+  }
+  if (MAPPINGS.has(a.t) && MAPPINGS.has(b.t)) {
+    const other = new Map(pairs(b).map(([k, v]) => [pyKey(k), v]));
+    return pairs(a).every(([k, v]) => !other.has(pyKey(k)) || pyArraysSingle(v, other.get(pyKey(k))!));
+  }
+  return !holdsNdarray(a) && !holdsNdarray(b);
+}
+
+const holdsNdarray = (node: Canon): boolean => node.t === "ndarray" || canonChildren(node).some(holdsNdarray);
+
+/**
+ * A float32 (complex64) array's item against a Python scalar: numpy casts the scalar to float32
+ * first (value-based casting in numpy 1, a weak scalar in numpy 2), rounding each part to nearest.
+ */
+function roundedEqual(item: Canon, scalar: Canon): Verdict {
+  const [x, y] = [pyNumber(item), pyNumber(scalar)];
+  const [yr, yi] = [toDouble(y.re), toDouble(y.im)];
+  // Past float32's range numpy 1 keeps the scalar a float64 (value-based casting): exact.
+  if (Math.abs(yr) > F32_MAX || Math.abs(yi) > F32_MAX) return numbersEqual(item, scalar);
+  return toDouble(x.re) === Math.fround(yr) && toDouble(x.im) === Math.fround(yi);
+}
+
+const F32_MAX = 3.4028234663852886e38;
 
 /** The builtin each of unittest's typed asserts requires of both its arguments. */
 export type TypedAssert = "list" | "tuple" | "dict" | "set" | "str";
@@ -237,37 +327,48 @@ export function pyIs(actual: Canon, expected: Canon): Verdict {
 export const APPROX_REL = 1e-6;
 export const APPROX_ABS = 1e-12;
 
+type Tolerance = { rel?: number | null; abs?: number | null; nanOk?: boolean };
+
 /**
- * `actual == pytest.approx(expected, rel=, abs=, nan_ok=)` (pytest 7): numbers within the
- * tolerance (max of rel × |expected| and abs; abs alone when only abs is given), computed in floats
- * as pytest does; lists and tuples item by item, dicts key by key.
+ * `actual == pytest.approx(expected, rel=, abs=, nan_ok=)` (pytest 7): a list or tuple item by item
+ * (any sized actual: a numpy array by its rows), a dict key by key (the same keys), each item as
+ * pytest's ApproxScalar takes it (approxScalar); a list in a list, a dict in a dict is pytest's
+ * TypeError, and a set (not ordered) too: the assertion fails.
  */
-export function pyApprox(
-  actual: Canon,
-  expected: Canon,
-  tolerance: { rel?: number | null; abs?: number | null; nanOk?: boolean },
-): Verdict {
+export function pyApprox(actual: Canon, expected: Canon, tolerance: Tolerance): Verdict {
   if (UNJUDGEABLE.has(actual.t)) return "unknown";
   if (expected.t === "list" || expected.t === "tuple") {
-    // pytest's approx of a sequence takes any sized iterable, a 1-d numpy array too, item by item.
+    if (items(expected).some((item) => item.t === expected.t)) return false;
     if (actual.t !== "list" && actual.t !== "tuple" && actual.t !== "ndarray") return false;
     const [x, y] = [items(actual), items(expected)];
-    return x.length === y.length && all(x.map((item, i) => pyApprox(item, y[i]!, tolerance)));
+    return x.length === y.length && all(x.map((item, i) => approxScalar(item, y[i]!, tolerance)));
   }
   if (expected.t === "dict") {
+    if (pairs(expected).some(([, v]) => v.t === "dict")) return false;
     if (!MAPPINGS.has(actual.t)) return false;
     const index = new Map(pairs(actual).map(([k, v]) => [pyKey(k), v]));
     const want = pairs(expected);
     if (index.size !== want.length) return false;
     return all(
-      want.map(([k, v]) => (index.has(pyKey(k)) ? pyApprox(index.get(pyKey(k))!, v, tolerance) : false)),
+      want.map(([k, v]) => (index.has(pyKey(k)) ? approxScalar(index.get(pyKey(k))!, v, tolerance) : false)),
     );
   }
-  if (!NUMERIC.has(expected.t)) return pyEq(actual, expected);
-  // approx of a number against an array: every item within the tolerance (pytest's ApproxScalar).
-  if (actual.t === "ndarray") return all(items(actual).map((item) => pyApprox(item, expected, tolerance)));
-  if (!NUMERIC.has(actual.t)) return false;
-  if (numbersEqual(actual, expected)) return true;
+  if (expected.t === "set") return false;
+  return approxScalar(actual, expected, tolerance);
+}
+
+/**
+ * pytest's ApproxScalar: against a numpy array, every element (`asarray.flat`); else equal under
+ * Python's ==, or both numbers (numbers.Complex or Decimal) within the tolerance. Anything else,
+ * a tuple inside an approx list too, is compared by == alone.
+ */
+function approxScalar(actual: Canon, expected: Canon, tolerance: Tolerance): Verdict {
+  if (UNJUDGEABLE.has(actual.t)) return "unknown";
+  if (actual.t === "ndarray")
+    return all(items(actual).map((item) => approxScalar(item, expected, tolerance)));
+  const eq = pyEq(actual, expected);
+  if (eq !== false) return eq;
+  if (!NUMERIC.has(actual.t) || !NUMERIC.has(expected.t)) return false;
   // pytest computes `abs(expected - actual)`, which raises TypeError between a Decimal and a float,
   // a complex or a Fraction: the assertion fails.
   if (mixesDecimal(actual, expected)) return false;

@@ -85,8 +85,14 @@ function renderPythonData(node: Canon): string {
       );
     case "list":
       return clip(`[${items(node).map(r).join(", ")}]`);
-    case "ndarray":
-      return clip(`array([${items(node).map(r).join(", ")}])`);
+    case "ndarray": {
+      // numpy's repr: the rows of an array of two or more dimensions as nested lists.
+      const rows = (n: Canon): string =>
+        `[${items(n)
+          .map((item) => (item.t === "ndarray" ? rows(item) : r(item)))
+          .join(", ")}]`;
+      return clip(`array(${rows(node)})`);
+    }
     case "tuple":
       return clip(
         items(node).length === 1 ? `(${r(items(node)[0]!)},)` : `(${items(node).map(r).join(", ")})`,

@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import type { TestCase } from "@oracle/spec";
 
 /**
- * For the runtimes' tests: runs Debian's pytest 7 (scripts/setup.sh installs python3-pytest, the
+ * For the runtimes' tests: runs Debian's pytest 7 (scripts/setup.sh installs python3-pytest and python3-numpy, the
  * python-pytest image's version) over files in a temporary folder, with $ORACLE_SEALS set, and
  * returns its JUnit report as test cases (`hidden:<classname>::<name>`) and the records written.
  */
