@@ -186,6 +186,87 @@ def merged():
   });
 });
 
+describe("a mappingproxy and a memoryview under pytest 7 (issue 29)", () => {
+  const TEST = `import unittest
+
+from calc import buf, flags, ints, released
+
+
+def test_flags():
+    assert flags() == {"a": 1, "b": 2}
+
+
+def test_buf():
+    assert buf() == b"ab"
+
+
+def test_ints():
+    assert ints() == b"\\x01\\x00\\x00\\x00"
+
+
+def test_released():
+    assert released() == b"ab"
+
+
+class TestTyped(unittest.TestCase):
+    def test_flags_dict(self):
+        self.assertDictEqual(flags(), {"a": 1, "b": 2})
+
+    def test_flags_equal(self):
+        self.assertEqual(flags(), {"a": 1, "b": 2})
+`;
+  const run = (calc: string) => {
+    const plan = sealPython(parsers, { path: "tests/test_v.py", text: TEST, index: 0 })!;
+    const ran = runPytest({ "calc.py": calc, "tests/test_v.py": TEST }, ["tests/test_v.py"]);
+    const sealed = runPytest({ "calc.py": calc, "tests/test_v.py": plan.text }, ["tests/test_v.py"]);
+    return { real: ran.tests.map((t) => t.outcome), judged: judgeSeals(plan, sealed.records, sealed.tests) };
+  };
+  const CALC = `import array
+import collections
+import types
+
+
+def flags():
+    return types.MappingProxyType({"b": 2, "a": 1})
+
+
+def buf():
+    return memoryview(bytearray(b"ab"))
+
+
+def ints():
+    return memoryview(array.array("i", [1]))
+
+
+def released():
+    m = memoryview(b"ab")
+    m.release()
+    return m
+`;
+
+  it("== holds as Python's (the wrapped dict, the bytes), assertDictEqual fails a mappingproxy, another view fails", () => {
+    const { real, judged } = run(CALC);
+    expect(real).toEqual(["passed", "passed", "failed", "failed", "failed", "passed"]);
+    expect(judged.inconsistent).toBeNull();
+    expect(judged.tests.map((t) => t.outcome)).toEqual(real);
+    expect(judged.tests[2]!.message).toMatch(/not plain data .*builtins\.memoryview \(not one dimension/);
+  });
+
+  it("a wrong value fails, a proxy over a UserDict compares as it", () => {
+    const { real, judged } = run(
+      CALC.replace(`{"b": 2, "a": 1}`, `collections.UserDict({"b": 2, "a": 3})`).replace(
+        `bytearray(b"ab")`,
+        `b"ba"`,
+      ),
+    );
+    expect(real).toEqual(["failed", "failed", "failed", "failed", "failed", "failed"]);
+    expect(judged.tests.map((t) => t.outcome)).toEqual(real);
+    const right = run(CALC.replace(`{"b": 2, "a": 1}`, `collections.UserDict({"b": 2, "a": 1})`));
+    expect(right.judged.tests.map((t) => t.outcome)).toEqual(right.real);
+    expect(right.real[0]).toBe("passed");
+  });
+});
+
 describe("tables under pytest 7", () => {
   const TABLE = `import pytest
 

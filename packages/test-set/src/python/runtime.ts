@@ -19,7 +19,7 @@
 export const PYTHON_RUNTIME = String.raw`
 
 # --- oracle seal runtime (planted by the oracle; not part of the task's tests) ---
-import os as _oracle_os, json as _oracle_json, sys as _oracle_sys
+import os as _oracle_os, json as _oracle_json, sys as _oracle_sys, gc as _oracle_gc, types as _oracle_types
 
 # Read once, as the module loads (collection, before any test runs): a test that clears the
 # environment or patches os.write or json.dumps must not lose the records.
@@ -28,6 +28,8 @@ _ORACLE_PATH = _oracle_os.path.abspath(_ORACLE_PATH) if _ORACLE_PATH else None
 _oracle_open, _oracle_write_fd, _oracle_close = _oracle_os.open, _oracle_os.write, _oracle_os.close
 _ORACLE_FLAGS = _oracle_os.O_WRONLY | _oracle_os.O_APPEND | _oracle_os.O_CREAT
 _oracle_dumps = _oracle_json.dumps
+_oracle_referents = _oracle_gc.get_referents
+_ORACLE_MAPPINGPROXY = _oracle_types.MappingProxyType
 
 _ORACLE_BUILTINS = (bool, int, float, complex, str, bytes, bytearray, list, tuple, dict, set, frozenset)
 _ORACLE_MAX_DEPTH = 64
@@ -133,6 +135,24 @@ def _oracle_canon(v, budget, depth=0, stack=()):
                 dict.update(merged, m)
             return _oracle_as(sub(merged), t)
         return {"t": "opaque", "cls": _oracle_cls(t), "why": "its maps are not all dicts"}
+    # A mappingproxy compares as the mapping it wraps (its == is the mapping's), which the
+    # collector's C-level walk hands over without running any of its methods; a memoryview of
+    # unsigned bytes, one dimension, compares with any buffer of the same bytes (== b"..."). Both
+    # carry their class: unittest's assertDictEqual fails a mappingproxy. Another memoryview (a
+    # released one, another format or shape: == unpacks its items) stays opaque.
+    if t is _ORACLE_MAPPINGPROXY:
+        wrapped = _oracle_referents(v)
+        node = sub(wrapped[0]) if len(wrapped) == 1 else {"t": "opaque", "cls": _oracle_cls(t), "why": "its mapping cannot be read"}
+        return node if node["t"] in ("opaque", "deep", "big") else _oracle_as(node, t)
+    if t is memoryview:
+        try:
+            flat = memoryview.format.__get__(v) == "B" and memoryview.ndim.__get__(v) == 1
+            data = memoryview.tobytes(v) if flat else None
+        except ValueError:
+            data = None
+        if data is None:
+            return {"t": "opaque", "cls": _oracle_cls(t), "why": "not one dimension of unsigned bytes, or released"}
+        return _oracle_as({"t": "bytes", "v": data.hex()}, t)
     if t is _oracle_module_type("decimal", "Decimal"):
         return {"t": "decimal", "v": str(v)}
     if t is _oracle_module_type("fractions", "Fraction"):
