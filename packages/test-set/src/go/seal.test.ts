@@ -62,3 +62,80 @@ describe("Go seals: a local changed after its literal", () => {
       ).toEqual([{ t: "const", c: "string", x: "6162" }]);
   });
 });
+
+/** The sites of calc_test.go's one test with `body`, as [kind, afterUnsealed]. */
+function guardsOf(body: string) {
+  const text = `package calc_test
+
+import (
+	"testing"
+
+	"example.com/calc"
+)
+
+func helper(t *testing.T) {}
+
+func TestCalc(t *testing.T) {
+${body}
+}
+`;
+  return planSeals(parsers, [{ path: "calc/calc_test.go", text }]).sites.map((s) => [
+    s.kind,
+    s.afterUnsealed,
+  ]);
+}
+
+// A seal behind a check the oracle does not judge may never have run at baseline: that check may
+// have ended the test (judge.ts decidedBy), as Python's pytest.raises and jest's toThrow do.
+describe("Go seals: a seal after an unjudged check (afterUnsealed)", () => {
+  const SEALED = '\tif got := calc.Answer(); got != 5 {\n\t\tt.Errorf("got %v", got)\n\t}';
+  it.each([
+    [
+      "an if the oracle does not seal",
+      '\tif _, err := calc.Parse("x"); err == nil {\n\t\tt.Fatal("want an error")\n\t}',
+    ],
+    [
+      "a comparison with a computed value",
+      '\tif calc.Answer() != calc.Other() {\n\t\tt.Fatal("differ")\n\t}',
+    ],
+    ["a bare t.Fatal", '\tt.Fatal("stop")'],
+    ["a helper handed t", "\thelper(t)"],
+    ["a check helper", "\tcheckAnswer(calc.Answer())"],
+    ["a subtest", '\tt.Run("x", func(t *testing.T) { t.Error("no") })'],
+    [
+      "a loop that is no table",
+      '\tfor i := 0; i < 2; i++ {\n\t\tif calc.Answer() == i {\n\t\t\tt.Errorf("%d", i)\n\t\t}\n\t}',
+    ],
+  ])("%s comes before: the seal after it is marked", (_, before) => {
+    expect(guardsOf(`${before}\n${SEALED}`)).toEqual([["go.eq", true]]);
+  });
+  it("a seal before the check, a sealed err check, a defer or a declaration leave it unmarked", () => {
+    expect(guardsOf(`${SEALED}\n\tt.Fatal("stop")`)).toEqual([["go.eq", undefined]]);
+    expect(
+      guardsOf(
+        `\tdefer func() { t.Log("done") }()\n\tmsg := calc.Err().Error()\n\t_ = msg\n\tif err := calc.Check(); err != nil {\n\t\tt.Fatal(err)\n\t}\n${SEALED}`,
+      ),
+    ).toEqual([
+      ["go.nil", undefined],
+      ["go.eq", undefined],
+    ]);
+  });
+  it("every row of a table loop after a check in its body is marked, seals before the loop are not", () => {
+    const loop = `${SEALED}
+	for _, tt := range []struct {
+		in   string
+		want int
+	}{{"a", 1}, {"b", 2}} {
+		if got := calc.Len(tt.in); got != tt.want {
+			t.Errorf("got %d", got)
+		}
+		if calc.Len(tt.in) != calc.Other() {
+			t.Fatal("differ")
+		}
+	}`;
+    expect(guardsOf(loop)).toEqual([
+      ["go.eq", undefined],
+      ["go.eq", true],
+    ]);
+  });
+});

@@ -679,6 +679,22 @@ function subtestOf(statement: SyntaxNode, t: string): { t: string; body: SyntaxN
 }
 
 /** The sealed text of one Go test file and the runtime file its package needs; null when it does not parse. */
+/**
+ * A statement that is not a site but may be a check that fails the test: a report through a
+ * testing.T (`t.Fatal`, `t.Errorf`, … anywhere in it: an unsealed `if`, a `t.Run` subtest), a
+ * testify or other call named for checking (`assert.`, `require.`, `checkX`, `verify…`, `must…`), or
+ * a call handed the test's `t` (a helper that may fail it). Read by its text, so more than checks
+ * match (the conservative side). A `defer` runs after every seal: it comes before none.
+ */
+const GO_REPORT = /\.(Errorf|Fatal|Fatalf|Fail|FailNow)\s*\(|\.Error\s*\(\s*[^\s)]/;
+const GO_CHECK_CALL = /\b(assert|require)\s*\.|\b(check|verify|expect|must|ensure|assert)\w*\s*\(/i;
+const goUnjudgedCheck = (statement: SyntaxNode, t: string): boolean =>
+  statement.type !== "comment" &&
+  statement.type !== "defer_statement" &&
+  (GO_REPORT.test(statement.text) ||
+    GO_CHECK_CALL.test(statement.text) ||
+    new RegExp(`[(,]\\s*&?${t.replace(/[^\w]/g, "")}\\s*[,)]`).test(statement.text));
+
 export function sealGo(
   parsers: Parsers,
   file: { path: string; text: string; index: number },
@@ -719,6 +735,9 @@ export function sealGo(
       let leftEarly = false;
       const sealedReads = new Map<string, number>();
       const gone: SyntaxNode[] = [];
+      // Whether an assertion the oracle does not judge came before (judge.ts decidedBy): a statement
+      // that is not a site and reads as a check (goUnjudgedCheck), or a demoted site.
+      let guarded = false;
       const sealStatements = (
         statements: readonly SyntaxNode[],
         context: TestContext,
@@ -729,9 +748,13 @@ export function sealGo(
           if (statement.type === "for_statement" && !context.columns) {
             const loop = loopTable(statement, body);
             const loopBody = statement.childForFieldName("body");
-            if (!loop || !loopBody) continue;
+            if (!loop || !loopBody) {
+              if (goUnjudgedCheck(statement, context.t)) guarded = true;
+              continue;
+            }
             if (leavesRowEarly(loopBody, context.t)) {
               leftEarly = true;
+              if (goUnjudgedCheck(statement, context.t)) guarded = true;
               continue;
             }
             // A slice, map or array column the body may change or share (`Uniq(tt.want)`, `check(tt)`)
@@ -745,6 +768,8 @@ export function sealGo(
             const inner: TestContext = { ...context, columns };
             const used = new Map<string, number>();
             const loopKeys: string[] = [];
+            // A later row runs after the whole body: an unjudged check anywhere in it comes first.
+            const from = sites.length;
             for (const s2 of statementsOf(loopBody)) {
               const sub = subtestOf(s2, context.t);
               const found = sub
@@ -754,6 +779,7 @@ export function sealGo(
                 : sealStatements([s2], inner, (c) => used.set(c, (used.get(c) ?? 0) + 1));
               loopKeys.push(...found);
             }
+            if (guarded) for (const site of sites.slice(from)) site.afterUnsealed = true;
             for (let r = 0; r < loop.table.rows; r++) stepKeys.push(...loopKeys);
             // A column only the loop's seals read leaves the file: its cells become the field type's zero.
             const wholeRow = readsWholeRow(loopBody, loop.row, gone);
@@ -776,10 +802,16 @@ export function sealGo(
               : statement.type === "expression_statement"
                 ? testifyComparison(statement, context)
                 : null;
-          if (!found) continue;
+          if (!found) {
+            if (goUnjudgedCheck(statement, context.t)) guarded = true;
+            continue;
+          }
           const key = `${file.index}.${n++}`;
           planned.push(`${key}\t${found.line}\t${found.kind}\t${ref.entry}`);
-          if (options.demoted?.has(key)) continue;
+          if (options.demoted?.has(key)) {
+            guarded = true;
+            continue;
+          }
           edits.push(...found.edits(key));
           sites.push({
             key,
@@ -790,6 +822,7 @@ export function sealGo(
             ...(found.rows ? { rows: found.rows } : {}),
             source: found.source,
             strength: "strong",
+            ...(guarded ? { afterUnsealed: true as const } : {}),
           });
           gone.push(...found.gone);
           if (found.column) onColumn(found.column);
