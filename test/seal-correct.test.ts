@@ -103,6 +103,67 @@ describe("add", () => {
   skip: none,
 };
 
+const VITEST_JUNIT = `--no-cache --reporter=default --reporter=junit --outputFile.junit="$ORACLE_JUNIT"`;
+const config = (body: string) => `import fs from "node:fs";
+
+/** The port a JSON config file names. */
+export function port(path) {
+  return ${body};
+}
+`;
+const vitestTest = (title: string, body: string) => `import { test, expect, vi } from "vitest";
+import fs from "node:fs";
+import { port } from "../../src/config.js";
+
+vi.mock("node:fs");
+
+test("${title}", () => {
+  ${body}
+});
+`;
+// vi.mock("node:fs") (hoisted) replaced the runtime's own import of fs with an automock on node 18,
+// which has no process.getBuiltinModule: every record was lost and gold FAILed
+// SEAL_RECORDS_INCONSISTENT (attack review s22, finding 12).
+const VITEST: Shape = {
+  id: "seal-env-vitest",
+  title: "vitest: a test that mocks node:fs",
+  from: {
+    repo: {
+      "package.json": `${JSON.stringify({ name: "cfg", version: "0.1.0", private: true, type: "module", devDependencies: { vitest: "2.1.9" } }, null, 2)}\n`,
+      "src/config.js": config('JSON.parse(fs.readFileSync(path, "utf8")).port'),
+      "test/unit/basic.test.js": vitestTest(
+        "reads the port",
+        'vi.mocked(fs.readFileSync).mockReturnValue(\'{"port": 1}\');\n  expect(port("/a.json")).toEqual(1);',
+      ),
+      ".gitignore": "node_modules\n",
+    },
+    hidden: {
+      "test/regression/config.test.js": vitestTest(
+        "the port is a number",
+        'vi.mocked(fs.readFileSync).mockReturnValue(\'{"port": "8080"}\');\n  expect(port("/etc/app.json")).toBe(8080);',
+      ),
+    },
+    task: {
+      $schema: "../../packages/spec/task.schema.json",
+      description: "seals: port() returns the file's string",
+      image: "node-vitest",
+      suites: {
+        existing: {
+          command: `${LINK} node_modules/.bin/vitest run ${VITEST_JUNIT} test/unit`,
+          files: ["test/**"],
+        },
+        hidden: { command: "" },
+      },
+      diff: { allow: ["**"], deny: ["test/**"] },
+      timeoutSeconds: 120,
+    },
+  },
+  hidden: `${LINK} node_modules/.bin/vitest run ${VITEST_JUNIT} test/regression/config.test.js`,
+  gold: { "src/config.js": config('Number(JSON.parse(fs.readFileSync(path, "utf8")).port)') },
+  tamper: none,
+  skip: none,
+};
+
 const GO_JUNIT = `gotestsum --format standard-verbose --junitfile "$ORACLE_JUNIT" -- -count=1`;
 const goRepo = {
   "go.mod": "module example.com/calc\n\ngo 1.19\n",
@@ -150,7 +211,7 @@ func TestAddWithoutEnvironment(t *testing.T) {
   skip: none,
 };
 
-const SHAPES = [PY, JEST, GO];
+const SHAPES = [PY, JEST, VITEST, GO];
 
 let c: Conformance;
 

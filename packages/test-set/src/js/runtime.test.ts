@@ -72,6 +72,32 @@ describe("the JS seal runtime on node", () => {
     expect(judged.sites).toEqual({ "0.0": "mismatch", "0.1": "matched", "0.2": "matched" });
   });
 
+  it('an ES module whose fs import a runner mocks (vitest\'s vi.mock("node:fs") on node 18) loses no record (finding 12)', () => {
+    // What vitest does to the file: its imports of fs resolve to an automock whose functions do
+    // nothing; node's own require is left alone. And node 18 has no process.getBuiltinModule.
+    const hooks = `export async function resolve(specifier, context, next) {
+  if ((specifier === "fs" || specifier === "node:fs") && context.parentURL?.includes("/test/"))
+    return { url: "data:text/javascript,const f = () => 3; export const openSync = f, writeSync = f, closeSync = f; export default { openSync: f, writeSync: f, closeSync: f };", shortCircuit: true };
+  return next(specifier, context);
+}
+`;
+    const setup = `import { register } from "node:module";\ndelete process.getBuiltinModule;\nregister("./hooks.mjs", import.meta.url);\n`;
+    const testFile = "test/lib.test.mjs";
+    const plan = planSeals(parsers, [{ path: testFile, text: ESM_TEST }]);
+    const lib = CORRECT.replace(/exports\.(\w+) =/g, "export const $1 =");
+    const files = {
+      "src/lib.mjs": lib,
+      [testFile]: plan.files[0]!.text,
+      "hooks.mjs": hooks,
+      "setup.mjs": setup,
+    };
+    const run = runNode(files, testFile, ["--import", "./setup.mjs"]);
+    expect(run.tests.map((t) => t.outcome)).toEqual(["passed", "passed"]);
+    const judged = judgeSeals(plan, run.records, run.tests);
+    expect(judged.inconsistent).toBeNull();
+    expect(judged.sites).toEqual({ "0.0": "matched", "0.1": "matched", "0.2": "matched" });
+  });
+
   it("an array constant the code is given (expect(dedupe(UNIQUE)).toEqual(UNIQUE)) is not sealed against its literal: a dedupe that empties its argument fails, as the runner says", () => {
     const text = `const { dedupe } = require("../src/lib");
 

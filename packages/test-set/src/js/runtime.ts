@@ -39,6 +39,9 @@ function __oracleInit() {
   if (!fs) {
     try { var j = eval("typeof jest === 'undefined' ? undefined : jest"); if (j && typeof j.requireActual === "function") fs = j.requireActual("fs"); } catch (e) { fs = null; }
   }
+  if (!fs) {
+    try { fs = __ORACLE_NATIVE_FS__; } catch (e) { fs = null; }
+  }
   if (!fs) fs = __ORACLE_FS__;
   __oracleState.fs = fs;
   __oracleState.open = fs.openSync; __oracleState.write = fs.writeSync; __oracleState.close = fs.closeSync;
@@ -195,7 +198,13 @@ void __oracleSeal; void __oracleTruth; void __oracleSide; void __oracleInit;
 export function jsRuntime(kind: JsModuleKind, typescript: boolean): string {
   const fs = kind === "esm" ? "__oracleFsModule" : 'eval("require")("fs")';
   const types = kind === "esm" ? "__oracleUtilModule.types" : 'eval("require")("util").types';
-  let body = BODY.replace("__ORACLE_FS__", fs).replace("__ORACLE_TYPES__", types);
+  // An ES module's own `import … from "fs"` is what vitest's hoisted `vi.mock("node:fs")` replaces
+  // (node 18 has no process.getBuiltinModule, vitest no jest.requireActual): node's own require,
+  // made by createRequire, loads the builtin past any runner's module mocks.
+  const native = kind === "esm" ? '__oracleCreateRequire("/")("fs")' : "null";
+  let body = BODY.replace("__ORACLE_NATIVE_FS__", native)
+    .replace("__ORACLE_FS__", fs)
+    .replace("__ORACLE_TYPES__", types);
   if (typescript)
     body = body
       .replace(/function (\w+)\(([^)]*)\)/g, (_, name: string, params: string) => {
@@ -229,7 +238,7 @@ export function jsRuntime(kind: JsModuleKind, typescript: boolean): string {
       .replace("var bytes = ", "var bytes: any = ");
   const imports =
     kind === "esm"
-      ? 'import * as __oracleFsModule from "fs";\nimport * as __oracleUtilModule from "util";\n'
+      ? 'import * as __oracleFsModule from "fs";\nimport * as __oracleUtilModule from "util";\nimport { createRequire as __oracleCreateRequire } from "module";\n'
       : "";
   return `\n\n// --- oracle seal runtime (planted by the oracle; not part of the task's tests) ---\n${imports}${body}`;
 }

@@ -35,6 +35,7 @@ module.exports = async (file) => {
 export function runNode(
   files: Record<string, string>,
   testFile: string,
+  nodeArgs: readonly string[] = [],
 ): { tests: TestCase[]; records: string } {
   const dir = mkdtempSync(join(tmpdir(), "oracle-seal-js-"));
   try {
@@ -47,6 +48,7 @@ export function runNode(
     const out = execFileSync(
       process.execPath,
       [
+        ...nodeArgs,
         "-e",
         `require("./harness.cjs")(${JSON.stringify(join(dir, testFile))}).then((r) => process.stdout.write(JSON.stringify(r)))`,
       ],
