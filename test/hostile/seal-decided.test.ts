@@ -89,23 +89,100 @@ const SHAPE: Shape = {
 
 const TESTS = ["test_empty_is_an_error", "test_blank_is_an_error"];
 
+// Go: an `if err == nil { t.Fatal(…) }` the oracle does not seal, then a sealed comparison the unfixed
+// Parse passes. At baseline the t.Fatal ends the test before the seal runs; the Go planner did not
+// mark the seal afterUnsealed, so the sweep recorded it as deciding the test ("strong") and the
+// result listed no FAIL_TO_PASS test without a strong seal.
+const GO_JUNIT = `gotestsum --format standard-verbose --junitfile "$ORACLE_JUNIT" -- -count=1`;
+const goParse = (body: string) => `package num
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+)
+
+var _ = errors.New
+
+// Parse reads the integer in text; an error for an empty text.
+func Parse(text string) (int, error) {
+${body}
+}
+`;
+const GO_BASE = goParse(
+  '\ts := strings.TrimSpace(text)\n\tif s == "" {\n\t\treturn 0, nil\n\t}\n\treturn strconv.Atoi(s)',
+);
+const GO_GOLD = GO_BASE.replace("return 0, nil", 'return 0, errors.New("empty number")');
+const GO_SHAPE: Shape = {
+  id: "seal-decided-go",
+  title: "go: a sealed comparison after an unsealed if-check the baseline fails",
+  from: {
+    repo: {
+      "go.mod": "module example.com/num\n\ngo 1.19\n",
+      "num.go": GO_BASE,
+      "basic_test.go":
+        'package num\n\nimport "testing"\n\nfunc TestOne(t *testing.T) {\n\tif got, _ := Parse("1"); got != 1 {\n\t\tt.Errorf("Parse(1) = %d", got)\n\t}\n}\n',
+    },
+    hidden: {
+      "parse_test.go": `package num
+
+import "testing"
+
+func TestEmptyIsAnError(t *testing.T) {
+	if _, err := Parse("  "); err == nil {
+		t.Fatal("want an error for an empty text")
+	}
+	if got, _ := Parse("734"); got != 734 {
+		t.Errorf("Parse(734) = %d", got)
+	}
+}
+`,
+    },
+    task: {
+      $schema: "../../packages/spec/task.schema.json",
+      description: "seal-decided: Parse reads an empty text as 0",
+      image: "go-gotestsum",
+      suites: {
+        existing: { command: `${GO_JUNIT} -run TestOne .`, files: ["basic_test.go"] },
+        hidden: { command: "" },
+      },
+      diff: { allow: ["**"], deny: ["*_test.go", "go.mod", "go.sum"] },
+      timeoutSeconds: 120,
+      env: { GOPROXY: "off", GOFLAGS: "-mod=readonly", CGO_ENABLED: "0" },
+    },
+  },
+  hidden: `${GO_JUNIT} -run TestEmptyIsAnError .`,
+  gold: { "num.go": GO_GOLD },
+  tamper: none,
+  skip: none,
+};
+
 let c: Conformance;
 let record: { failToPass: Array<{ test: string; seal: string }> };
+let goRecord: { failToPass: Array<{ test: string; seal: string }> };
 let status: string;
+let goStatus: string;
 
 beforeAll(async () => {
   await requireDocker();
-  c = await makeConformance([SHAPE]);
+  c = await makeConformance([SHAPE, GO_SHAPE]);
   // The sweep in the grading root itself: its seals.recorded.json is what the grades below read.
-  const dir = join(c.corpus.root, "tasks", SHAPE.id);
-  writeFileSync(join(dir, "gold.diff"), goldDiff(c, SHAPE));
-  const out = await run(binPath("oracle-quarantine-sweep"), ["--root", c.corpus.root, "--tasks", SHAPE.id], {
-    timeoutMs: 600_000,
-  });
+  const dir = (shape: Shape) => join(c.corpus.root, "tasks", shape.id);
+  for (const shape of [SHAPE, GO_SHAPE]) writeFileSync(join(dir(shape), "gold.diff"), goldDiff(c, shape));
+  const out = await run(
+    binPath("oracle-quarantine-sweep"),
+    ["--root", c.corpus.root, "--tasks", `${SHAPE.id},${GO_SHAPE.id}`],
+    { timeoutMs: 900_000 },
+  );
   const reports = /reports: (\S+)report\.html/.exec(out.stdout + out.stderr)?.[1];
   if (reports === undefined) throw new Error(`sweep printed no report (${out.code}): ${out.stderr}`);
-  status = JSON.parse(readFileSync(join(reports, "report.json"), "utf8")).tasks[0].status;
-  record = JSON.parse(readFileSync(join(dir, "seals.recorded.json"), "utf8"));
+  const tasks: Array<{ id: string; status: string }> = JSON.parse(
+    readFileSync(join(reports, "report.json"), "utf8"),
+  ).tasks;
+  status = tasks.find((t) => t.id === SHAPE.id)?.status ?? "missing";
+  goStatus = tasks.find((t) => t.id === GO_SHAPE.id)?.status ?? "missing";
+  record = JSON.parse(readFileSync(join(dir(SHAPE), "seals.recorded.json"), "utf8"));
+  goRecord = JSON.parse(readFileSync(join(dir(GO_SHAPE), "seals.recorded.json"), "utf8"));
 }, 1_600_000);
 
 afterAll(async () => {
@@ -137,5 +214,22 @@ describe("seals: what decides a FAIL_TO_PASS test (seal-decided-py)", () => {
     expect(record.failToPass.map((f) => [f.test.split("::").at(-1), f.seal]).sort()).toEqual(
       TESTS.map((t) => [t, "none"]).sort(),
     );
+  }, 1_200_000);
+});
+
+describe("seals: what decides a FAIL_TO_PASS test (seal-decided-go)", () => {
+  it("a seal behind an unsealed t.Fatal check the baseline failed decides nothing: the result and stderr say so", async () => {
+    expect(goStatus).toBe("healthy");
+    const gold = await grade(c, GO_SHAPE, "gold", goldDiff(c, GO_SHAPE));
+    expect(gold.result.verdict, why(gold)).toBe("PASS");
+    expect(gold.result.seals?.failToPass?.sealed, why(gold)).toBe(0);
+    expect(
+      gold.result.seals?.failToPass?.unsealed.map((t) => t.split("::").at(-1)),
+      why(gold),
+    ).toEqual(["TestEmptyIsAnError"]);
+    expect(gold.stderr).toMatch(/warn: 1 of 1 FAIL_TO_PASS test\(s\) have no strong seal/);
+    expect(goRecord.failToPass.map((f) => [f.test.split("::").at(-1), f.seal])).toEqual([
+      ["TestEmptyIsAnError", "none"],
+    ]);
   }, 1_200_000);
 });
