@@ -31,6 +31,14 @@ def firsts(words):
 
 def unescape(s):
     return s
+
+
+def limits():
+    return {}
+
+
+def raw(s):
+    return b""
 `;
 
 const GOLD = `import json
@@ -53,11 +61,19 @@ def firsts(words):
 
 def unescape(s):
     return json.loads('"' + s + '"')
+
+
+def limits():
+    return {"max": 3}
+
+
+def raw(s):
+    return s.encode()
 `;
 
 const HIDDEN = `import unittest
 
-from calc.core import firsts, names, tally, unescape
+from calc.core import firsts, limits, names, raw, tally, unescape
 
 
 class TestTyped(unittest.TestCase):
@@ -73,6 +89,14 @@ class TestTyped(unittest.TestCase):
 
 def test_unescape_pair():
     assert unescape("smile \\\\ud83d\\\\ude00!") == "smile \\U0001F600!"
+
+
+def test_limits():
+    assert limits() == {"max": 3}
+
+
+def test_raw():
+    assert raw("ab") == b"ab"
 `;
 
 const SHAPE: Shape = {
@@ -170,6 +194,25 @@ describe.concurrent("seals: Python values of another type (seal-py-types)", () =
     expect({ verdict: base.result.verdict, reason: base.result.reason }, why(base)).toEqual({
       verdict: "FAIL",
       reason: "TESTS_FAILED",
+    });
+  }, 1_200_000);
+
+  it("a mappingproxy where gold returns a dict, a memoryview where it returns bytes: == holds, PASS", async () => {
+    // Both were opaque to the runtime, and this correct fix FAILed VALUE_NOT_PLAIN_DATA.
+    const g = await grade(
+      c,
+      SHAPE,
+      "proxy-and-view",
+      core(
+        `import types\n${GOLD.replace(
+          'return {"max": 3}',
+          'return types.MappingProxyType({"max": 3})',
+        ).replace("return s.encode()", "return memoryview(s.encode())")}`,
+      ),
+    );
+    expect({ verdict: g.result.verdict, reason: g.result.reason }, why(g)).toEqual({
+      verdict: "PASS",
+      reason: "PASS",
     });
   }, 1_200_000);
 
