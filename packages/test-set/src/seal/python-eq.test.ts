@@ -104,6 +104,16 @@ describe("numpy arrays on the host (attack review 29, finding 5)", () => {
     expect(pyEq(f32, float("0.1"))).toBe(true);
     expect(pyEq(f32, list(float("0.1")))).toBe(false);
     expect(pyEq(f32, float("0.2"))).toBe(false);
+    // An int is compared in float64: np.array([16777216], np.float32) == 16777217 is [False].
+    const big: Canon = {
+      t: "ndarray",
+      dtype: "<f4",
+      shape: [1],
+      v: [{ t: "float", x: "0x1.0000000000000p+24" }],
+    };
+    expect(pyEq(big, int("16777217"))).toBe(false);
+    expect(pyEq(big, int("16777216"))).toBe(true);
+    expect(pyEq(big, float("16777217.0"))).toBe(true);
     // A recorded scalar may be numpy's float64, strong in numpy 2: only an exact match holds.
     expect(pyEq(f32, { t: "float", x: "0x1.999999999999ap-4" })).toBe(false);
   });

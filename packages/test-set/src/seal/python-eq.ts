@@ -220,17 +220,18 @@ function arrayEq(a: Canon, b: Canon): Verdict {
     const dtype = String(array.dtype ?? "");
     if (/f4$|c8$/.test(dtype) && NUMERIC.has(item.t) && fromLiteral(scalar))
       return roundedEqual(item, scalar);
+    // An int meets a float32 array in float64 (numpy 1 promotes to a type that holds both): exact.
   }
   return pyEq(item, scalar);
 }
 
 /**
- * Whether a number is the plan's literal (a Python int, float or complex: weak against an array in
+ * Whether a number is the plan's float or complex literal (a Python scalar: weak against an array in
  * numpy 1 and 2 alike), not a value the runtime recorded (`x`, float.hex() parts), which may have
  * been numpy's own float64, strong in numpy 2: against that only an exact match holds.
  */
 const fromLiteral = (node: Canon): boolean =>
-  ["bool", "int", "float", "complex"].includes(node.t) &&
+  (node.t === "float" || node.t === "complex") &&
   node.x === undefined &&
   !/^-?0x|^-?inf$|^nan$/.test(String(node.re ?? ""));
 
