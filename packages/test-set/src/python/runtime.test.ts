@@ -685,6 +685,38 @@ def test_zero_d():
 
 def test_f32_int():
     assert v("f32big") == 16777217
+
+
+def test_longdouble_exact():
+    assert v("ld_half") == 0.5
+
+
+def test_f16_scalar():
+    assert v("f16") == 0.1
+
+
+def test_f16_near():
+    assert v("f16") == 0.09997
+
+
+def test_f16_far():
+    assert v("f16") == 0.1001
+
+
+def test_f16_past_max():
+    assert v("f16max") == 65510.0
+
+
+def test_f16_tie():
+    assert v("f16tie") == 2049.0
+
+
+def test_f16_tiny():
+    assert v("f16tiny") == 6e-8
+
+
+def test_f16_complex():
+    assert v("f16") == 0.1 + 0j
 `;
   const CALC = `import numpy as np
 
@@ -703,6 +735,11 @@ VALUES = {
     "ld": np.longdouble("0.1"),
     "zero": np.array(5),
     "f32big": np.array([16777216], dtype=np.float32),
+    "ld_half": np.longdouble("0.5"),
+    "f16": np.array([0.1], dtype=np.float16),
+    "f16max": np.array([65504], dtype=np.float16),
+    "f16tie": np.array([2049], dtype=np.float16),
+    "f16tiny": np.array([6e-8], dtype=np.float16),
 }
 
 
@@ -712,7 +749,7 @@ def v(name):
 
   it("the host's verdict is pytest's, test by test (a size-1 result's truth is its element)", () => {
     const plan = sealPython(parsers, { path: "tests/test_np.py", text: TEST, index: 0 })!;
-    expect(plan.sites.filter((s) => s.expected !== undefined)).toHaveLength(23);
+    expect(plan.sites.filter((s) => s.expected !== undefined)).toHaveLength(30);
     const ran = runPytest({ "calc.py": CALC, "tests/test_np.py": TEST }, ["tests/test_np.py"]);
     const sealed = runPytest({ "calc.py": CALC, "tests/test_np.py": plan.text }, ["tests/test_np.py"]);
     const judged = judgeSeals(plan, sealed.records, sealed.tests);
@@ -742,6 +779,14 @@ def v(name):
       test_longdouble: "failed",
       test_zero_d: "passed",
       test_f32_int: "failed",
+      test_longdouble_exact: "passed",
+      test_f16_scalar: "passed",
+      test_f16_near: "passed",
+      test_f16_far: "failed",
+      test_f16_past_max: "failed",
+      test_f16_tie: "passed",
+      test_f16_tiny: "passed",
+      test_f16_complex: "failed",
     });
     expect(Object.fromEntries(judged.tests.map((t) => [t.id.split("::").pop(), t.outcome]))).toEqual(real);
   });

@@ -175,14 +175,15 @@ def _oracle_canon(v, budget, depth=0, stack=()):
         shape = [int(n) for n in np_array.shape.__get__(v)]
         return {"t": "ndarray", "dtype": dtype, "shape": shape, "v": [sub(x) for x in np_array.__iter__(v)]}
     # A numpy scalar, numpy's own static type (a diff's subclass naming its module "numpy" is a heap
-    # type), as its item; a long double's item is a rounded Python float, which numpy's own ==
-    # does not hold equal to the long double: opaque.
+    # type), as its item; a long double (whose item is itself) as a Python float or complex when
+    # numpy's own == holds the two equal (the value is exactly one), else opaque.
     np_generic = _oracle_module_type("numpy", "generic")
     if np_generic is not None and isinstance(v, np_generic) and getattr(t, "__module__", "") == "numpy" and not (type.__getattribute__(t, "__flags__") & 512):
-        if t is _oracle_module_type("numpy", "longdouble") or t is _oracle_module_type("numpy", "clongdouble"):
-            return {"t": "opaque", "cls": _oracle_cls(t), "why": "a long double, wider than a Python float"}
+        wide = float if t is _oracle_module_type("numpy", "longdouble") else complex if t is _oracle_module_type("numpy", "clongdouble") else None
         try:
-            item = np_generic.item(v)
+            item = wide(v) if wide is not None else np_generic.item(v)
+            if wide is not None and not bool(t.__eq__(t(item), v)):
+                return {"t": "opaque", "cls": _oracle_cls(t), "why": "a long double no Python float holds exactly"}
         except Exception:
             return {"t": "opaque", "cls": _oracle_cls(t), "why": "a numpy value without a Python equivalent"}
         return sub(item) if type(item) in _ORACLE_BUILTINS or item is None else {"t": "opaque", "cls": _oracle_cls(t), "why": "a numpy value without a Python equivalent"}

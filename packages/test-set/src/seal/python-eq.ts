@@ -208,8 +208,8 @@ export function pyEq(a: Canon, b: Canon): Verdict {
  * tuple or array nested one item deep at each level down to a scalar, or a scalar (broadcasting
  * ones against ones). That element is numpy's element-wise == of the two: Python's on the items,
  * except that a float32 or complex64 array meets a bare Python scalar (the plan's literal) cast to
- * its own precision (`np.array([0.1], np.float32) == 0.1` holds, `== [0.1]` does not); a float16
- * one, or a recorded scalar, holds only an exact match. False whenever numpy's truth is an error or False.
+ * its own precision (`np.array([0.1], np.float32) == 0.1` holds, `== [0.1]` does not; float16 too),
+ * a recorded scalar only an exact match. False whenever numpy's truth is an error or False.
  */
 function arrayEq(a: Canon, b: Canon): Verdict {
   const [x, y] = [single(a), single(b)];
@@ -220,6 +220,8 @@ function arrayEq(a: Canon, b: Canon): Verdict {
     const dtype = String(array.dtype ?? "");
     if (/f4$|c8$/.test(dtype) && NUMERIC.has(item.t) && fromLiteral(scalar))
       return roundedEqual(item, scalar);
+    if (/f2$/.test(dtype) && NUMERIC.has(item.t) && fromLiteral(scalar))
+      return scalar.t === "float" ? halfEqual(item, scalar) : roundedEqual(item, scalar);
     // An int meets a float32 array in float64 (numpy 1 promotes to a type that holds both): exact.
   }
   return pyEq(item, scalar);
@@ -291,6 +293,32 @@ function roundedEqual(item: Canon, scalar: Canon): Verdict {
 }
 
 const F32_MAX = 3.4028234663852886e38;
+const F16_MAX = 65504;
+
+/**
+ * A float16 array's item against a Python float: numpy 1 casts a float float16 can hold (at most
+ * 65504) to float16, one past it to float32 (roundedEqual).
+ */
+function halfEqual(item: Canon, scalar: Canon): Verdict {
+  const y = toDouble(pyNumber(scalar).re);
+  if (Math.abs(y) > F16_MAX) return roundedEqual(item, scalar);
+  return toDouble(pyNumber(item).re) === toHalf(y);
+}
+
+/** A double rounded to the nearest float16, ties to even (subnormals below 2^-14). */
+function toHalf(x: number): number {
+  if (!Number.isFinite(x) || x === 0) return x;
+  const m = Math.abs(x);
+  let e = Math.floor(Math.log2(m));
+  if (2 ** e > m) e--;
+  else if (2 ** (e + 1) <= m) e++;
+  const quantum = 2 ** (Math.max(e, -14) - 10);
+  const r = m / quantum;
+  let n = Math.floor(r);
+  if (r - n > 0.5 || (r - n === 0.5 && n % 2 === 1)) n++;
+  const h = n * quantum;
+  return Math.sign(x) * (h > F16_MAX ? Number.POSITIVE_INFINITY : h);
+}
 
 /** The builtin each of unittest's typed asserts requires of both its arguments. */
 export type TypedAssert = "list" | "tuple" | "dict" | "set" | "str";
