@@ -3,8 +3,21 @@ import { type GradeJob, isOracleError, OracleError } from "@oracle/spec";
 import type Docker from "dockerode";
 import { type GradedPrediction, type GradeFn, gradePrediction } from "../prediction/grade-prediction.js";
 import { lineFromError } from "../prediction/lines.js";
+import type { WarmTicket } from "../run/warm-pool.js";
 import { type PreparedTask, prepareTask } from "../task/prepare.js";
 import { GRADER_VERSION } from "../version.js";
+
+/**
+ * Where a worker's accepted jobs are graded: `run` waits for a free lane and grades there, with the
+ * containers a warm pool made for the job while it waited (worker.ts), if any.
+ */
+export interface GradeLanes {
+  run<T>(
+    task: PreparedTask,
+    timeoutSeconds: number | undefined,
+    grade: (warm: WarmTicket | undefined) => Promise<T>,
+  ): Promise<T>;
+}
 
 export interface ProcessJobOptions {
   root: string;
@@ -12,6 +25,8 @@ export interface ProcessJobOptions {
   worker: string;
   signal?: AbortSignal;
   docker?: Docker;
+  /** Lanes with a warm pool; without them the job is graded at once, its containers made as it runs. */
+  lanes?: GradeLanes;
 }
 
 /** The task as this worker has it, or why it cannot load it. */
@@ -60,18 +75,22 @@ export async function processGradeJob(job: GradeJob, options: ProcessJobOptions)
       result: null,
     };
   }
-  return gradePrediction(
-    { ...subject, mode: job.mode, diff: diff && { bytes: diff } },
-    {
-      root: options.root,
-      grade: options.grade,
-      prepared: task,
-      infraRetries: 0,
-      worker: options.worker,
-      ...(job.timeoutSeconds ? { timeoutSeconds: job.timeoutSeconds } : {}),
-      ...(job.allowQuarantined ? { allowQuarantined: true } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.docker ? { docker: options.docker } : {}),
-    },
-  );
+  const grade = (warm: WarmTicket | undefined) =>
+    gradePrediction(
+      { ...subject, mode: job.mode, diff: diff && { bytes: diff } },
+      {
+        root: options.root,
+        grade: options.grade,
+        prepared: task,
+        infraRetries: 0,
+        worker: options.worker,
+        ...(job.timeoutSeconds ? { timeoutSeconds: job.timeoutSeconds } : {}),
+        ...(job.allowQuarantined ? { allowQuarantined: true } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.docker ? { docker: options.docker } : {}),
+        ...(warm ? { warm } : {}),
+      },
+    );
+  // Refused jobs never reach a lane: the pool makes containers only for a job this worker grades.
+  return options.lanes ? options.lanes.run(task, job.timeoutSeconds, grade) : grade(undefined);
 }

@@ -8,8 +8,9 @@ describe("parseWorkerArgs", () => {
         ["--queue", "redis://h:1", "--concurrency", "2", "--lock-seconds", "5", "--root", "r"],
         "/w",
       ),
-    ).toEqual({ queueUrl: "redis://h:1", concurrency: 2, root: "/w/r", lockSeconds: 5 });
+    ).toEqual({ queueUrl: "redis://h:1", concurrency: 2, root: "/w/r", lockSeconds: 5, pool: true });
     expect(parseWorkerArgs(["--queue", "redis://h:1"], "/w")).toMatchObject({ lockSeconds: 30 });
+    expect(parseWorkerArgs(["--queue", "redis://h:1", "--no-pool"], "/w")).toMatchObject({ pool: false });
   });
 
   it.each([

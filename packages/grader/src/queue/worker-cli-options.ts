@@ -18,6 +18,8 @@ Options:
   --concurrency N      grades running at once (default ${Math.max(1, Math.floor(availableParallelism() / 2))}, half the cores)
   --root DIR           folder holding tasks/ and images/ (default: nearest folder upwards with either)
   --lock-seconds N     job lock lifetime; a dead worker's jobs are retried after about this long (default 30)
+  --no-pool            take only as many jobs as run at once, each making its containers when it starts
+                       (default: as many more jobs wait for a lane, their containers made ahead: a warm pool)
   -h, --help           show this help
 
 Stops on SIGINT/SIGTERM: running grades are aborted, their containers removed, their jobs put back;
@@ -34,12 +36,14 @@ export const WORKER_LINE = {
     concurrency: { type: "string" },
     root: { type: "string" },
     "lock-seconds": { type: "string" },
+    "no-pool": { type: "boolean" },
   },
   schema: z.strictObject({
     queue: z.string({ error: "give --queue redis://HOST:PORT" }).min(1),
     concurrency: wholeNumberArg(1, 256).optional(),
     root: z.string().min(1).optional(),
     lockSeconds: wholeNumberArg(2, 3600).default(30),
+    noPool: z.boolean().default(false),
   }),
 } satisfies CommandLineSpec<z.ZodType>;
 
@@ -49,6 +53,8 @@ export interface WorkerCliOptions {
   concurrency: number;
   root: string;
   lockSeconds: number;
+  /** Make the containers of jobs waiting for a lane ahead (--no-pool turns it off). */
+  pool: boolean;
 }
 
 /** Maps argv to worker options; `--root` resolves against `cwd`. */
@@ -60,5 +66,6 @@ export function parseWorkerArgs(argv: readonly string[], cwd: string): WorkerCli
     concurrency: a.concurrency ?? Math.max(1, Math.floor(availableParallelism() / 2)),
     root: a.root ? resolve(cwd, a.root) : findRoot(cwd),
     lockSeconds: a.lockSeconds,
+    pool: !a.noPool,
   };
 }

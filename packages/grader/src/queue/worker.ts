@@ -4,6 +4,7 @@ import { connectDocker } from "@oracle/engine";
 import { type GradeJobResult, GradeJobSchema } from "@oracle/spec";
 import { type Job, WaitingError, Worker } from "bullmq";
 import type Docker from "dockerode";
+import pLimit from "p-limit";
 import type winston from "winston";
 import { loadSigningKey, type SigningKey } from "../attest/keys.js";
 import { attestLine, digestOf } from "../attest/statement.js";
@@ -11,8 +12,9 @@ import { dockerodeGradeDocker } from "../image/docker.js";
 import { removeLeftovers } from "../image/leftovers.js";
 import type { GradeFn } from "../prediction/grade-prediction.js";
 import { isAbort, WORKER_NAME } from "../prediction/lines.js";
+import { WarmPool } from "../run/warm-pool.js";
 import { probeQueue, QUEUE_NAME, queueConnection } from "./connection.js";
-import { processGradeJob } from "./process-job.js";
+import { type GradeLanes, processGradeJob } from "./process-job.js";
 
 export interface WorkerOptions {
   queueUrl: string;
@@ -30,6 +32,14 @@ export interface WorkerOptions {
   docker?: Docker;
   /** The key its answers are signed with (default: this installation's, keys.ts). */
   signingKey?: SigningKey;
+  /**
+   * Make the containers of the jobs waiting for a lane ahead (warm-pool.ts; default true): the worker
+   * takes up to twice `concurrency` jobs, grades `concurrency` at once, and the others' containers are
+   * made while they wait.
+   */
+  pool?: boolean;
+  /** The warm pool's memory budget in MiB (default: the host's memory). */
+  poolMemoryMb?: number;
 }
 
 /** A running worker. `close()` stops taking jobs, aborts running grades and puts their jobs back in the queue. */
@@ -57,6 +67,28 @@ interface ProcessorContext {
   logger: winston.Logger;
   stop: AbortSignal;
   key: SigningKey;
+  lanes: GradeLanes | null;
+}
+
+/**
+ * `concurrency` lanes; a job waiting for one has its containers made meanwhile by the pool (when they
+ * fit its memory budget). The ticket is released when the job's grade ends, used or not.
+ */
+function warmLanes(pool: WarmPool, concurrency: number, stop: AbortSignal): GradeLanes {
+  const limit = pLimit(concurrency);
+  return {
+    async run(task, timeoutSeconds, grade) {
+      const ticket = pool.fits(task) ? pool.warm(task, timeoutSeconds) : undefined;
+      try {
+        return await limit(() => {
+          stop.throwIfAborted();
+          return grade(ticket);
+        });
+      } finally {
+        await ticket?.release();
+      }
+    },
+  };
 }
 
 /**
@@ -75,6 +107,7 @@ function jobProcessor(ctx: ProcessorContext) {
         worker: WORKER_NAME,
         signal: ctx.stop,
         docker: ctx.docker,
+        ...(ctx.lanes ? { lanes: ctx.lanes } : {}),
       };
       const graded = await processGradeJob(data, options);
       // The answer names what it was graded on (this worker checked the task and grader match the
@@ -104,8 +137,9 @@ function jobProcessor(ctx: ProcessorContext) {
 
 /**
  * Consumes grade jobs from the queue at `queueUrl`, `concurrency` at a time, grading each against this
- * host's root. Stalled jobs of dead workers are taken over; leftover containers of dead graders on
- * this host are removed at start and periodically.
+ * host's root; with the warm pool, as many more jobs wait for a lane with their containers made ahead.
+ * Stalled jobs of dead workers are taken over; leftover containers of dead graders on this host are
+ * removed at start and periodically.
  */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const root = resolve(options.root);
@@ -118,10 +152,30 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   // A wrong URL, an untrusted certificate or a wrong password fails the start with a hint, instead of
   // a worker that retries for ever.
   await probeQueue(options.queueUrl);
-  const processor = jobProcessor({ root, grade: options.grade, docker, logger, stop: stop.signal, key });
+  const pool =
+    options.pool === false
+      ? null
+      : new WarmPool({
+          root,
+          docker: dockerodeGradeDocker(docker),
+          concurrency: options.concurrency,
+          ...(options.poolMemoryMb !== undefined ? { memoryBudgetMb: options.poolMemoryMb } : {}),
+          warn: (message) => logger.warn(message),
+        });
+  const lanes = pool && warmLanes(pool, options.concurrency, stop.signal);
+  const processor = jobProcessor({
+    root,
+    grade: options.grade,
+    docker,
+    logger,
+    stop: stop.signal,
+    key,
+    lanes,
+  });
   const worker = new Worker(QUEUE_NAME, processor, {
     connection: queueConnection(options.queueUrl),
-    concurrency: options.concurrency,
+    // Jobs past the lanes wait here, their containers made ahead; their locks are renewed meanwhile.
+    concurrency: lanes ? 2 * options.concurrency : options.concurrency,
     lockDuration: lockMs,
     stalledInterval: lockMs,
     maxStalledCount: 2,
@@ -146,8 +200,11 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       stop.abort(abortError("worker shutting down"));
       await worker.close();
       await running.catch(() => undefined);
+      // What the pool made for jobs that went back to the queue.
+      await pool?.close();
     })();
     return closing;
   };
-  return { name: WORKER_NAME, close, closed: running.then(() => undefined).catch(() => undefined) };
+  const closed = running.catch(() => undefined).then(() => pool?.close());
+  return { name: WORKER_NAME, close, closed };
 }

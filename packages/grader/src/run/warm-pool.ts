@@ -14,7 +14,7 @@ import { newRunId } from "./run-scope.js";
 import { suiteContainerPlan, type WarmContainer } from "./run-suite.js";
 
 /**
- * A batch's warm pool: while a prediction's suites run, the containers of the next predictions are
+ * A warm pool (a local batch's, a queue worker's): while a prediction's suites run, the containers of the next predictions are
  * created, checked and started ahead, their driver waiting on stdin for its script, so that a grade
  * does not pay create and start on its critical path. Each container still serves one suite of one
  * prediction: it is made for that prediction's run (its run id, its lease, its own empty run folder,
@@ -126,8 +126,11 @@ export class WarmPool {
     return !this.#closed && running + waiting + memoryMb <= this.#budgetMb;
   }
 
-  /** Starts making a slot for one grade of `prepared`; the grade gets the ticket (GradeOptions.warm). */
-  warm(prepared: PreparedTask): WarmTicket {
+  /**
+   * Starts making a slot for one grade of `prepared`; the grade gets the ticket (GradeOptions.warm).
+   * `timeoutSeconds`: that grade's own limit (a queued job's), else the pool's, else the task's.
+   */
+  warm(prepared: PreparedTask, timeoutSeconds?: number): WarmTicket {
     const startedAt = new Date();
     const runId = newRunId(startedAt);
     const entry: Entry = {
@@ -135,7 +138,7 @@ export class WarmPool {
       memoryMb: 2 * prepared.loaded.task.resources.memoryMb,
       state: "waiting",
     };
-    entry.slot = this.#make(prepared, runId, startedAt).catch((error: Error) => {
+    entry.slot = this.#make(prepared, runId, startedAt, timeoutSeconds).catch((error: Error) => {
       this.#options.warn?.(
         `warm pool: could not make ${prepared.loaded.task.id}'s containers: ${error.message}`,
       );
@@ -180,10 +183,15 @@ export class WarmPool {
     return resolving;
   }
 
-  async #make(prepared: PreparedTask, runId: string, startedAt: Date): Promise<WarmSlot | null> {
+  async #make(
+    prepared: PreparedTask,
+    runId: string,
+    startedAt: Date,
+    timeoutSeconds: number | undefined,
+  ): Promise<WarmSlot | null> {
     const { root, docker } = this.#options;
     const { task, mirrorPath: taskMirror } = prepared.loaded;
-    const timeoutMs = (this.#options.timeoutSeconds ?? task.timeoutSeconds) * 1000;
+    const timeoutMs = (timeoutSeconds ?? this.#options.timeoutSeconds ?? task.timeoutSeconds) * 1000;
     // The lease covers the wait for a free lane (at most one grade's time) and the grade itself; a
     // run whose own lease would outlast it does not use the slot (pipeline.ts).
     const deadline = leaseDeadline(startedAt, 2 * timeoutMs);
@@ -233,6 +241,19 @@ async function makeWarmContainer(
   const info = await container.inspect();
   const missing = missingProtections(info, plan);
   if (missing.length > 0) throw new Error(`the engine did not apply ${missing.join(", ")}`);
+  return startWarm(container, plan, info);
+}
+
+/**
+ * Attaches relays to a created and checked container and starts it: its driver then waits on stdin
+ * for its script, its output held until the run attaches its parsers (a pool's, or a grade's own
+ * containers made while the host steps run: pipeline.ts).
+ */
+export async function startWarm(
+  container: GradeContainer,
+  plan: WarmContainer["plan"],
+  info: WarmContainer["info"],
+): Promise<WarmContainer> {
   const stdout = new Relay();
   const stderr = new Relay();
   const streams = await container.attach(stdout, stderr);
