@@ -11,6 +11,7 @@ import {
   type SuiteJudgement,
 } from "../judges/judge-suite.js";
 import type { RunLog } from "../log/oracle-log.js";
+import type { SuiteName } from "../reports/junit.js";
 import { basePackageScripts, baseTestTexts, existingSentinels } from "../sentinels/existing-sentinels.js";
 import type { PlantedHidden } from "../sentinels/plant-sentinels.js";
 import { plantSentinels } from "../sentinels/plant-sentinels.js";
@@ -20,12 +21,22 @@ import { listHiddenFiles } from "../task/hidden-files.js";
 import { readSealRecord } from "../task/seal-record.js";
 import { filterAndLog } from "./apply-diff.js";
 import { prepareBaseMirror } from "./checkout.js";
+import { containerOptions, missingProtections } from "./container-config.js";
 import { writeMochaGuards } from "./mocha-guard.js";
 import { judgePrep } from "./prep.js";
 import { fillSuiteFolders, makeRunTempDir, makeSuiteFolders, removeOrphanRunDirs } from "./run-folder.js";
 import type { RunOutcome, RunScope, SentinelNotes } from "./run-scope.js";
-import { type DriverResult, letRun, openSuite, type SuiteInputs, startSuite } from "./run-suite.js";
-import type { WarmSlot, WarmTicket } from "./warm-pool.js";
+import {
+  type DriverResult,
+  letRun,
+  openSuite,
+  type SuiteInputs,
+  type SuitePlanInputs,
+  startSuite,
+  suiteContainerPlan,
+  type WarmContainer,
+} from "./run-suite.js";
+import { startWarm, type WarmSlot, type WarmTicket } from "./warm-pool.js";
 
 /**
  * The run, top to bottom as docs/specification.md tells it (packages/grader/README.md maps each
@@ -121,16 +132,37 @@ async function prepareRun(
   if (typeof baseOnly !== "string" && baseOnly !== null) return baseOnly;
   const warm = slot && warmFits(slot, image.runAs, baseOnly, deadline, log);
   const labels = warm ? slot.labels : gradeLabels(inputs.runId, loaded.task.id, deadline);
-  const planted = await planSentinels(
-    loaded,
-    baseOnly,
-    hiddenFiles,
-    join(runDirs.hidden, "tests"),
-    log,
-    record,
-  );
-  scope.learn(planted.notes.sentinel ? { sentinel: planted.notes.sentinel } : {});
-  await writeMochaGuards(runDirs, hiddenFiles);
+  // Without a warm slot, the run's own containers are made and started (each driver waiting for its
+  // script) while the sentinels are planned: neither needs the other.
+  const own = warm
+    ? null
+    : openOwn(docker, scope, log, {
+        task: loaded.task,
+        mirrorPath: baseOnly,
+        image: image.runAs,
+        labels,
+        runDirs,
+      });
+  own?.catch(() => undefined);
+  const hostSteps = async () => {
+    const planted = await planSentinels(
+      loaded,
+      baseOnly,
+      hiddenFiles,
+      join(runDirs.hidden, "tests"),
+      log,
+      record,
+    );
+    scope.learn(planted.notes.sentinel ? { sentinel: planted.notes.sentinel } : {});
+    await writeMochaGuards(runDirs, hiddenFiles);
+    return planted;
+  };
+  // A failed step still waits for the containers under way: the clean-up then finds them adopted.
+  const planted = await hostSteps().catch(async (error: unknown) => {
+    await own?.catch(() => undefined);
+    throw error;
+  });
+  const ready = warm ? slot.containers : await own;
   // The container is given the base-only repository where the task's mirror was (docs/security.md, "History").
   const suites: SuiteInputs = {
     loaded: { ...loaded, mirrorPath: baseOnly },
@@ -145,10 +177,39 @@ async function prepareRun(
     scripts: planted.scripts,
     docker,
     log,
-    ...(warm ? { warm: slot.containers } : {}),
+    ...(ready ? { warm: ready, warmFrom: warm ? ("pool" as const) : ("run" as const) } : {}),
   };
   const sealed = planted.hidden.validated && record ? record : null;
   return { suites, notes: planted.notes, expectation, imageCurrent, sealRecord: sealed };
+}
+
+/**
+ * The run's own containers, made (each adopted at once), checked and started while the host steps
+ * run, as a warm pool would: a suite whose container lacks a protection is not started and gets none
+ * here (openSuite then makes one, reads it back and refuses).
+ */
+async function openOwn(
+  docker: GradeDocker,
+  scope: RunScope,
+  log: RunLog,
+  inputs: SuitePlanInputs,
+): Promise<Partial<Record<SuiteName, WarmContainer>>> {
+  const open = async (suite: SuiteName): Promise<[SuiteName, WarmContainer | null]> => {
+    const plan = suiteContainerPlan(inputs, suite);
+    const options = containerOptions(plan);
+    log.event("container.create", { suite, options });
+    const container = await scope.timed(`create.${suite}`, () => docker.createContainer(options));
+    scope.adopt(container);
+    const info = await scope.timed(`inspect.${suite}`, () => container.inspect());
+    if (missingProtections(info, plan).length > 0) return [suite, null];
+    scope.ensureOpen("start");
+    return [suite, await scope.timing(`start.${suite}`, startWarm(container, plan, info))];
+  };
+  const opened = await Promise.allSettled([open("existing"), open("hidden")]);
+  const failed = opened.find((o): o is PromiseRejectedResult => o.status === "rejected");
+  if (failed) throw failed.reason;
+  const made = opened.map((o) => (o as PromiseFulfilledResult<[SuiteName, WarmContainer | null]>).value);
+  return Object.fromEntries(made.filter(([, c]) => c !== null));
 }
 
 /** Takes the warm pool's slot for this run, if any: the run owns its containers and folder from now on. */

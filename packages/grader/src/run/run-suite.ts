@@ -65,8 +65,10 @@ export interface SuiteInputs {
   scripts: PackageScripts | null;
   docker: GradeDocker;
   log: RunLog;
-  /** Containers a warm pool made and started ahead for this run (warm-pool.ts), by suite; else none. */
+  /** Containers made and started ahead for this run (warm-pool.ts), by suite; else none. */
   warm?: Partial<Record<SuiteName, WarmContainer>>;
+  /** Who made them: a warm pool (logged as `container.warm`), or the run itself while its host steps ran (pipeline.ts). */
+  warmFrom?: "pool" | "run";
 }
 
 /**
@@ -227,7 +229,7 @@ export async function openSuite(
     const missing = missingProtections(warm.info, plan);
     if (missing.length > 0)
       return { refused: `refusing to run: the engine did not apply ${missing.join(", ")}` };
-    log.event("container.warm", { suite, id: warm.container.id, options });
+    if (inputs.warmFrom !== "run") log.event("container.warm", { suite, id: warm.container.id, options });
     const attach = (stdout: Writable, stderr: Writable) => {
       warm.relay(stdout, stderr);
       return Promise.resolve(warm.streams);
