@@ -1,7 +1,7 @@
 import { OracleError } from "@oracle/spec";
 import type Docker from "dockerode";
-import type winston from "winston";
 import { z } from "zod";
+import type { HumanLog } from "./log/oracle-log.js";
 import type { WarmTicket } from "./run/warm-pool.js";
 import type { DiffSource, PreparedTask } from "./task/prepare.js";
 
@@ -32,7 +32,7 @@ export interface GradeOptions {
   warm?: WarmTicket;
   signal?: AbortSignal;
   /** Receives the short human account. */
-  logger?: winston.Logger;
+  logger?: HumanLog;
   docker?: Docker;
 }
 

@@ -1,28 +1,27 @@
 import { type Command, printable, type RunContext, runCommand, withRoot } from "@oracle/cli-kit";
 import { writeJsonAtomic } from "@oracle/spec";
-import winston from "winston";
 import { loadSigningKey } from "../attest/keys.js";
 import { signResult } from "../attest/result.js";
 import { isBatchInvocation } from "../batch/cli-options.js";
 import { grade } from "../grade.js";
+import type { HumanLog } from "../log/oracle-log.js";
 import { validationLine } from "../task/health.js";
 import { type CliOptions, HELP, parseCliArgs } from "./cli-options.js";
 import { failureOutput } from "./failure-output.js";
 
 /** What grade prints on stderr: messages, failures and notes; a command a hint names carries the --root given. */
-function humanLogger(root: string | undefined): winston.Logger {
+function humanLogger(root: string | undefined): HumanLog {
   const plain = !process.stderr.isTTY;
-  return winston.createLogger({
-    level: "info",
+  const line = (level: "info" | "warn", message: string) => {
     // A message quotes test ids, a report's text, a suite's output: shown inert (printable).
-    format: winston.format.printf(({ level, message }) => {
-      const text = printable(withRoot(String(message), root));
-      return level === "info" || plain
+    const text = printable(withRoot(String(message), root));
+    const shown =
+      level === "info" || plain
         ? `${level === "info" ? "" : `${level}: `}${text}`
         : `\x1b[33m${level}:\x1b[0m ${text}`;
-    }),
-    transports: [new winston.transports.Console({ stderrLevels: ["error", "warn", "info", "debug"] })],
-  });
+    process.stderr.write(`${shown}\n`);
+  };
+  return { info: (message) => line("info", message), warn: (message) => line("warn", message) };
 }
 
 async function gradeFromCli(options: CliOptions, { signal }: RunContext): Promise<number> {

@@ -1,9 +1,11 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Writable } from "node:stream";
 import { LOG_EVENT_NAMES, type LoggedEvent } from "@oracle/spec";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { defaultLogPath, openRunLog } from "./oracle-log.js";
+import winston from "winston";
+import { defaultLogPath, openRunLog, stableLine } from "./oracle-log.js";
 import { readRunLog } from "./view/read-log.js";
 
 let dir: string;
@@ -77,6 +79,54 @@ describe("the oracle log's events", () => {
     expect(typeof calls).toBe("function");
     expect(LOG_EVENT_NAMES).toContain("diff.filtered");
     return log.close();
+  });
+});
+
+describe("the oracle log's lines", () => {
+  it("are those winston's JSON format wrote (keys sorted at every depth, a message in the data appended)", async () => {
+    const file = join(dir, "lines.jsonl");
+    const log = openRunLog(file, { run: "r1", task: "calc" });
+    const payloads: Record<string, unknown>[] = [
+      { step: "verdict", message: "both suites ran and passed", reason: "PASS", testIds: ["b", "a"] },
+      { z: 1, a: { y: [1, undefined, null, "x"], b: new Date(0), n: 5n }, u: undefined, f: () => 1 },
+      { text: 'quotes " and \\ and \u0001 and \ud800 and é', nan: Number.NaN, inf: -Infinity },
+      { buffer: Buffer.from("ab"), nested: { deeper: { c: true, b: false } } },
+    ];
+    for (const data of payloads) log.event("step", data as never);
+    log.info("an account line", { suite: "hidden" });
+    log.warn("a warning");
+    await log.close();
+    const lines: string[] = [];
+    const reference = winston.createLogger({
+      level: "debug",
+      format: winston.format.combine(winston.format.timestamp(), winston.format.json()),
+      defaultMeta: { component: "grade", run: "r1", task: "calc" },
+      transports: [
+        new winston.transports.Stream({
+          stream: new Writable({
+            write(chunk: Buffer, _encoding, done) {
+              lines.push(chunk.toString("utf8").trimEnd());
+              done();
+            },
+          }),
+        }),
+      ],
+    });
+    for (const data of payloads) reference.debug("step", { step: "step", ...data });
+    reference.info("an account line", { suite: "hidden" });
+    reference.warn("a warning", {});
+    const ended = new Promise((done) => reference.on("finish", done));
+    reference.end();
+    await ended;
+    const noTime = (line: string) => line.replace(/"timestamp":"[^"]+"/, '"timestamp":"T"');
+    const written = (await readFile(file, "utf8")).trimEnd().split("\n");
+    expect(written.map(noTime)).toEqual(lines.map(noTime));
+  });
+
+  it("mark a circular reference as winston did", () => {
+    const loop: Record<string, unknown> = { b: 1 };
+    loop.self = loop;
+    expect(stableLine({ loop })).toBe('{"loop":{"b":1,"self":"[Circular]"}}');
   });
 });
 
