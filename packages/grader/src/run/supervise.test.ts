@@ -312,6 +312,24 @@ describe("superviseRun, the real pipeline against the fake engine", () => {
     expect(warnings).toContain("aborted: the container was removed");
   }, 60_000);
 
+  it("without a warm slot, both suites' containers are made and started while the sentinels are planned, not after", async () => {
+    const controller = new AbortController();
+    const engine = new FakeEngine({}, imageId);
+    const { log, events } = recordingLog();
+    const outcome = supervise(engine, log, controller.signal);
+    await expect.poll(() => events.some((e) => e.step === "container.started")).toBe(true);
+    controller.abort(new Error("stop"));
+    await expect(outcome).rejects.toThrow("stop");
+    const steps = events.map((e) => e.step);
+    expect(steps.filter((s) => s === "container.create")).toHaveLength(2);
+    expect(steps).toContain("sentinel");
+    expect(steps.lastIndexOf("container.create")).toBeLessThan(steps.indexOf("sentinel"));
+    expect(steps).not.toContain("container.warm");
+    expect(engine.containers).toHaveLength(2);
+    for (const container of engine.containers)
+      expect(container.calls).toEqual(expect.arrayContaining(["start", "remove"]));
+  }, 60_000);
+
   const poolOf = (engine: FakeEngine) => new WarmPool({ root, docker: engine, concurrency: 1 });
 
   it("a run given a warm slot runs in its containers (started ahead, same plan): none created, both removed", async () => {
