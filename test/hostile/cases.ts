@@ -452,9 +452,15 @@ export function plantAtTop(path: string, source: string, payload: string): strin
   ].join("\n");
 }
 
-/** Planted at the top of src/add.js: 128 MiB on stdout (mocha does not capture it; pytest would, into /tmp). */
+/**
+ * Planted at the top of src/add.js: 128 MiB on stdout (mocha does not capture it; pytest would, into
+ * /tmp), in the existing suite only (its mocha names test/): the case asserts on that suite's count, and
+ * the hidden suite printing as much again only doubled the case's time (a loaded CI machine took more
+ * than the task's 40 s).
+ */
 export const JS_OUTPUT = `
-require("node:child_process").execSync("head -c 134217728 /dev/zero | tr '\\\\0' x", { stdio: "inherit" });
+if (process.argv.some((arg) => arg.startsWith("test/")))
+  require("node:child_process").execSync("head -c 134217728 /dev/zero | tr '\\\\0' x", { stdio: "inherit" });
 `;
 
 /** Planted at the top of src/add.js: on exit, the JUnit report loses its failures. */
