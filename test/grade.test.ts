@@ -134,17 +134,29 @@ const SYNTAX_ERROR: Record<string, string> = {
   go: "\nfunc broken( {\n",
 };
 
-describe.each(TASKS)("oracle-grade %s", (task) => {
-  let baselineExisting: string[] = [];
+/** The first call's promise, kept: two concurrent tests that need one grade or one diff share it. */
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => {
+    made ??= make();
+    return made;
+  };
+}
+
+// A task's cases run at once (vitest's maxConcurrency, 5): a grade mostly waits on the engine and on
+// its containers (the timeout case sleeps its 5 s), so one after the other left the machine idle. Each
+// case has its own files: the diffs are named by case, the variants (-open, -slow) by task.
+describe.concurrent.each(TASKS)("oracle-grade %s", (task) => {
+  const baseline = once(() => grade(task, "--baseline"));
+  const sabotaged = once(() => sabotage(task));
 
   it("baseline: existing PASS, hidden FAIL, exit 1", async () => {
-    const { result } = await grade(task, "--baseline");
+    const { result } = await baseline();
     expect(result.mode).toBe("baseline");
     expect(result.suites.existing.status).toBe("PASS");
     expect(result.suites.hidden.status).toBe("FAIL");
     expect(result.reason).toBe("TESTS_FAILED");
     expect(result.diff).toBeNull();
-    baselineExisting = result.suites.existing.tests.map((t) => t.id);
   });
 
   it("gold: PASS three times at once with the same tests_hash, equal to sort | sha256sum of the logged list", async () => {
@@ -182,14 +194,14 @@ describe.each(TASKS)("oracle-grade %s", (task) => {
   });
 
   it("garbage: FAIL DIFF_INVALID", async () => {
-    const file = join(scratch, "garbage.diff");
+    const file = join(scratch, `${task}-garbage.diff`);
     writeFileSync(file, "this is not a diff\n@@ nor is this\n");
     const { result } = await grade(task, "--diff", file);
     expect(result.reason).toBe("DIFF_INVALID");
   });
 
   it("a diff touching only denied paths: dropped, logged, FAIL DIFF_EMPTY_AFTER_FILTER", async () => {
-    const file = await sabotage(task);
+    const file = await sabotaged();
     const onlyTests = readFileSync(file, "latin1")
       .split(/(?=^diff --git )/m)
       .filter((section) => section.includes("oracle") || section.includes("Oracle"))
@@ -205,7 +217,7 @@ describe.each(TASKS)("oracle-grade %s", (task) => {
   });
 
   it("a diff that edits the existing tests so they pass: denied by the task, and reset when let through", async () => {
-    const file = await sabotage(task);
+    const file = await sabotaged();
     const { result } = await grade(task, "--diff", file);
     expect(result.verdict).toBe("FAIL");
     expect(result.testIds.some((id) => /oracle.trivial/i.test(id))).toBe(false);
@@ -222,7 +234,7 @@ describe.each(TASKS)("oracle-grade %s", (task) => {
     expect(reset.result.suites.existing.status).toBe("FAIL");
     expect(reset.result.testIds.some((id) => /oracle.trivial/i.test(id))).toBe(false);
     expect(reset.result.diff?.dropped).toEqual([]);
-    expect(baselineExisting.length).toBeGreaterThan(0);
+    expect((await baseline()).result.suites.existing.tests.length).toBeGreaterThan(0);
   });
 
   it("the gold diff with a source file that does not compile or load: FAIL, never a tampering reason (the gate vetoes those)", async () => {
