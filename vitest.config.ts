@@ -12,24 +12,36 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 // roots, bridge and registry port (test/hostile/private-engine.ts), so neither can see the other's.
 
 /**
- * The longest end-to-end files first (their seconds in CI, two at a time), so that the two workers
- * finish together: vitest's default puts unknown files largest first, and the conformance set, a
- * short file of long grades, came last, the other worker idle.
+ * The longest files first (their seconds in CI: tests, and the set-up before them where it is long),
+ * so that the two workers finish together: vitest's default runs the unit project after the end-to-end
+ * one and unknown files largest first, so the conformance set, a short file of long grades, once came
+ * last with the other worker idle, and so did image.test.ts (108 s of npm installs, a unit file).
+ * Measured on a loaded CI run of f5ebbe5; grade.test.ts since its cases run at once.
  */
 const LONGEST_FIRST = [
-  "test/grade.test.ts", // 283
-  "test/conformance/conformance.test.ts", // 266
-  "test/hostile/attacks.test.ts", // 214
-  "test/hostile/corpus.test.ts", // 171
-  "test/quarantine.test.ts", // 140
-  "test/gate.test.ts", // 100
-  "test/gate-workflow.test.ts", // 116 alone here on a loaded machine (load 20 on 2 cores)
-  "test/hostile/redteam2.test.ts", // 90
-  "test/health.test.ts", // 78
-  "test/new-task.test.ts", // 77
-  "test/new-task-shapes.test.ts", // ~90 (one image build of its own)
-  "test/queue-batch.test.ts", // 70
-  "test/hostile/redteam.test.ts", // 69
+  "test/conformance/conformance.test.ts", // 157
+  "test/grade.test.ts", // ~130
+  "test/hostile/corpus.test.ts", // 125
+  "apps/quarantine/src/new-task/image.test.ts", // 108
+  "test/new-task.test.ts", // 91
+  "test/hostile/attacks.test.ts", // 78
+  "test/quarantine.test.ts", // 74
+  "test/hostile/seals.test.ts", // 67
+  "test/health.test.ts", // 66
+  "test/hostile/engine-faults.test.ts", // 19 + ~45 (a private engine: start, image load, stop)
+  "test/hostile/leases.test.ts", // 8 + ~55 (a private engine: start, image load, stop)
+  "test/gate.test.ts", // 31 + ~25
+  "test/hostile/redteam.test.ts", // 55
+  "test/hostile/go.test.ts", // 54
+  "test/new-task-shapes.test.ts", // 51
+  "test/new-task-mine.test.ts", // 47
+  "test/hostile/redteam2.test.ts", // 43
+  "test/hostile/queue-answers.test.ts", // 36
+  "test/hostile/sentinels.test.ts", // 34
+  "test/hostile/expected.test.ts", // 33
+  "test/hostile/seal-js-eq.test.ts", // 33
+  "test/queue-batch.test.ts", // 31
+  "test/gate-workflow.test.ts", // 13 + ~15
 ];
 
 class LongestFirst extends BaseSequencer {
