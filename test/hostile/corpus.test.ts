@@ -67,7 +67,10 @@ const newFiles = (folder: string, count: number): string =>
   }).join("");
 const droppedWhy = (g: Graded) => g.result.diff?.dropped.map((d) => `${d.path}: ${d.why}`) ?? [];
 
-describe("hostile diffs", () => {
+// The diffs' cases run at once (vitest's maxConcurrency, 5): each outcome is the diff's, decided before
+// or while it applies, and each case has its own files under out/; one after the other they left the
+// machine waiting on container starts. The run-time cases (bombs, output, timeouts) stay one at a time.
+describe.concurrent("hostile diffs", () => {
   it("'../' paths: dropped, nothing written outside -> PASS on the rest", async () => {
     const g = await py("dotdot", RAW.dotdot);
     expectOutcome(g, "PASS", "PASS");
