@@ -143,9 +143,10 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
   };
 }
 
-// A task's cases run at once (vitest's maxConcurrency, 5): a grade mostly waits on the engine and on
-// its containers (the timeout case sleeps its 5 s), so one after the other left the machine idle. Each
-// case has its own files: the diffs are named by case, the variants (-open, -slow) by task.
+// The tasks' cases run at once, five at a time (vitest's maxConcurrency; the sibling suites too): a grade
+// mostly waits on the engine and on its containers (the timeout case sleeps its 5 s), so one after the
+// other left the machine idle. Each case has its own files: the diffs are named by task and case, the
+// variants (-open, -slow) by task. The baked mirror's case, which builds an image, runs after them.
 describe.concurrent.each(TASKS)("oracle-grade %s", (task) => {
   const baseline = once(() => grade(task, "--baseline"));
   const sabotaged = once(() => sabotage(task));

@@ -192,7 +192,10 @@ const grade = (name: string, files: Record<string, string>, task = TASK): Promis
     diff: makeDiff(corpus, task as FixtureTask, (dir) => writeFiles(dir, files)),
   });
 
-describe("go: sentinels in the hidden tests' package", () => {
+// The cases run at once (vitest's maxConcurrency, 5): each makes its diff before it awaits anything
+// (the one clone is reset around each), grades into files of its own name, and its outcome is its
+// diff's; one after the other they left the machine waiting on container starts.
+describe.concurrent("go: sentinels in the hidden tests' package", () => {
   it("gold-go: the fix PASSes with the go sentinel collected, out of the tests_hash", async () => {
     const g = await grade("gold-go", { "compare.go": fixed() });
     expectOutcome(g, "PASS", "PASS");
@@ -255,7 +258,7 @@ const printsNoNewline = (compare: string): string => {
   return printing;
 };
 
-describe("go: output that runs into Go's own result lines", () => {
+describe.concurrent("go: output that runs into Go's own result lines", () => {
   // Go 1.19's test2json sees `--- PASS: TestX` only at a line's start; a test whose code printed
   // without a final newline gets no pass event, and gotestsum writes it as failed while `go test`
   // says ok. A correct fix whose code prints so must still PASS (reports/junit.ts, JUnitOptions).
@@ -273,7 +276,7 @@ describe("go: output that runs into Go's own result lines", () => {
   });
 });
 
-describe("go: sentinels in the existing suite's packages", () => {
+describe.concurrent("go: sentinels in the existing suite's packages", () => {
   it("go-forge-existing: Max broken, the existing suite's output forged alone, the fix in -> FAIL REPORT_INCONSISTENT", async () => {
     const g = await grade("go-forge-existing", {
       "compare.go": fixed(),
@@ -286,7 +289,7 @@ describe("go: sentinels in the existing suite's packages", () => {
   });
 });
 
-describe("go: a hidden command anchored to exact names (-run '^(A|B)$')", () => {
+describe.concurrent("go: a hidden command anchored to exact names (-run '^(A|B)$')", () => {
   it("gold-go-anchored: the fix PASSes; the pair is selected by the rewritten -run and collected", async () => {
     const g = await grade("gold-go-anchored", { "compare.go": fixed() }, ANCHORED);
     expectOutcome(g, "PASS", "PASS");
@@ -341,7 +344,7 @@ func forgeRestOfFile() {
 }
 `;
 
-describe("go: the pair runs after every hidden test of its binary", () => {
+describe.concurrent("go: the pair runs after every hidden test of its binary", () => {
   it("gold-go-split: the fix PASSes; the pair is in z_test.go, the last file with a test (zz_test.go has TestMain alone)", async () => {
     const g = await grade("gold-go-split", { "compare.go": fixed() }, SPLIT);
     expectOutcome(g, "PASS", "PASS");
