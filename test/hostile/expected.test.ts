@@ -198,7 +198,9 @@ const pyDiff = (core: string) =>
   makeDiff(corpus, TASKS.py, (dir) => writeFiles(dir, { "calc/core.py": core }));
 const jsDiff = (add: string) => makeDiff(corpus, TASKS.node, (dir) => writeFiles(dir, { "src/add.js": add }));
 
-describe("hidden tests skipped by the code under test", () => {
+// The cases run at once (vitest's maxConcurrency, 5): each makes its diff before it awaits anything (the
+// clone is reset around each), grades into files of its own name, and writes nothing under tasks/.
+describe.concurrent("hidden tests skipped by the code under test", () => {
   // The skipped test is twinned: a twin reported skipped is a contradiction (no honest run skips
   // one), which the sentinel check finds first; the expected tests show the skip on their own.
   const SKIP_REASONS = ["REPORT_INCONSISTENT", "EXPECTED_TEST_SKIPPED"];
@@ -245,7 +247,7 @@ describe("hidden tests skipped by the code under test", () => {
 // hidden test missing on their own.
 const PRUNED = ["EXPECTED_TEST_MISSING", "REPORT_INCONSISTENT"];
 
-describe("failing hidden tests removed before collection", () => {
+describe.concurrent("failing hidden tests removed before collection", () => {
   it("prune-at-import, expected tests declared in task.json -> FAIL (the expected test missing)", async () => {
     const g = await grade("exp-declared", "prune-declared", pyDiff(PY_PRUNE));
     expect(g.result.verdict).toBe("FAIL");
@@ -265,7 +267,7 @@ describe("failing hidden tests removed before collection", () => {
   });
 });
 
-describe("correct diffs still pass", () => {
+describe.concurrent("correct diffs still pass", () => {
   it.each(["exp-none", "exp-declared", "exp-recorded"])(
     "%s: the fix PASSes, no unexpected test",
     async (task) => {

@@ -144,7 +144,9 @@ for (const key of Object.keys(require.cache)) {
 const PY_BUG = "def add(a, b):\n    return a - b\n\n\ndef double(x):\n    return x * 2\n";
 const JS_BUG = '"use strict";\n\nexports.add = (a, b) => a - b;\n';
 
-describe("a correct diff passes whatever the hidden command selects", () => {
+// The cases run at once (vitest's maxConcurrency, 5): each makes its diff before it awaits anything (the
+// clone is reset around each), grades into files of its own name, and writes nothing under tasks/.
+describe.concurrent("a correct diff passes whatever the hidden command selects", () => {
   it.each([
     ["py-file", ["hidden:checks.test_hidden::test_add_positive"]],
     ["py-class", ["hidden:checks.test_more.TestAdd::test_negative"]],
@@ -187,7 +189,7 @@ describe("a correct diff passes whatever the hidden command selects", () => {
   });
 });
 
-describe("tampering only with the test modules that import the code under test", () => {
+describe.concurrent("tampering only with the test modules that import the code under test", () => {
   // py-nodeid: the pair is named by node ids added to the command (before issue 29's rewrite it had
   // none, and only the named tests' seals failed this diff).
   it.each([TASKS.py, "py-file", "py-class", "py-nodeid"])(
