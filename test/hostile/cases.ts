@@ -456,7 +456,7 @@ export function plantAtTop(path: string, source: string, payload: string): strin
  * Planted at the top of src/add.js: 128 MiB on stdout (mocha does not capture it; pytest would, into
  * /tmp), in the existing suite only (its mocha names test/): the case asserts on that suite's count, and
  * the hidden suite printing as much again only doubled the case's time (a loaded CI machine took more
- * than the task's 40 s).
+ * than the fixture's 40 s limit of then).
  */
 export const JS_OUTPUT = `
 if (process.argv.some((arg) => arg.startsWith("test/")))

@@ -13,6 +13,11 @@ import { binPath, containersWithLabel, makeTempRoot, run } from "@oracle/test-ut
 import { expect } from "vitest";
 
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "fixtures");
+/**
+ * The fixture tasks. Their limit (timeoutSeconds 120) is far above what any case takes when it is
+ * honest (seconds), so that no verdict turns TIMEOUT on a loaded machine (at load 32, five mocha grades
+ * at once took 30-47 s each, past the former 40 s); the timeout cases pass a limit of their own.
+ */
 export const TASKS = { py: "hostile-py", node: "hostile-node", pyOpen: "hostile-py-open" } as const;
 export type FixtureTask = (typeof TASKS)[keyof typeof TASKS];
 /** A secret in the grader's own environment: it must never reach a container. */
