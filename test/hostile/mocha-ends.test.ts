@@ -162,7 +162,9 @@ const grade = (task: string, name: string, add: string): Promise<Graded> =>
     diff: makeDiff(corpus, TASKS.node, (dir) => writeFiles(dir, { "src/add.js": add })),
   });
 
-describe("the code under test ends the failing mocha test without failing it", () => {
+// The cases run at once (vitest's maxConcurrency, 5): each makes its diff before it awaits anything (the
+// clone is reset around each), grades into files of its own name, and writes nothing under tasks/.
+describe.concurrent("the code under test ends the failing mocha test without failing it", () => {
   it.each([
     ["mocha-pending-throw", JS_PENDING],
     ["mocha-pending-duck", JS_PENDING_DUCK],
@@ -193,7 +195,7 @@ describe("the code under test ends the failing mocha test without failing it", (
   });
 });
 
-describe("correct diffs still pass", () => {
+describe.concurrent("correct diffs still pass", () => {
   it.each([TASKS.node, "ends-more", "ends-declared-skip", "ends-expected"])(
     "%s: the fix PASSes",
     async (task) => {

@@ -152,7 +152,9 @@ const shadowed = (g: Graded, entry: string) => {
   expect(g.result.suites.existing.status).toBe("NOT_RUN");
 };
 
-describe("the runner is the image's", () => {
+// The cases run at once (vitest's maxConcurrency, 5): each makes its diff before it awaits anything (the
+// clone is reset around each), grades into files of its own name, and writes nothing under tasks/.
+describe.concurrent("the runner is the image's", () => {
   it("runner-pytest: pytest/__init__.py + __main__.py writing a passing report -> FAIL DIFF_SHADOWS_RUNNER", async () => {
     const g = await grade(TASKS.py, "runner-pytest", {
       "pytest/__init__.py": "",
