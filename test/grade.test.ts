@@ -40,11 +40,25 @@ interface Graded {
   runId: string;
 }
 
+/**
+ * A run's limit unless the case sets its own: far above what an honest grade takes (seconds), so that no
+ * verdict turns TIMEOUT when the machine is loaded and the cases run at once (the sample tasks' own
+ * limits, 60-120 s, are a user's; a loaded machine took 39 s for one of ranges-vitest's three at once).
+ */
+const LIMIT_SECONDS = 200;
+/** A case's: two grades one after the other, each within the grader's bound (its limit + 10 s). */
+const CASE_MS = 2 * (LIMIT_SECONDS + 30) * 1000;
+
 async function grade(task: string, ...args: string[]): Promise<Graded> {
   const resultFile = join(scratch, `result-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
-  const out = await run(binPath("oracle-grade"), ["--root", root, task, "--result", resultFile, ...args], {
-    timeoutMs: 240_000,
-  });
+  const limit = args.includes("--timeout") ? [] : ["--timeout", String(LIMIT_SECONDS)];
+  const out = await run(
+    binPath("oracle-grade"),
+    ["--root", root, task, "--result", resultFile, ...limit, ...args],
+    {
+      timeoutMs: (LIMIT_SECONDS + 30) * 1000,
+    },
+  );
   if (out.code !== 0 && out.code !== 1) throw new Error(`oracle-grade exited ${out.code}: ${out.stderr}`);
   const result = JSON.parse(readFileSync(resultFile, "utf8")) as GradeResult;
   const runId = (JSON.parse(readFileSync(result.logPath, "utf8").split("\n")[0]!) as { run: string }).run;
@@ -147,7 +161,7 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
 // mostly waits on the engine and on its containers (the timeout case sleeps its 5 s), so one after the
 // other left the machine idle. Each case has its own files: the diffs are named by task and case, the
 // variants (-open, -slow) by task. The baked mirror's case, which builds an image, runs after them.
-describe.concurrent.each(TASKS)("oracle-grade %s", (task) => {
+describe.concurrent.each(TASKS)("oracle-grade %s", { timeout: CASE_MS }, (task) => {
   const baseline = once(() => grade(task, "--baseline"));
   const sabotaged = once(() => sabotage(task));
 
@@ -272,7 +286,7 @@ describe.concurrent.each(TASKS)("oracle-grade %s", (task) => {
   });
 });
 
-describe("a mirror baked into the image (mirrorIn: image)", () => {
+describe("a mirror baked into the image (mirrorIn: image)", { timeout: CASE_MS }, () => {
   it("grades the gold diff and the baseline", async () => {
     const source = TASKS.find((t) => t.includes("py")) ?? TASKS[0]!;
     const loaded = await loadTask(root, source);
