@@ -21,8 +21,38 @@ describe("BoundedOutput", () => {
     const out = new BoundedOutput(1024, 1024);
     const chunk = Buffer.alloc(64 * 1024, 120);
     for (let i = 0; i < 1024; i += 1) out.take(chunk);
-    expect(out.keptBuffer().length).toBeLessThanOrEqual(2048 + chunk.length);
+    expect(out.keptBuffer().length).toBe(2048);
     expect(out.captured().bytes).toBe(64 * 1024 * 1024);
     expect(out.captured().tail.length).toBe(1024);
+  });
+
+  it("keeps what a whole copy would, over chunks of every size and head/tail shape", () => {
+    let seed = 7;
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    for (let round = 0; round < 300; round += 1) {
+      const headBytes = next(6);
+      const tailBytes = next(9);
+      const out = new BoundedOutput(headBytes, tailBytes);
+      let all = "";
+      const chunks = next(12);
+      for (let c = 0; c < chunks; c += 1) {
+        const part = Array.from({ length: next(20) }, () => String.fromCharCode(97 + next(26))).join("");
+        all += part;
+        out.take(Buffer.from(part));
+        const head = all.slice(0, headBytes);
+        const rest = all.slice(head.length);
+        const tail = tailBytes === 0 ? "" : rest.slice(Math.max(0, rest.length - tailBytes));
+        expect(out.captured()).toEqual({
+          bytes: all.length,
+          truncated: all.length > head.length + tail.length,
+          head,
+          tail,
+        });
+        expect(out.keptBuffer().toString()).toBe(head + tail);
+      }
+    }
   });
 });
