@@ -174,6 +174,8 @@ export interface Graded {
   stderr: string;
   /** Peak resident set size of the grader process, kilobytes. */
   maxRssKb: number;
+  /** The grader process's CPU time (user + system), milliseconds: unlike its wall time, not the machine's load. */
+  cpuMs: number;
   ms: number;
   log: string;
 }
@@ -227,6 +229,9 @@ export async function gradeCase(corpus: Corpus, call: GradeCall): Promise<Graded
     timeoutMs: 240_000,
   });
   const maxRssKb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(out.stderr)?.[1]);
+  const seconds = (what: string) =>
+    Number(new RegExp(`${what} time \\(seconds\\): ([\\d.]+)`).exec(out.stderr)?.[1]);
+  const cpuMs = Math.round((seconds("User") + seconds("System")) * 1000);
   expect(out.stdout, out.stderr).toMatch(/^tests_hash=[0-9a-f]{64}\n$/);
   const result = JSON.parse(readFileSync(resultFile, "utf8")) as GradeResult;
   expect(out.code, out.stderr).toBe(result.verdict === "PASS" ? 0 : 1);
@@ -237,7 +242,8 @@ export async function gradeCase(corpus: Corpus, call: GradeCall): Promise<Graded
   expect(hostState(corpus), "a host file changed").toBe(before);
   expect(maxRssKb).toBeGreaterThan(0);
   expect(maxRssKb).toBeLessThan(MAX_RSS_KB);
-  return { code: out.code, result, stdout: out.stdout, stderr: out.stderr, maxRssKb, ms: out.ms, log };
+  expect(cpuMs).toBeGreaterThan(0);
+  return { code: out.code, result, stdout: out.stdout, stderr: out.stderr, maxRssKb, cpuMs, ms: out.ms, log };
 }
 
 /** The verdict and reason a case expects. */

@@ -23,19 +23,18 @@ import {
 /** The report cap of the driver's channel (MAX_REPORT_BYTES): every hostile report stays under it. */
 const REPORT_BYTES = 16 * 1024 * 1024;
 /**
- * The grader's own time in a run: its duration less the container steps it times (create, start,
- * prep, the suites, collecting the reports). Judging the reports is most of it. About 2 s on this
- * machine under load, for these cases as for a plain run; before the caps, judging the
- * 700,000-testcase reports took 38 s of a 43 s run.
+ * The grader's CPU time in a run (user + system of the oracle-grade process; the suites run in
+ * containers and are not counted). Judging the reports is most of it beyond start-up. A bound on
+ * CPU, not on wall time: a wall-clock bound measured the machine's load as much as the grader (a
+ * CI run with both cores busy stretches every wall time; CPU time barely moves). About 1-2 s for
+ * these cases; before the caps, judging the 700,000-testcase reports took 38 s.
  */
-const MAX_GRADER_OWN_MS = 10_000;
+const MAX_GRADER_CPU_MS = 10_000;
 /**
  * The same for a report at the caps in both suites, read whole: twice 8 MB through the XML parser
- * (a few MB/s on this loaded two-core machine) and 100,000 ids sorted and hashed. About 11 s here.
+ * and 100,000 ids sorted and hashed.
  */
-const MAX_GRADER_OWN_AT_CAPS_MS = 40_000;
-const graderOwnMs = (g: Graded): number =>
-  g.result.durationMs - Object.values(g.result.timings).reduce((sum, ms) => sum + ms, 0);
+const MAX_GRADER_CPU_AT_CAPS_MS = 40_000;
 /** The oracle log and the result file of a rejected report stay this small. */
 const MAX_LOG_BYTES = 1024 * 1024;
 const MAX_RESULT_BYTES = 256 * 1024;
@@ -121,7 +120,7 @@ const resultBytes = (name: string): number => statSync(join(corpus.out, `${name}
 function record(name: string, g: Graded): void {
   const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(2)} MB`;
   figures.push(
-    `${name}: grader RSS ${Math.round(g.maxRssKb / 1024)} MB, run ${(g.result.durationMs / 1000).toFixed(1)} s (grader's own ${(graderOwnMs(g) / 1000).toFixed(1)} s), log ${mb(g.log.length)}, result ${mb(resultBytes(name))}`,
+    `${name}: grader RSS ${Math.round(g.maxRssKb / 1024)} MB, run ${(g.result.durationMs / 1000).toFixed(1)} s (grader CPU ${(g.cpuMs / 1000).toFixed(1)} s), log ${mb(g.log.length)}, result ${mb(resultBytes(name))}`,
   );
 }
 
@@ -137,7 +136,7 @@ describe("hostile reports", () => {
     expectOutcome(g, "FAIL", "REPORT_INVALID");
     expect(g.result.message).toMatch(/more than 50000 testcases/);
     expect(g.result.suites.existing.reason).toBe("REPORT_INVALID");
-    expect(graderOwnMs(g)).toBeLessThan(MAX_GRADER_OWN_MS);
+    expect(g.cpuMs).toBeLessThan(MAX_GRADER_CPU_MS);
     expect(g.log.length).toBeLessThan(MAX_LOG_BYTES);
     expect(resultBytes("report-flood")).toBeLessThan(MAX_RESULT_BYTES);
   });
@@ -165,7 +164,7 @@ describe("hostile reports", () => {
         .digest("hex"),
     );
     expect(g.stdout).toBe(`tests_hash=${g.result.testsHash}\n`);
-    expect(graderOwnMs(g)).toBeLessThan(MAX_GRADER_OWN_AT_CAPS_MS);
+    expect(g.cpuMs).toBeLessThan(MAX_GRADER_CPU_AT_CAPS_MS);
     expect(g.log.length).toBeLessThan(2 * MAX_LOG_BYTES);
     expect(resultBytes("report-at-caps")).toBeLessThan(2 * MAX_LOG_BYTES);
   });
@@ -175,7 +174,7 @@ describe("hostile reports", () => {
     record("report-nested", g);
     expectOutcome(g, "FAIL", "REPORT_INVALID");
     expect(g.result.message).toMatch(/nested deeper than 64 elements/);
-    expect(graderOwnMs(g)).toBeLessThan(MAX_GRADER_OWN_MS);
+    expect(g.cpuMs).toBeLessThan(MAX_GRADER_CPU_MS);
     expect(g.log.length).toBeLessThan(MAX_LOG_BYTES);
     expect(resultBytes("report-nested")).toBeLessThan(MAX_RESULT_BYTES);
   });
