@@ -22,6 +22,21 @@ describe("pytest.approx on the host", () => {
   });
 });
 
+describe("pytest.approx between ints and Fractions (attack review s23, finding 1)", () => {
+  it("computes |expected - actual| exactly, as Python does, and compares it with the float tolerance", () => {
+    // Both round to the double 1700000000123456768: the host once saw a difference of 0.
+    expect(pyApprox(int("1700000000123456768"), int("1700000000123456888"), { abs: 100 })).toBe(false);
+    expect(pyApprox(int("1700000000123456768"), int("1700000000123456888"), { abs: 120 })).toBe(true);
+    // Either side of a rounding boundary (doubles 256 apart): exactly 100.
+    expect(pyApprox(int("1700000000123456895"), int("1700000000123456995"), { abs: 120 })).toBe(true);
+    expect(pyApprox(int("1000001000000000001"), int("1000000000000000000"), {})).toBe(false);
+    expect(pyApprox(int("1000001000000000000"), int("1000000000000000000"), {})).toBe(true);
+    const third: Canon = { t: "fraction", n: "0x56bc75e2d63100000", d: "0x1" };
+    const plus: Canon = { t: "fraction", n: "0x1043561a8829300001", d: "0x3" };
+    expect(pyApprox(plus, third, { abs: 0.3333333333333333 })).toBe(false);
+  });
+});
+
 describe("assertAlmostEqual on the host", () => {
   it("complex differences by magnitude; a Decimal against a float is a TypeError", () => {
     expect(pyAlmost(complex("1", "1e-3"), float("1.0"), {})).toBe(false);
