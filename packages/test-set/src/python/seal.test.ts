@@ -340,3 +340,105 @@ describe("sealPython: what the plan must leave as it is (an attack review's gold
     expect(planSeals(parsers, [order]).files[0]!.text).toContain("ORDERED = None");
   });
 });
+
+describe("sealPython: unittest asserts a test class redefines (attack review s23, findings 9 and 9b)", () => {
+  const keysOf = (text: string) => plan(text).sites.map((s) => s.test.entry.split("::").slice(1).join("::"));
+  it("a class, or a base of the file, that defines or swaps an assert… leaves self.assert… unsealed", () => {
+    const OVR = `import unittest
+
+from fmt2 import parse, render
+
+
+class TestParse(unittest.TestCase):
+    def assertEqual(self, first, second, msg=None):
+        self.assertIs(type(first), type(second), msg)
+        super().assertEqual(first, second, msg)
+
+    def test_digits_give_an_int(self):
+        self.assertEqual(parse("7"), 7)
+
+
+class Markup(unittest.TestCase):
+    def assertEqual(self, first, second, msg=None):
+        super().assertEqual("".join(first.split()), "".join(second.split()), msg)
+
+
+class TestRender(Markup):
+    def test_items_are_list_items(self):
+        self.assertEqual(render(["a", "b"]), "<ul><li>a</li><li>b</li></ul>")
+        assert render([]) == "<ul></ul>"
+
+
+class TestSwapped(unittest.TestCase):
+    assertEqual = unittest.TestCase.assertIs
+
+    def test_swapped(self):
+        self.assertEqual(parse("7"), 7)
+
+
+class TestTyped(unittest.TestCase):
+    def setUp(self):
+        self.addTypeEqualityFunc(str, lambda a, b, msg=None: None)
+
+    def test_typed(self):
+        self.assertEqual(render([]), "<ul></ul>")
+
+
+class TestPlain(unittest.TestCase):
+    def test_plain(self):
+        self.assertEqual(parse("7"), 7)
+`;
+    const p = plan(OVR);
+    // An assert statement is Python's own: still sealed, after the unjudged call.
+    expect(
+      p.sites.map((s) => [s.test.entry.split("::").slice(1).join("::"), s.afterUnsealed ?? false]),
+    ).toEqual([
+      ["TestRender::test_items_are_list_items", true],
+      ["TestPlain::test_plain", false],
+    ]);
+    expect(p.text).toContain('self.assertEqual(parse("7"), 7)');
+    expect(p.text).toContain('self.assertEqual(render(["a", "b"]), "<ul><li>a</li><li>b</li></ul>")');
+  });
+
+  it("a base from another module, or a mixin, may define them: unsealed; TestCase from unittest is unittest's", () => {
+    const body = '    def test_x(self):\n        self.assertEqual(parse("7"), 7)\n';
+    expect(
+      keysOf(`from tests.base import Base\nfrom fmt2 import parse\n\n\nclass TestX(Base):\n${body}`),
+    ).toEqual([]);
+    expect(
+      keysOf(
+        `import unittest\nfrom tests.base import Mixin\nfrom fmt2 import parse\n\n\nclass TestX(Mixin, unittest.TestCase):\n${body}`,
+      ),
+    ).toEqual([]);
+    expect(
+      keysOf(`from django.test import TestCase\nfrom fmt2 import parse\n\n\nclass TestX(TestCase):\n${body}`),
+    ).toEqual([]);
+    expect(
+      keysOf(`from unittest import TestCase\nfrom fmt2 import parse\n\n\nclass TestX(TestCase):\n${body}`),
+    ).toEqual(["TestX::test_x"]);
+    expect(
+      keysOf(
+        `import unittest\nfrom fmt2 import parse\n\n\nclass Base(unittest.TestCase):\n    def setUp(self):\n        self.n = 1\n\n\nclass TestX(Base):\n${body}`,
+      ),
+    ).toEqual(["TestX::test_x"]);
+  });
+
+  it("a subclass in another hidden file that redefines one runs the base's tests with it: unsealed", () => {
+    const base = {
+      path: "tests/test_base.py",
+      text: `import unittest\n\nfrom fmt2 import parse\n\n\nclass TestBase(unittest.TestCase):\n    def test_x(self):\n        self.assertEqual(parse("7"), 7)\n`,
+    };
+    const strict = {
+      path: "tests/test_strict.py",
+      text: `from tests.test_base import TestBase\n\n\nclass TestStrict(TestBase):\n    def assertEqual(self, a, b, msg=None):\n        assert type(a) is type(b)\n`,
+    };
+    const loose = {
+      path: "tests/test_loose.py",
+      text: `from tests.test_base import TestBase\n\n\nclass TestLoose(TestBase):\n    pass\n`,
+    };
+    const sitesOf = (...files: Array<{ path: string; text: string }>) =>
+      planSeals(parsers, files).files.find((f) => f.path === base.path)!.sites.length;
+    expect(sitesOf(base, loose)).toBe(1);
+    expect(sitesOf(base, strict)).toBe(0);
+  });
+});

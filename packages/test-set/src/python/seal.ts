@@ -459,21 +459,58 @@ interface TestFunction {
   decoratorNodes: SyntaxNode[];
   /** Why the whole test is left alone, or null. */
   unsealed: SealRule | null;
+  /** Whether its `self.assert…` calls are unittest's own (unittestAsserts). */
+  selfAsserts: boolean;
 }
 
-/** Classes of the hidden files by the names of the classes they derive from (a subclass runs its bases' tests). */
-export type Subclasses = ReadonlyMap<string, ReadonlyArray<{ path: string; name: string }>>;
+/**
+ * A class body that may change what its `self.assert…` calls compare: it defines or assigns a
+ * method named `assert…`/`fail…` (`def assertEqual`, `assertEqual = …`, `self.assertEqual = …`) or
+ * registers a type's comparison (`addTypeEqualityFunc`). Read by text: more matches than overrides.
+ */
+const REDEFINES_ASSERTS =
+  /^[ \t]*(?:def[ \t]+(?:assert|fail)\w*[ \t]*\(|(?:self\.)?(?:assert|fail)\w*[ \t]*(?::[^=\n]*)?=(?!=))|addTypeEqualityFunc/m;
+
+/**
+ * Classes of the hidden files by the names of the classes they derive from (a subclass runs its bases'
+ * tests); `asserts`: the subclass may bring `assert…` methods of its own (REDEFINES_ASSERTS, or a second base).
+ */
+export type Subclasses = ReadonlyMap<
+  string,
+  ReadonlyArray<{ path: string; name: string; asserts?: boolean }>
+>;
+
+/** The text of the class body starting after `offset` (its header's end): the lines indented deeper than `indent`. */
+function classBody(text: string, offset: number, indent: number): string {
+  const lines: string[] = [];
+  for (const line of text.slice(offset).split("\n").slice(1)) {
+    if (line.trim() !== "" && (/^[ \t]*/.exec(line)?.[0].length ?? 0) <= indent) break;
+    lines.push(line);
+  }
+  return lines.join("\n");
+}
 
 /** Every class of the files (`class Name(Base, …)`) under each name it derives from, transitively. */
 export function subclassesIn(files: ReadonlyArray<{ path: string; text: string }>): Subclasses {
-  const direct = new Map<string, Array<{ path: string; name: string }>>();
+  type Sub = { path: string; name: string; asserts?: boolean };
+  const direct = new Map<string, Sub[]>();
   for (const { path, text } of files)
-    for (const m of text.matchAll(/^[ \t]*class[ \t]+(\w+)[ \t]*\(([^)]*)\)/gm))
-      for (const base of m[2]!.split(",").map((b) => b.trim().split(".").at(-1)!))
-        if (/^\w+$/.test(base)) direct.set(base, [...(direct.get(base) ?? []), { path, name: m[1]! }]);
-  const all = new Map<string, Array<{ path: string; name: string }>>();
+    for (const m of text.matchAll(/^([ \t]*)class[ \t]+(\w+)[ \t]*\(([^)]*)\)/gm)) {
+      const bases = m[3]!
+        .split(",")
+        .map((b) => b.trim())
+        .filter((b) => b !== "" && b !== "object");
+      const asserts = bases.length > 1 || REDEFINES_ASSERTS.test(classBody(text, m.index!, m[1]!.length));
+      for (const base of bases.map((b) => b.split(".").at(-1)!))
+        if (/^\w+$/.test(base))
+          direct.set(base, [
+            ...(direct.get(base) ?? []),
+            { path, name: m[2]!, ...(asserts ? { asserts } : {}) },
+          ]);
+    }
+  const all = new Map<string, Sub[]>();
   for (const base of direct.keys()) {
-    const seen: Array<{ path: string; name: string }> = [];
+    const seen: Sub[] = [];
     const queue = [...(direct.get(base) ?? [])];
     while (queue.length > 0) {
       const next = queue.shift()!;
@@ -486,8 +523,51 @@ export function subclassesIn(files: ReadonlyArray<{ path: string; text: string }
   return all;
 }
 
+/**
+ * The classes of a module whose `self.assert…` calls are unittest's own, so that the host may judge
+ * them: each derives from `unittest.TestCase` (or `TestCase` imported from unittest), directly or
+ * through classes of the same file only, and none on the way defines or swaps an assert (a test
+ * class's own `assertEqual` may check types first, or compare markup without whitespace: the host's
+ * `==` was looser or stricter than the runner; attack review s23 findings 9 and 9b).
+ */
+function unittestAsserts(root: SyntaxNode): Set<string> {
+  const fromUnittest = new Set<string>();
+  for (const s of named(root))
+    if (s.type === "import_from_statement" && s.childForFieldName("module_name")?.text === "unittest")
+      for (const m of s.text.matchAll(/\b((?:IsolatedAsyncio)?TestCase)\b(?:\s+as\s+(\w+))?/g))
+        fromUnittest.add(m[2] ?? m[1]!);
+  const classes = new Map<string, SyntaxNode>();
+  for (const top of named(root)) {
+    const definition = top.type === "decorated_definition" ? top.childForFieldName("definition") : top;
+    if (definition?.type === "class_definition")
+      classes.set(definition.childForFieldName("name")?.text ?? "", definition);
+  }
+  const trusted = new Map<string, boolean>();
+  const isTrusted = (name: string): boolean => {
+    if (trusted.has(name)) return trusted.get(name)!;
+    trusted.set(name, false); // a cycle is not trusted
+    const definition = classes.get(name)!;
+    const bases = named(definition.childForFieldName("superclasses")).map((b) => b.text);
+    const body = definition.childForFieldName("body")?.text ?? "";
+    const ok =
+      !REDEFINES_ASSERTS.test(body) &&
+      bases.some((b) => b !== "object") &&
+      bases.every(
+        (b) =>
+          b === "object" ||
+          /^unittest\.(IsolatedAsyncio)?TestCase$/.test(b) ||
+          fromUnittest.has(b) ||
+          (classes.has(b) && isTrusted(b)),
+      );
+    trusted.set(name, ok);
+    return ok;
+  };
+  return new Set([...classes.keys()].filter(isTrusted));
+}
+
 function testFunctions(root: SyntaxNode, path: string, subclasses: Subclasses): TestFunction[] {
   const found: TestFunction[] = [];
+  const ownAsserts = unittestAsserts(root);
   const moduleXfail = named(root).some(
     (s) => s.type === "expression_statement" && /^pytestmark\s*=/.test(s.text) && XFAIL.test(s.text),
   );
@@ -513,12 +593,14 @@ function testFunctions(root: SyntaxNode, path: string, subclasses: Subclasses): 
           : null;
     const subs = classes.length === 1 ? (subclasses.get(classes[0]!) ?? []) : [];
     const also = subs.map((s) => [s.path, s.name, name].join("::"));
+    const selfAsserts =
+      classes.length === 1 && ownAsserts.has(classes[0]!) && !subs.some((s) => s.asserts === true);
     const ref: TestRef = {
       file: path,
       entry: [path, ...classes, name].join("::"),
       ...(also.length ? { also } : {}),
     };
-    found.push({ ref, definition, decorators, decoratorNodes: nodes, unsealed });
+    found.push({ ref, definition, decorators, decoratorNodes: nodes, unsealed, selfAsserts });
   };
   for (const top of named(root)) {
     const { definition, decorators } = unwrap(top);
@@ -789,7 +871,7 @@ export function sealPython(
           const found =
             statement.type === "assert_statement"
               ? assertComparison(statement, local, columns)
-              : statement.type === "expression_statement"
+              : statement.type === "expression_statement" && fn.selfAsserts
                 ? unittestComparison(statement, local, columns)
                 : null;
           if (!found) {
