@@ -791,3 +791,88 @@ def v(name):
     expect(Object.fromEntries(judged.tests.map((t) => [t.id.split("::").pop(), t.outcome]))).toEqual(real);
   });
 });
+
+describe("pytest.approx over the standard library's sized iterables under pytest 7 (attack review s23, finding 5)", () => {
+  // ApproxSequenceLike takes any actual with a len() and zips it with the expected list: a dict's
+  // values, a deque, an array.array, a range, a dict's keys. Under == each keeps its own meaning
+  // (a deque is not a list, a dict_values equals only itself).
+  const TEST = `from pytest import approx
+
+from calc import v
+
+
+def test_values():
+    assert v("values") == approx([0.1, 0.2])
+
+
+def test_values_wrong():
+    assert v("values_wrong") == approx([0.1, 0.2])
+
+
+def test_deque():
+    assert v("deque") == approx([1.0, 2.0000001])
+
+
+def test_deque_short():
+    assert v("deque_short") == approx([1.0, 2.0])
+
+
+def test_array():
+    assert v("array") == approx([1.5, 2.5])
+
+
+def test_range():
+    assert v("range") == approx([0, 1, 2])
+
+
+def test_keys():
+    assert v("keys") == approx([1, 2])
+
+
+def test_deque_eq():
+    assert v("deque") == [1.0, 2.0]
+
+
+def test_values_eq():
+    assert v("values") == [0.1, 0.2]
+`;
+  const CALC = `import array
+from collections import deque
+
+VALUES = {
+    "values": {"a": 0.1, "b": 0.2 + 1e-9}.values(),
+    "values_wrong": {"a": 0.1, "b": 0.3}.values(),
+    "deque": deque([1.0, 2.0]),
+    "deque_short": deque([1.0]),
+    "array": array.array("d", [1.5, 2.5]),
+    "range": range(3),
+    "keys": {1: "a", 2: "b"}.keys(),
+}
+
+
+def v(name):
+    return VALUES[name]
+`;
+
+  it("the host's verdict is pytest's, test by test", () => {
+    const plan = sealPython(parsers, { path: "tests/test_it.py", text: TEST, index: 0 })!;
+    expect(plan.sites.filter((s) => s.expected !== undefined)).toHaveLength(9);
+    const ran = runPytest({ "calc.py": CALC, "tests/test_it.py": TEST }, ["tests/test_it.py"]);
+    const sealed = runPytest({ "calc.py": CALC, "tests/test_it.py": plan.text }, ["tests/test_it.py"]);
+    const judged = judgeSeals(plan, sealed.records, sealed.tests);
+    expect(judged.inconsistent).toBeNull();
+    const real = Object.fromEntries(ran.tests.map((t) => [t.id.split("::").pop(), t.outcome]));
+    expect(real).toEqual({
+      test_values: "passed",
+      test_values_wrong: "failed",
+      test_deque: "passed",
+      test_deque_short: "failed",
+      test_array: "passed",
+      test_range: "passed",
+      test_keys: "passed",
+      test_deque_eq: "failed",
+      test_values_eq: "failed",
+    });
+    expect(Object.fromEntries(judged.tests.map((t) => [t.id.split("::").pop(), t.outcome]))).toEqual(real);
+  });
+});

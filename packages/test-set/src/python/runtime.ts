@@ -30,6 +30,8 @@ _ORACLE_FLAGS = _oracle_os.O_WRONLY | _oracle_os.O_APPEND | _oracle_os.O_CREAT
 _oracle_dumps = _oracle_json.dumps
 _oracle_referents = _oracle_gc.get_referents
 _ORACLE_MAPPINGPROXY = _oracle_types.MappingProxyType
+_ORACLE_DICT_VALUES = type({}.values())
+_ORACLE_RANGE = type(range(0))
 
 _ORACLE_BUILTINS = (bool, int, float, complex, str, bytes, bytearray, list, tuple, dict, set, frozenset)
 _ORACLE_MAX_DEPTH = 64
@@ -187,6 +189,17 @@ def _oracle_canon(v, budget, depth=0, stack=()):
         except Exception:
             return {"t": "opaque", "cls": _oracle_cls(t), "why": "a numpy value without a Python equivalent"}
         return sub(item) if type(item) in _ORACLE_BUILTINS or item is None else {"t": "opaque", "cls": _oracle_cls(t), "why": "a numpy value without a Python equivalent"}
+    # pytest.approx of a list takes any sized iterable (len, then zip): the standard library's (a
+    # dict's values, a deque, an array.array, a range; the exact class) carry their items in "seq",
+    # read by the type's own iterator, for approx alone; under == each stays what it was (a
+    # dict_values equals only itself, the others only their own kind).
+    if t is _ORACLE_DICT_VALUES or t is _ORACLE_RANGE or t is _oracle_module_type("collections", "deque") or t is _oracle_module_type("array", "array"):
+        if t is _ORACLE_DICT_VALUES:
+            node = {"t": "ident", "cls": _oracle_cls(t), "id": "%x" % id(v)}
+        else:
+            node = {"t": "opaque", "cls": _oracle_cls(t), "why": "its class defines __eq__"}
+        node["seq"] = [sub(x) for x in t.__iter__(v)]
+        return node
     base = _oracle_builtin_base(t)
     if base is not None:
         if _oracle_own_eq(t, base):

@@ -360,18 +360,20 @@ type Tolerance = { rel?: number | null; abs?: number | null; nanOk?: boolean };
 
 /**
  * `actual == pytest.approx(expected, rel=, abs=, nan_ok=)` (pytest 7): a list or tuple item by item
- * (any sized actual: a numpy array by its rows), a dict key by key (the same keys), each item as
- * pytest's ApproxScalar takes it (approxScalar); a list in a list, a dict in a dict is pytest's
+ * (any sized actual, as sized() reads it: a numpy array by its rows, a deque, a dict's values), a
+ * dict key by key (the same keys), each item as pytest's ApproxScalar takes it (approxScalar); a
+ * list in a list, a dict in a dict is pytest's
  * TypeError, and a set (not ordered) too: the assertion fails.
  */
 export function pyApprox(actual: Canon, expected: Canon, tolerance: Tolerance): Verdict {
-  if (UNJUDGEABLE.has(actual.t)) return "unknown";
   if (expected.t === "list" || expected.t === "tuple") {
     if (items(expected).some((item) => item.t === expected.t)) return false;
-    if (actual.t !== "list" && actual.t !== "tuple" && actual.t !== "ndarray") return false;
-    const [x, y] = [items(actual), items(expected)];
+    const x = sized(actual);
+    if (x === null) return UNJUDGEABLE.has(actual.t) ? "unknown" : false;
+    const y = items(expected);
     return x.length === y.length && all(x.map((item, i) => approxScalar(item, y[i]!, tolerance)));
   }
+  if (UNJUDGEABLE.has(actual.t)) return "unknown";
   if (expected.t === "dict") {
     if (pairs(expected).some(([, v]) => v.t === "dict")) return false;
     if (!MAPPINGS.has(actual.t)) return false;
@@ -384,6 +386,20 @@ export function pyApprox(actual: Canon, expected: Canon, tolerance: Tolerance): 
   }
   if (expected.t === "set") return false;
   return approxScalar(actual, expected, tolerance);
+}
+
+/**
+ * The items pytest's ApproxSequenceLike zips with an expected list (it takes any actual with a
+ * len()), in iteration order: a list, a tuple, an array's rows, a dict's keys or items (recorded as
+ * a set with their class), and the standard library's sized iterables the runtime records with
+ * their items in `seq` (a dict's values, a deque, an array.array, a range); null for anything else.
+ */
+function sized(node: Canon): Canon[] | null {
+  if (node.t === "list" || node.t === "tuple" || node.t === "ndarray") return items(node);
+  if (node.t === "set" && (node.cls === "builtins.dict_keys" || node.cls === "builtins.dict_items"))
+    return items(node);
+  if ((node.t === "ident" || node.t === "opaque") && Array.isArray(node.seq)) return node.seq as Canon[];
+  return null;
 }
 
 /**
