@@ -106,7 +106,11 @@ export async function plantSentinels(
   const { others = [], scripts = null, record = null } = base;
   const runner = sentinelRunner(loaded.task, scripts);
   const texts = await readHidden(runTests, hiddenFiles);
-  const sealed = await sealHidden(texts, runTests, log, { record, framework: runner?.framework ?? null });
+  const sealed = await sealHidden(texts, runTests, log, {
+    record,
+    framework: runner?.framework ?? null,
+    context: others,
+  });
   const seals = sealed?.seals ?? null;
   const validated = sealed?.validated ?? false;
   const sentinel = planSentinels(runner, texts, others, seals ? sealedNames(seals) : new Map());
@@ -141,21 +145,21 @@ async function sealHidden(
   texts: readonly HiddenText[],
   runTests: string,
   log: RunLog,
-  options: { record: SealRecord | null; framework: string | null },
+  options: { record: SealRecord | null; framework: string | null; context: readonly HiddenText[] },
 ): Promise<{ seals: SealRun; validated: boolean } | null> {
-  const { record, framework } = options;
+  const { record, framework, context } = options;
   const grammars = texts.map((t) => grammarOf(t.path)).filter((g): g is Grammar => g !== null);
   if (grammars.length === 0) return null;
   const parsers = await loadParsers(grammars);
   const demoted = new Set(record?.demoted.map((d) => d.key) ?? []);
-  let seals = planSeals(parsers, texts, { demoted, framework });
+  let seals = planSeals(parsers, texts, { demoted, framework, context });
   let validated = record !== null && seals.fingerprint === record.plan;
   if (record && !validated) {
     // The record was made for another plan (the planners changed): its sites mean nothing here.
     log.warn(
       `seals.recorded.json was made for another seal plan: every comparison is sealed as planned; run pnpm quarantine-sweep --changed`,
     );
-    seals = planSeals(parsers, texts, { framework });
+    seals = planSeals(parsers, texts, { framework, context });
     validated = false;
   }
   // Nothing sealed and no test named: the plan still goes to the judge, which reports the

@@ -442,3 +442,30 @@ class TestPlain(unittest.TestCase):
     expect(sitesOf(base, strict)).toBe(0);
   });
 });
+
+describe("sealPython: a constant a fixture reads by name (attack review s23, finding 4)", () => {
+  it("stays when another Python file, hidden or of the base commit, names it (getattr(request.module, 'TEXT'))", () => {
+    const test = {
+      path: "tests/test_roundtrip.py",
+      text: `from codec import decode, encode\n\nTEXT = "Hello, World!"\n\n\ndef test_roundtrip(text):\n    assert decode(encode(text)) == TEXT\n`,
+    };
+    const conftest = {
+      path: "tests/conftest.py",
+      text: `import pytest\n\n\n@pytest.fixture\ndef text(request):\n    return getattr(request.module, "TEXT", "plain")\n`,
+    };
+    const sealed = (
+      files: Array<{ path: string; text: string }>,
+      context?: Array<{ path: string; text: string }>,
+    ) => planSeals(parsers, files, context ? { context } : {}).files.find((f) => f.path === test.path)!;
+    expect(sealed([test]).text).toContain("TEXT = None");
+    for (const p of [sealed([test], [conftest]), sealed([test, conftest])]) {
+      expect(p.text).toContain('TEXT = "Hello, World!"');
+      expect(p.sites.map((s) => [s.kind, s.strength])).toEqual([["py.eq", "exposed"]]);
+    }
+    // A file that does not name it, or a Go file, changes nothing.
+    expect(sealed([test], [{ path: "tests/conftest.py", text: "import pytest\n" }]).text).toContain(
+      "TEXT = None",
+    );
+    expect(sealed([test], [{ path: "x_test.go", text: "// TEXT\n" }]).text).toContain("TEXT = None");
+  });
+});

@@ -787,6 +787,11 @@ export function sealPython(
     subclasses?: Subclasses;
     /** Another hidden file names this module (it may import its constants): none is emptied. */
     imported?: boolean;
+    /**
+     * Whether another Python file (hidden, or the base commit's tests and conftests) names a constant:
+     * a fixture may read it from the test module (`getattr(request.module, "TEXT", …)`), so it stays.
+     */
+    namedElsewhere?: (name: string) => boolean;
     /** Mutable constants and table columns the code can reach (sealPython's second pass; mutableShared). */
     shared?: ReadonlySet<string>;
   } = {},
@@ -936,6 +941,7 @@ export function sealPython(
     // unless another hidden file names this module (it may import the constant).
     const emptied = new Set<string>();
     for (const [name, count] of options.imported ? [] : sealedConstants) {
+      if (options.namedElsewhere?.(name)) continue;
       const assignment = facts.assignments.get(name)!;
       if ((facts.uses.get(name) ?? 0) === count + 1) {
         const right = assignment.childForFieldName("right")!;

@@ -39,7 +39,12 @@ export interface TestText {
 export function planSeals(
   parsers: Parsers,
   files: readonly TestText[],
-  options: { demoted?: ReadonlySet<string>; framework?: string | null } = {},
+  options: {
+    demoted?: ReadonlySet<string>;
+    framework?: string | null;
+    /** The base commit's test files and conftests: Python ones that name a module constant keep it. */
+    context?: readonly TestText[];
+  } = {},
 ): SealRun {
   const run: SealRun = {
     fingerprint: "",
@@ -60,6 +65,15 @@ export function planSeals(
     const stem = parts.at(-1) === "__init__" ? (parts.at(-2) ?? "") : (parts.at(-1) ?? "");
     const word = new RegExp(`(^|[^\\w])${stem.replace(/[^\w]/g, "\\$&")}($|[^\\w])`);
     return stem !== "" && python.some((other) => other !== file && word.test(other.text));
+  };
+  // A constant a fixture or hook may read from the module by name (`getattr(request.module, "TEXT")`,
+  // `metafunc.module.TEXT`) stays in the file: any other Python file naming it as a word, strings
+  // included, hidden or of the base commit (a conftest emptied TEXT and gold failed; attack review s23,
+  // finding 4).
+  const readers = [...python, ...(options.context ?? []).filter((f) => grammarOf(f.path) === "python")];
+  const namedElsewhere = (file: TestText) => (name: string) => {
+    const word = new RegExp(`(^|[^\\w])${name}($|[^\\w])`);
+    return readers.some((other) => other.path !== file.path && word.test(other.text));
   };
   const titles = js.length > 0 ? jsTitles(parsers, js) : new Map<string, number>();
   const { demoted } = options;
@@ -83,7 +97,12 @@ export function planSeals(
         ? sealPython(
             parsers,
             { ...file, index },
-            { ...(demoted ? { demoted } : {}), subclasses, imported: imported(file) },
+            {
+              ...(demoted ? { demoted } : {}),
+              subclasses,
+              imported: imported(file),
+              namedElsewhere: namedElsewhere(file),
+            },
           )
         : JS_GRAMMARS.has(grammar ?? "")
           ? sealJs(
