@@ -30,6 +30,8 @@ export const SEAL_RULES = {
     "A Python file that declares an encoding other than UTF-8 or ASCII (PEP 263, its first two lines), or holds a byte that is not UTF-8 (read as U+FFFD), is not sealed: it stays byte for byte, as the sealed text would be written back in UTF-8.",
   "unsealed.title":
     "A JS test whose title is not a plain string (a template with substitutions, a variable), or one declared through a table (`test.each`) or in a loop, or concurrent (`test.concurrent`, `describe.concurrent`) is not sealed; neither are the tests after mocha's qunit `suite(<not a plain string>);`, a test whose full title another test shares, nor one whose title holds a control character (a report may give it back changed: XML reads a tab or newline in an attribute as a space, vitest drops the others).",
+  "unsealed.redefined":
+    "A Python test function its module or class defines again under the same name (a test class defined twice too) is not sealed: pytest collects the last definition only, under the one node id both share, so the first one's comparisons never run.",
   "unsealed.module":
     "A JavaScript file whose module system the oracle cannot tell (a .js file with neither an import nor a require, outside vitest) is not sealed: the runtime could not reach fs.",
   "unsealed.no-comparison": "A test with no comparison the rules above seal or check.",

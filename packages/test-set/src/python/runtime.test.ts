@@ -876,3 +876,35 @@ def v(name):
     expect(Object.fromEntries(judged.tests.map((t) => [t.id.split("::").pop(), t.outcome]))).toEqual(real);
   });
 });
+
+describe("a test function defined twice under pytest 7 (attack review s23, finding 8)", () => {
+  // pytest collects the second test_inner_runs only; sealing both under one node id made the
+  // records of a gold run look out of order (SEAL_RECORDS_INCONSISTENT) and quarantined the task.
+  const TEST = `from text import normalise
+
+
+def test_inner_runs():
+    assert normalise("a  b") == "a b"
+
+
+def test_tabs():
+    assert normalise("a\\t\\tb") == "a b"
+
+
+def test_inner_runs():
+    assert normalise("x   y  z") == "x y z"
+`;
+  it("neither definition is sealed; the gold run is consistent and judged as pytest ran it", () => {
+    const plan = sealPython(parsers, { path: "tests/test_runs.py", text: TEST, index: 0 })!;
+    expect(plan.unsealed.map((u) => [u.test.entry, u.rule])).toEqual([
+      ["tests/test_runs.py::test_inner_runs", "unsealed.redefined"],
+      ["tests/test_runs.py::test_inner_runs", "unsealed.redefined"],
+    ]);
+    expect(plan.sites.map((s) => s.test.entry)).toEqual(["tests/test_runs.py::test_tabs"]);
+    const gold = `def normalise(s):\n    return " ".join(s.split())\n`;
+    const sealed = runPytest({ "text.py": gold, "tests/test_runs.py": plan.text }, ["tests/test_runs.py"]);
+    const judged = judgeSeals(plan, sealed.records, sealed.tests);
+    expect(judged.inconsistent).toBeNull();
+    expect(judged.tests.map((t) => t.outcome)).toEqual(["passed", "passed"]);
+  });
+});

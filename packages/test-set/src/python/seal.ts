@@ -611,7 +611,12 @@ function testFunctions(root: SyntaxNode, path: string, subclasses: Subclasses): 
       for (const member of named(definition.childForFieldName("body"))) add(member, [name], decorators);
     } else add(top, [], []);
   }
-  return found;
+  // A name defined twice in one scope: pytest collects the last definition (attack review s23, finding 8).
+  const entries = new Map<string, number>();
+  for (const fn of found) entries.set(fn.ref.entry, (entries.get(fn.ref.entry) ?? 0) + 1);
+  return found.map((fn) =>
+    (entries.get(fn.ref.entry) ?? 0) > 1 ? { ...fn, unsealed: "unsealed.redefined" as const } : fn,
+  );
 }
 
 /** Whether a loop body leaves early (break, continue, return, yield; nested functions aside). */
