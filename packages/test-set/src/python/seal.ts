@@ -773,15 +773,49 @@ function utf8(text: string): boolean {
 
 /**
  * A statement that is not a site but may be a check that fails the test: an assert, a `with
- * pytest.raises`/`warns`/`self.assertRaises`, `pytest.fail`, a helper named for checking. Read by
- * its text, so more than checks match (a site after one is counted as not deciding a test it did
- * not reach: the conservative side).
+ * pytest.raises`/`warns`/`self.assertRaises`, `pytest.fail`, a helper named for checking; and,
+ * whatever the names (a helper `_same(raw, want)` that asserts inside: attack review s23, finding
+ * 6), a call whose result the test drops (a statement of its own), a block (`with`, `if`, `try`, a
+ * loop) that calls anything, or a call of a function or method the file itself defines. Read by its
+ * text and shape, so more than checks match (a site after one is counted as not deciding a test it
+ * did not reach: the conservative side).
  */
 const UNJUDGED_CHECK = /\bassert|raises|warns|fail|check|verify|expect|deprecated_call/i;
-const unjudgedCheck = (statement: SyntaxNode): boolean =>
-  statement.type !== "comment" &&
-  !(statement.type === "expression_statement" && named(statement)[0]?.type === "string") &&
-  UNJUDGED_CHECK.test(statement.text);
+const unjudgedCheck = (statement: SyntaxNode, helpers: ReadonlySet<string>): boolean => {
+  if (statement.type === "comment") return false;
+  if (statement.type === "expression_statement" && named(statement)[0]?.type === "string") return false;
+  if (UNJUDGED_CHECK.test(statement.text)) return true;
+  const calls: SyntaxNode[] = [];
+  const visit = (node: SyntaxNode) => {
+    if (node.type === "call") calls.push(node);
+    for (const child of named(node)) visit(child);
+  };
+  visit(statement);
+  if (calls.length === 0) return false;
+  const top = statement.type === "expression_statement" ? named(statement)[0]?.type : undefined;
+  if (top !== "assignment" && top !== "augmented_assignment") return true;
+  return calls.some((call) => {
+    const fn = call.childForFieldName("function");
+    const name =
+      fn?.type === "identifier"
+        ? fn.text
+        : fn?.type === "attribute" && fn.childForFieldName("object")?.text === "self"
+          ? fn.childForFieldName("attribute")?.text
+          : undefined;
+    return name !== undefined && helpers.has(name);
+  });
+};
+
+/** The names of the functions and methods a module defines (a test may call them as helpers). */
+function helpersIn(root: SyntaxNode): Set<string> {
+  const names = new Set<string>();
+  const visit = (node: SyntaxNode) => {
+    if (node.type === "function_definition") names.add(node.childForFieldName("name")?.text ?? "");
+    for (const child of named(node)) visit(child);
+  };
+  visit(root);
+  return names;
+}
 
 /** The sealed text of one Python test file, its sites and its unsealed tests; null when it does not parse. */
 export function sealPython(
@@ -815,6 +849,7 @@ export function sealPython(
         planned: [],
       };
     const facts = moduleFacts(root);
+    const helpers = helpersIn(root);
     const shared = new Set(options.shared);
     for (const name of shared) facts.constants.delete(name);
     const sites: SealSite[] = [];
@@ -849,7 +884,7 @@ export function sealPython(
             const table = loopTable(statement);
             const loopBody = statement.childForFieldName("body");
             if (!table || !loopBody) {
-              if (unjudgedCheck(statement)) guarded = true;
+              if (unjudgedCheck(statement, helpers)) guarded = true;
               continue;
             }
             const used = new Map<string, number>();
@@ -885,7 +920,7 @@ export function sealPython(
                 ? unittestComparison(statement, local, columns)
                 : null;
           if (!found) {
-            if (unjudgedCheck(statement)) guarded = true;
+            if (unjudgedCheck(statement, helpers)) guarded = true;
             continue;
           }
           const key = `${file.index}.${n++}`;

@@ -119,3 +119,53 @@ test("an empty text is an error", () => {
     expect(judgeSeals(before, "", report).decided).toEqual({ [before.tests[0]!.test.entry]: "strong" });
   });
 });
+
+describe("judgeSeals: a seal after a helper not named for checking (attack review s23, finding 6)", () => {
+  const failed = (name: string) => ({ id: `hidden:tests.test_text::${name}`, outcome: "failed" as const });
+  it("a dropped call, a block that calls, or the file's own helper come before it: it decides only by mismatching", () => {
+    const text = `from text import normalise
+
+
+def _same(raw, want):
+    assert normalise(raw) == want
+
+
+def test_inner_runs_collapse():
+    _same("a  b\\t\\tc", "a b c")
+    assert normalise("  x  ") == "x"
+
+
+def test_helper_value():
+    got = _same("a", "a")
+    assert normalise(" y ") == "y"
+
+
+def test_block():
+    with open("/dev/null"):
+        normalise("q")
+    assert normalise(" z ") == "z"
+
+
+def test_plain():
+    got = normalise(" w ")
+    assert got == "w"
+`;
+    const plan = sealPython(parsers, { path: "tests/test_text.py", text, index: 0 })!;
+    expect(
+      plan.sites.map((s) => [s.test.entry.split("::")[1], s.strength, s.afterUnsealed ?? false]),
+    ).toEqual([
+      ["test_inner_runs_collapse", "strong", true],
+      ["test_helper_value", "strong", true],
+      ["test_block", "strong", true],
+      ["test_plain", "strong", false],
+    ]);
+    // Baseline: the helper's assertion failed, the seal after it never ran: nothing decided.
+    expect(judgeSeals(plan, "", [failed("test_inner_runs_collapse")]).decided).toEqual({});
+    // The seal ran and mismatched: it decided.
+    const key = plan.tests[0]!.keys[0]!;
+    const record = `${JSON.stringify({ k: key, s: 0, v: { t: "str", v: " x " } })}\n`;
+    expect(judgeSeals(plan, record, [failed("test_inner_runs_collapse")]).decided).toEqual({
+      [plan.tests[0]!.test.entry]: "strong",
+    });
+  });
+});
