@@ -249,3 +249,68 @@ describe("toEqual and toStrictEqual under the runner the plan names", () => {
     });
   });
 });
+
+describe("chai's eql / deep.equal (deep-eql 5) on what the runtime records", () => {
+  // Each value, made by the code under test, against the literal; what deep-eql says is asked of
+  // this very process's chai (vitest's `expect(…).to.eql`), and was the same under vitest 2.1.9 in
+  // the sample image (attack review s23, findings 2 and 3).
+  const CASES: Array<[string, string, unknown, unknown]> = [
+    [
+      "known keys on a prototype that still carries an unknown one",
+      'Object.assign(Object.create({ verbose: true, colour: "red" }), { verbose: true, level: 3 })',
+      Object.assign(Object.create({ verbose: true, colour: "red" }), { verbose: true, level: 3 }),
+      { verbose: true, level: 3 },
+    ],
+    [
+      "given options over a defaults prototype",
+      "Object.assign(Object.create({ verbose: false, level: 3 }), { verbose: true })",
+      Object.assign(Object.create({ verbose: false, level: 3 }), { verbose: true }),
+      { verbose: true, level: 3 },
+    ],
+    [
+      "an own non-enumerable key hides the inherited one",
+      'Object.defineProperty(Object.create({ a: 1, b: 2 }), "b", { value: 2 })',
+      Object.defineProperty(Object.create({ a: 1, b: 2 }), "b", { value: 2 }),
+      { a: 1 },
+    ],
+    ["a regex match (an array with index, input, groups)", '"abc".match(/b/)', "abc".match(/b/), ["b"]],
+    [
+      "an array with a property of its own",
+      "Object.assign([1, 2], { total: 3 })",
+      Object.assign([1, 2], { total: 3 }),
+      [1, 2],
+    ],
+    [
+      "own keys only, against one more",
+      "({ verbose: true })",
+      { verbose: true },
+      { verbose: true, level: 3 },
+    ],
+  ];
+  const runner = (value: unknown, literal: unknown) => {
+    try {
+      expect(value).to.eql(literal);
+      return "matched";
+    } catch {
+      return "mismatch";
+    }
+  };
+
+  it("each case as deep-eql decides it (inherited enumerable keys count, an array's own properties do not)", () => {
+    const lib = `module.exports = [\n${CASES.map(([, code]) => `  () => ${code},\n`).join("")}];\n`;
+    const body = CASES.map(
+      ([, , , literal], i) =>
+        `  it("case ${i}", () => {\n    expect(lib[${i}]()).to.eql(${JSON.stringify(literal)});\n  });\n`,
+    ).join("");
+    const testFile = "test/eql.test.js";
+    const text = `import lib from "../src/lib.js";\n\ndescribe("eql", () => {\n${body}});\n`;
+    const plan = planSeals(parsers, [{ path: testFile, text }], { framework: "vitest" });
+    expect(plan.sites.map((s) => s.kind)).toEqual(CASES.map(() => "js.eql"));
+    const run = runNode({ "src/lib.js": lib, [testFile]: plan.files[0]!.text }, testFile);
+    const judged = judgeSeals(plan, run.records, run.tests);
+    expect(judged.inconsistent).toBeNull();
+    expect(CASES.map(([name], i) => [name, judged.sites[`0.${i}`]])).toEqual(
+      CASES.map(([name, , value, literal]) => [name, runner(value, literal)]),
+    );
+  });
+});

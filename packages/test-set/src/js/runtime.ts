@@ -7,7 +7,9 @@
  *
  * Plain data: undefined, null, booleans, numbers (-0, NaN), bigints, strings, arrays (holes kept),
  * objects (own enumerable string and symbol keys, with a tag for their prototype: Object, null, or
- * a class by identity, and `value.constructor` as toStrictEqual reads it, found along the prototype
+ * a class by identity; the enumerable string keys they inherit, as `for…in` lists them, in `inh`:
+ * chai's deep-eql counts those, read from the prototype's data properties, an inherited getter
+ * never run but opaque, a Proxy on the chain "?"; and `value.constructor` as toStrictEqual reads it, found along the prototype
  * chain by property descriptors: a getter or a Proxy on the way is "?", never run), Map, Set, Date, RegExp, Error, boxed primitives, typed arrays. An object
  * that answers for its own equality (a Proxy, `asymmetricMatch`, jest's matcher symbol) or that
  * the runtime cannot read without running its code in unknown ways is `opaque`; a getter is read
@@ -110,6 +112,17 @@ function __oracleOwn(value, budget, depth, stack) {
   for (var j = 0; j < syms.length; j++) out.push([String(syms[j].description), __oracleRef(syms[j]), __oracleCanon(value[syms[j]], budget, depth + 1, stack)]);
   return { props: props, syms: out };
 }
+function __oracleInherited(value, chain, budget, depth, stack) {
+  if (!chain) return "?";
+  var out = [];
+  for (var key in value) {
+    if (Object.prototype.hasOwnProperty.call(value, key)) continue;
+    var d = null;
+    for (var i = 1; i < chain.length && !d; i++) d = Object.getOwnPropertyDescriptor(chain[i], key);
+    out.push([key, d && "value" in d ? __oracleCanon(d.value, budget, depth + 1, stack) : { t: "opaque", why: "an inherited getter" }]);
+  }
+  return out;
+}
 function __oracleCanon(value, budget, depth, stack) {
   budget.n -= 1;
   if (budget.n < 0) return { t: "big" };
@@ -171,7 +184,10 @@ function __oracleCanon(value, budget, depth, stack) {
   }
   if (tag !== "[object Object]" && tag !== "[object Arguments]") return { t: "opaque", cls: tag, why: "not a kind of value the oracle compares" };
   var fields = __oracleOwn(value, budget, depth, inner);
-  return { t: "obj", proto: proto, ref: ref, ctor: ctor, tag: tag, props: fields.props, syms: fields.syms };
+  var node = { t: "obj", proto: proto, ref: ref, ctor: ctor, tag: tag, props: fields.props, syms: fields.syms };
+  var inherited = __oracleInherited(value, chain, budget, depth, inner);
+  if (inherited.length > 0) node.inh = inherited;
+  return node;
 }
 function __oracleWrite(key, side, value) {
   var canon;
@@ -226,6 +242,9 @@ export function jsRuntime(kind: JsModuleKind, typescript: boolean): string {
       .replace("function (v) { members", "function (v: any) { members")
       .replace("function (s) { return", "function (s: any) { return")
       .replace("var chain = [];", "var chain: any[] = [];")
+      .replace("var out = [];\n  for (var key", "var out: any[] = [];\n  for (var key")
+      .replace("var d = null;", "var d: any = null;")
+      .replace("var node = {", "var node: any = {")
       .replace("var props = [];", "var props: any[] = [];")
       .replace("var out = [];", "var out: any[] = [];")
       .replace("var items = [];", "var items: any[] = [];")

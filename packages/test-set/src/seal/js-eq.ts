@@ -20,7 +20,9 @@ import type { Verdict } from "./python-eq.js";
  * - `deepStrictEqual` (node): prototypes must be the same, undefined properties and holes count;
  * - `deepEqual` (legacy node): node's legacy `==` on primitives, prototypes ignored, undefined
  *   properties and holes count (node 18 and 20: `deepEqual([, 1], [undefined, 1])` fails);
- * - `eql` (chai's deep-eql): Object.is on primitives, the values' type tags must match.
+ * - `eql` (chai's deep-eql): Object.is on primitives, the values' type tags must match; an object's
+ *   keys are what `for…in` lists (inherited enumerable ones count), an array is its items alone
+ *   (its own other properties are not compared: a regex match equals `["b"]`).
  * A value that is not plain data (opaque, too deep, too large) makes the comparison "unknown".
  */
 
@@ -39,6 +41,11 @@ interface DeepRules {
   holesCount: boolean;
   /** How prototypes are compared: not at all (only the type tag), constructor by constructor, or identical. */
   proto: "tag" | "constructor" | "identical";
+  /**
+   * chai's deep-eql: an object's keys are those `for…in` lists (its inherited enumerable ones too:
+   * the runtime's `inh`), and an array is its length and items alone (`iterableEqual`).
+   */
+  forIn?: boolean;
 }
 
 const PRIMITIVES = new Set(["undefined", "null", "bool", "num", "bigint", "str", "sym"]);
@@ -197,12 +204,16 @@ function protosMatch(a: Canon, b: Canon, rules: DeepRules): Verdict {
 
 function keyed(node: Canon, rules: DeepRules): Map<string, Canon> {
   const out = new Map<string, Canon>();
-  for (const [k, v] of props(node)) if (rules.undefinedCounts || v.t !== "undefined") out.set(`s:${k}`, v);
+  const inherited = rules.forIn && Array.isArray(node.inh) ? (node.inh as Array<[string, Canon]>) : [];
+  for (const [k, v] of [...props(node), ...inherited])
+    if (rules.undefinedCounts || v.t !== "undefined") out.set(`s:${k}`, v);
   for (const [, id, v] of syms(node)) if (rules.undefinedCounts || v.t !== "undefined") out.set(`y:${id}`, v);
   return out;
 }
 
 function keysEqual(a: Canon, b: Canon, rules: DeepRules): Verdict {
+  // A Proxy on the prototype chain: what `for…in` lists there was not read.
+  if (rules.forIn && (a.inh === "?" || b.inh === "?")) return "unknown";
   const [x, y] = [keyed(a, rules), keyed(b, rules)];
   if (x.size !== y.size) return false;
   return all([...x].map(([k, v]) => (y.has(k) ? deepEquals(v, y.get(k)!, rules) : false)));
@@ -220,7 +231,7 @@ function arraysEqual(a: Canon, b: Canon, rules: DeepRules): Verdict {
     if (p.t === "hole" || q.t === "hole") return p.t === q.t;
     return deepEquals(p, q, rules);
   });
-  return all([...pairs, keysEqual(a, b, rules)]);
+  return all(rules.forIn ? pairs : [...pairs, keysEqual(a, b, rules)]);
 }
 
 /** Members of `b` that some member of `a` equals, one each (Set and Map equality without order). */
@@ -303,7 +314,7 @@ function sameKind(a: Canon, b: Canon, rules: DeepRules): Verdict {
 const RULES = {
   deepStrictEqual: { primitive: "objectIs", undefinedCounts: true, holesCount: true, proto: "identical" },
   deepEqual: { primitive: "nodeLoose", undefinedCounts: true, holesCount: true, proto: "tag" },
-  eql: { primitive: "objectIs", undefinedCounts: true, holesCount: false, proto: "tag" },
+  eql: { primitive: "objectIs", undefinedCounts: true, holesCount: false, proto: "tag", forIn: true },
 } as const satisfies Record<string, DeepRules>;
 
 /** jest/vitest `toEqual` under `runner` (null: not known, the stricter of the two). */

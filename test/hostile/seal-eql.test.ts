@@ -1,0 +1,123 @@
+// chai's eql / deep.equal under vitest (deep-eql 5) counts the enumerable keys an object inherits
+// (`for…in`); the seal runtime recorded own keys only. Found by an attack review (session 23,
+// findings 2 and 3) on tasks the sweep had judged healthy: code whose unwanted key is inherited from
+// the prototype it builds on PASSed while vitest fails the test (it must FAIL), and a correct fix
+// that builds on a defaults prototype FAILed while vitest passes it (it must PASS).
+
+import { requireDocker } from "@oracle/test-utils";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Conformance, goldDiff, grade, makeConformance, type Shape } from "../conformance/shapes.js";
+import type { Graded } from "./harness.js";
+
+const none = () => ({});
+const LINK = "ln -sfn /opt/deps/node_modules node_modules &&";
+const VITEST_JUNIT = `--no-cache --reporter=default --reporter=junit --outputFile.junit="$ORACLE_JUNIT"`;
+
+const config = (body: string) => `export const DEFAULTS = { verbose: false, level: 3 };
+
+/** The options a run uses: the known ones given, over the defaults; unknown ones are dropped. */
+export function config(opts) {
+${body}
+}
+`;
+
+const configTest = (title: string, body: string) => `import { test, expect } from "vitest";
+import { config } from "../../src/config.js";
+
+test("${title}", () => {
+  ${body}
+});
+`;
+
+const SHAPE: Shape = {
+  id: "seal-eql-vitest",
+  title: "vitest, chai's eql against an object literal",
+  from: {
+    repo: {
+      "package.json": `${JSON.stringify({ name: "cfg", version: "0.1.0", private: true, type: "module", devDependencies: { vitest: "2.1.9" } }, null, 2)}\n`,
+      "src/config.js": config("  return { ...DEFAULTS, ...opts };"),
+      "test/unit/basic.test.js": configTest(
+        "no options",
+        "expect(config({})).to.eql({ verbose: false, level: 3 });",
+      ),
+      ".gitignore": "node_modules\n",
+    },
+    hidden: {
+      "test/regression/config.test.js": configTest(
+        "drops unknown options",
+        'expect(config({ verbose: true, colour: "red" })).to.eql({ verbose: true, level: 3 });',
+      ),
+    },
+    task: {
+      $schema: "../../packages/spec/task.schema.json",
+      description: "seal-eql: unknown options are kept",
+      image: "node-vitest",
+      suites: {
+        existing: {
+          command: `${LINK} node_modules/.bin/vitest run ${VITEST_JUNIT} test/unit`,
+          files: ["test/**"],
+        },
+        hidden: { command: "" },
+      },
+      diff: { allow: ["**"], deny: ["test/**"] },
+      timeoutSeconds: 120,
+    },
+  },
+  hidden: `${LINK} node_modules/.bin/vitest run ${VITEST_JUNIT} test/regression/config.test.js`,
+  gold: {
+    "src/config.js": config(
+      "  const out = { ...DEFAULTS };\n  for (const k of Object.keys(DEFAULTS)) if (k in opts) out[k] = opts[k];\n  return out;",
+    ),
+  },
+  tamper: none,
+  skip: none,
+};
+
+const file = (body: string) => () => ({ "src/config.js": config(body) });
+
+let c: Conformance;
+
+beforeAll(async () => {
+  await requireDocker();
+  c = await makeConformance([SHAPE]);
+}, 1_600_000);
+
+afterAll(async () => {
+  await c?.cleanup();
+});
+
+const why = (g: Graded): string =>
+  `${g.result.reason}: ${g.result.message}\n${g.stderr.split("\n").slice(-25).join("\n")}`;
+const outcome = (g: Graded) => ({ verdict: g.result.verdict, reason: g.result.reason });
+
+describe.concurrent("seals: chai's eql counts inherited enumerable keys (seal-eql-vitest)", () => {
+  it("the gold diff and a fix that sets the given options on Object.create(DEFAULTS) PASS; the base FAILs", async () => {
+    const [gold, proto, base] = await Promise.all([
+      grade(c, SHAPE, "gold", goldDiff(c, SHAPE)),
+      grade(
+        c,
+        SHAPE,
+        "proto",
+        file(
+          "  const out = Object.create(DEFAULTS);\n  for (const k of Object.keys(opts)) if (k in DEFAULTS) out[k] = opts[k];\n  return out;",
+        ),
+      ),
+      grade(c, SHAPE, "baseline"),
+    ]);
+    for (const g of [gold, proto]) expect(outcome(g), why(g)).toEqual({ verdict: "PASS", reason: "PASS" });
+    expect(outcome(base), why(base)).toEqual({ verdict: "FAIL", reason: "TESTS_FAILED" });
+  }, 1_200_000);
+
+  it("inherited-leak: the known keys set on Object.create(opts), the unknown one still inherited -> FAIL TESTS_FAILED", async () => {
+    const g = await grade(
+      c,
+      SHAPE,
+      "leak",
+      file(
+        "  const out = Object.create(opts);\n  for (const [k, v] of Object.entries(DEFAULTS)) out[k] = k in opts ? opts[k] : v;\n  return out;",
+      ),
+    );
+    console.info(`inherited-leak: ${g.result.verdict} ${g.result.reason}`);
+    expect(outcome(g), why(g)).toEqual({ verdict: "FAIL", reason: "TESTS_FAILED" });
+  }, 1_200_000);
+});
