@@ -255,4 +255,33 @@ test("unknown", function () {
     expect(text).toContain("function __oracleSeal(key: any, value: any): any");
     expect(sealJs(parsers, { path: "again.ts", text, index: 9 })).not.toBeNull();
   });
+  it("expect.addEqualityTesters in a hidden file or a base test file (a setup file): toEqual and toStrictEqual are not sealed (attack review s23, finding 10)", () => {
+    const TESTER = `expect.addEqualityTesters([\n  (a, b) => (typeof a === "number" && typeof b === "number" ? Math.abs(a - b) < 0.005 : undefined),\n]);\n`;
+    const test = (head: string) =>
+      `const { total } = require("../src/cart");\n${head}\ntest("sums", () => {\n  expect(total([0.1, 0.2])).toEqual(0.3);\n  expect(total([])).toBe(0);\n});\n\ntest("strict", () => {\n  expect(total([1])).toStrictEqual(1);\n});\n`;
+    const kinds = (p: ReturnType<typeof planSeals>) => ({
+      sites: p.sites.map((s) => [s.test.entry, s.kind, s.afterUnsealed ?? false]),
+      unsealed: p.unsealed.map((u) => [u.test.entry, u.rule]),
+    });
+    const unsealed = {
+      sites: [["sums", "js.is", true]],
+      unsealed: [["strict", "unsealed.equality-testers"]],
+    };
+    expect(kinds(plan(test(TESTER), "test/cart.test.js", "jest"))).toEqual(unsealed);
+    const setup = { path: "test/setup.js", text: TESTER };
+    expect(
+      kinds(
+        planSeals(parsers, [{ path: "test/cart.test.js", text: test("") }], {
+          framework: "jest",
+          context: [setup],
+        }),
+      ),
+    ).toEqual(unsealed);
+    // No tester anywhere: every comparison is sealed.
+    expect(kinds(plan(test(""), "test/cart.test.js", "jest")).sites).toEqual([
+      ["sums", "js.toEqual", false],
+      ["sums", "js.is", false],
+      ["strict", "js.toStrictEqual", false],
+    ]);
+  });
 });

@@ -532,6 +532,8 @@ export function sealJs(
     vitest?: boolean;
     jest?: boolean;
     titles?: ReadonlyMap<string, number>;
+    /** Whether an equality tester is registered (`expect.addEqualityTesters`): toEqual and toStrictEqual are not sealed. */
+    testers?: boolean;
     /** Array and object constants the file also uses otherwise (sealJs's second pass). */
     shared?: ReadonlySet<string>;
   } = {},
@@ -604,10 +606,15 @@ export function sealJs(
         // that is not a site and reads as a check (`toThrow`, `assert.throws`, a helper's check), a
         // demoted site, or a checked one (the runner's own comparison still runs).
         let guarded = false;
+        let tested = false;
         for (const [expression, statement] of pairs) {
           const found = expression ? comparisonOf(expression, statement, vocab, constants) : null;
           if (!found) {
             if (unjudgedCheck(statement)) guarded = true;
+            continue;
+          }
+          if (options.testers && (found.kind === "js.toEqual" || found.kind === "js.toStrictEqual")) {
+            tested = guarded = true;
             continue;
           }
           const key = `${file.index}.${n++}`;
@@ -636,7 +643,8 @@ export function sealJs(
           keys.push(key);
         }
         if (keys.length > 0) tests.push({ test: ref, keys });
-        else unsealed.push({ test: ref, rule: "unsealed.no-comparison" });
+        else
+          unsealed.push({ test: ref, rule: tested ? "unsealed.equality-testers" : "unsealed.no-comparison" });
       }
     };
     visit(

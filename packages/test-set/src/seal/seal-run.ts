@@ -42,7 +42,10 @@ export function planSeals(
   options: {
     demoted?: ReadonlySet<string>;
     framework?: string | null;
-    /** The base commit's test files and conftests: Python ones that name a module constant keep it. */
+    /**
+     * The base commit's test files and conftests (a setup file among them): Python ones that name a
+     * module constant keep it; JS ones are read for what changes a matcher.
+     */
     context?: readonly TestText[];
   } = {},
 ): SealRun {
@@ -76,6 +79,9 @@ export function planSeals(
     return readers.some((other) => other.path !== file.path && word.test(other.text));
   };
   const titles = js.length > 0 ? jsTitles(parsers, js) : new Map<string, number>();
+  // jest's and vitest's equality testers change what toEqual and toStrictEqual mean, wherever they
+  // are registered (a hidden file, a setup file): those comparisons are left to the runner.
+  const testers = [...js, ...(options.context ?? [])].some((f) => /\baddEqualityTesters\b/.test(f.text));
   const { demoted } = options;
   files.forEach((file, index) => {
     const grammar = grammarOf(file.path);
@@ -113,6 +119,7 @@ export function planSeals(
                 titles,
                 vitest: options.framework === "vitest",
                 jest: options.framework === "jest",
+                testers,
               },
             )
           : undefined;
