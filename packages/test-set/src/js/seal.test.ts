@@ -284,4 +284,10 @@ test("unknown", function () {
       ["strict", "js.toStrictEqual", false],
     ]);
   });
+  it("NaN and ±Infinity are what a guesser writes first for a number: their seals are weak (attack review s23)", () => {
+    const p = plan(
+      'const { f } = require("../src/f");\n\ntest("t", () => {\n  expect(f(1)).toBeNaN();\n  expect(f(2)).toBe(NaN);\n  expect(f(3)).toBe(-Infinity);\n  expect(f(4)).toEqual([Infinity]);\n  expect(f(5)).toBe(2.5);\n});\n',
+    );
+    expect(p.sites.map((s) => s.strength)).toEqual(["weak", "weak", "weak", "strong", "strong"]);
+  });
 });

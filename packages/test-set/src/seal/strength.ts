@@ -4,7 +4,7 @@ import type { SealSite } from "./plan.js";
 
 /**
  * How hard each sealed value is to guess from inside the container (plan.ts: SealStrength): a
- * truth value, None/null/nil, 0, 1, -1, an empty string or container is `weak`; a value that stands
+ * truth value, None/null/nil, 0, 1, -1, NaN, ±Infinity, an empty string or container is `weak`; a value that stands
  * as a literal elsewhere in the sealed files (which the code under test can read) is `exposed`.
  */
 
@@ -43,6 +43,10 @@ export function isTrivial(node: Canon): boolean {
       (["int", "rune"].includes(node.c as string) && ["0", "1", "-1"].includes(node.v as string))
     );
   if (node.t === "str") return node.v === "";
+  // NaN and ±Infinity: the first values a guesser writes for a number after 0 and ±1.
+  if (node.t === "num" && !Number.isFinite(Number(node.v))) return true;
+  if (node.t === "float" && ["nan", "inf", "-inf"].includes(String(node.x ?? node.d).toLowerCase()))
+    return true;
   if (NUMBER_TAGS.has(node.t)) return ["n:0/1", "n:1/1", "n:-1/1"].includes(valueKey(node));
   const items = node.v ?? node.items ?? node.props;
   return Array.isArray(items) && items.length === 0;
