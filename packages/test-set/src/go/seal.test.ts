@@ -101,6 +101,10 @@ describe("Go seals: a seal after an unjudged check (afterUnsealed)", () => {
     ["a bare t.Fatal", '\tt.Fatal("stop")'],
     ["a helper handed t", "\thelper(t)"],
     ["a check helper", "\tcheckAnswer(calc.Answer())"],
+    // A helper not named for checking and not handed t can still fail the test (it panics, or calls
+    // a closure over t): attack review s23 finding 7 and its JS twin.
+    ["a helper called for its effect", '\tsame("a", "b")'],
+    ["a call of the code under test", "\tcalc.Reset()"],
     ["a subtest", '\tt.Run("x", func(t *testing.T) { t.Error("no") })'],
     [
       "a loop that is no table",
@@ -113,7 +117,7 @@ describe("Go seals: a seal after an unjudged check (afterUnsealed)", () => {
     expect(guardsOf(`${SEALED}\n\tt.Fatal("stop")`)).toEqual([["go.eq", undefined]]);
     expect(
       guardsOf(
-        `\tdefer func() { t.Log("done") }()\n\tmsg := calc.Err().Error()\n\t_ = msg\n\tif err := calc.Check(); err != nil {\n\t\tt.Fatal(err)\n\t}\n${SEALED}`,
+        `\tdefer func() { t.Log("done") }()\n\tt.Helper()\n\tt.Logf("%d", 1)\n\tmsg := calc.Err().Error()\n\t_ = msg\n\tif err := calc.Check(); err != nil {\n\t\tt.Fatal(err)\n\t}\n${SEALED}`,
       ),
     ).toEqual([
       ["go.nil", undefined],

@@ -683,9 +683,24 @@ function subtestOf(statement: SyntaxNode, t: string): { t: string; body: SyntaxN
  * A statement that is not a site but may be a check that fails the test: a report through a
  * testing.T (`t.Fatal`, `t.Errorf`, … anywhere in it: an unsealed `if`, a `t.Run` subtest), a
  * testify or other call named for checking (`assert.`, `require.`, `checkX`, `verify…`, `must…`), or
- * a call handed the test's `t` (a helper that may fail it). Read by its text, so more than checks
+ * a call handed the test's `t` (a helper that may fail it), or any other statement that calls
+ * something, declarations and `t`'s own logging aside (a helper not named for checking may panic or
+ * call a closure over `t`: attack review s23 finding 7). Read by its text, so more than checks
  * match (the conservative side). A `defer` runs after every seal: it comes before none.
  */
+/** Statements that bind a value: a call there computes what a later seal compares. */
+const GO_BINDINGS = new Set([
+  "short_var_declaration",
+  "var_declaration",
+  "const_declaration",
+  "assignment_statement",
+]);
+const goCallsOut = (statement: SyntaxNode, t: string): boolean =>
+  !GO_BINDINGS.has(statement.type) &&
+  statement.descendantsOfType("call_expression").length > 0 &&
+  !new RegExp(
+    `^${t.replace(/[^\w]/g, "")}\\.(Log|Logf|Helper|Parallel|Cleanup|Setenv|TempDir|Name)\\s*\\(`,
+  ).test(statement.text);
 const GO_REPORT = /\.(Errorf|Fatal|Fatalf|Fail|FailNow)\s*\(|\.Error\s*\(\s*[^\s)]/;
 const GO_CHECK_CALL = /\b(assert|require)\s*\.|\b(check|verify|expect|must|ensure|assert)\w*\s*\(/i;
 const goUnjudgedCheck = (statement: SyntaxNode, t: string): boolean =>
@@ -693,7 +708,8 @@ const goUnjudgedCheck = (statement: SyntaxNode, t: string): boolean =>
   statement.type !== "defer_statement" &&
   (GO_REPORT.test(statement.text) ||
     GO_CHECK_CALL.test(statement.text) ||
-    new RegExp(`[(,]\\s*&?${t.replace(/[^\w]/g, "")}\\s*[,)]`).test(statement.text));
+    new RegExp(`[(,]\\s*&?${t.replace(/[^\w]/g, "")}\\s*[,)]`).test(statement.text) ||
+    goCallsOut(statement, t));
 
 export function sealGo(
   parsers: Parsers,

@@ -290,4 +290,14 @@ test("unknown", function () {
     );
     expect(p.sites.map((s) => s.strength)).toEqual(["weak", "weak", "weak", "strong", "strong"]);
   });
+  it("a call before a seal, whatever its name, may have failed the test: the seal after it is afterUnsealed (attack review s23, the JS side of finding 6)", () => {
+    const p = plan(
+      'const { normalise } = require("../src/text");\n\nfunction same(raw, want) {\n  expect(normalise(raw)).toBe(want);\n}\n\ntest("helper", () => {\n  same("a  b", "a b");\n  expect(normalise("  x  ")).toBe("x");\n});\n\ntest("loop", () => {\n  for (const [raw, want] of [["a  b", "a b"]]) same(raw, want);\n  expect(normalise("  x  ")).toBe("x");\n});\n\ntest("declaration", () => {\n  const out = normalise("  y  ");\n  expect(out).toBe("y");\n});\n',
+    );
+    expect(p.sites.map((s) => [s.test.entry, s.afterUnsealed ?? false])).toEqual([
+      ["helper", true],
+      ["loop", true],
+      ["declaration", false],
+    ]);
+  });
 });

@@ -513,15 +513,27 @@ function constantsOf(root: SyntaxNode): Map<string, Canon> {
 /**
  * A statement that is not a site but may be a check that fails the test: expect/assert/should
  * chains the oracle does not seal (`toThrow`, `rejects`, `assert.throws`), `fail()`, a helper named
- * for checking. Read by its text, so more than checks match (the conservative side).
+ * for checking, or any other statement that calls something, declarations aside (a helper of any
+ * name may hold an `expect`: attack review s23, `same(raw, want)` before a seal the unfixed code
+ * passes). Read by its text, so more than checks match (the conservative side).
  */
 const UNJUDGED_CHECK = /expect|assert|should|throw|reject|fail|check|verify/i;
+/** Statements that bind a name: a call there computes what a later seal compares. */
+const JS_BINDINGS = new Set([
+  "lexical_declaration",
+  "variable_declaration",
+  "function_declaration",
+  "generator_function_declaration",
+  "class_declaration",
+]);
 const unjudgedCheck = (statement: SyntaxNode): boolean =>
   statement.type !== "comment" &&
   !(statement.type === "expression_statement" && named(statement)[0]?.type === "string") &&
   // expect.assertions(n) / expect.hasAssertions() check at the test's end, after every seal.
   !/^expect\s*\.\s*(assertions|hasAssertions)\s*\(/.test(statement.text) &&
-  UNJUDGED_CHECK.test(statement.text);
+  (UNJUDGED_CHECK.test(statement.text) ||
+    (!JS_BINDINGS.has(statement.type) &&
+      statement.descendantsOfType(["call_expression", "new_expression"]).length > 0));
 
 /** The sealed text of one JS/TS test file; null when it does not parse. */
 export function sealJs(
