@@ -36,6 +36,8 @@ export const SEAL_RULES = {
     "A JavaScript file whose module system the oracle cannot tell (a .js file with neither an import nor a require, outside vitest) is not sealed: the runtime could not reach fs.",
   "unsealed.equality-testers":
     "A jest/vitest `toEqual` or `toStrictEqual` is not sealed when a hidden file or a test file of the base commit (a setup file) registers an equality tester (`expect.addEqualityTesters`): the tester changes what the matcher means, so the runner's own comparison decides; a test left with no sealed comparison is listed under this rule.",
+  "unsealed.extended-matcher":
+    "A jest/vitest matcher that a hidden file or a test file of the base commit redefines through `expect.extend({ toBe … })` is not sealed where it is used: the redefinition decides, in the runner; a test left with no sealed comparison is listed under this rule.",
   "unsealed.no-comparison": "A test with no comparison the rules above seal or check.",
   "unsealed.gold":
     "A comparison whose gold value was not plain data or did not match at validation (seal.gold).",

@@ -300,4 +300,29 @@ test("unknown", function () {
       ["declaration", false],
     ]);
   });
+  it("a matcher redefined through expect.extend, in a hidden file or a base test file, is not sealed where it is used (attack review s23, finding 10's twin)", () => {
+    const EXTEND =
+      'expect.extend({\n  toBe(received, expected) {\n    return { pass: String(received) === String(expected), message: () => "differ" };\n  },\n  async toEqual(received, expected) {\n    return { pass: true, message: () => "" };\n  },\n});\n';
+    const test = (head: string) =>
+      `const { f } = require("../src/f");\n${head}\ntest("t", () => {\n  expect(f(1)).toBe(1);\n  expect(f(2)).toStrictEqual(2);\n});\n\ntest("u", () => {\n  expect(f(3)).toEqual([3]);\n});\n`;
+    const kinds = (p: ReturnType<typeof planSeals>) => ({
+      sites: p.sites.map((s) => [s.test.entry, s.kind, s.afterUnsealed ?? false]),
+      unsealed: p.unsealed.map((u) => [u.test.entry, u.rule]),
+    });
+    const want = {
+      sites: [["t", "js.toStrictEqual", true]],
+      unsealed: [["u", "unsealed.extended-matcher"]],
+    };
+    expect(kinds(plan(test(EXTEND), "test/f.test.js", "jest"))).toEqual(want);
+    expect(
+      kinds(
+        planSeals(parsers, [{ path: "test/f.test.js", text: test("") }], {
+          framework: "jest",
+          context: [{ path: "test/setup.js", text: EXTEND }],
+        }),
+      ),
+    ).toEqual(want);
+    // A name handed to expect.extend is not followed; its matchers are jest-extended's kind, new names.
+    expect(kinds(plan(test("expect.extend(matchers);\n"), "test/f.test.js", "jest")).sites).toHaveLength(3);
+  });
 });

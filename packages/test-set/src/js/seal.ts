@@ -535,6 +535,31 @@ const unjudgedCheck = (statement: SyntaxNode): boolean =>
     (!JS_BINDINGS.has(statement.type) &&
       statement.descendantsOfType(["call_expression", "new_expression"]).length > 0));
 
+/**
+ * The matcher names the files redefine through `expect.extend({ name(…) {…}, name: fn })` (jest and
+ * vitest: the last definition wins over the built-in one). Read by text, keys of the call's object
+ * literal (more than matchers may match: the conservative side); `expect.extend(matchers)` with a
+ * name is not followed.
+ */
+export function extendedMatchers(files: ReadonlyArray<{ text: string }>): Set<string> {
+  const names = new Set<string>();
+  for (const { text } of files) {
+    for (const start of text.matchAll(/\bexpect\s*\.\s*extend\s*\(/g)) {
+      let depth = 1;
+      let end = start.index + start[0].length;
+      while (end < text.length && depth > 0) {
+        if (text[end] === "(") depth++;
+        else if (text[end] === ")") depth--;
+        end++;
+      }
+      const call = text.slice(start.index + start[0].length, end);
+      for (const key of call.matchAll(/(?:^|[{,\s])(?:async\s+)?["'`]?([A-Za-z_$][\w$]*)["'`]?\s*(?=[(:])/g))
+        names.add(key[1]!);
+    }
+  }
+  return names;
+}
+
 /** The sealed text of one JS/TS test file; null when it does not parse. */
 export function sealJs(
   parsers: Parsers,
@@ -546,6 +571,8 @@ export function sealJs(
     titles?: ReadonlyMap<string, number>;
     /** Whether an equality tester is registered (`expect.addEqualityTesters`): toEqual and toStrictEqual are not sealed. */
     testers?: boolean;
+    /** Matcher names a file redefines (`expect.extend({ toBe … })`, extendedMatchers): not sealed. */
+    extended?: ReadonlySet<string>;
     /** Array and object constants the file also uses otherwise (sealJs's second pass). */
     shared?: ReadonlySet<string>;
   } = {},
@@ -619,6 +646,7 @@ export function sealJs(
         // demoted site, or a checked one (the runner's own comparison still runs).
         let guarded = false;
         let tested = false;
+        let extended = false;
         for (const [expression, statement] of pairs) {
           const found = expression ? comparisonOf(expression, statement, vocab, constants) : null;
           if (!found) {
@@ -627,6 +655,11 @@ export function sealJs(
           }
           if (options.testers && (found.kind === "js.toEqual" || found.kind === "js.toStrictEqual")) {
             tested = guarded = true;
+            continue;
+          }
+          const matcher = options.extended?.size ? expectChain(expression!)?.names.at(-1) : undefined;
+          if (matcher !== undefined && options.extended!.has(matcher)) {
+            extended = guarded = true;
             continue;
           }
           const key = `${file.index}.${n++}`;
@@ -656,7 +689,14 @@ export function sealJs(
         }
         if (keys.length > 0) tests.push({ test: ref, keys });
         else
-          unsealed.push({ test: ref, rule: tested ? "unsealed.equality-testers" : "unsealed.no-comparison" });
+          unsealed.push({
+            test: ref,
+            rule: tested
+              ? "unsealed.equality-testers"
+              : extended
+                ? "unsealed.extended-matcher"
+                : "unsealed.no-comparison",
+          });
       }
     };
     visit(

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { sealGo } from "../go/seal.js";
-import { jsTitles, sealJs } from "../js/seal.js";
+import { extendedMatchers, jsTitles, sealJs } from "../js/seal.js";
 import type { Parsers } from "../parsers.js";
 import { grammarOf } from "../parsers.js";
 import { sealPython, subclassesIn } from "../python/seal.js";
@@ -82,6 +82,8 @@ export function planSeals(
   // jest's and vitest's equality testers change what toEqual and toStrictEqual mean, wherever they
   // are registered (a hidden file, a setup file): those comparisons are left to the runner.
   const testers = [...js, ...(options.context ?? [])].some((f) => /\baddEqualityTesters\b/.test(f.text));
+  // So does a matcher a file redefines through expect.extend.
+  const extended = extendedMatchers([...js, ...(options.context ?? [])]);
   const { demoted } = options;
   files.forEach((file, index) => {
     const grammar = grammarOf(file.path);
@@ -120,6 +122,7 @@ export function planSeals(
                 vitest: options.framework === "vitest",
                 jest: options.framework === "jest",
                 testers,
+                extended,
               },
             )
           : undefined;
