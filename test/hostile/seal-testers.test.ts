@@ -2,7 +2,8 @@
 // compares amounts to the cent. Found by an attack review (session 23, finding 10) on a task the sweep
 // had judged healthy: a correct total that is not rounded (0.30000000000000004) FAILed on the host's
 // exact comparison while jest passes it; the seal is now left to the runner, so it must PASS (and
-// a total that drops a price still FAILs, by jest's own comparison).
+// a total that drops a price still FAILs, by jest's own comparison). expect.extend redefining toBe
+// in a setup file is the same shape (the review's suggested twin): a count returned as text must PASS.
 
 import { requireDocker } from "@oracle/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,6 +21,17 @@ function total(prices) {
 }
 module.exports = { total };
 `;
+
+const TASK = {
+  $schema: "../../packages/spec/task.schema.json",
+  image: "node-jest",
+  suites: {
+    existing: { command: `${LINK} ${JEST} test/unit ${REPORTERS}`, files: ["test/**", "package.json"] },
+    hidden: { command: "" },
+  },
+  diff: { allow: ["**"], deny: ["test/**"] },
+  timeoutSeconds: 120,
+};
 
 const SHAPE: Shape = {
   id: "seal-testers-jest",
@@ -39,19 +51,48 @@ const SHAPE: Shape = {
         'const { total } = require("../../src/cart");\n\ntest("every price counts", () => {\n  expect(total([0.1, 0.2])).toEqual(0.3);\n});\n',
     },
     task: {
-      $schema: "../../packages/spec/task.schema.json",
+      ...TASK,
       description: "seal-testers: the first price is dropped",
-      image: "node-jest",
-      suites: {
-        existing: { command: `${LINK} ${JEST} test/unit ${REPORTERS}`, files: ["test/**", "package.json"] },
-        hidden: { command: "" },
-      },
-      diff: { allow: ["**"], deny: ["test/**"] },
-      timeoutSeconds: 120,
     },
   },
   hidden: `${LINK} ${JEST} test/regression ${REPORTERS}`,
   gold: { "src/cart.js": cart("Math.round(prices.reduce((sum, p) => sum + p, 0) * 100) / 100") },
+  tamper: none,
+  skip: none,
+};
+
+const count = (body: string) => `/** How many comma-separated items the text holds. */
+function count(text) {
+  return ${body};
+}
+module.exports = { count };
+`;
+
+/** The same shape for a matcher a setup file redefines: toBe compares the values' texts. */
+const EXTEND_SHAPE: Shape = {
+  id: "seal-extend-jest",
+  title: "jest toBe redefined through expect.extend in a setup file",
+  from: {
+    repo: {
+      "package.json": `${JSON.stringify({ name: "count", version: "0.1.0", private: true, jest: { setupFilesAfterEnv: ["<rootDir>/test/setup.js"] } }, null, 2)}\n`,
+      "src/count.js": count('text.split(",").length - 1'),
+      "test/setup.js":
+        '// Counts may come back as text.\nexpect.extend({\n  toBe(received, expected) {\n    const pass = String(received) === String(expected);\n    return { pass, message: () => String(received) + " is not " + String(expected) };\n  },\n});\n',
+      "test/unit/basic.test.js":
+        'test("the package", () => {\n  expect(require("../../package.json").name).toBe("count");\n});\n',
+      ".gitignore": "node_modules\n",
+    },
+    hidden: {
+      "test/regression/count.test.js":
+        'const { count } = require("../../src/count");\n\ntest("counts every item", () => {\n  expect(count("a,b")).toBe(2);\n});\n',
+    },
+    task: {
+      ...TASK,
+      description: "seal-extend: the count is one short",
+    },
+  },
+  hidden: `${LINK} ${JEST} test/regression ${REPORTERS}`,
+  gold: { "src/count.js": count('text.split(",").length') },
   tamper: none,
   skip: none,
 };
@@ -62,7 +103,7 @@ let c: Conformance;
 
 beforeAll(async () => {
   await requireDocker();
-  c = await makeConformance([SHAPE]);
+  c = await makeConformance([SHAPE, EXTEND_SHAPE]);
 }, 1_600_000);
 
 afterAll(async () => {
@@ -84,6 +125,22 @@ describe.concurrent("seals: jest's equality testers change toEqual (seal-testers
     console.info(`noround: ${noround.result.verdict} ${noround.result.reason}`);
     for (const g of [gold, noround]) expect(outcome(g), why(g)).toEqual({ verdict: "PASS", reason: "PASS" });
     for (const g of [base, drop])
+      expect(outcome(g), why(g)).toEqual({ verdict: "FAIL", reason: "TESTS_FAILED" });
+  }, 1_200_000);
+});
+
+describe.concurrent("seals: a matcher redefined through expect.extend (seal-extend-jest)", () => {
+  it("a count returned as text PASSes as jest says under the redefined toBe; the base and a wrong count FAIL", async () => {
+    const text = (body: string) => () => ({ "src/count.js": count(body) });
+    const [gold, asText, base, wrong] = await Promise.all([
+      grade(c, EXTEND_SHAPE, "gold", goldDiff(c, EXTEND_SHAPE)),
+      grade(c, EXTEND_SHAPE, "text", text('String(text.split(",").length)')),
+      grade(c, EXTEND_SHAPE, "baseline"),
+      grade(c, EXTEND_SHAPE, "wrong", text('text.split(",").length + 1')),
+    ]);
+    console.info(`extend-text: ${asText.result.verdict} ${asText.result.reason}`);
+    for (const g of [gold, asText]) expect(outcome(g), why(g)).toEqual({ verdict: "PASS", reason: "PASS" });
+    for (const g of [base, wrong])
       expect(outcome(g), why(g)).toEqual({ verdict: "FAIL", reason: "TESTS_FAILED" });
   }, 1_200_000);
 });
