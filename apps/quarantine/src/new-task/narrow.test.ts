@@ -58,6 +58,19 @@ describe("suiteTooLarge", () => {
         task([run({ reason: "TIMEOUT", message: "the run passed its 300 s limit", existing: null })]),
       ),
     ).toBe("the run passed its 300 s limit in the existing suite");
+    // jmespath.py c501751: the result lists the existing suite, NOT_RUN, when the limit killed it.
+    const notRun = {
+      status: "NOT_RUN",
+      reason: null,
+      counts: { passed: 0, failed: 0, error: 0, skipped: 0 },
+    };
+    expect(
+      suiteTooLarge(
+        task([
+          run({ reason: "TIMEOUT", message: "the run passed its 300 s limit", existing: notRun as never }),
+        ]),
+      ),
+    ).toBe("the run passed its 300 s limit in the existing suite");
   });
 
   it("ignores the hidden suite's report, a gold run, and a timeout after the existing suite reported", () => {
