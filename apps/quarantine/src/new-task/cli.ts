@@ -3,6 +3,7 @@ import { type Command, EXIT, printable, type RunContext, runCommand, withRoot, w
 import { formatDuration } from "../summary.js";
 import type { SweepReport } from "../types.js";
 import { HELP, type NewTaskOptions, parseNewTaskArgs } from "./args.js";
+import { brokenTests, leaveOut, someOf } from "./broken.js";
 import { planFromFix } from "./from-fix.js";
 import type { ImageChoice } from "./image.js";
 import { refuseExisting, type TaskPlan } from "./make.js";
@@ -55,10 +56,10 @@ async function narrowed(
   made: TaskPlan,
   report: SweepReport,
   pipeline: PipelineOptions,
-): Promise<SweepReport> {
+): Promise<{ plan: TaskPlan; report: SweepReport }> {
   const task = report.tasks.find((t) => t.id === made.id);
   const why = task && task.status === "quarantined" ? suiteTooLarge(task) : null;
-  if (why === null) return report;
+  if (why === null) return { plan: made, report };
   const existing = ((made.task.suites as { existing: { files: string[] } }).existing.files ?? []).filter(
     (p) => !p.includes("*"),
   );
@@ -73,7 +74,7 @@ async function narrowed(
     say(
       `note: the existing suite is too large (${why}), and new-task found no smaller set of its test files next to the fix: narrow suites.existing.command in tasks/${made.id}/task.json`,
     );
-    return report;
+    return { plan: made, report };
   }
   say(
     `note: the existing suite is too large (${why}): narrowed to the ${near.length} of its ${existing.length} test files next to the fix (${near.slice(0, 5).join(", ")}${near.length > 5 ? ", …" : ""}); validating again`,
@@ -88,7 +89,86 @@ async function narrowed(
     ...(options.framework ? { framework: options.framework } : {}),
     existingOnly: near,
   });
-  return buildWriteValidate(root, [again.plan], { ...pipeline, force: true });
+  return {
+    plan: again.plan,
+    report: await buildWriteValidate(root, [again.plan], { ...pipeline, force: true }),
+  };
+}
+
+/**
+ * `--fix`, when validation quarantined the task and some existing tests fail at the base commit and
+ * with gold.diff alike (broken.ts): the task again without them, validated again, saying which. When
+ * the existing suite is the base version of the fix's own test files, the tests that fail only with
+ * gold.diff (the fix rewrote them) are left out too. Any other existing test that fails only with
+ * gold.diff is named: the fix breaks it (a real GOLD_FAILS).
+ */
+async function withoutBroken(
+  options: NewTaskOptions,
+  root: string,
+  first: TaskPlan,
+  firstReport: SweepReport,
+  pipeline: PipelineOptions,
+): Promise<SweepReport> {
+  const suite = (first.task.suites as { existing: { files: string[]; command: string } }).existing;
+  const files = suite.files.filter((p) => !p.includes("*"));
+  const hidden = new Set(first.hidden.map((h) => h.path));
+  const ownBase = files.some((p) => hidden.has(p));
+  const left: string[] = [];
+  let report = firstReport;
+  // A file that fails to import stops pytest's whole run before any test: what else fails at the
+  // base shows only in the next round.
+  for (let round = 0; round < 3; round++) {
+    const task = report.tasks.find((t) => t.id === first.id);
+    if (task?.status !== "quarantined") return report;
+    const broken = await brokenTests(root, task);
+    if (broken === null) return report;
+    const rewritten = ownBase ? broken.goldOnly : [];
+    if (!ownBase && broken.goldOnly.length > 0)
+      say(
+        `note: gold.diff fails ${broken.goldOnly.length} existing test${broken.goldOnly.length === 1 ? "" : "s"} that pass at the base commit (${someOf(broken.goldOnly)}): the fix breaks ${broken.goldOnly.length === 1 ? "it" : "them"}, or ${broken.goldOnly.length === 1 ? "it tests" : "they test"} what it changed; a task needs a fix that keeps them passing (a real GOLD_FAILS)`,
+      );
+    const atBase = broken.atBase.filter((id) => !left.includes(id));
+    const ids = [...atBase, ...rewritten.filter((id) => !left.includes(id))];
+    if (ids.length === 0) return report;
+    const importFailed = atBase.some((id) => id.startsWith("existing:::"));
+    if (broken.passedAtBase === 0 && !importFailed) {
+      say(
+        `note: every test of the existing suite fails at the base commit in this image (${someOf(atBase)}): new-task leaves none out; read the log the finding lists`,
+      );
+      return report;
+    }
+    const { leave, unplaced } = leaveOut(first.framework, files, [...left, ...ids], suite.command);
+    if (unplaced.length > 0) {
+      say(
+        `note: ${atBase.length} existing test${atBase.length === 1 ? " fails" : "s fail"} at the base commit and with gold.diff alike (${someOf(atBase)}), but new-task cannot leave ${someOf(unplaced, 3)} out of a ${first.framework} command: leave ${unplaced.length === 1 ? "it" : "them"} out of suites.existing.command in tasks/${first.id}/task.json and run pnpm quarantine-sweep --tasks ${first.id} --repeat 2`,
+      );
+      return report;
+    }
+    if (leave.files.length >= files.length) return report;
+    if (atBase.length > 0)
+      say(
+        `note: ${atBase.length} existing test${atBase.length === 1 ? " fails" : "s fail"} at the base commit in this image, before any diff, and with gold.diff alike (not because of the fix; read why in ${task.runs.find((r) => r.mode === "baseline")?.log ?? "the baseline run's log"}): left out of the existing suite: ${someOf(atBase)}`,
+      );
+    if (rewritten.length > 0)
+      say(
+        `note: ${rewritten.length} test${rewritten.length === 1 ? "" : "s"} of the base version of the fix's test files ${rewritten.length === 1 ? "fails" : "fail"} only with gold.diff (the fix rewrote ${rewritten.length === 1 ? "it" : "them"}; the hidden suite runs the new version): left out of the existing suite: ${someOf(rewritten)}`,
+      );
+    left.push(...ids);
+    say(`validating ${first.id} again without ${ids.length === 1 ? "it" : "them"}`);
+    const again = await planFromFix({
+      root,
+      repo: options.repo!,
+      fix: options.fix!,
+      tests: options.tests,
+      id: first.id,
+      ...(options.image ? { image: options.image } : {}),
+      ...(options.framework ? { framework: options.framework } : {}),
+      existingOnly: files,
+      leaveOut: leave,
+    });
+    report = await buildWriteValidate(root, [again.plan], { ...pipeline, force: true });
+  }
+  return report;
 }
 
 /** `--mine`: every commit's outcome in the report, the yield on stdout (or the report with --json). */
@@ -143,7 +223,10 @@ async function run(options: NewTaskOptions, { signal }: RunContext): Promise<num
   }
   const pipeline = { force: options.force, repeat: options.repeat, lockWait: options.lockWait, signal, say };
   let report = await buildWriteValidate(root, plans, pipeline);
-  if (!options.swebench) report = await narrowed(options, root, plans[0]!, report, pipeline);
+  if (!options.swebench) {
+    const made = await narrowed(options, root, plans[0]!, report, pipeline);
+    report = await withoutBroken(options, root, made.plan, made.report, pipeline);
+  }
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const lines = report.tasks.map((t) => withRoot(describeTask(t), rootGiven));
   const healthy = report.tasks.filter((t) => t.status === "healthy").length;

@@ -1,5 +1,6 @@
 import { basename, resolve } from "node:path";
 import { OracleError } from "@oracle/spec";
+import type { LeaveOut } from "./broken.js";
 import {
   changedFiles,
   checkRepo,
@@ -41,6 +42,8 @@ export interface FromFixOptions {
   tests: string[];
   /** Limit the existing suite to these test files (new-task's second try when the whole suite was too large: narrow.ts). */
   existingOnly?: readonly string[];
+  /** Existing tests to leave out (new-task's next try when some fail at the base commit: broken.ts). */
+  leaveOut?: LeaveOut;
 }
 
 /** Why the go-gotestsum image's Go cannot load the base commit's go.mod ({@link goModWarnings}), if it cannot. */
@@ -132,6 +135,7 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
     runnerFlags: repoRunnerFlags(framework, packageJson),
     repoTests: framework === "jest" ? jest.tests : null,
     ...(options.existingOnly ? { existingOnly: options.existingOnly } : {}),
+    ...(options.leaveOut ? { leaveOut: options.leaveOut } : {}),
   });
   const hidden = await Promise.all(
     split.hidden.map(async (path) => ({ path, bytes: await showFile(repo, fix, path) })),

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { DEFAULT_DENY, type ExpectedTests, OracleError, parseTask, tasksDir } from "@oracle/spec";
 import picomatch from "picomatch";
+import type { LeaveOut } from "./broken.js";
 import { git } from "./git.js";
 import { goFilesToKeep, goRunNames } from "./go-tests.js";
 import { JEST_CONFIG_FILES, type RepoTests } from "./jest-config.js";
@@ -64,6 +65,8 @@ export interface SuitePlanInput {
   deletedTests?: readonly string[];
   /** Limit the existing suite to these test files (SWE-bench's PASS_TO_PASS files), when given. */
   existingOnly?: readonly string[];
+  /** Existing tests left out: they fail at the base commit in this image (broken.ts `leaveOut`). */
+  leaveOut?: LeaveOut;
   /** Flags the repository's own scripts give its runner (templates.ts `repoRunnerFlags`). */
   runnerFlags?: readonly string[];
   /** The files the repository's own runner configuration runs as tests (jest's testMatch). */
@@ -93,6 +96,7 @@ export async function planSuites(input: SuitePlanInput): Promise<SuitePlan> {
     );
   const left = new Set([...input.hidden, ...(input.deletedTests ?? [])]);
   const only = input.existingOnly ? new Set(input.existingOnly) : null;
+  const dropped = new Set(input.leaveOut?.files ?? []);
   // Go: a folder with a go.mod of its own is another module, which `go test` from the top refuses
   // ("main module does not contain package").
   const nested =
@@ -104,23 +108,52 @@ export async function planSuites(input: SuitePlanInput): Promise<SuitePlan> {
       !VENDORED.test(p) &&
       !nested.some((dir) => p.startsWith(dir)) &&
       !left.has(p) &&
+      !dropped.has(p) &&
       runs(p) &&
       (isTestPath(p) || framework === "go" || Boolean(input.repoTests)) &&
       (only === null || only.has(p)),
   );
+  const baseSet = new Set(input.baseFiles);
+  const notes: string[] = [];
+  // No other test file (jshttp/mime-types: its one test file is the one the fix changes): the
+  // existing suite runs the base versions of the changed test files. Their tests that pass at the
+  // base and with the fix are what guards against regressions; those the fix rewrote fail with
+  // gold.diff, and new-task's validation leaves them out (broken.ts). The fix's versions are the
+  // hidden suite, as always.
+  const ownBase =
+    existing.length === 0
+      ? input.hidden
+          .filter(
+            (p) =>
+              baseSet.has(p) &&
+              runs(p) &&
+              !VENDORED.test(p) &&
+              !dropped.has(p) &&
+              (only === null || only.has(p)),
+          )
+          .sort()
+      : [];
+  if (ownBase.length > 0) {
+    existing.push(...ownBase);
+    for (const p of ownBase) left.delete(p);
+    notes.push(
+      `the base commit has no test file besides the ones the fix changes: the existing suite runs the base version${ownBase.length === 1 ? "" : "s"} of ${ownBase.join(", ")} (reset to the base commit before it runs), whose tests that pass at the base and with the fix guard against regressions; the hidden suite runs the fix's version`,
+    );
+  }
   if (existing.length === 0)
     throw new OracleError(
       "USAGE",
-      "the base commit has no test file besides the ones the fix changes: the task's existing suite would run nothing",
+      only === null
+        ? `the base commit has no test file the ${framework} runner runs (the fix adds ${input.hidden.join(", ")}): the task's existing suite would run nothing`
+        : "none of the test files the existing suite was limited to is in the base commit: the task's existing suite would run nothing",
       {
-        hint: "a task needs an existing suite that passes at the base commit; pick a fix in a repository with other tests, or split with --tests so that some test files stay in the existing suite",
+        hint: "a task needs an existing suite that passes at the base commit: pick a fix made after the repository had tests (new-task --fix on a later commit)",
       },
     );
   // Go runs packages, not files: the base versions of changed test files are removed before the run.
   // One that declares a helper the package's other test files use stays (removed, the package's test
   // binary would not build); the run then selects the other files' tests by name, so the changed
   // files' own tests (which may assert the old behaviour) still do not run.
-  const baseSet = new Set(input.baseFiles);
   const changed =
     framework === "go" ? [...left].filter((p) => p.endsWith("_test.go") && baseSet.has(p)).sort() : [];
   const kept = input.goTexts ? await goFilesToKeep(changed, existing, input.goTexts) : [];
@@ -130,10 +163,17 @@ export async function planSuites(input: SuitePlanInput): Promise<SuitePlan> {
   return {
     hidden: { command: suiteCommand(framework, hiddenRuns, [], input.runnerFlags) },
     existing: {
-      command: suiteCommand(framework, existing, remove, input.runnerFlags, selection?.flag),
+      command: suiteCommand(
+        framework,
+        existing,
+        remove,
+        input.runnerFlags,
+        selection?.flag,
+        input.leaveOut?.flags ?? [],
+      ),
       files: existingFiles,
     },
-    notes: selection?.note ? [selection.note] : [],
+    notes: [...notes, ...(selection?.note ? [selection.note] : [])],
   };
 }
 

@@ -84,7 +84,7 @@ export function shellQuote(word: string): string {
   return /^[A-Za-z0-9_./@%+=:,-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
-const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+export const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** The folders (`./pkg`) of Go test files, sorted. */
 function goPackages(files: readonly string[]): string[] {
@@ -147,8 +147,11 @@ export function suiteCommand(
   runnerFlags: readonly string[] = [],
   /** Go: an anchored `-run` or `-skip` flag, quoted, choosing the tests to run (make.ts `goRunSelection`). */
   goRun?: string,
+  /** Shell words, quoted, that leave tests out (broken.ts `leaveOut`): pytest, Go and mocha. */
+  leave: readonly string[] = [],
 ): string {
   const args = (list: readonly string[]) => list.map(shellQuote).join(" ");
+  const out = leave.length > 0 ? `${leave.join(" ")} ` : "";
   const node = "ln -sfn /opt/deps/node_modules node_modules && ";
   const rm = remove.length > 0 ? `rm -f -- ${args(remove)} && ` : "";
   switch (framework) {
@@ -156,9 +159,9 @@ export function suiteCommand(
     case "unittest":
       // unittest-style files run under pytest too: it collects TestCase classes, writes JUnit, and
       // gets the oracle's sentinels (python -m unittest gets none).
-      return `${rm}python3 -m pytest -p no:cacheprovider -q --junitxml="$ORACLE_JUNIT" ${args(files)}`;
+      return `${rm}python3 -m pytest -p no:cacheprovider -q --junitxml="$ORACLE_JUNIT" ${out}${args(files)}`;
     case "go":
-      return `${rm}gotestsum --format standard-verbose --junitfile "$ORACLE_JUNIT" -- -count=1 ${goRun === undefined ? "" : `${goRun} `}${args(goPackages(files))}`;
+      return `${rm}gotestsum --format standard-verbose --junitfile "$ORACLE_JUNIT" -- -count=1 ${goRun === undefined ? "" : `${goRun} `}${out}${args(goPackages(files))}`;
     case "jest":
       // jest's positional arguments are regular expressions over paths; they come before
       // --reporters, an array option that would take them as reporters. --coverage=false: a
@@ -166,7 +169,7 @@ export function suiteCommand(
       // (exit 1 with every test passed), and coverage is no part of a verdict.
       return `${node}${rm}JEST_JUNIT_OUTPUT_FILE="$ORACLE_JUNIT" node_modules/.bin/jest --ci --watchman=false --coverage=false ${args(files.map((f) => `${escapeRegex(f)}$`))} --reporters=default --reporters=jest-junit`;
     case "mocha":
-      return `${node}${rm}node_modules/.bin/mocha ${runnerFlags.length > 0 ? `${args(runnerFlags)} ` : ""}--reporter mocha-junit-reporter --reporter-option mochaFile="$ORACLE_JUNIT" ${args(files)}`;
+      return `${node}${rm}node_modules/.bin/mocha ${runnerFlags.length > 0 ? `${args(runnerFlags)} ` : ""}${out}--reporter mocha-junit-reporter --reporter-option mochaFile="$ORACLE_JUNIT" ${args(files)}`;
     case "vitest":
       return `${node}${rm}node_modules/.bin/vitest run --no-cache --reporter=default --reporter=junit --outputFile.junit="$ORACLE_JUNIT" ${args(files)}`;
   }

@@ -1,0 +1,111 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { TaskReport } from "../types.js";
+import { brokenTests, existingOutcomes, leaveOut } from "./broken.js";
+
+/** An oracle log line listing the existing suite's tests, as the grader writes it. */
+const listed = (tests: string[], omitted = 0) =>
+  `${JSON.stringify({ level: "info", message: "existing suite: …", suite: "existing", tests, testsOmitted: omitted })}\n`;
+
+async function logs(runs: Record<string, string[]>): Promise<{ root: string; task: TaskReport }> {
+  const root = await mkdtemp(join(tmpdir(), "nt-broken-"));
+  const records = [];
+  for (const [name, tests] of Object.entries(runs)) {
+    await writeFile(join(root, `${name}.jsonl`), `{"message":"start"}\n${listed(tests)}`);
+    records.push({
+      mode: name.startsWith("gold") ? "gold" : "baseline",
+      log: `${name}.jsonl`,
+      existing: { status: "FAIL" },
+    });
+  }
+  return { root, task: { id: "t", runs: records } as unknown as TaskReport };
+}
+
+describe("brokenTests: existing tests that fail at the base commit and with gold.diff alike", () => {
+  it("jmespath.py c501751: the tests Python 3.11 breaks fail in every run, the fix's breakage only with gold", async () => {
+    const base = [
+      "passed existing:tests.test_lexer.TestLexer::test_empty",
+      "failed existing:tests.test_functions.TestFunctions::test_can_max_datetimes",
+      "error existing:::extra.test_hypothesis",
+      "passed existing:tests.test_search.TestSearch::test_broken_by_fix",
+      "skipped existing:tests.test_search.TestSearch::test_long_ints",
+    ];
+    const gold = [
+      "passed existing:tests.test_lexer.TestLexer::test_empty",
+      "failed existing:tests.test_functions.TestFunctions::test_can_max_datetimes",
+      "error existing:::extra.test_hypothesis",
+      "failed existing:tests.test_search.TestSearch::test_broken_by_fix",
+    ];
+    const { root, task } = await logs({
+      "baseline-1": base,
+      "baseline-2": base,
+      "gold-1": gold,
+      "gold-2": gold,
+    });
+    expect(await brokenTests(root, task)).toEqual({
+      atBase: [
+        "existing:::extra.test_hypothesis",
+        "existing:tests.test_functions.TestFunctions::test_can_max_datetimes",
+      ],
+      goldOnly: ["existing:tests.test_search.TestSearch::test_broken_by_fix"],
+      passedAtBase: 2,
+    });
+  });
+
+  it("a test that fails in one baseline run only is flaky, not broken; a log that omits tests says nothing", async () => {
+    const { root, task } = await logs({
+      "baseline-1": ["failed existing:a::t", "passed existing:a::u"],
+      "baseline-2": ["passed existing:a::t", "passed existing:a::u"],
+    });
+    expect((await brokenTests(root, task))?.atBase).toEqual([]);
+    // A run that timed out in the existing suite says nothing (its log lists no test).
+    (task.runs[1] as { existing: unknown }).existing = { status: "NOT_RUN" };
+    expect((await brokenTests(root, task))?.atBase).toEqual(["existing:a::t"]);
+    await writeFile(join(root, "omitted.jsonl"), listed(["failed existing:a::t"], 3));
+    expect(await existingOutcomes(join(root, "omitted.jsonl"))).toBeNull();
+  });
+});
+
+describe("leaveOut: the existing command's flags that leave tests out", () => {
+  const files = ["extra/test_hypothesis.py", "tests/test_functions.py", "tests/unit/test_x.py"];
+  it("pytest: --deselect by node id; a file that fails to import is dropped whole", () => {
+    expect(
+      leaveOut("pytest", files, [
+        "existing:::extra.test_hypothesis",
+        "existing:tests.test_functions.TestFunctions::test_can_max_datetimes",
+        "existing:tests.unit.test_x::test_p[a-1]",
+      ]),
+    ).toEqual({
+      leave: {
+        flags: [
+          "--deselect",
+          "tests/test_functions.py::TestFunctions::test_can_max_datetimes",
+          "--deselect",
+          "'tests/unit/test_x.py::test_p[a-1]'",
+        ],
+        files: ["extra/test_hypothesis.py"],
+      },
+      unplaced: [],
+    });
+    expect(leaveOut("pytest", files, ["existing:other.mod::test_y"]).unplaced).toEqual([
+      "existing:other.mod::test_y",
+    ]);
+  });
+  it("Go: -skip of the top-level names; mocha: an inverted --grep of the full titles; jest: not placed", () => {
+    expect(
+      leaveOut("go", [], ["existing:example.com/m/a::TestA/sub", "existing:example.com/m::TestB"]).leave
+        .flags,
+    ).toEqual(["-skip", "'^(TestA|TestB)$'"]);
+    expect(leaveOut("go", [], ["existing:m::TestA"], "gotestsum -- -skip '^X$' .").unplaced).toEqual([
+      "existing:m::TestA",
+    ]);
+    expect(leaveOut("mocha", [], ["existing:works (x)::lookup works (x)"]).leave.flags).toEqual([
+      "--grep",
+      "'^lookup works \\(x\\)$'",
+      "--invert",
+    ]);
+    expect(leaveOut("jest", [], ["existing:a::b"]).unplaced).toEqual(["existing:a::b"]);
+  });
+});

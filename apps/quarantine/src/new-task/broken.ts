@@ -1,0 +1,175 @@
+import { createReadStream } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import type { TaskReport } from "../types.js";
+import { escapeRegex, type Framework, shellQuote } from "./templates.js";
+
+/**
+ * Existing tests that fail at the base commit in the task's image, whatever the diff (jmespath.py:
+ * its code calls `random.sample(dict.keys())`, which Python 3.11 rejects), are no regression guard:
+ * new-task leaves them out of the existing suite, as it treats upstream-skipped hidden tests as
+ * skipped, and says which. So are, when the existing suite is the base version of the test files the
+ * fix changes (make.ts `planSuites`), the tests that fail only with gold.diff: the fix rewrote them,
+ * and their new versions are hidden tests. Anywhere else an existing test that passes at the base and
+ * fails with gold.diff is a real GOLD_FAILS: the fix breaks it.
+ */
+
+/** The existing suite's tests of one run, as the oracle log lists them (`<status> existing:<id>`). */
+export interface SuiteOutcomes {
+  passed: Set<string>;
+  failed: Set<string>;
+}
+
+/** The existing suite's outcomes in a run's oracle log, or null when the log does not list them all. */
+export async function existingOutcomes(logFile: string): Promise<SuiteOutcomes | null> {
+  const lines = createInterface({ input: createReadStream(logFile, "utf8"), crlfDelay: Infinity });
+  let found: SuiteOutcomes | null = null;
+  try {
+    for await (const line of lines) {
+      if (!line.includes('"suite":"existing"') || !line.includes('"tests":[')) continue;
+      let event: { suite?: unknown; tests?: unknown; testsOmitted?: unknown };
+      try {
+        event = JSON.parse(line) as typeof event;
+      } catch {
+        continue;
+      }
+      if (event.suite !== "existing" || !Array.isArray(event.tests)) continue;
+      if (typeof event.testsOmitted === "number" && event.testsOmitted > 0) return null;
+      const outcomes: SuiteOutcomes = { passed: new Set(), failed: new Set() };
+      for (const entry of event.tests) {
+        if (typeof entry !== "string") continue;
+        const [status = "", id = ""] = entry.split(/ (.*)/s);
+        if (status === "passed") outcomes.passed.add(id);
+        else if (status === "failed" || status === "error") outcomes.failed.add(id);
+      }
+      found = outcomes;
+    }
+  } catch {
+    return null;
+  }
+  return found;
+}
+
+/** What the validation's runs say of the existing suite's tests. */
+export interface Broken {
+  /** Failed in every baseline run (and, where gold ran, in every gold run). */
+  atBase: string[];
+  /** Passed in every baseline run and failed in every gold run. */
+  goldOnly: string[];
+  /** Tests that passed in every baseline run. */
+  passedAtBase: number;
+}
+
+/**
+ * Reads the logs of the baseline and gold runs whose existing suite reported; null when none of the
+ * baseline runs did, or a log does not list every test.
+ */
+export async function brokenTests(root: string, task: TaskReport): Promise<Broken | null> {
+  const base: SuiteOutcomes[] = [];
+  const gold: SuiteOutcomes[] = [];
+  // A run that ended before the existing suite reported (a timeout, an engine failure) says nothing.
+  for (const run of task.runs) {
+    if (run.log === null || run.existing === null || run.existing.status === "NOT_RUN") continue;
+    const outcomes = await existingOutcomes(join(root, run.log));
+    if (outcomes === null) return null;
+    (run.mode === "baseline" ? base : gold).push(outcomes);
+  }
+  if (base.length === 0) return null;
+  const inEvery = (runs: SuiteOutcomes[], key: keyof SuiteOutcomes) =>
+    [...runs[0]![key]].filter((id) => runs.every((r) => r[key].has(id))).sort();
+  const atBase = inEvery(base, "failed").filter((id) => gold.every((r) => !r.passed.has(id)));
+  const passed = inEvery(base, "passed");
+  const goldOnly = gold.length === 0 ? [] : inEvery(gold, "failed").filter((id) => passed.includes(id));
+  return { atBase, goldOnly, passedAtBase: passed.length };
+}
+
+/** How the existing suite leaves tests out: flags for its command, and files it no longer runs. */
+export interface LeaveOut {
+  /** Shell words (quoted) for the existing command (`--deselect 'f.py::T::t'`, `-skip '^(TestX)$'`). */
+  flags: string[];
+  /** Test files dropped whole (a Python file that fails to import). */
+  files: string[];
+}
+
+/**
+ * A report id's parts (`existing:<classname>::<name>`). The classname may hold `::` (mocha's is the
+ * test's title, which the full title in the name ends with): the split whose name ends with its
+ * classname wins, else the first.
+ */
+function parts(id: string): { classname: string; name: string } | null {
+  const body = id.replace(/^existing:/, "");
+  const splits: number[] = [];
+  for (let at = body.indexOf("::"); at >= 0; at = body.indexOf("::", at + 1)) splits.push(at);
+  if (splits.length === 0) return null;
+  for (const at of splits) {
+    const classname = body.slice(0, at);
+    const name = body.slice(at + 2);
+    if (classname !== "" && name.endsWith(classname)) return { classname, name };
+  }
+  return { classname: body.slice(0, splits[0]), name: body.slice(splits[0]! + 2) };
+}
+
+/**
+ * The flags that leave `ids` out of the existing suite, per runner, and the ids it cannot place
+ * (then nothing is left out: the user reads why). pytest: `--deselect` by node id, the file dropped
+ * when it failed to import; Go: `-skip` of the top-level test names; mocha: an inverted `--grep` of
+ * the full titles. jest and vitest: not placed.
+ */
+export function leaveOut(
+  framework: Framework,
+  existingFiles: readonly string[],
+  ids: readonly string[],
+  /** The existing command as it is: a selection of its own of the same kind is not overridden. */
+  command = "",
+): { leave: LeaveOut; unplaced: string[] } {
+  const leave: LeaveOut = { flags: [], files: [] };
+  const unplaced: string[] = [];
+  if (framework === "pytest" || framework === "unittest") {
+    const modules = existingFiles
+      .filter((f) => f.endsWith(".py"))
+      .map((f) => ({ file: f, module: f.slice(0, -3).split("/").join(".") }))
+      // The longest module first: `tests.a.b` before `tests.a`.
+      .sort((a, b) => b.module.length - a.module.length);
+    for (const id of ids) {
+      const p = parts(id);
+      const whole = p && p.classname === "" ? modules.find((m) => m.module === p.name) : undefined;
+      if (whole) {
+        if (!leave.files.includes(whole.file)) leave.files.push(whole.file);
+        continue;
+      }
+      const m = p
+        ? modules.find((x) => p.classname === x.module || p.classname.startsWith(`${x.module}.`))
+        : undefined;
+      if (!p || !m) {
+        unplaced.push(id);
+        continue;
+      }
+      const classes = p.classname.slice(m.module.length + 1);
+      const node = [m.file, ...(classes ? classes.split(".") : []), p.name].join("::");
+      leave.flags.push("--deselect", shellQuote(node));
+    }
+  } else if (framework === "go" && !/ -skip /.test(command)) {
+    const names = new Set<string>();
+    for (const id of ids) {
+      const p = parts(id);
+      const top = p?.name.split("/")[0];
+      if (!top || !/^(Test|Example|Fuzz)/.test(top)) unplaced.push(id);
+      else names.add(top);
+    }
+    if (names.size > 0) leave.flags.push("-skip", shellQuote(`^(${[...names].sort().join("|")})$`));
+  } else if (framework === "mocha" && !/ '?(--grep|-g|--fgrep|-f|--invert|-i)\b/.test(command)) {
+    const titles: string[] = [];
+    for (const id of ids) {
+      const p = parts(id);
+      if (!p || p.name === "") unplaced.push(id);
+      else titles.push(`^${escapeRegex(p.name)}$`);
+    }
+    if (titles.length > 0) leave.flags.push("--grep", shellQuote(titles.join("|")), "--invert");
+  } else unplaced.push(...ids);
+  return { leave, unplaced };
+}
+
+/** The first few of a list, for a line a person reads. */
+export function someOf(list: readonly string[], n = 5): string {
+  return `${list.slice(0, n).join(", ")}${list.length > n ? `, … (${list.length} in all)` : ""}`;
+}
