@@ -1,8 +1,10 @@
 // `oracle-new-task --repo --fix`, unaided, on the shapes real repositories have (issue 31): a Python
 // src layout whose pytest configuration lives in pyproject.toml (testpaths, addopts with
 // --strict-markers, markers) and whose hidden file holds a test upstream skips at the base and the
-// fix alike; a Go package whose tests print without a final newline; a JS repository whose lockfile
-// pins a version older than the newest its range takes. Each must come out healthy with no flag.
+// fix alike; a repository whose only test file is the one the fix changes; existing tests broken at
+// the base in the image, and an import the image lacks; a Go package whose tests print without a
+// final newline; a JS repository whose lockfile pins a version older than the newest its range
+// takes. Each must come out healthy with no flag.
 import { execFileSync } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -65,6 +67,80 @@ describe("oracle-new-task on the shapes of real repositories, with no flag", () 
     const dir = join(temp.root, "tasks", "calc-src");
     expect((await grade("calc-src", ["--diff", join(dir, "gold.diff")])).code).toBe(0);
     expect((await grade("calc-src", ["--baseline"])).code).toBe(1);
+  });
+
+  it("a repository whose only test file is the one the fix changes (jshttp/mime-types): the existing suite is its base version", async () => {
+    const repo = join(scratch, "clamp-one-file");
+    const low = "def test_low():\n    assert clamp(-1, 0, 9) == 0\n";
+    await makeRepo(repo, [
+      {
+        "calc.py": "def clamp(v, lo, hi):\n    return max(lo, v)\n",
+        // The fix rewrites the second test, which asserts the old behaviour.
+        "tests/test_calc.py": `from calc import clamp\n\n\n${low}\n\ndef test_high_is_unbounded():\n    assert clamp(10, 0, 9) == 10\n`,
+      },
+      {
+        "calc.py": "def clamp(v, lo, hi):\n    return min(hi, max(lo, v))\n",
+        "tests/test_calc.py": `from calc import clamp\n\n\n${low}\n\ndef test_high():\n    assert clamp(10, 0, 9) == 9\n`,
+      },
+    ]);
+    const result = await newTask([
+      "--repo",
+      repo,
+      "--fix",
+      "HEAD",
+      "--id",
+      "clamp-one-file",
+      "--repeat",
+      "1",
+    ]);
+    expect(result.stderr).toMatch(/the existing suite runs the base version of tests\/test_calc\.py/);
+    expect(result.stderr).toMatch(
+      /1 test of the base version of the fix's test files fails only with gold\.diff .*: left out of the existing suite: existing:tests\.test_calc::test_high_is_unbounded/,
+    );
+    expect(result.stdout, result.stderr).toContain("tasks/clamp-one-file: healthy");
+    expect(result.code).toBe(0);
+    const task = await readTask("clamp-one-file");
+    expect(task.suites.existing.command).toMatch(
+      / --deselect tests\/test_calc\.py::test_high_is_unbounded tests\/test_calc\.py$/,
+    );
+    expect(task.suites.existing.files).toContain("tests/test_calc.py");
+  });
+
+  it("existing tests broken at the base in this image are left out and named, and an import the image lacks is named with its remedy", async () => {
+    const repo = join(scratch, "clamp-broken");
+    await makeRepo(repo, [
+      {
+        "calc.py": "def clamp(v, lo, hi):\n    return max(lo, v)\n",
+        "tests/test_low.py": "from calc import clamp\n\n\ndef test_low():\n    assert clamp(-1, 0, 9) == 0\n",
+        // Python 3.11 rejects a sample of a dict's keys (jmespath.py): it fails at the base and the fix alike.
+        "tests/test_pick.py":
+          "import random\n\n\ndef test_pick():\n    assert random.sample({'a': 1}.keys(), 1) == ['a']\n\n\ndef test_fine():\n    assert True\n",
+        // A third-party module new-task does not know, which the image lacks.
+        "tests/test_param.py":
+          "from parameterized import parameterized\n\nfrom calc import clamp\n\n\n@parameterized.expand([(1,), (2,)])\ndef test_in(v):\n    assert clamp(v, 0, 9) == v\n",
+      },
+      {
+        "calc.py": "def clamp(v, lo, hi):\n    return min(hi, max(lo, v))\n",
+        "tests/test_high.py":
+          "from calc import clamp\n\n\ndef test_high():\n    assert clamp(10, 0, 9) == 9\n",
+      },
+    ]);
+    const result = await newTask(["--repo", repo, "--fix", "HEAD", "--id", "clamp-broken", "--repeat", "1"]);
+    expect(result.stderr).toMatch(
+      /note: tests\/test_param\.py imports parameterized, which images\/python-pytest lacks: .*apt-cache search python3-parameterized.* --image NAME --force/,
+    );
+    // pytest stops at a file that fails to import before running any test: the broken test shows next.
+    expect(result.stderr).toMatch(
+      /1 existing test fails at the base commit in this image, before any diff, and with gold\.diff alike .*: left out of the existing suite: existing:::tests\.test_param\n/,
+    );
+    expect(result.stderr).toMatch(/left out of the existing suite: existing:tests\.test_pick::test_pick\n/);
+    expect(result.stdout, result.stderr).toContain("tasks/clamp-broken: healthy");
+    expect(result.code).toBe(0);
+    const task = await readTask("clamp-broken");
+    expect(task.suites.existing.command).toMatch(
+      / --deselect tests\/test_pick\.py::test_pick tests\/test_low\.py tests\/test_pick\.py$/,
+    );
+    expect(task.suites.existing.files).not.toContain("tests/test_param.py");
   });
 
   it("Go: tests that print without a final newline pass, as `go test` says", async () => {

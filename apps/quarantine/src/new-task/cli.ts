@@ -8,9 +8,11 @@ import { planFromFix } from "./from-fix.js";
 import type { ImageChoice } from "./image.js";
 import { refuseExisting, type TaskPlan } from "./make.js";
 import { mine, yieldLine } from "./mine.js";
+import { missingInRuns, missingLine } from "./missing.js";
 import { nearFix, suiteTooLarge } from "./narrow.js";
 import { buildWriteValidate, type PipelineOptions, writeAll } from "./pipeline.js";
 import { planDataset } from "./swebench.js";
+import { shellQuote } from "./templates.js";
 import { describeTask } from "./validate.js";
 
 /**
@@ -171,6 +173,15 @@ async function withoutBroken(
   return report;
 }
 
+/** The modules the validation's runs could not import, each with what brings it into the image (missing.ts). */
+async function sayMissing(options: NewTaskOptions, root: string, made: TaskPlan, report: SweepReport) {
+  const task = report.tasks.find((t) => t.id === made.id);
+  if (task === undefined || task.status === "healthy") return;
+  const again = `pnpm new-task --repo ${shellQuote(options.repo!)} --fix ${shellQuote(options.fix!)}${options.id ? ` --id ${shellQuote(options.id)}` : ""}`;
+  for (const m of await missingInRuns(root, made.framework, task))
+    say(`note: ${missingLine(made.framework, m, made.image, again)}`);
+}
+
 /** `--mine`: every commit's outcome in the report, the yield on stdout (or the report with --json). */
 async function runMine(options: NewTaskOptions, signal: AbortSignal): Promise<number> {
   const { report, dir } = await mine({
@@ -224,6 +235,7 @@ async function run(options: NewTaskOptions, { signal }: RunContext): Promise<num
   const pipeline = { force: options.force, repeat: options.repeat, lockWait: options.lockWait, signal, say };
   let report = await buildWriteValidate(root, plans, pipeline);
   if (!options.swebench) {
+    await sayMissing(options, root, plans[0]!, report);
     const made = await narrowed(options, root, plans[0]!, report, pipeline);
     report = await withoutBroken(options, root, made.plan, made.report, pipeline);
   }
