@@ -23,7 +23,9 @@ From a fix commit:
   at the fix (test folders test/ tests/ testing/ __tests__/ spec/, or names test_*.py *_test.py
   *_test.go *.test.* *.spec.*; --tests replaces the rule); gold.diff is the rest of the fix; the
   mirror is a bundle of the base commit's history alone; the existing suite runs the base commit's
-  other test files (never the base versions of the ones the fix changes or deletes).
+  other test files (never the base versions of the ones the fix changes or deletes, unless there is
+  no other: then the base versions run, less the tests the fix rewrote); existing tests that fail at
+  the base and with the fix alike are left out and named, and so is a module the tests cannot import.
   --repo PATH          a local clone (work tree or bare)
   --fix COMMIT         the commit that fixed the bug, with its tests
   --tests GLOB         a test file glob (repeatable): these files are the hidden tests
