@@ -143,6 +143,37 @@ describe("oracle-new-task on the shapes of real repositories, with no flag", () 
     expect(task.suites.existing.files).not.toContain("tests/test_param.py");
   });
 
+  it("JS: a jest test that parses process.argv as a program would (commander.js) runs as upstream runs it", async () => {
+    const repo = join(scratch, "clamp-argv");
+    const manifest = {
+      name: "clamp",
+      version: "1.0.0",
+      scripts: { test: "jest" },
+      devDependencies: { jest: "30.5.2" },
+    };
+    await makeRepo(repo, [
+      {
+        "package.json": `${JSON.stringify(manifest, null, 2)}\n`,
+        "src/clamp.js": "exports.clamp = (v, lo, hi) => Math.max(lo, v);\n",
+        "tests/low.test.js":
+          "const { clamp } = require('../src/clamp');\ntest('low', () => expect(clamp(-1, 0, 9)).toBe(0));\n",
+        // commander's `program.parse()` reads process.argv: upstream's jest gives it no flags.
+        "tests/argv.test.js":
+          "test('the program gets no flags of the runner', () => {\n  expect(process.argv.slice(2).filter((a) => a.startsWith('-'))).toEqual([]);\n});\n",
+      },
+      {
+        "src/clamp.js": "exports.clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));\n",
+        "tests/high.test.js":
+          "const { clamp } = require('../src/clamp');\ntest('high', () => expect(clamp(10, 0, 9)).toBe(9));\n",
+      },
+    ]);
+    const result = await newTask(["--repo", repo, "--fix", "HEAD", "--id", "clamp-argv", "--repeat", "1"]);
+    expect(result.stdout, result.stderr).toContain("tasks/clamp-argv: healthy");
+    expect(result.code).toBe(0);
+    const task = await readTask("clamp-argv");
+    expect(task.suites.existing.command).toContain("--maxWorkers=2 --testTimeout=30000");
+  });
+
   it("Go: tests that print without a final newline pass, as `go test` says", async () => {
     const repo = join(scratch, "clamp-print");
     const inside =

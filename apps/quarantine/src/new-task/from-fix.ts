@@ -30,7 +30,13 @@ import {
 } from "./make.js";
 import { repoPythonNeeds } from "./python-deps.js";
 import { splitFix } from "./split.js";
-import { detectFramework, type Framework, pythonSrcLayout, repoRunnerFlags } from "./templates.js";
+import {
+  detectFramework,
+  type Framework,
+  jestRunFlags,
+  pythonSrcLayout,
+  repoRunnerFlags,
+} from "./templates.js";
 
 export interface FromFixOptions {
   root: string;
@@ -104,7 +110,8 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
   const base = up[0]!;
   const fixPackageJson = await readPackageJson(repo, fix);
   const packageJson = fixPackageJson ?? (await readPackageJson(repo, base));
-  const jest = jestTests(packageJson, await readJestConfigs(repo, fix));
+  const jestConfigs = await readJestConfigs(repo, fix);
+  const jest = jestTests(packageJson, jestConfigs);
   const jestRule = options.framework === undefined || options.framework === "jest" ? jest.tests : null;
   const split = splitFix(await changedFiles(repo, base, fix), options.tests, jestRule?.match);
   if (split.hidden.length === 0)
@@ -132,7 +139,13 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
     baseFiles,
     hidden: split.hidden,
     deletedTests: split.deletedTests,
-    runnerFlags: repoRunnerFlags(framework, packageJson),
+    runnerFlags:
+      framework === "jest"
+        ? jestRunFlags(
+            packageJson,
+            jestConfigs.map((c) => c.text),
+          )
+        : repoRunnerFlags(framework, packageJson),
     repoTests: framework === "jest" ? jest.tests : null,
     ...(options.existingOnly ? { existingOnly: options.existingOnly } : {}),
     ...(options.leaveOut ? { leaveOut: options.leaveOut } : {}),

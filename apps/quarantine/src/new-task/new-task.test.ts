@@ -8,6 +8,7 @@ import { isTestPath, splitFix } from "./split.js";
 import { readDataset } from "./swebench.js";
 import {
   detectFramework,
+  jestRunFlags,
   pythonSrcLayout,
   repoRunnerFlags,
   runsAsTest,
@@ -39,6 +40,23 @@ describe("splitFix", () => {
 });
 
 describe("templates", () => {
+  it("jest: runs in workers and with a 30 s test timeout unless the repository's scripts or config say (commander.js 2e96cd3)", () => {
+    const pkg = (scripts: Record<string, string>, jest?: unknown) => JSON.stringify({ scripts, jest });
+    // commander.js: `jest && npm run check:type:ts`, jest.config.js without either.
+    const commander = jestRunFlags(pkg({ test: "jest && npm run check:type:ts" }), [
+      "const config = { testEnvironment: 'node', collectCoverage: true };",
+    ]);
+    expect(commander).toEqual(["--maxWorkers=2", "--testTimeout=30000"]);
+    expect(suiteCommand("jest", ["tests/a.test.js"], [], commander)).toContain(
+      "--coverage=false --maxWorkers=2 --testTimeout=30000 'tests/a\\.test\\.js$'",
+    );
+    expect(jestRunFlags(pkg({ test: "jest -i --testTimeout 9000 src" }))).toEqual([
+      "-i",
+      "--testTimeout=9000",
+    ]);
+    expect(jestRunFlags(pkg({ test: "jest" }, { testTimeout: 60000, maxWorkers: 4 }))).toEqual([]);
+    expect(jestRunFlags(null, ["module.exports = { testTimeout: 20000 }"])).toEqual(["--maxWorkers=2"]);
+  });
   it("carries the mocha flags the repository's own scripts give (the interface, requires, timeout)", () => {
     const pkg = (scripts: Record<string, string>) => JSON.stringify({ scripts });
     expect(

@@ -140,6 +140,58 @@ export function repoRunnerFlags(framework: Framework, packageJson: string | null
   return [];
 }
 
+/** jest flags of the repository's scripts the command keeps: how long a test may take, and how it runs. */
+const JEST_FLAGS = new Set(["--testTimeout", "--maxWorkers", "-w", "--runInBand", "-i"]);
+const JEST_SWITCHES = new Set(["--runInBand", "-i"]);
+
+/**
+ * The flags a jest command carries for a repository (commander.js 2e96cd3): those its own scripts give
+ * jest (`--testTimeout`, `--maxWorkers`, `--runInBand`), and, where neither its scripts nor its jest
+ * configuration (package.json's `jest` key, a jest.config file's text) set them:
+ * - `--maxWorkers=2`: on two cores jest runs the tests in its own process, whose `process.argv` then
+ *   holds the oracle's flags (`--ci`, the test files), and a test that parses `process.argv` (commander's
+ *   `program.parse()`) fails on them; in workers, as upstream's CI runs a large suite, it is clean;
+ * - `--testTimeout=30000`: jest's 5 s per test is upstream's fast machine; the oracle's run has its
+ *   own wall-clock limit.
+ */
+export function jestRunFlags(packageJson: string | null, configTexts: readonly string[] = []): string[] {
+  let scripts: Record<string, unknown> = {};
+  let jestKey = "";
+  try {
+    const parsed = JSON.parse(packageJson ?? "{}") as { scripts?: unknown; jest?: unknown };
+    scripts = (parsed.scripts ?? {}) as Record<string, unknown>;
+    jestKey = JSON.stringify(parsed.jest ?? "");
+  } catch {
+    // an unreadable package.json gives only the defaults
+  }
+  const flags: string[] = [];
+  const names = ["test", ...Object.keys(scripts).filter((n) => n !== "test")];
+  found: for (const name of names) {
+    const script = scripts[name];
+    if (typeof script !== "string") continue;
+    for (const { words, expands } of shellSegments(script)) {
+      const at = words.findIndex((w) => /(^|\/)jest(\.js)?$/.test(w));
+      if (at < 0) continue;
+      for (let i = at + 1; i < words.length; i++) {
+        const [flag = "", joined] = words[i]!.split(/=(.*)/s);
+        if (!JEST_FLAGS.has(flag) || expands[i] === true) continue;
+        if (JEST_SWITCHES.has(flag)) flags.push(flag);
+        else {
+          const valueAt = joined === undefined ? ++i : i;
+          const value = joined ?? words[valueAt];
+          if (value !== undefined && expands[valueAt] !== true) flags.push(`${flag}=${value}`);
+        }
+      }
+      break found;
+    }
+  }
+  const config = [jestKey, ...configTexts].join("\n");
+  const has = (re: RegExp) => flags.some((f) => re.test(f)) || re.test(config);
+  if (!has(/^(--maxWorkers|-w|--runInBand|-i)\b|\bmaxWorkers\b/)) flags.push("--maxWorkers=2");
+  if (!has(/^--testTimeout\b|\btestTimeout\b/)) flags.push("--testTimeout=30000");
+  return flags;
+}
+
 export function suiteCommand(
   framework: Framework,
   files: readonly string[],
@@ -167,7 +219,7 @@ export function suiteCommand(
       // --reporters, an array option that would take them as reporters. --coverage=false: a
       // repository's collectCoverage with a coverageThreshold fails a run of part of its suite
       // (exit 1 with every test passed), and coverage is no part of a verdict.
-      return `${node}${rm}JEST_JUNIT_OUTPUT_FILE="$ORACLE_JUNIT" node_modules/.bin/jest --ci --watchman=false --coverage=false ${args(files.map((f) => `${escapeRegex(f)}$`))} --reporters=default --reporters=jest-junit`;
+      return `${node}${rm}JEST_JUNIT_OUTPUT_FILE="$ORACLE_JUNIT" node_modules/.bin/jest --ci --watchman=false --coverage=false ${runnerFlags.length > 0 ? `${args(runnerFlags)} ` : ""}${args(files.map((f) => `${escapeRegex(f)}$`))} --reporters=default --reporters=jest-junit`;
     case "mocha":
       return `${node}${rm}node_modules/.bin/mocha ${runnerFlags.length > 0 ? `${args(runnerFlags)} ` : ""}${out}--reporter mocha-junit-reporter --reporter-option mochaFile="$ORACLE_JUNIT" ${args(files)}`;
     case "vitest":
