@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { TaskReport } from "../types.js";
-import { brokenTests, existingOutcomes, leaveOut } from "./broken.js";
+import { brokenTests, existingOutcomes, firstError, goldHiddenFailures, leaveOut } from "./broken.js";
 
 /** An oracle log line listing the existing suite's tests, as the grader writes it. */
 const listed = (tests: string[], omitted = 0) =>
@@ -107,5 +107,32 @@ describe("leaveOut: the existing command's flags that leave tests out", () => {
       "--invert",
     ]);
     expect(leaveOut("jest", [], ["existing:a::b"]).unplaced).toEqual(["existing:a::b"]);
+  });
+});
+
+describe("goldHiddenFailures: the hidden tests gold.diff fails, and the first error", () => {
+  it("jmespath.py c501751: the fix's own test fails at the base and with gold.diff on Python 3.11", async () => {
+    const root = await mkdtemp(join(tmpdir(), "nt-gold-"));
+    const hidden = (tests: string[]) =>
+      `${JSON.stringify({ message: "suite.output", suite: "hidden", text: "    random.sample(self._CACHE.keys(), n)\nE   TypeError: Population must be a sequence.  For dicts or sets, use sorted(d).\n" })}\n${JSON.stringify({ message: "hidden suite: …", suite: "hidden", tests })}\n`;
+    const failing = [
+      "passed hidden:tests.test_parser.TestParser::test_dot",
+      "failed hidden:tests.test_parser.TestParserCaching::test_free_cache_entries",
+    ];
+    await writeFile(join(root, "b.jsonl"), hidden(failing));
+    await writeFile(join(root, "g.jsonl"), hidden(failing));
+    const task = {
+      runs: [
+        { mode: "baseline", log: "b.jsonl", hidden: { status: "FAIL" } },
+        { mode: "gold", log: "g.jsonl", hidden: { status: "FAIL" } },
+      ],
+    } as unknown as TaskReport;
+    expect(await goldHiddenFailures(root, task)).toEqual({
+      failed: ["hidden:tests.test_parser.TestParserCaching::test_free_cache_entries"],
+      atBaseToo: ["hidden:tests.test_parser.TestParserCaching::test_free_cache_entries"],
+      error: "TypeError: Population must be a sequence.  For dicts or sets, use sorted(d).",
+      log: "g.jsonl",
+    });
+    expect(firstError("  ● x\n    TypeError: a is not a function\n")).toBe("TypeError: a is not a function");
   });
 });

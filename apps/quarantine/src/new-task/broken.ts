@@ -20,25 +20,29 @@ export interface SuiteOutcomes {
   failed: Set<string>;
 }
 
-/** The existing suite's outcomes in a run's oracle log, or null when the log does not list them all. */
-export async function existingOutcomes(logFile: string): Promise<SuiteOutcomes | null> {
+/** A suite's outcomes in a run's oracle log (the existing one unless said), or null when the log does not list them all. */
+export async function existingOutcomes(
+  logFile: string,
+  suite: "existing" | "hidden" = "existing",
+): Promise<SuiteOutcomes | null> {
   const lines = createInterface({ input: createReadStream(logFile, "utf8"), crlfDelay: Infinity });
   let found: SuiteOutcomes | null = null;
   try {
     for await (const line of lines) {
-      if (!line.includes('"suite":"existing"') || !line.includes('"tests":[')) continue;
+      if (!line.includes(`"suite":"${suite}"`) || !line.includes('"tests":[')) continue;
       let event: { suite?: unknown; tests?: unknown; testsOmitted?: unknown };
       try {
         event = JSON.parse(line) as typeof event;
       } catch {
         continue;
       }
-      if (event.suite !== "existing" || !Array.isArray(event.tests)) continue;
+      if (event.suite !== suite || !Array.isArray(event.tests)) continue;
       if (typeof event.testsOmitted === "number" && event.testsOmitted > 0) return null;
       const outcomes: SuiteOutcomes = { passed: new Set(), failed: new Set() };
       for (const entry of event.tests) {
         if (typeof entry !== "string") continue;
         const [status = "", id = ""] = entry.split(/ (.*)/s);
+        if (!id.startsWith(`${suite}:`)) continue;
         if (status === "passed") outcomes.passed.add(id);
         else if (status === "failed" || status === "error") outcomes.failed.add(id);
       }
@@ -172,4 +176,47 @@ export function leaveOut(
 /** The first few of a list, for a line a person reads. */
 export function someOf(list: readonly string[], n = 5): string {
   return `${list.slice(0, n).join(", ")}${list.length > n ? `, … (${list.length} in all)` : ""}`;
+}
+
+/** The first error line of a suite's output: pytest's `E   TypeError: …`, else a line naming an Error. */
+export function firstError(output: string): string | null {
+  const pytest = /^E {3}(\w*(?:Error|Exception)\b.*)$/m.exec(output);
+  if (pytest) return pytest[1]!.trim().slice(0, 300);
+  const other = /^\s*(\w*(?:Error|Exception)\b[:\s].*)$/m.exec(output);
+  return other ? other[1]!.trim().slice(0, 300) : null;
+}
+
+/**
+ * When gold.diff fails hidden tests: which, how many of them fail at the base too, and the first
+ * error of the gold run's hidden output. Null when no gold run's log lists a failing hidden test.
+ */
+export async function goldHiddenFailures(
+  root: string,
+  task: TaskReport,
+): Promise<{ failed: string[]; atBaseToo: string[]; error: string | null; log: string } | null> {
+  const gold = task.runs.find((r) => r.mode === "gold" && r.log !== null && r.hidden?.status === "FAIL");
+  if (!gold) return null;
+  const outcomes = await existingOutcomes(join(root, gold.log!), "hidden");
+  if (outcomes === null || outcomes.failed.size === 0) return null;
+  const failed = [...outcomes.failed].sort();
+  const atBaseToo = new Set<string>();
+  for (const run of task.runs)
+    if (run.mode === "baseline" && run.log !== null) {
+      const base = await existingOutcomes(join(root, run.log), "hidden");
+      for (const id of failed) if (base?.failed.has(id)) atBaseToo.add(id);
+    }
+  let output = "";
+  const lines = createInterface({
+    input: createReadStream(join(root, gold.log!), "utf8"),
+    crlfDelay: Infinity,
+  });
+  for await (const line of lines) {
+    if (!line.includes('"message":"suite.output"') || !line.includes('"suite":"hidden"')) continue;
+    try {
+      output += (JSON.parse(line) as { text?: string }).text ?? "";
+    } catch {
+      // a line cut short says nothing
+    }
+  }
+  return { failed, atBaseToo: [...atBaseToo].sort(), error: firstError(output), log: gold.log! };
 }

@@ -1,14 +1,16 @@
 import { join, relative } from "node:path";
 import { type Command, EXIT, printable, type RunContext, runCommand, withRoot, write } from "@oracle/cli-kit";
+import { OracleError } from "@oracle/spec";
 import { formatDuration } from "../summary.js";
 import type { SweepReport } from "../types.js";
 import { HELP, type NewTaskOptions, parseNewTaskArgs } from "./args.js";
-import { brokenTests, leaveOut, someOf } from "./broken.js";
+import { brokenTests, goldHiddenFailures, leaveOut, someOf } from "./broken.js";
 import { planFromFix } from "./from-fix.js";
+import { treeFiles } from "./git.js";
 import type { ImageChoice } from "./image.js";
 import { refuseExisting, type TaskPlan } from "./make.js";
 import { mine, yieldLine } from "./mine.js";
-import { missingInRuns, missingLine } from "./missing.js";
+import { missingInRuns, missingLine, ownPythonModules } from "./missing.js";
 import { nearFix, suiteTooLarge } from "./narrow.js";
 import { buildWriteValidate, type PipelineOptions, writeAll } from "./pipeline.js";
 import { planDataset } from "./swebench.js";
@@ -167,10 +169,33 @@ async function withoutBroken(
       ...(options.framework ? { framework: options.framework } : {}),
       existingOnly: files,
       leaveOut: leave,
+    }).catch((error: unknown) => {
+      if (!(error instanceof OracleError)) throw error;
+      say(
+        `note: without them the existing suite would run nothing (${error.message}): tasks/${first.id}/ stays as validated`,
+      );
+      return null;
     });
+    if (again === null) return report;
     report = await buildWriteValidate(root, [again.plan], { ...pipeline, force: true });
   }
   return report;
+}
+
+/**
+ * gold.diff failing hidden tests: which, whether they fail at the base too, and the first error, so
+ * the user sees a fix that does not pass in this image (jmespath.py c501751: its code calls
+ * `random.sample(dict.keys())`, which Python 3.11 rejects) without reading the log.
+ */
+async function sayGoldFails(root: string, id: string, report: SweepReport) {
+  const task = report.tasks.find((t) => t.id === id);
+  if (!task?.reasons.some((r) => r.flag === "GOLD_FAILS")) return;
+  const gold = await goldHiddenFailures(root, task);
+  if (gold === null) return;
+  const n = gold.failed.length;
+  say(
+    `note: gold.diff fails ${n} hidden test${n === 1 ? "" : "s"} (${someOf(gold.failed, 3)})${gold.atBaseToo.length > 0 ? `, ${gold.atBaseToo.length === n ? (n === 1 ? "which fails" : "all of which fail") : `${gold.atBaseToo.length} of which fail`} at the base commit too` : ""}${gold.error ? `; the first error: ${gold.error}` : ""} (${gold.log}): when that error comes from the image (its Python, Node or Go, or a package version) and not from the tests, the fix does not pass in this image, and a task needs one it passes in (--image NAME)`,
+  );
 }
 
 /** The modules the validation's runs could not import, each with what brings it into the image (missing.ts). */
@@ -178,8 +203,9 @@ async function sayMissing(options: NewTaskOptions, root: string, made: TaskPlan,
   const task = report.tasks.find((t) => t.id === made.id);
   if (task === undefined || task.status === "healthy") return;
   const again = `pnpm new-task --repo ${shellQuote(options.repo!)} --fix ${shellQuote(options.fix!)}${options.id ? ` --id ${shellQuote(options.id)}` : ""}`;
+  const own = ownPythonModules(await treeFiles(made.mirror.repo, made.mirror.base));
   for (const m of await missingInRuns(root, made.framework, task))
-    say(`note: ${missingLine(made.framework, m, made.image, again)}`);
+    say(`note: ${missingLine(made.framework, m, made.image, again, own)}`);
 }
 
 /** `--mine`: every commit's outcome in the report, the yield on stdout (or the report with --json). */
@@ -238,6 +264,7 @@ async function run(options: NewTaskOptions, { signal }: RunContext): Promise<num
     await sayMissing(options, root, plans[0]!, report);
     const made = await narrowed(options, root, plans[0]!, report, pipeline);
     report = await withoutBroken(options, root, made.plan, made.report, pipeline);
+    await sayGoldFails(root, made.plan.id, report);
   }
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const lines = report.tasks.map((t) => withRoot(describeTask(t), rootGiven));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { missingLine, missingModules } from "./missing.js";
+import { missingLine, missingModules, ownPythonModules } from "./missing.js";
 
 describe("missingModules: the modules a suite's output says it could not import", () => {
   it("pytest: the module and the file whose import failed (jmespath.py's nose)", () => {
@@ -15,7 +15,26 @@ describe("missingModules: the modules a suite's output says it could not import"
       "tests/test_compliance.py:6: in <module>",
       "E   ModuleNotFoundError: No module named 'nose.tools'",
     ].join("\n");
-    expect(missingModules("pytest", output)).toEqual([{ module: "nose", file: "extra/test_hypothesis.py" }]);
+    expect(missingModules("pytest", output)).toEqual([
+      { module: "nose", file: "extra/test_hypothesis.py" },
+      { module: "nose.tools", file: "tests/test_compliance.py" },
+    ]);
+  });
+  it("pytest in colour (python-humanize): the file is the frame before the error, and the repository's own module is told apart", () => {
+    const output =
+      "\x1b[1m\x1b[31mtests/test_lists.py\x1b[0m:5: in <module>\n    import humanize\n\x1b[1m\x1b[31msrc/humanize/__init__.py\x1b[0m:26: in <module>\n    from ._version import __version__\n\x1b[1m\x1b[31mE   ModuleNotFoundError: No module named 'humanize._version'\x1b[0m\n\x1b[1m\x1b[31mtests/test_i18n.py\x1b[0m:9: in <module>\n    from freezegun import freeze_time\n\x1b[1m\x1b[31mE   ModuleNotFoundError: No module named 'freezegun'\x1b[0m\n";
+    const found = missingModules("pytest", output);
+    expect(found).toEqual([
+      { module: "humanize._version", file: "src/humanize/__init__.py" },
+      { module: "freezegun", file: "tests/test_i18n.py" },
+    ]);
+    const own = ownPythonModules(["src/humanize/__init__.py", "tests/test_lists.py"]);
+    expect(missingLine("pytest", found[0]!, "python-pytest", "pnpm new-task", own)).toMatch(
+      /imports humanize\._version, the repository's own module, which is not in git/,
+    );
+    expect(missingLine("pytest", found[1]!, "python-pytest", "pnpm new-task", own)).toMatch(
+      /apt-cache search python3-freezegun/,
+    );
   });
   it("jest, mocha and vitest: bare packages only, with the importing file", () => {
     expect(

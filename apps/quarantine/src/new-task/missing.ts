@@ -24,7 +24,9 @@ function inCheckout(path: string): string {
 }
 
 /** The missing modules a suite's output names, each once, in order. */
-export function missingModules(framework: Framework, output: string): MissingModule[] {
+export function missingModules(framework: Framework, raw: string): MissingModule[] {
+  // A runner writing in colour wraps paths in escapes (pytest's `\x1b[1m\x1b[31mtests/a.py\x1b[0m:9:`).
+  const output = raw.replace(/\x1b\[[0-9;]*m/g, "");
   const found = new Map<string, MissingModule>();
   const add = (module: string, file: string | null) => {
     if (!found.has(module)) found.set(module, { module, file });
@@ -35,7 +37,7 @@ export function missingModules(framework: Framework, output: string): MissingMod
       const before = output.slice(0, m.index);
       const frames = [...before.matchAll(/^([^\s:]+\.py):\d+: in /gm)];
       const file = frames.length > 0 ? inCheckout(frames[frames.length - 1]![1]!) : null;
-      add(m[1]!.split(".")[0]!, file);
+      add(m[1]!, file);
     }
   } else if (framework !== "go") {
     const patterns = [
@@ -93,9 +95,35 @@ export async function missingInRuns(
   return [...found.values()];
 }
 
+/**
+ * The top-level Python modules a repository holds itself (`pkg/`, `mod.py`, `src/pkg/`): one of them
+ * missing is not a package the image lacks.
+ */
+export function ownPythonModules(files: readonly string[]): Set<string> {
+  const own = new Set<string>();
+  for (const p of files)
+    if (p.endsWith(".py"))
+      own.add(
+        p
+          .replace(/^src\//, "")
+          .split("/")[0]!
+          .replace(/\.py$/, ""),
+      );
+  return own;
+}
+
 /** What brings a missing module into the task's image: the line new-task prints. */
-export function missingLine(framework: Framework, m: MissingModule, image: string, again: string): string {
+export function missingLine(
+  framework: Framework,
+  m: MissingModule,
+  image: string,
+  again: string,
+  own: ReadonlySet<string> = new Set(),
+): string {
   const where = m.file ? `${m.file} imports ${m.module}` : `the tests import ${m.module}`;
+  if ((framework === "pytest" || framework === "unittest") && own.has(m.module.split(".")[0]!))
+    return `${where}, the repository's own module, which is not in git (a build step writes it: setuptools-scm's or hatch-vcs's _version.py, a generated file): the image installs nothing of the repository, so the tests that import it cannot run as they are; no flag of new-task brings it (a task needs a fix whose tests run from the checkout)`;
+  const pythonDist = m.module.split(".")[0]!;
   // A template image is shared by every task that uses it: the change goes to a copy.
   const shared = Object.values(DEFAULT_IMAGE).includes(image);
   const target = shared ? "NAME" : image;
@@ -103,6 +131,6 @@ export function missingLine(framework: Framework, m: MissingModule, image: strin
   if (framework === "go")
     return `${where}, which images/${image} lacks: its Go has the standard library only (GOPROXY=off): the repository must vendor it (go mod vendor), or the task needs an image whose module cache holds it (--image NAME)`;
   if (framework === "pytest" || framework === "unittest")
-    return `${where}, which images/${image} lacks: PyPI is out of reach, so only a Debian bookworm package can bring it (apt-cache search python3-${m.module.toLowerCase()}): ${copy}add its distribution==version to images/${target}/requirements.txt and run ${again} --image ${target} --force`;
+    return `${where}, which images/${image} lacks: PyPI is out of reach, so only a Debian bookworm package can bring it (apt-cache search python3-${pythonDist.toLowerCase()}): ${copy}add its distribution==version to images/${target}/requirements.txt and run ${again} --image ${target} --force`;
   return `${where}, which images/${image} lacks (the repository's package.json does not list it): ${copy}add it to images/${target}/package.json's dependencies, refresh the lockfile (cd images/${target} && npm install --package-lock-only --ignore-scripts) and run ${again} --image ${target} --force`;
 }
