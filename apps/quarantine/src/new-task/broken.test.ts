@@ -134,5 +134,9 @@ describe("goldHiddenFailures: the hidden tests gold.diff fails, and the first er
       log: "g.jsonl",
     });
     expect(firstError("  ● x\n    TypeError: a is not a function\n")).toBe("TypeError: a is not a function");
+    // pytest in colour (the jmespath.py run): the escapes are no part of the line.
+    expect(firstError("\x1b[1m\x1b[31mE   TypeError: Population must be a sequence\x1b[0m\n")).toBe(
+      "TypeError: Population must be a sequence",
+    );
   });
 });

@@ -179,7 +179,8 @@ export function someOf(list: readonly string[], n = 5): string {
 }
 
 /** The first error line of a suite's output: pytest's `E   TypeError: …`, else a line naming an Error. */
-export function firstError(output: string): string | null {
+export function firstError(raw: string): string | null {
+  const output = raw.replace(/\x1b\[[0-9;]*m/g, "");
   const pytest = /^E {3}(\w*(?:Error|Exception)\b.*)$/m.exec(output);
   if (pytest) return pytest[1]!.trim().slice(0, 300);
   const other = /^\s*(\w*(?:Error|Exception)\b[:\s].*)$/m.exec(output);

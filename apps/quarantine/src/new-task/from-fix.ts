@@ -35,7 +35,9 @@ import {
   type Framework,
   jestRunFlags,
   pythonSrcLayout,
+  pythonVersionFile,
   repoRunnerFlags,
+  versionFilePrelude,
 } from "./templates.js";
 
 export interface FromFixOptions {
@@ -133,6 +135,15 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
   const framework = options.framework ?? detectFramework(split.hidden, packageJson);
   const id = checkTaskId(options.id ?? defaultTaskId(repo, fix));
   const baseFiles = await treeFiles(repo, base);
+  // A version file the build writes (hatch-vcs, setuptools-scm) is not in git: the suites write a stand-in.
+  const versionFile =
+    framework === "pytest" || framework === "unittest"
+      ? pythonVersionFile(
+          baseFiles.includes("pyproject.toml")
+            ? (await showFile(repo, base, "pyproject.toml")).toString("utf8")
+            : null,
+        )
+      : null;
   const suites = await planSuites({
     ...(framework === "go" ? { goTexts: await goTestTexts(repo, base, baseFiles, split.hidden) } : {}),
     framework,
@@ -149,6 +160,9 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
     repoTests: framework === "jest" ? jest.tests : null,
     ...(options.existingOnly ? { existingOnly: options.existingOnly } : {}),
     ...(options.leaveOut ? { leaveOut: options.leaveOut } : {}),
+    ...(versionFile !== null && !baseFiles.includes(versionFile)
+      ? { prelude: versionFilePrelude(versionFile) }
+      : {}),
   });
   const hidden = await Promise.all(
     split.hidden.map(async (path) => ({ path, bytes: await showFile(repo, fix, path) })),

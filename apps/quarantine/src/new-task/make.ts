@@ -65,6 +65,8 @@ export interface SuitePlanInput {
   deletedTests?: readonly string[];
   /** Limit the existing suite to these test files (SWE-bench's PASS_TO_PASS files), when given. */
   existingOnly?: readonly string[];
+  /** Shell words both commands start with (templates.ts `versionFilePrelude`). */
+  prelude?: string;
   /** Existing tests left out: they fail at the base commit in this image (broken.ts `leaveOut`). */
   leaveOut?: LeaveOut;
   /** Flags the repository's own scripts give its runner (templates.ts `repoRunnerFlags`). */
@@ -161,16 +163,18 @@ export async function planSuites(input: SuitePlanInput): Promise<SuitePlan> {
   const selection = kept.length > 0 ? await goRunSelection(existing, kept, input.goTexts!) : undefined;
   const existingFiles = [...existing, ...configGlobs(framework)];
   return {
-    hidden: { command: suiteCommand(framework, hiddenRuns, [], input.runnerFlags) },
+    hidden: {
+      command: `${input.prelude ?? ""}${suiteCommand(framework, hiddenRuns, [], input.runnerFlags)}`,
+    },
     existing: {
-      command: suiteCommand(
+      command: `${input.prelude ?? ""}${suiteCommand(
         framework,
         existing,
         remove,
         input.runnerFlags,
         selection?.flag,
         input.leaveOut?.flags ?? [],
-      ),
+      )}`,
       files: existingFiles,
     },
     notes: [...notes, ...(selection?.note ? [selection.note] : [])],

@@ -10,11 +10,13 @@ import {
   detectFramework,
   jestRunFlags,
   pythonSrcLayout,
+  pythonVersionFile,
   repoRunnerFlags,
   runsAsTest,
   shellQuote,
   suiteCommand,
   suiteEnv,
+  versionFilePrelude,
 } from "./templates.js";
 import { failedBuildLogs } from "./validate.js";
 
@@ -40,6 +42,26 @@ describe("splitFix", () => {
 });
 
 describe("templates", () => {
+  it("Python: the version file a build writes (hatch-vcs, setuptools-scm) gets a stand-in before the suites (python-humanize 823ad60)", async () => {
+    expect(
+      pythonVersionFile(
+        '[tool.hatch]\nversion.source = "vcs"\nbuild.hooks.vcs.version-file = "src/humanize/_version.py"\n',
+      ),
+    ).toBe("src/humanize/_version.py");
+    expect(pythonVersionFile('[tool.setuptools_scm]\nwrite_to = "pkg/_v.py"\n')).toBe("pkg/_v.py");
+    expect(pythonVersionFile('[tool.setuptools_scm]\nwrite_to = "../x.py"\n')).toBeNull();
+    expect(pythonVersionFile(null)).toBeNull();
+    const plan = await planSuites({
+      framework: "pytest",
+      baseFiles: ["src/humanize/__init__.py", "tests/test_a.py", "tests/test_b.py"],
+      hidden: ["tests/test_a.py"],
+      prelude: versionFilePrelude("src/humanize/_version.py"),
+    });
+    for (const command of [plan.hidden.command, plan.existing.command])
+      expect(command).toMatch(
+        /^printf '%s\\n' '__version__ = version = '\\''0\.0\.0'\\''' .* > src\/humanize\/_version\.py && python3 -m pytest /,
+      );
+  });
   it("jest: runs in workers and with a 30 s test timeout unless the repository's scripts or config say (commander.js 2e96cd3)", () => {
     const pkg = (scripts: Record<string, string>, jest?: unknown) => JSON.stringify({ scripts, jest });
     // commander.js: `jest && npm run check:type:ts`, jest.config.js without either.

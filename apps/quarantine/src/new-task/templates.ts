@@ -275,3 +275,24 @@ export function suiteEnv(
     return { GOPROXY: "off", GOFLAGS: hasVendor ? "-mod=vendor" : "-mod=readonly", CGO_ENABLED: "0" };
   return {};
 }
+
+/**
+ * The version file a Python repository's build writes and its package imports (python-humanize:
+ * `build.hooks.vcs.version-file = "src/humanize/_version.py"` for hatch-vcs; setuptools-scm's
+ * `write_to` or `version_file`), read from pyproject.toml; null when it names none. It is not in git,
+ * and the image installs nothing of the repository, so the suites write a stand-in first.
+ */
+export function pythonVersionFile(pyproject: string | null): string | null {
+  if (!pyproject) return null;
+  const m =
+    /^[ \t]*(?:build\.hooks\.vcs\.)?version-file[ \t]*=[ \t]*["']([^"'\n]+\.py)["']/m.exec(pyproject) ??
+    /^[ \t]*(?:write_to|version_file)[ \t]*=[ \t]*["']([^"'\n]+\.py)["']/m.exec(pyproject);
+  const path = m?.[1];
+  return path && !path.startsWith("/") && !path.split("/").includes("..") ? path : null;
+}
+
+/** The shell words a suite command starts with to write a stand-in version file (`pythonVersionFile`). */
+export function versionFilePrelude(path: string): string {
+  const lines = ["__version__ = version = '0.0.0'", "__version_tuple__ = version_tuple = (0, 0, 0)"];
+  return `printf '%s\\n' ${lines.map(shellQuote).join(" ")} > ${shellQuote(path)} && `;
+}
