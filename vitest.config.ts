@@ -7,9 +7,9 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 // The end-to-end files run two at a time: a grade waits on the engine as much as it computes, so
 // two files on a two-core machine take about two thirds of the time of one after the other
 // (measured: four hostile files, 110 s serial, 72 s two at a time, 80 s three at a time). Each file
-// owns its containers by its run's labels, its temporary root and its ports; the two that start a
-// dockerd and a registry of their own (engine faults, leases) give each its own socket, data and exec
-// roots, bridge and registry port (test/hostile/private-engine.ts), so neither can see the other's.
+// owns its containers by its run's labels, its temporary root and its ports; the one that starts a
+// dockerd and a registry of its own (engine faults and leases) gives them their own socket, data and
+// exec roots, bridge and registry port (test/hostile/private-engine.ts), so no other file sees them.
 
 /**
  * The longest files first (their seconds in CI: tests, and the set-up before them where it is long),
@@ -28,8 +28,7 @@ const LONGEST_FIRST = [
   "test/quarantine.test.ts", // 74
   "test/hostile/seals.test.ts", // 67
   "test/health.test.ts", // 66
-  "test/hostile/engine-faults.test.ts", // 19 + ~45 (a private engine: start, image load, stop)
-  "test/hostile/leases.test.ts", // 8 + ~55 (a private engine: start, image load, stop)
+  "test/hostile/engine-faults.test.ts", // 27 + ~45 (a private engine: start, image load, stop; leases too)
   "test/gate.test.ts", // 31 + ~25
   "test/hostile/redteam.test.ts", // 55
   "test/hostile/go.test.ts", // 54
