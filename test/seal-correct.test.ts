@@ -3,11 +3,11 @@
 // test fail for a correct diff. Found by an attack review (session 21): each gold diff FAILed
 // SEAL_RECORDS_INCONSISTENT or TESTS_FAILED, and the sweep quarantined the valid tasks GOLD_FAILS.
 // These tasks are graded unswept, as a grade of a new task is: nothing is left unsealed for them.
-import { requireDocker } from "@oracle/test-utils";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Conformance, goldDiff, grade, makeConformance, type Shape } from "./conformance/shapes.js";
+
+import { describe, expect, it } from "vitest";
+import { conformanceHooks, goldDiff, grade, type Shape } from "./conformance/shapes.js";
 import { PYTEST, pyRepo, pyTask } from "./conformance/table.js";
-import type { Graded } from "./hostile/harness.js";
+import { outcome, why } from "./hostile/measure.js";
 
 const none = () => ({});
 const LINK = "ln -sfn /opt/deps/node_modules node_modules &&";
@@ -213,20 +213,7 @@ func TestAddWithoutEnvironment(t *testing.T) {
 
 const SHAPES = [PY, JEST, VITEST, GO];
 
-let c: Conformance;
-
-beforeAll(async () => {
-  await requireDocker();
-  c = await makeConformance(SHAPES);
-}, 1_600_000);
-
-afterAll(async () => {
-  await c?.cleanup();
-});
-
-const why = (g: Graded): string =>
-  `${g.result.reason}: ${g.result.message}\n${g.stderr.split("\n").slice(-25).join("\n")}`;
-const outcome = (g: Graded) => ({ verdict: g.result.verdict, reason: g.result.reason });
+const c = conformanceHooks(SHAPES);
 
 describe.concurrent("seals under tests that change their own process", () => {
   for (const shape of SHAPES)

@@ -3,11 +3,11 @@
 // an attack review (session 22, findings 17, 18, 20): the plan emptied each value (None in the
 // container), the gold diff FAILed (TESTS_FAILED, EXPECTED_TEST_MISSING) and the sweep quarantined
 // the valid tasks GOLD_FAILS. Graded unswept, as a grade of a new task is.
-import { requireDocker } from "@oracle/test-utils";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Conformance, goldDiff, grade, makeConformance, type Shape } from "./conformance/shapes.js";
+
+import { describe, expect, it } from "vitest";
+import { conformanceHooks, goldDiff, grade, type Shape } from "./conformance/shapes.js";
 import { PYTEST, pyRepo, pyTask } from "./conformance/table.js";
-import type { Graded } from "./hostile/harness.js";
+import { outcome, why } from "./hostile/measure.js";
 
 const none = () => ({});
 
@@ -72,20 +72,7 @@ def test_shared():
   skip: none,
 };
 
-let c: Conformance;
-
-beforeAll(async () => {
-  await requireDocker();
-  c = await makeConformance([PY]);
-}, 1_600_000);
-
-afterAll(async () => {
-  await c?.cleanup();
-});
-
-const why = (g: Graded): string =>
-  `${g.result.reason}: ${g.result.message}\n${g.stderr.split("\n").slice(-25).join("\n")}`;
-const outcome = (g: Graded) => ({ verdict: g.result.verdict, reason: g.result.reason });
+const c = conformanceHooks([PY]);
 
 describe("Python plans that leave what other code reads", () => {
   it(`${PY.title}: the gold diff PASSes with its seals run; the base FAILs (${PY.id})`, async () => {

@@ -6,9 +6,9 @@
 // healthy.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { binPath, requireDocker, run } from "@oracle/test-utils";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Conformance, goldDiff, makeConformance, type Shape } from "./conformance/shapes.js";
+import { binPath, run } from "@oracle/test-utils";
+import { describe, expect, it } from "vitest";
+import { conformanceHooks, goldDiff, type Shape } from "./conformance/shapes.js";
 import { PYTEST, pyRepo, pyTask } from "./conformance/table.js";
 import type { FixtureTask } from "./hostile/harness.js";
 import { gradeCase } from "./hostile/harness.js";
@@ -59,16 +59,8 @@ def test_make_keeps_its_value():
   skip: () => ({}),
 };
 
-let c: Conformance;
-
-beforeAll(async () => {
-  await requireDocker();
-  c = await makeConformance([SHAPE]);
+const c = conformanceHooks([SHAPE], () => {
   writeFileSync(join(c.corpus.root, "tasks", SHAPE.id, "gold.diff"), goldDiff(c, SHAPE));
-}, 1_600_000);
-
-afterAll(async () => {
-  await c?.cleanup();
 });
 
 interface Record {

@@ -3,28 +3,18 @@
 // tampering FAIL, skipped hidden tests FAIL, and (Go) forged output FAIL. The shapes' tasks leave
 // `framework` out, so the oracle reads the runner from the command; every shape is protected (its
 // sentinel is collected at gold). Grades run four at a time.
-import { requireDocker } from "@oracle/test-utils";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+import { describe, expect, it } from "vitest";
 import type { Graded } from "../hostile/harness.js";
-import { type Conformance, goldDiff, grade, makeConformance } from "./shapes.js";
+import { why } from "../hostile/measure.js";
+import { conformanceHooks, goldDiff, grade } from "./shapes.js";
 import { SHAPES } from "./table.js";
 
-let c: Conformance;
 /** A development loop may grade some shapes only: ORACLE_CONFORMANCE_ONLY=id,id (CI grades all). */
 const ONLY = process.env.ORACLE_CONFORMANCE_ONLY?.split(",");
 const CHOSEN = ONLY ? SHAPES.filter((s) => ONLY.includes(s.id)) : SHAPES;
 
-beforeAll(async () => {
-  await requireDocker();
-  c = await makeConformance(CHOSEN);
-}, 1_600_000);
-
-afterAll(async () => {
-  await c?.cleanup();
-});
-
-const why = (g: Graded): string =>
-  `${g.result.reason}: ${g.result.message}\n${g.stderr.split("\n").slice(-25).join("\n")}`;
+const c = conformanceHooks(CHOSEN);
 
 function expectFail(g: Graded): void {
   expect(g.result.verdict, why(g)).toBe("FAIL");

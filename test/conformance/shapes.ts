@@ -8,7 +8,8 @@
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { binPath, makeTempRoot, repoRoot, run } from "@oracle/test-utils";
+import { binPath, makeTempRoot, repoRoot, requireDocker, run } from "@oracle/test-utils";
+import { afterAll, beforeAll } from "vitest";
 import {
   type Corpus,
   type FixtureTask,
@@ -128,6 +129,33 @@ export async function makeConformance(shapes: readonly Shape[]): Promise<Conform
     cleanup: temp.cleanup,
   };
   return { corpus, cleanup: temp.cleanup };
+}
+
+/**
+ * The set-up every file that grades shapes starts with: Docker required, the shapes' tasks and images
+ * made before the file's tests (then `setUp`, what the file adds: gold.diff files, a sweep), removed
+ * after them. The set it returns is readable from the file's first test on.
+ */
+export function conformanceHooks(shapes: readonly Shape[], setUp?: () => void | Promise<void>): Conformance {
+  let made: Conformance | undefined;
+  const ready = (): Conformance => {
+    if (made === undefined) throw new Error("the conformance set is made in beforeAll, before the tests");
+    return made;
+  };
+  beforeAll(async () => {
+    await requireDocker();
+    made = await makeConformance(shapes);
+    await setUp?.();
+  }, 1_600_000);
+  afterAll(async () => {
+    await made?.cleanup();
+  });
+  return {
+    get corpus() {
+      return ready().corpus;
+    },
+    cleanup: () => ready().cleanup(),
+  };
 }
 
 /** Lets at most `limit` grades run at once (the machine has 2 cores; a grade mostly waits). */

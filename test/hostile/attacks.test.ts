@@ -11,18 +11,12 @@
 // container without their expected values, and the values recorded are the unfixed code's.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { binPath, requireDocker, run } from "@oracle/test-utils";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type Conformance,
-  goldDiff,
-  grade,
-  makeConformance,
-  read,
-  type Shape,
-} from "../conformance/shapes.js";
+import { binPath, run } from "@oracle/test-utils";
+import { describe, expect, it } from "vitest";
+import { conformanceHooks, goldDiff, grade, read, type Shape } from "../conformance/shapes.js";
 import { PYTEST, pyGold, pyHidden, pyRepo, pySkip, pyTamper, pyTask, SHAPES } from "../conformance/table.js";
 import type { Graded } from "./harness.js";
+import { why } from "./measure.js";
 
 /** A jest task whose hidden file writes every test with `test.each` (a common style). */
 const JEST_EACH_FILE = `const { slugify } = require("../../src/slugify");
@@ -233,24 +227,13 @@ const shape = (id: string): Shape => {
 
 const USED = ["py-files", "py-unittest", "py-k", "mocha-grep", "jest-t", "vitest-t", "go-run"];
 
-let c: Conformance;
-
-beforeAll(async () => {
-  await requireDocker();
-  c = await makeConformance([...USED.map(shape), ...EXTRA]);
+const c = conformanceHooks([...USED.map(shape), ...EXTRA], () => {
   const each = join(c.corpus.root, "tasks", "jest-each", "hidden-tests", "test", "regression");
   mkdirSync(each, { recursive: true });
   writeFileSync(join(each, "each.test.js"), JEST_EACH_FILE);
   // A validated task has a gold.diff.
   writeFileSync(join(c.corpus.root, "tasks", "py-stateful", "gold.diff"), goldDiff(c, shape("py-stateful")));
-}, 1_600_000);
-
-afterAll(async () => {
-  await c?.cleanup();
 });
-
-const why = (g: Graded): string =>
-  `${g.result.reason}: ${g.result.message}\n${g.stderr.split("\n").slice(-25).join("\n")}`;
 
 /** calc/core.py of the pytest shapes, add() still subtracting. */
 const PY_BUGGY = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";

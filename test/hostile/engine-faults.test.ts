@@ -242,12 +242,7 @@ describe("leftover leases", () => {
     expect(inner?.Labels[LABEL.host]).toBe(hostname());
     expect(() => process.kill(INNER_PID, 0)).toThrow();
 
-    const outer = await gradeCase(corpus, {
-      task: TASKS.py,
-      name: "outer",
-      diff: makeDiff(corpus, TASKS.py, (d) => writeFiles(d, { "calc/core.py": PY_FIXED })),
-      engineSocket: engine.socket,
-    });
+    const outer = await run("outer", gold);
     expectOutcome(outer, "PASS", "PASS");
     expect(outer.stderr).not.toMatch(/removed \d+ leftover/);
     expect(
@@ -287,12 +282,7 @@ describe("leftover leases", () => {
       });
     await make("expired", Date.now() - 1000);
     await make("current", Date.now() + 3_600_000);
-    const g = await gradeCase(corpus, {
-      task: TASKS.py,
-      name: "after-lease",
-      diff: makeDiff(corpus, TASKS.py, (d) => writeFiles(d, { "calc/core.py": PY_FIXED })),
-      engineSocket: engine.socket,
-    });
+    const g = await run("after-lease", gold);
     expectOutcome(g, "PASS", "PASS");
     expect(await containersWithLabel(labelFilter(LABEL.run, "lease-expired"), engine.docker)).toEqual([]);
     expect(await containersWithLabel(labelFilter(LABEL.run, "lease-current"), engine.docker)).toHaveLength(1);

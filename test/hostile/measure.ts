@@ -1,10 +1,14 @@
-// What the red-team cases (redteam*.test.ts) say about their grades: why one came out as it did,
-// a tally of verdicts, and a grader that runs two at a time.
+// What the red-team and seal cases (redteam*.test.ts, the files that grade conformance shapes) say
+// about their grades: why one came out as it did, its outcome, a tally of verdicts, and a grader that
+// runs two at a time.
 import type { Graded } from "./harness.js";
 
 /** The reason, the message and the tail of stderr: an assertion's message. */
 export const why = (g: Graded): string =>
   `${g.result.reason}: ${g.result.message}\n${g.stderr.split("\n").slice(-25).join("\n")}`;
+
+/** A grade's verdict and reason, the pair the cases compare. */
+export const outcome = (g: Graded) => ({ verdict: g.result.verdict, reason: g.result.reason });
 
 /** `2× PASS PASS, 1× FAIL TESTS_FAILED`: what a case prints of its grades. */
 export function tally(graded: Graded[]): string {

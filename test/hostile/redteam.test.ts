@@ -12,16 +12,9 @@
 //    the grades (the sweep's gold runs may miss it: the pick is not keyed).
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { requireDocker } from "@oracle/test-utils";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type Conformance,
-  goldDiff,
-  grade,
-  makeConformance,
-  type Shape,
-  sweep,
-} from "../conformance/shapes.js";
+
+import { describe, expect, it } from "vitest";
+import { conformanceHooks, goldDiff, grade, type Shape, sweep } from "../conformance/shapes.js";
 import { PYTEST, pyGold, pyRepo, pySkip, pyTamper, pyTask } from "../conformance/table.js";
 import { repeat, tally, why } from "./measure.js";
 
@@ -349,18 +342,10 @@ const SHAPES: Shape[] = [
 
 const shape = (id: string): Shape => SHAPES.find((s) => s.id === id)!;
 
-let c: Conformance;
-
-beforeAll(async () => {
-  await requireDocker();
-  c = await makeConformance(SHAPES);
+const c = conformanceHooks(SHAPES, () => {
   // A validated task has a gold.diff.
   for (const id of ["rt-py", "rt-py-deselect", "rt-ts"])
     writeFileSync(join(c.corpus.root, "tasks", id, "gold.diff"), goldDiff(c, shape(id)));
-}, 1_600_000);
-
-afterAll(async () => {
-  await c?.cleanup();
 });
 
 describe("forge-report-at-exit: the report rewritten by the code under test, the pair's must-fail left failing", () => {

@@ -15,9 +15,9 @@
 //    node id rewrite leaves a subclass's node id naming the renamed method (pytest: "not found").
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { binPath, requireDocker, run } from "@oracle/test-utils";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Conformance, goldDiff, grade, makeConformance, type Shape } from "../conformance/shapes.js";
+import { binPath, run } from "@oracle/test-utils";
+import { describe, expect, it } from "vitest";
+import { conformanceHooks, goldDiff, grade, type Shape } from "../conformance/shapes.js";
 import { PYTEST, pyGold, pyRepo, pySkip, pyTamper, pyTask } from "../conformance/table.js";
 import { repeat, tally, why } from "./measure.js";
 
@@ -335,18 +335,10 @@ const SHAPES: Shape[] = [
 
 const shape = (id: string): Shape => SHAPES.find((s) => s.id === id)!;
 
-let c: Conformance;
-
-beforeAll(async () => {
-  await requireDocker();
-  c = await makeConformance(SHAPES);
+const c = conformanceHooks(SHAPES, () => {
   // A validated task has a gold.diff: the twins are keyed by it, the same in every grade.
   for (const s of SHAPES.filter((x) => x.gold !== undefined))
     writeFileSync(join(c.corpus.root, "tasks", s.id, "gold.diff"), goldDiff(c, s));
-}, 1_600_000);
-
-afterAll(async () => {
-  await c?.cleanup();
 });
 
 describe("skip-under-made-up-scope: planted-looking entries skipped under a made-up classname, the original name forged passed", () => {

@@ -9,16 +9,9 @@
 //    holding a bracket, a class skipped on Linux); they must PASS.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { requireDocker } from "@oracle/test-utils";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type Conformance,
-  goldDiff,
-  grade,
-  makeConformance,
-  type Shape,
-  sweep,
-} from "../conformance/shapes.js";
+
+import { describe, expect, it } from "vitest";
+import { conformanceHooks, goldDiff, grade, type Shape, sweep } from "../conformance/shapes.js";
 import { PYTEST, pyRepo, pyTask } from "../conformance/table.js";
 import { repeat, tally, why } from "./measure.js";
 
@@ -179,17 +172,9 @@ const SHAPES: Shape[] = [
 
 const shape = (id: string): Shape => SHAPES.find((s) => s.id === id)!;
 
-let c: Conformance;
-
-beforeAll(async () => {
-  await requireDocker();
-  c = await makeConformance(SHAPES);
+const c = conformanceHooks(SHAPES, () => {
   // A validated task has a gold.diff.
   for (const s of SHAPES) writeFileSync(join(c.corpus.root, "tasks", s.id, "gold.diff"), goldDiff(c, s));
-}, 1_600_000);
-
-afterAll(async () => {
-  await c?.cleanup();
 });
 
 describe("forge-unsealed: failures of a test no seal decides, forged passed beside sealed tests", () => {

@@ -9,11 +9,11 @@
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { binPath, requireDocker, run } from "@oracle/test-utils";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Conformance, goldDiff, grade, makeConformance, type Shape } from "../conformance/shapes.js";
+import { binPath, run } from "@oracle/test-utils";
+import { describe, expect, it } from "vitest";
+import { conformanceHooks, goldDiff, grade, type Shape } from "../conformance/shapes.js";
 import { PYTEST, pyTask } from "../conformance/table.js";
-import type { Graded } from "./harness.js";
+import { why } from "./measure.js";
 
 const none = () => ({});
 
@@ -157,15 +157,12 @@ func TestEmptyIsAnError(t *testing.T) {
   skip: none,
 };
 
-let c: Conformance;
 let record: { failToPass: Array<{ test: string; seal: string }> };
 let goRecord: { failToPass: Array<{ test: string; seal: string }> };
 let status: string;
 let goStatus: string;
 
-beforeAll(async () => {
-  await requireDocker();
-  c = await makeConformance([SHAPE, GO_SHAPE]);
+const c = conformanceHooks([SHAPE, GO_SHAPE], async () => {
   // The sweep in the grading root itself: its seals.recorded.json is what the grades below read.
   const dir = (shape: Shape) => join(c.corpus.root, "tasks", shape.id);
   for (const shape of [SHAPE, GO_SHAPE]) writeFileSync(join(dir(shape), "gold.diff"), goldDiff(c, shape));
@@ -183,14 +180,7 @@ beforeAll(async () => {
   goStatus = tasks.find((t) => t.id === GO_SHAPE.id)?.status ?? "missing";
   record = JSON.parse(readFileSync(join(dir(SHAPE), "seals.recorded.json"), "utf8"));
   goRecord = JSON.parse(readFileSync(join(dir(GO_SHAPE), "seals.recorded.json"), "utf8"));
-}, 1_600_000);
-
-afterAll(async () => {
-  await c?.cleanup();
 });
-
-const why = (g: Graded): string =>
-  `${g.result.reason}: ${g.result.message}\n${g.stderr.split("\n").slice(-25).join("\n")}`;
 
 describe("seals: what decides a FAIL_TO_PASS test (seal-decided-py)", () => {
   it("a seal behind a pytest.raises the baseline failed decides nothing: the result and stderr say so", async () => {

@@ -4,10 +4,9 @@
 // the prototype it builds on PASSed while vitest fails the test (it must FAIL), and a correct fix
 // that builds on a defaults prototype FAILed while vitest passes it (it must PASS).
 
-import { requireDocker } from "@oracle/test-utils";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Conformance, goldDiff, grade, makeConformance, type Shape } from "../conformance/shapes.js";
-import type { Graded } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { conformanceHooks, goldDiff, grade, type Shape } from "../conformance/shapes.js";
+import { outcome, why } from "./measure.js";
 
 const none = () => ({});
 const LINK = "ln -sfn /opt/deps/node_modules node_modules &&";
@@ -75,20 +74,7 @@ const SHAPE: Shape = {
 
 const file = (body: string) => () => ({ "src/config.js": config(body) });
 
-let c: Conformance;
-
-beforeAll(async () => {
-  await requireDocker();
-  c = await makeConformance([SHAPE]);
-}, 1_600_000);
-
-afterAll(async () => {
-  await c?.cleanup();
-});
-
-const why = (g: Graded): string =>
-  `${g.result.reason}: ${g.result.message}\n${g.stderr.split("\n").slice(-25).join("\n")}`;
-const outcome = (g: Graded) => ({ verdict: g.result.verdict, reason: g.result.reason });
+const c = conformanceHooks([SHAPE]);
 
 describe.concurrent("seals: chai's eql counts inherited enumerable keys (seal-eql-vitest)", () => {
   it("the gold diff and a fix that sets the given options on Object.create(DEFAULTS) PASS; the base FAILs", async () => {

@@ -5,10 +5,9 @@
 // compares constructors, the host compared prototypes, so a correct fix returning an object made by
 // Object.create(FLAGS) FAILed; it must PASS.
 
-import { requireDocker } from "@oracle/test-utils";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Conformance, goldDiff, grade, makeConformance, type Shape } from "../conformance/shapes.js";
-import type { Graded } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { conformanceHooks, goldDiff, grade, type Shape } from "../conformance/shapes.js";
+import { outcome, why } from "./measure.js";
 
 const none = () => ({});
 const LINK = "ln -sfn /opt/deps/node_modules node_modules &&";
@@ -144,20 +143,7 @@ const FLAGS_SHAPE: Shape = {
 
 const file = (body: string) => () => ({ "src/slots.js": slots(body) });
 
-let c: Conformance;
-
-beforeAll(async () => {
-  await requireDocker();
-  c = await makeConformance([SHAPE, FLAGS_SHAPE]);
-}, 1_600_000);
-
-afterAll(async () => {
-  await c?.cleanup();
-});
-
-const why = (g: Graded): string =>
-  `${g.result.reason}: ${g.result.message}\n${g.stderr.split("\n").slice(-25).join("\n")}`;
-const outcome = (g: Graded) => ({ verdict: g.result.verdict, reason: g.result.reason });
+const c = conformanceHooks([SHAPE, FLAGS_SHAPE]);
 
 describe.concurrent("seals: node's legacy deepEqual and array holes (seal-js-eq-mocha)", () => {
   it("the gold diff and a fix that fills its array PASS; the base FAILs", async () => {

@@ -4,11 +4,10 @@
 // compared with the literal and PASSed (an attack review, session 22: mut-pop, jmut-splice,
 // uniq-clobber, each on a task the sweep had judged healthy). Every case must FAIL.
 
-import { requireDocker } from "@oracle/test-utils";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Conformance, goldDiff, grade, makeConformance, type Shape } from "../conformance/shapes.js";
+import { describe, expect, it } from "vitest";
+import { conformanceHooks, goldDiff, grade, type Shape } from "../conformance/shapes.js";
 import { PYTEST, pyTask } from "../conformance/table.js";
-import type { Graded } from "./harness.js";
+import { why } from "./measure.js";
 
 const none = () => ({});
 
@@ -186,19 +185,7 @@ const CASES: Array<{ shape: Shape; name: string; files: Record<string, string> }
   { shape: GO, name: "uniq-clobber", files: { "uniq.go": GO_UNIQ("xs[i] = 0") } },
 ];
 
-let c: Conformance;
-
-beforeAll(async () => {
-  await requireDocker();
-  c = await makeConformance([PY, JS, GO]);
-}, 1_600_000);
-
-afterAll(async () => {
-  await c?.cleanup();
-});
-
-const why = (g: Graded): string =>
-  `${g.result.reason}: ${g.result.message}\n${g.stderr.split("\n").slice(-25).join("\n")}`;
+const c = conformanceHooks([PY, JS, GO]);
 
 describe.concurrent("seals: an expected list the code empties (seal-mutation-py, -jest, -go)", () => {
   for (const shape of [PY, JS, GO])

@@ -6,11 +6,10 @@
 // test function defined twice. Before the fixes the gold diff FAILed (the emptied TEXT, the records of
 // the twice-defined test), a correct fix FAILed and two fixes leaving a bug PASSed.
 
-import { requireDocker } from "@oracle/test-utils";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Conformance, goldDiff, grade, makeConformance, type Shape } from "../conformance/shapes.js";
+import { describe, expect, it } from "vitest";
+import { conformanceHooks, goldDiff, grade, type Shape } from "../conformance/shapes.js";
 import { PYTEST, pyTask } from "../conformance/table.js";
-import type { Graded } from "./harness.js";
+import { why } from "./measure.js";
 
 const none = () => ({});
 
@@ -182,19 +181,7 @@ const CORRECT = GOLD.replace(
   "    return {k: sum(v) / len(v) for k, v in groups.items()}.values()",
 );
 
-let c: Conformance;
-
-beforeAll(async () => {
-  await requireDocker();
-  c = await makeConformance([SHAPE]);
-}, 1_600_000);
-
-afterAll(async () => {
-  await c?.cleanup();
-});
-
-const why = (g: Graded): string =>
-  `${g.result.reason}: ${g.result.message}\n${g.stderr.split("\n").slice(-25).join("\n")}`;
+const c = conformanceHooks([SHAPE]);
 
 describe.concurrent("seals: Python shapes the host judged unlike pytest (seal-py-s23)", () => {
   it("the gold diff and a correct fix laid out differently PASS", async () => {

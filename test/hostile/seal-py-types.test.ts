@@ -6,11 +6,10 @@
 //   UserDict/UserList as the dict/list they hold.
 // - a str of two surrogate code points was recorded through JSON as the astral character they encode.
 
-import { requireDocker } from "@oracle/test-utils";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Conformance, goldDiff, grade, makeConformance, type Shape } from "../conformance/shapes.js";
+import { describe, expect, it } from "vitest";
+import { conformanceHooks, goldDiff, grade, type Shape } from "../conformance/shapes.js";
 import { PYTEST, pyTask } from "../conformance/table.js";
-import type { Graded } from "./harness.js";
+import { why } from "./measure.js";
 
 const none = () => ({});
 
@@ -150,19 +149,7 @@ const CASES = [
   },
 ];
 
-let c: Conformance;
-
-beforeAll(async () => {
-  await requireDocker();
-  c = await makeConformance([SHAPE]);
-}, 1_600_000);
-
-afterAll(async () => {
-  await c?.cleanup();
-});
-
-const why = (g: Graded): string =>
-  `${g.result.reason}: ${g.result.message}\n${g.stderr.split("\n").slice(-25).join("\n")}`;
+const c = conformanceHooks([SHAPE]);
 
 describe.concurrent("seals: Python values of another type (seal-py-types)", () => {
   it("the gold diff and a different correct fix (frozenset, Counter, a list subclass) PASS; the base FAILs", async () => {

@@ -3,11 +3,10 @@
 // attack review (session 21) on tasks the sweep had judged healthy: each PASSed with the bug left in
 // part, while pytest itself fails the same tests. Every case must FAIL.
 
-import { requireDocker } from "@oracle/test-utils";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Conformance, goldDiff, grade, makeConformance, type Shape } from "../conformance/shapes.js";
+import { describe, expect, it } from "vitest";
+import { conformanceHooks, goldDiff, grade, type Shape } from "../conformance/shapes.js";
 import { PYTEST, pyTask } from "../conformance/table.js";
-import type { Graded } from "./harness.js";
+import { why } from "./measure.js";
 
 const none = () => ({});
 
@@ -119,19 +118,7 @@ const CASES = [
   },
 ];
 
-let c: Conformance;
-
-beforeAll(async () => {
-  await requireDocker();
-  c = await makeConformance([SHAPE]);
-}, 1_600_000);
-
-afterAll(async () => {
-  await c?.cleanup();
-});
-
-const why = (g: Graded): string =>
-  `${g.result.reason}: ${g.result.message}\n${g.stderr.split("\n").slice(-25).join("\n")}`;
+const c = conformanceHooks([SHAPE]);
 
 describe.concurrent("seals: a table run more often than its rows, approx on a complex (seal-rows-py)", () => {
   it("the gold diff and a different correct fix PASS; the base FAILs", async () => {

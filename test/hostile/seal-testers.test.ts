@@ -5,10 +5,9 @@
 // a total that drops a price still FAILs, by jest's own comparison). expect.extend redefining toBe
 // in a setup file is the same shape (the review's suggested twin): a count returned as text must PASS.
 
-import { requireDocker } from "@oracle/test-utils";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Conformance, goldDiff, grade, makeConformance, type Shape } from "../conformance/shapes.js";
-import type { Graded } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { conformanceHooks, goldDiff, grade, type Shape } from "../conformance/shapes.js";
+import { outcome, why } from "./measure.js";
 
 const none = () => ({});
 const LINK = "ln -sfn /opt/deps/node_modules node_modules &&";
@@ -99,20 +98,7 @@ const EXTEND_SHAPE: Shape = {
 
 const file = (body: string) => () => ({ "src/cart.js": cart(body) });
 
-let c: Conformance;
-
-beforeAll(async () => {
-  await requireDocker();
-  c = await makeConformance([SHAPE, EXTEND_SHAPE]);
-}, 1_600_000);
-
-afterAll(async () => {
-  await c?.cleanup();
-});
-
-const why = (g: Graded): string =>
-  `${g.result.reason}: ${g.result.message}\n${g.stderr.split("\n").slice(-25).join("\n")}`;
-const outcome = (g: Graded) => ({ verdict: g.result.verdict, reason: g.result.reason });
+const c = conformanceHooks([SHAPE, EXTEND_SHAPE]);
 
 describe.concurrent("seals: jest's equality testers change toEqual (seal-testers-jest)", () => {
   it("the gold diff and a total that is not rounded PASS; the base and a total still dropping a price FAIL", async () => {

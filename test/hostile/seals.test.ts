@@ -11,18 +11,10 @@
 // rewrites the records can make its two sides agree; a truth value has two values. Such tests are
 // reported weak (result seals.failToPass, the sweep's sealed share), never strong.
 
-import { requireDocker } from "@oracle/test-utils";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type Conformance,
-  goldDiff,
-  grade,
-  makeConformance,
-  read,
-  type Shape,
-} from "../conformance/shapes.js";
+import { describe, expect, it } from "vitest";
+import { conformanceHooks, goldDiff, grade, read, type Shape } from "../conformance/shapes.js";
 import { PYTEST, pyHidden, pyRepo, pyTask } from "../conformance/table.js";
-import type { Graded } from "./harness.js";
+import { why } from "./measure.js";
 
 const none = () => ({});
 const sample = (id: string, from: string, hidden: string): Shape => ({
@@ -616,19 +608,7 @@ const CASES: Case[] = [
   { name: "stringer-go", shape: GO, diff: () => goStringer, reason: "TESTS_FAILED" },
 ];
 
-let c: Conformance;
-
-beforeAll(async () => {
-  await requireDocker();
-  c = await makeConformance(SHAPES);
-}, 1_600_000);
-
-afterAll(async () => {
-  await c?.cleanup();
-});
-
-const why = (g: Graded): string =>
-  `${g.result.reason}: ${g.result.message}\n${g.stderr.split("\n").slice(-25).join("\n")}`;
+const c = conformanceHooks(SHAPES);
 
 describe.concurrent("seals: attacks by code that writes records", () => {
   it("each shape's gold diff PASSes with strong seals, so the attacks below meet seals", async () => {
