@@ -452,18 +452,19 @@ function caughtBySeals(g: Graded): void {
   expect(caught, `${why(g)}\nseals: ${JSON.stringify(seals)}`).toBe(true);
 }
 
+// The shapes attacked here are the conformance set's own (the same Shape, so the same task, byte for
+// byte): test/conformance/conformance.test.ts grades each one's gold diff PASS, protected, in the same
+// CI run, so the attack's FAIL is on a task whose correct fix PASSes. Grading that gold again here
+// proved nothing more (issue 33: 7 grades); caughtBySeals says the FAIL is the seals' doing.
 describe.concurrent("spare-the-pair: the code under test reads the pair's source and forges the rest", () => {
   for (const attack of ATTACKS) {
     it(`spare-the-pair-${attack.id}: ${attack.title} -> must FAIL`, async () => {
       const s = shape(attack.id);
-      const [gold, graded] = await Promise.all([
-        grade(c, s, "gold", goldDiff(c, s)),
-        grade(c, s, "spare-the-pair", attack.diff),
-      ]);
+      expect(SHAPES, `${s.id}: a conformance shape, whose gold conformance.test.ts grades`).toContain(s);
+      const graded = await grade(c, s, "spare-the-pair", attack.diff);
       console.info(
-        `spare-the-pair-${attack.id}: gold=${gold.result.reason} attack=${graded.result.reason} sentinel=${graded.result.sentinel?.state} seals=${JSON.stringify(graded.result.seals?.outcome)}`,
+        `spare-the-pair-${attack.id}: attack=${graded.result.reason} sentinel=${graded.result.sentinel?.state} seals=${JSON.stringify(graded.result.seals?.outcome)}`,
       );
-      expect(gold.result.verdict, why(gold)).toBe("PASS");
       expect(graded.result.verdict, why(graded)).toBe("FAIL");
       // The pair is spared by this attack; the seals are not (on 1ebdaf2 the twins caught it).
       caughtBySeals(graded);
