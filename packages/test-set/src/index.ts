@@ -19,4 +19,10 @@ export {
 } from "./seal/judge.js";
 export { COMPARISONS, type ComparisonKind } from "./seal/kinds.js";
 export type { AddedFile, FileSeals, SealSite, SealStrength, TestRef, Unsealed } from "./seal/plan.js";
-export { planSeals, type SealRun, type TestText } from "./seal/seal-run.js";
+export {
+  planFingerprint,
+  planSeals,
+  SEAL_PLAN_VERSION,
+  type SealRun,
+  type TestText,
+} from "./seal/seal-run.js";

@@ -155,9 +155,10 @@ async function sealHidden(
   let seals = planSeals(parsers, texts, { demoted, framework, context });
   let validated = record !== null && seals.fingerprint === record.plan;
   if (record && !validated) {
-    // The record was made for another plan (the planners changed): its sites mean nothing here.
+    // The record was made for another plan (the planners changed): its sites mean nothing here. A
+    // task whose folder, image and grader version are unchanged is current for --changed: name it.
     log.warn(
-      `seals.recorded.json was made for another seal plan: every comparison is sealed as planned; run pnpm quarantine-sweep --changed`,
+      `seals.recorded.json was made for another seal plan: every comparison is sealed as planned; run pnpm quarantine-sweep --tasks ${record.task}`,
     );
     seals = planSeals(parsers, texts, { framework, context });
     validated = false;

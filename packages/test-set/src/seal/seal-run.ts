@@ -9,8 +9,9 @@ import type { AddedFile, FileSeals, SealSite, TestRef, Unsealed } from "./plan.j
 /** A run's seals: the sealed files' texts, files added beside them, and what the host judges. */
 export interface SealRun {
   /**
-   * SHA-256 over every site the planners found (demoted ones too) and each sealed file's path: the
-   * sweep's record of which sites to leave unsealed holds for this plan only (rules.ts `seal.gold`).
+   * The plan's identity ({@link planFingerprint}), the same with or without the sweep's demotions:
+   * the sweep's record (the sites to leave unsealed, what decided each FAIL_TO_PASS test) holds for
+   * this plan only (rules.ts `seal.gold`).
    */
   fingerprint: string;
   files: FileSeals[];
@@ -23,6 +24,38 @@ export interface SealRun {
 }
 
 const JS_GRAMMARS = new Set(["javascript", "typescript", "tsx"]);
+
+/**
+ * The planners' and the host's rule version, part of every plan's fingerprint: raise it when a
+ * change to a planner, a runtime or the host's equality would make an old sweep record say something
+ * else (which sites gold could not pass, what decided a FAIL_TO_PASS test at baseline) while the
+ * plan's sites and texts stay the same.
+ */
+export const SEAL_PLAN_VERSION = 2;
+
+/**
+ * SHA-256 over the rule version and everything of the plan the host reads: each sealed file's path,
+ * its sites as found (demoted ones too), its text as it enters the container (the runtime's with
+ * it), each site as the judge reads it (kind, expected value or rows, options, strength,
+ * `afterUnsealed`), each test's keys, the unsealed tests and the added files. A record the sweep
+ * made before a planner change (a seal since marked `afterUnsealed`) is for another plan then.
+ */
+export function planFingerprint(run: Omit<SealRun, "fingerprint">): string {
+  const hash = createHash("sha256");
+  hash.update(`oracle seal plan ${SEAL_PLAN_VERSION}\n`);
+  for (const f of run.files) hash.update(`${f.path}\n${f.planned.join("\n")}\n`);
+  hash.update(
+    JSON.stringify({
+      files: run.files.map((f) => [f.path, f.text]),
+      added: run.added.map((a) => [a.path, a.text]),
+      sites: run.sites,
+      tests: run.tests,
+      unsealed: run.unsealed,
+      unread: run.unread,
+    }),
+  );
+  return hash.digest("hex");
+}
 
 /** A hidden test file: its path in the checkout and its text. */
 export interface TestText {
@@ -137,8 +170,11 @@ export function planSeals(
     run.tests.push(...sealed.tests);
     run.unsealed.push(...sealed.unsealed);
   });
-  const hash = createHash("sha256");
-  for (const f of run.files) hash.update(`${f.path}\n${f.planned.join("\n")}\n`);
-  run.fingerprint = hash.digest("hex");
+  // The sweep records the plan it ran first, before any demotion: a plan with demotions is named by
+  // the plan it came from.
+  run.fingerprint =
+    demoted && demoted.size > 0
+      ? planSeals(parsers, files, { ...options, demoted: new Set() }).fingerprint
+      : planFingerprint(run);
   return run;
 }
