@@ -37,6 +37,23 @@ describe("pytest.approx between ints and Fractions (attack review s23, finding 1
   });
 });
 
+describe("pytest.approx of an int against a Decimal (a 28-digit Decimal difference)", () => {
+  it("takes |expected - actual| as Python's Decimal does, rounded half to even to 28 digits, not in doubles", () => {
+    // A Decimal built through a float: 120 ns off, the same double as the expected value.
+    expect(pyApprox(decimal("1700000000123456768"), int("1700000000123456888"), { abs: 100 })).toBe(false);
+    expect(pyApprox(decimal("1700000000123456768"), int("1700000000123456888"), { abs: 120 })).toBe(true);
+    // 0.1 exactly is within the float 0.1 (0.1000000000000000055…); in doubles 1.1 - 1 is not.
+    expect(pyApprox(decimal("1.1000000000"), int("1"), { abs: 0.1 })).toBe(true);
+    expect(pyApprox(decimal("1.1000000000000000056"), int("1"), { abs: 0.1 })).toBe(false);
+    // 29 digits: the exact difference is over the tolerance, Python's rounded one is not.
+    expect(pyApprox(decimal("1.10000000000000000555111512313"), int("1"), { abs: 0.1 })).toBe(true);
+    expect(pyApprox(decimal("1.1000000000000000055511151232"), int("1"), { abs: 0.1 })).toBe(false);
+    expect(pyApprox(decimal("1.1"), int("1"), {})).toBe(false);
+    expect(pyApprox(decimal("Infinity"), int("1"), { abs: 1 })).toBe(false);
+    expect(pyApprox(decimal("NaN"), int("1"), { abs: 1 })).toBe(false);
+  });
+});
+
 describe("assertAlmostEqual on the host", () => {
   it("complex differences by magnitude; a Decimal against a float is a TypeError", () => {
     expect(pyAlmost(complex("1", "1e-3"), float("1.0"), {})).toBe(false);

@@ -435,17 +435,57 @@ function approxScalar(actual: Canon, expected: Canon, tolerance: Tolerance): Ver
       ? abs
       : Math.max((tolerance.rel ?? APPROX_REL) * magnitude, abs);
   // Between ints, bools and Fractions Python's `expected - actual` is exact (a double rounds two
-  // nanosecond timestamps 120 apart to one value), and `exact <= float` compares exactly.
+  // nanosecond timestamps 120 apart to one value); with a Decimal it is the exact difference rounded
+  // to the context's 28 digits; `exact <= float` compares exactly. (A Decimal NaN or infinity: false,
+  // as `<=` raises or is false.)
   if (EXACT_KINDS.has(actual.t) && EXACT_KINDS.has(expected.t)) {
     if (typeof want.re === "string" || typeof got.re === "string") return false;
-    const diff = fraction(want.re.num * got.re.den - got.re.num * want.re.den, want.re.den * got.re.den);
+    let diff = fraction(want.re.num * got.re.den - got.re.num * want.re.den, want.re.den * got.re.den);
+    if (actual.t === "decimal" || expected.t === "decimal") {
+      const rounded = decimalContext(diff);
+      if (rounded === null) return "unknown";
+      diff = rounded;
+    }
     return atMost(magnitudeOf(diff), fromDouble(tol));
   }
   return Math.hypot(wr - gr, wi - gi) <= tol;
 }
 
-/** Numbers whose differences Python computes exactly (a Decimal rounds to its context's precision). */
-const EXACT_KINDS = new Set(["bool", "int", "fraction"]);
+/**
+ * Numbers whose differences the host computes exactly: Python's are exact between ints, bools and
+ * Fractions, and a Decimal's are rounded to the context (decimalContext; a Fraction with a Decimal
+ * raises, mixesDecimal).
+ */
+const EXACT_KINDS = new Set(["bool", "int", "fraction", "decimal"]);
+
+/** Python's default decimal context: 28 significant digits, rounded half to even. */
+const DECIMAL_PRECISION = 28;
+
+/**
+ * A finite decimal value as Python's Decimal arithmetic leaves it in the default context (the
+ * exact result rounded half to even to 28 significant digits); null when its scale is too large to
+ * compute here (the comparison is left to the runner).
+ */
+function decimalContext(value: Exact): Exact | null {
+  if (typeof value === "string") return value;
+  // value = num / den with den = 2^a 5^b (a finite decimal): scale it to m / 10^k.
+  let k = 0;
+  let scale = 1n;
+  while (scale % value.den !== 0n) {
+    if (++k > 4000) return null;
+    scale *= 10n;
+  }
+  const negative = value.num < 0n;
+  const m = (negative ? -value.num : value.num) * (scale / value.den);
+  const digits = m.toString().length;
+  if (digits <= DECIMAL_PRECISION) return value;
+  const unit = 10n ** BigInt(digits - DECIMAL_PRECISION);
+  let q = m / unit;
+  const r = m % unit;
+  const half = unit / 2n;
+  if (r > half || (r === half && q % 2n === 1n)) q += 1n;
+  return fraction((negative ? -q : q) * unit, scale);
+}
 
 /** Whether Python's `a - b` raises TypeError: a Decimal with a float, a complex or a Fraction. */
 function mixesDecimal(a: Canon, b: Canon): boolean {
