@@ -792,6 +792,107 @@ def v(name):
   });
 });
 
+describe("numpy.matrix under pytest, read as its ndarray view (sealpy: a correct dot product FAILed VALUE_NOT_PLAIN_DATA)", () => {
+  const TEST = `from pytest import approx
+
+from calc import v
+
+
+def test_one_approx():
+    assert v("m11") == approx(11.0)
+
+
+def test_one_int():
+    assert v("m11") == 11
+
+
+def test_one_list():
+    assert v("m11") == [11.0]
+
+
+def test_one_approx_list():
+    assert v("m11") == approx([11.0])
+
+
+def test_one_ne():
+    assert v("m11") != 12
+
+
+def test_one_wrong():
+    assert v("m11") == approx(12.0)
+
+
+def test_row_approx_list():
+    assert v("m12") == approx([1.0, 2.0])
+
+
+def test_row_list():
+    assert v("m12") == [1, 2]
+
+
+def test_col_approx_list():
+    assert v("mcol") == approx([1.0, 2.0])
+
+
+def test_col_approx_wrong():
+    assert v("mcol") == approx([1.0, 2.1])
+
+
+def test_all_approx():
+    assert v("mones") == approx(1.0)
+
+
+def test_patched():
+    assert v("patched") == 11
+`;
+  const CALC = `import numpy as np
+
+VALUES = {
+    "m11": np.asmatrix([[11.0]]),
+    "m12": np.asmatrix([[1.0, 2.0]]),
+    "mcol": np.asmatrix([[1.0], [2.0]]),
+    "mones": np.asmatrix([[1.0, 1.0000001], [1.0, 1.0]]),
+}
+
+
+def v(name):
+    if name == "patched":
+        np.matrix.__eq__ = lambda self, other: True
+        return np.asmatrix([[12.0]])
+    return VALUES[name]
+`;
+
+  it("the host's verdict is pytest's, test by test; a matrix whose == a diff replaced is not plain data", () => {
+    const plan = sealPython(parsers, { path: "tests/test_mx.py", text: TEST, index: 0 })!;
+    expect(plan.sites.filter((s) => s.expected !== undefined)).toHaveLength(12);
+    const ran = runPytest({ "calc.py": CALC, "tests/test_mx.py": TEST }, ["tests/test_mx.py"]);
+    const sealed = runPytest({ "calc.py": CALC, "tests/test_mx.py": plan.text }, ["tests/test_mx.py"]);
+    const judged = judgeSeals(plan, sealed.records, sealed.tests);
+    expect(judged.inconsistent).toBeNull();
+    const real = Object.fromEntries(ran.tests.map((t) => [t.id.split("::").pop(), t.outcome]));
+    expect(real).toEqual({
+      test_one_approx: "passed",
+      test_one_int: "passed",
+      test_one_list: "passed",
+      test_one_approx_list: "passed",
+      test_one_ne: "passed",
+      test_one_wrong: "failed",
+      test_row_approx_list: "failed",
+      test_row_list: "failed",
+      test_col_approx_list: "passed",
+      test_col_approx_wrong: "failed",
+      test_all_approx: "passed",
+      test_patched: "passed",
+    });
+    // The patched == passes anything under pytest; the host reads the matrix as its class, not plain data.
+    expect(Object.fromEntries(judged.tests.map((t) => [t.id.split("::").pop(), t.outcome]))).toEqual({
+      ...real,
+      test_patched: "failed",
+    });
+    expect(judged.sites[plan.sites.at(-1)!.key]).toBe("not-plain");
+  });
+});
+
 describe("pytest.approx over the standard library's sized iterables under pytest 7 (attack review s23, finding 5)", () => {
   // ApproxSequenceLike takes any actual with a len() and zips it with the expected list: a dict's
   // values, a deque, an array.array, a range, a dict's keys. Under == each keeps its own meaning
