@@ -6,7 +6,7 @@ import type {
   SentinelState,
   SuiteResult,
 } from "@oracle/spec";
-import type { SealJudgement, SealRun } from "@oracle/test-set";
+import { namesSameTest, type SealJudgement, type SealRun } from "@oracle/test-set";
 import type { RunLog } from "../log/oracle-log.js";
 import { suiteTail } from "../log/output-tail.js";
 import type { SuiteName } from "../reports/junit.js";
@@ -177,9 +177,15 @@ function sealsRecord(
     executions: judged?.executions ?? [],
   });
   const unsealed = result.failToPass?.unsealed ?? [];
+  // Each with the rule that left it unsealed when the plan says more than "no comparison"
+  // (`unsealed.helper-check`: its comparison is in a helper it calls).
+  const named = unsealed.slice(0, 3).map((entry) => {
+    const rule = seals.run.unsealed.find((u) => namesSameTest(entry, u.test.entry))?.rule;
+    return rule && rule !== "unsealed.no-comparison" ? `${entry} [${rule}]` : entry;
+  });
   if (unsealed.length > 0)
     log.warn(
-      `${unsealed.length} of ${result.failToPass!.total} FAIL_TO_PASS test(s) have no strong seal (${unsealed.slice(0, 3).join(", ")}${unsealed.length > 3 ? ", …" : ""}): a report forged for them is caught only by the pair (docs/security.md, Sealed expectations)`,
+      `${unsealed.length} of ${result.failToPass!.total} FAIL_TO_PASS test(s) have no strong seal (${named.join(", ")}${unsealed.length > 3 ? ", …" : ""}): a report forged for them is caught only by the pair (docs/security.md, Sealed expectations)`,
     );
   return result;
 }

@@ -156,6 +156,37 @@ def test_returns():
     expect(p.text).not.toContain("_oracle_");
   });
 
+  it("a test whose only comparison is in a helper of its file is unsealed.helper-check, named apart from no comparison", () => {
+    const p = plan(`from text import normalise
+
+
+def check(raw, want):
+    assert normalise(raw) == want
+
+
+class TestText:
+    def _same(self, raw, want):
+        assert normalise(raw) == want
+
+    def test_method(self):
+        self._same(" a ", "a")
+
+
+def test_inner_runs_collapse():
+    check("a  b", "a b")
+
+
+def test_prints():
+    print(normalise("a"))
+`);
+    expect(p.sites).toEqual([]);
+    expect(p.unsealed.map((u) => [u.test.entry, u.rule])).toEqual([
+      ["tests/test_x.py::TestText::test_method", "unsealed.helper-check"],
+      ["tests/test_x.py::test_inner_runs_collapse", "unsealed.helper-check"],
+      ["tests/test_x.py::test_prints", "unsealed.no-comparison"],
+    ]);
+  });
+
   it("a file that does not parse is not sealed", () => {
     expect(sealPython(parsers, { path: "t.py", text: "def test_x(:\n  assert 1\n", index: 0 })).toBeNull();
   });

@@ -817,6 +817,37 @@ function helpersIn(root: SyntaxNode): Set<string> {
   return names;
 }
 
+/** The names of the functions a module defines whose body asserts (`def check(x, want): assert x == want`). */
+function assertingIn(root: SyntaxNode): Set<string> {
+  const names = new Set<string>();
+  const visit = (node: SyntaxNode) => {
+    if (node.type === "function_definition") {
+      const body = node.childForFieldName("body");
+      if (body && /\bassert|\bpytest\.fail\b/.test(body.text))
+        names.add(node.childForFieldName("name")?.text ?? "");
+    }
+    for (const child of named(node)) visit(child);
+  };
+  visit(root);
+  return names;
+}
+
+/** The names a body calls, plain (`check(…)`) or on self (`self.check(…)`). */
+function callsIn(body: SyntaxNode): string[] {
+  const names: string[] = [];
+  const visit = (node: SyntaxNode) => {
+    if (node.type === "call") {
+      const fn = node.childForFieldName("function");
+      if (fn?.type === "identifier") names.push(fn.text);
+      else if (fn?.type === "attribute" && fn.childForFieldName("object")?.text === "self")
+        names.push(fn.childForFieldName("attribute")?.text ?? "");
+    }
+    for (const child of named(node)) visit(child);
+  };
+  visit(body);
+  return names;
+}
+
 /** The sealed text of one Python test file, its sites and its unsealed tests; null when it does not parse. */
 export function sealPython(
   parsers: Parsers,
@@ -850,6 +881,7 @@ export function sealPython(
       };
     const facts = moduleFacts(root);
     const helpers = helpersIn(root);
+    const asserting = assertingIn(root);
     const shared = new Set(options.shared);
     for (const name of shared) facts.constants.delete(name);
     const sites: SealSite[] = [];
@@ -975,7 +1007,15 @@ export function sealPython(
             for (const cell of params.cells.get(name) ?? [])
               edits.push({ start: cell.startIndex, end: cell.endIndex, text: "None" });
       if (keys.length > 0) tests.push({ test: fn.ref, keys });
-      else unsealed.push({ test: fn.ref, rule: "unsealed.no-comparison" });
+      else
+        unsealed.push({
+          test: fn.ref,
+          rule: callsIn(body).some(
+            (name) => asserting.has(name) && name !== fn.definition.childForFieldName("name")?.text,
+          )
+            ? "unsealed.helper-check"
+            : "unsealed.no-comparison",
+        });
     }
     // A constant read only by sealed comparisons leaves the file too (its value stays on the host),
     // unless another hidden file names this module (it may import the constant).
