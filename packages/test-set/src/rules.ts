@@ -37,7 +37,7 @@ export const SEAL_RULES = {
   "unsealed.equality-testers":
     "A jest/vitest `toEqual` or `toStrictEqual` is not sealed when a hidden file or a test file of the base commit (a setup file) registers an equality tester (`expect.addEqualityTesters`): the tester changes what the matcher means, so the runner's own comparison decides; a test left with no sealed comparison is listed under this rule.",
   "unsealed.extended-matcher":
-    "A jest/vitest matcher that a hidden file or a test file of the base commit redefines through `expect.extend({ toBe … })` is not sealed where it is used: the redefinition decides, in the runner; a test left with no sealed comparison is listed under this rule.",
+    "A jest/vitest matcher that a hidden file or a test file of the base commit redefines through `expect.extend({ toBe … })` is not sealed where it is used: the redefinition decides, in the runner. An `expect.extend` argument whose keys the text does not show (`expect.extend(matchers)`, a `require(…)`, a spread) may redefine any matcher: no `expect` chain is sealed. A test left with no sealed comparison is listed under this rule.",
   "unsealed.helper-check":
     "A Python test with no comparison of its own that calls a function of its file asserting inside (`check(x, want)`): the helper's expected values are the call's arguments, which stay in the container, and the runner's assert decides the test (a FAIL_TO_PASS test here has no seal; only the pair guards its report).",
   "unsealed.no-comparison": "A test with no comparison the rules above seal or check.",

@@ -322,7 +322,47 @@ test("unknown", function () {
         }),
       ),
     ).toEqual(want);
-    // A name handed to expect.extend is not followed; its matchers are jest-extended's kind, new names.
-    expect(kinds(plan(test("expect.extend(matchers);\n"), "test/f.test.js", "jest")).sites).toHaveLength(3);
+  });
+  it("expect.extend of an object the planner cannot read (a name, a spread, a call) may redefine any matcher: none of the expect chains is sealed", () => {
+    const test = (head: string) =>
+      `const { f } = require("../src/f");\n${head}\ntest("t", () => {\n  expect(f(1)).toBe(1);\n  assert.strictEqual(f(2), 2);\n});\n\ntest("u", () => {\n  expect(f(3)).toEqual([3]);\n  expect(f(4)).toBeNull();\n});\n`;
+    const kinds = (p: ReturnType<typeof planSeals>) => ({
+      sites: p.sites.map((s) => [s.test.entry, s.kind, s.afterUnsealed ?? false]),
+      unsealed: p.unsealed.map((u) => [u.test.entry, u.rule]),
+    });
+    const want = {
+      sites: [["t", "js.is", true]],
+      unsealed: [["u", "unsealed.extended-matcher"]],
+    };
+    const head = 'const assert = require("node:assert");\n';
+    for (const extend of [
+      // jest-extended's shape, or a project's matchers module: which names it holds is not in the text.
+      'const matchers = require("./support/matchers");\nexpect.extend(matchers);\n',
+      'expect.extend(require("jest-extended"));\n',
+      "expect.extend({ ...matchers, toBeWithin() {} });\n",
+      "expect.extend({ [name]: impl });\n",
+    ]) {
+      expect(kinds(plan(test(head + extend), "test/f.test.js", "jest")), extend).toEqual(want);
+      // In a setup file of the base commit alike.
+      expect(
+        kinds(
+          planSeals(parsers, [{ path: "test/f.test.js", text: test(head) }], {
+            framework: "jest",
+            context: [{ path: "jest.setup.js", text: extend }],
+          }),
+        ),
+        extend,
+      ).toEqual(want);
+    }
+    // An object literal's own keys are read: new names leave the built-in matchers sealed.
+    expect(
+      kinds(
+        plan(
+          test(`${head}expect.extend({ toBeWithin(r, a, b) { return { pass: r >= a && r <= b } } });\n`),
+          "test/f.test.js",
+          "jest",
+        ),
+      ).sites,
+    ).toHaveLength(4);
   });
 });
