@@ -381,6 +381,7 @@ async function planSentinels(
     : [null, null];
   const hidden = await plantSentinels(loaded, hiddenFiles, runTests, log, notes, {
     others: base?.texts,
+    setup: base?.setup,
     scripts,
     record,
   });

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { basePackageScripts, planExisting } from "./existing-sentinels.js";
+import { basePackageScripts, baseTestTexts, planExisting } from "./existing-sentinels.js";
 
 const work = mkdtempSync(join(tmpdir(), "oracle-scripts-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -58,6 +58,34 @@ describe("basePackageScripts", () => {
   it("reads nothing for commands that run no package script", async () => {
     const { gitDir, base } = repoWith({ "package.json": "{}", "a.txt": "" });
     expect((await basePackageScripts(gitDir, base, ["pytest tests", "go test ./..."])).size).toBe(0);
+  });
+});
+
+describe("baseTestTexts", () => {
+  it("reads the files that register matchers or equality testers outside the suite's globs (setup files), for the seal plan", async () => {
+    const { gitDir, base } = repoWith({
+      "package.json": JSON.stringify({ jest: { setupFilesAfterEnv: ["<rootDir>/jest.setup.js"] } }),
+      "jest.setup.js": 'const matchers = require("./support/matchers");\nexpect.extend(matchers);\n',
+      "support/matchers.js": "module.exports = { toBe() {} };\n",
+      "support/testers.ts": "expect\n  .addEqualityTesters([cents]);\n",
+      "test/unit/a.test.js": 'expect.extend({ toBeWithin() {} });\ntest("a", () => {});\n',
+      "node_modules/expect/build/index.js": "expect.extend = function () {};\n",
+      "docs/setup.md": "expect.extend(matchers)\n",
+      "src/x.js": "module.exports = 1;\n",
+    });
+    const read = await baseTestTexts(gitDir, base, ["test/unit/**"]);
+    expect(read.texts.map((t) => t.path)).toEqual(["test/unit/a.test.js"]);
+    // The suite's own file once; node_modules and what is not JS/TS are not read.
+    expect(read.setup?.map((t) => t.path).sort()).toEqual(["jest.setup.js", "support/testers.ts"]);
+    expect(read.setup?.find((t) => t.path === "jest.setup.js")?.text).toContain("expect.extend(matchers)");
+    // Nothing registers anything: none.
+    const plain = repoWith({
+      "package.json": "{}",
+      "src/y.js": "module.exports = 2;\n",
+      "test/a.test.js": "",
+      "README.md": "",
+    });
+    expect((await baseTestTexts(plain.gitDir, plain.base, ["test/**"])).setup).toEqual([]);
   });
 });
 

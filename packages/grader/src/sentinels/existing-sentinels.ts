@@ -33,7 +33,7 @@ import {
 /** At most this many base files are read; a larger existing suite gets pairs in these (noted). */
 const MAX_FILES = 2000;
 
-function gitBuffer(repo: string, args: string[], input?: string): Promise<Buffer> {
+function gitBuffer(repo: string, args: string[], input?: string, nothingFound = false): Promise<Buffer> {
   return new Promise((done, fail) => {
     const child = execFile(
       "git",
@@ -44,7 +44,10 @@ function gitBuffer(repo: string, args: string[], input?: string): Promise<Buffer
         env: { PATH: process.env.PATH ?? "", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
       },
       (error, stdout, stderr) => {
-        if (error) fail(new Error(`git ${args[0]} failed: ${stderr.toString().trim() || error.message}`));
+        // `git grep` exits 1 when nothing matches.
+        if (error && nothingFound && error.code === 1 && stderr.length === 0) done(stdout);
+        else if (error)
+          fail(new Error(`git ${args[0]} failed: ${stderr.toString().trim() || error.message}`));
         else done(stdout);
       },
     );
@@ -156,10 +159,12 @@ export async function baseTestTexts(
   const listing = (await gitBuffer(repo, ["ls-tree", "-r", "-z", "-l", commit])).toString("utf8");
   const wanted: Array<{ oid: string; path: string }> = [];
   const configs: Array<{ oid: string; path: string; size: number }> = [];
+  const blobsByPath = new Map<string, { oid: string; size: number }>();
   for (const entry of listing.split("\0")) {
     const m = /^(100644|100755) blob ([0-9a-f]+) +(\d+)\t(.*)$/s.exec(entry);
     if (!m) continue;
     const [oid, size, path] = [m[2]!, Number(m[3]), m[4]!];
+    blobsByPath.set(path, { oid, size });
     if (CONFIG_NAMES.has(path.slice(path.lastIndexOf("/") + 1)) && configs.length < MAX_CONFIGS)
       configs.push({ oid, path, size });
     if (size > MAX_TEST_FILE_BYTES || !TEST_SOURCE.test(path) || !matches(path)) continue;
@@ -167,14 +172,68 @@ export async function baseTestTexts(
   }
   const picked = wanted.slice(0, MAX_FILES);
   const readable = configs.filter((c) => c.size <= MAX_TEST_FILE_BYTES);
-  const blobs = await readBlobs(repo, [...picked, ...readable]);
+  const inSuite = new Set(picked.map((p) => p.path));
+  const setup = (await extensionFiles(repo, commit))
+    .filter((path) => !inSuite.has(path) && blobsByPath.has(path))
+    .slice(0, MAX_CONFIGS)
+    .map((path) => ({ path, ...blobsByPath.get(path)! }));
+  const setupReadable = setup.filter((f) => f.size <= MAX_TEST_FILE_BYTES);
+  const blobs = await readBlobs(repo, [...picked, ...readable, ...setupReadable]);
   const texts = picked.map(({ path }, i) => ({ path, text: blobs[i]! }));
   const configTexts = new Map<string, string | null>(configs.map((c) => [c.path, null]));
   readable.forEach((c, i) => {
     configTexts.set(c.path, blobs[picked.length + i]!);
   });
-  return { texts, capped: wanted.length > picked.length, configs: configTexts };
+  const setupTexts = new Map(
+    setupReadable.map((f, i) => [f.path, blobs[picked.length + readable.length + i]!] as const),
+  );
+  return {
+    texts,
+    capped: wanted.length > picked.length,
+    configs: configTexts,
+    // A file too large to read may register anything: read as one whose argument is unknown.
+    setup: setup.map(({ path }) => ({ path, text: setupTexts.get(path) ?? UNREAD_EXTENSION })),
+  };
 }
+
+const UNREAD_EXTENSION = "expect.extend(unread);\nexpect.addEqualityTesters(unread);\n";
+
+/** What registers a jest/vitest matcher or equality tester (js/seal.ts extendedMatchers, seal-run.ts). */
+const EXTENDS_EXPECT = "expect[[:space:]]*\\.[[:space:]]*extend|addEqualityTesters";
+
+/**
+ * The base commit's JS/TS files, anywhere outside node_modules, that register matchers or equality
+ * testers: a setup file the runner's configuration names (`setupFilesAfterEnv: ["jest.setup.js"]`)
+ * is rarely one of the existing suite's files, and it changes what the hidden tests' matchers mean.
+ */
+async function extensionFiles(repo: string, commit: string): Promise<string[]> {
+  const out = await gitBuffer(
+    repo,
+    [
+      "grep",
+      "-l",
+      "-z",
+      "-I",
+      "-E",
+      "-e",
+      EXTENDS_EXPECT,
+      commit,
+      "--",
+      ...JS_SOURCES,
+      ":(exclude)node_modules",
+      ":(exclude)*/node_modules/*",
+    ],
+    undefined,
+    true,
+  );
+  const prefix = `${commit}:`;
+  return out
+    .toString("utf8")
+    .split("\0")
+    .filter((p) => p.startsWith(prefix))
+    .map((p) => p.slice(prefix.length));
+}
+const JS_SOURCES = ["js", "cjs", "mjs", "jsx", "ts", "cts", "mts", "tsx"].map((ext) => `*.${ext}`);
 
 /** The texts of blobs by id, in order. */
 async function readBlobs(repo: string, blobs: ReadonlyArray<{ oid: string }>): Promise<string[]> {
@@ -210,6 +269,8 @@ export interface BaseTests {
   capped: boolean;
   /** The runner's configuration files at the base commit (runner-config.ts), by path. */
   configs?: RunnerConfigs;
+  /** Other JS/TS files that register matchers or equality testers (setup files), for the seal plan. */
+  setup?: HiddenText[];
 }
 
 /**

@@ -97,19 +97,21 @@ export async function plantSentinels(
   base: {
     /** The base commit's test files (Go: names of the same package that the pair must not reuse). */
     others?: readonly HiddenText[] | undefined;
+    /** Other base files that register matchers or equality testers (setup files): read by the seal plan only. */
+    setup?: readonly HiddenText[] | undefined;
     /** The base commit's package scripts, for a command that runs one (`npm test -- …`). */
     scripts?: PackageScripts | null;
     /** The sweep's seal record (rules.ts `seal.gold`), when current for the task's content. */
     record?: SealRecord | null;
   } = {},
 ): Promise<PlantedHidden> {
-  const { others = [], scripts = null, record = null } = base;
+  const { others = [], setup = [], scripts = null, record = null } = base;
   const runner = sentinelRunner(loaded.task, scripts);
   const texts = await readHidden(runTests, hiddenFiles);
   const sealed = await sealHidden(texts, runTests, log, {
     record,
     framework: runner?.framework ?? null,
-    context: others,
+    context: [...others, ...setup],
   });
   const seals = sealed?.seals ?? null;
   const validated = sealed?.validated ?? false;
