@@ -300,6 +300,18 @@ test("unknown", function () {
       ["declaration", false],
     ]);
   });
+  it("a binding statement that calls a helper holding a check (the file's own, or a test-support module's) may have failed the test: the seal after it is afterUnsealed", () => {
+    const p = plan(
+      'const { parse, format } = require("../src/codec");\nconst h = require("./support/helpers");\nimport { decoded } from "../test-utils/codec";\n\nfunction roundtrip(value) {\n  const out = parse(format(value));\n  expect(out).toEqual(value);\n  return out;\n}\nconst twice = (v) => { const w = roundtrip(v); return roundtrip(w); };\n\ntest("local helper", () => {\n  const out = roundtrip(["a", "b", "c"]);\n  expect(out.length).toBe(3);\n});\n\ntest("arrow helper, nested", () => {\n  const outs = [["a"]].map((v) => twice(v));\n  expect(outs.length).toBe(1);\n});\n\ntest("support module", () => {\n  const out = h.same(parse("a,b"));\n  expect(out).toBe(2);\n});\n\ntest("imported from test-utils", () => {\n  const out = decoded("a,b");\n  expect(out).toBe(2);\n});\n\ntest("code under test", () => {\n  const out = parse("a,b,c");\n  expect(out.length).toBe(3);\n});\n',
+    );
+    expect(p.sites.map((s) => [s.test.entry, s.afterUnsealed ?? false])).toEqual([
+      ["local helper", true],
+      ["arrow helper, nested", true],
+      ["support module", true],
+      ["imported from test-utils", true],
+      ["code under test", false],
+    ]);
+  });
   it("a matcher redefined through expect.extend, in a hidden file or a base test file, is not sealed where it is used (attack review s23, finding 10's twin)", () => {
     const EXTEND =
       'expect.extend({\n  toBe(received, expected) {\n    return { pass: String(received) === String(expected), message: () => "differ" };\n  },\n  async toEqual(received, expected) {\n    return { pass: true, message: () => "" };\n  },\n});\n';

@@ -526,14 +526,80 @@ const JS_BINDINGS = new Set([
   "generator_function_declaration",
   "class_declaration",
 ]);
-const unjudgedCheck = (statement: SyntaxNode): boolean =>
+const unjudgedCheck = (statement: SyntaxNode, helpers: ReadonlySet<string>): boolean =>
   statement.type !== "comment" &&
   !(statement.type === "expression_statement" && named(statement)[0]?.type === "string") &&
   // expect.assertions(n) / expect.hasAssertions() check at the test's end, after every seal.
   !/^expect\s*\.\s*(assertions|hasAssertions)\s*\(/.test(statement.text) &&
   (UNJUDGED_CHECK.test(statement.text) ||
     (!JS_BINDINGS.has(statement.type) &&
-      statement.descendantsOfType(["call_expression", "new_expression"]).length > 0));
+      statement.descendantsOfType(["call_expression", "new_expression"]).length > 0) ||
+    // A binding's call computes a value, unless it calls a helper that may check on the way.
+    callees(statement).some((name) => helpers.has(name)));
+
+/** The names a statement's calls go through: `f(…)`, and the object of `h.f(…)` and `h.f.g(…)`. */
+function callees(node: SyntaxNode): string[] {
+  const names: string[] = [];
+  for (const call of node.descendantsOfType(["call_expression", "new_expression"])) {
+    let fn = call?.childForFieldName(call.type === "call_expression" ? "function" : "constructor") ?? null;
+    while (fn?.type === "member_expression") fn = fn.childForFieldName("object");
+    if (fn?.type === "identifier") names.push(fn.text);
+  }
+  return names;
+}
+
+/** A module a test imports helpers from, not the code under test: a relative path through a test-support folder or file. */
+const SUPPORT_MODULE =
+  /^\.{1,2}\/(?:.*\/)?(?:__tests__|tests?|specs?|helpers?|support|fixtures?|testing|test[-_]?(?:utils?|helpers?|support))(?:[/.]|$)/i;
+
+/**
+ * The names in a file that may check when called (attack review s24, the binding side of
+ * `same(raw, want)`: `const out = roundtrip(x)` whose helper holds an `expect`, before a seal the
+ * unfixed code passes): functions the file defines whose text reads as a check or calls such a
+ * function, and what it binds from a test-support module (`require("./support/helpers")`).
+ */
+function checkingHelpers(root: SyntaxNode): Set<string> {
+  const defined = new Map<string, SyntaxNode>();
+  const helpers = new Set<string>();
+  const walk = (node: SyntaxNode) => {
+    if (node.type === "function_declaration" || node.type === "generator_function_declaration") {
+      const name = node.childForFieldName("name");
+      if (name) defined.set(name.text, node);
+    }
+    if (node.type === "variable_declarator") {
+      const name = node.childForFieldName("name");
+      const value = node.childForFieldName("value");
+      if (name?.type === "identifier" && value && /function|arrow_function/.test(value.type))
+        defined.set(name.text, value);
+      const required = requireOf(value);
+      if (name && required && SUPPORT_MODULE.test(required.source))
+        for (const id of [
+          name,
+          ...name.descendantsOfType(["identifier", "shorthand_property_identifier_pattern"]),
+        ])
+          if (id?.type === "identifier" || id?.type === "shorthand_property_identifier_pattern")
+            helpers.add(id.text);
+    }
+    if (node.type === "import_statement") {
+      const source = stringValue(node.childForFieldName("source"));
+      if (source !== null && SUPPORT_MODULE.test(source))
+        for (const id of node.descendantsOfType("identifier")) if (id) helpers.add(id.text);
+    }
+    for (const child of named(node)) walk(child);
+  };
+  walk(root);
+  for (const [name, fn] of defined) if (UNJUDGED_CHECK.test(fn.text)) helpers.add(name);
+  // Through the file's own functions: one that calls a checking helper checks too.
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [name, fn] of defined)
+      if (!helpers.has(name) && callees(fn).some((c) => helpers.has(c))) {
+        helpers.add(name);
+        grew = true;
+      }
+  }
+  return helpers;
+}
 
 /** extendedMatchers' name for "any matcher": an `expect.extend` argument whose keys the text does not show. */
 export const ANY_MATCHER = "*";
@@ -596,6 +662,7 @@ export function sealJs(
       : "javascript";
   return parsers.read(grammar, file.text, (root) => {
     const vocab = vocabulary(root);
+    const helpers = checkingHelpers(root);
     const constants = constantsOf(root);
     for (const name of options.shared ?? []) constants.delete(name);
     const sealedReads = new Map<string, number>();
@@ -656,7 +723,7 @@ export function sealJs(
         for (const [expression, statement] of pairs) {
           const found = expression ? comparisonOf(expression, statement, vocab, constants) : null;
           if (!found) {
-            if (unjudgedCheck(statement)) guarded = true;
+            if (unjudgedCheck(statement, helpers)) guarded = true;
             continue;
           }
           if (options.testers && (found.kind === "js.toEqual" || found.kind === "js.toStrictEqual")) {
