@@ -3,6 +3,9 @@
 // toBe to compare the values' texts. Found by the s24 seal review (brief items 1 and 2): the plan saw
 // neither the setup file nor the keys behind the name, sealed toBe as the built-in matcher, and a
 // correct count returned as text FAILed TESTS_FAILED (expected 2, actual '2') while jest passes it.
+// Item 3 of the same review: chai's eql (deep-eql 5) compares two Errors by name, message and `code`;
+// the host compared name and message, so a checked eql of an Error with the wrong code, chai's eql
+// overwritten by the code under test (the runner then passes everything), PASSed.
 
 import { requireDocker } from "@oracle/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -59,11 +62,62 @@ const SHAPE: Shape = {
   skip: none,
 };
 
+const VITEST_JUNIT = `--no-cache --reporter=default --reporter=junit --outputFile.junit="$ORACLE_JUNIT"`;
+
+const check = (
+  error: string,
+  head = "",
+) => `${head}/** Why a port number is not one: an Error with a code, or null. */
+export function check(port) {
+  if (!Number.isInteger(port) || port < 1 || port > 65535) return ${error};
+  return null;
+}
+`;
+/** The code under test overwrites chai's eql in its own process: every eql passes in the runner. */
+const FORGE =
+  'import * as chai from "chai";\n\nchai.Assertion.overwriteMethod("eql", () => function () {});\n\n';
+
+const ERROR_SHAPE: Shape = {
+  id: "seal-eql-error-vitest",
+  title: "vitest, chai's eql between two Errors (name, message and code)",
+  from: {
+    repo: {
+      "package.json": `${JSON.stringify({ name: "ports", version: "0.1.0", private: true, type: "module", devDependencies: { vitest: "2.1.9" } }, null, 2)}\n`,
+      "src/check.js": check('new Error("bad port")'),
+      "test/unit/basic.test.js":
+        'import { expect, it } from "vitest";\nimport { check } from "../../src/check.js";\n\nit("a port", () => {\n  expect(check(80)).to.equal(null);\n});\n',
+      ".gitignore": "node_modules\n",
+    },
+    hidden: {
+      "test/regression/check.test.js":
+        'import { expect, it } from "vitest";\nimport { check } from "../../src/check.js";\n\nconst portError = () => Object.assign(new Error("bad port"), { code: "E_PORT" });\n\nit("names the code", () => {\n  expect(check(70000)).to.eql(portError());\n});\n',
+    },
+    task: {
+      $schema: "../../packages/spec/task.schema.json",
+      description: "seal-eql-error: the error has no code",
+      image: "node-vitest",
+      suites: {
+        existing: {
+          command: `${LINK} node_modules/.bin/vitest run ${VITEST_JUNIT} test/unit`,
+          files: ["test/**"],
+        },
+        hidden: { command: "" },
+      },
+      diff: { allow: ["**"], deny: ["test/**"] },
+      timeoutSeconds: 120,
+    },
+  },
+  hidden: `${LINK} node_modules/.bin/vitest run ${VITEST_JUNIT} test/regression/check.test.js`,
+  gold: { "src/check.js": check('Object.assign(new Error("bad port"), { code: "E_PORT" })') },
+  tamper: none,
+  skip: none,
+};
+
 let c: Conformance;
 
 beforeAll(async () => {
   await requireDocker();
-  c = await makeConformance([SHAPE]);
+  c = await makeConformance([SHAPE, ERROR_SHAPE]);
 }, 1_600_000);
 
 afterAll(async () => {
@@ -86,6 +140,32 @@ describe.concurrent("seals: expect.extend(matchers) in a setup file outside the 
     console.info(`extend-module text: ${asText.result.verdict} ${asText.result.reason}`);
     for (const g of [gold, asText]) expect(outcome(g), why(g)).toEqual({ verdict: "PASS", reason: "PASS" });
     for (const g of [base, wrong])
+      expect(outcome(g), why(g)).toEqual({ verdict: "FAIL", reason: "TESTS_FAILED" });
+  }, 1_200_000);
+});
+
+describe.concurrent("seals: chai's eql between two Errors compares their codes (seal-eql-error-vitest)", () => {
+  it("an Error with the wrong code FAILs though chai's eql is overwritten in the process; gold and a non-enumerable code PASS", async () => {
+    const file = (body: string) => () => ({ "src/check.js": body });
+    const [gold, hidden, base, forged] = await Promise.all([
+      grade(c, ERROR_SHAPE, "gold", goldDiff(c, ERROR_SHAPE)),
+      grade(
+        c,
+        ERROR_SHAPE,
+        "hidden-code",
+        file(check('Object.defineProperty(new Error("bad port"), "code", { value: "E_PORT" })')),
+      ),
+      grade(c, ERROR_SHAPE, "baseline"),
+      grade(
+        c,
+        ERROR_SHAPE,
+        "forged",
+        file(check('Object.assign(new Error("bad port"), { code: "E_WRONG" })', FORGE)),
+      ),
+    ]);
+    console.info(`eql-error forged: ${forged.result.verdict} ${forged.result.reason}`);
+    for (const g of [gold, hidden]) expect(outcome(g), why(g)).toEqual({ verdict: "PASS", reason: "PASS" });
+    for (const g of [base, forged])
       expect(outcome(g), why(g)).toEqual({ verdict: "FAIL", reason: "TESTS_FAILED" });
   }, 1_200_000);
 });

@@ -313,4 +313,64 @@ describe("chai's eql / deep.equal (deep-eql 5) on what the runtime records", () 
       CASES.map(([name, , value, literal]) => [name, runner(value, literal)]),
     );
   });
+
+  // Both sides computed by the test (checked: both recorded, the host compares): deep-eql compares
+  // two Errors by name, message and `code` (read as a property, enumerable or not), and two
+  // `arguments` objects by their items alone (brief s24 item 3).
+  const PAIRS: Array<[string, string, string]> = [
+    [
+      "Errors whose codes differ",
+      'Object.assign(new Error("bad"), { code: "E_ONE" })',
+      'Object.assign(new Error("bad"), { code: "E_TWO" })',
+    ],
+    [
+      "Errors whose non-enumerable codes differ",
+      'Object.defineProperty(new Error("bad"), "code", { value: "E_ONE" })',
+      'Object.defineProperty(new Error("bad"), "code", { value: "E_TWO" })',
+    ],
+    [
+      "an Error with a code, one without",
+      'Object.assign(new Error("bad"), { code: "E_ONE" })',
+      'new Error("bad")',
+    ],
+    [
+      "Errors alike but for another own key",
+      'Object.assign(new Error("bad"), { code: "E", path: "/a" })',
+      'Object.assign(new Error("bad"), { code: "E", path: "/b" })',
+    ],
+    ["Errors alike", 'new TypeError("bad")', 'new TypeError("bad")'],
+    [
+      "arguments objects alike",
+      "(function () { return arguments; })(1, 2)",
+      "(function () { return arguments; })(1, 2)",
+    ],
+    [
+      "arguments objects, one with a key of its own",
+      "Object.assign((function () { return arguments; })(1, 2), { extra: 3 })",
+      "(function () { return arguments; })(1, 2)",
+    ],
+    ["arguments against an array", "(function () { return arguments; })(1, 2)", "[1, 2]"],
+  ];
+
+  it("two computed Errors or arguments objects as deep-eql decides them", () => {
+    const lib = `module.exports = [\n${PAIRS.map(([, a, b]) => `  [() => ${a}, () => ${b}],\n`).join("")}];\n`;
+    const body = PAIRS.map(
+      (_, i) => `  it("case ${i}", () => {\n    expect(lib[${i}][0]()).to.eql(lib[${i}][1]());\n  });\n`,
+    ).join("");
+    const testFile = "test/eql.test.js";
+    const text = `import lib from "../src/lib.js";\n\ndescribe("eql", () => {\n${body}});\n`;
+    const plan = planSeals(parsers, [{ path: testFile, text }], { framework: "vitest" });
+    expect(plan.sites.map((s) => s.strength)).toEqual(PAIRS.map(() => "checked"));
+    // The runner's own comparison is left out of the run (a forged pass), so the host decides alone.
+    const run = runNode(
+      { "src/lib.js": lib, [testFile]: plan.files[0]!.text.replace(/\)\.to\.eql\(/g, ") && (") },
+      testFile,
+    );
+    const judged = judgeSeals(plan, run.records, run.tests);
+    expect(judged.inconsistent).toBeNull();
+    const made = PAIRS.map(([, a, b]) => new Function(`return [${a}, ${b}];`)() as [unknown, unknown]);
+    expect(PAIRS.map(([name], i) => [name, judged.sites[`0.${i}`]])).toEqual(
+      PAIRS.map(([name], i) => [name, runner(made[i]![0], made[i]![1])]),
+    );
+  });
 });

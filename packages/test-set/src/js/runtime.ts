@@ -84,6 +84,10 @@ function __oracleOwnData(chain, key) {
   }
   return { v: undefined };
 }
+function __oracleRead(chain, key, sub) {
+  var found = chain ? __oracleOwnData(chain, key) : null;
+  return found ? sub(found.v) : { t: "opaque", why: "read through a getter or a Proxy" };
+}
 function __oracleCtor(chain, types) {
   var found = chain ? __oracleOwnData(chain, "constructor") : null;
   if (!found) return "?";
@@ -173,7 +177,7 @@ function __oracleCanon(value, budget, depth, stack) {
   if (types ? types.isNativeError(value) : tag === "[object Error]") {
     var err = __oracleOwn(value, budget, depth, inner);
     var ofError = chain ? chain.indexOf(__oracleState.realm.error) > 0 : undefined;
-    return { t: "error", proto: proto, ref: ref, ctor: ctor, ofError: ofError, name: String(value.name), message: String(value.message), props: err.props, syms: err.syms };
+    return { t: "error", proto: proto, ref: ref, ctor: ctor, ofError: ofError, name: String(value.name), message: String(value.message), code: __oracleRead(chain, "code", sub), props: err.props, syms: err.syms };
   }
   if (types ? types.isBoxedPrimitive(value) : /^\[object (Number|String|Boolean)\]$/.test(tag)) return { t: "boxed", proto: proto, ref: ref, ctor: ctor, tag: tag, v: sub(value.valueOf()) };
   if (ArrayBuffer.isView(value) && !(types && types.isDataView(value))) {
@@ -187,6 +191,15 @@ function __oracleCanon(value, budget, depth, stack) {
   var node = { t: "obj", proto: proto, ref: ref, ctor: ctor, tag: tag, props: fields.props, syms: fields.syms };
   var inherited = __oracleInherited(value, chain, budget, depth, inner);
   if (inherited.length > 0) node.inh = inherited;
+  if (tag === "[object Arguments]") {
+    var length = chain ? __oracleOwnData(chain, "length") : null;
+    var n = length ? length.v : undefined;
+    if (typeof n === "number" && n >= 0 && n <= 100000 && n === Math.floor(n)) {
+      var argv = [];
+      for (var a = 0; a < n; a++) argv.push(__oracleRead(chain, String(a), sub));
+      node.args = argv;
+    } else node.args = "?";
+  }
   return node;
 }
 function __oracleWrite(key, side, value) {

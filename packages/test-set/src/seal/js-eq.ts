@@ -22,7 +22,8 @@ import type { Verdict } from "./python-eq.js";
  *   properties and holes count (node 18 and 20: `deepEqual([, 1], [undefined, 1])` fails);
  * - `eql` (chai's deep-eql): Object.is on primitives, the values' type tags must match; an object's
  *   keys are what `for…in` lists (inherited enumerable ones count), an array is its items alone
- *   (its own other properties are not compared: a regex match equals `["b"]`).
+ *   (its own other properties are not compared: a regex match equals `["b"]`), and so is an
+ *   `arguments` object; an Error is its name, message and `code`.
  * A value that is not plain data (opaque, too deep, too large) makes the comparison "unknown".
  */
 
@@ -273,6 +274,13 @@ function sameKind(a: Canon, b: Canon, rules: DeepRules): Verdict {
     case "arr":
       return arraysEqual(a, b, rules);
     case "obj":
+      // deep-eql compares two `arguments` objects as it does arrays: their length and items alone.
+      if (rules.forIn && a.tag === "[object Arguments]") {
+        if (!Array.isArray(a.args) || !Array.isArray(b.args)) return "unknown";
+        const [x, y] = [a.args as Canon[], b.args as Canon[]];
+        if (x.length !== y.length) return false;
+        return all(x.map((v, i) => deepEquals(v, y[i]!, rules)));
+      }
       return keysEqual(a, b, rules);
     case "map": {
       const entries = (n: Canon) =>
@@ -295,11 +303,11 @@ function sameKind(a: Canon, b: Canon, rules: DeepRules): Verdict {
         if (a.ofError === undefined || b.ofError === undefined) return "unknown";
         return keysEqual(a, b, rules);
       }
-      return (
-        a.name === b.name &&
-        a.message === b.message &&
-        (rules.proto !== "identical" || keysEqual(a, b, rules) === true)
-      );
+      if (a.name !== b.name || a.message !== b.message) return false;
+      // deep-eql: name, message and `code` (read as a property, enumerable or not), nothing else.
+      if (rules.forIn)
+        return a.code && b.code ? deepEquals(a.code as Canon, b.code as Canon, rules) : "unknown";
+      return rules.proto !== "identical" || keysEqual(a, b, rules) === true;
     case "boxed":
       return objectIs(a.v as Canon, b.v as Canon);
     case "typed":
