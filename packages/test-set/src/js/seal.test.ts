@@ -377,4 +377,75 @@ test("unknown", function () {
       ).sites,
     ).toHaveLength(4);
   });
+  it("a chai plugin (chai.use, Assertion.overwriteMethod/addMethod…) may redefine chai's and vitest's matchers: none of them is sealed, node:assert's are (attack review s24, finding 3)", () => {
+    // chai-almost's shape: equal and toBe compare numbers to the cent (vitest's expect is chai's).
+    const PLUGIN =
+      'chai.use((chai, utils) => {\n  const near = (_super) => function (expected) { this.assert(Math.abs(utils.flag(this, "object") - expected) < 0.005, "", "", expected); };\n  chai.Assertion.overwriteMethod("equal", near);\n  chai.Assertion.overwriteMethod("toBe", near);\n});\n';
+    const test = (head: string, imports = 'import { chai, expect, test } from "vitest";\n') =>
+      `${imports}import { assert } from "chai";\nimport nodeAssert from "node:assert";\nimport { total } from "../src/cart.js";\n${head}\ntest("chai", () => {\n  expect(total([0.1, 0.2])).to.equal(0.3);\n  expect(total([0.2])).to.deep.equal(0.2);\n});\n\ntest("jest style", () => {\n  expect(total([0.1, 0.2, 0.3])).toBe(0.6);\n  expect(total([1])).toEqual(1);\n});\n\ntest("chai assert", () => {\n  assert.equal(total([0.1, 0.2]), 0.3);\n});\n\ntest("node", () => {\n  nodeAssert.strictEqual(total([1]), 1);\n});\n`;
+    const kinds = (p: ReturnType<typeof planSeals>) => ({
+      sites: p.sites.map((s) => [s.test.entry, s.kind]),
+      unsealed: p.unsealed.map((u) => [u.test.entry, u.rule]),
+    });
+    const want = {
+      sites: [["node", "js.is"]],
+      unsealed: [
+        ["chai", "unsealed.extended-matcher"],
+        ["jest style", "unsealed.extended-matcher"],
+        ["chai assert", "unsealed.extended-matcher"],
+      ],
+    };
+    const vitest = (text: string, context: Array<{ path: string; text: string }> = []) =>
+      kinds(planSeals(parsers, [{ path: "test/cart.test.js", text }], { framework: "vitest", context }));
+    expect(vitest(test(PLUGIN))).toEqual(want);
+    // In a base test file (a setup file), by a name (`use(chaiAlmost)` from chai), or through utils.
+    expect(
+      vitest(test(""), [
+        {
+          path: "test/setup.js",
+          text: 'import chaiAlmost from "chai-almost";\nimport { chai } from "vitest";\nchai.use(chaiAlmost());\n',
+        },
+      ]),
+    ).toEqual(want);
+    expect(
+      vitest(
+        test('import { use } from "chai";\nimport chaiAlmost from "chai-almost";\nuse(chaiAlmost(0.01));\n'),
+      ),
+    ).toEqual(want);
+    expect(
+      vitest(
+        test(
+          'utils.overwriteMethod(Assertion.prototype, "equal", near);\n',
+          'import { expect, test } from "vitest";\n',
+        ),
+      ),
+    ).toEqual(want);
+    // No plugin: every comparison is sealed.
+    expect(vitest(test("")).sites).toHaveLength(6);
+    // jest's expect is not chai's: a plugin leaves its matchers sealed, chai's assert not.
+    const jest = kinds(
+      planSeals(
+        parsers,
+        [
+          {
+            path: "test/cart.test.js",
+            text: test(PLUGIN, 'const chai = require("chai");\n').replace(
+              /\n {2}expect\(total\(\[0\.2\]\)\)[^\n]*|\n {2}expect\([^\n]*to\.equal[^\n]*/g,
+              "",
+            ),
+          },
+        ],
+        { framework: "jest" },
+      ),
+    );
+    expect(jest.sites).toEqual([
+      ["jest style", "js.is"],
+      ["jest style", "js.toEqual"],
+      ["node", "js.is"],
+    ]);
+    expect(jest.unsealed).toEqual([
+      ["chai", "unsealed.no-comparison"],
+      ["chai assert", "unsealed.extended-matcher"],
+    ]);
+  });
 });

@@ -632,6 +632,29 @@ export function extendedMatchers(files: ReadonlyArray<{ text: string }>): Set<st
   return names;
 }
 
+/**
+ * Whether a file may load a chai plugin, which can redefine any of chai's matchers (`equal`, `eql`,
+ * and vitest's `toBe`/`toEqual`, chai methods too): `chai.use(…)` or `use(…)` in a file that names
+ * chai, `overwriteMethod`/`addMethod` and their Property/ChainableMethod kin, or an assignment to
+ * `Assertion.prototype` (chai-almost's shape: numbers equal to the cent; attack review s24, finding 3).
+ * Read by text, anywhere: the conservative side.
+ */
+export function chaiPluginIn(text: string): boolean {
+  return (
+    /\b(?:overwrite|add)(?:Method|Property|ChainableMethod)\b|\bAssertion\s*\.\s*prototype\b/.test(text) ||
+    (/\bchai\b/.test(text) && /\buse\s*\(/.test(text))
+  );
+}
+
+/** Whether a comparison is chai's (a chai plugin may redefine it): chai's assert, chai's expect, or vitest's expect. */
+function chaiMatcher(expression: SyntaxNode, vocab: Vocabulary, jest: boolean): boolean {
+  const chain = expectChain(expression);
+  if (chain) return chain.expectName === "expect" && (vocab.chaiExpect || !jest);
+  const fn = expression.type === "call_expression" ? expression.childForFieldName("function") : null;
+  const object = fn?.type === "member_expression" ? fn.childForFieldName("object")?.text : undefined;
+  return object !== undefined && vocab.chaiAssert.has(object);
+}
+
 /** The sealed text of one JS/TS test file; null when it does not parse. */
 export function sealJs(
   parsers: Parsers,
@@ -645,6 +668,8 @@ export function sealJs(
     testers?: boolean;
     /** Matcher names a file redefines (`expect.extend({ toBe … })`, extendedMatchers): not sealed. */
     extended?: ReadonlySet<string>;
+    /** Whether a file may load a chai plugin (chaiPluginIn): chai's and vitest's matchers are not sealed. */
+    chaiPlugins?: boolean;
     /** Array and object constants the file also uses otherwise (sealJs's second pass). */
     shared?: ReadonlySet<string>;
   } = {},
@@ -728,6 +753,10 @@ export function sealJs(
           }
           if (options.testers && (found.kind === "js.toEqual" || found.kind === "js.toStrictEqual")) {
             tested = guarded = true;
+            continue;
+          }
+          if (options.chaiPlugins && chaiMatcher(expression!, vocab, options.jest === true)) {
+            extended = guarded = true;
             continue;
           }
           const chain = options.extended?.size ? expectChain(expression!) : null;

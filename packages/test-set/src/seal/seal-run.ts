@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { sealGo } from "../go/seal.js";
-import { extendedMatchers, jsTitles, sealJs } from "../js/seal.js";
+import { chaiPluginIn, extendedMatchers, jsTitles, sealJs } from "../js/seal.js";
 import type { Parsers } from "../parsers.js";
 import { grammarOf } from "../parsers.js";
 import { sealPython, subclassesIn } from "../python/seal.js";
@@ -117,6 +117,8 @@ export function planSeals(
   const testers = [...js, ...(options.context ?? [])].some((f) => /\baddEqualityTesters\b/.test(f.text));
   // So does a matcher a file redefines through expect.extend.
   const extended = extendedMatchers([...js, ...(options.context ?? [])]);
+  // And a chai plugin: chai's matchers, and vitest's (chai methods too), may be redefined.
+  const chaiPlugins = [...js, ...(options.context ?? [])].some((f) => chaiPluginIn(f.text));
   const { demoted } = options;
   files.forEach((file, index) => {
     const grammar = grammarOf(file.path);
@@ -156,6 +158,7 @@ export function planSeals(
                 jest: options.framework === "jest",
                 testers,
                 extended,
+                chaiPlugins,
               },
             )
           : undefined;
