@@ -1,3 +1,4 @@
+import { deepEqual, deepStrictEqual } from "node:assert";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadParsers, type Parsers } from "../parsers.js";
 import { judgeSeals } from "../seal/judge.js";
@@ -371,6 +372,75 @@ describe("chai's eql / deep.equal (deep-eql 5) on what the runtime records", () 
     const made = PAIRS.map(([, a, b]) => new Function(`return [${a}, ${b}];`)() as [unknown, unknown]);
     expect(PAIRS.map(([name], i) => [name, judged.sites[`0.${i}`]])).toEqual(
       PAIRS.map(([name], i) => [name, runner(made[i]![0], made[i]![1])]),
+    );
+  });
+});
+
+describe("node's assert and own enumerable symbol keys on what the runtime records", () => {
+  // node's legacy deepEqual reads symbol keys only in strict mode (lib/internal/util/comparisons.js
+  // keyCheck, node 18 and 20): a result branded under a symbol equals its literal there, not under
+  // deepStrictEqual. Asked of this very process's node:assert; node 18.20.4 in the node-mocha image
+  // said the same (attack review s24, finding 6: a correct `parsePair` FAILed every deepEqual seal).
+  const CASES: Array<[string, string, unknown, unknown]> = [
+    [
+      "a symbol key",
+      '({ key: "name", value: "Ada", [Symbol("source")]: "name = Ada" })',
+      { key: "name", value: "Ada", [Symbol("source")]: "name = Ada" },
+      { key: "name", value: "Ada" },
+    ],
+    [
+      "a nested one",
+      '[{ key: "name", [Symbol("source")]: 1 }]',
+      [{ key: "name", [Symbol("source")]: 1 }],
+      [{ key: "name" }],
+    ],
+    [
+      "on an array",
+      'Object.assign(["a"], { [Symbol("n")]: 1 })',
+      Object.assign(["a"], { [Symbol("n")]: 1 }),
+      ["a"],
+    ],
+    [
+      "an undefined one",
+      '({ key: "name", [Symbol("u")]: undefined })',
+      { key: "name", [Symbol("u")]: undefined },
+      { key: "name" },
+    ],
+  ];
+  const METHODS = { deepEqual, deepStrictEqual };
+  const real = (method: keyof typeof METHODS, value: unknown, literal: unknown) => {
+    try {
+      METHODS[method](value, literal);
+      return "matched";
+    } catch {
+      return "mismatch";
+    }
+  };
+
+  it("deepEqual ignores them, deepStrictEqual compares them, as node does", () => {
+    const methods = ["deepEqual", "deepStrictEqual"] as const;
+    const lib = `module.exports = [\n${CASES.map(([, code]) => `  () => ${code},\n`).join("")}];\n`;
+    const body = methods
+      .flatMap((method) =>
+        CASES.map(
+          ([, , , literal], i) =>
+            `  it("${method} ${i}", () => {\n    assert.${method}(lib[${i}](), ${JSON.stringify(literal)});\n  });\n`,
+        ),
+      )
+      .join("");
+    const testFile = "test/sym.test.js";
+    const text = `const assert = require("node:assert");\nconst lib = require("../src/lib");\n\ndescribe("sym", () => {\n${body}});\n`;
+    const plan = planSeals(parsers, [{ path: testFile, text }], {});
+    expect(plan.sites.map((s) => s.kind)).toEqual(methods.flatMap((m) => CASES.map(() => `js.${m}`)));
+    const run = runNode({ "src/lib.js": lib, [testFile]: plan.files[0]!.text }, testFile);
+    const judged = judgeSeals(plan, run.records, run.tests);
+    expect(judged.inconsistent).toBeNull();
+    expect(
+      methods.flatMap((m, j) =>
+        CASES.map(([name], i) => [m, name, judged.sites[`0.${j * CASES.length + i}`]]),
+      ),
+    ).toEqual(
+      methods.flatMap((m) => CASES.map(([name, , value, literal]) => [m, name, real(m, value, literal)])),
     );
   });
 });

@@ -19,7 +19,8 @@ import type { Verdict } from "./python-eq.js";
  *   jest also two native constructors of one name, and any two arrays);
  * - `deepStrictEqual` (node): prototypes must be the same, undefined properties and holes count;
  * - `deepEqual` (legacy node): node's legacy `==` on primitives, prototypes ignored, undefined
- *   properties and holes count (node 18 and 20: `deepEqual([, 1], [undefined, 1])` fails);
+ *   properties and holes count (node 18 and 20: `deepEqual([, 1], [undefined, 1])` fails), symbol
+ *   keys do not (node reads them in strict mode only);
  * - `eql` (chai's deep-eql): Object.is on primitives, the values' type tags must match; an object's
  *   keys are what `for…in` lists (inherited enumerable ones count), an array is its items alone
  *   (its own other properties are not compared: a regex match equals `["b"]`), and so is an
@@ -47,6 +48,11 @@ interface DeepRules {
    * the runtime's `inh`), and an array is its length and items alone (`iterableEqual`).
    */
   forIn?: boolean;
+  /**
+   * Whether own enumerable symbol keys count (default yes): node's legacy deepEqual reads them in
+   * strict mode only, at every level (comparisons.js keyCheck; `js/runtime.test.ts` "symbol keys").
+   */
+  symbols?: false;
 }
 
 const PRIMITIVES = new Set(["undefined", "null", "bool", "num", "bigint", "str", "sym"]);
@@ -208,7 +214,9 @@ function keyed(node: Canon, rules: DeepRules): Map<string, Canon> {
   const inherited = rules.forIn && Array.isArray(node.inh) ? (node.inh as Array<[string, Canon]>) : [];
   for (const [k, v] of [...props(node), ...inherited])
     if (rules.undefinedCounts || v.t !== "undefined") out.set(`s:${k}`, v);
-  for (const [, id, v] of syms(node)) if (rules.undefinedCounts || v.t !== "undefined") out.set(`y:${id}`, v);
+  if (rules.symbols !== false)
+    for (const [, id, v] of syms(node))
+      if (rules.undefinedCounts || v.t !== "undefined") out.set(`y:${id}`, v);
   return out;
 }
 
@@ -321,7 +329,13 @@ function sameKind(a: Canon, b: Canon, rules: DeepRules): Verdict {
 
 const RULES = {
   deepStrictEqual: { primitive: "objectIs", undefinedCounts: true, holesCount: true, proto: "identical" },
-  deepEqual: { primitive: "nodeLoose", undefinedCounts: true, holesCount: true, proto: "tag" },
+  deepEqual: {
+    primitive: "nodeLoose",
+    undefinedCounts: true,
+    holesCount: true,
+    proto: "tag",
+    symbols: false,
+  },
   eql: { primitive: "objectIs", undefinedCounts: true, holesCount: false, proto: "tag", forIn: true },
 } as const satisfies Record<string, DeepRules>;
 
