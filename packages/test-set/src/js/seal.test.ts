@@ -448,4 +448,54 @@ test("unknown", function () {
       ["chai assert", "unsealed.extended-matcher"],
     ]);
   });
+  it("an expected RegExp, Date, Map, Set, boxed value, typed array or Error is checked, never sealed: the host's rules ignore their own keys (attack review s24)", () => {
+    // node 18's deepEqual/deepStrictEqual compare a RegExp's lastIndex and the own enumerable keys of
+    // these objects, which js-eq.ts does not: sealing such a literal would judge it more loosely than
+    // node. The container's own comparison runs on both recorded sides instead.
+    const VALUES = [
+      "/a/g",
+      'new RegExp("a")',
+      "new Date(0)",
+      'new Map([["a", 1]])',
+      'new Set(["a"])',
+      "new Number(1)",
+      'new String("a")',
+      "new Uint8Array([1])",
+      "Buffer.from([1])",
+      'new Error("bad")',
+      'new TypeError("bad")',
+    ];
+    const check = (head: string, calls: Array<(v: string) => string>, framework: string) => {
+      const lines = VALUES.flatMap((v) => calls.map((call) => call(v)));
+      const p = plan(
+        `${head}const { f } = require("../src/f");\n\n${lines.map((line, i) => `test("c${i}", () => {\n  ${line}\n});\n`).join("\n")}`,
+        "test/f.test.js",
+        framework,
+      );
+      expect(p.sites.map((s) => [s.source.trim(), s.strength, s.expected ?? null])).toEqual(
+        lines.map((line) => [line, "checked", null]),
+      );
+    };
+    check(
+      'const assert = require("node:assert");\n',
+      [
+        (v) => `assert.deepStrictEqual(f(), ${v});`,
+        (v) => `assert.deepEqual(f(), ${v});`,
+        (v) => `assert.deepEqual(f(), { pattern: ${v} });`,
+        (v) => `assert.deepStrictEqual(f(), [${v}]);`,
+        (v) => `expect(f()).toEqual(${v});`,
+        (v) => `expect(f()).toStrictEqual({ v: ${v} });`,
+      ],
+      "jest",
+    );
+    check(
+      'const { assert, expect } = require("chai");\n',
+      [
+        (v) => `expect(f()).to.eql(${v});`,
+        (v) => `expect(f()).to.deep.equal([${v}]);`,
+        (v) => `assert.deepEqual(f(), { v: ${v} });`,
+      ],
+      "mocha",
+    );
+  });
 });
