@@ -87,6 +87,24 @@ describe("baseTestTexts", () => {
     });
     expect((await baseTestTexts(plain.gitDir, plain.base, ["test/**"])).setup).toEqual([]);
   });
+
+  it("reads a setup file that loads a chai plugin (a vitest setupFiles entry, a .mocharc require)", async () => {
+    const { gitDir, base } = repoWith({
+      "package.json": "{}",
+      "vitest.config.js": 'export default { test: { setupFiles: ["./setup/chai.js"] } };\n',
+      "setup/chai.js": 'import * as chai from "chai";\nimport almost from "chai-almost";\nchai\n  .use(almost());\n',
+      "setup/overwrite.js": 'chai.Assertion.overwriteMethod("equal", (_super) => _super);\n',
+      "setup/proto.js": "chai.Assertion.prototype.near = function () {};\n",
+      "setup/plain.js": 'import { expect } from "chai";\nglobalThis.expect = expect;\n',
+      "test/a.test.js": 'test("a", () => {});\n',
+    });
+    const read = await baseTestTexts(gitDir, base, ["test/**"]);
+    expect(read.setup?.map((t) => t.path).sort()).toEqual([
+      "setup/chai.js",
+      "setup/overwrite.js",
+      "setup/proto.js",
+    ]);
+  });
 });
 
 describe("planExisting: only files the existing command provably runs (plant only what can be proven)", () => {

@@ -196,14 +196,23 @@ export async function baseTestTexts(
   };
 }
 
-const UNREAD_EXTENSION = "expect.extend(unread);\nexpect.addEqualityTesters(unread);\n";
+const UNREAD_EXTENSION = "expect.extend(unread);\nexpect.addEqualityTesters(unread);\nchai.use(unread);\n";
 
-/** What registers a jest/vitest matcher or equality tester (js/seal.ts extendedMatchers, seal-run.ts). */
-const EXTENDS_EXPECT = "expect[[:space:]]*\\.[[:space:]]*extend|addEqualityTesters";
+/**
+ * What registers a jest/vitest matcher or equality tester (js/seal.ts extendedMatchers, seal-run.ts),
+ * or loads a chai plugin (js/seal.ts chaiPluginIn: `chai.use`, `overwriteMethod`, `addMethod`…).
+ */
+const EXTENDS_EXPECT = [
+  "expect[[:space:]]*\\.[[:space:]]*extend|addEqualityTesters",
+  "chai[[:space:]]*\\.[[:space:]]*use|(overwrite|add)(Method|Property|ChainableMethod)",
+  "Assertion[[:space:]]*\\.[[:space:]]*prototype",
+  // `chai` on one line and `.use(plugin)` on the next: git grep reads line by line.
+  "^[[:space:]]*\\.[[:space:]]*use[[:space:]]*\\(",
+].join("|");
 
 /**
  * The base commit's JS/TS files, anywhere outside node_modules, that register matchers or equality
- * testers: a setup file the runner's configuration names (`setupFilesAfterEnv: ["jest.setup.js"]`)
+ * testers or load a chai plugin: a setup file the runner's configuration names (`setupFilesAfterEnv: ["jest.setup.js"]`)
  * is rarely one of the existing suite's files, and it changes what the hidden tests' matchers mean.
  */
 async function extensionFiles(repo: string, commit: string): Promise<string[]> {
