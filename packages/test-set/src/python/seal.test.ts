@@ -500,3 +500,63 @@ describe("sealPython: a constant a fixture reads by name (attack review s23, fin
     expect(sealed([test], [{ path: "x_test.go", text: "// TEXT\n" }]).text).toContain("TEXT = None");
   });
 });
+
+describe("approx is sealed only when it is pytest.approx (attack review s24, finding 1)", () => {
+  const kinds = (text: string) =>
+    plan(text).sites.map((s) => [s.kind, s.expected ?? null, s.options ?? null, s.strength]);
+  it("a module partial's literal keywords are read under the call's own", () => {
+    expect(
+      kinds(`from functools import partial
+
+import pytest
+
+# Percentages are shown to two decimals.
+approx = partial(pytest.approx, abs=1e-3)
+
+
+def test_thirds():
+    assert percent(1, 3) == approx(33.333333)
+    assert ratio(1, 7) == approx(0.142857, rel=1e-12)
+`),
+    ).toEqual([
+      ["py.approx", { t: "float", d: "33.333333" }, { abs: 0.001 }, "strong"],
+      ["py.approx", { t: "float", d: "0.142857" }, { abs: 0.001, rel: 1e-12 }, "strong"],
+    ]);
+    expect(
+      kinds(
+        `import functools\nimport pytest\nfrom pytest import raises\n\napprox = functools.partial(pytest.approx, rel=1e-12)\n\n\ndef test_r():\n    assert ratio(1, 7) == approx(0.14285714285714285)\n`,
+      )[0]?.[2],
+    ).toEqual({ rel: 1e-12 });
+    expect(
+      kinds(`from pytest import approx, raises\n\n\ndef test_r():\n    assert r() == approx(0.5)\n`)[0],
+    ).toEqual(["py.approx", { t: "float", d: "0.5" }, {}, "strong"]);
+  });
+  it.each([
+    ["a local def", `import pytest\n\ndef approx(x):\n    return pytest.approx(x, abs=0.1)\n`],
+    ["a class", `class approx:\n    def __init__(self, x):\n        self.x = x\n`],
+    ["another library's", `from mylib.testing import approx\n`],
+    [
+      "a partial with a computed keyword",
+      `import pytest\nfrom functools import partial\n\napprox = partial(pytest.approx, abs=TOL)\n`,
+    ],
+    ["a rebinding after the import", `from pytest import approx\n\napprox = make(approx)\n`],
+    ["a star import after it", `from pytest import approx\nfrom helpers import *\n`],
+    ["pytest rebound", `import pytest\n\npytest = fake\n`],
+  ])("%s: the container's comparison decides (a truth seal)", (_name, head) => {
+    const text = `${head}\n\ndef test_r():\n    assert r() == approx(0.5)\n    assert r() == pytest.approx(0.5)\n`;
+    const p = plan(text);
+    expect(p.sites.map((s) => s.kind)).toEqual(
+      head.includes("import pytest\n") && !head.includes("pytest = fake")
+        ? ["py.truth", "py.approx"]
+        : ["py.truth", "py.truth"],
+    );
+    expect(p.text).toContain('assert _oracle_truth("0.0", r() == approx(0.5))');
+  });
+  it("a test that binds approx itself", () => {
+    expect(
+      kinds(
+        `from pytest import approx\n\n\ndef test_r():\n    approx = make()\n    assert r() == approx(0.5)\n`,
+      )[0]?.[0],
+    ).toBe("py.truth");
+  });
+});

@@ -41,7 +41,11 @@ interface ModuleFacts {
   uses: Map<string, number>;
   /** The assignment node of each constant. */
   assignments: Map<string, SyntaxNode>;
+  /** Callee texts that are pytest.approx, with the keywords a module-level `partial` binds (approxBindings). */
+  approx: Map<string, ApproxOptions>;
 }
+
+type ApproxOptions = Record<string, number | boolean | null>;
 
 const quote = (key: string) => JSON.stringify(key);
 const lineOf = (node: SyntaxNode) => node.startPosition.row + 1;
@@ -80,14 +84,95 @@ function moduleFacts(root: SyntaxNode): ModuleFacts {
       constants.delete(name);
       assignments.delete(name);
     }
-  return { constants, uses, assignments };
+  return { constants, uses, assignments, approx: approxBindings(root, moduleBindings, globals) };
+}
+
+/** pytest.approx's keywords the host reads, as literals; null when any is something else. */
+function approxKeywords(args: readonly SyntaxNode[]): ApproxOptions | null {
+  const options: ApproxOptions = {};
+  for (const arg of args) {
+    if (arg.type !== "keyword_argument") return null;
+    const name = arg.childForFieldName("name")?.text ?? "";
+    const value = arg.childForFieldName("value");
+    const literal = value ? pythonLiteral(value) : null;
+    if (!["rel", "abs", "nan_ok"].includes(name) || !literal) return null;
+    const key = name === "nan_ok" ? "nanOk" : name;
+    options[key] =
+      literal.t === "none"
+        ? null
+        : literal.t === "bool"
+          ? (literal.v as boolean)
+          : Number(literal.d ?? literal.v);
+    if (Number.isNaN(options[key])) return null;
+  }
+  return options;
+}
+
+/**
+ * The callee texts that are pytest.approx in a module (attack review s24, finding 1: any callee
+ * spelled `approx` was taken for pytest's, with its default tolerance, where the module bound
+ * `approx = partial(pytest.approx, abs=1e-3)`): `pytest.approx` when `import pytest` is the one
+ * module binding of `pytest`; `approx` when `from pytest import approx` is the one binding of
+ * `approx`, or `approx = partial(pytest.approx, <literal keywords>)` (`functools.partial`, or
+ * `partial` from functools), read with those keywords. None after a star import (it may rebind any name).
+ */
+function approxBindings(
+  root: SyntaxNode,
+  moduleBindings: ReadonlyMap<string, number>,
+  globals: ReadonlySet<string>,
+): Map<string, ApproxOptions> {
+  const out = new Map<string, ApproxOptions>();
+  const statements = named(root);
+  if (statements.some((s) => s.type === "import_from_statement" && /\bimport\s*\*/.test(s.text))) return out;
+  // `from m import x` binds x, not m: bindingsIn counts the module's name too.
+  const fromNames = new Map<string, number>();
+  const countFrom = (node: SyntaxNode) => {
+    if (node.type === "import_from_statement")
+      for (const id of (node.childForFieldName("module_name")?.text ?? "").split("."))
+        fromNames.set(id, (fromNames.get(id) ?? 0) + 1);
+    if (!SCOPES.has(node.type)) for (const child of named(node)) countFrom(child);
+  };
+  countFrom(root);
+  const once = (name: string) =>
+    (moduleBindings.get(name) ?? 0) - (fromNames.get(name) ?? 0) === 1 && !globals.has(name);
+  const top = (re: RegExp) => statements.some((s) => re.test(s.text));
+  const pytest = once("pytest") && top(/^import[ \t]+pytest[ \t]*$/);
+  const partial =
+    (once("partial") &&
+      top(
+        /^from[ \t]+functools[ \t]+import[ \t]+(\(\s*)?([\w \t,]*,\s*)?partial\s*(,[\w \t,]*)?\)?[ \t]*$/,
+      )) ||
+    false;
+  const functools = once("functools") && top(/^import[ \t]+functools[ \t]*$/);
+  if (pytest) out.set("pytest.approx", {});
+  if (!once("approx")) return out;
+  if (top(/^from[ \t]+pytest[ \t]+import[ \t]+(\(\s*)?([\w \t,]*,\s*)?approx\s*(,[\w \t,]*)?\)?[ \t]*$/)) {
+    out.set("approx", {});
+    return out;
+  }
+  for (const statement of statements) {
+    const assignment = statement.type === "expression_statement" ? named(statement)[0] : undefined;
+    if (assignment?.type !== "assignment" || assignment.childForFieldName("left")?.text !== "approx")
+      continue;
+    const call = assignment.childForFieldName("right");
+    const fn = call?.type === "call" ? call.childForFieldName("function")?.text : undefined;
+    if (!((fn === "partial" && partial) || (fn === "functools.partial" && functools))) continue;
+    const [first, ...rest] = named(call!.childForFieldName("arguments"));
+    if (first?.text !== "pytest.approx" || !pytest) continue;
+    const options = approxKeywords(rest);
+    if (options) out.set("approx", options);
+  }
+  return out;
 }
 
 /** The module's facts as a test function sees them: a name the function binds is its own, not the module constant. */
 function factsIn(facts: ModuleFacts, definition: SyntaxNode): ModuleFacts {
   const local = bindingsIn(definition, true);
   const constants = new Map([...facts.constants].filter(([name]) => !local.has(name)));
-  return constants.size === facts.constants.size ? facts : { ...facts, constants };
+  const approx = new Map([...facts.approx].filter(([name]) => !local.has(name.split(".")[0]!)));
+  return constants.size === facts.constants.size && approx.size === facts.approx.size
+    ? facts
+    : { ...facts, constants, approx };
 }
 
 const SCOPES = new Set(["function_definition", "class_definition", "lambda"]);
@@ -175,33 +260,23 @@ const XFAIL = /\bxfail\b|\bexpectedFailure\b/;
 const ONCE =
   /^@(pytest\.mark\.\w+|mark\.\w+|(mock\.|unittest\.mock\.)?patch(\.object|\.dict|\.multiple)?|parametrize)\b/;
 
-/** The approx call's expected literal and options, or null when it is not `approx(<literal>, rel=<lit>, …)`. */
+/**
+ * The approx call's expected literal and options (a module `partial`'s keywords under the call's
+ * own), or null when it is not `approx(<literal>, rel=<lit>, …)` of a callee that is pytest.approx
+ * (approxBindings).
+ */
 function approxOf(
   node: SyntaxNode,
-): { expected: Canon; options: Record<string, number | boolean | null> } | null {
+  bindings: ReadonlyMap<string, ApproxOptions>,
+): { expected: Canon; options: ApproxOptions } | null {
   if (node.type !== "call") return null;
-  const fn = node.childForFieldName("function")?.text ?? "";
-  if (!/^(pytest\.)?approx$/.test(fn)) return null;
-  const args = named(node.childForFieldName("arguments"));
-  const [first, ...rest] = args;
+  const bound = bindings.get(node.childForFieldName("function")?.text ?? "");
+  if (!bound) return null;
+  const [first, ...rest] = named(node.childForFieldName("arguments"));
   const expected = first && first.type !== "keyword_argument" ? pythonLiteral(first) : null;
   if (!expected) return null;
-  const options: Record<string, number | boolean | null> = {};
-  for (const arg of rest) {
-    if (arg.type !== "keyword_argument") return null;
-    const name = arg.childForFieldName("name")?.text ?? "";
-    const value = arg.childForFieldName("value");
-    const literal = value ? pythonLiteral(value) : null;
-    if (!["rel", "abs", "nan_ok"].includes(name) || !literal) return null;
-    options[name === "nan_ok" ? "nanOk" : name] =
-      literal.t === "none"
-        ? null
-        : literal.t === "bool"
-          ? (literal.v as boolean)
-          : Number(literal.d ?? literal.v);
-    if (Number.isNaN(options[name === "nan_ok" ? "nanOk" : name])) return null;
-  }
-  return { expected, options };
+  const options = approxKeywords(rest);
+  return options ? { expected, options: { ...bound, ...options } } : null;
 }
 
 /** One `assert` statement's comparison. */
@@ -235,9 +310,9 @@ function assertComparison(
       const op = operators[0]!;
       if (op === "==" || op === "!=") {
         const kind: ComparisonKind = op === "==" ? "py.eq" : "py.ne";
-        const approx = op === "==" ? (approxOf(right) ?? approxOf(left)) : null;
+        const approx = op === "==" ? (approxOf(right, facts.approx) ?? approxOf(left, facts.approx)) : null;
         if (approx) {
-          const actual = approxOf(right) ? left : right;
+          const actual = approxOf(right, facts.approx) ? left : right;
           return {
             kind: "py.approx",
             line,
@@ -248,6 +323,11 @@ function assertComparison(
             edits: (key) => replaceAll(key, "_oracle_seal", actual),
           };
         }
+        // Another `approx` (a local helper, another library's, a partial the host cannot read): its
+        // tolerance is not the host's; the container's own comparison decides (a truth seal, below).
+        const approxLike = (node: SyntaxNode) =>
+          node.type === "call" && /(^|\.)approx$/.test(node.childForFieldName("function")?.text ?? "");
+        if (approxLike(left) || approxLike(right)) return truthOf(statement, expression, false);
         const [actual, expectedNode] = literalOf(right)
           ? [left, right]
           : literalOf(left)
@@ -297,16 +377,26 @@ function assertComparison(
         };
     }
   }
-  const negated = expression.type === "not_operator";
+  return truthOf(statement, expression, expression.type === "not_operator");
+}
+
+/** An assert of its expression's truth (`assert not x`: of x's falsity), judged by the container's own evaluation. */
+function truthOf(statement: SyntaxNode, expression: SyntaxNode, negated: boolean): Found | null {
   const argument = negated ? expression.childForFieldName("argument") : expression;
   if (!argument) return null;
   return {
     kind: "py.truth",
-    line,
-    source,
+    line: lineOf(statement),
+    source: statement.text,
     expected: { t: "bool", v: !negated },
     constants: [],
-    edits: (key) => replaceAll(key, "_oracle_truth", argument),
+    edits: (key) => [
+      {
+        start: expression.startIndex,
+        end: statement.endIndex,
+        text: `_oracle_truth(${quote(key)}, ${argument.text})`,
+      },
+    ],
   };
 }
 
