@@ -560,3 +560,75 @@ def test_thirds():
     ).toBe("py.truth");
   });
 });
+
+describe("unittest's asserts swapped outside a class body are not sealed (attack review s24, finding 2)", () => {
+  const CANON = `import unittest
+
+from canon import canon
+
+
+def compare_in_order(case):
+    """Canonical objects are compared with their key order."""
+
+    def dicts_in_order(first, second, msg=None):
+        if list(first.items()) != list(second.items()):
+            raise case.failureException(msg)
+
+    case.addTypeEqualityFunc(dict, dicts_in_order)
+
+
+class TestCanon(unittest.TestCase):
+    def setUp(self):
+        compare_in_order(self)
+
+    def test_keys_are_sorted(self):
+        self.assertEqual(canon({"b": 1, "a": 2}), {"a": 2, "b": 1})
+
+    def test_plain_assert(self):
+        assert canon({}) == {}
+`;
+  const PLAIN = `import unittest
+
+from canon import canon
+
+
+class TestPlain(unittest.TestCase):
+    def test_one(self):
+        self.assertEqual(canon({"a": 1}), {"a": 1})
+`;
+  const run = (
+    files: Array<{ path: string; text: string }>,
+    context?: Array<{ path: string; text: string }>,
+  ) => planSeals(parsers, files, context ? { context } : {});
+  it("a helper's addTypeEqualityFunc: the unittest asserts are left to the runner, a plain assert stays sealed", () => {
+    const r = run([{ path: "tests/test_canon.py", text: CANON }]);
+    expect(r.sites.map((s) => [s.test.entry, s.kind])).toEqual([
+      ["tests/test_canon.py::TestCanon::test_plain_assert", "py.eq"],
+    ]);
+    expect(r.unsealed).toEqual([
+      {
+        test: { file: "tests/test_canon.py", entry: "tests/test_canon.py::TestCanon::test_keys_are_sorted" },
+        rule: "unsealed.equality-testers",
+      },
+    ]);
+  });
+  it.each([
+    [
+      "a conftest assigning TestCase.assertEqual",
+      "import unittest\n\nunittest.TestCase.assertEqual = lambda s, a, b, msg=None: None\n",
+    ],
+    ["a helper's setattr", 'def loosen(case):\n    setattr(case, "assertEqual", case.assertAlmostEqual)\n'],
+    ["the registry read by name", "def reset(case):\n    case._type_equality_funcs.clear()\n"],
+  ])("%s in a base file: every file's unittest asserts unsealed", (_name, text) => {
+    expect(run([{ path: "tests/test_plain.py", text: PLAIN }]).sites).toHaveLength(1);
+    const r = run([{ path: "tests/test_plain.py", text: PLAIN }], [{ path: "tests/conftest.py", text }]);
+    expect(r.sites).toEqual([]);
+    expect(r.unsealed.map((u) => u.rule)).toEqual(["unsealed.equality-testers"]);
+  });
+  it("a decorated class is not trusted with its asserts", () => {
+    const r = run([
+      { path: "tests/test_plain.py", text: PLAIN.replace("class TestPlain", "@loosen\nclass TestPlain") },
+    ]);
+    expect(r.sites).toEqual([]);
+  });
+});

@@ -562,6 +562,17 @@ const REDEFINES_ASSERTS =
   /^[ \t]*(?:def[ \t]+(?:assert|fail)\w*[ \t]*\(|(?:self\.)?(?:assert|fail)\w*[ \t]*(?::[^=\n]*)?=(?!=))|addTypeEqualityFunc/m;
 
 /**
+ * Text that may change what unittest's asserts compare from outside a test class's body (attack
+ * review s24, finding 2: a module-level helper that setUp calls registered an in-order dict
+ * comparison with `addTypeEqualityFunc`, and the host's dict `==` PASSed unsorted keys): the
+ * registry and its readers by name, a `setattr` of an `assert…`/`fail…` name, an assignment to
+ * `TestCase.assert…`. Read anywhere in the hidden files and the base commit's test files and
+ * conftests (the conservative rule js seals use for `addEqualityTesters`): more matches than swaps.
+ */
+export const ASSERTS_SWAPPED =
+  /\baddTypeEqualityFunc\b|\b_type_equality_funcs\b|\b_baseAssertEqual\b|\b_getAssertEqualityFunc\b|\bsetattr\s*\([^)\n]*["'](?:assert|fail)|\bTestCase\s*\.\s*(?:assert|fail)\w*\s*=(?!=)/;
+
+/**
  * Classes of the hidden files by the names of the classes they derive from (a subclass runs its bases'
  * tests); `asserts`: the subclass may bring `assert…` methods of its own (REDEFINES_ASSERTS, or a second base).
  */
@@ -627,10 +638,14 @@ function unittestAsserts(root: SyntaxNode): Set<string> {
       for (const m of s.text.matchAll(/\b((?:IsolatedAsyncio)?TestCase)\b(?:\s+as\s+(\w+))?/g))
         fromUnittest.add(m[2] ?? m[1]!);
   const classes = new Map<string, SyntaxNode>();
+  // A class decorator may swap the class's asserts (setattr): such a class is not trusted.
+  const decorated = new Set<string>();
   for (const top of named(root)) {
     const definition = top.type === "decorated_definition" ? top.childForFieldName("definition") : top;
-    if (definition?.type === "class_definition")
+    if (definition?.type === "class_definition") {
       classes.set(definition.childForFieldName("name")?.text ?? "", definition);
+      if (top !== definition) decorated.add(definition.childForFieldName("name")?.text ?? "");
+    }
   }
   const trusted = new Map<string, boolean>();
   const isTrusted = (name: string): boolean => {
@@ -640,6 +655,7 @@ function unittestAsserts(root: SyntaxNode): Set<string> {
     const bases = named(definition.childForFieldName("superclasses")).map((b) => b.text);
     const body = definition.childForFieldName("body")?.text ?? "";
     const ok =
+      !decorated.has(name) &&
       !REDEFINES_ASSERTS.test(body) &&
       bases.some((b) => b !== "object") &&
       bases.every(
@@ -952,6 +968,12 @@ export function sealPython(
      * a fixture may read it from the test module (`getattr(request.module, "TEXT", …)`), so it stays.
      */
     namedElsewhere?: (name: string) => boolean;
+    /**
+     * Whether a hidden file or a base test file may change what unittest's asserts compare outside a
+     * class body (ASSERTS_SWAPPED: `addTypeEqualityFunc` in a helper that setUp calls, a conftest
+     * assigning `TestCase.assertEqual`): no `self.assert…` call is sealed.
+     */
+    assertsSwapped?: boolean;
     /** Mutable constants and table columns the code can reach (sealPython's second pass; mutableShared). */
     shared?: ReadonlySet<string>;
   } = {},
@@ -993,6 +1015,8 @@ export function sealPython(
       // that is not a site and reads as a check (assert, pytest.raises, self.assertX, a helper's
       // check_x/verify_x, pytest.fail), a demoted site, or a checked one (its own comparison runs).
       let guarded = false;
+      // Whether a unittest assert was left to the runner (options.assertsSwapped).
+      let swapped = false;
       // The statements of a body, each comparison one site; a loop over a literal table runs its own
       // body's sites once per row, in order. Returns the sites' keys in the order they run.
       const seal = (
@@ -1035,10 +1059,15 @@ export function sealPython(
                   edits.push({ start: cell.startIndex, end: cell.endIndex, text: "None" });
             continue;
           }
+          const unittest = statement.type === "expression_statement" && fn.selfAsserts;
+          if (unittest && options.assertsSwapped && unittestComparison(statement, local, columns)) {
+            swapped = guarded = true;
+            continue;
+          }
           const found =
             statement.type === "assert_statement"
               ? assertComparison(statement, local, columns)
-              : statement.type === "expression_statement" && fn.selfAsserts
+              : unittest
                 ? unittestComparison(statement, local, columns)
                 : null;
           if (!found) {
@@ -1100,11 +1129,13 @@ export function sealPython(
       else
         unsealed.push({
           test: fn.ref,
-          rule: callsIn(body).some(
-            (name) => asserting.has(name) && name !== fn.definition.childForFieldName("name")?.text,
-          )
-            ? "unsealed.helper-check"
-            : "unsealed.no-comparison",
+          rule: swapped
+            ? "unsealed.equality-testers"
+            : callsIn(body).some(
+                  (name) => asserting.has(name) && name !== fn.definition.childForFieldName("name")?.text,
+                )
+              ? "unsealed.helper-check"
+              : "unsealed.no-comparison",
         });
     }
     // A constant read only by sealed comparisons leaves the file too (its value stays on the host),

@@ -3,7 +3,7 @@ import { sealGo } from "../go/seal.js";
 import { chaiPluginIn, extendedMatchers, jsTitles, sealJs } from "../js/seal.js";
 import type { Parsers } from "../parsers.js";
 import { grammarOf } from "../parsers.js";
-import { sealPython, subclassesIn } from "../python/seal.js";
+import { ASSERTS_SWAPPED, sealPython, subclassesIn } from "../python/seal.js";
 import type { AddedFile, FileSeals, SealSite, TestRef, Unsealed } from "./plan.js";
 
 /** A run's seals: the sealed files' texts, files added beside them, and what the host judges. */
@@ -111,6 +111,8 @@ export function planSeals(
     const word = new RegExp(`(^|[^\\w])${name}($|[^\\w])`);
     return readers.some((other) => other.path !== file.path && word.test(other.text));
   };
+  // unittest's asserts swapped from outside a class body (a helper, a conftest): none is sealed.
+  const assertsSwapped = readers.some((f) => ASSERTS_SWAPPED.test(f.text));
   const titles = js.length > 0 ? jsTitles(parsers, js) : new Map<string, number>();
   // jest's and vitest's equality testers change what toEqual and toStrictEqual mean, wherever they
   // are registered (a hidden file, a setup file): those comparisons are left to the runner.
@@ -145,6 +147,7 @@ export function planSeals(
               subclasses,
               imported: imported(file),
               namedElsewhere: namedElsewhere(file),
+              assertsSwapped,
             },
           )
         : JS_GRAMMARS.has(grammar ?? "")
