@@ -1009,3 +1009,88 @@ def test_inner_runs():
     expect(judged.tests.map((t) => t.outcome)).toEqual(["passed", "passed"]);
   });
 });
+
+describe("an OrderedDict's views and the collections.abc views under pytest 7 (attack review s24, finding 4)", () => {
+  // odict_keys and odict_items compare with a set as a dict's keys and items do, odict_values by
+  // identity; UserDict.keys() and ChainMap.items() are collections.abc views (Set.__eq__). They were
+  // opaque: a correct fix returning an OrderedDict FAILed VALUE_NOT_PLAIN_DATA.
+  const TEST = `from pytest import approx
+
+from calc import v
+
+
+def test_od_keys():
+    assert v("od").keys() == {"a", "b"}
+
+
+def test_od_items():
+    assert v("od").items() == {("a", 2), ("b", 1)}
+
+
+def test_od_items_wrong():
+    assert v("od").items() == {("a", 1), ("b", 1)}
+
+
+def test_od_values_eq():
+    assert v("od").values() == [2, 1]
+
+
+def test_od_values_approx():
+    assert v("od").values() == approx([2.0, 1.0])
+
+
+def test_od_keys_approx():
+    assert v("od").keys() == approx(["a", "b"])
+
+
+def test_user_keys():
+    assert v("user").keys() == {"x"}
+
+
+def test_chain_items():
+    assert v("chain").items() == {("x", 1), ("y", 3)}
+
+
+def test_chain_keys_wrong():
+    assert v("chain").keys() == {"x"}
+
+
+def test_user_values():
+    assert v("user").values() == approx([5])
+`;
+  const CALC = `from collections import ChainMap, OrderedDict, UserDict
+
+VALUES = {
+    "od": OrderedDict([("a", 2), ("b", 1)]),
+    "user": UserDict({"x": 5}),
+    "chain": ChainMap({"x": 1}, {"x": 2, "y": 3}),
+}
+
+
+def v(name):
+    return VALUES[name]
+`;
+
+  it("the host's verdict is pytest's, test by test", () => {
+    const plan = sealPython(parsers, { path: "tests/test_it.py", text: TEST, index: 0 })!;
+    expect(plan.sites.filter((s) => s.expected !== undefined)).toHaveLength(10);
+    const ran = runPytest({ "calc.py": CALC, "tests/test_it.py": TEST }, ["tests/test_it.py"]);
+    const sealed = runPytest({ "calc.py": CALC, "tests/test_it.py": plan.text }, ["tests/test_it.py"]);
+    const judged = judgeSeals(plan, sealed.records, sealed.tests);
+    expect(judged.inconsistent).toBeNull();
+    const real = Object.fromEntries(ran.tests.map((t) => [t.id.split("::").pop(), t.outcome]));
+    expect(real).toEqual({
+      test_od_keys: "passed",
+      test_od_items: "passed",
+      test_od_items_wrong: "failed",
+      test_od_values_eq: "failed",
+      test_od_values_approx: "passed",
+      test_od_keys_approx: "passed",
+      test_user_keys: "passed",
+      test_chain_items: "passed",
+      test_chain_keys_wrong: "failed",
+      test_user_values: "passed",
+    });
+    expect(Object.fromEntries(judged.tests.map((t) => [t.id.split("::").pop(), t.outcome]))).toEqual(real);
+  });
+});

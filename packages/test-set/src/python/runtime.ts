@@ -32,6 +32,15 @@ _oracle_referents = _oracle_gc.get_referents
 _ORACLE_MAPPINGPROXY = _oracle_types.MappingProxyType
 _ORACLE_DICT_VALUES = type({}.values())
 _ORACLE_RANGE = type(range(0))
+# An OrderedDict's views (static types: odict_keys and odict_items compare as a dict's, odict_values
+# by identity) and the collections.abc views (what UserDict.keys() and ChainMap.items() return),
+# taken as the module loads.
+import collections as _oracle_collections, collections.abc as _oracle_abc
+_ORACLE_OD = _oracle_collections.OrderedDict()
+_ORACLE_ODICT_SETS = (type(_ORACLE_OD.keys()), type(_ORACLE_OD.items()))
+_ORACLE_ODICT_VALUES = type(_ORACLE_OD.values())
+_ORACLE_ABC_VIEWS = (_oracle_abc.KeysView, _oracle_abc.ItemsView, _oracle_abc.ValuesView)
+_ORACLE_MAPPING_OF = _oracle_abc.MappingView._mapping
 
 _ORACLE_BUILTINS = (bool, int, float, complex, str, bytes, bytearray, list, tuple, dict, set, frozenset)
 _ORACLE_MAX_DEPTH = 64
@@ -84,6 +93,25 @@ def _oracle_as(node, t):
     return node
 
 
+def _oracle_mapping_data(m):
+    # The dict an exact UserDict (its data) or ChainMap (its maps merged, the first one's values
+    # winning) holds, each an exact dict; an exact dict itself; else None.
+    t = type(m)
+    if t is dict:
+        return m
+    if t is _oracle_module_type("collections", "UserDict"):
+        data = object.__getattribute__(m, "__dict__").get("data")
+        return data if type(data) is dict else None
+    if t is _oracle_module_type("collections", "ChainMap"):
+        maps = object.__getattribute__(m, "__dict__").get("maps")
+        if type(maps) is list and all(type(x) is dict for x in maps):
+            merged = {}
+            for x in reversed(maps):
+                dict.update(merged, x)
+            return merged
+    return None
+
+
 def _oracle_canon(v, budget, depth=0, stack=()):
     budget[0] -= 1
     if budget[0] < 0:
@@ -117,6 +145,19 @@ def _oracle_canon(v, budget, depth=0, stack=()):
         return {"t": "set", "frozen": t is frozenset, "v": [sub(x) for x in t.__iter__(v)]}
     if t is type({}.keys()) or t is type({}.items()):
         return _oracle_as({"t": "set", "frozen": False, "v": [sub(x) for x in v]}, t)
+    # (By identity: a tuple's membership test would run a metaclass's __eq__.)
+    if t is _ORACLE_ODICT_SETS[0] or t is _ORACLE_ODICT_SETS[1]:
+        return _oracle_as({"t": "set", "frozen": False, "v": [sub(x) for x in t.__iter__(v)]}, t)
+    # A view of an exact UserDict or ChainMap (read as the runtime reads those classes, below): its
+    # keys or items as a set (Set.__eq__: the same length, each in the other), its values by identity.
+    if t is _ORACLE_ABC_VIEWS[0] or t is _ORACLE_ABC_VIEWS[1] or t is _ORACLE_ABC_VIEWS[2]:
+        merged = _oracle_mapping_data(_ORACLE_MAPPING_OF.__get__(v))
+        if merged is None:
+            return {"t": "opaque", "cls": _oracle_cls(t), "why": "a view of a mapping other than an exact UserDict or ChainMap of dicts"}
+        if t is _ORACLE_ABC_VIEWS[2]:
+            return {"t": "ident", "cls": _oracle_cls(t), "id": "%x" % id(v), "seq": [sub(x) for x in dict.values(merged)]}
+        view = dict.keys(merged) if t is _ORACLE_ABC_VIEWS[0] else dict.items(merged)
+        return _oracle_as({"t": "set", "frozen": False, "v": [sub(x) for x in view]}, t)
     for module, name, tag in (("collections", "OrderedDict", "odict"), ("collections", "Counter", "counter")):
         if t is _oracle_module_type(module, name):
             return {"t": tag, "v": [[sub(k), sub(x)] for k, x in dict.items(v)]}
@@ -130,11 +171,8 @@ def _oracle_canon(v, budget, depth=0, stack=()):
             return _oracle_as(sub(data), t)
         return {"t": "opaque", "cls": _oracle_cls(t), "why": "its data is not a dict, list or str"}
     if t is _oracle_module_type("collections", "ChainMap"):
-        maps = object.__getattribute__(v, "__dict__").get("maps")
-        if type(maps) is list and all(type(m) is dict for m in maps):
-            merged = {}
-            for m in reversed(maps):
-                dict.update(merged, m)
+        merged = _oracle_mapping_data(v)
+        if merged is not None:
             return _oracle_as(sub(merged), t)
         return {"t": "opaque", "cls": _oracle_cls(t), "why": "its maps are not all dicts"}
     # A mappingproxy compares as the mapping it wraps (its == is the mapping's), which the
@@ -203,8 +241,8 @@ def _oracle_canon(v, budget, depth=0, stack=()):
     # dict's values, a deque, an array.array, a range; the exact class) carry their items in "seq",
     # read by the type's own iterator, for approx alone; under == each stays what it was (a
     # dict_values equals only itself, the others only their own kind).
-    if t is _ORACLE_DICT_VALUES or t is _ORACLE_RANGE or t is _oracle_module_type("collections", "deque") or t is _oracle_module_type("array", "array"):
-        if t is _ORACLE_DICT_VALUES:
+    if t is _ORACLE_DICT_VALUES or t is _ORACLE_ODICT_VALUES or t is _ORACLE_RANGE or t is _oracle_module_type("collections", "deque") or t is _oracle_module_type("array", "array"):
+        if t is _ORACLE_DICT_VALUES or t is _ORACLE_ODICT_VALUES:
             node = {"t": "ident", "cls": _oracle_cls(t), "id": "%x" % id(v)}
         else:
             node = {"t": "opaque", "cls": _oracle_cls(t), "why": "its class defines __eq__"}

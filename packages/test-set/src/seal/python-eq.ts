@@ -396,7 +396,10 @@ export function pyApprox(actual: Canon, expected: Canon, tolerance: Tolerance): 
  */
 function sized(node: Canon): Canon[] | null {
   if (node.t === "list" || node.t === "tuple" || node.t === "ndarray") return items(node);
-  if (node.t === "set" && (node.cls === "builtins.dict_keys" || node.cls === "builtins.dict_items"))
+  if (
+    node.t === "set" &&
+    /^(builtins\.o?dict_(keys|items)|collections\.abc\.(Keys|Items)View)$/.test(String(node.cls))
+  )
     return items(node);
   if ((node.t === "ident" || node.t === "opaque") && Array.isArray(node.seq)) return node.seq as Canon[];
   return null;
