@@ -143,3 +143,20 @@ describe("Go seals: a seal after an unjudged check (afterUnsealed)", () => {
     ]);
   });
 });
+
+describe("Go seals' strength (attack review s24)", () => {
+  const strengths = (body: string) =>
+    planSeals(parsers, [
+      {
+        path: "calc/calc_test.go",
+        text: `package calc_test\n\nimport (\n\t"testing"\n\n\t"example.com/calc"\n)\n\nfunc TestCalc(t *testing.T) {\n${body}}\n`,
+      },
+    ]).sites.map((s) => s.strength);
+  it("a float 0.0, 1.0 or -1.0 is as guessable as 0, 1, -1: weak", () => {
+    expect(
+      strengths(
+        '\tif got := calc.F(1); got != 0.0 {\n\t\tt.Error("x")\n\t}\n\tif got := calc.F(2); got != 1.0 {\n\t\tt.Error("y")\n\t}\n\tif got := calc.F(3); got != 2.5 {\n\t\tt.Error("z")\n\t}\n',
+      ),
+    ).toEqual(["weak", "weak", "strong"]);
+  });
+});

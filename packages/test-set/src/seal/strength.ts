@@ -40,7 +40,9 @@ export function isTrivial(node: Canon): boolean {
       node.c === "bool" ||
       node.c === "nil" ||
       (node.c === "string" && node.x === "") ||
-      (["int", "rune"].includes(node.c as string) && ["0", "1", "-1"].includes(node.v as string))
+      (["int", "rune"].includes(node.c as string) && ["0", "1", "-1"].includes(node.v as string)) ||
+      // `!= 0.0`, `!= 1.0` (and 0i): the same guesses, spelled as floats (attack review s24).
+      (["float", "imag"].includes(node.c as string) && [0, 1, -1].includes(Number(node.v)))
     );
   if (node.t === "str") return node.v === "";
   // NaN and ±Infinity: the first values a guesser writes for a number after 0 and ±1.
