@@ -159,4 +159,12 @@ describe("Go seals' strength (attack review s24)", () => {
       ),
     ).toEqual(["weak", "weak", "strong"]);
   });
+  it("a string the test's own comment spells is exposed", () => {
+    expect(
+      sitesWith('"hello-world"', "\t// the slug of Hello  World is hello-world").map((s) => s.strength),
+    ).toEqual(["exposed"]);
+    expect(sitesWith('"hello-world"', "\t// the slug of Hello  World").map((s) => s.strength)).toEqual([
+      "strong",
+    ]);
+  });
 });

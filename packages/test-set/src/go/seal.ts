@@ -880,7 +880,7 @@ export function sealGo(
     return {
       path: file.path,
       text: rewritten,
-      sites: strengthOf(sites, literalsIn(parsers, rewritten)),
+      sites: strengthOf(sites, ...literalsIn(parsers, rewritten)),
       unsealed,
       tests,
       planned,
@@ -959,11 +959,12 @@ function keepImportsUsed(
     : `${rewritten}${rewritten.endsWith("\n") ? "" : "\n"}\n${keep.map(([pkg, fn]) => `var _ = ${pkg}.${fn}`).join("\n")}\n`;
 }
 
-/** The literal values a Go text still holds, for exposure. */
-function literalsIn(parsers: Parsers, text: string): Canon[] {
+/** The literal values a Go text still holds, for exposure, and the text of its strings and comments (strengthOf's `texts`). */
+function literalsIn(parsers: Parsers, text: string): [Canon[], string[]] {
   return (
     parsers.read("go", text, (root) => {
       const out: Canon[] = [];
+      const texts: string[] = [];
       const walk = (node: SyntaxNode) => {
         const value = [
           "interpreted_string_literal",
@@ -976,10 +977,12 @@ function literalsIn(parsers: Parsers, text: string): Canon[] {
           ? goLiteral(node)
           : null;
         if (value) out.push(value);
+        if (["interpreted_string_literal", "raw_string_literal", "comment"].includes(node.type))
+          texts.push(node.text);
         for (const child of named(node)) walk(child);
       };
       walk(root);
-      return out;
-    }) ?? []
+      return [out, texts] as [Canon[], string[]];
+    }) ?? [[], []]
   );
 }

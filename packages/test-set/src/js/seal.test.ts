@@ -499,3 +499,13 @@ test("unknown", function () {
     );
   });
 });
+
+describe("a value a test's title or a comment spells is exposed, not strong (attack review s24, finding 5)", () => {
+  it("jest hands the title to the code (expect.getState().currentTestName)", () => {
+    const p = plan(
+      'const { slugify } = require("../src/slugify");\n\ntest(\'turns "Hello   big  World" into "hello-big-world"\', () => {\n  expect(slugify("Hello   big  World")).toBe("hello-big-world");\n});\n\ntest("runs of spaces", () => {\n  // a-b, not a--b; x-y too\n  expect(slugify("A  B")).toBe("a-b");\n  expect(slugify("x  y")).toEqual(["x-y", "zz"]);\n  expect(slugify("q  r")).toEqual(["q-r", "abcd"]);\n});\n',
+    );
+    // "zz" is shorter than three characters: guessed anyway, it does not count; "abcd" is nowhere.
+    expect(p.sites.map((s) => s.strength)).toEqual(["exposed", "exposed", "exposed", "strong"]);
+  });
+});

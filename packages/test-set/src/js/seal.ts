@@ -842,7 +842,7 @@ export function sealJs(
     return {
       path: file.path,
       text,
-      sites: strengthOf(sites, literalsIn(parsers, grammar, rewritten)),
+      sites: strengthOf(sites, ...literalsIn(parsers, grammar, rewritten)),
       unsealed,
       tests,
       planned,
@@ -894,20 +894,22 @@ export function jsTitles(
   return counts;
 }
 
-/** The literal values a JS text still holds, for exposure. */
-function literalsIn(parsers: Parsers, grammar: Grammar, text: string): Canon[] {
+/** The literal values a JS text still holds, for exposure, and the text of its strings and comments (a test's title: strengthOf's `texts`). */
+function literalsIn(parsers: Parsers, grammar: Grammar, text: string): [Canon[], string[]] {
   return (
     parsers.read(grammar, text, (root) => {
       const out: Canon[] = [];
+      const texts: string[] = [];
       const walk = (node: SyntaxNode) => {
         const value = ["string", "template_string", "number", "array", "object"].includes(node.type)
           ? jsLiteral(node)
           : null;
         if (value) out.push(value);
+        if (["string", "template_string", "comment"].includes(node.type)) texts.push(node.text);
         for (const child of named(node)) walk(child);
       };
       walk(root);
-      return out;
-    }) ?? []
+      return [out, texts] as [Canon[], string[]];
+    }) ?? [[], []]
   );
 }

@@ -632,3 +632,29 @@ class TestPlain(unittest.TestCase):
     expect(r.sites).toEqual([]);
   });
 });
+
+describe("a value a parametrize id, a comment or a docstring spells is exposed, not strong (attack review s24, finding 5b)", () => {
+  it("pytest hands the id to the code (PYTEST_CURRENT_TEST)", () => {
+    const p = plan(`import pytest
+
+from slug import slug
+
+
+@pytest.mark.parametrize(
+    "title,want",
+    [("Hello   big  World", "hello-big-world"), ("A  B", "a-b")],
+    ids=["Hello   big  World -> hello-big-world", "A  B -> a-b"],
+)
+def test_runs_of_spaces(title, want):
+    assert slug(title) == want
+
+
+def test_docstring():
+    """x  y gives x-y"""
+    assert slug("x  y") == "x-y"
+    assert slug("p  q") == "p-q-r"
+    assert slug("a  b") == "ab"  # two characters: not counted as read
+`);
+    expect(p.sites.map((s) => s.strength)).toEqual(["exposed", "exposed", "strong", "strong"]);
+  });
+});

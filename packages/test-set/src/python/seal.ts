@@ -1163,7 +1163,7 @@ export function sealPython(
     return {
       path: file.path,
       text,
-      sites: strengthOf(sites, literalsIn(parsers, applyEdits(file.text, edits))),
+      sites: strengthOf(sites, ...literalsIn(parsers, applyEdits(file.text, edits))),
       unsealed,
       tests,
       planned,
@@ -1171,20 +1171,25 @@ export function sealPython(
   });
 }
 
-/** The literal values a Python text still holds (what code in the container can read), as exposure keys. */
-function literalsIn(parsers: Parsers, text: string): Canon[] {
+/**
+ * The literal values a Python text still holds (what code in the container can read), as exposure
+ * keys, and the text of its strings and comments (a parametrize id, a docstring: strengthOf's `texts`).
+ */
+function literalsIn(parsers: Parsers, text: string): [Canon[], string[]] {
   return (
     parsers.read("python", text, (root) => {
       const out: Canon[] = [];
+      const texts: string[] = [];
       const walk = (node: SyntaxNode) => {
         const value = ["string", "integer", "float", "list", "tuple", "dictionary", "set"].includes(node.type)
           ? pythonLiteral(node)
           : null;
         if (value) out.push(value);
+        if (node.type === "string" || node.type === "comment") texts.push(node.text);
         for (const child of named(node)) walk(child);
       };
       walk(root);
-      return out;
-    }) ?? []
+      return [out, texts] as [Canon[], string[]];
+    }) ?? [[], []]
   );
 }

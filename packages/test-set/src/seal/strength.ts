@@ -5,8 +5,14 @@ import type { SealSite } from "./plan.js";
 /**
  * How hard each sealed value is to guess from inside the container (plan.ts: SealStrength): a
  * truth value, None/null/nil, 0, 1, -1, NaN, ±Infinity, an empty string or container is `weak`; a value that stands
- * as a literal elsewhere in the sealed files (which the code under test can read) is `exposed`.
+ * as a literal elsewhere in the sealed files (which the code under test can read) is `exposed`, and so is one
+ * that can be read inside a string literal or a comment of them (`texts`: a test's title, a parametrize id, a
+ * docstring; the runner hands titles and ids to the code, jest's `expect.getState().currentTestName`,
+ * pytest's PYTEST_CURRENT_TEST: attack review s24, findings 5 and 5b).
  */
+
+/** The shortest string counted as readable inside a text (shorter ones are guessed anyway). */
+const MIN_EXPOSED = 3;
 
 const NUMBER_TAGS = new Set(["int", "float", "num", "bigint", "decimal"]);
 
@@ -54,17 +60,58 @@ export function isTrivial(node: Canon): boolean {
   return Array.isArray(items) && items.length === 0;
 }
 
-/** The sites with their strength: weak, exposed (the value is among `literals`), or strong. */
-export function strengthOf(sites: SealSite[], literals: readonly Canon[]): SealSite[] {
+/**
+ * The texts of a value's string leaves (keys included), or null when it has none or a leaf of another
+ * kind. Numbers are left out: `parse("734") == 734` spells its answer in the input the code is handed.
+ */
+function leafTexts(node: Canon): string[] | null {
+  if (node.t === "str") return typeof node.v === "string" ? [node.v] : null;
+  if (node.t === "const") {
+    if (node.c !== "string") return null;
+    // A Go string constant holds its bytes in hex.
+    return typeof node.x === "string" ? [Buffer.from(node.x, "hex").toString("utf8")] : null;
+  }
+  const items = (node.v ?? node.items ?? node.props) as unknown;
+  if (!Array.isArray(items)) return null;
+  const out: string[] = [];
+  for (const item of items.flat()) {
+    if (typeof item !== "object" || item === null) return null;
+    const inner = leafTexts(item as Canon);
+    if (inner === null) return null;
+    out.push(...inner);
+  }
+  return out;
+}
+
+/**
+ * Whether a value can be read inside the texts: each of its string leaves of MIN_EXPOSED characters or
+ * more stands in one of them, and there is at least one such leaf (the shorter ones a guesser tries anyway).
+ */
+function readIn(node: Canon, texts: readonly string[]): boolean {
+  const leaves = leafTexts(node)?.filter((t) => t.length >= MIN_EXPOSED);
+  if (!leaves || leaves.length === 0) return false;
+  return leaves.every((leaf) => texts.some((text) => text.includes(leaf)));
+}
+
+/**
+ * The sites with their strength: weak, exposed (the value is among `literals`, or readable inside the
+ * `texts`, the string literals and comments of the sealed files), or strong.
+ */
+export function strengthOf(
+  sites: SealSite[],
+  literals: readonly Canon[],
+  texts: readonly string[] = [],
+): SealSite[] {
   const present = new Set(literals.map(valueKey));
+  const exposed = (value: Canon) => present.has(valueKey(value)) || readIn(value, texts);
   return sites.map((site) => {
     if (site.rows) {
-      if (site.rows.some((r) => present.has(valueKey(r)))) return { ...site, strength: "exposed" };
+      if (site.rows.some(exposed)) return { ...site, strength: "exposed" };
       return { ...site, strength: site.rows.every(isTrivial) ? "weak" : "strong" };
     }
     if (!site.expected) return site;
     if (site.kind.endsWith(".truth") || isTrivial(site.expected)) return { ...site, strength: "weak" };
-    if (present.has(valueKey(site.expected))) return { ...site, strength: "exposed" };
+    if (exposed(site.expected)) return { ...site, strength: "exposed" };
     return { ...site, strength: "strong" };
   });
 }
