@@ -190,13 +190,13 @@ describe.concurrent("seals: Python shapes the host judged unlike pytest (seal-py
       grade(c, SHAPE, "round3-odict", core(CORRECT)),
       ...WRONG.map((w) => grade(c, SHAPE, w.name, w.diff)),
     ]);
-    for (const [name, g] of [
+    const named: Array<[string, Graded]> = [
       ["gold", gold],
       ["round3-odict", other],
-      ...WRONG.map((w, i) => [w.name, wrong[i]]),
-    ] as const)
-      console.info(`${name}: ${g!.result.verdict} ${g!.result.reason}`);
+      ...WRONG.map((w, i): [string, Graded] => [w.name, wrong[i]!]),
+    ];
+    for (const [name, g] of named) console.info(`${name}: ${g.result.verdict} ${g.result.reason}`);
     for (const g of [gold, other]) expect(outcome(g), why(g)).toEqual({ verdict: "PASS", reason: "PASS" });
-    for (const g of wrong) expect(outcome(g!), why(g!)).toEqual({ verdict: "FAIL", reason: "TESTS_FAILED" });
+    for (const g of wrong) expect(outcome(g), why(g)).toEqual({ verdict: "FAIL", reason: "TESTS_FAILED" });
   }, 1_600_000);
 });
