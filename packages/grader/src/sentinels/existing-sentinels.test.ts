@@ -92,7 +92,8 @@ describe("baseTestTexts", () => {
     const { gitDir, base } = repoWith({
       "package.json": "{}",
       "vitest.config.js": 'export default { test: { setupFiles: ["./setup/chai.js"] } };\n',
-      "setup/chai.js": 'import * as chai from "chai";\nimport almost from "chai-almost";\nchai\n  .use(almost());\n',
+      "setup/chai.js":
+        'import * as chai from "chai";\nimport almost from "chai-almost";\nchai\n  .use(almost());\n',
       "setup/overwrite.js": 'chai.Assertion.overwriteMethod("equal", (_super) => _super);\n',
       "setup/proto.js": "chai.Assertion.prototype.near = function () {};\n",
       "setup/plain.js": 'import { expect } from "chai";\nglobalThis.expect = expect;\n',
