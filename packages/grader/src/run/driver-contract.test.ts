@@ -271,7 +271,7 @@ describe("the driver, run in sh, read by the parser", () => {
     expect(record.report.existing).toEqual({ kind: "ok", xml: REPORT });
     expect(record.done).toBe(true);
     expect(ran.code).toBe(0);
-    expect(ran.events).toEqual(["prep", "suite", "end", "report"]);
+    expect(ran.events).toEqual(["prep", "suite", "end", "report", "done"]);
     expect(ran.stdout).toBe(
       "greeting=it's $HOME `x` \\\nepoch=1700000000\ndef sub(a, b):\n    return a - b\nbase test\n",
     );

@@ -61,7 +61,13 @@ describe("DriverOutput", () => {
       expect(record.prep[name]?.stdout.toString("latin1")).toBe(prepOut);
       expect(record.exitCode).toEqual({ [name]: rc });
       expect(out[name]).toBe(outputs[name]);
-      expect(events).toEqual([`prep ${name}`, `suite ${name}`, `end ${name}`, `report ${name}`]);
+      expect(events).toEqual([
+        `prep ${name}`,
+        `suite ${name}`,
+        `end ${name}`,
+        `report ${name}`,
+        `done ${name}`,
+      ]);
     }
   });
 

@@ -33,7 +33,7 @@ export interface DriverRecord {
   protocolError?: string;
 }
 
-export type DriverEvent = "prep" | "suite" | "end" | "report";
+export type DriverEvent = "prep" | "suite" | "end" | "report" | "done";
 
 /** Bounds on the blocks the driver announces; a block above its bound is a protocol error. */
 export interface DriverBounds {
@@ -227,7 +227,11 @@ export class DriverOutput extends SyncWritable {
       this.nonce = match[2]!;
       return;
     }
-    if (name === LINE.done) return this.onlyOnce(name, () => (this.record.done = true));
+    if (name === LINE.done)
+      return this.onlyOnce(name, () => {
+        this.record.done = true;
+        this.onEvent("done", this.suite);
+      });
     if (name === LINE.noDriverSh) return this.fail("the driver could not make its copy of sh");
     const [suite, ...args] = match[2]?.split(" ") ?? [];
     if (!suite || !SUITES.has(suite)) return this.fail(`${PREFIX}${name} without a suite`);

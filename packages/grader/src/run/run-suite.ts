@@ -95,7 +95,7 @@ export interface SuiteOutput {
   durationMs: number;
 }
 
-/** What one suite's driver did: its parsed record, the suite's output, the container's exit code. */
+/** What one suite's driver did: its parsed record, the suite's output, the container's exit code (null when not waited for). */
 export interface DriverResult extends DriverReport {
   output: SuiteOutput;
   /** The suite's runner is Go's (its output names the packages that did not build). */
@@ -209,6 +209,8 @@ export interface SuiteContainer {
   lap: (step: string) => number;
   /** The container's exit, when a warm pool started it ahead (else it starts in {@link startSuite}). */
   warmExit?: Promise<number | null>;
+  /** Resolves at the driver's `oracle:done` line: everything it had to say was said. */
+  said: Promise<void>;
 }
 
 /** Creates a suite's container, checks every protection and attaches to it (it starts later); the refusal when a protection is missing. */
@@ -267,6 +269,8 @@ async function attachDriver(
     );
   const suiteOutput: SuiteOutput = { stdout: output("stdout"), stderr: output("stderr"), durationMs: 0 };
   const watch = scope.stopwatch();
+  let saidDone = () => {};
+  const said = new Promise<void>((resolve) => (saidDone = resolve));
   const onEvent = (event: DriverEvent) => {
     if (event === "prep") watch.lap(`prep.${suite}`);
     if (event === "suite") {
@@ -276,6 +280,7 @@ async function attachDriver(
     }
     if (event === "end") suiteOutput.durationMs = watch.lap(`suite.${suite}`);
     if (event === "report") watch.lap(`collect.${suite}`);
+    if (event === "done") saidDone();
   };
   const stdout = new DriverOutput(
     suite,
@@ -290,12 +295,13 @@ async function attachDriver(
     (chunk) => suiteOutput.stderr.take(chunk),
   );
   const streams = await attach(stdout, stderr);
-  return { plan, script, streams, stdout, stderr, output: suiteOutput, lap: watch.lap };
+  return { plan, script, streams, stdout, stderr, output: suiteOutput, lap: watch.lap, said };
 }
 
 /**
  * Starts a suite's container (its process is the driver: prep, the suite, the report) and hands
- * the driver its script; a gated driver waits for {@link letRun}. Resolves when the container exited.
+ * the driver its script; a gated driver waits for {@link letRun}. Resolves at the driver's
+ * `oracle:done` line, or when the container's output ended without it (then with its exit code).
  */
 export async function startSuite(
   inputs: SuiteInputs,
@@ -313,8 +319,15 @@ export async function startSuite(
   inputs.log.event("container.started", { id: container.id, suite: plan.suite });
   streams.input.write(scriptInput(opened.script));
   if (!plan.gated) streams.input.end();
-  await streams.ended;
-  const exitCode = await exited;
+  // `oracle:done` is the driver's last line, after the kill loop found no process of the suite left,
+  // its own checks and the report: nothing it prints after it is read, and all it does next is exit
+  // 0. The run goes on there instead of waiting for the engine to tear the container down (50-90 ms
+  // before the hidden suite could start, as much again before the verdict); the clean-up removes it.
+  const ended = await Promise.race([
+    streams.ended.then(() => "ended" as const),
+    opened.said.then(() => "said" as const),
+  ]);
+  const exitCode = ended === "ended" ? await exited : null;
   stdout.finish();
   stderr.finish();
   // A suite cut short (the driver stopped, the deadline) still ran until now.
