@@ -1,19 +1,23 @@
 #!/usr/bin/env node
 // Benchmark of batch grading on the sample tasks. By default: a batch at --concurrency C against the
 // floor run N times at concurrency C (the floor: the protocol by hand, bench-grade's one `docker run`
-// per prediction, lib/floor.mjs), as a throughput ratio from one run (the floor first, then the batch).
+// per prediction, lib/floor.mjs), as a throughput ratio from one run (in the order --only gives).
 // Also, with --only: local concurrency 1 vs 2, and two queue workers (oracle-worker, concurrency 1 each,
 // real redis-server) vs local concurrency 2. Every batch grades the same predictions with --no-cache
 // into its own --out. Prints wall time, throughput, the mean grade time, the queue's overhead per job,
 // and where the time of a grade goes (the steps the oracle log times). Uses the built CLIs: run
 // `pnpm build` first.
 // `--only floor,batch,nopool` adds the same batch with --no-pool (no warm pool) to the same run.
-//   node scripts/bench-batch.mjs [--n 50] [--concurrency 2] [--only floor,batch,nopool,local1,local2,queue] [--keep]
+// `--rounds R` runs the selected configurations R times, the order rotated by one each round (floor,
+// batch, nopool; then batch, nopool, floor; ...): whichever runs first meets a colder page cache and
+// engine, so a single order favours or handicaps one of them. Each round prints its own figures, then
+// the ratios of every round side by side with their median.
+//   node scripts/bench-batch.mjs [--n 50] [--concurrency 2] [--only floor,batch,nopool,local1,local2,queue] [--rounds 1] [--keep]
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, openSync, readFileSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -26,9 +30,12 @@ const { values } = parseArgs({
     n: { type: "string", default: "50" },
     concurrency: { type: "string", default: "2" },
     only: { type: "string", default: "floor,batch" },
+    rounds: { type: "string", default: "1" },
     keep: { type: "boolean" },
   },
 });
+const rounds = Number(values.rounds);
+if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds must be a whole number");
 const n = Number(values.n);
 const only = new Set(values.only.split(","));
 const concurrency = Number(values.concurrency);
@@ -117,9 +124,9 @@ function stepTimes(resultsFile) {
   return { runs, steps };
 }
 
-async function batch(name, root, preds, extra) {
-  const out = join(root, `out-${name}`);
-  const log = join(root, `${name}.log`);
+async function batch(name, root, preds, extra, round = 1) {
+  const out = join(root, `out-${name}-${round}`);
+  const log = join(root, `${name}-${round}.log`);
   // The samples are not swept here: count them anyway (the figures are about speed, not health).
   const args = [
     "--batch",
@@ -188,18 +195,35 @@ function workerProcess(root, url, name) {
   });
 }
 
-async function queueBatch(root, preds) {
+async function queueBatch(root, preds, round) {
   const redis = await startRedis(
     await mkdir(join(root, "redis"), { recursive: true }).then(() => join(root, "redis")),
   );
   const workers = [workerProcess(root, redis.url, "worker-1"), workerProcess(root, redis.url, "worker-2")];
   try {
-    return await batch("queue", root, preds, ["--queue", redis.url]);
+    return await batch("queue", root, preds, ["--queue", redis.url], round);
   } finally {
     for (const w of workers) w.kill("SIGTERM");
     await Promise.all(workers.map((w) => new Promise((r) => (w.exitCode !== null ? r() : w.on("exit", r)))));
     redis.child.kill("SIGTERM");
     await new Promise((r) => (redis.child.exitCode !== null ? r() : redis.child.on("exit", r)));
+  }
+}
+
+/** Each round's throughput ratios (wall of the one over the wall of the other), with the median. */
+function roundsSummary(walls) {
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const pairs = [
+    ["batch", "floor"],
+    ["nopool", "floor"],
+    ["batch", "nopool"],
+  ].filter(([a, b]) => walls[0][a] !== undefined && walls[0][b] !== undefined);
+  console.log(`\n${walls.length} rounds, order rotated each round:`);
+  for (const [a, b] of pairs) {
+    const ratios = walls.map((w) => w[b] / w[a]);
+    console.log(
+      `${a} vs ${b}: throughput ${ratios.map((r) => r.toFixed(2)).join(", ")} (median ${median(ratios).toFixed(2)}x ${b}'s)`,
+    );
   }
 }
 
@@ -223,6 +247,8 @@ function report(runs) {
     console.log(
       `batch --no-pool vs floor at concurrency ${concurrency}: throughput ${(floor.wallMs / np.wallMs).toFixed(2)}x the floor's (batch ${s(np.wallMs)})`,
     );
+  if (b && np)
+    console.log(`batch (pool) vs --no-pool: throughput ${(np.wallMs / b.wallMs).toFixed(2)}x --no-pool's`);
   if (l1 && l2) console.log(`local concurrency 2 vs 1: ${(l1.wallMs / l2.wallMs).toFixed(2)}x faster`);
   if (l2 && q)
     console.log(
@@ -249,15 +275,33 @@ try {
   if (build.code !== 0) throw new Error(`oracle-build-images failed; see ${root}/build.log`);
   const preds = join(root, "predictions.jsonl");
   await writePredictions(root, preds);
-  const runs = [];
-  if (only.has("floor")) runs.push(await floorBatch(root, preds));
-  if (only.has("batch")) runs.push(await batch("batch", root, preds, ["--concurrency", String(concurrency)]));
-  if (only.has("nopool"))
-    runs.push(await batch("nopool", root, preds, ["--concurrency", String(concurrency), "--no-pool"]));
-  if (only.has("local1")) runs.push(await batch("local1", root, preds, ["--concurrency", "1"]));
-  if (only.has("local2")) runs.push(await batch("local2", root, preds, ["--concurrency", "2"]));
-  if (only.has("queue")) runs.push(await queueBatch(root, preds));
-  report(runs);
+  const C = String(concurrency);
+  const configs = {
+    floor: () => floorBatch(root, preds),
+    batch: (r) => batch("batch", root, preds, ["--concurrency", C], r),
+    nopool: (r) => batch("nopool", root, preds, ["--concurrency", C, "--no-pool"], r),
+    local1: (r) => batch("local1", root, preds, ["--concurrency", "1"], r),
+    local2: (r) => batch("local2", root, preds, ["--concurrency", "2"], r),
+    queue: (r) => queueBatch(root, preds, r),
+  };
+  const chosen = [...only].filter((name) => name in configs);
+  const walls = [];
+  for (let round = 1; round <= rounds; round++) {
+    // Rotated by one each round: every configuration runs first, in the middle and last in turn.
+    const shift = (round - 1) % chosen.length;
+    const order = [...chosen.slice(shift), ...chosen.slice(0, shift)];
+    process.stderr.write(`bench: round ${round} of ${rounds}: ${order.join(", ")}\n`);
+    const runs = [];
+    for (const name of order) runs.push(await configs[name](round));
+    console.log(
+      `\nround ${round} (order ${order.join(", ")}, load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")})`,
+    );
+    report(runs);
+    walls.push(Object.fromEntries(runs.map((r) => [r.name, r.wallMs])));
+  }
+  if (rounds > 1) roundsSummary(walls);
 } finally {
   if (values.keep) console.log(`kept ${root}`);
   else await rm(root, { recursive: true, force: true });
