@@ -121,6 +121,8 @@ export const LOG_EVENT_SCHEMAS = {
     ),
     unsealed: z.array(z.strictObject({ test: z.string(), rule: z.string() })),
     source: z.enum(["validated", "planned"]),
+    /** The plan came from the root's plan cache (the same texts and planner planned it before). */
+    cached: z.boolean().optional(),
   }),
   /** What the seals showed. */
   "seals.checked": SealsResultSchema,

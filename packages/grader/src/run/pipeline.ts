@@ -146,6 +146,7 @@ async function prepareRun(
   own?.catch(() => undefined);
   const hostSteps = async () => {
     const planted = await planSentinels(
+      root,
       loaded,
       baseOnly,
       hiddenFiles,
@@ -354,6 +355,7 @@ function checkImageCurrent(
 
 /** The sentinels and seals of both suites, planned from the base commit's test files; why a suite has none is noted. */
 async function planSentinels(
+  root: string,
   loaded: LoadedTask,
   baseOnly: string | null,
   hiddenFiles: string[],
@@ -384,6 +386,7 @@ async function planSentinels(
     setup: base?.setup,
     scripts,
     record,
+    cacheRoot: root,
   });
   const existing = existingSentinels(task, base, log, notes, scripts, hiddenFiles);
   return { hidden, existing, notes, scripts };

@@ -6,6 +6,7 @@ import { type Grammar, grammarOf, loadParsers, planSeals, type SealRun } from "@
 import type { RunLog } from "../log/oracle-log.js";
 import type { SentinelNotes as RunState } from "../run/run-scope.js";
 import type { PackageScripts } from "./runner-command.js";
+import { type PlanInputs, planKey, readPlan, writePlan } from "./seal-plan-cache.js";
 import {
   type HiddenText,
   MAX_TEST_FILE_BYTES,
@@ -103,15 +104,18 @@ export async function plantSentinels(
     scripts?: PackageScripts | null;
     /** The sweep's seal record (rules.ts `seal.gold`), when current for the task's content. */
     record?: SealRecord | null;
+    /** The root whose `.oracle/seal-plans/` keeps the plans made (seal-plan-cache.ts); none: no cache. */
+    cacheRoot?: string;
   } = {},
 ): Promise<PlantedHidden> {
-  const { others = [], setup = [], scripts = null, record = null } = base;
+  const { others = [], setup = [], scripts = null, record = null, cacheRoot } = base;
   const runner = sentinelRunner(loaded.task, scripts);
   const texts = await readHidden(runTests, hiddenFiles);
   const sealed = await sealHidden(texts, runTests, log, {
     record,
     framework: runner?.framework ?? null,
     context: [...others, ...setup],
+    cacheRoot,
   });
   const seals = sealed?.seals ?? null;
   const validated = sealed?.validated ?? false;
@@ -142,19 +146,46 @@ export async function plantSentinels(
   return { sentinel, seals, validated };
 }
 
+/**
+ * planSeals, through the root's plan cache when there is a root: the parsers are loaded only when a
+ * plan is not there (seal-plan-cache.ts).
+ */
+function planner(grammars: Grammar[], cacheRoot: string | undefined) {
+  let parsers: ReturnType<typeof loadParsers> | undefined;
+  const compute = async (inputs: PlanInputs) => {
+    parsers ??= loadParsers(grammars);
+    const { texts, demoted, framework, context } = inputs;
+    return planSeals(await parsers, texts, { demoted, framework, context });
+  };
+  return async (inputs: PlanInputs): Promise<{ seals: SealRun; cached: boolean }> => {
+    if (cacheRoot === undefined) return { seals: await compute(inputs), cached: false };
+    const key = await planKey(inputs);
+    const cached = await readPlan(cacheRoot, key);
+    if (cached) return { seals: cached, cached: true };
+    const seals = await compute(inputs);
+    await writePlan(cacheRoot, key, seals);
+    return { seals, cached: false };
+  };
+}
+
 /** Seals the hidden files in the run folder (rewrites them, adds the runtimes' files); null when no file is in a language the planners read. */
 async function sealHidden(
   texts: readonly HiddenText[],
   runTests: string,
   log: RunLog,
-  options: { record: SealRecord | null; framework: string | null; context: readonly HiddenText[] },
+  options: {
+    record: SealRecord | null;
+    framework: string | null;
+    context: readonly HiddenText[];
+    cacheRoot: string | undefined;
+  },
 ): Promise<{ seals: SealRun; validated: boolean } | null> {
-  const { record, framework, context } = options;
+  const { record, framework, context, cacheRoot } = options;
   const grammars = texts.map((t) => grammarOf(t.path)).filter((g): g is Grammar => g !== null);
   if (grammars.length === 0) return null;
-  const parsers = await loadParsers(grammars);
+  const plan = planner(grammars, cacheRoot);
   const demoted = new Set(record?.demoted.map((d) => d.key) ?? []);
-  let seals = planSeals(parsers, texts, { demoted, framework, context });
+  let { seals, cached } = await plan({ texts, demoted, framework, context });
   let validated = record !== null && seals.fingerprint === record.plan;
   if (record && !validated) {
     // The record was made for another plan (the planners changed): its sites mean nothing here. A
@@ -162,7 +193,7 @@ async function sealHidden(
     log.warn(
       `seals.recorded.json was made for another seal plan: every comparison is sealed as planned; run pnpm quarantine-sweep --tasks ${record.task}`,
     );
-    seals = planSeals(parsers, texts, { framework, context });
+    ({ seals, cached } = await plan({ texts, demoted: new Set(), framework, context }));
     validated = false;
   }
   // Nothing sealed and no test named: the plan still goes to the judge, which reports the
@@ -182,6 +213,7 @@ async function sealHidden(
     })),
     unsealed: seals.unsealed.map((u) => ({ test: u.test.entry, rule: u.rule })),
     source: validated ? "validated" : "planned",
+    cached,
   });
   if (seals.unread.length > 0)
     log.warn(`not sealed (the parser cannot read them): ${seals.unread.join(", ")}`);
