@@ -21,7 +21,8 @@ import { listHiddenFiles } from "../task/hidden-files.js";
 import { readSealRecord } from "../task/seal-record.js";
 import { filterAndLog } from "./apply-diff.js";
 import { prepareBaseMirror } from "./checkout.js";
-import { containerOptions, missingProtections } from "./container-config.js";
+import { containerOptions } from "./container-config.js";
+import { createChecked } from "./create-checked.js";
 import { writeMochaGuards } from "./mocha-guard.js";
 import { judgePrep } from "./prep.js";
 import { fillSuiteFolders, makeRunTempDir, makeSuiteFolders, removeOrphanRunDirs } from "./run-folder.js";
@@ -197,12 +198,9 @@ async function openOwn(
 ): Promise<Partial<Record<SuiteName, WarmContainer>>> {
   const open = async (suite: SuiteName): Promise<[SuiteName, WarmContainer | null]> => {
     const plan = suiteContainerPlan(inputs, suite);
-    const options = containerOptions(plan);
-    log.event("container.create", { suite, options });
-    const container = await scope.timed(`create.${suite}`, () => docker.createContainer(options));
-    scope.adopt(container);
-    const info = await scope.timed(`inspect.${suite}`, () => container.inspect());
-    if (missingProtections(info, plan).length > 0) return [suite, null];
+    log.event("container.create", { suite, options: containerOptions(plan) });
+    const { container, info, missing } = await createChecked(docker, plan, scope, suite);
+    if (missing.length > 0) return [suite, null];
     scope.ensureOpen("start");
     // Timed as boot.<suite>: start.<suite> is the lap startSuite records when the script goes in.
     return [suite, await scope.timing(`boot.${suite}`, startWarm(container, plan, info))];

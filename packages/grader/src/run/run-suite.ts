@@ -21,6 +21,7 @@ import {
   reportPath,
   sealsPath,
 } from "./container-config.js";
+import { createChecked } from "./create-checked.js";
 import { type DriverEvent, DriverOutput, SuiteStderr } from "./driver-output.js";
 import { GO_LINE, scriptInput } from "./driver-protocol.js";
 import { BOOT, type DriverPlan, driverScript } from "./driver-script.js";
@@ -241,10 +242,7 @@ export async function openSuite(
   }
   if (warm) log.warn(`${suite}: the warm container was made for another plan; making a new one`);
   log.event("container.create", { suite, options });
-  const container = await scope.timed(`create.${suite}`, () => docker.createContainer(options));
-  scope.adopt(container);
-  const info = await scope.timed(`inspect.${suite}`, () => container.inspect());
-  const missing = missingProtections(info, plan);
+  const { container, missing } = await createChecked(docker, plan, scope, suite);
   if (missing.length > 0)
     return { refused: `refusing to run: the engine did not apply ${missing.join(", ")}` };
   const attached = await attachDriver(inputs, scope, driver, script, (out, err) =>

@@ -8,7 +8,7 @@ import { type ResolvedImage, resolveImage } from "../image/image.js";
 import { gradeLabels, leaseDeadline } from "../image/leftovers.js";
 import type { SuiteName } from "../reports/junit.js";
 import type { PreparedTask } from "../task/prepare.js";
-import { containerOptions, missingProtections } from "./container-config.js";
+import { createChecked } from "./create-checked.js";
 import { makeRunTempDir, makeSuiteDirs } from "./run-folder.js";
 import { newRunId } from "./run-scope.js";
 import { suiteContainerPlan, type WarmContainer } from "./run-suite.js";
@@ -236,10 +236,7 @@ async function makeWarmContainer(
   plan: WarmContainer["plan"],
   made: GradeContainer[],
 ): Promise<WarmContainer> {
-  const container = await docker.createContainer(containerOptions(plan));
-  made.push(container);
-  const info = await container.inspect();
-  const missing = missingProtections(info, plan);
+  const { container, info, missing } = await createChecked(docker, plan, { adopt: (c) => made.push(c) });
   if (missing.length > 0) throw new Error(`the engine did not apply ${missing.join(", ")}`);
   return startWarm(container, plan, info);
 }
