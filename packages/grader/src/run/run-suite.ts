@@ -66,8 +66,12 @@ export interface SuiteInputs {
   scripts: PackageScripts | null;
   docker: GradeDocker;
   log: RunLog;
-  /** Containers made and started ahead for this run (warm-pool.ts), by suite; else none. */
-  warm?: Partial<Record<SuiteName, WarmContainer>>;
+  /**
+   * Containers made and started ahead for this run (warm-pool.ts), by suite; else none. The run's
+   * own hidden container may still be on its way (pipeline.ts openOwn): null once there means none
+   * was made that can serve.
+   */
+  warm?: Partial<Record<SuiteName, WarmContainer | null | Promise<WarmContainer | null>>>;
   /** Who made them: a warm pool (logged as `container.warm`), or the run itself while its host steps ran (pipeline.ts). */
   warmFrom?: "pool" | "run";
 }
@@ -226,7 +230,7 @@ export async function openSuite(
   log.event("driver.script", { suite, script });
   const plan = containerPlan(inputs, suite);
   const options = containerOptions(plan);
-  const warm = inputs.warm?.[suite];
+  const warm = (await inputs.warm?.[suite]) ?? undefined;
   // A warm container serves only a run whose own plan it was made from, every protection read back.
   if (warm && JSON.stringify(warm.plan) === JSON.stringify(plan)) {
     const missing = missingProtections(warm.info, plan);

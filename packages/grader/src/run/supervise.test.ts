@@ -312,9 +312,14 @@ describe("superviseRun, the real pipeline against the fake engine", () => {
     expect(warnings).toContain("aborted: the container was removed");
   }, 60_000);
 
-  it("without a warm slot, both suites' containers are made and started while the sentinels are planned, not after", async () => {
+  it("without a warm slot, both suites' containers are made and started while the sentinels are planned, not after; the hidden suite's once the existing suite's started", async () => {
     const controller = new AbortController();
     const engine = new FakeEngine({}, imageId);
+    // At each create: which of the containers made before it had started.
+    const startedBefore: boolean[][] = [];
+    engine.gate = async () => {
+      startedBefore.push(engine.containers.map((c) => c.calls.includes("start")));
+    };
     const { log, events } = recordingLog();
     const outcome = supervise(engine, log, controller.signal);
     await expect.poll(() => events.some((e) => e.step === "container.started")).toBe(true);
@@ -325,6 +330,9 @@ describe("superviseRun, the real pipeline against the fake engine", () => {
     expect(steps).toContain("sentinel");
     expect(steps.lastIndexOf("container.create")).toBeLessThan(steps.indexOf("sentinel"));
     expect(steps).not.toContain("container.warm");
+    const created = events.filter((e) => e.step === "container.create").map((e) => e.data?.suite);
+    expect(created).toEqual(["existing", "hidden"]);
+    expect(startedBefore).toEqual([[], [true]]);
     expect(engine.containers).toHaveLength(2);
     for (const container of engine.containers)
       expect(container.calls).toEqual(expect.arrayContaining(["start", "remove"]));
