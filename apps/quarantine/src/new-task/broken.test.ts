@@ -3,7 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { TaskReport } from "../types.js";
-import { brokenTests, existingOutcomes, firstError, goldHiddenFailures, leaveOut } from "./broken.js";
+import {
+  brokenTests,
+  existingOutcomes,
+  firstError,
+  goldHiddenFailures,
+  hiddenBroken,
+  leaveOut,
+} from "./broken.js";
 
 /** An oracle log line listing the existing suite's tests, as the grader writes it. */
 const listed = (tests: string[], omitted = 0) =>
@@ -134,9 +141,87 @@ describe("goldHiddenFailures: the hidden tests gold.diff fails, and the first er
       log: "g.jsonl",
     });
     expect(firstError("  ● x\n    TypeError: a is not a function\n")).toBe("TypeError: a is not a function");
+    expect(
+      firstError(
+        "E           StopIteration\n\nE           importlib.metadata.PackageNotFoundError: wcwidth\n",
+      ),
+    ).toBe("importlib.metadata.PackageNotFoundError: wcwidth");
     // pytest in colour (the jmespath.py run): the escapes are no part of the line.
     expect(firstError("\x1b[1m\x1b[31mE   TypeError: Population must be a sequence\x1b[0m\n")).toBe(
       "TypeError: Population must be a sequence",
     );
+  });
+});
+
+describe("hiddenBroken: hidden tests that fail whatever the diff", () => {
+  async function hiddenLogs(runs: Record<string, string[]>): Promise<{ root: string; task: TaskReport }> {
+    const root = await mkdtemp(join(tmpdir(), "nt-hidden-"));
+    const records = [];
+    for (const [name, tests] of Object.entries(runs)) {
+      await writeFile(
+        join(root, `${name}.jsonl`),
+        `${JSON.stringify({ message: "hidden suite: …", suite: "hidden", tests })}\n`,
+      );
+      records.push({
+        mode: name.startsWith("gold") ? "gold" : "baseline",
+        log: `${name}.jsonl`,
+        hidden: { status: "FAIL" },
+      });
+    }
+    return { root, task: { id: "t", runs: records } as unknown as TaskReport };
+  }
+  const version = "hidden:tests/test_core.py::test_package_version";
+  const regression = "hidden:tests/test_core.py::test_wcswidth_substr";
+
+  it("wcwidth 4c91403: test_package_version fails in every run, the fix's regression test passes with gold only", async () => {
+    const base = [
+      `failed ${version}`,
+      `failed ${regression}`,
+      "passed hidden:tests/test_core.py::test_hello_jp",
+    ];
+    const gold = [
+      `failed ${version}`,
+      `passed ${regression}`,
+      "passed hidden:tests/test_core.py::test_hello_jp",
+    ];
+    const { root, task } = await hiddenLogs({
+      "baseline-1": base,
+      "baseline-2": base,
+      "gold-1": gold,
+      "gold-2": gold,
+    });
+    expect(await hiddenBroken(root, task)).toEqual({
+      everywhere: [version],
+      goldOnly: [],
+      failToPass: [regression],
+    });
+    // pytest's report named the file (junit_family=xunit1): the node id is the id itself.
+    expect(leaveOut("pytest", ["tests/test_core.py"], [version]).leave).toEqual({
+      flags: ["--deselect", "tests/test_core.py::test_package_version"],
+      files: [],
+    });
+  });
+
+  it("a test gold fails that the base passes is gold's own failure; with no regression test left, nothing to keep", async () => {
+    const { root, task } = await hiddenLogs({
+      "baseline-1": [`passed ${version}`, `failed ${regression}`],
+      "gold-1": [`failed ${version}`, `passed ${regression}`],
+      "gold-2": [`failed ${version}`, `passed ${regression}`],
+    });
+    expect(await hiddenBroken(root, task)).toEqual({
+      everywhere: [],
+      goldOnly: [version],
+      failToPass: [regression],
+    });
+    // jmespath.py c501751: the fix's own test fails in every run; it is the only one the base fails.
+    const only = await hiddenLogs({
+      "baseline-1": [`failed ${regression}`, `passed ${version}`],
+      "gold-1": [`failed ${regression}`, `passed ${version}`],
+    });
+    expect(await hiddenBroken(only.root, only.task)).toEqual({
+      everywhere: [regression],
+      goldOnly: [],
+      failToPass: [],
+    });
   });
 });

@@ -52,6 +52,8 @@ export interface FromFixOptions {
   existingOnly?: readonly string[];
   /** Existing tests to leave out (new-task's next try when some fail at the base commit: broken.ts). */
   leaveOut?: LeaveOut;
+  /** Flags that leave hidden tests out (new-task's next try when some fail at the base and with gold.diff alike: broken.ts). */
+  hiddenLeaveOut?: readonly string[];
 }
 
 /** Why the go-gotestsum image's Go cannot load the base commit's go.mod ({@link goModWarnings}), if it cannot. */
@@ -160,6 +162,7 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
     repoTests: framework === "jest" ? jest.tests : null,
     ...(options.existingOnly ? { existingOnly: options.existingOnly } : {}),
     ...(options.leaveOut ? { leaveOut: options.leaveOut } : {}),
+    ...(options.hiddenLeaveOut ? { hiddenLeaveOut: options.hiddenLeaveOut } : {}),
     ...(versionFile !== null && !baseFiles.includes(versionFile)
       ? { prelude: versionFilePrelude(versionFile) }
       : {}),

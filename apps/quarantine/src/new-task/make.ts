@@ -69,6 +69,8 @@ export interface SuitePlanInput {
   prelude?: string;
   /** Existing tests left out: they fail at the base commit in this image (broken.ts `leaveOut`). */
   leaveOut?: LeaveOut;
+  /** Shell words that leave hidden tests out: they fail at the base and with gold.diff alike (broken.ts `hiddenBroken`). */
+  hiddenLeaveOut?: readonly string[];
   /** Flags the repository's own scripts give its runner (templates.ts `repoRunnerFlags`). */
   runnerFlags?: readonly string[];
   /** The files the repository's own runner configuration runs as tests (jest's testMatch). */
@@ -164,7 +166,14 @@ export async function planSuites(input: SuitePlanInput): Promise<SuitePlan> {
   const existingFiles = [...existing, ...configGlobs(framework)];
   return {
     hidden: {
-      command: `${input.prelude ?? ""}${suiteCommand(framework, hiddenRuns, [], input.runnerFlags)}`,
+      command: `${input.prelude ?? ""}${suiteCommand(
+        framework,
+        hiddenRuns,
+        [],
+        input.runnerFlags,
+        undefined,
+        input.hiddenLeaveOut ?? [],
+      )}`,
     },
     existing: {
       command: `${input.prelude ?? ""}${suiteCommand(
