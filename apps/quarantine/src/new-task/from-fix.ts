@@ -19,6 +19,7 @@ import { suiteImports } from "./js-imports.js";
 import {
   checkTaskId,
   deniedGoldPaths,
+  deniedGoldWarning,
   planSuites,
   readJestConfigs,
   readPackageJson,
@@ -172,10 +173,7 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
   );
   const goldDiff = await diffOf(repo, base, fix, split.code);
   const subject = await commitSubject(repo, fix);
-  const warnings = deniedGoldPaths(split.code, []).map(
-    (p) =>
-      `gold.diff changes ${p}, which the oracle's diff policy denies: a diff with it is rejected (drop that change from gold.diff, or set diff.denyDefaults after reading docs/security.md)`,
-  );
+  const warnings = deniedGoldPaths(split.code, []).map((p) => deniedGoldWarning("gold.diff", p));
   warnings.push(...suites.notes);
   // The go-gotestsum image's Go; an image given by --image brings its own.
   if (framework === "go" && (options.image ?? "go-gotestsum") === "go-gotestsum")

@@ -285,6 +285,15 @@ export function deniedGoldPaths(code: readonly string[], deny: readonly string[]
   return code.filter((p) => denied(p));
 }
 
+/**
+ * What a gold change to a denied path does: the grader drops that file's section from every diff it
+ * grades (gold.diff's too; the run's log lists it under diff.filtered) and applies the rest. It does
+ * not reject the diff.
+ */
+export function deniedGoldWarning(what: string, path: string): string {
+  return `${what} changes ${path}, which the oracle's diff policy denies (diff.denyDefaults): the grader drops that file's change from every diff it grades, gold's included, and grades the rest (the run's log lists it under diff.filtered); when the fix needs that change, gold.diff fails its hidden tests (GOLD_FAILS), and only diff.denyDefaults: false in task.json keeps it (read docs/security.md first: it lets every diff change such files)`;
+}
+
 export interface TaskJsonInput {
   id: string;
   description: string;

@@ -3,7 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { missingDeps } from "./image.js";
-import { diffPolicy, goRunSelection, planSuites, taskIdFrom } from "./make.js";
+import {
+  deniedGoldPaths,
+  deniedGoldWarning,
+  diffPolicy,
+  goRunSelection,
+  planSuites,
+  taskIdFrom,
+} from "./make.js";
 import { isTestPath, splitFix } from "./split.js";
 import { readDataset } from "./swebench.js";
 import {
@@ -403,5 +410,17 @@ describe("failedBuildLogs", () => {
     });
     expect(failedBuildLogs(summary)).toEqual(["/r/logs/build/a-1.log"]);
     expect(failedBuildLogs("")).toEqual([]);
+  });
+});
+
+describe("deniedGoldWarning", () => {
+  it("says what the grader does with a denied path in gold.diff: drops that file's change and grades the rest", () => {
+    // wcwidth 4c91403's fix bumps pyproject.toml's version beside the code.
+    expect(deniedGoldPaths(["wcwidth/wcwidth.py", "pyproject.toml"], [])).toEqual(["pyproject.toml"]);
+    const warning = deniedGoldWarning("gold.diff", "pyproject.toml");
+    expect(warning).toMatch(
+      /^gold\.diff changes pyproject\.toml, .*drops that file's change from every diff it grades, gold's included, and grades the rest/,
+    );
+    expect(warning).not.toMatch(/rejected/);
   });
 });

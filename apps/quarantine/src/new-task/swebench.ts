@@ -10,6 +10,7 @@ import { suiteImports } from "./js-imports.js";
 import {
   checkTaskId,
   deniedGoldPaths,
+  deniedGoldWarning,
   npmLockfile,
   planSuites,
   readJestConfigs,
@@ -263,8 +264,7 @@ async function planRow(options: SwebenchOptions, { line, row }: ParsedRow, label
     }
     const goldPaths = (await patchPaths(scratch, row.patch)).paths;
     const warnings = deniedGoldPaths(goldPaths, []).map(
-      (p) =>
-        `${id}: the gold patch changes ${p}, which the oracle's diff policy denies: a diff with it is rejected`,
+      (p) => `${id}: ${deniedGoldWarning("the gold patch", p)}`,
     );
     warnings.push(...suites.notes.map((note) => `${id}: ${note}`));
     return {
