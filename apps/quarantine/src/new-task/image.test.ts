@@ -107,7 +107,30 @@ describe.concurrent("chooseImage: a JS repository's own image", () => {
     });
     const image = await readFile(join(root, "images", "r-2", "package-lock.json"), "utf8");
     expect(locked(image, "vitest")).toBe("1.6.0");
-    expect(choice.notes.join("\n")).toMatch(/ERESOLVE.*uses the repository's own vitest 1\.6\.0/);
+    expect(choice.notes.join("\n")).toMatch(
+      /uses the repository's own vitest 1\.6\.0 \(the node-vitest template has vitest /,
+    );
+  }, 180_000);
+
+  it("vercel/ms 5e40ced: the repository pins jest 30.0.5, the template 30.5.2: the repository's own, with a note", async () => {
+    const root = await temp();
+    const packageJson = JSON.stringify({
+      name: "r",
+      version: "1.0.0",
+      devDependencies: { jest: "30.0.5", "@jest/globals": "30.0.5", "left-pad": "1.3.0" },
+    });
+    const choice = await chooseImage({
+      root,
+      framework: "jest",
+      taskId: "r-6",
+      repoPackageJson: packageJson,
+    });
+    const image = await readFile(join(root, "images", "r-6", "package-lock.json"), "utf8");
+    expect(locked(image, "jest")).toBe("30.0.5");
+    expect(locked(image, "jest-junit")).toBeDefined();
+    expect(choice.notes.join("\n")).toMatch(
+      /uses the repository's own jest 30\.0\.5 \(the node-jest template has jest 30\.5\.2\)/,
+    );
   }, 180_000);
 
   it("a locked plugin whose peer range the template's runner breaks: the repository's own runner", async () => {

@@ -144,6 +144,8 @@ interface Resolved {
   failed: string | null;
   /** The repository's own runner version replaced the image's. */
   own: boolean;
+  /** The repository's own runner did not resolve beside its dependencies (ERESOLVE): the image's it is. */
+  ownFailed?: boolean;
   /** The repository's runners that need a newer Node than the image's (the image's runner kept). */
   needNewer?: string[];
   /** The repository's packages left out because they clash with the image's runner. */
@@ -156,10 +158,9 @@ interface Resolved {
  * package-lock.json resolved now (on this host, through the npm registry), so the build is pinned.
  * The repository's own package-lock.json, when it has one, is where the resolution starts: npm keeps
  * every version it pins that the ranges still take, so the image has the versions the repository's
- * suite passes with, not the newest. When npm cannot resolve the template's runner beside the
- * repository's dependencies (ERESOLVE: a plugin pinned to another major), the repository's own runner
- * range is tried instead; when the lockfile pins versions the registry here does not serve, the
- * ranges are resolved afresh. Notes say which.
+ * suite passes with, not the newest. The runner is the repository's own range when it names one
+ * (resolveOnce says when the template's stays); when the lockfile pins versions the registry here
+ * does not serve, the ranges are resolved afresh. Notes say which.
  */
 async function makeNodeImage(
   root: string,
@@ -196,20 +197,29 @@ async function makeNodeImage(
     const own = OWN_RUNNERS.filter((r) => r in runnerDeps && r in repoDeps && repoDeps[r] !== runnerDeps[r]);
     const ownRunners = (deps: Record<string, string>) => own.map((r) => `${r} ${deps[r]}`).join(", ");
     /**
-     * The image's runner first; the repository's own when npm says the image's clashes (ERESOLVE),
-     * unless that runner needs a newer Node than the image's: then the image's runner stays, and the
-     * repository's packages that clash with it (plugins of the other major) are left out.
+     * The repository's own runner first (the version its suite passes with: vercel/ms pins jest
+     * 30.0.5, the template 30.5.2), unless it needs a newer Node than the image's or does not resolve
+     * beside the repository's dependencies: then the image's runner, and when the repository's
+     * packages clash with it (plugins of the other major), those are left out.
      */
     const resolveOnce = async (seed: string | null): Promise<Resolved> => {
+      let needNewer: string[] = [];
+      let ownFailed = false;
+      if (own.length > 0) {
+        const mine = await lock({ ...runnerDeps, ...repoDeps }, seed);
+        if (mine === null) {
+          needNewer = runnersNeedingNewerNode(
+            await readFile(join(scratch, "package-lock.json"), "utf8"),
+            own,
+          );
+          if (needNewer.length === 0) return { failed: null, own: true };
+        } else if (!/ERESOLVE/.test(mine)) return { failed: mine, own: false };
+        else ownFailed = true;
+      }
       const first = await lock({ ...repoDeps, ...runnerDeps }, seed);
-      if (first === null || !/ERESOLVE/.test(first) || own.length === 0) return { failed: first, own: false };
-      const second = await lock({ ...runnerDeps, ...repoDeps }, seed);
-      if (second !== null) return { failed: first, own: false };
-      const needNewer = runnersNeedingNewerNode(
-        await readFile(join(scratch, "package-lock.json"), "utf8"),
-        own,
-      );
-      if (needNewer.length === 0) return { failed: null, own: true };
+      if (first === null)
+        return { failed: null, own: false, ownFailed, ...(needNewer.length > 0 ? { needNewer } : {}) };
+      if (!/ERESOLVE/.test(first) || needNewer.length === 0) return { failed: first, own: false };
       const left: string[] = [];
       const deps = { ...repoDeps, ...runnerDeps };
       for (let failed: string | null = first; failed !== null; ) {
@@ -259,7 +269,11 @@ async function makeNodeImage(
         );
       if (tried.own)
         notes.push(
-          `npm could not resolve the image's ${ownRunners(runnerDeps)} beside the repository's dependencies (ERESOLVE): images/${name}/ uses the repository's own ${ownRunners(repoDeps)}`,
+          `images/${name}/ uses the repository's own ${ownRunners(repoDeps)} (the ${template.split("/").pop()} template has ${ownRunners(runnerDeps)})`,
+        );
+      if (tried.ownFailed)
+        notes.push(
+          `npm could not resolve the repository's own ${ownRunners(repoDeps)} beside its dependencies (ERESOLVE): images/${name}/ uses the image's ${ownRunners(runnerDeps)}`,
         );
       if (tried.failed === null && dropped.length > 0)
         notes.push(
