@@ -79,3 +79,22 @@ describe("missingLine: what brings it into the image", () => {
     );
   });
 });
+
+describe("a pytest fixture no plugin in the image defines (pytest-benchmark's benchmark)", () => {
+  // python-humanize 823ad60's existing suite, in colour, as the validation's log has it.
+  const output =
+    "\x1b[31mF\x1b[0m\n==================================== ERRORS ====================================\n\x1b[31m\x1b[1m_______________________ ERROR at setup of test_apnumber ________________________\x1b[0m\nfile /work/repo/tests/test_benchmarks.py, line 24\n  def test_apnumber(benchmark: BenchmarkFixture) -> None:\n\x1b[31mE       fixture 'benchmark' not found\x1b[0m\n\x1b[31m>       available fixtures: capfd, capfdbinary, caplog\x1b[0m\n";
+  it("is named with the file that asks for it and the plugin, with its Debian pin, that brings it", () => {
+    const found = missingModules("pytest", output);
+    expect(found).toEqual([{ module: "benchmark", file: "tests/test_benchmarks.py", fixture: true }]);
+    const again = "pnpm new-task --repo r --fix c";
+    expect(missingLine("pytest", found[0]!, "python-pytest", again)).toBe(
+      `tests/test_benchmarks.py asks for the pytest fixture 'benchmark' ("fixture 'benchmark' not found"), which the pytest plugin pytest-benchmark defines and images/python-pytest lacks: cp -r images/python-pytest images/NAME, then add pytest-benchmark==3.2.2 (Debian bookworm's python3-pytest-benchmark) to images/NAME/requirements.txt and run ${again} --image NAME --force`,
+    );
+    // A task's own image is changed in place; a fixture new-task does not know is named all the same.
+    const unknown = missingLine("pytest", { module: "snapshot", file: null, fixture: true }, "t-1", again);
+    expect(unknown).toMatch(
+      /^a test asks for the pytest fixture 'snapshot' .*images\/t-1\/requirements\.txt and run .* --image t-1 --force$/,
+    );
+  });
+});

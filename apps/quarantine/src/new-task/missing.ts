@@ -13,10 +13,31 @@ import { DEFAULT_IMAGE, type Framework } from "./templates.js";
  */
 
 export interface MissingModule {
+  /** The module's name, or the fixture's when `fixture` is set. */
   module: string;
   /** The file that imports it, in the checkout, when the output says. */
   file: string | null;
+  /** A pytest fixture the tests ask for that no conftest.py or installed plugin defines ("fixture 'benchmark' not found"). */
+  fixture?: true;
 }
+
+/**
+ * pytest plugins Debian bookworm packages, by the fixtures they define: the pin that brings each
+ * (the version bookworm installs, as images/python-pytest/requirements.txt writes pins).
+ */
+export const FIXTURE_PLUGINS: Record<string, string> = {
+  benchmark: "pytest-benchmark==3.2.2",
+  mocker: "pytest-mock==3.8.2",
+  class_mocker: "pytest-mock==3.8.2",
+  module_mocker: "pytest-mock==3.8.2",
+  session_mocker: "pytest-mock==3.8.2",
+  requests_mock: "requests-mock==1.9.3",
+  httpserver: "pytest-httpserver==1.0.6",
+  subtests: "pytest-subtests==0.9.0",
+  event_loop: "pytest-asyncio==0.20.3",
+  datadir: "pytest-datadir==1.4.1",
+  shared_datadir: "pytest-datadir==1.4.1",
+};
 
 /** The checkout-relative path of a path the runner printed (`/work/repo/tests/a.py` -> `tests/a.py`). */
 function inCheckout(path: string): string {
@@ -32,6 +53,12 @@ export function missingModules(framework: Framework, raw: string): MissingModule
     if (!found.has(module)) found.set(module, { module, file });
   };
   if (framework === "pytest" || framework === "unittest") {
+    // A fixture no plugin defines: pytest names the test's file (`file /work/repo/tests/a.py, line 9`) before it.
+    for (const m of output.matchAll(/^E\s+fixture '(\w+)' not found$/gm)) {
+      const files = [...output.slice(0, m.index).matchAll(/^file (\S+), line \d+$/gm)];
+      const file = files.length > 0 ? inCheckout(files[files.length - 1]![1]!) : null;
+      if (!found.has(`fixture:${m[1]}`)) found.set(`fixture:${m[1]}`, { module: m[1]!, file, fixture: true });
+    }
     for (const m of output.matchAll(/(?:ModuleNotFoundError|ImportError): No module named '([\w.]+)'/g)) {
       // The traceback's last frame before the error is the file that imports it.
       const before = output.slice(0, m.index);
@@ -90,7 +117,10 @@ export async function missingInRuns(
       continue;
     }
     for (const text of Object.values(output))
-      for (const m of missingModules(framework, text)) if (!found.has(m.module)) found.set(m.module, m);
+      for (const m of missingModules(framework, text)) {
+        const key = `${m.fixture ? "fixture:" : ""}${m.module}`;
+        if (!found.has(key)) found.set(key, m);
+      }
   }
   return [...found.values()];
 }
@@ -121,6 +151,7 @@ export function missingLine(
   own: ReadonlySet<string> = new Set(),
 ): string {
   const where = m.file ? `${m.file} imports ${m.module}` : `the tests import ${m.module}`;
+  if (m.fixture) return fixtureLine(m, image, again);
   if ((framework === "pytest" || framework === "unittest") && own.has(m.module.split(".")[0]!))
     return `${where}, the repository's own module, which is not in git (a build step writes it: setuptools-scm's or hatch-vcs's _version.py, a generated file): the image installs nothing of the repository, so the tests that import it cannot run as they are; no flag of new-task brings it (a task needs a fix whose tests run from the checkout)`;
   const pythonDist = m.module.split(".")[0]!;
@@ -133,4 +164,18 @@ export function missingLine(
   if (framework === "pytest" || framework === "unittest")
     return `${where}, which images/${image} lacks: PyPI is out of reach, so only a Debian bookworm package can bring it (apt-cache search python3-${pythonDist.toLowerCase()}): ${copy}add its distribution==version to images/${target}/requirements.txt and run ${again} --image ${target} --force`;
   return `${where}, which images/${image} lacks (the repository's package.json does not list it): ${copy}add it to images/${target}/package.json's dependencies, refresh the lockfile (cd images/${target} && npm install --package-lock-only --ignore-scripts) and run ${again} --image ${target} --force`;
+}
+
+/** What brings a pytest fixture no plugin of the image defines: the plugin that does, when new-task knows it. */
+function fixtureLine(m: MissingModule, image: string, again: string): string {
+  const where = `${m.file ?? "a test"} asks for the pytest fixture '${m.module}' ("fixture '${m.module}' not found")`;
+  const shared = Object.values(DEFAULT_IMAGE).includes(image);
+  const target = shared ? "NAME" : image;
+  const copy = shared ? `cp -r images/${image} images/NAME, then ` : "";
+  const pin = FIXTURE_PLUGINS[m.module];
+  if (pin !== undefined) {
+    const name = pin.split("==")[0]!;
+    return `${where}, which the pytest plugin ${name} defines and images/${image} lacks: ${copy}add ${pin} (Debian bookworm's python3-${name}) to images/${target}/requirements.txt and run ${again} --image ${target} --force`;
+  }
+  return `${where}, which no conftest.py the suite loads and no plugin in images/${image} defines: it comes from a pytest plugin new-task does not know; when Debian bookworm packages it (apt-cache search python3-pytest), ${copy}add its distribution==version to images/${target}/requirements.txt and run ${again} --image ${target} --force`;
 }
