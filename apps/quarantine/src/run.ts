@@ -127,6 +127,8 @@ function gradeOptions(ctx: RunContext, mode: CheckMode, logFile: string): GradeO
     mode: mode === "gold" ? "grade" : "baseline",
     logFile,
     allowQuarantined: true,
+    // The record of expected tests needs every test of a suite of more than 1,000 (commander.js).
+    listEveryTest: true,
     ...(ctx.sealPlan ? { sealPlan: ctx.sealPlan } : {}),
     signal: ctx.signal,
     logger: ctx.logger,

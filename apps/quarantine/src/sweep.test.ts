@@ -69,6 +69,8 @@ describe("sweep", () => {
     });
     expect(grade.calls).toHaveLength(2 * 6 + 2 * 2);
     expect(grade.calls.every((c) => c.allowQuarantined === true)).toBe(true);
+    // The record of expected tests needs every test, not the result's first 1,000 (commander.js).
+    expect(grade.calls.every((c) => c.listEveryTest === true)).toBe(true);
     expect(grade.calls.filter((c) => c.mode === "grade").map((c) => c.diff)).toContainEqual({
       path: join(root, "tasks", "gold-fails", "gold.diff"),
     });

@@ -24,6 +24,12 @@ export interface GradeOptions {
    */
   sealPlan?: "recorded" | "fresh";
   /**
+   * List every test of both suites in the result's `suites.*.tests` (as many as the report caps let
+   * a report hold), not the first MAX_LISTED_TESTS: the quarantine sweep records expected tests
+   * from them, and a suite of more than 1,000 tests could never be recorded.
+   */
+  listEveryTest?: boolean;
+  /**
    * The task as the caller already prepared it (prepare.ts: a batch or a worker prepares each task
    * once); without it the grade prepares the task itself.
    */
@@ -52,6 +58,7 @@ const GradeOptionsSchema = z
     logFile: z.string().min(1).optional(),
     allowQuarantined: z.boolean().optional(),
     sealPlan: z.enum(["recorded", "fresh"]).optional(),
+    listEveryTest: z.boolean().optional(),
   })
   .refine((o) => (o.mode === "grade") === (o.diff !== undefined), {
     message: "grade mode needs a diff; baseline mode takes none",

@@ -71,6 +71,7 @@ export async function grade(options: GradeOptions): Promise<GradeResult> {
       root,
       signal: options.signal,
       ...(options.sealPlan ? { sealPlan: options.sealPlan } : {}),
+      ...(options.listEveryTest ? { listEveryTest: true } : {}),
       ...(options.warm ? { warm: options.warm } : {}),
     });
     const { state, changed } = await validating;

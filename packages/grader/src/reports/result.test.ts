@@ -19,19 +19,20 @@ function suite(name: "existing" | "hidden", count: number) {
   }).result;
 }
 
-const result = (existing: number, hidden: number) =>
-  buildResult({
-    task: "t",
-    mode: "grade",
-    reason: "TESTS_FAILED",
-    message: "m",
-    suites: { existing: suite("existing", existing), hidden: suite("hidden", hidden) },
-    image: { name: "i", reference: null, digest: null },
-    diff: null,
-    timings: {},
-    logPath: "/l",
-    startedAt: new Date(),
-  });
+const parts = (existing: number, hidden: number) => ({
+  task: "t",
+  mode: "grade" as const,
+  reason: "TESTS_FAILED" as const,
+  message: "m",
+  suites: { existing: suite("existing", existing), hidden: suite("hidden", hidden) },
+  image: { name: "i", reference: null, digest: null },
+  diff: null,
+  timings: {},
+  logPath: "/l",
+  startedAt: new Date(),
+});
+
+const result = (existing: number, hidden: number) => buildResult(parts(existing, hidden));
 
 describe("buildResult lists a bounded sample, hashes every id", () => {
   it("lists everything when the suites are small", () => {
@@ -57,5 +58,13 @@ describe("buildResult lists a bounded sample, hashes every id", () => {
     expect(existing.testsOmitted).toBe(3000 - MAX_LISTED_TESTS);
     expect(existing.tests.slice(0, 6).map((t) => t.outcome)).toEqual(Array(6).fill("failed"));
     expect(r.suites.hidden.tests).toHaveLength(MAX_LISTED_TESTS);
+  });
+
+  it("every test in the suites when the caller asks (the quarantine sweep's record: commander.js has 1,300)", () => {
+    const r = buildResult({ ...parts(3000, 1500), listEveryTest: true });
+    expect(r.suites.existing.tests).toHaveLength(3000);
+    expect(r.suites.existing.testsOmitted).toBe(0);
+    expect(r.suites.hidden.tests).toHaveLength(1500);
+    expect(r.testIds).toHaveLength(MAX_LISTED_IDS);
   });
 });

@@ -29,13 +29,16 @@ export interface ResultParts {
   timings: Record<string, number>;
   logPath: string;
   startedAt: Date;
+  /** Every test in `suites.*.tests` (GradeOptions.listEveryTest); testIds stays bounded. */
+  listEveryTest?: boolean;
 }
 
 /** The result lists at most this many ids in testIds (both suites' listing caps together). */
 export const MAX_LISTED_IDS = 2 * MAX_LISTED_TESTS;
 
-/** A suite as the result lists it: whole counts, a bounded list of its tests. */
-function listedSuite(suite: SuiteResult): SuiteResult {
+/** A suite as the result lists it: whole counts, a bounded list of its tests (all of them when asked). */
+function listedSuite(suite: SuiteResult, every = false): SuiteResult {
+  if (every) return { ...suite, tests: [...suite.tests], testsOmitted: 0 };
   const { tests, omitted } = listedTests(suite.tests);
   return { ...suite, tests, testsOmitted: omitted };
 }
@@ -59,7 +62,10 @@ export function buildResult(parts: ResultParts): GradeResult {
     testsHash: testsHash(ids),
     testIds: ids.slice(0, MAX_LISTED_IDS),
     testIdsOmitted: Math.max(0, ids.length - MAX_LISTED_IDS),
-    suites: { existing: listedSuite(existing), hidden: listedSuite(hidden) },
+    suites: {
+      existing: listedSuite(existing, parts.listEveryTest),
+      hidden: listedSuite(hidden, parts.listEveryTest),
+    },
     sentinel: parts.sentinel ?? { state: "none", framework: null, required: false, files: [] },
     ...(parts.seals ? { seals: parts.seals } : {}),
     ...(parts.expected ? { expected: parts.expected } : {}),

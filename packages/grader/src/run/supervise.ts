@@ -9,6 +9,8 @@ export interface SuperviseInputs extends PipelineInputs {
   mode: "grade" | "baseline";
   logPath: string;
   signal: AbortSignal | undefined;
+  /** Every test in the result's suites, not a bounded sample (GradeOptions.listEveryTest). */
+  listEveryTest?: boolean;
   /** The clean-up's bounds (tests make them short); CLEANUP_BOUNDS by default. */
   bounds?: Limit["bounds"];
 }
@@ -42,6 +44,7 @@ export async function superviseRun(inputs: SuperviseInputs): Promise<GradeResult
     timings: scope.timings,
     logPath: inputs.logPath,
     startedAt: inputs.startedAt,
+    ...(inputs.listEveryTest ? { listEveryTest: true } : {}),
   });
   log.event("verdict", {
     verdict: result.verdict,
