@@ -150,7 +150,7 @@ describe("oracle-new-task on the shapes of real repositories, with no flag", () 
     expect(task.suites.existing.files).not.toContain("tests/test_param.py");
   });
 
-  it("JS: a jest test that parses process.argv as a program would (commander.js) runs as upstream runs it", async () => {
+  it("JS: a jest test that parses process.argv as a program would (commander.js) runs as upstream runs it, and one broken at the base is left out by -t", async () => {
     const repo = join(scratch, "clamp-argv");
     const manifest = {
       name: "clamp",
@@ -164,6 +164,9 @@ describe("oracle-new-task on the shapes of real repositories, with no flag", () 
         "src/clamp.js": "exports.clamp = (v, lo, hi) => Math.max(lo, v);\n",
         "tests/low.test.js":
           "const { clamp } = require('../src/clamp');\ntest('low', () => expect(clamp(-1, 0, 9)).toBe(0));\n",
+        // Array.prototype.toSorted came with Node 20; the image has Node 18: broken at the base and the fix alike.
+        "tests/sort.test.js":
+          "describe('arrays (node 20)', () => {\n  test('toSorted', () => expect([2, 1].toSorted()).toEqual([1, 2]));\n  test('sort', () => expect([2, 1].sort()).toEqual([1, 2]));\n});\n",
         // commander's `program.parse()` reads process.argv: upstream's jest gives it no flags.
         "tests/argv.test.js":
           "test('the program gets no flags of the runner', () => {\n  expect(process.argv.slice(2).filter((a) => a.startsWith('-'))).toEqual([]);\n});\n",
@@ -175,11 +178,23 @@ describe("oracle-new-task on the shapes of real repositories, with no flag", () 
       },
     ]);
     const result = await newTask(["--repo", repo, "--fix", "HEAD", "--id", "clamp-argv", "--repeat", "1"]);
+    expect(result.stderr).toMatch(
+      /1 existing test fails at the base commit in this image, .*: left out of the existing suite: existing:arrays \(node 20\) toSorted::arrays \(node 20\) toSorted\n/,
+    );
     expect(result.stdout, result.stderr).toContain("tasks/clamp-argv: healthy");
     expect(result.code).toBe(0);
     const task = await readTask("clamp-argv");
     expect(task.suites.existing.command).toContain("--maxWorkers=2 --testTimeout=30000");
-  });
+    // jest's -t: every test but the broken one, by its full name (the record keeps `sort`).
+    expect(task.suites.existing.command).toContain(" -t '^(?!(?:arrays \\(node 20\\) toSorted)$)' ");
+    const record = await readFile(
+      join(temp.root, "tasks", "clamp-argv", "expected-tests.recorded.json"),
+      "utf8",
+    );
+    expect(record).toContain("arrays (node 20) sort");
+    expect(record).not.toContain("toSorted");
+    // Two validations (the first finds the broken test): more than the default 180 s on a loaded machine.
+  }, 600_000);
 
   it("Go: tests that print without a final newline pass, as `go test` says", async () => {
     const repo = join(scratch, "clamp-print");

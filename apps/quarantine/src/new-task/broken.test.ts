@@ -100,7 +100,7 @@ describe("leaveOut: the existing command's flags that leave tests out", () => {
       "existing:other.mod::test_y",
     ]);
   });
-  it("Go: -skip of the top-level names; mocha: an inverted --grep of the full titles; jest: not placed", () => {
+  it("Go: -skip of the top-level names; mocha: an inverted --grep of the full titles; vitest: not placed", () => {
     expect(
       leaveOut("go", [], ["existing:example.com/m/a::TestA/sub", "existing:example.com/m::TestB"]).leave
         .flags,
@@ -113,7 +113,27 @@ describe("leaveOut: the existing command's flags that leave tests out", () => {
       "'^lookup works \\(x\\)$'",
       "--invert",
     ]);
-    expect(leaveOut("jest", [], ["existing:a::b"]).unplaced).toEqual(["existing:a::b"]);
+    expect(leaveOut("vitest", [], ["existing:a::b"]).unplaced).toEqual(["existing:a::b"]);
+  });
+  it("jest: -t, a negative lookahead of the full names (vercel/ms's ids), anchored; not over the command's own -t", () => {
+    const ids = [
+      "existing:parse(string) should convert from m to ms::parse(string) should convert from m to ms",
+      "existing:ms(string) works::ms(string) works",
+    ];
+    const { leave, unplaced } = leaveOut("jest", [], ids);
+    expect(unplaced).toEqual([]);
+    expect(leave.flags).toEqual([
+      "-t",
+      "'^(?!(?:parse\\(string\\) should convert from m to ms|ms\\(string\\) works)$)'",
+    ]);
+    // What jest runs: every test but those two, by full name (ignoring case, as jest does).
+    // (the flag without its shell quotes)
+    const pattern = new RegExp(leave.flags[1]!.slice(1, -1), "i");
+    expect(pattern.test("parse(string) should convert from m to ms")).toBe(false);
+    expect(pattern.test("ms(string) works")).toBe(false);
+    expect(pattern.test("ms(string) works too")).toBe(true);
+    expect(pattern.test("parse(string) should preserve ms")).toBe(true);
+    expect(leaveOut("jest", [], ids, "jest -t 'x' a.test.js").unplaced).toEqual(ids);
   });
 });
 

@@ -199,7 +199,7 @@ export function suiteCommand(
   runnerFlags: readonly string[] = [],
   /** Go: an anchored `-run` or `-skip` flag, quoted, choosing the tests to run (make.ts `goRunSelection`). */
   goRun?: string,
-  /** Shell words, quoted, that leave tests out (broken.ts `leaveOut`): pytest, Go and mocha. */
+  /** Shell words, quoted, that leave tests out (broken.ts `leaveOut`): pytest, Go, mocha and jest. */
   leave: readonly string[] = [],
 ): string {
   const args = (list: readonly string[]) => list.map(shellQuote).join(" ");
@@ -219,7 +219,7 @@ export function suiteCommand(
       // --reporters, an array option that would take them as reporters. --coverage=false: a
       // repository's collectCoverage with a coverageThreshold fails a run of part of its suite
       // (exit 1 with every test passed), and coverage is no part of a verdict.
-      return `${node}${rm}JEST_JUNIT_OUTPUT_FILE="$ORACLE_JUNIT" node_modules/.bin/jest --ci --watchman=false --coverage=false ${runnerFlags.length > 0 ? `${args(runnerFlags)} ` : ""}${args(files.map((f) => `${escapeRegex(f)}$`))} --reporters=default --reporters=jest-junit`;
+      return `${node}${rm}JEST_JUNIT_OUTPUT_FILE="$ORACLE_JUNIT" node_modules/.bin/jest --ci --watchman=false --coverage=false ${runnerFlags.length > 0 ? `${args(runnerFlags)} ` : ""}${out}${args(files.map((f) => `${escapeRegex(f)}$`))} --reporters=default --reporters=jest-junit`;
     case "mocha":
       return `${node}${rm}node_modules/.bin/mocha ${runnerFlags.length > 0 ? `${args(runnerFlags)} ` : ""}${out}--reporter mocha-junit-reporter --reporter-option mochaFile="$ORACLE_JUNIT" ${args(files)}`;
     case "vitest":
