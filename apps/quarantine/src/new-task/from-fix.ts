@@ -13,7 +13,7 @@ import {
   treeFiles,
 } from "./git.js";
 import { goModWarnings } from "./go-tests.js";
-import { chooseImage, type ImageChoice } from "./image.js";
+import { chooseImage, type ImageChoice, runnerNeeds } from "./image.js";
 import { jestTests } from "./jest-config.js";
 import { suiteImports } from "./js-imports.js";
 import {
@@ -202,6 +202,7 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
       ? { pythonNeeds: await repoPythonNeeds(repo, base, baseFiles, hidden) }
       : {}),
     ...(options.image ? { image: options.image } : {}),
+    runnerNeeds: runnerNeeds(framework, jestConfigs[0]?.path ?? null, packageJson),
   });
   const task = taskJson({
     id,

@@ -9,7 +9,14 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { isOracleError } from "@oracle/spec";
 import { afterAll, describe, expect, it } from "vitest";
-import { chooseImage, IMAGE_NODE, peerClash, runnersNeedingNewerNode, unservedPackage } from "./image.js";
+import {
+  chooseImage,
+  IMAGE_NODE,
+  peerClash,
+  runnerNeeds,
+  runnersNeedingNewerNode,
+  unservedPackage,
+} from "./image.js";
 
 const dirs: string[] = [];
 // After all: the cases run at once, and each one's folders must outlive the others' ends.
@@ -130,6 +137,33 @@ describe.concurrent("chooseImage: a JS repository's own image", () => {
     expect(locked(image, "jest-junit")).toBeDefined();
     expect(choice.notes.join("\n")).toMatch(
       /uses the repository's own jest 30\.0\.5 \(the node-jest template has jest 30\.5\.2\)/,
+    );
+  }, 180_000);
+
+  it("vercel/ms 5e40ced: jest.config.ts, and no ts-node in the package.json: the image adds it, with a note", async () => {
+    const packageJson = JSON.stringify({
+      name: "r",
+      version: "1.0.0",
+      devDependencies: { jest: "30.0.5", "@jest/globals": "30.0.5", typescript: "5.8.3" },
+    });
+    expect(runnerNeeds("jest", "jest.config.ts", packageJson)).toEqual({ "ts-node": "10.9.2" });
+    expect(runnerNeeds("jest", "jest.config.js", packageJson)).toEqual({});
+    expect(runnerNeeds("vitest", "vitest.config.ts", packageJson)).toEqual({});
+    const withTsNode = JSON.stringify({ devDependencies: { jest: "30.0.5", "ts-node": "^10.9.1" } });
+    expect(runnerNeeds("jest", "jest.config.mts", withTsNode)).toEqual({});
+    const root = await temp();
+    const choice = await chooseImage({
+      root,
+      framework: "jest",
+      taskId: "r-7",
+      repoPackageJson: packageJson,
+      runnerNeeds: runnerNeeds("jest", "jest.config.ts", packageJson),
+    });
+    const image = await readFile(join(root, "images", "r-7", "package-lock.json"), "utf8");
+    expect(locked(image, "ts-node")).toBe("10.9.2");
+    expect(locked(image, "jest")).toBe("30.0.5");
+    expect(choice.notes.join("\n")).toMatch(
+      /jest reads the repository's TypeScript config with ts-node 10\.9\.2, which its package\.json does not list: images\/r-7\/ adds it/,
     );
   }, 180_000);
 

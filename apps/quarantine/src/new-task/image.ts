@@ -87,6 +87,23 @@ export function unservedPackage(stderr: string): string | null {
 /** The test runners a repository may pin itself (the reporters stay the image's). */
 const OWN_RUNNERS = ["jest", "mocha", "vitest"];
 
+/** ts-node, which jest needs to read a TypeScript config (jest.config.ts) on the images' Node. */
+export const TS_NODE = "10.9.2";
+
+/**
+ * What the runner itself needs to read the repository's configuration that the repository's
+ * package.json may not list: jest reads jest.config.ts (.mts, .cts) with ts-node on Node 18 (vercel/ms
+ * 5e40ced: "jest-config imports ts-node"; pnpm installs it for the repository as a peer, npm does not).
+ */
+export function runnerNeeds(
+  framework: Framework,
+  configPath: string | null,
+  repoPackageJson: string | null,
+): Record<string, string> {
+  if (framework !== "jest" || configPath === null || !/\.[cm]?ts$/.test(configPath)) return {};
+  return "ts-node" in packageDeps(repoPackageJson) ? {} : { "ts-node": TS_NODE };
+}
+
 /** The Node the Node images run: Debian bookworm's nodejs (images/README.md). */
 export const IMAGE_NODE = "18.20.4";
 
@@ -166,7 +183,13 @@ async function makeNodeImage(
   root: string,
   name: string,
   template: string,
-  repo: { packageJson: string; lockfile: string | null; imports?: readonly string[] },
+  repo: {
+    packageJson: string;
+    lockfile: string | null;
+    imports?: readonly string[];
+    /** Packages the runner needs for the repository's config (runnerNeeds), added to its dependencies. */
+    extra?: Record<string, string>;
+  },
 ): Promise<string[]> {
   const dir = join(resolve(root), "images", name);
   const scratch = await mkdtemp(join(tmpdir(), "oracle-image-"));
@@ -176,7 +199,8 @@ async function makeNodeImage(
       unknown
     >;
     const repoManifest = JSON.parse(repo.packageJson) as Record<string, unknown>;
-    let repoDeps = packageDeps(repo.packageJson);
+    const extra = repo.extra ?? {};
+    let repoDeps = { ...packageDeps(repo.packageJson), ...extra };
     const runnerDeps = templatePackage.devDependencies as Record<string, string>;
     const manifest = (devDependencies: Record<string, string>) => ({
       name: `oracle-image-${name}`.toLowerCase(),
@@ -282,8 +306,14 @@ async function makeNodeImage(
       return { tried, notes };
     };
     let { tried, notes } = await resolveAll();
+    const extraNote =
+      Object.keys(extra).length > 0
+        ? `jest reads the repository's TypeScript config with ${Object.entries(extra)
+            .map(([n, v]) => `${n} ${v}`)
+            .join(", ")}, which its package.json does not list: images/${name}/ adds it`
+        : null;
     const whole = tried.failed;
-    const imported = repo.imports ? suiteDeps(repo.packageJson, repo.imports) : null;
+    const imported = repo.imports ? { ...suiteDeps(repo.packageJson, repo.imports), ...extra } : null;
     if (
       whole !== null &&
       /ERESOLVE/.test(whole) &&
@@ -322,6 +352,7 @@ async function makeNodeImage(
           hint: `make the image by hand: copy ${template} to images/${name}/, put the repository's test dependencies${imported ? ` (the suites need ${Object.keys(imported).sort().join(", ") || "none of its packages"}: the runtime dependencies, the runner, and the packages its test files, the runner's config and the files they import by relative path import)` : ""} in its package.json with versions npm can install together, run npm install --package-lock-only there, then run new-task again with --image ${name}`,
         },
       );
+    if (extraNote !== null) notes.push(extraNote);
     await mkdir(dir, { recursive: true });
     await cp(join(template, "Dockerfile"), join(dir, "Dockerfile"));
     await cp(join(scratch, "package.json"), join(dir, "package.json"));
@@ -387,6 +418,8 @@ export async function chooseImage(options: {
   repoImports?: readonly string[];
   /** Python: what the repository's tests need beyond the template (python-deps.ts). */
   pythonNeeds?: readonly PythonNeed[];
+  /** The runner's own needs for the repository's configuration ({@link runnerNeeds}). */
+  runnerNeeds?: Record<string, string>;
 }): Promise<ImageChoice> {
   const images = join(resolve(options.root), "images");
   if (options.image) {
@@ -410,12 +443,18 @@ export async function chooseImage(options: {
   }
   if (JS_RUNNERS.has(options.framework) && options.repoPackageJson) {
     const imagePackage = await readFile(join(images, name, "package.json"), "utf8").catch(() => null);
-    const missing = missingDeps(options.repoPackageJson, imagePackage);
+    const extra = options.runnerNeeds ?? {};
+    const have = packageDeps(imagePackage);
+    const missing = [
+      ...missingDeps(options.repoPackageJson, imagePackage),
+      ...Object.keys(extra).filter((n) => !(n in have)),
+    ].sort();
     if (missing.length > 0) {
       const repo = {
         packageJson: options.repoPackageJson,
         lockfile: options.repoLockfile ?? null,
         ...(options.repoImports ? { imports: options.repoImports } : {}),
+        ...(Object.keys(extra).length > 0 ? { extra } : {}),
       };
       return ownImage(
         images,
