@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { findRunner, gotestsumArgs } from "./runner-command.js";
-import { goAssertStyle, goTestArgs, planGo } from "./sentinel-go.js";
+import { goAssertStyle, goSentinel, goTestArgs, planGo } from "./sentinel-go.js";
 import { checkSentinel, planSentinels, sentinelRunner } from "./sentinels.js";
 
 const GO = `package conformance_test
@@ -193,6 +193,26 @@ describe("planGo", () => {
     );
     expect(p.appends).toEqual([]);
     expect(p.gaps).toMatch(/selects no test/);
+  });
+
+  it("names the pair's parameter like the file's tests, never the blank _ (golang-lru d46c1d9: _.Fatalf does not compile)", () => {
+    const blankFirst = `package lru
+
+import "testing"
+
+func TestInterface(_ *testing.T) {}
+
+func TestAdd(c *testing.T) {
+\tc.Fatalf("x")
+}
+`;
+    const pair = goSentinel("lru_test.go", blankFirst, blankFirst, null);
+    expect(pair?.text).toMatch(/func TestAdd\d+\(c \*testing\.T\)/);
+    expect(pair?.text).not.toMatch(/\b_\s*\*testing|\b_\./);
+    const onlyBlank = 'package lru\n\nimport "testing"\n\nfunc TestInterface(_ *testing.T) {}\n';
+    const alone = goSentinel("lru_test.go", onlyBlank, onlyBlank, null);
+    expect(alone?.text).toMatch(/func TestInterface\d+\(t \*testing\.T\)/);
+    expect(alone?.text).toMatch(/\tt\.Errorf\(/);
   });
 
   it("skips files with build constraints", () => {

@@ -293,7 +293,10 @@ export function goSentinel(
   const own = [...text.matchAll(sig)];
   const first = own[0];
   if (!first) return null;
-  const [, , t = "t", testing = "testing"] = first;
+  const [, , , testing = "testing"] = first;
+  // Named like the file's tests' parameter, but never the blank `_` (`func TestX(_ *testing.T)`):
+  // `_.Fatalf` does not compile, and the whole package would fail to build (golang-lru d46c1d9).
+  const t = own.map((m) => m[2]!).find((name) => name !== "_") ?? "t";
   const exists = (name: string) => new RegExp(`\\b${name}\\b`).test(taken);
   const models = own.map((m) => m[1]!).filter((name) => !run || run.test(`${name}2`));
   if (models.length === 0) return null;
