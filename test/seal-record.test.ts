@@ -105,5 +105,19 @@ describe("the seal record across sweeps", () => {
     }
     const baseline = await gradeCase(c.corpus, { task: SHAPE.id as FixtureTask, name: "baseline" });
     expect(baseline.result.reason, baseline.result.message).toBe("TESTS_FAILED");
+    // A record made for another plan (the oracle's planner changed since the sweep, here its
+    // fingerprint edited): sealing every comparison as planned failed gold on the site it cannot
+    // pass, which only a sweep finds. Nothing is sealed until the next sweep; the runner decides.
+    const file = join(c.corpus.root, "tasks", SHAPE.id, "seals.recorded.json");
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), plan: "0".repeat(64) }));
+    const stale = await gradeGold("gold-stale");
+    expect({ verdict: stale.result.verdict, reason: stale.result.reason }, stale.result.message).toEqual({
+      verdict: "PASS",
+      reason: "PASS",
+    });
+    expect(stale.result.seals?.source).toBe("planned");
+    expect(stale.stderr).toMatch(/made for another seal plan .*no comparison is sealed/);
+    const staleBase = await gradeCase(c.corpus, { task: SHAPE.id as FixtureTask, name: "baseline-stale" });
+    expect(staleBase.result.reason, staleBase.result.message).toBe("TESTS_FAILED");
   }, 1_800_000);
 });

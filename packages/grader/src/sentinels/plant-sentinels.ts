@@ -188,12 +188,18 @@ async function sealHidden(
   let { seals, cached } = await plan({ texts, demoted, framework, context });
   let validated = record !== null && seals.fingerprint === record.plan;
   if (record && !validated) {
-    // The record was made for another plan (the planners changed): its sites mean nothing here. A
-    // task whose folder, image and grader version are unchanged is current for --changed: name it.
+    // The record was made for another plan (the planners changed since the sweep): its sites mean
+    // nothing here, and sealing every comparison would fail a correct diff on any site the gold
+    // diff cannot pass, which only a sweep finds. A grade must never be the first place a correct
+    // diff fails: no comparison is sealed (the runner decides each, the pair still guards the
+    // report) until a sweep records the plan again. A task whose folder, image and grader version
+    // are unchanged is current for --changed: name it.
     log.warn(
-      `seals.recorded.json was made for another seal plan: every comparison is sealed as planned; run pnpm quarantine-sweep --tasks ${record.task}`,
+      `seals.recorded.json was made for another seal plan (the oracle changed since the sweep): no comparison is sealed, the runner decides each; run pnpm quarantine-sweep --tasks ${record.task} to seal them again`,
     );
-    ({ seals, cached } = await plan({ texts, demoted: new Set(), framework, context }));
+    const fresh = await plan({ texts, demoted: new Set(), framework, context });
+    const every = new Set(fresh.seals.sites.map((s) => s.key));
+    ({ seals, cached } = await plan({ texts, demoted: every, framework, context }));
     validated = false;
   }
   // Nothing sealed and no test named: the plan still goes to the judge, which reports the
