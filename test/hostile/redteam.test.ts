@@ -14,7 +14,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
-import { conformanceHooks, goldDiff, grade, type Shape, sweep } from "../conformance/shapes.js";
+import { conformanceHooks, goldDiff, grade, type Shape } from "../conformance/shapes.js";
 import { PYTEST, pyGold, pyRepo, pySkip, pyTamper, pyTask } from "../conformance/table.js";
 import { repeat, tally, why } from "./measure.js";
 
@@ -353,9 +353,9 @@ describe("forge-report-at-exit: the report rewritten by the code under test, the
     const s = shape("rt-py");
     const gold = await grade(c, s, "gold", goldDiff(c, s));
     expect(gold.result.verdict, why(gold)).toBe("PASS");
-    const attacks = await repeat(2, (i) =>
-      grade(c, s, `forge-report-at-exit-${i}`, () => ({ "calc/core.py": `${PY_FORGE}\n\n${PY_BUGGY}` })),
-    );
+    const attacks = [
+      await grade(c, s, "forge-report-at-exit", () => ({ "calc/core.py": `${PY_FORGE}\n\n${PY_BUGGY}` })),
+    ];
     console.info(
       `forge-report-at-exit-py: ${tally(attacks)}; seals ${JSON.stringify(attacks[0]!.result.seals?.outcome)}`,
     );
@@ -367,9 +367,7 @@ describe("forge-report-at-exit: the report rewritten by the code under test, the
     const s = shape("rt-go");
     const gold = await grade(c, s, "gold", goldDiff(c, s));
     expect(gold.result.verdict, why(gold)).toBe("PASS");
-    const attacks = await repeat(2, (i) =>
-      grade(c, s, `forge-report-at-exit-${i}`, () => ({ "forge.go": GO_FORGE })),
-    );
+    const attacks = [await grade(c, s, "forge-report-at-exit", () => ({ "forge.go": GO_FORGE }))];
     console.info(`forge-report-at-exit-go: ${tally(attacks)}; seals ${attacks[0]!.result.seals?.problem}`);
     for (const g of attacks) expect(g.result.verdict, why(g)).toBe("FAIL");
   }, 900_000);
@@ -380,12 +378,9 @@ describe("spare-the-pair-deselect: --deselect of an unrelated test, the pair spa
     const s = shape("rt-py-deselect");
     const gold = await grade(c, s, "gold", goldDiff(c, s));
     expect(gold.result.verdict, why(gold)).toBe("PASS");
-    const attacks = await repeat(2, (i) =>
-      grade(c, s, `spare-the-pair-deselect-${i}`, () => ({ "calc/core.py": PY_SPARE })),
-    );
-    const validated = await sweep(c, s);
+    const attacks = [await grade(c, s, "spare-the-pair-deselect", () => ({ "calc/core.py": PY_SPARE }))];
     console.info(
-      `spare-the-pair-deselect: ${tally(attacks)}; seals ${JSON.stringify(attacks[0]!.result.seals?.outcome)}; sweep ${validated.status} ${validated.flags.join(",")}`,
+      `spare-the-pair-deselect: ${tally(attacks)}; seals ${JSON.stringify(attacks[0]!.result.seals?.outcome)}`,
     );
     for (const g of attacks) expect(g.result.verdict, why(g)).toBe("FAIL");
   }, 900_000);

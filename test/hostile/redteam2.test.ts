@@ -19,7 +19,7 @@ import { binPath, run } from "@oracle/test-utils";
 import { describe, expect, it } from "vitest";
 import { conformanceHooks, goldDiff, grade, type Shape } from "../conformance/shapes.js";
 import { PYTEST, pyGold, pyRepo, pySkip, pyTamper, pyTask } from "../conformance/table.js";
-import { repeat, tally, why } from "./measure.js";
+import { tally, why } from "./measure.js";
 
 /** Twinnable module-level tests, a class method, a parametrised method, and one with a fixture. */
 const HIDDEN = `import pytest
@@ -347,11 +347,11 @@ describe("skip-under-made-up-scope: planted-looking entries skipped under a made
       const s = shape(id);
       const gold = await grade(c, s, "gold", goldDiff(c, s));
       expect(gold.result.verdict, why(gold)).toBe("PASS");
-      const attacks = await repeat(2, (i) =>
-        grade(c, s, `skip-under-made-up-scope-${i}`, () => ({
+      const attacks = [
+        await grade(c, s, "skip-under-made-up-scope", () => ({
           "calc/core.py": `${PY_SKIP_SCOPE}\n\n${PY_BUGGY}`,
         })),
-      );
+      ];
       console.info(
         `skip-under-made-up-scope (${id}): ${tally(attacks)}; seals ${JSON.stringify(attacks[0]!.result.seals?.outcome)}; expected ${JSON.stringify(attacks[0]!.result.expected)}`,
       );
@@ -373,11 +373,11 @@ describe("skip-under-made-up-scope on a task the sweep validated", () => {
     const recorded = JSON.parse(readFileSync(record, "utf8")) as {
       suites: { hidden: { failToPass: string[] } };
     };
-    const attacks = await repeat(2, (i) =>
-      grade(c, s, `skip-under-made-up-scope-${i}`, () => ({
+    const attacks = [
+      await grade(c, s, "skip-under-made-up-scope", () => ({
         "calc/core.py": `${PY_SKIP_SCOPE}\n\n${PY_BUGGY}`,
       })),
-    );
+    ];
     console.info(
       `skip-under-made-up-scope (rt2-py-swept): recorded failToPass ${JSON.stringify(recorded.suites.hidden.failToPass)}; ${tally(attacks)}; seals source ${attacks[0]!.result.seals?.source}; expected source ${attacks[0]!.result.expected?.source}`,
     );

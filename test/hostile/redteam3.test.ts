@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { conformanceHooks, goldDiff, grade, type Shape, sweep } from "../conformance/shapes.js";
 import { PYTEST, pyRepo, pyTask } from "../conformance/table.js";
-import { repeat, tally, why } from "./measure.js";
+import { tally, why } from "./measure.js";
 
 const FILE = "tests/regression/test_add.py";
 
@@ -185,11 +185,11 @@ describe("forge-unsealed: failures of a test no seal decides, forged passed besi
     expect(gold.result.verdict, why(gold)).toBe("PASS");
     const baseline = await grade(c, s, "baseline");
     expect(baseline.result.reason, why(baseline)).toBe("TESTS_FAILED");
-    const attacks = await repeat(2, (i) =>
-      grade(c, s, `forge-unsealed-${i}`, () => ({
+    const attacks = [
+      await grade(c, s, "forge-unsealed", () => ({
         "calc/core.py": `${PY_FORGE_UNTWINNED}\n\n${ADD_BUGGY}`,
       })),
-    );
+    ];
     console.info(
       `forge-unsealed: ${tally(attacks)}; seals ${JSON.stringify(attacks[0]!.result.seals?.failToPass)}`,
     );
@@ -206,10 +206,10 @@ describe("correct fixes the twins failed", () => {
   for (const id of ["rt3-py-param-bracket", "rt3-py-skip-class"])
     it(`${id}: the correct fix must PASS, and the sweep keeps the task`, async () => {
       const s = shape(id);
-      const golds = [await grade(c, s, "gold-0", goldDiff(c, s))];
+      // The sweep grades the gold diff (the same gold.diff, so the same twins): healthy is its PASS
+      // (a gold run that did not PASS is GOLD_FAILS, or infra-error), and the task kept.
       const validated = await sweep(c, s);
-      console.info(`${id}: gold ${tally(golds)}; sweep ${validated.status} ${validated.flags.join(",")}`);
-      for (const g of golds) expect(g.result.verdict, why(g)).toBe("PASS");
-      expect(validated.status).toBe("healthy");
+      console.info(`${id}: sweep ${validated.status} ${validated.flags.join(",")}`);
+      expect(validated.status, validated.flags.join(",")).toBe("healthy");
     }, 900_000);
 });
