@@ -35,14 +35,23 @@ const sweepChanged = async (root: string) => {
   return (JSON.parse(result.stdout) as { tasks: Array<{ id: string }> }).tasks.map((t) => t.id);
 };
 
+/**
+ * What a grade of `task` says of its validation, and its stderr. The grade is of an empty diff: the
+ * grader reads the task's state (health.json against the task's content and its image's digest) the
+ * same for every diff and mode, and an empty diff starts no container (a baseline grade ran both
+ * suites only to be read here).
+ */
 const gradeValidation = async (root: string, task: string) => {
   const resultFile = join(root, `result-${task}.json`);
+  const empty = join(root, "empty.diff");
+  await writeFile(empty, "");
   const result = await run(
     binPath("oracle-grade"),
-    ["--root", root, task, "--baseline", "--result", resultFile],
+    ["--root", root, task, "--diff", empty, "--result", resultFile],
     { timeoutMs: 300_000 },
   );
-  const json = JSON.parse(await readFile(resultFile, "utf8")) as { validation: string };
+  const json = JSON.parse(await readFile(resultFile, "utf8")) as { validation: string; reason: string };
+  expect(json.reason, result.stderr).toBe("DIFF_EMPTY_AFTER_FILTER");
   return { validation: json.validation, stderr: result.stderr };
 };
 

@@ -15,17 +15,23 @@ let temp: { root: string; cleanup: () => Promise<void> };
 const healthPath = () => join(temp.root, "tasks", "health.json");
 const readHealth = async () => HealthFileSchema.parse(JSON.parse(await readFile(healthPath(), "utf8")));
 
-/** The grade's `validation` and its stderr, for the baseline (no diff needed to read it). */
+/**
+ * The grade's `validation` and its stderr, for an empty diff: the grader reads the task's state the
+ * same for every diff and mode, and an empty diff starts no container (a baseline ran both suites).
+ */
 async function gradeValidation(): Promise<{ validation: string; stderr: string }> {
   const resultFile = join(temp.root, "result.json");
+  const empty = join(temp.root, "empty.diff");
+  await writeFile(empty, "");
   const result = await run(
     binPath("oracle-grade"),
-    ["--root", temp.root, TASK, "--baseline", "--result", resultFile],
+    ["--root", temp.root, TASK, "--diff", empty, "--result", resultFile],
     {
       timeoutMs: 300_000,
     },
   );
-  const json = JSON.parse(await readFile(resultFile, "utf8")) as { validation: string };
+  const json = JSON.parse(await readFile(resultFile, "utf8")) as { validation: string; reason: string };
+  expect(json.reason, result.stderr).toBe("DIFF_EMPTY_AFTER_FILTER");
   return { validation: json.validation, stderr: result.stderr };
 }
 
