@@ -123,7 +123,9 @@ describe("oracle-new-task --mine", () => {
     git(repo, "merge", "-q", "--no-ff", "-m", "Merge branch side", "side");
     const merge = git(repo, "rev-parse", "HEAD");
 
-    const first = await newTask(["--mine", repo, "--json"]);
+    // One validation run of each check: the yield and the outcomes are the claim, not flakiness (the
+    // default, 2, is args.test.ts's).
+    const first = await newTask(["--mine", repo, "--repeat", "1", "--json"]);
     expect(first.code, first.stderr).toBe(0);
     const report = JSON.parse(first.stdout);
     const outcomes = Object.fromEntries(
@@ -190,7 +192,7 @@ describe("oracle-new-task --mine", () => {
 
     // A rerun with the same arguments decides nothing again: no sweep runs, the report is the same.
     const sweeps = await readdir(join(temp.root, "logs", "sweep"));
-    const second = await newTask(["--mine", repo]);
+    const second = await newTask(["--mine", repo, "--repeat", "1"]);
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).toContain("7 of 7 commits already decided");
     expect(second.stdout).toMatch(/^yield: 1 healthy of 7 commits looked at \(14\.3%; 2 candidates\)/);
@@ -200,7 +202,7 @@ describe("oracle-new-task --mine", () => {
 
     // A new commit on top: only it is looked at.
     const later = await commit(repo, "docs: more", { "README.md": "# calc\n\nAdds, multiplies.\n" });
-    const third = await newTask(["--mine", repo, "--json"]);
+    const third = await newTask(["--mine", repo, "--repeat", "1", "--json"]);
     expect(third.code, third.stderr).toBe(0);
     expect(third.stderr).toContain("7 of 8 commits already decided");
     const resumed = JSON.parse(third.stdout);
