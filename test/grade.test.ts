@@ -174,10 +174,11 @@ describe.concurrent.each(TASKS)("oracle-grade %s", { timeout: CASE_MS }, (task) 
     expect(result.diff).toBeNull();
   });
 
-  it("gold: PASS three times at once with the same tests_hash, equal to sort | sha256sum of the logged list", async () => {
+  it("gold: PASS twice at once with the same tests_hash, equal to sort | sha256sum of the logged list", async () => {
     const loaded = await loadTask(root, task);
-    // Three graders at once, as a batch runs them: each has its own containers and run folder.
-    const runs = await Promise.all([1, 2, 3].map(() => grade(task, "--diff", loaded.goldDiff!)));
+    // Two graders at once, as a batch runs them: each has its own containers and run folder. A third
+    // proved nothing two do not (the hash is the same or not; the runs overlap or not).
+    const runs = await Promise.all([1, 2].map(() => grade(task, "--diff", loaded.goldDiff!)));
     for (const r of runs) {
       expect(r.result.verdict, r.stderr).toBe("PASS");
       expect(r.result.testsHash).toBe(runs[0]!.result.testsHash);
