@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import { basename, resolve } from "node:path";
 import { OracleError } from "@oracle/spec";
 import type { LeaveOut } from "./broken.js";
@@ -34,6 +35,7 @@ import { splitFix } from "./split.js";
 import {
   detectFramework,
   type Framework,
+  forVitestVersion,
   jestRunFlags,
   pythonSrcLayout,
   pythonVersionFile,
@@ -204,6 +206,12 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
     ...(options.image ? { image: options.image } : {}),
     runnerNeeds: runnerNeeds(framework, jestConfigs[0]?.path ?? null, packageJson),
   });
+  if (framework === "vitest") {
+    // The image may hold the repository's own vitest (image.ts): its flags must be that version's.
+    const version = await lockedVersion(resolve(options.root, "images", image.name), "vitest");
+    suites.existing.command = forVitestVersion(suites.existing.command, version);
+    suites.hidden.command = forVitestVersion(suites.hidden.command, version);
+  }
   const task = taskJson({
     id,
     description: `${subject} (made by new-task from ${basename(repo)} ${fix.slice(0, 12)})`,
@@ -220,4 +228,17 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
     plan: { id, task, hidden, goldDiff, mirror: { repo, base }, framework, image: image.name, warnings },
     image,
   };
+}
+
+/** The version of `name` an image folder's package-lock.json holds; null when it cannot be read. */
+async function lockedVersion(imageDir: string, name: string): Promise<string | null> {
+  try {
+    const lock = JSON.parse(await readFile(resolve(imageDir, "package-lock.json"), "utf8")) as {
+      packages?: Record<string, { version?: unknown }>;
+    };
+    const version = lock.packages?.[`node_modules/${name}`]?.version;
+    return typeof version === "string" ? version : null;
+  } catch {
+    return null;
+  }
 }

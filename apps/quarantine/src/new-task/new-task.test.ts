@@ -15,6 +15,7 @@ import { isTestPath, splitFix } from "./split.js";
 import { readDataset } from "./swebench.js";
 import {
   detectFramework,
+  forVitestVersion,
   jestRunFlags,
   pythonSrcLayout,
   pythonVersionFile,
@@ -146,6 +147,15 @@ describe("templates", () => {
     expect(suiteCommand("go", ["a_test.go", "pkg/b_test.go"], ["a_test.go"])).toBe(
       'rm -f -- a_test.go && gotestsum --format standard-verbose --junitfile "$ORACLE_JUNIT" -- -count=1 . ./pkg',
     );
+  });
+
+  it("writes vitest's --no-cache only for a vitest that has it (2+): vitest 1 stops at an unknown --cache", () => {
+    const command = suiteCommand("vitest", ["test/a.test.ts"]);
+    expect(command).toContain(" --no-cache ");
+    expect(forVitestVersion(command, "2.1.9")).toBe(command);
+    expect(forVitestVersion(command, null)).toBe(command);
+    expect(forVitestVersion(command, "1.0.1")).toBe(command.replace(" --no-cache ", " "));
+    expect(forVitestVersion(command, "0.34.6")).not.toContain("--no-cache");
   });
 });
 

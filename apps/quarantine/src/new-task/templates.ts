@@ -227,6 +227,20 @@ export function suiteCommand(
   }
 }
 
+/**
+ * The vitest suite commands for the vitest an image holds (`version` from its package-lock.json;
+ * null: unknown, the template's 2.x). `--no-cache` keeps vitest 2+ from writing its results cache
+ * into the image's read-only node_modules; vitest 1 has no such flag and stops with "Unknown option
+ * `--cache`" (blakeembrey/change-case 976fa36, whose own vitest 1.0.1 the image took), and runs
+ * without it.
+ */
+export function forVitestVersion(command: string, version: string | null): string {
+  const major = version === null ? null : Number(/^(\d+)\./.exec(version)?.[1]);
+  return major !== null && Number.isInteger(major) && major < 2
+    ? command.replace(" --no-cache ", " ")
+    : command;
+}
+
 /** task.json's `framework` for a template (unittest-style files run under pytest). */
 export function taskFramework(framework: Framework): "pytest" | "jest" | "mocha" | "vitest" | "go" {
   return framework === "unittest" ? "pytest" : framework;
