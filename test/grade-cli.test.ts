@@ -130,9 +130,10 @@ describe("oracle-grade: a FAIL shows the failing suite's own output", () => {
     const file = join(noisyRoot, "tasks", "bad-flag", "task.json");
     const task = JSON.parse(readFileSync(file, "utf8"));
     task.id = "bad-flag";
-    // A runner that refuses its command line, after a long stdout with a terminal title escape in it.
+    // A runner that refuses its command line, after a long stdout with a terminal title escape in it
+    // and a long stderr (the engine copies the two streams apart: stderr's end may come last).
     task.suites.hidden.command =
-      "seq 1 5000; printf '\\033]0;owned\\007\\033[2J'; echo \"error: unknown option '--ci'\" >&2; exit 1";
+      "seq 1 5000; printf '\\033]0;owned\\007\\033[2J'; seq 1 100000 >&2; echo \"error: unknown option '--ci'\" >&2; exit 1";
     writeFileSync(file, JSON.stringify(task));
     const built = await run(
       binPath("oracle-build-images"),
@@ -157,7 +158,8 @@ describe("oracle-grade: a FAIL shows the failing suite's own output", () => {
     expect(out.stdout).toMatch(/^tests_hash=[0-9a-f]{64}\n$/);
     // The code under test printed an OSC title and a clear-screen: neither reaches the terminal.
     expect(out.stderr).not.toContain("\u001b");
-    expect(out.stderr).toContain("hidden suite's stderr, last 1 line:\n  | error: unknown option '--ci'\n");
+    expect(out.stderr).toContain("hidden suite's stderr, last 40 lines:\n  | 99962\n");
+    expect(out.stderr).toContain("  | 100000\n  | error: unknown option '--ci'\n");
     const stdoutTail = out.stderr.split("hidden suite's stdout, last 40 lines:\n")[1]?.split("\n") ?? [];
     expect(stdoutTail[0]).toBe("  | 4961");
     expect(stdoutTail[39]).toBe("  | 5000");
@@ -165,7 +167,10 @@ describe("oracle-grade: a FAIL shows the failing suite's own output", () => {
     expect(out.stderr).not.toContain("existing suite's");
     const result = JSON.parse(readFileSync(resultFile, "utf8")) as GradeResult;
     expect(result.suites.hidden).toMatchObject({ status: "FAIL", reason: "REPORT_MISSING" });
-    expect(result.suites.hidden.output.tail?.stderr).toBe("error: unknown option '--ci'");
+    expect(result.suites.hidden.output.tail?.stderr.split("\n").slice(-2)).toEqual([
+      "100000",
+      "error: unknown option '--ci'",
+    ]);
     expect(result.suites.existing.status).toBe("PASS");
   }, 240_000);
 });

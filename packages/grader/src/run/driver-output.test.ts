@@ -192,4 +192,25 @@ describe("MarkerCut and SuiteStderr", () => {
     split.finish();
     expect(got).toBe("warn 1\noracle:fake:end\n");
   });
+
+  it("says when its end marker was read, also one that came before the nonce on stdout", async () => {
+    // The engine copies stdout and stderr apart: the whole of stderr may come before the nonce's line.
+    let nonce: string | null = null;
+    let got = "";
+    const split = new SuiteStderr(
+      () => nonce,
+      (chunk) => {
+        got += chunk.toString();
+      },
+    );
+    let marked = false;
+    void split.marked.then(() => (marked = true));
+    split.take(Buffer.from(`error: unknown option '--ci'\n${endMarker(NONCE, "stderr")}`));
+    expect(split.settle()).toBe(false);
+    nonce = NONCE;
+    expect(split.settle()).toBe(true);
+    await Promise.resolve();
+    expect(marked).toBe(true);
+    expect(got).toBe("error: unknown option '--ci'\n");
+  });
 });

@@ -407,6 +407,13 @@ export class SuiteStderr extends SyncWritable {
   private ended = false;
   private cut: MarkerCut | null = null;
   private pending: Buffer[] = [];
+  private markerRead = () => {};
+  /**
+   * Resolves when the end marker was read. The engine copies a container's stdout and stderr
+   * separately, so the driver's last stdout line can come before the suite's last stderr bytes;
+   * everything the suite wrote to stderr comes before this marker.
+   */
+  readonly marked = new Promise<void>((resolve) => (this.markerRead = resolve));
 
   /** `nonce` gives the driver's nonce once its first line is read (stderr is held until then). */
   constructor(
@@ -428,23 +435,31 @@ export class SuiteStderr extends SyncWritable {
 
   take(chunk: Buffer): void {
     if (this.ended) return;
-    if (!this.cut) {
-      const nonce = this.nonce();
-      if (nonce === null) {
-        // Before the driver's first line no suite has run: this is not a suite's (boot errors).
-        if (this.pending.length < 64) this.pending.push(Buffer.from(chunk));
-        return;
-      }
-      this.cut = new MarkerCut(endMarker(nonce, "stderr"));
-      for (const part of this.pending.splice(0)) this.split(part);
+    if (!this.settle()) {
+      // Before the driver's first line no suite has run: this is not a suite's (boot errors).
+      if (this.pending.length < 64) this.pending.push(Buffer.from(chunk));
+      return;
     }
     this.split(chunk);
+  }
+
+  /** Once the nonce is known, reads what was held back for it (the marker may be in it); false before. */
+  settle(): boolean {
+    if (this.cut) return true;
+    const nonce = this.nonce();
+    if (nonce === null) return false;
+    this.cut = new MarkerCut(endMarker(nonce, "stderr"));
+    for (const part of this.pending.splice(0)) this.split(part);
+    return true;
   }
 
   private split(chunk: Buffer): void {
     if (this.ended) return;
     const { before, after } = this.cut!.push(chunk);
     if (before.length > 0) this.sink(before);
-    if (after !== null) this.ended = true;
+    if (after !== null) {
+      this.ended = true;
+      this.markerRead();
+    }
   }
 }

@@ -329,6 +329,12 @@ export async function startSuite(
     streams.ended.then(() => "ended" as const),
     opened.said.then(() => "said" as const),
   ]);
+  // Its stderr is copied apart from its stdout: the suite's last stderr bytes may still be on their
+  // way. They all come before the stderr end marker, printed before `oracle:done`.
+  if (ended === "said") {
+    stderr.settle();
+    await Promise.race([stderr.marked, streams.ended]);
+  }
   const exitCode = ended === "ended" ? await exited : null;
   stdout.finish();
   stderr.finish();
