@@ -108,6 +108,33 @@ describe("baseTestTexts", () => {
   });
 });
 
+describe("baseTestTexts: setup files the s25 attack review hid", () => {
+  it("reads a setup file that extends expect through an alias, sets chai's config.deepEqual, or patches assert (attack review s25, findings 3, 4, 6)", async () => {
+    const { gitDir, base } = repoWith({
+      "package.json": "{}",
+      "jest.setup.js":
+        'const { expect: jestExpect } = require("@jest/globals");\njestExpect.extend({ toBe() {} });\n',
+      "setup/key.js": 'expect["extend"]({ toBe() {} });\n',
+      "setup/money.js": 'import * as chai from "chai";\nchai.config.deepEqual = cents;\n',
+      "setup/strict.js": 'const assert = require("assert");\nassert.equal = assert.strictEqual;\n',
+      "setup/assign.js": "Object.assign(nodeAssert, { equal: strict });\n",
+      "setup/chained.js": 'require("node:assert").deepEqual = require("node:assert").deepStrictEqual;\n',
+      "setup/reads.js":
+        'const assert = require("assert").strict;\nif (assert.equal == null) throw 1;\nconst e = expected.extend;\n',
+      "test/a.test.js": 'test("a", () => {});\n',
+    });
+    const read = await baseTestTexts(gitDir, base, ["test/**"]);
+    expect(read.setup?.map((t) => t.path).sort()).toEqual([
+      "jest.setup.js",
+      "setup/assign.js",
+      "setup/chained.js",
+      "setup/key.js",
+      "setup/money.js",
+      "setup/strict.js",
+    ]);
+  });
+});
+
 describe("planExisting: only files the existing command provably runs (plant only what can be proven)", () => {
   const py = (path: string) => ({
     path,

@@ -200,10 +200,19 @@ const UNREAD_EXTENSION = "expect.extend(unread);\nexpect.addEqualityTesters(unre
 
 /**
  * What registers a jest/vitest matcher or equality tester (js/seal.ts extendedMatchers, seal-run.ts),
- * or loads a chai plugin (js/seal.ts chaiPluginIn: `chai.use`, `overwriteMethod`, `addMethod`…).
+ * or loads a chai plugin (js/seal.ts chaiPluginIn: `chai.use`, `overwriteMethod`, `addMethod`…), or
+ * patches an assert (assertPatchedIn). An alias of expect or assert under a name that does not end
+ * in it is seen in the hidden files and the suite's own, not here.
  */
 const EXTENDS_EXPECT = [
-  "expect[[:space:]]*\\.[[:space:]]*extend|addEqualityTesters",
+  // On expect or a name ending in it (`jestExpect.extend`), as a member or by a string key.
+  "[Ee]xpect[[:space:]]*(\\.[[:space:]]*extend|\\[[[:space:]]*[\"'`]extend)|addEqualityTesters",
+  // chai 5's comparator behind eql (js/seal.ts chaiPluginIn).
+  "config[[:space:]]*(\\.[[:space:]]*deepEqual|\\[[[:space:]]*[\"'`]deepEqual)",
+  // An assignment to a member of node's or chai's assert (js/seal.ts assertPatchedIn).
+  "[Aa]ssert[[:space:]]*(\\.[[:space:]]*[[:alnum:]_$]+|\\[[^]]*\\])[[:space:]]*=([^=>]|$)",
+  "Object[[:space:]]*\\.[[:space:]]*(assign|definePropert(y|ies)|setPrototypeOf)[[:space:]]*\\([[:space:]]*[[:alnum:]_$.]*[Aa]ssert",
+  "require[[:space:]]*\\([[:space:]]*[\"'`](node:)?assert(/strict)?[\"'`][[:space:]]*\\)[[:space:]]*(\\.[[:space:]]*strict)?[[:space:]]*(\\.[[:space:]]*[[:alnum:]_$]+|\\[[^]]*\\])[[:space:]]*=([^=>]|$)",
   "chai[[:space:]]*\\.[[:space:]]*use|(overwrite|add)(Method|Property|ChainableMethod)",
   "Assertion[[:space:]]*\\.[[:space:]]*prototype",
   // `chai` on one line and `.use(plugin)` on the next: git grep reads line by line.

@@ -377,6 +377,86 @@ test("unknown", function () {
       ).sites,
     ).toHaveLength(4);
   });
+  it('expect.extend through an alias (`jestExpect.extend`, `const e = expect`, `expect["extend"]`) redefines matchers too (attack review s25, finding 3)', () => {
+    const test = (head: string) =>
+      `const { count } = require("../src/count");\n${head}\ntest("t", () => {\n  expect(count("a b")).toBe(2);\n});\n`;
+    const kinds = (p: ReturnType<typeof planSeals>) => ({
+      sites: p.sites.map((s) => [s.test.entry, s.kind]),
+      unsealed: p.unsealed.map((u) => [u.test.entry, u.rule]),
+    });
+    const want = { sites: [], unsealed: [["t", "unsealed.extended-matcher"]] };
+    for (const extend of [
+      'const { expect: jestExpect } = require("@jest/globals");\njestExpect.extend({ toBe(r, e) { return { pass: r == e, message: () => "" }; } });\n',
+      'import { expect as check } from "@jest/globals";\ncheck.extend(matchers);\n',
+      "const e = expect;\ne.extend({ toBe() {} });\n",
+      'expect["extend"]({ toBe() {} });\n',
+    ]) {
+      expect(kinds(plan(test(extend), "test/f.test.js", "jest")), extend).toEqual(want);
+      expect(
+        kinds(
+          planSeals(parsers, [{ path: "test/f.test.js", text: test("") }], {
+            framework: "jest",
+            context: [{ path: "jest.setup.js", text: extend }],
+          }),
+        ),
+        extend,
+      ).toEqual(want);
+    }
+    // `expected.extend(…)` (a schema, not expect) leaves the matchers sealed.
+    expect(kinds(plan(test("const merged = expected.extend(other);\n"), "test/f.test.js", "jest"))).toEqual({
+      sites: [["t", "js.is"]],
+      unsealed: [],
+    });
+  });
+  it("chai 5's config.deepEqual replaces the comparison behind eql: chai's and vitest's matchers are not sealed (attack review s25, finding 4)", () => {
+    const test =
+      'import { expect, test } from "vitest";\nimport { split } from "../src/split.js";\n\ntest("split", () => {\n  expect(split(4, 3)).to.eql([1.33, 1.33, 1.34]);\n});\n';
+    for (const setup of [
+      'import * as chai from "chai";\nchai.config.deepEqual = (a, b) => chai.util.eql(a, b, { comparator: cents });\n',
+      'import { config } from "chai";\nconfig["deepEqual"] = near;\n',
+    ]) {
+      const p = planSeals(parsers, [{ path: "test/split.test.js", text: test }], {
+        framework: "vitest",
+        context: [{ path: "test/setup.js", text: setup }],
+      });
+      expect(p.sites, setup).toEqual([]);
+      expect(
+        p.unsealed.map((u) => u.rule),
+        setup,
+      ).toEqual(["unsealed.extended-matcher"]);
+    }
+  });
+  it("an assignment to a member of node's or chai's assert (`assert.equal = assert.strictEqual`) leaves their comparisons unsealed (attack review s25, finding 6)", () => {
+    const test = (head: string) =>
+      `import assert from "node:assert";\nimport { expect } from "chai";\nimport { count } from "../src/count.js";\n${head}\ndescribe("count", () => {\n  it("a", () => {\n    assert.equal(count("the  quick"), 2);\n  });\n  it("b", () => {\n    expect(count("x")).to.equal(1);\n  });\n});\n`;
+    const kinds = (p: ReturnType<typeof planSeals>) => ({
+      sites: p.sites.map((s) => [s.test.entry, s.kind]),
+      unsealed: p.unsealed.map((u) => [u.test.entry, u.rule]),
+    });
+    const want = { sites: [["count b", "js.strict"]], unsealed: [["count a", "unsealed.extended-matcher"]] };
+    for (const patch of [
+      "assert.equal = assert.strictEqual;\n",
+      'assert["deepEqual"] = assert.deepStrictEqual;\n',
+      "Object.assign(assert, { equal: assert.strictEqual });\n",
+      'require("assert").equal = require("assert").strictEqual;\n',
+      'const a = require("node:assert");\na.equal = a.strictEqual;\n',
+      'const chai = require("chai");\nchai.assert.equal = chai.assert.strictEqual;\n',
+    ]) {
+      expect(kinds(plan(test(patch), "test/count.test.js", "mocha")), patch).toEqual(want);
+      expect(
+        kinds(
+          planSeals(parsers, [{ path: "test/count.test.js", text: test("") }], {
+            framework: "mocha",
+            context: [{ path: "test/setup.js", text: patch }],
+          }),
+        ),
+        patch,
+      ).toEqual(want);
+    }
+    // A comparison or a read is not an assignment.
+    for (const plain of ["if (assert.equal === undefined) throw 1;\n", "const eq = assert.equal;\n"])
+      expect(kinds(plan(test(plain), "test/count.test.js", "mocha")).sites, plain).toHaveLength(2);
+  });
   it("a chai plugin (chai.use, Assertion.overwriteMethod/addMethod…) may redefine chai's and vitest's matchers: none of them is sealed, node:assert's are (attack review s24, finding 3)", () => {
     // chai-almost's shape: equal and toBe compare numbers to the cent (vitest's expect is chai's).
     const PLUGIN =

@@ -601,6 +601,43 @@ function checkingHelpers(root: SyntaxNode): Set<string> {
   return helpers;
 }
 
+const IDENT = "[A-Za-z_$][\\w$]*";
+
+/**
+ * The names a file binds to jest's or vitest's `expect` besides `expect` itself: `const { expect:
+ * jestExpect } = require("@jest/globals")`, `import { expect as check } from "vitest"`, `const e =
+ * expect`, `import expect2 from "expect"`. Read by text; any name ending in "expect"/"Expect" counts too.
+ */
+function expectNames(text: string): string[] {
+  const names = new Set<string>();
+  for (const m of text.matchAll(new RegExp(`\\bexpect\\s*(?::|\\bas\\b)\\s*(${IDENT})`, "g")))
+    names.add(m[1]!);
+  for (const m of text.matchAll(
+    new RegExp(`\\b(?:const|let|var)\\s+(${IDENT})\\s*=\\s*expect\\b(?!\\s*[(.\\[])`, "g"),
+  ))
+    names.add(m[1]!);
+  for (const m of text.matchAll(
+    new RegExp(
+      `\\b(?:import\\s+(${IDENT})\\s+from|(?:const|let|var)\\s+(${IDENT})\\s*=\\s*require\\s*\\()\\s*["'\`]expect["'\`]`,
+      "g",
+    ),
+  ))
+    names.add((m[1] ?? m[2])!);
+  return [...names].map((n) => n.replace(/\$/g, "\\$"));
+}
+
+/**
+ * `expect.extend(` on `expect` or on any name bound to it (expectNames; attack review s25, finding 3:
+ * `jestExpect.extend({ toBe … })` in a setup file), as a member or by a string key (`expect["extend"](`).
+ */
+function extendCalls(text: string): RegExp {
+  const object = ["[\\w$]*[Ee]xpect", ...expectNames(text)].join("|");
+  return new RegExp(
+    `(?<![\\w$])(?:${object})(?![\\w$])\\s*(?:\\.\\s*extend|\\[\\s*["'\`]extend["'\`]\\s*\\])\\s*\\(`,
+    "g",
+  );
+}
+
 /** extendedMatchers' name for "any matcher": an `expect.extend` argument whose keys the text does not show. */
 export const ANY_MATCHER = "*";
 
@@ -615,7 +652,7 @@ export const ANY_MATCHER = "*";
 export function extendedMatchers(files: ReadonlyArray<{ text: string }>): Set<string> {
   const names = new Set<string>();
   for (const { text } of files) {
-    for (const start of text.matchAll(/\bexpect\s*\.\s*extend\s*\(/g)) {
+    for (const start of text.matchAll(extendCalls(text))) {
       let depth = 1;
       let end = start.index + start[0].length;
       while (end < text.length && depth > 0) {
@@ -642,7 +679,39 @@ export function extendedMatchers(files: ReadonlyArray<{ text: string }>): Set<st
 export function chaiPluginIn(text: string): boolean {
   return (
     /\b(?:overwrite|add)(?:Method|Property|ChainableMethod)\b|\bAssertion\s*\.\s*prototype\b/.test(text) ||
+    // chai 5's `config.deepEqual` replaces the comparison behind eql, deep.equal and assert.deepEqual
+    // (a money comparator to the cent FAILed a correct split; attack review s25, finding 4).
+    /\bconfig\s*(?:\.\s*deepEqual\b|\[\s*["'`]deepEqual["'`]\s*\])/.test(text) ||
     (/\bchai\b/.test(text) && /\buse\s*\(/.test(text))
+  );
+}
+
+/**
+ * Whether a file assigns to a member of an assert object: `assert.equal = assert.strictEqual` (old
+ * mocha suites), `assert["deepEqual"] = …`, `Object.assign(assert, …)`, `require("assert").equal = …`.
+ * node's assert module and chai's assert are one object per process, so a setup file's assignment
+ * changes every file's `assert.…` (a count returned as "4" PASSed a strict suite on the host's loose
+ * `==`; attack review s25, finding 6). The object is named `assert` or a name ending in it
+ * (`chai.assert`, `nodeAssert`), or a name bound to the assert module by `require`/`import`. Read by
+ * text: the conservative side.
+ */
+export function assertPatchedIn(text: string): boolean {
+  const names = ["[\\w$]*[Aa]ssert"];
+  const module = `["'\`](?:node:)?assert(?:/strict)?["'\`]`;
+  for (const m of text.matchAll(
+    new RegExp(
+      `\\b(?:import\\s+(?:\\*\\s+as\\s+)?(${IDENT})\\s+from|(?:const|let|var)\\s+(${IDENT})\\s*=\\s*require\\s*\\()\\s*${module}`,
+      "g",
+    ),
+  ))
+    names.push((m[1] ?? m[2])!.replace(/\$/g, "\\$"));
+  const object = `(?:(?<![\\w$])(?:${names.join("|")})(?![\\w$])|require\\s*\\(\\s*${module}\\s*\\)(?:\\s*\\.\\s*strict)?)`;
+  const member = `(?:\\.\\s*${IDENT}|\\[[^\\]\\n]*\\])`;
+  return (
+    new RegExp(`${object}\\s*${member}\\s*=(?![=>])`).test(text) ||
+    new RegExp(
+      `\\bObject\\s*\\.\\s*(?:assign|defineProperty|defineProperties|setPrototypeOf)\\s*\\(\\s*${object}`,
+    ).test(text)
   );
 }
 
@@ -653,6 +722,14 @@ function chaiMatcher(expression: SyntaxNode, vocab: Vocabulary, jest: boolean): 
   const fn = expression.type === "call_expression" ? expression.childForFieldName("function") : null;
   const object = fn?.type === "member_expression" ? fn.childForFieldName("object")?.text : undefined;
   return object !== undefined && vocab.chaiAssert.has(object);
+}
+
+/** Whether a comparison is node's assert or chai's (`assert.equal(…)`, `equal(…)` imported from assert, `assert(x)`). */
+function assertCall(expression: SyntaxNode, vocab: Vocabulary): boolean {
+  const fn = expression.type === "call_expression" ? expression.childForFieldName("function") : null;
+  if (fn?.type === "identifier") return vocab.nodeAssert.has(fn.text) || vocab.nodeFunctions.has(fn.text);
+  const object = fn?.type === "member_expression" ? fn.childForFieldName("object")?.text : undefined;
+  return object !== undefined && (vocab.nodeAssert.has(object) || vocab.chaiAssert.has(object));
 }
 
 /** The sealed text of one JS/TS test file; null when it does not parse. */
@@ -670,6 +747,8 @@ export function sealJs(
     extended?: ReadonlySet<string>;
     /** Whether a file may load a chai plugin (chaiPluginIn): chai's and vitest's matchers are not sealed. */
     chaiPlugins?: boolean;
+    /** Whether a file assigns to a member of an assert object (assertPatchedIn): node's and chai's `assert` comparisons are not sealed. */
+    assertPatched?: boolean;
     /** Array and object constants the file also uses otherwise (sealJs's second pass). */
     shared?: ReadonlySet<string>;
   } = {},
@@ -753,6 +832,10 @@ export function sealJs(
           }
           if (options.testers && (found.kind === "js.toEqual" || found.kind === "js.toStrictEqual")) {
             tested = guarded = true;
+            continue;
+          }
+          if (options.assertPatched && assertCall(expression!, vocab)) {
+            extended = guarded = true;
             continue;
           }
           if (options.chaiPlugins && chaiMatcher(expression!, vocab, options.jest === true)) {

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { sealGo } from "../go/seal.js";
-import { chaiPluginIn, extendedMatchers, jsTitles, sealJs } from "../js/seal.js";
+import { assertPatchedIn, chaiPluginIn, extendedMatchers, jsTitles, sealJs } from "../js/seal.js";
 import type { Parsers } from "../parsers.js";
 import { grammarOf } from "../parsers.js";
 import { ASSERTS_SWAPPED, sealPython, subclassesIn } from "../python/seal.js";
@@ -121,6 +121,8 @@ export function planSeals(
   const extended = extendedMatchers([...js, ...(options.context ?? [])]);
   // And a chai plugin: chai's matchers, and vitest's (chai methods too), may be redefined.
   const chaiPlugins = [...js, ...(options.context ?? [])].some((f) => chaiPluginIn(f.text));
+  // And an assignment to a member of node's or chai's assert (`assert.equal = assert.strictEqual`).
+  const assertPatched = [...js, ...(options.context ?? [])].some((f) => assertPatchedIn(f.text));
   const { demoted } = options;
   files.forEach((file, index) => {
     const grammar = grammarOf(file.path);
@@ -162,6 +164,7 @@ export function planSeals(
                 testers,
                 extended,
                 chaiPlugins,
+                assertPatched,
               },
             )
           : undefined;
