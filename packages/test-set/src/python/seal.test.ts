@@ -658,3 +658,21 @@ def test_docstring():
     expect(p.sites.map((s) => s.strength)).toEqual(["exposed", "exposed", "strong", "strong"]);
   });
 });
+
+describe("assertAlmostEqual's places is an int (sealpy2)", () => {
+  it("places=7.0 is round(x, 7.0), a TypeError for any value not equal: not sealed", () => {
+    const p = plan(`import unittest
+
+
+class T(unittest.TestCase):
+    def test_mean(self):
+        self.assertAlmostEqual(mean(), 1, places=7.0)
+        self.assertAlmostEqual(mean(), 1, places=7)
+        self.assertAlmostEqual(mean(), 1, delta=0.5)
+`);
+    expect(p.sites.map((s) => [s.kind, s.options])).toEqual([
+      ["py.almost", { places: 7 }],
+      ["py.almost", { delta: 0.5 }],
+    ]);
+  });
+});

@@ -487,7 +487,8 @@ function unittestComparison(
       if (name === "msg") continue;
       const value = k.childForFieldName("value");
       const literal = value ? pythonLiteral(value) : null;
-      if (!literal || (literal.t !== "int" && literal.t !== "float")) return null;
+      // places must be an int (round(x, 7.0) raises TypeError: a close value fails), delta a number.
+      if (!literal || (literal.t !== "int" && (literal.t !== "float" || name === "places"))) return null;
       options[name] = Number(literal.v ?? literal.d);
     }
     return {

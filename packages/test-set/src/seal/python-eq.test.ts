@@ -70,11 +70,44 @@ describe("assertAlmostEqual on the host", () => {
     expect(pyAlmost(int("6"), int("1"), { places: -1 })).toBe(true);
     expect(pyAlmost(int("7"), int("1"), { places: -1 })).toBe(false);
   });
+
+  it("a Decimal's difference is Python's Decimal subtraction, rounded half to even to 28 digits (sealpy2, dec-almost)", () => {
+    // 0.0010000000000000000208166817117 exactly is within delta=1e-3 (the float
+    // 0.00100000000000000002081668171172…); rounded to 28 digits, …1712, it is not: unittest fails it.
+    const edge = decimal("1.0010000000000000000208166817117");
+    expect(pyAlmost(edge, int("1"), { delta: 1e-3 })).toBe(false);
+    expect(pyAlmost(decimal("1.001000000000000000020816681711"), int("1"), { delta: 1e-3 })).toBe(true);
+    // 5e-8 plus 1e-45 is over half a unit in the 7th place exactly; rounded to 28 digits it is 5e-8,
+    // which round(…, 7) takes to 0 (half to even): unittest passes it.
+    const tail = decimal("1.000000050000000000000000000000000000000000001");
+    expect(pyAlmost(tail, int("1"), {})).toBe(true);
+    expect(pyAlmost(decimal("1.0000000500000000000000000001"), int("1"), {})).toBe(false);
+    expect(pyAlmost(decimal("1.00000005"), int("1"), { places: 7 })).toBe(true);
+    expect(pyAlmost(decimal("1.00000015"), int("1"), { places: 7 })).toBe(false);
+  });
 });
 
 /** Records as the runtime writes them in the python-numpy image (numpy is not on the host). */
 const list = (...v: Canon[]): Canon => ({ t: "list", v });
 const ndarray = (...v: Canon[]): Canon => ({ t: "ndarray", v });
+
+describe("assertAlmostEqual on a numpy array (sealpy2)", () => {
+  const array = (dtype: string, shape: number[], ...v: Canon[]): Canon => ({ t: "ndarray", dtype, shape, v });
+  it("one element within delta passes, as numpy's truth of abs(first - second) <= delta; places is a TypeError", () => {
+    const third = array("<f8", [1], { t: "float", x: "0x1.3333333333334p-2" });
+    expect(pyAlmost(third, float("0.3"), { delta: 1e-6 })).toBe(true);
+    expect(pyAlmost(third, float("0.3"), {})).toBe(false);
+    expect(
+      pyAlmost(array("<f8", [1, 1], array("<f8", [1], float("0.3000001"))), float("0.3"), { delta: 1e-6 }),
+    ).toBe(true);
+    expect(pyAlmost(array("<f8", [1], float("0.3000011")), float("0.3"), { delta: 1e-6 })).toBe(false);
+    expect(pyAlmost(array("<i8", [1], int("3")), int("2"), { delta: 1 })).toBe(true);
+    expect(pyAlmost(array("<i8", [1], int("3")), int("2"), { delta: 0.5 })).toBe(false);
+    expect(pyAlmost(array("<f8", [2], float("0.3"), float("0.3")), float("0.3"), { delta: 1 })).toBe(false);
+    expect(pyAlmost(array("<f8", [0]), float("1.0"), { delta: 1 })).toBe(false);
+    expect(pyAlmost(array("<i8", [1], int("1")), float("1.0"), {})).toBe(true);
+  });
+});
 
 describe("numpy arrays on the host (attack review 29, finding 5)", () => {
   it("a 1-d array is approx to a list item by item, as pytest 7 compares it, and to a number when every item is", () => {
