@@ -1094,3 +1094,145 @@ def v(name):
     expect(Object.fromEntries(judged.tests.map((t) => [t.id.split("::").pop(), t.outcome]))).toEqual(real);
   });
 });
+
+describe("assertAlmostEqual with Decimals and numpy arrays, and pytest.approx in unittest asserts and containers, under pytest 7 (sealpy2)", () => {
+  const TEST = `import unittest
+
+import pytest
+from pytest import approx
+
+from calc import v
+
+
+class TestAlmost(unittest.TestCase):
+    def test_delta_edge(self):
+        self.assertAlmostEqual(v("delta_edge"), 1, delta=1e-3)
+
+    def test_delta_inside(self):
+        self.assertAlmostEqual(v("delta_inside"), 1, delta=1e-3)
+
+    def test_places_tail(self):
+        self.assertAlmostEqual(v("places_tail"), 1)
+
+    def test_places_over(self):
+        self.assertAlmostEqual(v("places_over"), 1, places=7)
+
+    def test_places_float(self):
+        self.assertAlmostEqual(v("close"), 1, places=3.0)
+
+    def test_fraction(self):
+        self.assertAlmostEqual(v("fraction"), 1, places=6)
+
+    def test_complex(self):
+        self.assertAlmostEqual(v("complex"), 1, delta=1e-7)
+
+    def test_array(self):
+        self.assertAlmostEqual(v("array"), 0.3, delta=1e-6)
+
+    def test_array_far(self):
+        self.assertAlmostEqual(v("array_far"), 0.3, delta=1e-6)
+
+
+class TestApprox(unittest.TestCase):
+    def test_equal(self):
+        self.assertEqual(v("third"), pytest.approx(0.3333333))
+
+    def test_equal_wrong(self):
+        self.assertEqual(v("close"), pytest.approx(1))
+
+    def test_equal_reversed(self):
+        self.assertEqual(approx(0.3333333), v("third"))
+
+    def test_in_list(self):
+        self.assertEqual(v("list"), [approx(0.3), 2])
+
+    def test_not_equal(self):
+        self.assertNotEqual(v("close"), approx(1))
+
+
+def test_in_list():
+    assert v("list") == [pytest.approx(0.3), 2]
+
+
+def test_in_dict():
+    assert {"a": approx(0.3)} == v("dict")
+
+
+def test_in_dict_wrong():
+    assert {"a": approx(0.3)} == v("dict_wrong")
+
+
+def test_not_equal():
+    assert v("third") != approx(0.3)
+`;
+  const CALC = `from decimal import Decimal
+from fractions import Fraction
+
+import numpy as np
+
+VALUES = {
+    "delta_edge": Decimal("1.0010000000000000000208166817117"),
+    "delta_inside": Decimal("1.001000000000000000020816681711"),
+    "places_tail": Decimal("1.000000050000000000000000000000000000000000001"),
+    "places_over": Decimal("1.00000015"),
+    "close": Decimal("1.0001"),
+    "fraction": Fraction(10000001, 10000000),
+    "complex": complex(1, 1e-7),
+    "array": np.array([0.1 + 0.2]),
+    "array_far": np.array([[0.3000011]]),
+    "third": 1 / 3,
+    "list": [0.1 + 0.2, 2],
+    "dict": {"a": 0.1 + 0.2},
+    "dict_wrong": {"a": 0.31},
+}
+
+
+def v(name):
+    return VALUES[name]
+`;
+
+  it("the host's verdict is unittest's and pytest's, test by test; approx objects never reach the host", () => {
+    const plan = sealPython(parsers, { path: "tests/test_al.py", text: TEST, index: 0 })!;
+    expect(plan.sites.map((s) => s.kind)).toEqual([
+      ...Array(8).fill("py.almost"),
+      "py.approx",
+      "py.approx",
+      "py.approx",
+      "py.truth",
+      "py.truth",
+      "py.truth",
+      "py.truth",
+    ]);
+    expect(plan.unsealed.map((u) => u.rule)).toEqual([
+      "unsealed.no-comparison",
+      "unsealed.approx",
+      "unsealed.approx",
+    ]);
+    const ran = runPytest({ "calc.py": CALC, "tests/test_al.py": TEST }, ["tests/test_al.py"]);
+    const sealed = runPytest({ "calc.py": CALC, "tests/test_al.py": plan.text }, ["tests/test_al.py"]);
+    const judged = judgeSeals(plan, sealed.records, sealed.tests);
+    expect(judged.inconsistent).toBeNull();
+    const real = Object.fromEntries(ran.tests.map((t) => [t.id.split(".").pop(), t.outcome]));
+    expect(real).toEqual({
+      "TestAlmost::test_delta_edge": "failed",
+      "TestAlmost::test_delta_inside": "passed",
+      "TestAlmost::test_places_tail": "passed",
+      "TestAlmost::test_places_over": "failed",
+      "TestAlmost::test_places_float": "failed",
+      "TestAlmost::test_fraction": "passed",
+      "TestAlmost::test_complex": "passed",
+      "TestAlmost::test_array": "passed",
+      "TestAlmost::test_array_far": "failed",
+      "TestApprox::test_equal": "passed",
+      "TestApprox::test_equal_wrong": "failed",
+      "TestApprox::test_equal_reversed": "passed",
+      "TestApprox::test_in_list": "passed",
+      "TestApprox::test_not_equal": "passed",
+      "test_al::test_in_list": "passed",
+      "test_al::test_in_dict": "passed",
+      "test_al::test_in_dict_wrong": "failed",
+      "test_al::test_not_equal": "passed",
+    });
+    expect(Object.fromEntries(judged.tests.map((t) => [t.id.split(".").pop(), t.outcome]))).toEqual(real);
+  });
+});

@@ -659,6 +659,80 @@ def test_docstring():
   });
 });
 
+describe("pytest.approx in a unittest assert or inside a container (sealpy2)", () => {
+  const kinds = (text: string) =>
+    plan(text).sites.map((s) => [s.kind, s.expected ?? null, s.options ?? null, s.strength]);
+  it("assertEqual(x, pytest.approx(…)) is x == approx(…): sealed as pytest's approx, either way round", () => {
+    const p = plan(`import unittest
+
+import pytest
+from pytest import approx
+
+
+class T(unittest.TestCase):
+    def test_share(self):
+        self.assertEqual(share(1, 3), pytest.approx(0.333333, rel=1e-3), msg="a third")
+        self.assertEqual(approx(0.5), share(1, 2))
+`);
+    expect(p.sites.map((s) => [s.kind, s.expected, s.options, s.strength])).toEqual([
+      ["py.approx", { t: "float", d: "0.333333" }, { rel: 0.001 }, "strong"],
+      ["py.approx", { t: "float", d: "0.5" }, {}, "strong"],
+    ]);
+    expect(p.text).toContain('_oracle_seal("0.0", share(1, 3))');
+    expect(p.text).toContain('_oracle_seal("0.1", share(1, 2))');
+  });
+
+  it("any other unittest equality naming approx is left to the runner; assertTrue stays a truth seal", () => {
+    expect(
+      kinds(`import unittest
+
+import pytest
+from pytest import approx
+
+
+class T(unittest.TestCase):
+    def test_forms(self):
+        self.assertEqual(shares(), [approx(0.5), 2])
+        self.assertListEqual(shares(), [approx(0.5), 2])
+        self.assertNotEqual(share(1, 3), approx(0.5))
+        self.assertEqual(share(1, 3), approx(0.5, abs=TOL))
+        self.assertEqual(pytest.approx(0.5), approx(0.5))
+        self.assertTrue(share(1, 2) == approx(0.5))
+`),
+    ).toEqual([["py.truth", { t: "bool", v: true }, null, "weak"]]);
+    expect(
+      plan(
+        `import unittest
+
+from pytest import approx
+
+
+class T(unittest.TestCase):
+    def test_shares(self):
+        self.assertEqual(shares(), [approx(0.5), 2])
+`,
+      ).unsealed.map((u) => u.rule),
+    ).toEqual(["unsealed.approx"]);
+  });
+
+  it("an assert with approx inside a container, reversed or negated is a truth seal, not a checked one", () => {
+    const p = plan(`import pytest
+from pytest import approx
+
+
+def test_forms():
+    assert shares() == [pytest.approx(0.5), 2]
+    assert {"a": approx(0.3)} == table()
+    assert approx(0.3) == total()
+    assert total() != approx(0.3)
+    assert pairs() == (approx(0.1), approx(0.2))
+`);
+    expect(p.sites.map((s) => s.kind)).toEqual(["py.truth", "py.truth", "py.approx", "py.truth", "py.truth"]);
+    expect(p.text).toContain('assert _oracle_truth("0.0", shares() == [pytest.approx(0.5), 2])');
+    expect(p.text.split("# --- oracle seal runtime")[0]).not.toContain("_oracle_side");
+  });
+});
+
 describe("assertAlmostEqual's places is an int (sealpy2)", () => {
   it("places=7.0 is round(x, 7.0), a TypeError for any value not equal: not sealed", () => {
     const p = plan(`import unittest

@@ -279,6 +279,18 @@ function approxOf(
   return options ? { expected, options: { ...bound, ...options } } : null;
 }
 
+/**
+ * Whether an expression names `approx` anywhere (`[pytest.approx(0.3), 2]`, `{"a": approx(x)}`,
+ * `map(approx, want)`): an approx object the host would record is no plain data, and the
+ * comparison around it is pytest's, so the container's own evaluation decides it (sealpy2: a
+ * checked `x == [approx(0.3), 2]` FAILed a correct fix with VALUE_NOT_PLAIN_DATA until the sweep
+ * demoted it).
+ */
+function namesApprox(node: SyntaxNode): boolean {
+  if (node.type === "identifier") return node.text === "approx";
+  return named(node).some(namesApprox);
+}
+
 /** One `assert` statement's comparison. */
 /** A table's columns by the names a loop or a parametrisation binds them to: each row's value. */
 type Columns = ReadonlyMap<string, Canon[]>;
@@ -311,8 +323,8 @@ function assertComparison(
       if (op === "==" || op === "!=") {
         const kind: ComparisonKind = op === "==" ? "py.eq" : "py.ne";
         const approx = op === "==" ? (approxOf(right, facts.approx) ?? approxOf(left, facts.approx)) : null;
-        if (approx) {
-          const actual = approxOf(right, facts.approx) ? left : right;
+        const actual = approxOf(right, facts.approx) ? left : right;
+        if (approx && !namesApprox(actual))
           return {
             kind: "py.approx",
             line,
@@ -322,25 +334,23 @@ function assertComparison(
             constants: [],
             edits: (key) => replaceAll(key, "_oracle_seal", actual),
           };
-        }
-        // Another `approx` (a local helper, another library's, a partial the host cannot read): its
-        // tolerance is not the host's; the container's own comparison decides (a truth seal, below).
-        const approxLike = (node: SyntaxNode) =>
-          node.type === "call" && /(^|\.)approx$/.test(node.childForFieldName("function")?.text ?? "");
-        if (approxLike(left) || approxLike(right)) return truthOf(statement, expression, false);
-        const [actual, expectedNode] = literalOf(right)
+        // Another `approx` (a local helper, another library's, a partial the host cannot read), or
+        // pytest's inside a container or a call: its tolerance or its object is not the host's; the
+        // container's own comparison decides (a truth seal).
+        if (namesApprox(left) || namesApprox(right)) return truthOf(statement, expression, false);
+        const [sealed, expectedNode] = literalOf(right)
           ? [left, right]
           : literalOf(left)
             ? [right, left]
             : [null, null];
-        if (actual && expectedNode)
+        if (sealed && expectedNode)
           return {
             kind,
             line,
             source,
             expected: literalOf(expectedNode)!,
             constants: constantsIn(expectedNode),
-            edits: (key) => replaceAll(key, "_oracle_seal", actual),
+            edits: (key) => replaceAll(key, "_oracle_seal", sealed),
           };
         const column = columns.has(right.text) ? right : columns.has(left.text) ? left : null;
         if (column && column.type === "identifier")
@@ -444,6 +454,26 @@ function unittestComparison(
     { start: call.startIndex, end: statement.endIndex, text: `${fn}(${quote(key)}, ${actual})` },
   ];
   const [a, b] = positional;
+  // assertEqual(x, pytest.approx(…)) is `x == approx(…)` (unittest's _baseAssertEqual, the types
+  // differing): sealed as pytest's approx. Any other assert naming approx is left to the runner
+  // (its approx object is no plain data; assertListEqual checks isinstance first).
+  if (/^(assertEqual|assertEquals|failUnlessEqual)$/.test(method) && positional.length === 2 && a && b) {
+    const approx = approxOf(b, facts.approx) ?? approxOf(a, facts.approx);
+    const actual = approxOf(b, facts.approx) ? a : b;
+    if (approx && !namesApprox(actual))
+      return {
+        kind: "py.approx",
+        line,
+        source,
+        expected: approx.expected,
+        options: approx.options,
+        constants: [],
+        edits: (key) => replace(key, "_oracle_seal", actual.text),
+      };
+  }
+  // (rules.ts unsealed.approx)
+  if (args.some(namesApprox) && (EQUALS.test(method) || /^assert(Not|Almost)Equal$/.test(method)))
+    return null;
   if ((EQUALS.test(method) || method === "assertNotEqual") && positional.length === 2 && a && b) {
     const kind: ComparisonKind = method === "assertNotEqual" ? "py.ne" : (TYPED[method] ?? "py.eq");
     const [actual, expectedNode] = literalOf(b) ? [a, b] : literalOf(a) ? [b, a] : [null, null];
@@ -955,6 +985,22 @@ function callsIn(body: SyntaxNode): string[] {
   return names;
 }
 
+/** Whether a body holds a unittest equality assert naming approx (unittestComparison leaves it to the runner). */
+function unittestApprox(body: SyntaxNode): boolean {
+  if (body.type === "call") {
+    const fn = body.childForFieldName("function");
+    if (
+      fn?.type === "attribute" &&
+      fn.childForFieldName("object")?.text === "self" &&
+      (EQUALS.test(fn.childForFieldName("attribute")?.text ?? "") ||
+        /^assert(Not|Almost)Equal$/.test(fn.childForFieldName("attribute")?.text ?? "")) &&
+      named(body.childForFieldName("arguments")).some(namesApprox)
+    )
+      return true;
+  }
+  return named(body).some(unittestApprox);
+}
+
 /** The sealed text of one Python test file, its sites and its unsealed tests; null when it does not parse. */
 export function sealPython(
   parsers: Parsers,
@@ -1136,7 +1182,9 @@ export function sealPython(
                   (name) => asserting.has(name) && name !== fn.definition.childForFieldName("name")?.text,
                 )
               ? "unsealed.helper-check"
-              : "unsealed.no-comparison",
+              : fn.selfAsserts && unittestApprox(body)
+                ? "unsealed.approx"
+                : "unsealed.no-comparison",
         });
     }
     // A constant read only by sealed comparisons leaves the file too (its value stays on the host),
