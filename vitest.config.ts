@@ -84,6 +84,8 @@ export default defineConfig({
           name: "e2e",
           include: ["test/**/*.test.ts"],
           exclude: ["test/fixtures/**", "**/node_modules/**"],
+          // The run's shared content-keyed caches (image and lockfile fingerprints) for its temporary roots.
+          globalSetup: ["test/global-setup.ts"],
           environment: "node",
           testTimeout: 180_000,
           hookTimeout: 600_000,

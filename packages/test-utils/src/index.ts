@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
+import { copyFile, cp, mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
@@ -29,7 +29,66 @@ export async function requireDocker(docker: Dockerode = connectDocker()): Promis
   }
 }
 
-/** A temporary folder, removed by the returned `cleanup`. Copies `from` (folders relative to the repo root) into it. */
+/**
+ * The folder one test run's roots share their content-keyed caches through (set by
+ * test/global-setup.ts; unset, each root starts with none, as before).
+ */
+export const SHARED_CACHES_ENV = "ORACLE_TEST_CACHES";
+
+/**
+ * The caches under `<root>/.oracle/` that a root may take from another of the same run: each entry is
+ * keyed by the bytes it was computed from and checked against them on every read (the grader's image
+ * fingerprints by the image folder's digest, build-images' npm lockfile fingerprints by the lockfile's
+ * bytes), so an entry another root wrote is used only where this root's files are the same, and a
+ * changed folder or lockfile is computed again. Without them every root's first grades of an npm image
+ * resolved its lockfile tree with Arborist (about 1.5 s of CPU a grade, measured), each grade that
+ * started before the first one wrote the cache doing it again; build-images likewise.
+ */
+const SHARED_CACHE_FILES = ["grader-fingerprints.json", "lockfile-fingerprints.json"];
+
+async function readJson(file: string): Promise<Record<string, unknown> | undefined> {
+  try {
+    const value: unknown = JSON.parse(await readFile(file, "utf8"));
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Copies the run's shared caches into a new root's .oracle/. */
+async function seedCaches(root: string, shared: string): Promise<void> {
+  await mkdir(join(root, ".oracle"), { recursive: true });
+  for (const name of SHARED_CACHE_FILES)
+    await copyFile(join(shared, name), join(root, ".oracle", name)).catch(() => undefined);
+}
+
+/** Adds what a root's caches learnt to the run's shared ones (a lost race loses entries, never adds a wrong one). */
+async function keepCaches(root: string, shared: string): Promise<void> {
+  for (const name of SHARED_CACHE_FILES) {
+    const mine = await readJson(join(root, ".oracle", name));
+    if (mine === undefined) continue;
+    const theirs = (await readJson(join(shared, name))) ?? {};
+    const entries = (v: Record<string, unknown>) =>
+      typeof v.entries === "object" && v.entries !== null
+        ? (v.entries as Record<string, unknown>)
+        : undefined;
+    const merged =
+      entries(mine) !== undefined
+        ? { ...mine, entries: { ...entries(theirs), ...entries(mine) } }
+        : { ...theirs, ...mine };
+    const temp = join(shared, `.${name}.${process.pid}.${Date.now()}`);
+    await writeFile(temp, `${JSON.stringify(merged, null, 2)}\n`);
+    await rename(temp, join(shared, name));
+  }
+}
+
+/**
+ * A temporary folder, removed by the returned `cleanup`. Copies `from` (folders relative to the repo root)
+ * into it. Within a test run (SHARED_CACHES_ENV set) it starts with the run's content-keyed caches, and
+ * `cleanup` gives back what it added.
+ */
 export async function makeTempRoot(
   copy: Record<string, string> = {},
 ): Promise<{ root: string; cleanup: () => Promise<void> }> {
@@ -37,7 +96,15 @@ export async function makeTempRoot(
   for (const [to, from] of Object.entries(copy)) {
     await cp(resolve(repoRoot, from), join(root, to), { recursive: true });
   }
-  return { root, cleanup: () => rm(root, { recursive: true, force: true }) };
+  const shared = process.env[SHARED_CACHES_ENV];
+  if (shared) await seedCaches(root, shared);
+  return {
+    root,
+    cleanup: async () => {
+      if (shared) await keepCaches(root, shared).catch(() => undefined);
+      await rm(root, { recursive: true, force: true });
+    },
+  };
 }
 
 export interface RunResult {
