@@ -82,6 +82,22 @@ async function sweepOnce(): Promise<string> {
   return task.status === "healthy" ? "healthy" : `${task.status}: ${JSON.stringify(task.reasons)}`;
 }
 
+/** A `--changed` sweep: the tasks it swept, and the ones it swept only for a seal record made for another plan. */
+async function sweepChanged(): Promise<{ swept: string[]; staleSealRecords: string[] | undefined }> {
+  const out = await run(
+    binPath("oracle-quarantine-sweep"),
+    ["--root", c.corpus.root, "--changed", "--json"],
+    { timeoutMs: 600_000 },
+  );
+  expect(out.code, out.stderr).toBe(0);
+  const report = JSON.parse(out.stdout) as {
+    tasks: { id: string; status: string }[];
+    staleSealRecords?: string[];
+  };
+  for (const t of report.tasks) expect(t.status, t.id).toBe("healthy");
+  return { swept: report.tasks.map((t) => t.id), staleSealRecords: report.staleSealRecords };
+}
+
 const gradeGold = (name: string) =>
   gradeCase(c.corpus, { task: SHAPE.id as FixtureTask, name, diff: goldDiff(c, SHAPE) });
 
@@ -105,6 +121,8 @@ describe("the seal record across sweeps", () => {
     }
     const baseline = await gradeCase(c.corpus, { task: SHAPE.id as FixtureTask, name: "baseline" });
     expect(baseline.result.reason, baseline.result.message).toBe("TESTS_FAILED");
+    // Swept, and its record made for the plan the oracle makes now: --changed has nothing to do.
+    expect(await sweepChanged()).toEqual({ swept: [], staleSealRecords: [] });
     // A record made for another plan (the oracle's planner changed since the sweep, here its
     // fingerprint edited): sealing every comparison as planned failed gold on the site it cannot
     // pass, which only a sweep finds. Nothing is sealed until the next sweep; the runner decides.
@@ -116,8 +134,21 @@ describe("the seal record across sweeps", () => {
       reason: "PASS",
     });
     expect(stale.result.seals?.source).toBe("planned");
-    expect(stale.stderr).toMatch(/made for another seal plan .*no comparison is sealed/);
+    expect(stale.stderr).toMatch(
+      /made for another seal plan .*no comparison is sealed.*run pnpm quarantine-sweep (--root \S+ )?--changed to seal them again/,
+    );
     const staleBase = await gradeCase(c.corpus, { task: SHAPE.id as FixtureTask, name: "baseline-stale" });
     expect(staleBase.result.reason, staleBase.result.message).toBe("TESTS_FAILED");
+    // The task's folder, image and grader are as tasks/health.json recorded them: --changed skipped
+    // it before, and every grade went on sealing nothing. It sweeps it now, once, and says why.
+    expect(await sweepChanged()).toEqual({ swept: [SHAPE.id], staleSealRecords: [SHAPE.id] });
+    expect(record().demoted.map((d) => d.why)).toEqual(["the gold diff's value was not plain data"]);
+    const resealed = await gradeGold("gold-resealed");
+    expect({ verdict: resealed.result.verdict, reason: resealed.result.reason }).toEqual({
+      verdict: "PASS",
+      reason: "PASS",
+    });
+    expect(resealed.result.seals?.source).toBe("validated");
+    expect(await sweepChanged()).toEqual({ swept: [], staleSealRecords: [] });
   }, 1_800_000);
 });

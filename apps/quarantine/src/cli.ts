@@ -26,6 +26,11 @@ function summary(report: SweepReport): string {
   if (report.released.length > 0) lines.push(`released: ${report.released.join(", ")}`);
   if (report.removed.length > 0)
     lines.push(`dropped from the list (task gone): ${report.removed.join(", ")}`);
+  const resealed = report.staleSealRecords ?? [];
+  if (resealed.length > 0)
+    lines.push(
+      `re-swept because their seal record was made for another seal plan (the oracle changed since): ${resealed.length} (${resealed.join(", ")})`,
+    );
   lines.push(`reports: ${files.html}`, `         ${files.markdown}`, `         ${files.json}`);
   return `${printable(lines.join("\n"))}\n`;
 }

@@ -1,6 +1,7 @@
 import {
   loadSigningKey,
   type SigningKey,
+  sealRecordDoubt,
   signHealthRecord,
   type TaskInputs,
   taskInputs,
@@ -55,12 +56,21 @@ export function updateHealthFile(
   return { ...previous, version: 1, tasks: sorted };
 }
 
-/** The planned tasks that are not current (a task that does not load never is), with why. */
-export async function notCurrent(
-  root: string,
-  planned: readonly PlannedTask[],
-): Promise<Array<{ task: PlannedTask; validation: Validation }>> {
-  const found: Array<{ task: PlannedTask; validation: Validation }> = [];
+/** A task --changed sweeps, with why; `sealRecord`: current but for its seal record, made for another seal plan. */
+export interface NotCurrent {
+  task: PlannedTask;
+  validation: Validation;
+  sealRecord?: true;
+}
+
+/**
+ * The planned tasks that are not current (a task that does not load never is), with why. A task
+ * whose folder, image and grader are as recorded is not current either when its seal record will
+ * not seal its grades (made for another seal plan: the oracle's planners or rules changed since the
+ * sweep, and a grade seals nothing until the task is swept again).
+ */
+export async function notCurrent(root: string, planned: readonly PlannedTask[]): Promise<NotCurrent[]> {
+  const found: NotCurrent[] = [];
   const trusted = trustList(loadSigningKey());
   for (const task of planned) {
     if (!("loaded" in task)) {
@@ -68,7 +78,13 @@ export async function notCurrent(
       continue;
     }
     const validation = await taskValidation(root, task.id, task.loaded.dir, task.loaded.task.image, trusted);
-    if (validation.state !== "current") found.push({ task, validation });
+    if (validation.state !== "current") {
+      found.push({ task, validation });
+      continue;
+    }
+    const doubt = await sealRecordDoubt(root, task.loaded);
+    if (doubt !== null)
+      found.push({ task, validation: { state: "stale", changed: [doubt] }, sealRecord: true });
   }
   return found;
 }

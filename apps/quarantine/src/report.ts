@@ -14,6 +14,8 @@ export interface ReportInput {
   update: ListUpdate;
   startedAt: Date;
   finishedAt: Date;
+  /** Tasks --changed swept only because their seal record was made for another seal plan. */
+  staleSealRecords?: string[];
 }
 
 function change(id: string, update: ListUpdate, before: QuarantineFile): TaskReport["change"] {
@@ -74,6 +76,7 @@ export function buildReport(input: ReportInput): SweepReport {
     newlyQuarantined: input.update.newlyQuarantined,
     released: input.update.released,
     removed: input.update.removed,
+    ...(input.staleSealRecords ? { staleSealRecords: [...input.staleSealRecords].sort() } : {}),
     quarantineFile: "tasks/quarantine.json",
     reportDir: input.paths.reportDir,
     sweepLog: relative(input.root, input.paths.sweepLog).split(sep).join("/"),

@@ -149,11 +149,13 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
   const ids = await selectTasks(root, settings.tasks);
   await Promise.all([readQuarantineFile(root), readHealthFile(root)]);
   let planned = await Promise.all(ids.map((id) => planTask(root, id)));
+  let staleSealRecords: string[] | undefined;
   if (options.changed) {
     const stale = await notCurrent(root, planned);
     for (const { task, validation } of stale)
       options.logger.info("task not current", { task: task.id, ...validation });
     planned = stale.map((s) => s.task);
+    staleSealRecords = stale.filter((s) => s.sealRecord).map((s) => s.task.id);
   }
   // The key that signs the health records, read (or made) before any run: a key it cannot read
   // fails the sweep now, not after every task ran.
@@ -180,7 +182,18 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
   const outcomes = await runAll(ctx, planned, options);
   const finishedAt = clock();
   const report = await oneWriterAtATime(() =>
-    record({ root, paths, settings, outcomes, ids, inputs, key, startedAt, finishedAt }),
+    record({
+      root,
+      paths,
+      settings,
+      outcomes,
+      ids,
+      inputs,
+      key,
+      startedAt,
+      finishedAt,
+      ...(staleSealRecords ? { staleSealRecords } : {}),
+    }),
   );
   options.logger.info("sweep finished", { counts: report.counts, newlyQuarantined: report.newlyQuarantined });
   return report;

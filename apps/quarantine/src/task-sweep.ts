@@ -3,7 +3,9 @@ import type { Dockerode } from "@oracle/engine";
 import {
   GRADER_VERSION,
   readExpectedRecord,
+  removeSealRecord,
   SEAL_RECORD_FILE,
+  sealRecordDoubt,
   taskDigest,
   writeSealRecord,
 } from "@oracle/grader";
@@ -123,12 +125,19 @@ async function sealRecord(
  * at baseline (declared in task.json, else the expected tests just recorded).
  */
 async function recordSeals(
+  root: string,
   loaded: LoadedTask,
   observations: readonly RunObservation[],
   demoted: SealRecord["demoted"],
 ): Promise<{ recorded: string; summary?: TaskOutcome["seals"] }> {
   const plan = planOf(observations);
-  if (!plan) return { recorded: "not recorded: no run sealed a comparison" };
+  if (!plan) {
+    // A record left from another plan would keep --changed sweeping the task (sealRecordDoubt).
+    const doubt = await sealRecordDoubt(root, loaded);
+    if (doubt !== null && (await removeSealRecord(loaded)))
+      return { recorded: `not recorded: no run sealed a comparison; removed ${SEAL_RECORD_FILE} (${doubt})` };
+    return { recorded: "not recorded: no run sealed a comparison" };
+  }
   const gold = observations.filter((o) => o.record.mode === "gold");
   const baseline = observations.filter((o) => o.record.mode === "baseline");
   const declared = loaded.task.suites.hidden.expected?.failToPass;
@@ -242,7 +251,7 @@ export async function sweepTask(ctx: SweepContext, task: PlannedTask): Promise<T
     );
     const expected = await recordExpected(task.loaded, assessment.status, observations);
     ctx.logger.info(`expected tests: ${expected}`, { task: task.id });
-    const seals = await recordSeals(task.loaded, observations, demoted);
+    const seals = await recordSeals(ctx.root, task.loaded, observations, demoted);
     ctx.logger.info(`seals: ${seals.recorded}`, { task: task.id });
     return outcome(task.id, hasGold, observations, assessment, expected, seals.summary);
   } catch (error) {

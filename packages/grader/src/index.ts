@@ -19,12 +19,14 @@ export type { GradeFn } from "./prediction/grade-prediction.js";
 export { queueGrade } from "./queue/queue-grade.js";
 export type { RunningWorker } from "./queue/worker.js";
 export { startWorker } from "./queue/worker.js";
+export { sealRecordDoubt, taskSealPlan } from "./sentinels/plant-sentinels.js";
 export { type ShellSegment, shellSegments } from "./sentinels/runner-command.js";
 export { RECORD_FILE, readExpectedRecord, taskDigest, writeExpectedRecord } from "./task/expected-record.js";
 export type { TaskInputs, Validation } from "./task/health.js";
 export { taskInputs, taskValidation } from "./task/health.js";
 export {
   readSealRecord,
+  removeSealRecord,
   SEAL_RECORD_FILE,
   type SealRecordRead,
   writeSealRecord,

@@ -142,6 +142,11 @@ export const SweepReportSchema = z.strictObject({
   released: z.array(z.string()),
   /** Entries dropped from tasks/quarantine.json because their task folder is gone. */
   removed: z.array(z.string()),
+  /**
+   * Tasks --changed swept only because their seal record (tasks/<id>/seals.recorded.json) was made
+   * for another seal plan: the oracle's planners or rules changed since their last sweep.
+   */
+  staleSealRecords: z.array(z.string()).optional(),
   quarantineFile: z.string(),
   reportDir: z.string(),
   sweepLog: z.string(),

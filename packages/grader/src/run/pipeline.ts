@@ -12,7 +12,7 @@ import {
 } from "../judges/judge-suite.js";
 import type { RunLog } from "../log/oracle-log.js";
 import type { SuiteName } from "../reports/junit.js";
-import { basePackageScripts, baseTestTexts, existingSentinels } from "../sentinels/existing-sentinels.js";
+import { baseInputs, existingSentinels } from "../sentinels/existing-sentinels.js";
 import type { PlantedHidden } from "../sentinels/plant-sentinels.js";
 import { plantSentinels } from "../sentinels/plant-sentinels.js";
 import type { PackageScripts } from "../sentinels/runner-command.js";
@@ -385,15 +385,7 @@ async function planSentinels(
   const notes: SentinelNotes = {};
   // The runner behind `npm test` and the like is read from the base commit's package.json (the
   // diff's own is never read: a task that lets a diff change package.json lets it change the runner).
-  // The two reads of the base commit are independent: one git process each, at once.
-  const commit = task.repo.baseCommit;
-  const commands = [task.suites.existing.command, task.suites.hidden.command];
-  const [scripts, base] = baseOnly
-    ? await Promise.all([
-        basePackageScripts(baseOnly, commit, commands),
-        baseTestTexts(baseOnly, commit, task.suites.existing.files),
-      ])
-    : [null, null];
+  const { scripts, base } = await baseInputs(task, baseOnly);
   const hidden = await plantSentinels(loaded, hiddenFiles, runTests, log, notes, {
     others: base?.texts,
     setup: base?.setup,

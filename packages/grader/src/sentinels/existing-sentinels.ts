@@ -147,6 +147,26 @@ async function baseTexts(
 const MAX_CONFIGS = 200;
 
 /**
+ * What the plans read of the base commit, from `repo` (the base-only mirror, or the task's host
+ * mirror: the same commit's tree): the package scripts behind the suites' commands and the existing
+ * suite's test files (with the setup files the seal plan reads); both null without a host mirror.
+ * The two reads are independent: one git process each, at once.
+ */
+export async function baseInputs(
+  task: LoadedTask["task"],
+  repo: string | null,
+): Promise<{ scripts: PackageScripts | null; base: BaseTests | null }> {
+  if (repo === null) return { scripts: null, base: null };
+  const commit = task.repo.baseCommit;
+  const commands = [task.suites.existing.command, task.suites.hidden.command];
+  const [scripts, base] = await Promise.all([
+    basePackageScripts(repo, commit, commands),
+    baseTestTexts(repo, commit, task.suites.existing.files),
+  ]);
+  return { scripts, base };
+}
+
+/**
  * The text of the base commit's files that match the existing suite's globs and look like test
  * sources, and of the runner configuration files anywhere in it (runner-config.ts: CONFIG_NAMES).
  */

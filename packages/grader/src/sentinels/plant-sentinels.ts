@@ -3,8 +3,12 @@ import { chmod, lstat, open, readFile, realpath } from "node:fs/promises";
 import { dirname, join, sep } from "node:path";
 import type { LoadedTask, SealRecord } from "@oracle/spec";
 import { type Grammar, grammarOf, loadParsers, planSeals, type SealRun } from "@oracle/test-set";
+import { baseOnlyMirror } from "../git/base-mirror.js";
 import type { RunLog } from "../log/oracle-log.js";
 import type { SentinelNotes as RunState } from "../run/run-scope.js";
+import { listHiddenFiles } from "../task/hidden-files.js";
+import { readSealRecord, SEAL_RECORD_FILE } from "../task/seal-record.js";
+import { baseInputs } from "./existing-sentinels.js";
 import type { PackageScripts } from "./runner-command.js";
 import { type PlanInputs, planKey, readPlan, writePlan } from "./seal-plan-cache.js";
 import {
@@ -147,6 +151,50 @@ export async function plantSentinels(
 }
 
 /**
+ * The seal plan a grade of the task would make now with the sweep's `demoted` sites left out (none:
+ * the plan the sweep's first runs make, whose fingerprint a record holds), read on the host: the hidden files as the task folder holds them (a run folder's copy is the same), the base
+ * commit's package scripts and test files from the base-only repository of its host mirror
+ * (`baseInputs`, as the run reads them), the same planner through the root's plan cache. Null when no hidden file is in a language the planners read.
+ */
+export async function taskSealPlan(
+  root: string,
+  loaded: LoadedTask,
+  demoted: ReadonlySet<string> = new Set(),
+): Promise<SealRun | null> {
+  const texts = await readHidden(loaded.hiddenTestsDir, await listHiddenFiles(loaded.hiddenTestsDir));
+  const grammars = texts.map((t) => grammarOf(t.path)).filter((g): g is Grammar => g !== null);
+  if (grammars.length === 0) return null;
+  const mirror = loaded.mirrorPath
+    ? (await baseOnlyMirror(root, loaded.mirrorPath, loaded.task.repo.baseCommit)).path
+    : null;
+  const { scripts, base } = await baseInputs(loaded.task, mirror);
+  const framework = sentinelRunner(loaded.task, scripts)?.framework ?? null;
+  const context = [...(base?.texts ?? []), ...(base?.setup ?? [])];
+  const { seals } = await planner(grammars, root)({ texts, demoted, framework, context });
+  return seals;
+}
+
+/**
+ * Why the task's seal record will not seal its grades (null: it will, or there is none): made for
+ * another seal plan than the oracle makes now (its planners or rules changed since the sweep), or
+ * not a record of the task's content. A grade then seals no comparison (sealHidden) until the task
+ * is swept again, so `quarantine-sweep --changed` sweeps it.
+ */
+export async function sealRecordDoubt(root: string, loaded: LoadedTask): Promise<string | null> {
+  const read = await readSealRecord(loaded);
+  if (read.kind === "absent") return null;
+  if (read.kind !== "current") return read.why;
+  let now: SealRun | null;
+  try {
+    now = await taskSealPlan(root, loaded);
+  } catch (error) {
+    return `the seal plan cannot be made to check ${SEAL_RECORD_FILE} against: ${(error as Error).message}`;
+  }
+  if (now?.fingerprint === read.record.plan) return null;
+  return `${SEAL_RECORD_FILE} was made for another seal plan (${read.record.plan.slice(0, 12)}…, the oracle's is ${now ? `${now.fingerprint.slice(0, 12)}…` : "none"} now): a grade seals no comparison until the task is swept again`;
+}
+
+/**
  * planSeals, through the root's plan cache when there is a root: the parsers are loaded only when a
  * plan is not there (seal-plan-cache.ts).
  */
@@ -192,10 +240,9 @@ async function sealHidden(
     // nothing here, and sealing every comparison would fail a correct diff on any site the gold
     // diff cannot pass, which only a sweep finds. A grade must never be the first place a correct
     // diff fails: no comparison is sealed (the runner decides each, the pair still guards the
-    // report) until a sweep records the plan again. A task whose folder, image and grader version
-    // are unchanged is current for --changed: name it.
+    // report) until a sweep records the plan again; --changed sweeps such a task (sealRecordDoubt).
     log.warn(
-      `seals.recorded.json was made for another seal plan (the oracle changed since the sweep): no comparison is sealed, the runner decides each; run pnpm quarantine-sweep --tasks ${record.task} to seal them again`,
+      `seals.recorded.json was made for another seal plan (the oracle changed since the sweep): no comparison is sealed, the runner decides each; run pnpm quarantine-sweep --changed to seal them again (it sweeps every task whose seal record is so)`,
     );
     const fresh = await plan({ texts, demoted: new Set(), framework, context });
     const every = new Set(fresh.seals.sites.map((s) => s.key));

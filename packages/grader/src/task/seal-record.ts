@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { type LoadedTask, type SealRecord, SealRecordSchema, writeJsonAtomic } from "@oracle/spec";
 import { taskDigest } from "./expected-record.js";
@@ -48,4 +48,16 @@ export async function writeSealRecord(loaded: LoadedTask, record: SealRecord): P
   const file = join(loaded.dir, SEAL_RECORD_FILE);
   await writeJsonAtomic(file, SealRecordSchema.parse(record));
   return file;
+}
+
+/** Removes the task's seal record; false when there was none. */
+export async function removeSealRecord(loaded: LoadedTask): Promise<boolean> {
+  const file = join(loaded.dir, SEAL_RECORD_FILE);
+  try {
+    await rm(file);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw error;
+  }
 }
