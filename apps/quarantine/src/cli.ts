@@ -5,6 +5,7 @@ import { type CliOptions, HELP, parseCliArgs } from "./args.js";
 import { closeLogger, createSweepLogger } from "./logger.js";
 import { type ProgressDisplay, plainProgress, ttyProgress } from "./progress.js";
 import { reportFiles } from "./report-files.js";
+import { ruleCounts } from "./seals.js";
 import { sweep, sweepPaths, sweepStamp } from "./sweep.js";
 import type { GradeFn, SweepReport } from "./types.js";
 
@@ -26,6 +27,10 @@ function summary(report: SweepReport): string {
   if (report.released.length > 0) lines.push(`released: ${report.released.join(", ")}`);
   if (report.removed.length > 0)
     lines.push(`dropped from the list (task gone): ${report.removed.join(", ")}`);
+  if (c.unsealedByRule)
+    lines.push(
+      `FAIL_TO_PASS tests with no strong seal, by rule (docs/security.md, Sealed expectations): ${ruleCounts(c.unsealedByRule)}`,
+    );
   const resealed = report.staleSealRecords ?? [];
   if (resealed.length > 0)
     lines.push(

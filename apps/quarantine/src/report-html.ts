@@ -1,6 +1,7 @@
 import { join, relative, sep } from "node:path";
 import { withRoot } from "@oracle/cli-kit";
 import { escapeHtml, renderCharts, runTone, TONE_COLOURS } from "./chart.js";
+import { unsealedWithRules } from "./seals.js";
 import { formatDuration, modeSummary } from "./summary.js";
 import type { RunRecord, SweepReport, TaskReport } from "./types.js";
 
@@ -46,7 +47,7 @@ function reasonsCell(task: TaskReport, root: string): string {
     );
   if (task.seals)
     items.push(
-      `<li class="${task.seals.unsealed.length > 0 ? "unprotected" : "expected"}"><b>sealed</b>: ${task.seals.sealed}/${task.seals.failToPass} FAIL_TO_PASS${task.seals.unsealed.length > 0 ? `; not sealed: ${escapeHtml(task.seals.unsealed.join(", "))}` : ""}</li>`,
+      `<li class="${task.seals.unsealed.length > 0 ? "unprotected" : "expected"}"><b>sealed</b>: ${task.seals.sealed}/${task.seals.failToPass} FAIL_TO_PASS${task.seals.unsealed.length > 0 ? `; not sealed: ${escapeHtml(unsealedWithRules(task.seals).join(", "))}` : ""}</li>`,
     );
   items.push(`<li class="expected">expected tests: ${escapeHtml(task.expected)}</li>`);
   if (task.infra.failedRuns > 0) {

@@ -1,4 +1,5 @@
 import { escapeMarkdown, withRoot } from "@oracle/cli-kit";
+import { ruleCounts, unsealedWithRules } from "./seals.js";
 import { formatDuration, modeSummary } from "./summary.js";
 import type { SweepReport, TaskReport } from "./types.js";
 
@@ -63,6 +64,22 @@ function taskRow(task: TaskReport): string {
   return `| ${cells.join(" | ")} |`;
 }
 
+/** The count of unsealed FAIL_TO_PASS tests per rule, and the tasks swept for a stale seal record. */
+function sealNotes(report: SweepReport): string[] {
+  const lines: string[] = [];
+  if (report.counts.unsealedByRule)
+    lines.push(
+      "",
+      `FAIL_TO_PASS tests with no strong seal, by rule (rows of docs/security.md, "Sealed expectations"): ${escapeMarkdown(ruleCounts(report.counts.unsealedByRule))}`,
+    );
+  if ((report.staleSealRecords ?? []).length > 0)
+    lines.push(
+      "",
+      `Swept because their seal record was made for another seal plan (the oracle changed since): ${escapeMarkdown(report.staleSealRecords!.join(", "))}`,
+    );
+  return lines;
+}
+
 /** report.md: the CI job summary. Counts, the newly quarantined and released tasks, then every task. */
 export function renderMarkdown(report: SweepReport): string {
   const c = report.counts;
@@ -94,9 +111,10 @@ export function renderMarkdown(report: SweepReport): string {
       "Sealed FAIL_TO_PASS tests (a strong seal decides each at baseline: its expected value never enters the container)",
       report.tasks.filter((t) => t.seals !== undefined),
       (t) =>
-        `${t.seals!.sealed}/${t.seals!.failToPass} sealed${t.seals!.unsealed.length > 0 ? `; not sealed: ${escapeMarkdown(t.seals!.unsealed.join(", "))}` : ""} (${escapeMarkdown(t.seals!.recorded)})`,
+        `${t.seals!.sealed}/${t.seals!.failToPass} sealed${t.seals!.unsealed.length > 0 ? `; not sealed: ${escapeMarkdown(unsealedWithRules(t.seals!).join(", "))}` : ""} (${escapeMarkdown(t.seals!.recorded)})`,
     ),
     ...listSection("Expected tests", report.tasks, (t) => escapeMarkdown(t.expected)),
+    ...sealNotes(report),
     "",
     "## Tasks",
     "",

@@ -149,3 +149,42 @@ describe("renderMarkdown", () => {
     }
   });
 });
+
+describe("unsealed FAIL_TO_PASS tests in the reports", () => {
+  it("each carries the rule that leaves it so, and the summary counts them per rule", () => {
+    const ruled: SweepReport = {
+      ...report,
+      counts: {
+        ...report.counts,
+        unsealedByRule: { "unsealed.no-comparison": 1, "unsealed.helper-check": 2 },
+      },
+      staleSealRecords: ["loop-ftp"],
+      tasks: [
+        task({
+          id: "loop-ftp",
+          status: "healthy",
+          seals: {
+            failToPass: 2,
+            sealed: 1,
+            unsealed: ["tests/test_x.py::test_loop"],
+            rules: { "tests/test_x.py::test_loop": "unsealed.helper-check" },
+            recorded: "recorded",
+          },
+        }),
+      ],
+    };
+    const md = renderMarkdown(ruled);
+    expect(md).toContain(
+      "- loop-ftp: 1/2 sealed; not sealed: tests/test\\_x.py::test\\_loop \\[unsealed.helper-check\\] (recorded)",
+    );
+    expect(md).toContain(
+      '\nFAIL_TO_PASS tests with no strong seal, by rule (rows of docs/security.md, "Sealed expectations"): unsealed.helper-check 2, unsealed.no-comparison 1',
+    );
+    expect(md).toContain(
+      "\nSwept because their seal record was made for another seal plan (the oracle changed since): loop-ftp\n\n## Tasks",
+    );
+    expect(renderHtml(ruled)).toContain(
+      "not sealed: tests/test_x.py::test_loop [unsealed.helper-check]</li>",
+    );
+  });
+});

@@ -47,6 +47,10 @@ function count(tasks: TaskReport[], update: ListUpdate): SweepCounts {
   const flags: Partial<Record<QuarantineFlag, number>> = {};
   for (const task of tasks)
     for (const reason of task.reasons) flags[reason.flag] = (flags[reason.flag] ?? 0) + 1;
+  const unsealedByRule: Record<string, number> = {};
+  for (const task of tasks)
+    for (const rule of Object.values(task.seals?.rules ?? {}))
+      unsealedByRule[rule] = (unsealedByRule[rule] ?? 0) + 1;
   return {
     tasks: tasks.length,
     healthy: tasks.filter((t) => t.status === "healthy").length,
@@ -57,6 +61,7 @@ function count(tasks: TaskReport[], update: ListUpdate): SweepCounts {
     runs: tasks.reduce((n, t) => n + t.runs.length, 0),
     infraRetries: tasks.reduce((n, t) => n + t.infra.retries, 0),
     flags,
+    ...(Object.keys(unsealedByRule).length > 0 ? { unsealedByRule } : {}),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { SealRecord, SealsResult } from "@oracle/spec";
-import { namesSameTest } from "@oracle/test-set";
-import type { RunObservation } from "./types.js";
+import { namesSameTest, type SealRun, unsealedRule } from "@oracle/test-set";
+import type { RunObservation, TaskReport } from "./types.js";
 
 /**
  * What the sweep learns of a task's seals (docs/security.md, "Sealed expectations"; rules.ts
@@ -71,17 +71,41 @@ export function failToPassSeals(
   });
 }
 
-/** The report's summary of a task's seals, from its record. */
+/**
+ * The report's summary of a task's seals, from its record; with the plan the grades make (the
+ * record's demoted sites left out), each unsealed test's rule (unsealedRule).
+ */
 export function sealSummary(
   record: SealRecord | null,
   recorded: string,
-): { failToPass: number; sealed: number; unsealed: string[]; recorded: string } | undefined {
+  plan: SealRun | null = null,
+): TaskReport["seals"] {
   if (!record || record.failToPass.length === 0) return undefined;
   const unsealed = record.failToPass.filter((f) => f.seal !== "strong").map((f) => f.test);
+  const listed = unsealed.slice(0, 50);
   return {
     failToPass: record.failToPass.length,
     sealed: record.failToPass.length - unsealed.length,
-    unsealed: unsealed.slice(0, 50),
+    unsealed: listed,
+    ...(plan && listed.length > 0
+      ? { rules: Object.fromEntries(listed.map((test) => [test, unsealedRule(plan, test)])) }
+      : {}),
     recorded,
   };
+}
+
+/** `unsealed.no-comparison 2, unsealed.weak 1`: counts by rule, most first; "" for none. */
+export function ruleCounts(counts: Readonly<Record<string, number>>): string {
+  return Object.entries(counts)
+    .sort(([a, m], [b, n]) => n - m || a.localeCompare(b))
+    .map(([rule, n]) => `${rule} ${n}`)
+    .join(", ");
+}
+
+/** `test [rule]` for each unsealed test, as the reports and new-task list them. */
+export function unsealedWithRules(seals: NonNullable<TaskReport["seals"]>): string[] {
+  return seals.unsealed.map((test) => {
+    const rule = seals.rules?.[test];
+    return rule ? `${test} [${rule}]` : test;
+  });
 }

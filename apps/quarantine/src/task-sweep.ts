@@ -7,6 +7,7 @@ import {
   SEAL_RECORD_FILE,
   sealRecordDoubt,
   taskDigest,
+  taskSealPlan,
   writeSealRecord,
 } from "@oracle/grader";
 import { formatError, isOracleError, type LoadedTask, loadTask, type SealRecord } from "@oracle/spec";
@@ -153,7 +154,10 @@ async function recordSeals(
   await writeSealRecord(loaded, record);
   const strong = record.failToPass.filter((f) => f.seal === "strong").length;
   const recorded = `recorded in tasks/${loaded.task.id}/${SEAL_RECORD_FILE}: ${strong} of ${record.failToPass.length} FAIL_TO_PASS test(s) sealed, ${demoted.length} site(s) left unsealed`;
-  const summary = sealSummary(record, recorded);
+  // The plan the grades make, for the rule that leaves each unsealed test so (read on the host, from
+  // the plan cache the runs just filled); a task whose plan cannot be made is listed without.
+  const planned = await taskSealPlan(root, loaded, new Set(demoted.map((d) => d.key))).catch(() => null);
+  const summary = sealSummary(record, recorded, planned);
   return { recorded, ...(summary ? { summary } : {}) };
 }
 

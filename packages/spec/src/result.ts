@@ -146,6 +146,11 @@ export const SealsResultSchema = z.strictObject({
       sealed: z.number().int().nonnegative(),
       /** Those with no strong seal (at most 50): a forged report passes them unless a check outside their values does not. */
       unsealed: z.array(z.string()),
+      /**
+       * Each of `unsealed` with the rule that leaves it so (@oracle/test-set rules.ts, a row of
+       * docs/security.md "Sealed expectations"): `unsealed.helper-check`, `unsealed.weak`, ….
+       */
+      rules: z.record(z.string(), z.string()).optional(),
     })
     .optional(),
   /** Each site's outcome (`<file>.<site>` key: matched, mismatch, not-plain, not-run); at most 2,000 sites listed. */

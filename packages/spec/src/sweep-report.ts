@@ -96,6 +96,11 @@ export const TaskReportSchema = z.strictObject({
       failToPass: z.number().int().nonnegative(),
       sealed: z.number().int().nonnegative(),
       unsealed: z.array(z.string()),
+      /**
+       * Each of `unsealed` with the rule that leaves it so (@oracle/test-set rules.ts, a row of
+       * docs/security.md "Sealed expectations"), where the sweep could plan the task's seals.
+       */
+      rules: z.record(z.string(), z.string()).optional(),
       /** What the sweep did about the seals' record (tasks/<id>/seals.recorded.json). */
       recorded: z.string(),
     })
@@ -121,6 +126,8 @@ export const SweepCountsSchema = z.strictObject({
   runs: count,
   infraRetries: count,
   flags: z.partialRecord(QuarantineReasonSchema.shape.flag, count),
+  /** The swept tasks' FAIL_TO_PASS tests with no strong seal, by the rule that leaves each so. */
+  unsealedByRule: z.record(z.string(), count).optional(),
 });
 export type SweepCounts = z.output<typeof SweepCountsSchema>;
 

@@ -26,3 +26,4 @@ export {
   type SealRun,
   type TestText,
 } from "./seal/seal-run.js";
+export { unsealedRule } from "./seal/unsealed-why.js";

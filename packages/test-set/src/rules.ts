@@ -43,6 +43,14 @@ export const SEAL_RULES = {
   "unsealed.approx":
     "A unittest equality assert (`assertEqual`, `assertListEqual`…, `assertNotEqual`, `assertAlmostEqual`) naming `approx` is left to the runner, unless it is `assertEqual(x, pytest.approx(<literal>))`, which unittest compares as `x == approx(…)` and the host seals as pytest's approx; an `assert` naming `approx` other than `x == pytest.approx(<literal>)` (inside a list or dict, `!=`, another library's) is a truth seal (seal.truth): an approx object is no plain data, and the container's own comparison decides. A test left with no sealed comparison is listed under this rule.",
   "unsealed.no-comparison": "A test with no comparison the rules above seal or check.",
+  "unsealed.weak":
+    "A test whose seals are all weak (a guessable value: a truth value, None/null/nil, 0, ±1, NaN, an empty value), exposed (the same value can be read in the container) or checked (the expected side is computed in the test) has no strong seal: a report forged for it is caught only where it gets those values wrong, or by the pair.",
+  "unsealed.after-check":
+    "A test whose strong seals all come after a check the oracle does not judge (`afterUnsealed`: an unsealed, demoted or checked comparison, `pytest.raises`, `toThrow`, Go's `t.Fatal`, a helper's check) has no strong seal that decides it: at baseline that check may end the test first.",
+  "unsealed.baseline":
+    "A test the plan seals strongly that no strong seal decided in every baseline run of the sweep (the seal matched, or the test ended before it): tasks/<id>/seals.recorded.json says so, and the grades count it unsealed.",
+  "unsealed.not-planned":
+    "A FAIL_TO_PASS test the plan does not name: its file is not in a language the planners read, or the name matches no test the planners found.",
   "unsealed.gold":
     "A comparison whose gold value was not plain data or did not match at validation (seal.gold).",
 } as const;

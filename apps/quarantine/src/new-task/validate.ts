@@ -6,6 +6,7 @@ import { connectDocker, dockerEngine } from "@oracle/engine";
 import { OracleError } from "@oracle/spec";
 import { closeLogger, createSweepLogger } from "../logger.js";
 import { plainProgress } from "../progress.js";
+import { unsealedWithRules } from "../seals.js";
 import { sweep, sweepPaths, sweepStamp } from "../sweep.js";
 import type { SweepReport, TaskReport } from "../types.js";
 
@@ -141,6 +142,10 @@ export function describeTask(task: TaskReport): string {
     }
   }
   lines.push(`  expected tests: ${task.expected}`);
+  if (task.seals && task.seals.unsealed.length > 0)
+    lines.push(
+      `  sealed: ${task.seals.sealed} of ${task.seals.failToPass} FAIL_TO_PASS test(s); no strong seal, by the rule of docs/security.md (Sealed expectations) that leaves each so: ${unsealedWithRules(task.seals).join(", ")}${task.seals.failToPass - task.seals.sealed > task.seals.unsealed.length ? ", …" : ""}`,
+    );
   if (task.unprotected) lines.push("  unprotected: a run had no sentinel (see docs/security.md, Sentinels)");
   return lines.join("\n");
 }

@@ -6,7 +6,7 @@ import type {
   SentinelState,
   SuiteResult,
 } from "@oracle/spec";
-import { namesSameTest, type SealJudgement, type SealRun } from "@oracle/test-set";
+import type { SealJudgement, SealRun } from "@oracle/test-set";
 import type { RunLog } from "../log/oracle-log.js";
 import { suiteTail } from "../log/output-tail.js";
 import type { SuiteName } from "../reports/junit.js";
@@ -177,11 +177,11 @@ function sealsRecord(
     executions: judged?.executions ?? [],
   });
   const unsealed = result.failToPass?.unsealed ?? [];
-  // Each with the rule that left it unsealed when the plan says more than "no comparison"
-  // (`unsealed.helper-check`: its comparison is in a helper it calls).
+  // Each with the rule that left it unsealed (`unsealed.helper-check`: its comparison is in a
+  // helper it calls), a row of docs/security.md.
   const named = unsealed.slice(0, 3).map((entry) => {
-    const rule = seals.run.unsealed.find((u) => namesSameTest(entry, u.test.entry))?.rule;
-    return rule && rule !== "unsealed.no-comparison" ? `${entry} [${rule}]` : entry;
+    const rule = result.failToPass?.rules?.[entry];
+    return rule ? `${entry} [${rule}]` : entry;
   });
   if (unsealed.length > 0)
     log.warn(

@@ -29,6 +29,11 @@ describe("sealsResult: FAIL_TO_PASS tests by the plan", () => {
       "hidden:tests.test_parse::test_spaces",
     ];
     const result = sealsResult(run, null, { failToPass, source: "planned" });
-    expect(result.failToPass).toEqual({ total: 2, sealed: 1, unsealed: [failToPass[0]] });
+    expect(result.failToPass).toEqual({
+      total: 2,
+      sealed: 1,
+      unsealed: [failToPass[0]],
+      rules: { [failToPass[0]!]: "unsealed.after-check" },
+    });
   });
 });

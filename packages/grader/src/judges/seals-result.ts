@@ -1,5 +1,5 @@
 import type { SealRecord, SealsResult } from "@oracle/spec";
-import { namesSameTest, type SealJudgement, type SealRun } from "@oracle/test-set";
+import { namesSameTest, type SealJudgement, type SealRun, unsealedRule } from "@oracle/test-set";
 
 /**
  * The result's `seals` section from the run's seal plan and their judgement: how many comparisons
@@ -62,7 +62,16 @@ export function sealsResult(
       notRun: judgement ? outcome("not-run") : run.sites.length,
     },
     ...(total > 0
-      ? { failToPass: { total, sealed: total - unsealed.length, unsealed: unsealed.slice(0, 50) } }
+      ? {
+          failToPass: {
+            total,
+            sealed: total - unsealed.length,
+            unsealed: unsealed.slice(0, 50),
+            ...(unsealed.length > 0
+              ? { rules: Object.fromEntries(unsealed.slice(0, 50).map((e) => [e, unsealedRule(run, e)])) }
+              : {}),
+          },
+        }
       : {}),
     plan: run.fingerprint,
     ...(options.record ? { demoted: options.record.demoted.length } : {}),
