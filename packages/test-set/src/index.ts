@@ -6,6 +6,7 @@ export {
   namesSameTest,
   ReportIndex,
 } from "./expected-tests.js";
+export { setupModuleText } from "./js/seal.js";
 export { type Grammar, grammarOf, loadParsers, type Parsers } from "./parsers.js";
 export { cryptoRandom, type Random, seededRandom } from "./random.js";
 export { SEAL_RULES, type SealRule } from "./rules.js";

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadParsers, type Parsers } from "../parsers.js";
 import { planSeals } from "../seal/seal-run.js";
-import { sealJs } from "./seal.js";
+import { sealJs, setupModuleText } from "./seal.js";
 
 let parsers: Parsers;
 beforeAll(async () => {
@@ -587,5 +587,154 @@ describe("a value a test's title or a comment spells is exposed, not strong (att
     );
     // "zz" is shorter than three characters: guessed anyway, it does not count; "abcd" is nowhere.
     expect(p.sites.map((s) => s.strength)).toEqual(["exposed", "exposed", "exposed", "strong"]);
+  });
+});
+
+describe("what expect is (brief s25 sealjs2: aliases, rebinding, setup modules)", () => {
+  const kinds = (p: ReturnType<typeof planSeals>) => ({
+    sites: p.sites.map((s) => [s.test.entry, s.kind]),
+    unsealed: p.unsealed.map((u) => [u.test.entry, u.rule]),
+  });
+  const run = (text: string, framework: string, context: Array<{ path: string; text: string }> = []) =>
+    kinds(planSeals(parsers, [{ path: "test/regression/x.test.js", text }], { framework, context }));
+  const body = `const { count } = require("../../src/fields");
+const assert = require("node:assert");
+
+test("count", () => {
+  expect(count("two  words")).toBe(2);
+});
+
+test("node", () => {
+  assert.strictEqual(count("a"), 1);
+});
+`;
+
+  it("an expect the file binds to another module's (a stricter helper) is not sealed: its toEqual is not the runner's (task wrap-jest, parse-undef.diff PASSed)", () => {
+    const unsealed = {
+      sites: [["node", "js.is"]],
+      unsealed: [["count", "unsealed.expect-alias"]],
+    };
+    for (const binding of [
+      'const { expect } = require("../../support/strict");\n',
+      'import { expect } from "../helpers.js";\n',
+      "const expect = makeExpect();\n",
+      "function expect(value) {\n  return real(value);\n}\n",
+      'const helpers = require("./helpers");\nconst expect = helpers.expect;\n',
+      "let expect;\nbeforeAll(() => {\n  expect = wrap(globalThis.expect);\n});\n",
+    ])
+      expect(run(binding + body, "jest"), binding).toEqual(unsealed);
+    // The runner's own expect, or chai's, under any of its bindings, stays sealed.
+    for (const binding of [
+      "",
+      'const { expect } = require("@jest/globals");\n',
+      'import { expect } from "@jest/globals";\n',
+      'import { expect, test } from "vitest";\n',
+      'const { expect: expect } = require("expect");\n',
+    ])
+      expect(run(binding + body, "jest").sites, binding).toEqual([
+        ["count", "js.is"],
+        ["node", "js.is"],
+      ]);
+    const chai = body.replace(".toBe(2)", ".to.equal(2)");
+    for (const binding of [
+      'const expect = require("chai").expect;\n',
+      'const { expect } = require("chai");\n',
+    ])
+      expect(run(binding + chai, "jest").sites, binding).toEqual([
+        ["count", "js.strict"],
+        ["node", "js.is"],
+      ]);
+  });
+
+  it("an alias of expect is not sealed (no wrong verdict: the runner decides it)", () => {
+    for (const binding of [
+      "const check = expect;\n",
+      'import { expect as check } from "vitest";\n',
+      'const { expect: check } = require("@jest/globals");\n',
+    ])
+      expect(run(binding + body.replace("expect(count", "check(count"), "jest").sites, binding).toEqual([
+        ["node", "js.is"],
+      ]);
+  });
+
+  it("a setup file that rebinds the global expect (globalThis.expect = wrap(expect)) leaves the global expect unsealed, an imported one sealed (task wrap-jest, count-text.diff FAILed)", () => {
+    const unsealed = {
+      sites: [["node", "js.is"]],
+      unsealed: [["count", "unsealed.expect-alias"]],
+    };
+    for (const setup of [
+      "const builtin = expect;\nglobalThis.expect = Object.assign((actual) => builtin(Number(actual)), builtin);\n",
+      "global.expect = wrap(global.expect);\n",
+      "expect = wrap(expect);\n",
+      'globalThis["expect"] = wrap(expect);\n',
+      'Object.defineProperty(globalThis, "expect", { value: wrap(expect) });\n',
+    ])
+      expect(run(body, "jest", [{ path: "support/expect.js", text: setup }]), setup).toEqual(unsealed);
+    const imported = `import { expect, test } from "vitest";\n${body}`;
+    expect(
+      run(imported, "vitest", [{ path: "support/expect.js", text: "globalThis.expect = wrap(expect);\n" }])
+        .sites,
+    ).toEqual([
+      ["count", "js.is"],
+      ["node", "js.is"],
+    ]);
+    // A declaration of its own is no rebinding of the global one.
+    expect(
+      run(body, "jest", [{ path: "test/helpers.js", text: 'const expect = require("chai").expect;\n' }])
+        .sites,
+    ).toEqual([
+      ["count", "js.is"],
+      ["node", "js.is"],
+    ]);
+  });
+
+  it("expect.extend through an alias (const e = expect; import { expect as e }; const { extend } = expect; expect['extend']) redefines matchers too", () => {
+    const extended = {
+      sites: [["node", "js.is"]],
+      unsealed: [["count", "unsealed.extended-matcher"]],
+    };
+    for (const setup of [
+      "const e = expect;\ne.extend({ toBe(received, expected) { return { pass: received == expected, message: () => '' }; } });\n",
+      'import { expect as check } from "vitest";\ncheck.extend(matchers);\n',
+      'const { expect: check } = require("@jest/globals");\ncheck.extend({ ...matchers });\n',
+      "const { extend } = expect;\nextend({ toBe: loose });\n",
+      'expect["extend"]({ toBe: loose });\n',
+    ])
+      expect(run(body, "jest", [{ path: "support/matchers.js", text: setup }]), setup).toEqual(extended);
+  });
+
+  it("chai's use under another name or re-exported loads a plugin too (import { use as plug } from 'chai'; export { use } from 'chai')", () => {
+    const vitest = `import { expect, test } from "vitest";\n${body}`;
+    const want = {
+      sites: [["node", "js.is"]],
+      unsealed: [["count", "unsealed.extended-matcher"]],
+    };
+    for (const setup of [
+      'import { use as plug } from "chai";\nimport near from "near-plugin";\nplug(near);\n',
+      'const { use: plug } = require("chai");\nplug(require("near-plugin"));\n',
+      'export { use } from "chai";\n',
+      'export * from "chai";\n',
+    ])
+      expect(run(vitest, "vitest", [{ path: "support/chai.js", text: setup }]), setup).toEqual(want);
+  });
+
+  it("a setup module the runner's config names from a package (jest-extended/all, @testing-library/jest-dom) leaves that runner's expect and chai unsealed, node:assert sealed", () => {
+    const marker = (runner: string, entry: string) => ({
+      path: `package.json: setupFilesAfterEnv ${entry}`,
+      text: setupModuleText(runner, entry),
+    });
+    expect(run(body, "jest", [marker("jest", "jest-extended/all")])).toEqual({
+      sites: [["node", "js.is"]],
+      unsealed: [["count", "unsealed.setup-module"]],
+    });
+    const vitest = `import { expect, test } from "vitest";\n${body}`;
+    expect(run(vitest, "vitest", [marker("vitest", "some-package/setup")]).sites).toEqual([
+      ["node", "js.is"],
+    ]);
+    // Another runner's configuration does not load it.
+    expect(run(vitest, "vitest", [marker("jest", "jest-extended/all")]).sites).toEqual([
+      ["count", "js.is"],
+      ["node", "js.is"],
+    ]);
   });
 });

@@ -30,7 +30,16 @@ interface Vocabulary {
   chaiAssert: Set<string>;
   /** Whether `expect` is chai's (else jest's or vitest's, whose chai chains are chai's too). */
   chaiExpect: boolean;
+  /**
+   * What the file binds `expect` to: the runner's (`vitest`, `@jest/globals`, the `expect` package),
+   * chai's, another value (a helper module's, a declaration, a parameter, an assignment), or nothing
+   * (the runner's global).
+   */
+  expectBinding: "runner" | "chai" | "other" | null;
 }
+
+/** Modules whose `expect` is the runner's own. */
+const RUNNER_EXPECT = new Set(["vitest", "@jest/globals", "expect"]);
 
 const ASSERT_SOURCE = /^(node:)?assert(\/strict)?$/;
 
@@ -60,8 +69,23 @@ function vocabulary(root: SyntaxNode): Vocabulary {
     nodeFunctions: new Map(),
     chaiAssert: new Set(),
     chaiExpect: false,
+    expectBinding: null,
+  };
+  const bindExpect = (binding: "runner" | "chai" | "other") => {
+    // A second binding of the name (`import { expect } from "vitest"` and `let expect` inside) is another value.
+    vocab.expectBinding = vocab.expectBinding === null ? binding : "other";
   };
   const bindImport = (source: string, local: string, imported: string | null) => {
+    if (local === "expect")
+      bindExpect(
+        source === "chai" && imported === "expect"
+          ? "chai"
+          : RUNNER_EXPECT.has(source) &&
+              (imported === "expect" ||
+                (source === "expect" && (imported === null || imported === "default")))
+            ? "runner"
+            : "other",
+      );
     if (ASSERT_SOURCE.test(source)) {
       const strict = source.endsWith("/strict") || imported === "strict";
       if (imported === null || imported === "default" || imported === "strict")
@@ -91,8 +115,20 @@ function vocabulary(root: SyntaxNode): Vocabulary {
     if (statement.type === "lexical_declaration" || statement.type === "variable_declaration")
       for (const declarator of named(statement).filter((d) => d.type === "variable_declarator")) {
         const target = declarator.childForFieldName("name");
-        const required = requireOf(declarator.childForFieldName("value"));
+        const value = declarator.childForFieldName("value");
+        const required = requireOf(value);
+        // `const expect = require("chai").expect` (or `require("@jest/globals").expect`).
+        const taken =
+          value?.type === "member_expression" && value.childForFieldName("property")?.text === "expect"
+            ? requireOf(value.childForFieldName("object"))
+            : null;
+        if (target?.type === "identifier" && target.text === "expect" && !required) {
+          if (taken) bindImport(taken.source, "expect", "expect");
+          else bindExpect("other");
+        }
         if (!target || !required) continue;
+        if (target.type === "identifier" && target.text === "expect")
+          bindImport(required.source, "expect", null);
         if (target.type === "identifier") {
           if (ASSERT_SOURCE.test(required.source))
             vocab.nodeAssert.set(target.text, required.strict || required.source.endsWith("/strict"));
@@ -104,6 +140,14 @@ function vocabulary(root: SyntaxNode): Vocabulary {
           }
       }
   }
+  // `expect` bound inside (a parameter, a test's own `const expect`), a top-level function or class
+  // of that name, or assigned anywhere (`expect = wrap(expect)`): not the runner's.
+  const assigned = root
+    .descendantsOfType("assignment_expression")
+    .some((a) =>
+      /^(?:(?:globalThis|global|window|self)\s*\.\s*)?expect$/.test(a?.childForFieldName("left")?.text ?? ""),
+    );
+  if (assigned || boundInside(root, false).has("expect")) vocab.expectBinding = "other";
   return vocab;
 }
 
@@ -443,7 +487,7 @@ const BINDS = new Set([
  * not the module's; such a name is no constant anywhere in the file (found by an attack review: a
  * test's `const WANT = f(2)` was sealed with the module's `WANT`).
  */
-function boundInside(root: SyntaxNode): Set<string> {
+function boundInside(root: SyntaxNode, imports = true): Set<string> {
   const names = new Set<string>();
   const walk = (node: SyntaxNode) => {
     const parent = node.parent;
@@ -466,6 +510,7 @@ function boundInside(root: SyntaxNode): Set<string> {
     for (const child of named(node)) walk(child);
   };
   for (const statement of named(root)) {
+    if (!imports && statement.type === "import_statement") continue;
     const topLevel = statement.type === "lexical_declaration" || statement.type === "variable_declaration";
     if (!topLevel) {
       walk(statement);
@@ -631,7 +676,7 @@ function expectNames(text: string): string[] {
  * `jestExpect.extend({ toBe … })` in a setup file), as a member or by a string key (`expect["extend"](`).
  */
 function extendCalls(text: string): RegExp {
-  const object = ["[\\w$]*[Ee]xpect", ...expectNames(text)].join("|");
+  const object = ["[\\w$]*[Ee]xpect", ...expectNames(text), ...expectAliases(text)].join("|");
   return new RegExp(
     `(?<![\\w$])(?:${object})(?![\\w$])\\s*(?:\\.\\s*extend|\\[\\s*["'\`]extend["'\`]\\s*\\])\\s*\\(`,
     "g",
@@ -652,6 +697,16 @@ export const ANY_MATCHER = "*";
 export function extendedMatchers(files: ReadonlyArray<{ text: string }>): Set<string> {
   const names = new Set<string>();
   for (const { text } of files) {
+    // Through another name (`const e = expect`, `import { expect as e }`, `{ expect: e } = require(…)`),
+    // a destructured `extend` or a computed `expect["extend"]`: the same extend (brief s25 sealjs2).
+    const aliases = ["expect", ...expectAliases(text)].join("|");
+    if (
+      new RegExp(`\\{[^{}]*\\bextend\\b[^{}]*\\}\\s*=\\s*(?:[\\w$]+\\s*\\.\\s*)?(?:${aliases})\\b`).test(
+        text,
+      ) ||
+      new RegExp(`\\b(?:${aliases})\\s*\\[\\s*["'\`]extend["'\`]`).test(text)
+    )
+      names.add(ANY_MATCHER);
     for (const start of text.matchAll(extendCalls(text))) {
       let depth = 1;
       let end = start.index + start[0].length;
@@ -669,6 +724,58 @@ export function extendedMatchers(files: ReadonlyArray<{ text: string }>): Set<st
   return names;
 }
 
+/** Other names a text gives `expect`: `const e = expect`, `import { expect as e }`, `const { expect: e } = …`. */
+function expectAliases(text: string): string[] {
+  const out: string[] = [];
+  for (const pattern of [
+    /\b(?:const|let|var)\s+([\w$]+)\s*=\s*(?:(?:globalThis|global|window|self)\s*\.\s*)?expect\s*(?=[;,)\n]|$)/g,
+    /\bexpect\s+as\s+([\w$]+)/g,
+    /\bexpect\s*:\s*([\w$]+)/g,
+  ])
+    for (const m of text.matchAll(pattern)) if (m[1] !== "expect") out.push(m[1]!.replace(/\$/g, "\\$"));
+  return out;
+}
+
+/**
+ * Whether a text rebinds the runner's global `expect` (`globalThis.expect = wrap(expect)`, a bare
+ * `expect = …`, `Object.defineProperty(global, "expect", …)`), as a setup file may: every file that
+ * reads the global then calls that value, whose matchers the planner does not know (brief s25
+ * sealjs2: a wrapper reading digits as numbers passed a correct count returned as text, the seal
+ * FAILed it). A declaration of a name of its own (`const expect = require("chai").expect`) is none.
+ */
+export function expectRebound(text: string): boolean {
+  return (
+    /\b(?:globalThis|global|window|self)\s*(?:\.\s*expect\b|\[\s*["'`]expect["'`]\s*\])\s*=(?![=>])/.test(
+      text,
+    ) ||
+    /\bdefineProperty\s*\(\s*(?:globalThis|global|window|self)\s*,\s*["'`]expect["'`]/.test(text) ||
+    /\bassign\s*\(\s*(?:globalThis|global|window|self)\s*,[^;]*\bexpect\b/.test(text) ||
+    /(?<![\w$.]|\b(?:const|let|var)\s+)\bexpect\s*=(?![=>])/.test(text)
+  );
+}
+
+/**
+ * The context text (seal-run.ts `context`) that stands for a setup module a runner's configuration
+ * names and the planner cannot read (a package: `setupFilesAfterEnv: ["jest-extended/all"]`, an
+ * entry the config computes): it may redefine any of that runner's matchers, and load chai plugins.
+ */
+export function setupModuleText(runner: string, entry: string): string {
+  return `${SETUP_MODULE_MARK}${runner}: ${JSON.stringify(entry)} */\n`;
+}
+const SETUP_MODULE_MARK = "/* oracle: a setup module the planner cannot read, for ";
+
+/** Whether the context names a setup module of `framework` (any runner's when it is not known) that the planner cannot read. */
+export function setupModuleIn(
+  files: ReadonlyArray<{ text: string }>,
+  framework: string | null | undefined,
+): boolean {
+  return files.some(
+    (f) =>
+      f.text.startsWith(SETUP_MODULE_MARK) &&
+      (!framework || f.text.startsWith(`${SETUP_MODULE_MARK}${framework}:`)),
+  );
+}
+
 /**
  * Whether a file may load a chai plugin, which can redefine any of chai's matchers (`equal`, `eql`,
  * and vitest's `toBe`/`toEqual`, chai methods too): `chai.use(…)` or `use(…)` in a file that names
@@ -682,7 +789,9 @@ export function chaiPluginIn(text: string): boolean {
     // chai 5's `config.deepEqual` replaces the comparison behind eql, deep.equal and assert.deepEqual
     // (a money comparator to the cent FAILed a correct split; attack review s25, finding 4).
     /\bconfig\s*(?:\.\s*deepEqual\b|\[\s*["'`]deepEqual["'`]\s*\])/.test(text) ||
-    (/\bchai\b/.test(text) && /\buse\s*\(/.test(text))
+    (/\bchai\b/.test(text) && /\buse\s*\(|\buse\s+as\s+[\w$]|\buse\s*:\s*[\w$]/.test(text)) ||
+    // chai's `use` handed on (`export { use } from "chai"`): a file importing it from there may call it.
+    /\bexport\s*(?:\*|\{[^}]*\buse\b[^}]*\})\s*from\s*["'`]chai["'`]/.test(text)
   );
 }
 
@@ -749,6 +858,10 @@ export function sealJs(
     chaiPlugins?: boolean;
     /** Whether a file assigns to a member of an assert object (assertPatchedIn): node's and chai's `assert` comparisons are not sealed. */
     assertPatched?: boolean;
+    /** Whether a file rebinds the global `expect` (expectRebound): a file reading the global is not sealed. */
+    rebound?: boolean;
+    /** Whether the runner's config names a setup module the planner cannot read (setupModuleIn): no expect or chai comparison is sealed. */
+    setupModule?: boolean;
     /** Array and object constants the file also uses otherwise (sealJs's second pass). */
     shared?: ReadonlySet<string>;
   } = {},
@@ -824,10 +937,23 @@ export function sealJs(
         let guarded = false;
         let tested = false;
         let extended = false;
+        let aliased = false;
+        let setupModule = false;
         for (const [expression, statement] of pairs) {
           const found = expression ? comparisonOf(expression, statement, vocab, constants) : null;
           if (!found) {
             if (unjudgedCheck(statement, helpers)) guarded = true;
+            continue;
+          }
+          if (options.setupModule && chaiMatcher(expression!, vocab, false)) {
+            setupModule = guarded = true;
+            continue;
+          }
+          if (
+            expectChain(expression!)?.expectName === "expect" &&
+            (vocab.expectBinding === "other" || (options.rebound && vocab.expectBinding === null))
+          ) {
+            aliased = guarded = true;
             continue;
           }
           if (options.testers && (found.kind === "js.toEqual" || found.kind === "js.toStrictEqual")) {
@@ -880,11 +1006,15 @@ export function sealJs(
         else
           unsealed.push({
             test: ref,
-            rule: tested
-              ? "unsealed.equality-testers"
-              : extended
-                ? "unsealed.extended-matcher"
-                : "unsealed.no-comparison",
+            rule: setupModule
+              ? "unsealed.setup-module"
+              : aliased
+                ? "unsealed.expect-alias"
+                : tested
+                  ? "unsealed.equality-testers"
+                  : extended
+                    ? "unsealed.extended-matcher"
+                    : "unsealed.no-comparison",
           });
       }
     };

@@ -1,6 +1,14 @@
 import { createHash } from "node:crypto";
 import { sealGo } from "../go/seal.js";
-import { assertPatchedIn, chaiPluginIn, extendedMatchers, jsTitles, sealJs } from "../js/seal.js";
+import {
+  assertPatchedIn,
+  chaiPluginIn,
+  expectRebound,
+  extendedMatchers,
+  jsTitles,
+  sealJs,
+  setupModuleIn,
+} from "../js/seal.js";
 import type { Parsers } from "../parsers.js";
 import { grammarOf } from "../parsers.js";
 import { ASSERTS_SWAPPED, sealPython, subclassesIn } from "../python/seal.js";
@@ -123,6 +131,9 @@ export function planSeals(
   const chaiPlugins = [...js, ...(options.context ?? [])].some((f) => chaiPluginIn(f.text));
   // And an assignment to a member of node's or chai's assert (`assert.equal = assert.strictEqual`).
   const assertPatched = [...js, ...(options.context ?? [])].some((f) => assertPatchedIn(f.text));
+  // And a setup file rebinding the global expect, or a setup module the planner cannot read.
+  const rebound = [...js, ...(options.context ?? [])].some((f) => expectRebound(f.text));
+  const setupModule = setupModuleIn(options.context ?? [], options.framework);
   const { demoted } = options;
   files.forEach((file, index) => {
     const grammar = grammarOf(file.path);
@@ -165,6 +176,8 @@ export function planSeals(
                 extended,
                 chaiPlugins,
                 assertPatched,
+                rebound,
+                setupModule,
               },
             )
           : undefined;
