@@ -100,11 +100,84 @@ describe("baseTestTexts", () => {
       "test/a.test.js": 'test("a", () => {});\n',
     });
     const read = await baseTestTexts(gitDir, base, ["test/**"]);
+    // setup/plain.js rebinds the global expect to chai's: read too (the next case); the config names
+    // setup/chai.js, whose chai-almost is a package the planner does not read (the case after).
     expect(read.setup?.map((t) => t.path).sort()).toEqual([
       "setup/chai.js",
+      "setup/chai.js: imports chai-almost",
       "setup/overwrite.js",
+      "setup/plain.js",
       "setup/proto.js",
     ]);
+  });
+
+  it("reads a setup file that rebinds expect, extends it through an alias or takes chai's use by name (brief s25 sealjs2)", async () => {
+    const { gitDir, base } = repoWith({
+      "package.json": "{}",
+      "support/wrap.js":
+        "const builtin = expect;\nglobalThis.expect = Object.assign((v) => builtin(Number(v)), builtin);\n",
+      "support/bare.js": "expect = wrap(expect);\n",
+      "support/define.js": 'Object.defineProperty(global, "expect", { value: wrap(expect) });\n',
+      "support/alias.js": "const e = expect;\ne.extend(matchers);\n",
+      "support/named.js": 'import { expect as check } from "vitest";\ncheck.extend({ toBe: loose });\n',
+      "support/use.js": 'import { use } from "chai";\nimport near from "near-plugin";\nuse(near);\n',
+      "support/reexport.js": 'export { use, expect } from "chai";\n',
+      "support/chai-plain.js": 'const expect = require("chai").expect;\nmodule.exports = { expect };\n',
+      "support/user.js": 'import { expect } from "chai";\nexport const user = { name: "Ada" };\n',
+      "test/a.test.js": 'test("a", () => {});\n',
+    });
+    const read = await baseTestTexts(gitDir, base, ["test/**"]);
+    expect(read.setup?.map((t) => t.path).sort()).toEqual([
+      "support/alias.js",
+      "support/bare.js",
+      "support/define.js",
+      "support/named.js",
+      "support/reexport.js",
+      "support/use.js",
+      "support/wrap.js",
+    ]);
+  });
+
+  it("reads the setup files a jest or vitest config names; a package, a computed entry or a package such a file imports stands as a module the planner cannot read (brief s25 sealjs2 item 1)", async () => {
+    const { gitDir, base } = repoWith({
+      "package.json": JSON.stringify({
+        jest: {
+          setupFilesAfterEnv: ["jest-extended/all", "<rootDir>/support/quiet.js"],
+          setupFiles: ["./support/env"],
+          testEnvironment: "jsdom",
+          globalSetup: "some-global-setup",
+        },
+      }),
+      "support/quiet.js":
+        'import "@testing-library/jest-dom";\nimport fs from "node:fs";\nrequire("path");\nrequire("./helpers");\n',
+      "support/env/index.js": "process.env.TZ = 'UTC';\n",
+      "web/vitest.config.ts":
+        'import { defineConfig } from "vitest/config";\nexport default defineConfig({ test: { environment: "happy-dom", setupFiles: ["./setup.ts", "some-package/setup"] } });\n',
+      "web/setup.ts": 'import { expect } from "vitest";\n',
+      "app/vite.config.js":
+        '// the setupFiles below\nexport default { test: { setupFiles: [resolve(__dirname, "s.js")], environment: "./env/custom.js" } };\n',
+      "app/env/custom.js": "module.exports = class {};\n",
+      "test/a.test.js": 'test("a", () => {});\n',
+      "README.md": "A repository with runner configs.\n",
+    });
+    const read = await baseTestTexts(gitDir, base, ["test/**"]);
+    // jsdom and happy-dom are the runners' own environments; globalSetup runs outside the tests.
+    expect(read.setup?.map((t) => t.path).sort()).toEqual([
+      "app/env/custom.js",
+      "app/vite.config.js: setupFiles (computed)",
+      "app/vite.config.js: setupFiles s.js",
+      "package.json: setupFilesAfterEnv jest-extended/all",
+      "support/env/index.js",
+      "support/quiet.js",
+      "support/quiet.js: imports @testing-library/jest-dom",
+      "web/setup.ts",
+      "web/vitest.config.ts: setupFiles some-package/setup",
+    ]);
+    const unread = read.setup?.filter((t) => t.path.includes(": ")).map((t) => t.text.slice(0, 60)) ?? [];
+    expect(unread).toHaveLength(5);
+    // Nothing else: a repository with no runner config names none.
+    const plain = repoWith({ "package.json": '{ "name": "x" }', "test/a.test.js": "" });
+    expect((await baseTestTexts(plain.gitDir, plain.base, ["test/**"])).setup).toEqual([]);
   });
 });
 

@@ -21,6 +21,7 @@ import {
   sentinelRunner,
   TEST_SOURCE,
 } from "./sentinels.js";
+import { packagesImported, setupModules } from "./setup-modules.js";
 
 /**
  * The existing suite's sentinels. Its test files are the base commit's (the prep resets those the
@@ -193,30 +194,44 @@ export async function baseTestTexts(
   const picked = wanted.slice(0, MAX_FILES);
   const readable = configs.filter((c) => c.size <= MAX_TEST_FILE_BYTES);
   const inSuite = new Set(picked.map((p) => p.path));
-  const setup = (await extensionFiles(repo, commit))
-    .filter((path) => !inSuite.has(path) && blobsByPath.has(path))
-    .slice(0, MAX_CONFIGS)
-    .map((path) => ({ path, ...blobsByPath.get(path)! }));
-  const setupReadable = setup.filter((f) => f.size <= MAX_TEST_FILE_BYTES);
-  const blobs = await readBlobs(repo, [...picked, ...readable, ...setupReadable]);
+  const [grepped, blobs] = await Promise.all([
+    extensionFiles(repo, commit),
+    readBlobs(repo, [...picked, ...readable]),
+  ]);
   const texts = picked.map(({ path }, i) => ({ path, text: blobs[i]! }));
   const configTexts = new Map<string, string | null>(configs.map((c) => [c.path, null]));
   readable.forEach((c, i) => {
     configTexts.set(c.path, blobs[picked.length + i]!);
   });
-  const setupTexts = new Map(
-    setupReadable.map((f, i) => [f.path, blobs[picked.length + readable.length + i]!] as const),
-  );
+  // The setup modules the runners' configs name: a repository file is read (its text, and the
+  // packages it imports, decide), anything else stands as a module the planner cannot read.
+  const modules = setupModules(configTexts, new Set(blobsByPath.keys()));
+  const named = new Map(modules.files.map((f) => [f.path, f.runner] as const));
+  const setup = [...new Set([...named.keys(), ...grepped.filter((path) => !inSuite.has(path))])]
+    .filter((path) => blobsByPath.has(path))
+    .slice(0, MAX_CONFIGS)
+    .map((path) => ({ path, ...blobsByPath.get(path)! }));
+  const setupReadable = setup.filter((f) => f.size <= MAX_TEST_FILE_BYTES);
+  const setupBlobs = await readBlobs(repo, setupReadable);
+  const setupTexts = new Map(setupReadable.map((f, i) => [f.path, setupBlobs[i]!] as const));
+  // A file too large to read may register anything: read as one whose argument is unknown.
+  const setupFiles = setup.map(({ path }) => ({ path, text: setupTexts.get(path) ?? UNREAD_EXTENSION }));
   return {
     texts,
     capped: wanted.length > picked.length,
     configs: configTexts,
-    // A file too large to read may register anything: read as one whose argument is unknown.
-    setup: setup.map(({ path }) => ({ path, text: setupTexts.get(path) ?? UNREAD_EXTENSION })),
+    setup: [
+      ...setupFiles,
+      ...modules.unread,
+      ...setupFiles.flatMap(({ path, text }) =>
+        named.has(path) ? packagesImported(named.get(path)!, path, text) : [],
+      ),
+    ],
   };
 }
 
-const UNREAD_EXTENSION = "expect.extend(unread);\nexpect.addEqualityTesters(unread);\nchai.use(unread);\n";
+const UNREAD_EXTENSION =
+  "expect.extend(unread);\nexpect.addEqualityTesters(unread);\nchai.use(unread);\nglobalThis.expect = unread;\n";
 
 /**
  * What registers a jest/vitest matcher or equality tester (js/seal.ts extendedMatchers, seal-run.ts),
@@ -237,7 +252,23 @@ const EXTENDS_EXPECT = [
   "Assertion[[:space:]]*\\.[[:space:]]*prototype",
   // `chai` on one line and `.use(plugin)` on the next: git grep reads line by line.
   "^[[:space:]]*\\.[[:space:]]*use[[:space:]]*\\(",
+  // The global expect rebound (js/seal.ts expectRebound): `globalThis.expect = wrap(expect)`,
+  // `Object.defineProperty(global, "expect", …)`, a statement `expect = …`.
+  "(globalThis|global|window|self)[[:space:]]*(\\.[[:space:]]*expect|\\[[[:space:]]*.expect)",
+  "defineProperty[[:space:]]*\\([[:space:]]*(globalThis|global|window|self)[[:space:]]*,",
+  "(^|;)[[:space:]]*expect[[:space:]]*=[^=>]",
 ].join("|");
+
+/**
+ * Files that name both words, read line by line apart: `expect` and `extend` (an alias's
+ * `e.extend(…)`, `const { extend } = expect`, `expect["extend"]`: js/seal.ts extendedMatchers), and
+ * the chai module and a `use` not after a dot (`import { use } from "chai"`, `use as plug`, a
+ * re-export: chaiPluginIn). The texts decide.
+ */
+const BOTH_WORDS: ReadonlyArray<readonly [string, string]> = [
+  ["(^|[^[:alnum:]_$])expect([^[:alnum:]_$]|$)", "extend"],
+  ["[\"'`]chai[\"'`]", "(^|[^[:alnum:]_$.])use([^[:alnum:]_$]|$)"],
+];
 
 /**
  * The base commit's JS/TS files, anywhere outside node_modules, that register matchers or equality
@@ -245,31 +276,39 @@ const EXTENDS_EXPECT = [
  * is rarely one of the existing suite's files, and it changes what the hidden tests' matchers mean.
  */
 async function extensionFiles(repo: string, commit: string): Promise<string[]> {
-  const out = await gitBuffer(
-    repo,
-    [
-      "grep",
-      "-l",
-      "-z",
-      "-I",
-      "-E",
-      "-e",
-      EXTENDS_EXPECT,
-      commit,
-      "--",
-      ...JS_SOURCES,
-      ":(exclude)node_modules",
-      ":(exclude)*/node_modules/*",
-    ],
-    undefined,
-    true,
-  );
+  const grep = (patterns: string[]) =>
+    gitBuffer(
+      repo,
+      [
+        "grep",
+        "-l",
+        "-z",
+        "-I",
+        "-E",
+        ...(patterns.length > 1 ? ["--all-match"] : []),
+        ...patterns.flatMap((p) => ["-e", p]),
+        commit,
+        "--",
+        ...JS_SOURCES,
+        ":(exclude)node_modules",
+        ":(exclude)*/node_modules/*",
+      ],
+      undefined,
+      true,
+    );
+  const outs = await Promise.all([grep([EXTENDS_EXPECT]), ...BOTH_WORDS.map((pair) => grep([...pair]))]);
   const prefix = `${commit}:`;
-  return out
-    .toString("utf8")
-    .split("\0")
-    .filter((p) => p.startsWith(prefix))
-    .map((p) => p.slice(prefix.length));
+  return [
+    ...new Set(
+      outs.flatMap((out) =>
+        out
+          .toString("utf8")
+          .split("\0")
+          .filter((p) => p.startsWith(prefix))
+          .map((p) => p.slice(prefix.length)),
+      ),
+    ),
+  ];
 }
 const JS_SOURCES = ["js", "cjs", "mjs", "jsx", "ts", "cts", "mts", "tsx"].map((ext) => `*.${ext}`);
 
