@@ -9,8 +9,10 @@ const work = mkdtempSync(join(tmpdir(), "oracle-scripts-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** A repository whose base commit holds `files`; a later commit changes the root's test script. */
+let repos = 0;
+/** A repository of its own per call (two of the same size once shared one: the later saw the earlier's files). */
 function repoWith(files: Record<string, string>): { gitDir: string; base: string } {
-  const dir = join(work, `repo-${Object.keys(files).length}`);
+  const dir = join(work, `repo-${++repos}`);
   const git = (...args: string[]) =>
     execFileSync("git", ["-C", dir, "-c", "user.name=t", "-c", "user.email=t@t", ...args], {
       encoding: "utf8",
