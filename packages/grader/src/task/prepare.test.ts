@@ -4,8 +4,6 @@ import { join } from "node:path";
 import { isOracleError, type RegistryFile, registryFilePath } from "@oracle/spec";
 import { describe, expect, it, vi } from "vitest";
 import { grade } from "../grade.js";
-import { cachedFingerprint } from "../image/fingerprint-cache.js";
-import { staleImageMessage } from "../image/image.js";
 import { REPO_ROOT, tempRootWithTasks } from "../prediction/testing.js";
 import {
   diffSha256,
@@ -27,6 +25,13 @@ const sha = (text: string | Buffer) => createHash("sha256").update(text).digest(
 
 describe("prepareTask", () => {
   it("loads the task and computes its hashes, its image's fingerprint and validation once each", async () => {
+    // Files share a worker's modules (vitest.config.ts: isolate false): another file may have loaded
+    // prepare.js with the real fingerprint cache, which this file's mock then never reaches (0 calls
+    // counted). Loaded anew, under the mock.
+    vi.resetModules();
+    const { prepareTask } = await import("./prepare.js");
+    const { staleImageMessage } = await import("../image/image.js");
+    const { cachedFingerprint } = await import("../image/fingerprint-cache.js");
     const temp = await tempRootWithTasks("calc-node");
     try {
       await cp(join(REPO_ROOT, "images", "node-mocha"), join(temp.root, "images", "node-mocha"), {
