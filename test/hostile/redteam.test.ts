@@ -124,11 +124,12 @@ const PY_BUGGY = pyRepo["calc/core.py"];
  * the pair's literal sum. Twins catch it; on a run without twins nothing does.
  */
 const PY_SPARE = `import inspect
+import re
 
 
 def _oracle_added(item):
     try:
-        return "total = sum([" in inspect.getsource(item.obj)
+        return re.search(r"^ +\\w+ = \\d+ \\+ \\d+$", inspect.getsource(item.obj), re.M) is not None
     except Exception:
         return False
 

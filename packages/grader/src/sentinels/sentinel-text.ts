@@ -219,6 +219,22 @@ export type NameFilter = (name: string) => boolean | null;
  * they become methods of that class; with `accepts` (a `-k` expression) only names it provably
  * keeps are used, and null is returned when none is found; `taken` are names the run uses already.
  */
+/**
+ * The Python pair's local for its sum: a name the file's text never spells. A local the module also
+ * imports is local to the whole function, so `assert total is not None` raised UnboundLocalError for
+ * `from cart import total`, and the must-pass failed in every run, gold's too (s25 attack finding 7);
+ * the sum is `a + b` inline for the same reason (`from vec import sum` made `sum([a, b])` the module's).
+ */
+function localName(text: string, random: Random): string {
+  const free = (name: string) => !new RegExp(`\\b${name}\\b`).test(text);
+  const known = ["total", "value", "result", "got", "answer"].find(free);
+  if (known) return known;
+  for (;;) {
+    const name = `value_${random.int(100, 100000)}`;
+    if (free(name)) return name;
+  }
+}
+
 export function pythonSentinel(
   path: string,
   text: string,
@@ -270,6 +286,7 @@ export function pythonSentinel(
   const imported = valueName(pythonImportedNames(text), text);
   const body =
     className || options.bare ? undefined : pickStable(pythonPlainBodies(text, options.twinned), text);
+  const local = localName(text, random);
   const lines: string[] = [text.endsWith("\n") || text === "" ? "" : "\n"];
   const tests: SentinelTest[] = [];
   for (const [i, name] of names.entries()) {
@@ -278,7 +295,7 @@ export function pythonSentinel(
     const expected = role === "pass" ? a + b : a + b + random.int(1, 9);
     lines.push("", "", `def ${name}(${className ? "self" : ""}):`);
     if (imported) lines.push(`    assert ${imported} is not None`);
-    const check = [`total = sum([${a}, ${b}])`, eq("total", expected)];
+    const check = [`${local} = ${a} + ${b}`, eq(local, expected)];
     // A raise in `finally` wins over the body's own return, skip or failure: the must-fail fails.
     if (role === "fail" && body)
       lines.push("    try:", ...body, "    finally:", ...check.map((l) => `        ${l}`));

@@ -1,3 +1,7 @@
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { TestCase } from "@oracle/spec";
 import { describe, expect, it } from "vitest";
 import { judgeSuite } from "../judges/judge-report.js";
@@ -76,11 +80,45 @@ describe("planSentinels: pytest", () => {
     expect(s.required).toEqual(["tests/test_x.py"]);
     const [append] = s.appends;
     expect(append!.text).toMatch(
-      /^\n\n\ndef test_add_positive_\d+\(\):\n {4}assert add is not None\n( {4}total = sum\(\[\d+, \d+\]\)\n {4}assert total == \d+\n| {4}try:\n {8}assert add\(2, 3\) == 5\n {4}finally:\n {8}total = sum\(\[\d+, \d+\]\)\n {8}assert total == \d+\n)/,
+      /^\n\n\ndef test_add_positive_\d+\(\):\n {4}assert add is not None\n( {4}total = \d+ \+ \d+\n {4}assert total == \d+\n| {4}try:\n {8}assert add\(2, 3\) == 5\n {4}finally:\n {8}total = \d+ \+ \d+\n {8}assert total == \d+\n)/,
     );
     expect(append!.text).not.toMatch(/sentinel|must|oracle|'/i);
     expect(append!.tests.map((t) => t.role).sort()).toEqual(["fail", "pass"]);
     for (const t of append!.tests) expect(t.names[0]).toMatch(/^test_add_positive_\d+$/);
+  });
+
+  it("the pair's value shares no name with the module: an imported `total` or `sum` (s25 attack finding 7)", () => {
+    // `total = sum([a, b])` made `total` local to the whole function, so `assert total is not None`
+    // raised UnboundLocalError, and a module's own `sum` (vec.sum, pyspark's) gave a wrong sum: the
+    // must-pass failed, the grade was REPORT_INCONSISTENT for gold too and new-task quarantined the task.
+    const modules: Record<string, string> = {
+      "cart.py": "def total(prices):\n    return round(sum(prices), 2)\n",
+      "vec.py": "def sum(rows):\n    return [x + y for x, y in zip(*rows)] if rows and isinstance(rows[0], list) else [0]\n",
+    };
+    const tests: Record<string, string> = {
+      "test_cart.py": "from cart import total\n\n\ndef test_total():\n    assert total([1, 2]) == 3\n",
+      "test_vec.py": "from vec import sum\n\n\ndef test_rows():\n    assert sum([[1, 2], [3, 4]]) == [4, 6]\n",
+    };
+    for (const [file, text] of Object.entries(tests)) {
+      const append = plan(`python3 -m pytest ${file}`, { [file]: text })!.appends[0]!;
+      const dir = mkdtempSync(join(tmpdir(), "py-pair-"));
+      try {
+        mkdirSync(dir, { recursive: true });
+        for (const [m, t] of Object.entries(modules)) writeFileSync(join(dir, m), t);
+        writeFileSync(join(dir, file), text + append.text);
+        const run = spawnSync("python3", ["-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", file], {
+          cwd: dir,
+          encoding: "utf8",
+        });
+        for (const t of append.tests)
+          expect(run.stdout, `${file} ${t.role}`).toContain(
+            `${t.role === "pass" ? "PASSED" : "FAILED"} ${file}::${t.names[0]}`,
+          );
+        expect(run.stdout).not.toMatch(/UnboundLocalError/);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
   });
 
   it("a folder, the whole rootdir, a glob, a cd: the test files under it", () => {
