@@ -208,6 +208,29 @@ describe("baseTestTexts: setup files the s25 attack review hid", () => {
       "setup/strict.js",
     ]);
   });
+
+  it("reads a Python file anywhere that may swap unittest's asserts (attack review s25, finding 1a)", async () => {
+    const { gitDir, base } = repoWith({
+      "tests/helpers.py":
+        "def dicts_in_order(case):\n    case.addTypeEqualityFunc(dict, lambda a, b, msg=None: None)\n",
+      "tests/__init__.py":
+        "import unittest\n\nunittest.TestCase.assertEqual = lambda s, a, b, msg=None: None\n",
+      "support/plugin.py": "def loosen(case):\n    type(case).assertDictEqual = case.assertEqual\n",
+      "tests/plain.py": "def add(a, b):\n    return a + b\n",
+      "src/calc.py": "failures = []\nassertion_count = 0\n",
+      ".venv/lib/python3.11/site-packages/x/case.py": "TestCase.assertEqual = f\n",
+      "lib/site-packages/y.py": "case.addTypeEqualityFunc(dict, f)\n",
+      "tests/test_a.py": "def test_a():\n    assert 1 == 1\n",
+      "package.json": "{}",
+      "docs/notes.md": "case.addTypeEqualityFunc(dict, f)\n",
+    });
+    const read = await baseTestTexts(gitDir, base, ["tests/test_*.py"]);
+    expect(read.setup?.map((t) => t.path).sort()).toEqual([
+      "support/plugin.py",
+      "tests/__init__.py",
+      "tests/helpers.py",
+    ]);
+  });
 });
 
 describe("planExisting: only files the existing command provably runs (plant only what can be proven)", () => {

@@ -272,11 +272,11 @@ const BOTH_WORDS: ReadonlyArray<readonly [string, string]> = [
 
 /**
  * The base commit's JS/TS files, anywhere outside node_modules, that register matchers or equality
- * testers or load a chai plugin: a setup file the runner's configuration names (`setupFilesAfterEnv: ["jest.setup.js"]`)
+ * testers or load a chai plugin, and its Python files that may swap unittest's asserts (SWAPS_UNITTEST_ASSERTS): a setup file the runner's configuration names (`setupFilesAfterEnv: ["jest.setup.js"]`)
  * is rarely one of the existing suite's files, and it changes what the hidden tests' matchers mean.
  */
 async function extensionFiles(repo: string, commit: string): Promise<string[]> {
-  const grep = (patterns: string[]) =>
+  const grep = (patterns: string[], paths: readonly string[]) =>
     gitBuffer(
       repo,
       [
@@ -289,14 +289,17 @@ async function extensionFiles(repo: string, commit: string): Promise<string[]> {
         ...patterns.flatMap((p) => ["-e", p]),
         commit,
         "--",
-        ...JS_SOURCES,
-        ":(exclude)node_modules",
-        ":(exclude)*/node_modules/*",
+        ...paths,
       ],
       undefined,
       true,
     );
-  const outs = await Promise.all([grep([EXTENDS_EXPECT]), ...BOTH_WORDS.map((pair) => grep([...pair]))]);
+  const js = [...JS_SOURCES, ":(exclude)node_modules", ":(exclude)*/node_modules/*"];
+  const outs = await Promise.all([
+    grep([EXTENDS_EXPECT], js),
+    ...BOTH_WORDS.map((pair) => grep([...pair], js)),
+    grep([SWAPS_UNITTEST_ASSERTS], PY_SOURCES),
+  ]);
   const prefix = `${commit}:`;
   return [
     ...new Set(
@@ -311,6 +314,32 @@ async function extensionFiles(repo: string, commit: string): Promise<string[]> {
   ];
 }
 const JS_SOURCES = ["js", "cjs", "mjs", "jsx", "ts", "cts", "mts", "tsx"].map((ext) => `*.${ext}`);
+
+/**
+ * The words of test-set's ASSERTS_SWAPPED (python/seal.ts), for git grep: what registers a type's
+ * comparison for unittest's assertEqual, or assigns an `assert…`/`fail…` method through any object.
+ * A helper module the hidden tests import (`tests/helpers.py` calling `addTypeEqualityFunc`), a
+ * `tests/__init__.py` or a pytest plugin is neither a test file by name nor a conftest, and the
+ * class's dict `assertEqual` was sealed as `==` while the helper made it order-sensitive (attack
+ * review s25, finding 1a). More matches than swaps: the seal plan reads the files again.
+ */
+const SWAPS_UNITTEST_ASSERTS = [
+  "addTypeEqualityFunc|_type_equality_funcs|_baseAssertEqual|_getAssertEqualityFunc",
+  "setattr[[:space:]]*\\(.*[\"'](assert|fail)",
+  "\\.[[:space:]]*(assert[A-Z_][[:alnum:]_]*|fail([A-Z_][[:alnum:]_]*)?)[[:space:]]*(:[^=]*)?=([^=]|$)",
+].join("|");
+/** Python files outside installed packages and virtual environments. */
+const PY_SOURCES = [
+  "*.py",
+  ":(exclude)*site-packages/*",
+  ":(exclude)*dist-packages/*",
+  ":(exclude).venv/*",
+  ":(exclude)*/.venv/*",
+  ":(exclude)venv/*",
+  ":(exclude)*/venv/*",
+  ":(exclude).tox/*",
+  ":(exclude)*/.tox/*",
+];
 
 /** The texts of blobs by id, in order. */
 async function readBlobs(repo: string, blobs: ReadonlyArray<{ oid: string }>): Promise<string[]> {

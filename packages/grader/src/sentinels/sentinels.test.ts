@@ -93,11 +93,13 @@ describe("planSentinels: pytest", () => {
     // must-pass failed, the grade was REPORT_INCONSISTENT for gold too and new-task quarantined the task.
     const modules: Record<string, string> = {
       "cart.py": "def total(prices):\n    return round(sum(prices), 2)\n",
-      "vec.py": "def sum(rows):\n    return [x + y for x, y in zip(*rows)] if rows and isinstance(rows[0], list) else [0]\n",
+      "vec.py":
+        "def sum(rows):\n    return [x + y for x, y in zip(*rows)] if rows and isinstance(rows[0], list) else [0]\n",
     };
     const tests: Record<string, string> = {
       "test_cart.py": "from cart import total\n\n\ndef test_total():\n    assert total([1, 2]) == 3\n",
-      "test_vec.py": "from vec import sum\n\n\ndef test_rows():\n    assert sum([[1, 2], [3, 4]]) == [4, 6]\n",
+      "test_vec.py":
+        "from vec import sum\n\n\ndef test_rows():\n    assert sum([[1, 2], [3, 4]]) == [4, 6]\n",
     };
     for (const [file, text] of Object.entries(tests)) {
       const append = plan(`python3 -m pytest ${file}`, { [file]: text })!.appends[0]!;

@@ -625,6 +625,39 @@ class TestPlain(unittest.TestCase):
     expect(r.sites).toEqual([]);
     expect(r.unsealed.map((u) => u.rule)).toEqual(["unsealed.equality-testers"]);
   });
+  it.each([
+    [
+      "__init_subclass__ assigning cls.assertEqual",
+      "class CanonCase(unittest.TestCase):\n    def __init_subclass__(cls, **kwargs):\n        super().__init_subclass__(**kwargs)\n        cls.assertEqual = in_order\n\n\nclass TestPlain(CanonCase):",
+    ],
+    [
+      "setUpClass assigning cls.assertDictEqual",
+      "class Base(unittest.TestCase):\n    @classmethod\n    def setUpClass(cls):\n        cls.assertDictEqual = in_order\n\n\nclass TestPlain(Base):",
+    ],
+    [
+      "setUp assigning type(self).assertEqual",
+      "class TestPlain(unittest.TestCase):\n    def setUp(self):\n        type(self).assertEqual = in_order\n",
+    ],
+    [
+      "setUp assigning self.__class__.assertEqual",
+      "class TestPlain(unittest.TestCase):\n    def setUp(self):\n        self.__class__.assertEqual = in_order\n",
+    ],
+  ])("%s: the class's unittest asserts are not sealed (s25 attack finding 1b)", (_name, header) => {
+    const text = PLAIN.replace("class TestPlain(unittest.TestCase):", header);
+    const r = run([{ path: "tests/test_plain.py", text }]);
+    expect(r.sites).toEqual([]);
+    expect(r.unsealed).toHaveLength(1);
+  });
+  it("a helper module assigning through any object swaps the asserts (s25 attack finding 1b)", () => {
+    const helper = "def loosen(case):\n    type(case).assertEqual = case.assertAlmostEqual\n";
+    const r = run([{ path: "tests/test_plain.py", text: PLAIN }], [{ path: "tests/helpers.py", text: helper }]);
+    expect(r.sites).toEqual([]);
+    // An attribute that only starts like one is not an assert: `self.failures = []`, `result.assertion_count = 0`.
+    const plain = "def reset(result):\n    result.failures = []\n    result.assertion_count = 0\n";
+    expect(
+      run([{ path: "tests/test_plain.py", text: PLAIN }], [{ path: "tests/helpers.py", text: plain }]).sites,
+    ).toHaveLength(1);
+  });
   it("a decorated class is not trusted with its asserts", () => {
     const r = run([
       { path: "tests/test_plain.py", text: PLAIN.replace("class TestPlain", "@loosen\nclass TestPlain") },

@@ -585,23 +585,36 @@ interface TestFunction {
 }
 
 /**
+ * An assignment to an `assert…`/`fail…` method through any object: `TestCase.assertEqual = …`,
+ * `cls.assertEqual = …` (`__init_subclass__`, `setUpClass`), `type(self).assertEqual = …`,
+ * `self.__class__.assertDictEqual = …` (attack review s25, finding 1b: only `TestCase.` and `self.` were
+ * read, and a class whose `__init_subclass__` swapped its `assertEqual` was sealed strong). Not
+ * `self.failures = …` nor `result.assertion_count = …`.
+ */
+const ASSIGNS_ASSERT = String.raw`\b\w+(?:\([\w.]*\))?(?:\s*\.\s*\w+)*?\s*\.\s*(?:assert[A-Z_]\w*|fail(?:[A-Z_]\w*)?)\b[ \t]*(?::[^=\n]*)?=(?!=)`;
+
+/**
  * A class body that may change what its `self.assert…` calls compare: it defines or assigns a
  * method named `assert…`/`fail…` (`def assertEqual`, `assertEqual = …`, `self.assertEqual = …`) or
- * registers a type's comparison (`addTypeEqualityFunc`). Read by text: more matches than overrides.
+ * registers a type's comparison (`addTypeEqualityFunc`), or defines `__init_subclass__` (which may
+ * give each subclass its own asserts). Read by text: more matches than overrides.
  */
-const REDEFINES_ASSERTS =
-  /^[ \t]*(?:def[ \t]+(?:assert|fail)\w*[ \t]*\(|(?:self\.)?(?:assert|fail)\w*[ \t]*(?::[^=\n]*)?=(?!=))|addTypeEqualityFunc/m;
+const REDEFINES_ASSERTS = new RegExp(
+  `^[ \\t]*(?:def[ \\t]+(?:assert|fail)\\w*[ \\t]*\\(|(?:self\\.)?(?:assert|fail)\\w*[ \\t]*(?::[^=\\n]*)?=(?!=))|addTypeEqualityFunc|\\b__init_subclass__\\b|${ASSIGNS_ASSERT}`,
+  "m",
+);
 
 /**
  * Text that may change what unittest's asserts compare from outside a test class's body (attack
  * review s24, finding 2: a module-level helper that setUp calls registered an in-order dict
  * comparison with `addTypeEqualityFunc`, and the host's dict `==` PASSed unsorted keys): the
  * registry and its readers by name, a `setattr` of an `assert…`/`fail…` name, an assignment to
- * `TestCase.assert…`. Read anywhere in the hidden files and the base commit's test files and
+ * one through any object (ASSIGNS_ASSERT). Read anywhere in the hidden files and the base commit's test files and
  * conftests (the conservative rule js seals use for `addEqualityTesters`): more matches than swaps.
  */
-export const ASSERTS_SWAPPED =
-  /\baddTypeEqualityFunc\b|\b_type_equality_funcs\b|\b_baseAssertEqual\b|\b_getAssertEqualityFunc\b|\bsetattr\s*\([^)\n]*["'](?:assert|fail)|\bTestCase\s*\.\s*(?:assert|fail)\w*\s*=(?!=)/;
+export const ASSERTS_SWAPPED = new RegExp(
+  `\\baddTypeEqualityFunc\\b|\\b_type_equality_funcs\\b|\\b_baseAssertEqual\\b|\\b_getAssertEqualityFunc\\b|\\bsetattr\\s*\\([^)\\n]*["'](?:assert|fail)|${ASSIGNS_ASSERT}`,
+);
 
 /**
  * Classes of the hidden files by the names of the classes they derive from (a subclass runs its bases'
