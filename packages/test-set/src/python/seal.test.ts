@@ -650,7 +650,10 @@ class TestPlain(unittest.TestCase):
   });
   it("a helper module assigning through any object swaps the asserts (s25 attack finding 1b)", () => {
     const helper = "def loosen(case):\n    type(case).assertEqual = case.assertAlmostEqual\n";
-    const r = run([{ path: "tests/test_plain.py", text: PLAIN }], [{ path: "tests/helpers.py", text: helper }]);
+    const r = run(
+      [{ path: "tests/test_plain.py", text: PLAIN }],
+      [{ path: "tests/helpers.py", text: helper }],
+    );
     expect(r.sites).toEqual([]);
     // An attribute that only starts like one is not an assert: `self.failures = []`, `result.assertion_count = 0`.
     const plain = "def reset(result):\n    result.failures = []\n    result.assertion_count = 0\n";
