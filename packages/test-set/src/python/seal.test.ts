@@ -784,5 +784,30 @@ class T(unittest.TestCase):
       ["py.almost", { places: 7 }],
       ["py.almost", { delta: 0.5 }],
     ]);
+
+describe("a binding that calls a test-support module's helper marks the seals after it (attack review s25, finding 5)", () => {
+  const after = (text: string) =>
+    plan(text).sites.map((s) => [s.test.entry.split("::").at(-1), s.afterUnsealed ?? false]);
+  it("`out = roundtrip(x)` from helpers, tests.helpers, a relative or a module import: afterUnsealed", () => {
+    for (const [imports, call] of [
+      ["from helpers import roundtrip", "roundtrip"],
+      ["from tests.helpers import roundtrip as rt", "rt"],
+      ["from .support import roundtrip", "roundtrip"],
+      ["from tests import helpers", "helpers.roundtrip"],
+      ["import tests.test_utils as tu", "tu.roundtrip"],
+    ])
+      expect(
+        after(
+          `${imports}\n\n\ndef test_spaces():\n    out = ${call}("x y z")\n    assert out == "x%20y%20z"\n`,
+        ),
+        imports,
+      ).toEqual([["test_spaces", true]]);
+  });
+  it("a binding calling the code under test stays judged", () => {
+    expect(
+      after(
+        'from urlcodec import encode\n\n\ndef test_spaces():\n    out = encode("x y z")\n    assert out == "x%20y%20z"\n',
+      ),
+    ).toEqual([["test_spaces", false]]);
   });
 });

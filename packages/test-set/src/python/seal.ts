@@ -952,15 +952,52 @@ const unjudgedCheck = (statement: SyntaxNode, helpers: ReadonlySet<string>): boo
         : fn?.type === "attribute" && fn.childForFieldName("object")?.text === "self"
           ? fn.childForFieldName("attribute")?.text
           : undefined;
-    return name !== undefined && helpers.has(name);
+    // `helpers.roundtrip(…)`: through a test-support module imported whole.
+    let object = fn?.type === "attribute" ? fn.childForFieldName("object") : null;
+    while (object?.type === "attribute") object = object.childForFieldName("object");
+    return (
+      (name !== undefined && helpers.has(name)) ||
+      (object?.type === "identifier" && object.text !== "self" && helpers.has(object.text))
+    );
   });
 };
 
-/** The names of the functions and methods a module defines (a test may call them as helpers). */
+/**
+ * A module a test imports helpers from, not the code under test: a relative import, or a dotted
+ * name with a test-support part (`helpers`, `tests.helpers`, `testing`, `test_utils`, `conftest`…).
+ */
+const SUPPORT_PART =
+  /^(?:_?tests?|testing|_?helpers?|support|fixtures?|conftest|mocks?|fakes?|test_?\w+|\w+_tests?|\w+_?helpers?|\w+_support)$/i;
+const supportModule = (name: string): boolean =>
+  name.startsWith(".") || name.split(".").some((part) => SUPPORT_PART.test(part));
+
+/**
+ * The names of the functions and methods a module defines (a test may call them as helpers), and
+ * what it imports from a test-support module (attack review s25, finding 5: `out = roundtrip(s)` with
+ * `from helpers import roundtrip`, a helper that asserts inside, did not mark the seal after it, and
+ * the seal counted as deciding a test the helper's assert decided at baseline; js seals' 008951b twin).
+ */
 function helpersIn(root: SyntaxNode): Set<string> {
   const names = new Set<string>();
+  const bound = (item: SyntaxNode | null) =>
+    item?.type === "aliased_import" ? item.childForFieldName("alias")?.text : item?.text.split(".")[0];
   const visit = (node: SyntaxNode) => {
     if (node.type === "function_definition") names.add(node.childForFieldName("name")?.text ?? "");
+    if (node.type === "import_from_statement") {
+      const module = node.childForFieldName("module_name")?.text ?? "";
+      if (supportModule(module))
+        for (const item of node.childrenForFieldName("name")) {
+          const name = bound(item);
+          if (name) names.add(name);
+        }
+    }
+    if (node.type === "import_statement")
+      for (const item of node.childrenForFieldName("name")) {
+        const module =
+          item?.type === "aliased_import" ? (item.childForFieldName("name")?.text ?? "") : (item?.text ?? "");
+        const name = bound(item);
+        if (name && supportModule(module)) names.add(name);
+      }
     for (const child of named(node)) visit(child);
   };
   visit(root);
