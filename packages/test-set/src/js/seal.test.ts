@@ -738,3 +738,20 @@ test("node", () => {
     ]);
   });
 });
+
+describe("a number a test's title or a comment spells is exposed (attack review s25, finding 2)", () => {
+  it("`adds 0.1 + 0.2 to equal 0.3`, a comment over a container, but not a string argument", () => {
+    const p = plan(
+      'const { total, parse } = require("../src/m");\n\ntest("adds 0.1 + 0.2 to equal 0.3", () => {\n  expect(total([0.1, 0.2])).toBe(0.3);\n});\n\ntest("sum", () => {\n  // 3 items at 19.99 make 59.97, 17.5 off, 0.40 tax\n  expect(total([19.99, 19.99, 19.99])).toBe(59.97);\n  expect(parse("y=2")).toEqual(["yy", 22]); // yy 22\n  expect(parse("734")).toBe(734);\n  expect(total([5, 2])).toBe(7.5);\n  expect(total([2, 2])).toBe(40);\n});\n',
+    );
+    // 734 is the input the code is handed; 7.5 and 40 stand nowhere as a token (7.5 is not 17.5, 40 is not 0.40).
+    expect(p.sites.map((s) => s.strength)).toEqual([
+      "exposed",
+      "exposed",
+      "exposed",
+      "strong",
+      "strong",
+      "strong",
+    ]);
+  });
+});

@@ -1108,21 +1108,50 @@ export function jsTitles(
 }
 
 /** The literal values a JS text still holds, for exposure, and the text of its strings and comments (a test's title: strengthOf's `texts`). */
-function literalsIn(parsers: Parsers, grammar: Grammar, text: string): [Canon[], string[]] {
+function literalsIn(parsers: Parsers, grammar: Grammar, text: string): [Canon[], string[], string[]] {
   return (
     parsers.read(grammar, text, (root) => {
       const out: Canon[] = [];
       const texts: string[] = [];
+      // What the runner hands the code (a test's or a suite's title: expect.getState().currentTestName)
+      // and the comments: where a number counts as spelled (strengthOf).
+      const spoken: string[] = [];
       const walk = (node: SyntaxNode) => {
         const value = ["string", "template_string", "number", "array", "object"].includes(node.type)
           ? jsLiteral(node)
           : null;
         if (value) out.push(value);
         if (["string", "template_string", "comment"].includes(node.type)) texts.push(node.text);
+        if (node.type === "comment") spoken.push(node.text);
+        const title = node.type === "call_expression" ? titleOf(node) : null;
+        if (title) spoken.push(title.text);
         for (const child of named(node)) walk(child);
       };
       walk(root);
-      return [out, texts] as [Canon[], string[]];
-    }) ?? [[], []]
+      return [out, texts, spoken] as [Canon[], string[], string[]];
+    }) ?? [[], [], []]
   );
+}
+
+const TITLED = new Set([
+  "it",
+  "test",
+  "describe",
+  "context",
+  "specify",
+  "suite",
+  "bench",
+  "xit",
+  "xtest",
+  "fit",
+]);
+
+/** A call's title: the first argument, a string, of `it(…)`, `test.only(…)`, `describe.each(rows)(…)`. */
+function titleOf(call: SyntaxNode): SyntaxNode | null {
+  let fn = call.childForFieldName("function");
+  while (fn?.type === "member_expression" || fn?.type === "call_expression")
+    fn = fn.childForFieldName(fn.type === "member_expression" ? "object" : "function");
+  if (fn?.type !== "identifier" || !TITLED.has(fn.text)) return null;
+  const first = named(call.childForFieldName("arguments"))[0];
+  return first && ["string", "template_string"].includes(first.type) ? first : null;
 }

@@ -784,9 +784,11 @@ class T(unittest.TestCase):
       ["py.almost", { places: 7 }],
       ["py.almost", { delta: 0.5 }],
     ]);
+  });
+});
 
 describe("a binding that calls a test-support module's helper marks the seals after it (attack review s25, finding 5)", () => {
-  const after = (text: string) =>
+  const marks = (text: string) =>
     plan(text).sites.map((s) => [s.test.entry.split("::").at(-1), s.afterUnsealed ?? false]);
   it("`out = roundtrip(x)` from helpers, tests.helpers, a relative or a module import: afterUnsealed", () => {
     for (const [imports, call] of [
@@ -797,7 +799,7 @@ describe("a binding that calls a test-support module's helper marks the seals af
       ["import tests.test_utils as tu", "tu.roundtrip"],
     ])
       expect(
-        after(
+        marks(
           `${imports}\n\n\ndef test_spaces():\n    out = ${call}("x y z")\n    assert out == "x%20y%20z"\n`,
         ),
         imports,
@@ -805,9 +807,40 @@ describe("a binding that calls a test-support module's helper marks the seals af
   });
   it("a binding calling the code under test stays judged", () => {
     expect(
-      after(
+      marks(
         'from urlcodec import encode\n\n\ndef test_spaces():\n    out = encode("x y z")\n    assert out == "x%20y%20z"\n',
       ),
     ).toEqual([["test_spaces", false]]);
+  });
+});
+
+describe("a number a parametrize id, a comment or a docstring spells is exposed (attack review s25, finding 2b)", () => {
+  it("ids=['0.1+0.2=0.3'], a docstring's 59.97, a comment over a container; not a string argument", () => {
+    const p = plan(`import pytest
+
+from cart import cart_total, parse
+
+
+@pytest.mark.parametrize("prices, want", [([0.1, 0.2], 0.3)], ids=["0.1+0.2=0.3"])
+def test_cents(prices, want):
+    assert cart_total(prices) == want
+
+
+def test_docstring():
+    """The cart of three 19.99 items totals 59.97 (17.5 off, 0.40 tax)."""
+    assert cart_total([19.99, 19.99, 19.99]) == 59.97
+    assert cart_total([1, 2]) == [3, "three"]  # [3, 'three']
+    assert parse("734") == 734
+    assert cart_total([5, 2.5]) == 7.5
+    assert cart_total([20, 20]) == 40
+`);
+    expect(p.sites.map((s) => s.strength)).toEqual([
+      "exposed",
+      "exposed",
+      "exposed",
+      "strong",
+      "strong",
+      "strong",
+    ]);
   });
 });

@@ -1274,21 +1274,29 @@ export function sealPython(
  * The literal values a Python text still holds (what code in the container can read), as exposure
  * keys, and the text of its strings and comments (a parametrize id, a docstring: strengthOf's `texts`).
  */
-function literalsIn(parsers: Parsers, text: string): [Canon[], string[]] {
+function literalsIn(parsers: Parsers, text: string): [Canon[], string[], string[]] {
   return (
     parsers.read("python", text, (root) => {
       const out: Canon[] = [];
       const texts: string[] = [];
-      const walk = (node: SyntaxNode) => {
+      // What pytest hands the code (an `ids=`/`id=` string: PYTEST_CURRENT_TEST) and what it can read
+      // in its caller's source (a docstring, a comment): where a number counts as spelled (strengthOf).
+      const spoken: string[] = [];
+      const walk = (node: SyntaxNode, id: boolean) => {
         const value = ["string", "integer", "float", "list", "tuple", "dictionary", "set"].includes(node.type)
           ? pythonLiteral(node)
           : null;
         if (value) out.push(value);
         if (node.type === "string" || node.type === "comment") texts.push(node.text);
-        for (const child of named(node)) walk(child);
+        const docstring = node.type === "string" && node.parent?.type === "expression_statement";
+        if (node.type === "comment" || (node.type === "string" && (id || docstring))) spoken.push(node.text);
+        const ids =
+          id ||
+          (node.type === "keyword_argument" && /^ids?$/.test(node.childForFieldName("name")?.text ?? ""));
+        for (const child of named(node)) walk(child, ids);
       };
-      walk(root);
-      return [out, texts] as [Canon[], string[]];
-    }) ?? [[], []]
+      walk(root, false);
+      return [out, texts, spoken] as [Canon[], string[], string[]];
+    }) ?? [[], [], []]
   );
 }

@@ -61,49 +61,97 @@ export function isTrivial(node: Canon): boolean {
 }
 
 /**
- * The texts of a value's string leaves (keys included), or null when it has none or a leaf of another
- * kind. Numbers are left out: `parse("734") == 734` spells its answer in the input the code is handed.
+ * The usual spellings of a number: its literal's own, JS `String(n)`, Python `repr` (`2.0`, `1e-07`),
+ * or null for what is not a number.
  */
-function leafTexts(node: Canon): string[] | null {
-  if (node.t === "str") return typeof node.v === "string" ? [node.v] : null;
+function numberSpellings(node: Canon): string[] | null {
+  const raw =
+    node.t === "float"
+      ? node.d
+      : NUMBER_TAGS.has(node.t) || (node.t === "const" && ["int", "float"].includes(node.c as string))
+        ? node.v
+        : undefined;
+  if (typeof raw !== "string") return null;
+  const out = new Set([raw]);
+  const n = Number(raw);
+  if (Number.isFinite(n)) {
+    const js = String(n);
+    out.add(js);
+    if (Number.isInteger(n) && !/e/i.test(js)) out.add(`${js}.0`);
+    out.add(js.replace(/e([+-])(\d)$/, (_, sign: string, digit: string) => `e${sign}0${digit}`));
+  }
+  return [...out].map((t) => t.replace(/^\+/, ""));
+}
+
+/**
+ * A value's leaves (keys included): the texts of its strings and its numbers, or null when it has a
+ * leaf of another kind.
+ */
+function leavesOf(node: Canon): { strings: string[]; numbers: Canon[] } | null {
+  if (node.t === "str") return typeof node.v === "string" ? { strings: [node.v], numbers: [] } : null;
+  if (numberSpellings(node) !== null) return { strings: [], numbers: [node] };
   if (node.t === "const") {
     if (node.c !== "string") return null;
     // A Go string constant holds its bytes in hex.
-    return typeof node.x === "string" ? [Buffer.from(node.x, "hex").toString("utf8")] : null;
+    return typeof node.x === "string"
+      ? { strings: [Buffer.from(node.x, "hex").toString("utf8")], numbers: [] }
+      : null;
   }
   const items = (node.v ?? node.items ?? node.props) as unknown;
   if (!Array.isArray(items)) return null;
-  const out: string[] = [];
+  const out = { strings: [] as string[], numbers: [] as Canon[] };
   for (const item of items.flat()) {
     if (typeof item !== "object" || item === null) return null;
-    const inner = leafTexts(item as Canon);
+    const inner = leavesOf(item as Canon);
     if (inner === null) return null;
-    out.push(...inner);
+    out.strings.push(...inner.strings);
+    out.numbers.push(...inner.numbers);
   }
   return out;
 }
 
+/** Whether one of the number's spellings stands in a text as a token (no digit or `.digit` on either side). */
+function spokenIn(node: Canon, spoken: readonly string[]): boolean {
+  const esc = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return (numberSpellings(node) ?? []).some((spelling) => {
+    const token = new RegExp(`(?<![\\d.])${esc(spelling)}(?![\\d]|\\.\\d)`);
+    return spoken.some((text) => token.test(text));
+  });
+}
+
 /**
  * Whether a value can be read inside the texts: each of its string leaves of MIN_EXPOSED characters or
- * more stands in one of them, and there is at least one such leaf (the shorter ones a guesser tries anyway).
+ * more stands in one of them, each number leaf but 0 and ±1 is spelled as a token in a text the runner
+ * hands the code or a comment (`spoken`: a title, a parametrize id, a docstring, a comment; not a string
+ * argument, where `parse("734") == 734` spells its answer in the input the code is handed), and there is
+ * at least one such leaf (the shorter strings a guesser tries anyway). Numbers counted nowhere before:
+ * jest's own first example's title, "adds 1 + 2 to equal 3", left `toBe(3)` strong, and code that read
+ * the title or pytest's id PASSed unfixed (attack review s25, findings 2 and 2b).
  */
-function readIn(node: Canon, texts: readonly string[]): boolean {
-  const leaves = leafTexts(node)?.filter((t) => t.length >= MIN_EXPOSED);
-  if (!leaves || leaves.length === 0) return false;
-  return leaves.every((leaf) => texts.some((text) => text.includes(leaf)));
+function readIn(node: Canon, texts: readonly string[], spoken: readonly string[]): boolean {
+  const leaves = leavesOf(node);
+  if (!leaves) return false;
+  const strings = leaves.strings.filter((t) => t.length >= MIN_EXPOSED);
+  const numbers = leaves.numbers.filter((n) => !isTrivial(n));
+  if (strings.length + numbers.length === 0) return false;
+  return (
+    strings.every((leaf) => texts.some((text) => text.includes(leaf))) &&
+    numbers.every((n) => spokenIn(n, spoken))
+  );
 }
 
 /**
  * The sites with their strength: weak, exposed (the value is among `literals`, or readable inside the
- * `texts`, the string literals and comments of the sealed files), or strong.
+ * `texts`, the string literals and comments of the sealed files, its numbers inside `spoken`), or strong.
  */
 export function strengthOf(
   sites: SealSite[],
   literals: readonly Canon[],
   texts: readonly string[] = [],
+  spoken: readonly string[] = [],
 ): SealSite[] {
   const present = new Set(literals.map(valueKey));
-  const exposed = (value: Canon) => present.has(valueKey(value)) || readIn(value, texts);
+  const exposed = (value: Canon) => present.has(valueKey(value)) || readIn(value, texts, spoken);
   return sites.map((site) => {
     if (site.rows) {
       if (site.rows.some(exposed)) return { ...site, strength: "exposed" };
