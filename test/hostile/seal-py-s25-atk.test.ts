@@ -74,7 +74,17 @@ const SHAPE: Shape = {
       "tests/regression/__init__.py": "",
       "tests/regression/test_total.py": HIDDEN,
     },
-    task: pyTask,
+    // As new-task writes it: the existing suite's files by name, so tests/helpers.py is no suite file.
+    task: {
+      ...pyTask,
+      suites: {
+        ...pyTask.suites,
+        existing: {
+          command: `python3 -m pytest ${PYTEST} tests/test_basic.py`,
+          files: ["tests/test_basic.py", "**/conftest.py"],
+        },
+      },
+    },
   },
   hidden: `python3 -m pytest ${PYTEST} tests/regression`,
   gold: { "cart/core.py": GOLD },
