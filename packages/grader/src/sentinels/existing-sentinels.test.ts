@@ -230,6 +230,22 @@ describe("baseTestTexts: setup files the s25 attack review hid", () => {
       "tests/__init__.py",
       "tests/helpers.py",
     ]);
+    // One too large to read stands for a swap, in Python's words (the JS stand-in swapped nothing unittest has).
+    const big = repoWith({
+      "tests/big_helpers.py": `def in_order(case):\n    case.addTypeEqualityFunc(dict, f)\n${"#".repeat(3 * 1024 * 1024)}\n`,
+      "tests/test_a.py": "def test_a():\n    assert 1 == 1\n",
+      "package.json": "{}",
+      "a.md": "",
+      "b.md": "",
+      "c.md": "",
+      "d.md": "",
+      "e.md": "",
+      "f.md": "",
+      "g.md": "",
+      "h.md": "",
+    });
+    const large = await baseTestTexts(big.gitDir, big.base, ["tests/test_*.py"]);
+    expect(large.setup?.find((t) => t.path === "tests/big_helpers.py")?.text).toMatch(/addTypeEqualityFunc/);
   });
 });
 

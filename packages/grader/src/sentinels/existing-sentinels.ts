@@ -215,7 +215,11 @@ export async function baseTestTexts(
   const setupBlobs = await readBlobs(repo, setupReadable);
   const setupTexts = new Map(setupReadable.map((f, i) => [f.path, setupBlobs[i]!] as const));
   // A file too large to read may register anything: read as one whose argument is unknown.
-  const setupFiles = setup.map(({ path }) => ({ path, text: setupTexts.get(path) ?? UNREAD_EXTENSION }));
+  // A file too large to read may register anything: read as one whose argument is unknown.
+  const setupFiles = setup.map(({ path }) => ({
+    path,
+    text: setupTexts.get(path) ?? (path.endsWith(".py") ? UNREAD_PYTHON : UNREAD_EXTENSION),
+  }));
   return {
     texts,
     capped: wanted.length > picked.length,
@@ -232,6 +236,8 @@ export async function baseTestTexts(
 
 const UNREAD_EXTENSION =
   "expect.extend(unread);\nexpect.addEqualityTesters(unread);\nchai.use(unread);\nglobalThis.expect = unread;\n";
+/** A Python file too large to read that git grep found swapping unittest's asserts: read as one that does. */
+const UNREAD_PYTHON = "unread.addTypeEqualityFunc(unread, unread)\n";
 
 /**
  * What registers a jest/vitest matcher or equality tester (js/seal.ts extendedMatchers, seal-run.ts),
