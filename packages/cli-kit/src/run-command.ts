@@ -4,7 +4,7 @@ import { EXIT, exitCodeFor, signalExitCode } from "./exit-codes.js";
 import { invocationCwd } from "./invocation.js";
 import { printable } from "./printable.js";
 import { withRoot } from "./root-hints.js";
-import { trapSignals } from "./signals.js";
+import { type SignalTrap, type TrapOptions, trapSignals } from "./signals.js";
 
 /** Where a command was started from. */
 export interface Invocation {
@@ -19,6 +19,8 @@ export interface RunContext {
   signal: AbortSignal;
   /** The signal that aborted {@link RunContext.signal}, if one did. */
   interruptedBy(): NodeJS.Signals | undefined;
+  /** Where the command writes its output (the process's own, or a local grader's client: oracle-grade --serve). */
+  io: Pick<CommandIo, "stdout" | "stderr">;
 }
 
 /**
@@ -53,6 +55,8 @@ export interface CommandIo {
   stderr: NodeJS.WritableStream;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** How SIGINT and SIGTERM reach the run (default {@link trapSignals}: this process's own). */
+  trap?: (options: TrapOptions) => SignalTrap;
 }
 
 /** Writes `text` and resolves once the stream took it (before an exit, nothing is lost). */
@@ -77,14 +81,21 @@ export async function runCommand<O>(
     return EXIT.OK;
   }
   let root: string | undefined;
-  const trap = trapSignals({ stderr: io.stderr, ...(command.stopping ? { message: command.stopping } : {}) });
+  const trap = (io.trap ?? trapSignals)({
+    stderr: io.stderr,
+    ...(command.stopping ? { message: command.stopping } : {}),
+  });
   try {
     const options = command.parse(argv, {
       cwd: invocationCwd(io.env, io.cwd, command.pnpmScript),
       env: io.env,
     });
     root = command.rootGiven?.(options);
-    return await command.run(options, { signal: trap.signal, interruptedBy: trap.received });
+    return await command.run(options, {
+      signal: trap.signal,
+      interruptedBy: trap.received,
+      io: { stdout: io.stdout, stderr: io.stderr },
+    });
   } catch (error) {
     const signal = trap.received();
     if (signal !== undefined) {

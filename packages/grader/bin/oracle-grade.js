@@ -1,6 +1,12 @@
 #!/usr/bin/env node
-// One grade loads the bundle (fast start-up); --batch loads the unbundled modules it needs anyway.
-const cli = process.argv.includes("--batch")
+// A single grade goes to the root's local grader (oracle-grade --serve) when one of this build runs,
+// through a client that loads no dependency; else one grade loads the bundle (fast start-up), and
+// --batch the unbundled modules it needs anyway.
+const argv = process.argv.slice(2);
+const { viaServer } = await import("../dist/serve/client.js");
+const served = await viaServer(argv);
+if (served !== null) process.exit(served);
+const cli = argv.includes("--batch")
   ? await import("../dist/cli/cli.js")
   : await import("../dist/oracle-grade.js");
-process.exit(await cli.main(process.argv.slice(2)));
+process.exit(await cli.main(argv));

@@ -8,6 +8,8 @@
 // unbundled copies). Bundling those too made a start slower. The bundle sits in dist/, where version.ts
 // is: version.ts and image/fingerprint-cache.ts resolve files and packages relative to import.meta.url;
 // the batch's import is written as ./batch/cli.js, its path from there.
+import { createHash } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { dirname } from "node:path";
 import { build } from "esbuild";
@@ -70,3 +72,10 @@ if (atStart.length > 0) {
   process.stderr.write(`${OUT} loads ${names} at start-up; import them lazily (await import) instead\n`);
   process.exit(1);
 }
+
+// The build's id: a local grader (oracle-grade --serve) grades only for a client of the same build.
+const bundled = readFileSync(new URL(`../${OUT}`, import.meta.url));
+writeFileSync(
+  new URL("../dist/build-id", import.meta.url),
+  `${createHash("sha256").update(bundled).digest("hex")}\n`,
+);

@@ -164,6 +164,14 @@ export class WarmPool {
     };
   }
 
+  /**
+   * Resolves each image again for the next slots: a long-running pool (a local grader's) sees an image
+   * rebuilt meanwhile; a batch's resolves each once.
+   */
+  forgetImages(): void {
+    this.#images.clear();
+  }
+
   /** Removes every slot no run adopted (also those still being made); the pool makes no more. */
   async close(): Promise<void> {
     this.#closed = true;

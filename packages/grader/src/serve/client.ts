@@ -1,0 +1,153 @@
+import { existsSync, lstatSync, readFileSync } from "node:fs";
+import { connect } from "node:net";
+import { dirname, join, resolve } from "node:path";
+
+/**
+ * The client of a local grader (`oracle-grade --serve`, server.ts): the bin tries it before it loads
+ * the grader. It loads nothing but Node's own modules (a grade through a server pays no zod,
+ * dockerode or tree-sitter at start), finds the root as the grader would, and hands the command line
+ * to the server of that root when one of the same build listens there; the server runs it as
+ * in-process (the same parse, grade, output and exit code) and sends back what it writes. Null: no
+ * such server (no socket, another build, another root or environment), so the bin grades in process.
+ */
+
+/** The local grader's socket under its root. */
+export const socketPath = (root: string): string => join(root, ".oracle", "serve.sock");
+
+/**
+ * The environment a grade reads besides its arguments (the signing key's file, the Docker engine, the
+ * home and config folders, the time zone, CI): a server whose values differ does not grade for a client.
+ */
+const PINNED_ENV = /^(ORACLE_|DOCKER_)|^(HOME|XDG_CONFIG_HOME|TZ|CI)$/;
+
+export function pinnedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const pinned: Record<string, string> = {};
+  for (const name of Object.keys(env).sort())
+    if (PINNED_ENV.test(name) && env[name] !== undefined) pinned[name] = env[name];
+  return pinned;
+}
+
+/** The build the bin belongs to: dist/build-id, written by the bundle script (scripts/bundle.mjs). */
+function buildId(): string | null {
+  try {
+    return readFileSync(new URL("../build-id", import.meta.url), "utf8").trim();
+  } catch {
+    return null;
+  }
+}
+
+/** The first request line: what the server needs to run the command as the client's process would. */
+export interface ServeRequest {
+  build: string;
+  argv: string[];
+  cwd: string;
+  /** {@link pinnedEnv}, with INIT_CWD and npm_lifecycle_event (`pnpm grade`'s working folder). */
+  env: Record<string, string>;
+  /** Whether the client's stderr is a terminal (warnings are coloured there). */
+  stderrTTY: boolean;
+}
+
+/** A line from the server: stdout or stderr text, the exit code, or why it does not grade this request. */
+export type ServeFrame = { o: string } | { e: string } | { x: number } | { f: string };
+
+/** cli-kit's invocationCwd and findRoot, without loading cli-kit (which loads zod). */
+function rootOf(argv: readonly string[], env: NodeJS.ProcessEnv): { cwd: string; root: string } {
+  const cwd = env.npm_lifecycle_event === "grade" && env.INIT_CWD ? env.INIT_CWD : process.cwd();
+  let given: string | undefined;
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i]!;
+    if (arg === "--") break;
+    if (arg === "--root") given = argv[i + 1];
+    else if (arg.startsWith("--root=")) given = arg.slice("--root=".length);
+  }
+  if (given) return { cwd, root: resolve(cwd, given) };
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, "tasks")) || existsSync(join(dir, "images"))) return { cwd, root: dir };
+    if (dirname(dir) === dir) return { cwd, root: resolve(cwd) };
+  }
+}
+
+/** Whether argv is a single grade (--batch and --serve are never sent to a server). */
+export function isSingleGrade(argv: readonly string[]): boolean {
+  return !argv.some((a) => /^--(batch|serve)(=|$)/.test(a));
+}
+
+const SIGNAL_NUMBER = { SIGINT: 2, SIGTERM: 15 } as const;
+
+/**
+ * Runs argv through the local grader of its root and resolves to the exit code, or null when there is
+ * none to use (then nothing was written). A signal goes to the server, which stops the grade as an
+ * in-process one would; a second one exits at once.
+ */
+export function viaServer(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number | null> {
+  if (!isSingleGrade(argv)) return Promise.resolve(null);
+  const { cwd, root } = rootOf(argv, env);
+  const path = socketPath(root);
+  try {
+    // Only a socket of this user's: the server made it so (mode 0600); anything else is not one.
+    const info = lstatSync(path);
+    if (!info.isSocket() || info.uid !== process.getuid?.()) return Promise.resolve(null);
+  } catch {
+    return Promise.resolve(null);
+  }
+  const build = buildId();
+  if (!build) return Promise.resolve(null);
+  const invocation: Record<string, string> = pinnedEnv(env);
+  if (env.INIT_CWD !== undefined) invocation.INIT_CWD = env.INIT_CWD;
+  if (env.npm_lifecycle_event !== undefined) invocation.npm_lifecycle_event = env.npm_lifecycle_event;
+  const request: ServeRequest = {
+    build,
+    argv: [...argv],
+    cwd,
+    env: invocation,
+    stderrTTY: process.stderr.isTTY === true,
+  };
+  return new Promise((done) => {
+    const socket = connect(path);
+    /** Set at the first output: from then on the grade is the server's, whatever happens. */
+    let committed = false;
+    let signalled: keyof typeof SIGNAL_NUMBER | undefined;
+    let buffered = "";
+    const onSignal = (name: keyof typeof SIGNAL_NUMBER) => {
+      if (signalled) {
+        process.stderr.write(`\n${name} again: exiting at once\n`);
+        process.exit(128 + SIGNAL_NUMBER[name]);
+      }
+      signalled = name;
+      socket.write(`${JSON.stringify({ s: name })}\n`);
+    };
+    const finish = (code: number | null) => {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+      socket.destroy();
+      done(code);
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+    socket.setEncoding("utf8");
+    socket.on("connect", () => socket.write(`${JSON.stringify(request)}\n`));
+    socket.on("data", (chunk: string) => {
+      buffered += chunk;
+      for (let end = buffered.indexOf("\n"); end >= 0; end = buffered.indexOf("\n")) {
+        const frame = JSON.parse(buffered.slice(0, end)) as ServeFrame;
+        buffered = buffered.slice(end + 1);
+        if ("f" in frame) return finish(committed ? 3 : null);
+        committed = true;
+        if ("o" in frame) process.stdout.write(frame.o);
+        else if ("e" in frame) process.stderr.write(frame.e);
+        else return finish(frame.x);
+      }
+    });
+    // A server that is gone (a stale socket) or ends before answering: the bin grades in process.
+    const lost = () => {
+      if (!committed) return finish(signalled ? 128 + SIGNAL_NUMBER[signalled] : null);
+      process.stderr.write(`the local grader at ${path} ended before the grade did\n`);
+      finish(3);
+    };
+    socket.on("error", lost);
+    socket.on("close", lost);
+  });
+}
