@@ -2,10 +2,13 @@
 // Benchmark: oracle-grade's wall time on a task's gold diff against the floor, the same steps done by
 // a plain shell script with the docker CLI (docker run --rm --network none ..., a fresh clone + apply
 // per suite, the hidden tests copied in, both suites). Paired runs in alternating order, medians.
-// Usage: node scripts/bench-grade.mjs [--root DIR] [--task calc-node] [--runs 5]
+// Usage: node scripts/bench-grade.mjs [--root DIR] [--task calc-node] [--runs 5] [--serve]
+// --serve: a local grader (oracle-grade --serve) is started once for the root, and each grade goes
+// through the client to it, as a user's would while one runs; it is stopped (SIGTERM) at the end.
 // Needs built images recorded in <root>/images/registry.json (pnpm build-images) and the built grader.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import { loadavg } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -17,6 +20,7 @@ const { values } = parseArgs({
     root: { type: "string", default: repo },
     task: { type: "string", default: "calc-node" },
     runs: { type: "string", default: "5" },
+    serve: { type: "boolean", default: false },
   },
 });
 const root = resolve(values.root);
@@ -42,10 +46,25 @@ function timed(fn) {
   return { ms: Number(process.hrtime.bigint() - started) / 1e6, code: result.status };
 }
 
+/** Starts the local grader and resolves once it listens; the grades below then go through it. */
+function startServer() {
+  const server = spawn(grader, ["--serve", "--root", root], { stdio: ["ignore", "ignore", "pipe"] });
+  let said = "";
+  return new Promise((done, fail) => {
+    server.stderr.setEncoding("utf8").on("data", (chunk) => {
+      said += chunk;
+      if (said.includes("serving ")) done(server);
+    });
+    server.once("exit", (code) => fail(new Error(`oracle-grade --serve exited ${code}:\n${said}`)));
+  });
+}
+
+const server = values.serve ? await startServer() : null;
+const loadBefore = loadavg();
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const oracleMs = [];
 const floorMs = [];
-oracle(); // warm the image and the page cache
+oracle(); // warm the image and the page cache (with --serve, the server's next containers too)
 for (let i = 0; i < runs; i += 1) {
   const pair =
     i % 2 === 0
@@ -63,10 +82,17 @@ for (let i = 0; i < runs; i += 1) {
     process.stderr.write(`run ${i + 1} ${name}: ${(ms / 1000).toFixed(2)} s (exit ${code})\n`);
   }
 }
+if (server) {
+  const stopped = new Promise((done) => server.once("exit", done));
+  server.kill("SIGTERM");
+  await stopped;
+}
 const summary = {
   task: values.task,
   runs,
   grader,
+  serve: values.serve,
+  load: [loadBefore, loadavg()].map((l) => l.map((x) => Number(x.toFixed(2)))),
   oracleMedianMs: Math.round(median(oracleMs)),
   floorMedianMs: Math.round(median(floorMs)),
 };

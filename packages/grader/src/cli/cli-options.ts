@@ -5,6 +5,7 @@ import { z } from "zod";
 export const HELP = `Usage: oracle-grade [--root DIR] TASK (--diff FILE | --baseline) [options]
        pnpm grade [--root DIR] TASK (--diff FILE | --baseline) [options]
        oracle-grade --batch PREDICTIONS.jsonl [--out DIR] [--concurrency N] [--queue URL]  (see --batch --help)
+       oracle-grade --serve [--root DIR]  (a local grader this command reaches; see --serve --help)
 
 Grades one task inside its pinned, network-less container: the diff (or, with --baseline, nothing)
 against the task's existing suite and then its hidden tests.
