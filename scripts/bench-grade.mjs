@@ -35,15 +35,35 @@ function floor() {
 }
 
 function oracle() {
-  return spawnSync(grader, ["--root", root, values.task, "--diff", gold], {
+  const started = process.hrtime.bigint();
+  const result = spawnSync(grader, ["--root", root, values.task, "--diff", gold], {
     stdio: ["ignore", "pipe", "pipe"],
   });
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (server) serverReady();
+  return { ...result, ms };
+}
+
+/**
+ * With --serve: waits (untimed) until the server's containers for the next grade run, so that their
+ * create and start do not overlap the floor's run that follows and the figures compare steady states.
+ */
+function serverReady() {
+  for (const started = Date.now(); Date.now() - started < 60_000; ) {
+    const ps = spawnSync(
+      "docker",
+      ["ps", "-q", "--filter", `label=dev.oracle.pid=${server.pid}`, "--filter", "status=running"],
+      { encoding: "utf8" },
+    );
+    if (ps.stdout.trim().split("\n").filter(Boolean).length >= 2) return;
+    spawnSync("sleep", ["0.1"]);
+  }
 }
 
 function timed(fn) {
   const started = process.hrtime.bigint();
   const result = fn();
-  return { ms: Number(process.hrtime.bigint() - started) / 1e6, code: result.status };
+  return { ms: result.ms ?? Number(process.hrtime.bigint() - started) / 1e6, code: result.status };
 }
 
 /** Starts the local grader and resolves once it listens; the grades below then go through it. */

@@ -82,6 +82,7 @@ const SIGNAL_NUMBER = { SIGINT: 2, SIGTERM: 15 } as const;
 export function viaServer(
   argv: readonly string[],
   env: NodeJS.ProcessEnv = process.env,
+  build: string | null = buildId(),
 ): Promise<number | null> {
   if (!isSingleGrade(argv)) return Promise.resolve(null);
   const { cwd, root } = rootOf(argv, env);
@@ -93,7 +94,6 @@ export function viaServer(
   } catch {
     return Promise.resolve(null);
   }
-  const build = buildId();
   if (!build) return Promise.resolve(null);
   const invocation: Record<string, string> = pinnedEnv(env);
   if (env.INIT_CWD !== undefined) invocation.INIT_CWD = env.INIT_CWD;
@@ -119,7 +119,10 @@ export function viaServer(
       signalled = name;
       socket.write(`${JSON.stringify({ s: name })}\n`);
     };
+    let finished = false;
     const finish = (code: number | null) => {
+      if (finished) return;
+      finished = true;
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
       socket.destroy();
@@ -143,6 +146,7 @@ export function viaServer(
     });
     // A server that is gone (a stale socket) or ends before answering: the bin grades in process.
     const lost = () => {
+      if (finished) return;
       if (!committed) return finish(signalled ? 128 + SIGNAL_NUMBER[signalled] : null);
       process.stderr.write(`the local grader at ${path} ended before the grade did\n`);
       finish(3);

@@ -36,8 +36,8 @@ import { parseServeArgs, SERVE_HELP, type ServeCliOptions } from "./serve-option
 
 /** A task's ready slot is made again as it ages only when the task was graded this recently. */
 const IDLE_MS = 30 * 60 * 1000;
-/** Room between a ready slot's lease and the end of the grade it is handed to. */
-const LEASE_MARGIN_MS = 15_000;
+/** Room between a ready slot's lease and the end of the grade it is handed to: 15 s, or a quarter of a shorter limit. */
+const leaseMargin = (limitMs: number) => Math.min(15_000, limitMs / 4);
 
 interface Ready {
   ticket: WarmTicket;
@@ -79,41 +79,45 @@ class ReadySlots {
     clearTimeout(ready.renew);
     const runMs = (timeoutSeconds ?? prepared.loaded.task.timeoutSeconds) * 1000;
     const current = ready.key === (await slotKey(this.#root, prepared).catch(() => null));
-    if (current && Date.now() + runMs + LEASE_MARGIN_MS <= ready.madeAt + ready.leaseMs) return ready.ticket;
+    const margin = leaseMargin(ready.leaseMs / 2);
+    if (current && Date.now() + runMs + margin <= ready.madeAt + ready.leaseMs) return ready.ticket;
     ready.ticket.release().catch(() => undefined);
     return undefined;
   }
 
-  /** Makes task `id`'s next slot, unless one is ready or under way, the task is gone, or memory is short. */
+  /**
+   * Makes task `id`'s next slot, unless one is ready or under way, the task is gone or unreadable, or
+   * memory is short; never throws (the grade then makes its own containers).
+   */
   async refill(id: string): Promise<void> {
     if (this.#closed || this.#ready.has(id) || this.#making.has(id)) return;
     this.#making.add(id);
     try {
-      const prepared = await prepareTask(this.#root, id).catch(() => null);
-      if (!prepared || this.#closed || !this.#pool.fits(prepared)) return;
-      const key = await slotKey(this.#root, prepared);
-      const madeAt = Date.now();
-      this.#pool.forgetImages();
-      const ticket = this.#pool.warm(prepared);
-      const limitMs = prepared.loaded.task.timeoutSeconds * 1000;
-      const ready: Ready = {
-        ticket,
-        key,
-        madeAt,
-        leaseMs: 2 * limitMs,
-        renew: setTimeout(() => undefined, 0),
-      };
-      // Half its lease gone: a grade could then outlast it (pipeline.ts warmFits); made again if still used.
-      ready.renew = setTimeout(() => {
-        if (this.#ready.get(id) !== ready) return;
-        this.#ready.delete(id);
-        ready.ticket.release().catch(() => undefined);
-        if (Date.now() - (this.#graded.get(id) ?? 0) < IDLE_MS) void this.refill(id);
-      }, limitMs - LEASE_MARGIN_MS);
-      this.#ready.set(id, ready);
+      await this.#make(id);
+    } catch (error) {
+      process.stderr.write(`warn: could not make ${id}'s next containers: ${(error as Error).message}\n`);
     } finally {
       this.#making.delete(id);
     }
+  }
+
+  async #make(id: string): Promise<void> {
+    const prepared = await prepareTask(this.#root, id).catch(() => null);
+    if (!prepared || this.#closed || !this.#pool.fits(prepared)) return;
+    const key = await slotKey(this.#root, prepared);
+    const madeAt = Date.now();
+    this.#pool.forgetImages();
+    const ticket = this.#pool.warm(prepared);
+    const limitMs = prepared.loaded.task.timeoutSeconds * 1000;
+    // Half its lease gone, a grade could outlast it (pipeline.ts warmFits): made again if still used.
+    const renew = setTimeout(() => {
+      if (this.#ready.get(id) !== ready) return;
+      this.#ready.delete(id);
+      ready.ticket.release().catch(() => undefined);
+      if (Date.now() - (this.#graded.get(id) ?? 0) < IDLE_MS) void this.refill(id);
+    }, limitMs - leaseMargin(limitMs));
+    const ready: Ready = { ticket, key, madeAt, leaseMs: 2 * limitMs, renew };
+    this.#ready.set(id, ready);
   }
 
   /** Removes every ready slot; none is made after. */
@@ -322,6 +326,8 @@ async function serveRequest(serving: Serving, connection: Connection, request: S
 }
 
 async function serve(options: ServeCliOptions, context: RunContext): Promise<number> {
+  // A server outlives the terminal or pipe it was started from: a closed stderr must not stop it.
+  process.stderr.on("error", () => undefined);
   const build = buildId();
   if (!build) throw new OracleError("INTERNAL", "the grader has no dist/build-id: run pnpm build");
   const pool = new WarmPool({
