@@ -1,18 +1,17 @@
 import { join, relative } from "node:path";
 import { type Command, EXIT, printable, type RunContext, runCommand, withRoot, write } from "@oracle/cli-kit";
-import { OracleError } from "@oracle/spec";
 import { formatDuration } from "../summary.js";
 import type { SweepReport } from "../types.js";
 import { HELP, type NewTaskOptions, parseNewTaskArgs } from "./args.js";
-import { brokenTests, goldHiddenFailures, hiddenBroken, leaveOut, someOf } from "./broken.js";
-import { type FromFixOptions, planFromFix } from "./from-fix.js";
+import { goldHiddenFailures, someOf } from "./broken.js";
+import { planFromFix } from "./from-fix.js";
 import { treeFiles } from "./git.js";
 import type { ImageChoice } from "./image.js";
 import { refuseExisting, type TaskPlan } from "./make.js";
 import { mine, yieldLine } from "./mine.js";
 import { missingInRuns, missingLine, ownPythonModules } from "./missing.js";
-import { nearFix, suiteTooLarge } from "./narrow.js";
-import { buildWriteValidate, type PipelineOptions, writeAll } from "./pipeline.js";
+import { buildWriteValidate, writeAll } from "./pipeline.js";
+import { type FixInput, repair } from "./repair.js";
 import { planDataset } from "./swebench.js";
 import { shellQuote } from "./templates.js";
 import { describeTask } from "./validate.js";
@@ -49,200 +48,17 @@ async function plan(
   return { plans: [made.plan], images: [made.image] };
 }
 
-/**
- * `--fix`, when validation says the existing suite is too large (its report passed a cap, or it ran
- * past the limit): the task again with the existing suite's test files next to the fix (narrow.ts),
- * validated again. The report as it was when nothing is near, or the narrowing would keep them all.
- */
-async function narrowed(
-  options: NewTaskOptions,
-  root: string,
-  made: TaskPlan,
-  report: SweepReport,
-  pipeline: PipelineOptions,
-): Promise<Tried> {
-  const task = report.tasks.find((t) => t.id === made.id);
-  const why = task && task.status === "quarantined" ? suiteTooLarge(task) : null;
-  if (why === null) return { plan: made, report, options: {} };
-  const existing = ((made.task.suites as { existing: { files: string[] } }).existing.files ?? []).filter(
-    (p) => !p.includes("*"),
-  );
-  const code = [...made.goldDiff.matchAll(/^diff --git a\/(.+?) b\//gm)].map((m) => m[1]!);
-  const near = nearFix(
-    made.framework,
-    existing,
-    code,
-    made.hidden.map((h) => h.path),
-  );
-  if (near.length === 0 || near.length >= existing.length) {
-    say(
-      `note: the existing suite is too large (${why}), and new-task found no smaller set of its test files next to the fix: narrow suites.existing.command in tasks/${made.id}/task.json`,
-    );
-    return { plan: made, report, options: {} };
-  }
-  say(
-    `note: the existing suite is too large (${why}): narrowed to the ${near.length} of its ${existing.length} test files next to the fix (${near.slice(0, 5).join(", ")}${near.length > 5 ? ", …" : ""}); validating again`,
-  );
-  const again = await planFromFix({
-    root,
-    repo: options.repo!,
-    fix: options.fix!,
-    tests: options.tests,
-    id: made.id,
-    ...(options.image ? { image: options.image } : {}),
-    ...(options.framework ? { framework: options.framework } : {}),
-    existingOnly: near,
-  });
+/** What --fix's next tries plan from: the user's options. */
+function fixInput(options: NewTaskOptions, root: string): FixInput {
   return {
-    plan: again.plan,
-    report: await buildWriteValidate(root, [again.plan], { ...pipeline, force: true }),
-    options: { existingOnly: near },
-  };
-}
-
-/**
- * `--fix`, when validation quarantined the task and some existing tests fail at the base commit and
- * with gold.diff alike (broken.ts): the task again without them, validated again, saying which. When
- * the existing suite is the base version of the fix's own test files, the tests that fail only with
- * gold.diff (the fix rewrote them) are left out too. Any other existing test that fails only with
- * gold.diff is named: the fix breaks it (a real GOLD_FAILS).
- */
-/** A validated plan, and the options of planFromFix that made it (besides the user's). */
-interface Tried {
-  plan: TaskPlan;
-  report: SweepReport;
-  options: Pick<FromFixOptions, "existingOnly" | "leaveOut">;
-}
-
-async function withoutBroken(
-  options: NewTaskOptions,
-  root: string,
-  before: Tried,
-  pipeline: PipelineOptions,
-): Promise<Tried> {
-  const { plan: first, report: firstReport } = before;
-  const suite = (first.task.suites as { existing: { files: string[]; command: string } }).existing;
-  const files = suite.files.filter((p) => !p.includes("*"));
-  const hidden = new Set(first.hidden.map((h) => h.path));
-  const ownBase = files.some((p) => hidden.has(p));
-  const left: string[] = [];
-  let report = firstReport;
-  let tried: Tried = before;
-  // A file that fails to import stops pytest's whole run before any test: what else fails at the
-  // base shows only in the next round.
-  for (let round = 0; round < 3; round++) {
-    const task = report.tasks.find((t) => t.id === first.id);
-    if (task?.status !== "quarantined") return tried;
-    const broken = await brokenTests(root, task);
-    if (broken === null) return tried;
-    const rewritten = ownBase ? broken.goldOnly : [];
-    if (!ownBase && broken.goldOnly.length > 0)
-      say(
-        `note: gold.diff fails ${broken.goldOnly.length} existing test${broken.goldOnly.length === 1 ? "" : "s"} that pass at the base commit (${someOf(broken.goldOnly)}): the fix breaks ${broken.goldOnly.length === 1 ? "it" : "them"}, or ${broken.goldOnly.length === 1 ? "it tests" : "they test"} what it changed; a task needs a fix that keeps them passing (a real GOLD_FAILS)`,
-      );
-    const atBase = broken.atBase.filter((id) => !left.includes(id));
-    const ids = [...atBase, ...rewritten.filter((id) => !left.includes(id))];
-    if (ids.length === 0) return tried;
-    const importFailed = atBase.some((id) => id.startsWith("existing:::"));
-    if (broken.passedAtBase === 0 && !importFailed) {
-      say(
-        `note: every test of the existing suite fails at the base commit in this image (${someOf(atBase)}): new-task leaves none out; read the log the finding lists`,
-      );
-      return tried;
-    }
-    const { leave, unplaced } = leaveOut(first.framework, files, [...left, ...ids], suite.command);
-    if (unplaced.length > 0) {
-      say(
-        `note: ${atBase.length} existing test${atBase.length === 1 ? " fails" : "s fail"} at the base commit and with gold.diff alike (${someOf(atBase)}), but new-task cannot leave ${someOf(unplaced, 3)} out of a ${first.framework} command: leave ${unplaced.length === 1 ? "it" : "them"} out of suites.existing.command in tasks/${first.id}/task.json and run pnpm quarantine-sweep --tasks ${first.id} --repeat 2`,
-      );
-      return tried;
-    }
-    if (leave.files.length >= files.length) return tried;
-    if (atBase.length > 0)
-      say(
-        `note: ${atBase.length} existing test${atBase.length === 1 ? " fails" : "s fail"} at the base commit in this image, before any diff, and with gold.diff alike (not because of the fix; read why in ${task.runs.find((r) => r.mode === "baseline")?.log ?? "the baseline run's log"}): left out of the existing suite: ${someOf(atBase)}`,
-      );
-    if (rewritten.length > 0)
-      say(
-        `note: ${rewritten.length} test${rewritten.length === 1 ? "" : "s"} of the base version of the fix's test files ${rewritten.length === 1 ? "fails" : "fail"} only with gold.diff (the fix rewrote ${rewritten.length === 1 ? "it" : "them"}; the hidden suite runs the new version): left out of the existing suite: ${someOf(rewritten)}`,
-      );
-    left.push(...ids);
-    say(`validating ${first.id} again without ${ids.length === 1 ? "it" : "them"}`);
-    const again = await planFromFix({
-      root,
-      repo: options.repo!,
-      fix: options.fix!,
-      tests: options.tests,
-      id: first.id,
-      ...(options.image ? { image: options.image } : {}),
-      ...(options.framework ? { framework: options.framework } : {}),
-      existingOnly: files,
-      leaveOut: leave,
-    }).catch((error: unknown) => {
-      if (!(error instanceof OracleError)) throw error;
-      say(
-        `note: without them the existing suite would run nothing (${error.message}): tasks/${first.id}/ stays as validated`,
-      );
-      return null;
-    });
-    if (again === null) return tried;
-    report = await buildWriteValidate(root, [again.plan], { ...pipeline, force: true });
-    tried = { plan: again.plan, report, options: { existingOnly: files, leaveOut: leave } };
-  }
-  return tried;
-}
-
-/**
- * `--fix`, when validation says GOLD_FAILS and every hidden test gold.diff fails fails at the base
- * commit too, in every run (wcwidth 4c91403: `test_package_version` reads the installed package's
- * version, and the image installs nothing of the repository): such a test can be neither
- * FAIL_TO_PASS nor PASS_TO_PASS, so the task again without it, validated again, saying which and why.
- * Never when gold.diff fails a hidden test the base passes (the fix breaks it), nor when the fix's
- * regression tests would be all left out: nothing gold passes that the base fails would be left.
- */
-async function withoutHiddenBroken(
-  options: NewTaskOptions,
-  root: string,
-  tried: Tried,
-  pipeline: PipelineOptions,
-): Promise<SweepReport> {
-  const { plan: made, report } = tried;
-  const task = report.tasks.find((t) => t.id === made.id);
-  if (!task?.reasons.some((r) => r.flag === "GOLD_FAILS")) return report;
-  const broken = await hiddenBroken(root, task);
-  if (broken === null || broken.everywhere.length === 0 || broken.goldOnly.length > 0) return report;
-  const n = broken.everywhere.length;
-  if (broken.failToPass.length === 0) return report;
-  const command = (made.task.suites as { hidden: { command: string } }).hidden.command;
-  const { leave, unplaced } = leaveOut(
-    made.framework,
-    made.hidden.map((h) => h.path),
-    broken.everywhere,
-    command,
-  );
-  const gold = await goldHiddenFailures(root, task);
-  const why = `${n === 1 ? "fails" : "fail"} at the base commit and with gold.diff alike, in every run${gold?.error ? ` (the first error: ${gold.error})` : ""}, so ${n === 1 ? "it is" : "they are"} neither FAIL_TO_PASS nor PASS_TO_PASS`;
-  if (unplaced.length > 0 || leave.files.length > 0 || leave.flags.length === 0) {
-    say(
-      `note: hidden test${n === 1 ? "" : "s"} ${someOf(broken.everywhere)} ${why}; new-task cannot leave ${someOf([...unplaced, ...leave.files], 3)} out of a ${made.framework} command: leave ${n === 1 ? "it" : "them"} out of suites.hidden.command in tasks/${made.id}/task.json and run pnpm quarantine-sweep --tasks ${made.id} --repeat 2`,
-    );
-    return report;
-  }
-  say(
-    `note: hidden test${n === 1 ? "" : "s"} ${someOf(broken.everywhere)} ${why}: left out of the hidden suite (${broken.failToPass.length} test${broken.failToPass.length === 1 ? "" : "s"} that gold.diff passes and the base does not remain: ${someOf(broken.failToPass, 3)}); validating ${made.id} again`,
-  );
-  const again = await planFromFix({
     root,
     repo: options.repo!,
     fix: options.fix!,
     tests: options.tests,
-    id: made.id,
+    ...(options.id ? { id: options.id } : {}),
     ...(options.image ? { image: options.image } : {}),
     ...(options.framework ? { framework: options.framework } : {}),
-    ...tried.options,
-    hiddenLeaveOut: leave.flags,
-  });
-  return buildWriteValidate(root, [again.plan], { ...pipeline, force: true });
+  };
 }
 
 /**
@@ -325,10 +141,8 @@ async function run(options: NewTaskOptions, { signal }: RunContext): Promise<num
   let report = await buildWriteValidate(root, plans, pipeline);
   if (!options.swebench) {
     await sayMissing(options, root, plans[0]!, report);
-    const made = await narrowed(options, root, plans[0]!, report, pipeline);
-    const tried = await withoutBroken(options, root, made, pipeline);
-    report = await withoutHiddenBroken(options, root, tried, pipeline);
-    await sayGoldFails(root, made.plan.id, report);
+    ({ report } = await repair(fixInput(options, root), plans[0]!, report, pipeline, say));
+    await sayGoldFails(root, plans[0]!.id, report);
   }
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const lines = report.tasks.map((t) => withRoot(describeTask(t), rootGiven));

@@ -3,6 +3,7 @@ import type { ChangedFile } from "./git.js";
 import {
   classifyCommit,
   isDocPath,
+  leftWords,
   type MinedCommit,
   mineDir,
   mineMarkdown,
@@ -99,6 +100,21 @@ describe("validationOutcome", () => {
     // The environment first: a suite that cannot run fails gold too.
     expect(validationOutcome(quarantined("GOLD_FAILS", "EXISTING_SUITE_FAILS"))).toBe("environment-failed");
     expect(validationOutcome(quarantined("NO_GOLD"))).toBe("unhealthy");
+  });
+  it("sqlparse ac3b9e0 (s24): a test that fails in some runs only makes the candidate flaky, not environment-failed", () => {
+    expect(validationOutcome(quarantined("EXISTING_SUITE_FAILS", "GOLD_FAILS", "FLAKY"))).toBe("flaky");
+    expect(validationOutcome(quarantined("IMAGE_NOT_BUILT", "FLAKY"))).toBe("environment-failed");
+  });
+});
+
+describe("leftWords: what a mined commit's reason says new-task left out", () => {
+  it("names the flaky tests apart from the broken ones, and says nothing when nothing was left out", () => {
+    const timing =
+      "existing:tests.test_dos_prevention.TestDoSPrevention::test_nested_case_within_cap_under_1s";
+    expect(leftWords({ broken: [], flaky: [], rewritten: [], hidden: [] })).toBe("");
+    expect(leftWords({ broken: ["existing:a::b"], flaky: [timing], rewritten: [], hidden: [] })).toBe(
+      `; left out: 1 flaky existing test (failed in some validation runs and passed in others, here or in an earlier candidate: ${timing}); 1 existing test failing at the base in every run (existing:a::b)`,
+    );
   });
 });
 

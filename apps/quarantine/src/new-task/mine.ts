@@ -7,11 +7,13 @@ import { eta } from "../progress.js";
 import { formatDuration } from "../summary.js";
 import { forgetTasks } from "../sweep.js";
 import type { TaskReport } from "../types.js";
+import { leaveOut } from "./broken.js";
 import { defaultTaskId, planFromFix } from "./from-fix.js";
 import { type ChangedFile, changedFiles, checkRepo, git } from "./git.js";
 import { jestTests } from "./jest-config.js";
 import { readJestConfigs, readPackageJson } from "./make.js";
 import { buildWriteValidate } from "./pipeline.js";
+import { type FixInput, type LeftOut, repair } from "./repair.js";
 import { splitFix } from "./split.js";
 import type { Framework } from "./templates.js";
 
@@ -129,6 +131,9 @@ export function validationOutcome(task: Pick<TaskReport, "status" | "reasons">):
   const flags = new Set(task.reasons.map((r) => r.flag));
   const any = (...names: string[]) => names.some((n) => flags.has(n as never));
   if (any("INFRA_ERROR")) return "infra-error";
+  // A test that fails in some runs only (sqlparse's timing test under load) is the task's flakiness,
+  // not its environment.
+  if (any("FLAKY", "TESTS_HASH_UNSTABLE") && !any("INVALID_TASK", "IMAGE_NOT_BUILT")) return "flaky";
   if (
     any(
       "INVALID_TASK",
@@ -144,7 +149,6 @@ export function validationOutcome(task: Pick<TaskReport, "status" | "reasons">):
     )
   )
     return "environment-failed";
-  if (any("FLAKY", "TESTS_HASH_UNSTABLE")) return "flaky";
   if (any("HIDDEN_PASS_AT_BASELINE", "FAIL_TO_PASS_NOT_FAILING")) return "test-passes-at-base";
   if (any("GOLD_FAILS")) return "gold-fails";
   return "unhealthy";
@@ -193,6 +197,12 @@ export interface MineReport {
   running: Record<string, { task: string; image: string | null }>;
   commits: MinedCommit[];
   yield: MineYield;
+  /**
+   * Existing tests that failed in some validation runs of a candidate and passed in others: flaky in
+   * this repository, so left out of every later candidate's existing suite before its validation (a
+   * flaky test that passes every run would be recorded as expected, and fail a correct diff later).
+   */
+  flaky?: string[];
 }
 
 export function mineYield(commits: readonly MinedCommit[]): MineYield {
@@ -573,6 +583,47 @@ function onePlanAtATime<T>(plan: () => Promise<T>): Promise<T> {
   return turn;
 }
 
+/** What new-task left out of a task's suites, for a mined commit's reason ("" when nothing). */
+export function leftWords(left: LeftOut): string {
+  const parts: string[] = [];
+  const n = (list: readonly string[], what: string) =>
+    `${list.length} ${what}${list.length === 1 ? "" : "s"}`;
+  const some = (list: readonly string[]) =>
+    `${list.slice(0, 3).join(", ")}${list.length > 3 ? `, … (${list.length})` : ""}`;
+  if (left.flaky.length > 0)
+    parts.push(
+      `${n(left.flaky, "flaky existing test")} (failed in some validation runs and passed in others, here or in an earlier candidate: ${some(left.flaky)})`,
+    );
+  if (left.broken.length > 0)
+    parts.push(`${n(left.broken, "existing test")} failing at the base in every run (${some(left.broken)})`);
+  if (left.rewritten.length > 0) parts.push(`${n(left.rewritten, "existing test")} the fix rewrote`);
+  if (left.hidden.length > 0)
+    parts.push(`${n(left.hidden, "hidden test")} failing whatever the diff (${some(left.hidden)})`);
+  return parts.length === 0 ? "" : `; left out: ${parts.join("; ")}`;
+}
+
+/**
+ * The candidate's plan with the existing tests known flaky (an earlier candidate's validation found
+ * them) left out of its existing suite, those its suite runs; the plan as it was when none is.
+ */
+async function withKnownFlaky(
+  input: FixInput,
+  made: Awaited<ReturnType<typeof planFromFix>>,
+  flaky: readonly string[],
+): Promise<Awaited<ReturnType<typeof planFromFix>> & { known?: { ids: string[]; command: string } }> {
+  if (flaky.length === 0) return made;
+  const suite = (made.plan.task.suites as { existing: { files: string[]; command: string } }).existing;
+  const files = suite.files.filter((p) => !p.includes("*"));
+  const ids = flaky.filter(
+    (id) => leaveOut(made.plan.framework, files, [id], suite.command).unplaced.length === 0,
+  );
+  if (ids.length === 0) return made;
+  const { leave } = leaveOut(made.plan.framework, files, ids, suite.command);
+  if (leave.files.length >= files.length) return made;
+  const again = await planFromFix({ ...input, existingOnly: files, leaveOut: leave });
+  return { ...again, known: { ids, command: suite.command } };
+}
+
 /** Makes, validates and keeps or removes the task of one candidate; returns its outcome. */
 async function mineOne(
   commit: HistoryCommit,
@@ -588,21 +639,23 @@ async function mineOne(
         ? `${isOracleError(error) ? `${error.code}: ` : ""}${error.message}${isOracleError(error) && error.hint ? ` (hint: ${error.hint})` : ""}`
         : String(error),
   });
-  let made: Awaited<ReturnType<typeof planFromFix>>;
+  const input: FixInput = {
+    root: options.root,
+    repo: options.repo,
+    fix: commit.sha,
+    tests: options.tests,
+    ...(options.framework ? { framework: options.framework } : {}),
+    ...(options.image ? { image: options.image } : {}),
+  };
+  let made: Awaited<ReturnType<typeof withKnownFlaky>>;
   // An image folder named after the task that is there before planning is the author's: never removed.
   const ownBefore = new Set<string>();
   try {
     made = await onePlanAtATime(async () => {
       const own = `images/${defaultTaskId(options.repo, commit.sha).toLowerCase()}`;
       if (await exists(join(options.root, own))) ownBefore.add(own);
-      return planFromFix({
-        root: options.root,
-        repo: options.repo,
-        fix: commit.sha,
-        tests: options.tests,
-        ...(options.framework ? { framework: options.framework } : {}),
-        ...(options.image ? { image: options.image } : {}),
-      });
+      const first = await planFromFix(input);
+      return withKnownFlaky(input, first, state.flaky ?? []);
     });
   } catch (error) {
     if (options.signal.aborted) throw error;
@@ -611,7 +664,7 @@ async function mineOne(
     if (isOracleError(error, "USAGE")) return lost("plan", "not-a-task", error);
     return lost("plan", "error", error);
   }
-  const { plan, image } = made;
+  const { plan, image, known } = made;
   const id = plan.id;
   const own = `images/${id.toLowerCase()}`;
   const ownImage = image.made === `${own}/` && !ownBefore.has(own) ? own : null;
@@ -631,8 +684,9 @@ async function mineOne(
   };
   try {
     let report: Awaited<ReturnType<typeof buildWriteValidate>>;
+    let left: LeftOut = { broken: [], flaky: [], rewritten: [], hidden: [] };
     try {
-      report = await buildWriteValidate(options.root, [plan], {
+      const pipeline = {
         force: false,
         repeat: options.repeat,
         lockWait: options.lockWait,
@@ -640,7 +694,20 @@ async function mineOne(
         say: () => undefined,
         quiet: true,
         runIdSuffix: commit.sha.slice(0, 12),
-      });
+      };
+      report = await buildWriteValidate(options.root, [plan], pipeline);
+      // --fix's next tries: narrowed, without broken or flaky existing tests, without broken hidden ones.
+      const repaired = await repair(
+        { ...input, ...(known ? { knownFlaky: known } : {}) },
+        plan,
+        report,
+        pipeline,
+        () => undefined,
+      );
+      report = repaired.report;
+      left = repaired.left;
+      const found = left.flaky.filter((id) => !(state.flaky ?? []).includes(id));
+      if (found.length > 0) state.flaky = [...(state.flaky ?? []), ...found].sort();
     } catch (error) {
       await removeAll();
       if (options.signal.aborted) throw error;
@@ -657,7 +724,7 @@ async function mineOne(
         ...base,
         stage: "kept",
         outcome,
-        reason: `healthy (${task!.runs.length} runs); expected tests: ${task!.expected}`,
+        reason: `healthy (${task!.runs.length} runs); expected tests: ${task!.expected}${leftWords(left)}`,
       };
     await removeAll();
     const first = task?.reasons[0];
@@ -668,7 +735,7 @@ async function mineOne(
       reason:
         task?.status === "infra-error"
           ? `the engine failed: ${task.infra.messages.join("; ")}`
-          : `${flags.join(", ")}${first ? `: ${first.message}` : ""}`,
+          : `${flags.join(", ")}${first ? `: ${first.message}` : ""}${leftWords(left)}`,
     };
   } finally {
     delete state.running[commit.sha];
