@@ -11,6 +11,7 @@ import { isOracleError } from "@oracle/spec";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   chooseImage,
+  foreignPlatformPackages,
   IMAGE_NODE,
   peerClash,
   runnerNeeds,
@@ -369,5 +370,28 @@ npm error Fix the upstream dependency conflict, or retry this command with --for
     expect(runnersNeedingNewerNode(lock, ["vitest", "jest", "mocha"])).toEqual([
       "vitest 4.1.12 (node ^20.0.0 || ^22.0.0 || >=24.0.0)",
     ]);
+  });
+});
+
+describe("a lockfile the image's npm 9 refuses (EBADPLATFORM)", () => {
+  it("dayjs 99691c5: npm 11 wrote semantic-release's typescript 7 platform packages unmarked; optional ones and this platform's pass", () => {
+    // The entries as npm 11.19 wrote them for dayjs's devDependencies (@semantic-release/github ^11).
+    const lock = JSON.stringify({
+      lockfileVersion: 3,
+      packages: {
+        "": { devDependencies: { jest: "^22.4.3" } },
+        "node_modules/@typescript/typescript-aix-ppc64": { version: "7.0.2", os: ["aix"], cpu: ["ppc64"] },
+        "node_modules/@typescript/typescript-linux-x64": { version: "7.0.2", os: ["linux"], cpu: ["x64"] },
+        "node_modules/fsevents": { version: "2.3.3", os: ["darwin"], optional: true },
+        "node_modules/semantic-release/node_modules/win-only": { version: "1.0.0", os: ["win32"] },
+        "node_modules/not-windows": { version: "1.0.0", os: ["!win32"] },
+        "node_modules/jest": { version: "22.4.4" },
+      },
+    });
+    expect(foreignPlatformPackages(lock, "x64")).toEqual([
+      "@typescript/typescript-aix-ppc64@7.0.2",
+      "win-only@1.0.0",
+    ]);
+    expect(foreignPlatformPackages(lock, "arm64")).toContain("@typescript/typescript-linux-x64@7.0.2");
   });
 });

@@ -107,6 +107,9 @@ export function runnerNeeds(
 /** The Node the Node images run: Debian bookworm's nodejs (images/README.md). */
 export const IMAGE_NODE = "18.20.4";
 
+/** The npm that installs the Node images' package-lock.json: Debian bookworm's npm. */
+export const IMAGE_NPM = "9.2.0";
+
 /**
  * The repository's own dependency that npm's ERESOLVE says cannot stand beside the image's runner
  * (a plugin that peer-depends on another major of it), named as the root project names it; or null.
@@ -133,6 +136,36 @@ export function runnersNeedingNewerNode(lockfile: string, runners: readonly stri
     if (range === undefined || !validRange(range) || satisfies(IMAGE_NODE, range)) return [];
     return [`${r} ${entry?.version ?? "?"} (node ${range})`];
   });
+}
+
+/** Whether an npm `os` or `cpu` list admits `value` (npm's rule: `!x` excludes x; any name listed admits only those). */
+function admits(list: unknown, value: string): boolean {
+  if (!Array.isArray(list) || list.length === 0) return true;
+  const names = list.filter((x): x is string => typeof x === "string");
+  if (names.includes(`!${value}`)) return false;
+  const only = names.filter((n) => !n.startsWith("!"));
+  return only.length === 0 || only.includes(value);
+}
+
+/**
+ * Packages in `lockfile` (package-lock.json text) built for another platform than the image's
+ * (linux, this host's CPU) and not marked optional: the image's npm 9 refuses the whole install
+ * (EBADPLATFORM). npm 11 writes such entries for a peer's platform packages (dayjs 99691c5:
+ * semantic-release's typescript 7 brought @typescript/typescript-aix-ppc64 7.0.2, unmarked).
+ */
+export function foreignPlatformPackages(lockfile: string, cpu: string = process.arch): string[] {
+  const packages =
+    (
+      JSON.parse(lockfile) as {
+        packages?: Record<string, { version?: string; os?: unknown; cpu?: unknown; optional?: unknown }>;
+      }
+    ).packages ?? {};
+  return Object.entries(packages)
+    .filter(
+      ([path, e]) => path !== "" && e.optional !== true && (!admits(e.os, "linux") || !admits(e.cpu, cpu)),
+    )
+    .map(([path, e]) => `${path.replace(/^.*node_modules\//, "")}@${e.version ?? "?"}`)
+    .sort();
 }
 
 /**
@@ -305,7 +338,18 @@ async function makeNodeImage(
         );
       return { tried, notes };
     };
+    /** What keeps the lockfile npm wrote from installing in the image (EBADPLATFORM), else null. */
+    const foreign = async (): Promise<string | null> => {
+      const found = foreignPlatformPackages(await readFile(join(scratch, "package-lock.json"), "utf8"));
+      return found.length === 0
+        ? null
+        : `EBADPLATFORM: the lockfile npm wrote here installs ${found.slice(0, 3).join(", ")}${found.length > 3 ? ", …" : ""}, built for another platform and not marked optional, which the image's npm ${IMAGE_NPM} refuses`;
+    };
     let { tried, notes } = await resolveAll();
+    if (tried.failed === null) {
+      const platform = await foreign();
+      if (platform !== null) tried = { ...tried, failed: platform };
+    }
     const extraNote =
       Object.keys(extra).length > 0
         ? `jest reads the repository's TypeScript config with ${Object.entries(extra)
@@ -316,7 +360,7 @@ async function makeNodeImage(
     const imported = repo.imports ? { ...suiteDeps(repo.packageJson, repo.imports), ...extra } : null;
     if (
       whole !== null &&
-      /ERESOLVE/.test(whole) &&
+      /ERESOLVE|EBADPLATFORM/.test(whole) &&
       imported !== null &&
       Object.keys(imported).length < Object.keys(repoDeps).length
     ) {
@@ -337,9 +381,13 @@ async function makeNodeImage(
         delete repoDeps[clash];
         ({ tried, notes } = await resolveAll());
       }
+      if (tried.failed === null) tried = { ...tried, failed: await foreign() };
+      const cause = /^EBADPLATFORM/.test(whole)
+        ? whole
+        : `npm cannot resolve all the repository's dependencies together (ERESOLVE${peerClash(whole) ? ` at ${peerClash(whole)}` : ""})`;
       if (tried.failed === null)
         notes.unshift(
-          `npm cannot resolve all the repository's dependencies together (ERESOLVE${peerClash(whole) ? ` at ${peerClash(whole)}` : ""}): images/${name}/ has only the packages the suites import (the test files, the runner's config and the files they import: ${Object.keys(repoDeps).sort().join(", ") || "none"})${clashing.length > 0 ? `, leaving out ${clashing.join(", ")}, which clashes with the rest (ERESOLVE),` : ""} and leaves out ${unused.join(", ")} (a test that needs one fails; the sweep says which)`,
+          `${cause}: images/${name}/ has only the packages the suites import (the test files, the runner's config and the files they import: ${Object.keys(repoDeps).sort().join(", ") || "none"})${clashing.length > 0 ? `, leaving out ${clashing.join(", ")}, which clashes with the rest (ERESOLVE),` : ""} and leaves out ${unused.join(", ")} (a test that needs one fails; the sweep says which)`,
         );
       else tried = { ...tried, failed: whole };
     }
