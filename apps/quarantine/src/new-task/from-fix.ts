@@ -30,6 +30,7 @@ import {
   taskIdFrom,
   taskJson,
 } from "./make.js";
+import { otherLockRunners } from "./other-locks.js";
 import { repoPythonNeeds } from "./python-deps.js";
 import { splitFix } from "./split.js";
 import {
@@ -185,13 +186,18 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
       `${jest.warning}: new-task took jest's default test files (*.test.js, *.spec.js, __tests__/)`,
     );
   const hasVendor = baseFiles.some((p) => p.startsWith("vendor/"));
+  // A pnpm or yarn repository's lockfile pins its runner (npm reads only package-lock.json).
+  const lockCommit = fixPackageJson === null ? base : fix;
+  const repoLockfile = await readPackageLock(repo, lockCommit);
+  const lockedRunners = repoLockfile === null ? await otherLockRunners(repo, lockCommit, packageJson) : null;
   // Last, since it may write an image folder: every check of the fix has passed.
   const image = await chooseImage({
     root: options.root,
     framework,
     taskId: id,
     repoPackageJson: packageJson,
-    repoLockfile: await readPackageLock(repo, fixPackageJson === null ? base : fix),
+    repoLockfile,
+    ...(lockedRunners ? { repoLockedRunners: lockedRunners } : {}),
     ...(framework === "jest" || framework === "mocha" || framework === "vitest"
       ? {
           repoImports: await suiteImports(repo, fix, await treeFiles(repo, fix), [

@@ -76,6 +76,28 @@ describe.concurrent("chooseImage: a JS repository's own image", () => {
     expect(locked(newest, "left-pad")).not.toBe("1.1.3");
   }, 180_000);
 
+  it("a pnpm or yarn repository: the runner its lockfile pins, not the newest of its range, and a note", async () => {
+    // mocha ^10.0.0 would be 10.8.2 (the newest 10); the repository's pnpm-lock.yaml says 10.2.0.
+    const root = await temp();
+    const packageJson = JSON.stringify({
+      name: "r",
+      version: "1.0.0",
+      devDependencies: { mocha: "^10.0.0", "left-pad": "1.3.0" },
+    });
+    const choice = await chooseImage({
+      root,
+      framework: "mocha",
+      taskId: "r-pnpm",
+      repoPackageJson: packageJson,
+      repoLockedRunners: { file: "pnpm-lock.yaml", versions: { mocha: "10.2.0" } },
+    });
+    const image = await readFile(join(root, "images", "r-pnpm", "package-lock.json"), "utf8");
+    expect(locked(image, "mocha")).toBe("10.2.0");
+    expect(choice.notes.join("\n")).toContain(
+      "the repository's pnpm-lock.yaml pins mocha 10.2.0 (npm reads only package-lock.json): images/r-pnpm/ takes it",
+    );
+  }, 180_000);
+
   it("a plugin pinned to a runner major the image's Node cannot run: the image's runner, the plugin left out, and a note", async () => {
     // vitest 4 asks for Node 20 (the images have 18); @vitest/coverage-v8 4 wants vitest 4 as a peer.
     const root = await temp();

@@ -222,6 +222,8 @@ async function makeNodeImage(
     imports?: readonly string[];
     /** Packages the runner needs for the repository's config (runnerNeeds), added to its dependencies. */
     extra?: Record<string, string>;
+    /** The runner versions its pnpm-lock.yaml or yarn.lock pins: its range replaced by them. */
+    lockedRunners?: { file: string; versions: Record<string, string> };
   },
 ): Promise<string[]> {
   const dir = join(resolve(root), "images", name);
@@ -233,7 +235,11 @@ async function makeNodeImage(
     >;
     const repoManifest = JSON.parse(repo.packageJson) as Record<string, unknown>;
     const extra = repo.extra ?? {};
-    let repoDeps = { ...packageDeps(repo.packageJson), ...extra };
+    const declared = packageDeps(repo.packageJson);
+    const pinned = Object.fromEntries(
+      Object.entries(repo.lockedRunners?.versions ?? {}).filter(([n]) => n in declared),
+    );
+    let repoDeps = { ...declared, ...pinned, ...extra };
     const runnerDeps = templatePackage.devDependencies as Record<string, string>;
     const manifest = (devDependencies: Record<string, string>) => ({
       name: `oracle-image-${name}`.toLowerCase(),
@@ -323,6 +329,14 @@ async function makeNodeImage(
       if (tried.needNewer)
         notes.push(
           `the repository's own ${tried.needNewer.join(", ")} needs a newer Node than the image's ${IMAGE_NODE}: images/${name}/ keeps the image's ${ownRunners(runnerDeps)}${tried.left && tried.left.length > 0 ? ` and leaves out ${tried.left.join(", ")}, which needs the other` : ""} (a test that uses it fails; the sweep says which)`,
+        );
+      if (tried.own && Object.keys(pinned).some((r) => own.includes(r)))
+        notes.push(
+          `the repository's ${repo.lockedRunners!.file} pins ${Object.entries(pinned)
+            .map(([n, v]) => `${n} ${v}`)
+            .join(
+              ", ",
+            )} (npm reads only package-lock.json): images/${name}/ takes ${Object.keys(pinned).length === 1 ? "it" : "them"}, not the newest ${Object.keys(pinned).length === 1 ? "its range allows" : "their ranges allow"}`,
         );
       if (tried.own)
         notes.push(
@@ -464,6 +478,8 @@ export async function chooseImage(options: {
    * repository's dependencies together, the image has only these (and the runtime dependencies).
    */
   repoImports?: readonly string[];
+  /** The runner versions the repository's pnpm-lock.yaml or yarn.lock pins (other-locks.ts), when it has no package-lock.json. */
+  repoLockedRunners?: { file: string; versions: Record<string, string> };
   /** Python: what the repository's tests need beyond the template (python-deps.ts). */
   pythonNeeds?: readonly PythonNeed[];
   /** The runner's own needs for the repository's configuration ({@link runnerNeeds}). */
@@ -503,6 +519,7 @@ export async function chooseImage(options: {
         lockfile: options.repoLockfile ?? null,
         ...(options.repoImports ? { imports: options.repoImports } : {}),
         ...(Object.keys(extra).length > 0 ? { extra } : {}),
+        ...(options.repoLockedRunners ? { lockedRunners: options.repoLockedRunners } : {}),
       };
       return ownImage(
         images,
