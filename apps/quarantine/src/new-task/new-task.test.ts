@@ -10,6 +10,7 @@ import {
   goRunSelection,
   planSuites,
   taskIdFrom,
+  taskJson,
 } from "./make.js";
 import { isTestPath, splitFix } from "./split.js";
 import { readDataset } from "./swebench.js";
@@ -176,6 +177,25 @@ describe("a Python repository's src/ layout", () => {
     expect(pythonSrcLayout(["pkg/__init__.py", "src/pkg/__init__.py"])).toBe(false);
     expect(pythonSrcLayout(["src/__init__.py", "src/tools/run.sh"])).toBe(false);
     expect(suiteEnv("pytest", false)).toEqual({ PYTHONDONTWRITEBYTECODE: "1" });
+  });
+});
+
+describe("taskJson", () => {
+  it("writes a 900 s limit, not the spec's 300 s: real suites ran up to 294 s to completion on the loaded machine", () => {
+    const suite = { command: "python3 -m pytest", files: ["tests/test_a.py"] };
+    const hidden = { command: "python3 -m pytest tests/test_a.py" };
+    const task = taskJson({
+      id: "t",
+      description: "d",
+      image: "python-pytest",
+      framework: "pytest",
+      base: "a".repeat(40),
+      suites: { existing: suite, hidden, notes: [] } as never,
+      hidden: ["tests/test_a.py"],
+      hasVendor: false,
+      schema: "../schema.json",
+    });
+    expect(task.timeoutSeconds).toBe(900);
   });
 });
 
