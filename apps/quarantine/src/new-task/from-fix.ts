@@ -237,7 +237,7 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
 }
 
 /** The version of `name` an image folder's package-lock.json holds; null when it cannot be read. */
-async function lockedVersion(imageDir: string, name: string): Promise<string | null> {
+export async function lockedVersion(imageDir: string, name: string): Promise<string | null> {
   try {
     const lock = JSON.parse(await readFile(resolve(imageDir, "package-lock.json"), "utf8")) as {
       packages?: Record<string, { version?: unknown }>;

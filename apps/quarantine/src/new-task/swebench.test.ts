@@ -91,3 +91,48 @@ describe("oracle-new-task --swebench: a JS repository whose devDependencies clas
     expect(images[0]!.notes.join("\n")).toMatch(/only the packages the suites import/);
   }, 300_000);
 });
+
+describe("oracle-new-task --swebench: what --fix gives a jest repository", () => {
+  it("a jest.config.ts without ts-node in the package.json: the image adds it; the suites get jest's workers and test timeout", async () => {
+    const repo = join(dir, "repos", "c", "d");
+    await mkdir(repo, { recursive: true });
+    git(repo, "init", "-q", "-b", "main");
+    await write(repo, {
+      "package.json": JSON.stringify({ name: "d", version: "1.0.0", devDependencies: { jest: "30.5.2" } }),
+      "jest.config.ts": "export default { testEnvironment: 'node' };\n",
+      "src/one.js": "module.exports = () => 1;\n",
+      "test/other.test.js": "test('adds', () => expect(1 + 1).toBe(2));\n",
+    });
+    git(repo, "add", "-A");
+    git(repo, "commit", "-q", "-m", "base");
+    const base = git(repo, "rev-parse", "HEAD");
+    await write(repo, {
+      "src/one.js": "module.exports = () => 2;\n",
+      "test/one.test.js": "const one = require('../src/one');\ntest('two', () => expect(one()).toBe(2));\n",
+    });
+    git(repo, "add", "-N", "test/one.test.js");
+    const diff = (path: string) => `${git(repo, "diff", "--", path)}\n`;
+    const dataset = join(dir, "rows-jest.jsonl");
+    const row = {
+      instance_id: "c__d-1",
+      repo: "c/d",
+      base_commit: base,
+      patch: diff("src"),
+      test_patch: diff("test"),
+      FAIL_TO_PASS: ["test/one.test.js::two"],
+      PASS_TO_PASS: [],
+    };
+    await writeFile(dataset, `${JSON.stringify(row)}\n`);
+    const root = join(dir, "root-jest");
+    await mkdir(join(root, "images"), { recursive: true });
+    const { plans, images } = await planDataset({ root, dataset, repos: join(dir, "repos") });
+    const manifest = JSON.parse(
+      await readFile(join(root, "images", images[0]!.name, "package.json"), "utf8"),
+    );
+    expect(manifest.devDependencies["ts-node"]).toBeDefined();
+    expect(images[0]!.notes.join("\n")).toMatch(/jest reads the repository's TypeScript config with ts-node/);
+    const suites = plans[0]!.task.suites as { existing: { command: string }; hidden: { command: string } };
+    expect(suites.hidden.command).toContain("--testTimeout=30000");
+    expect(suites.existing.command).toContain("--maxWorkers=2");
+  }, 300_000);
+});

@@ -3,8 +3,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type ExpectedTests, OracleError } from "@oracle/spec";
 import { z } from "zod";
+import { lockedVersion } from "./from-fix.js";
 import { catBlob, git, treeFiles } from "./git.js";
-import { chooseImage, type ImageChoice } from "./image.js";
+import { chooseImage, type ImageChoice, runnerNeeds } from "./image.js";
 import { jestTests } from "./jest-config.js";
 import { suiteImports } from "./js-imports.js";
 import {
@@ -19,10 +20,13 @@ import {
   type TaskPlan,
   taskJson,
 } from "./make.js";
+import { otherLockRunners } from "./other-locks.js";
 import { repoPythonNeeds } from "./python-deps.js";
 import {
   detectFramework,
   type Framework,
+  forVitestVersion,
+  jestRunFlags,
   pythonSrcLayout,
   repoRunnerFlags,
   runsAsTest,
@@ -226,10 +230,8 @@ async function planRow(options: SwebenchOptions, { line, row }: ParsedRow, label
     const existingPass = row.PASS_TO_PASS.filter((t) => !hiddenPass.includes(t));
     if (hiddenPass.length > 0) hiddenExpected.passToPass = hiddenPass;
     const baseFiles = await treeFiles(bare, row.base_commit);
-    const repoTests =
-      framework === "jest"
-        ? jestTests(packageJson, await readJestConfigs(bare, row.base_commit)).tests
-        : null;
+    const jestConfigs = framework === "jest" ? await readJestConfigs(bare, row.base_commit) : [];
+    const repoTests = framework === "jest" ? jestTests(packageJson, jestConfigs).tests : null;
     const existingOnly = [...new Set(existingPass.map((t) => idFile(t)!))].filter((f) =>
       runsAsTest(framework, f, repoTests),
     );
@@ -241,7 +243,14 @@ async function planRow(options: SwebenchOptions, { line, row }: ParsedRow, label
         hidden: hiddenPaths,
         deletedTests: [...deleted],
         ...(existingOnly.length > 0 ? { existingOnly } : {}),
-        runnerFlags: repoRunnerFlags(framework, packageJson),
+        // As --fix: jest's workers and test timeout unless the repository's scripts or config say.
+        runnerFlags:
+          framework === "jest"
+            ? jestRunFlags(
+                packageJson,
+                jestConfigs.map((c) => c.text),
+              )
+            : repoRunnerFlags(framework, packageJson),
         repoTests,
       });
     } catch (error) {
@@ -267,12 +276,19 @@ async function planRow(options: SwebenchOptions, { line, row }: ParsedRow, label
       (p) => `${id}: ${deniedGoldWarning("the gold patch", p)}`,
     );
     warnings.push(...suites.notes.map((note) => `${id}: ${note}`));
+    const lockedRunners =
+      packageJson !== null && packageLock === null
+        ? await otherLockRunners(bare, row.base_commit, packageJson)
+        : null;
     return {
       id,
       clone,
       framework,
       packageJson,
       packageLock,
+      // As --fix: ts-node for a jest.config.ts, the runner a pnpm-lock.yaml or yarn.lock pins.
+      needs: runnerNeeds(framework, jestConfigs[0]?.path ?? null, packageJson),
+      lockedRunners,
       pythonNeeds,
       ...(repoImports ? { repoImports } : {}),
       hidden,
@@ -322,8 +338,16 @@ export async function planDataset(
       pythonNeeds: p.pythonNeeds,
       ...(p.repoImports ? { repoImports: p.repoImports } : {}),
       ...(options.image ? { image: options.image } : {}),
+      runnerNeeds: p.needs,
+      ...(p.lockedRunners ? { repoLockedRunners: p.lockedRunners } : {}),
     });
     images.push(image);
+    if (p.framework === "vitest") {
+      // The image may hold the repository's own vitest: its flags must be that version's.
+      const version = await lockedVersion(resolve(options.root, "images", image.name), "vitest");
+      p.suites.existing.command = forVitestVersion(p.suites.existing.command, version);
+      p.suites.hidden.command = forVitestVersion(p.suites.hidden.command, version);
+    }
     const task = taskJson({
       id: p.id,
       description: `SWE-bench ${p.row.instance_id} (${p.row.repo}${p.row.version !== undefined ? ` ${p.row.version}` : ""})`,
