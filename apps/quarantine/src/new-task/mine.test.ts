@@ -111,9 +111,13 @@ describe("leftWords: what a mined commit's reason says new-task left out", () =>
   it("names the flaky tests apart from the broken ones, and says nothing when nothing was left out", () => {
     const timing =
       "existing:tests.test_dos_prevention.TestDoSPrevention::test_nested_case_within_cap_under_1s";
-    expect(leftWords({ broken: [], flaky: [], rewritten: [], hidden: [] })).toBe("");
-    expect(leftWords({ broken: ["existing:a::b"], flaky: [timing], rewritten: [], hidden: [] })).toBe(
-      `; left out: 1 flaky existing test (failed in some validation runs and passed in others, here or in an earlier candidate: ${timing}); 1 existing test failing at the base in every run (existing:a::b)`,
+    const paren =
+      "existing:tests.test_dos_prevention.TestDoSPrevention::test_nested_paren_within_cap_under_1s";
+    expect(leftWords({ broken: [], flaky: [], earlier: [], rewritten: [], hidden: [] })).toBe("");
+    expect(
+      leftWords({ broken: ["existing:a::b"], flaky: [timing], earlier: [paren], rewritten: [], hidden: [] }),
+    ).toBe(
+      `; left out: 1 flaky existing test (failed in some validation runs and passed in others: ${timing}); 1 existing test an earlier candidate found flaky or failing at its base (${paren}); 1 existing test failing at the base in every run (existing:a::b)`,
     );
   });
 });

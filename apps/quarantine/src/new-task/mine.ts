@@ -198,11 +198,13 @@ export interface MineReport {
   commits: MinedCommit[];
   yield: MineYield;
   /**
-   * Existing tests that failed in some validation runs of a candidate and passed in others: flaky in
-   * this repository, so left out of every later candidate's existing suite before its validation (a
-   * flaky test that passes every run would be recorded as expected, and fail a correct diff later).
+   * Existing tests a candidate left out, flaky (failed in some validation runs and passed in others)
+   * or failing at its base in every run (sqlparse's timing tests fail in every run when the machine
+   * is loaded): left out of every later candidate's existing suite before its validation. A flaky
+   * test that passes all of a candidate's runs would be recorded as expected and fail a correct
+   * diff later, and each test found anew costs a whole validation.
    */
-  flaky?: string[];
+  leftOut?: string[];
 }
 
 export function mineYield(commits: readonly MinedCommit[]): MineYield {
@@ -592,7 +594,11 @@ export function leftWords(left: LeftOut): string {
     `${list.slice(0, 3).join(", ")}${list.length > 3 ? `, … (${list.length})` : ""}`;
   if (left.flaky.length > 0)
     parts.push(
-      `${n(left.flaky, "flaky existing test")} (failed in some validation runs and passed in others, here or in an earlier candidate: ${some(left.flaky)})`,
+      `${n(left.flaky, "flaky existing test")} (failed in some validation runs and passed in others: ${some(left.flaky)})`,
+    );
+  if (left.earlier.length > 0)
+    parts.push(
+      `${n(left.earlier, "existing test")} an earlier candidate found flaky or failing at its base (${some(left.earlier)})`,
     );
   if (left.broken.length > 0)
     parts.push(`${n(left.broken, "existing test")} failing at the base in every run (${some(left.broken)})`);
@@ -603,14 +609,14 @@ export function leftWords(left: LeftOut): string {
 }
 
 /**
- * The candidate's plan with the existing tests known flaky (an earlier candidate's validation found
- * them) left out of its existing suite, those its suite runs; the plan as it was when none is.
+ * The candidate's plan with the existing tests earlier candidates left out (MineReport `leftOut`)
+ * left out of its existing suite, those its suite runs; the plan as it was when none is.
  */
-async function withKnownFlaky(
+async function withEarlier(
   input: FixInput,
   made: Awaited<ReturnType<typeof planFromFix>>,
   flaky: readonly string[],
-): Promise<Awaited<ReturnType<typeof planFromFix>> & { known?: { ids: string[]; command: string } }> {
+): Promise<Awaited<ReturnType<typeof planFromFix>> & { earlier?: { ids: string[]; command: string } }> {
   if (flaky.length === 0) return made;
   const suite = (made.plan.task.suites as { existing: { files: string[]; command: string } }).existing;
   const files = suite.files.filter((p) => !p.includes("*"));
@@ -621,7 +627,7 @@ async function withKnownFlaky(
   const { leave } = leaveOut(made.plan.framework, files, ids, suite.command);
   if (leave.files.length >= files.length) return made;
   const again = await planFromFix({ ...input, existingOnly: files, leaveOut: leave });
-  return { ...again, known: { ids, command: suite.command } };
+  return { ...again, earlier: { ids, command: suite.command } };
 }
 
 /** Makes, validates and keeps or removes the task of one candidate; returns its outcome. */
@@ -647,7 +653,7 @@ async function mineOne(
     ...(options.framework ? { framework: options.framework } : {}),
     ...(options.image ? { image: options.image } : {}),
   };
-  let made: Awaited<ReturnType<typeof withKnownFlaky>>;
+  let made: Awaited<ReturnType<typeof withEarlier>>;
   // An image folder named after the task that is there before planning is the author's: never removed.
   const ownBefore = new Set<string>();
   try {
@@ -655,7 +661,7 @@ async function mineOne(
       const own = `images/${defaultTaskId(options.repo, commit.sha).toLowerCase()}`;
       if (await exists(join(options.root, own))) ownBefore.add(own);
       const first = await planFromFix(input);
-      return withKnownFlaky(input, first, state.flaky ?? []);
+      return withEarlier(input, first, state.leftOut ?? []);
     });
   } catch (error) {
     if (options.signal.aborted) throw error;
@@ -664,7 +670,7 @@ async function mineOne(
     if (isOracleError(error, "USAGE")) return lost("plan", "not-a-task", error);
     return lost("plan", "error", error);
   }
-  const { plan, image, known } = made;
+  const { plan, image, earlier } = made;
   const id = plan.id;
   const own = `images/${id.toLowerCase()}`;
   const ownImage = image.made === `${own}/` && !ownBefore.has(own) ? own : null;
@@ -684,7 +690,7 @@ async function mineOne(
   };
   try {
     let report: Awaited<ReturnType<typeof buildWriteValidate>>;
-    let left: LeftOut = { broken: [], flaky: [], rewritten: [], hidden: [] };
+    let left: LeftOut = { broken: [], flaky: [], earlier: [], rewritten: [], hidden: [] };
     try {
       const pipeline = {
         force: false,
@@ -698,7 +704,7 @@ async function mineOne(
       report = await buildWriteValidate(options.root, [plan], pipeline);
       // --fix's next tries: narrowed, without broken or flaky existing tests, without broken hidden ones.
       const repaired = await repair(
-        { ...input, ...(known ? { knownFlaky: known } : {}) },
+        { ...input, ...(earlier ? { earlier } : {}) },
         plan,
         report,
         pipeline,
@@ -706,8 +712,8 @@ async function mineOne(
       );
       report = repaired.report;
       left = repaired.left;
-      const found = left.flaky.filter((id) => !(state.flaky ?? []).includes(id));
-      if (found.length > 0) state.flaky = [...(state.flaky ?? []), ...found].sort();
+      const found = [...left.flaky, ...left.broken].filter((id) => !(state.leftOut ?? []).includes(id));
+      if (found.length > 0) state.leftOut = [...(state.leftOut ?? []), ...found].sort();
     } catch (error) {
       await removeAll();
       if (options.signal.aborted) throw error;

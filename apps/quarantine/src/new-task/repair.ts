@@ -16,14 +16,14 @@ import { buildWriteValidate, type PipelineOptions } from "./pipeline.js";
 /** What made the task: planFromFix's options besides new-task's own next tries. */
 export type FixInput = Omit<FromFixOptions, "existingOnly" | "leaveOut" | "hiddenLeaveOut"> & {
   /**
-   * Existing tests known flaky before this task (a --mine run's earlier candidates found them), left
-   * out of the plan already, and the existing command before that: kept out when new-task leaves
-   * more out.
+   * Existing tests an earlier candidate of a --mine run left out (flaky, or failing at its base in
+   * every run), left out of the plan already, and the existing command before that: kept out when
+   * new-task leaves more out.
    */
-  knownFlaky?: { ids: readonly string[]; command: string };
+  earlier?: { ids: readonly string[]; command: string };
 };
 
-const planInput = ({ knownFlaky: _, ...rest }: FixInput): FromFixOptions => rest;
+const planInput = ({ earlier: _, ...rest }: FixInput): FromFixOptions => rest;
 
 /** A validated plan, and the options of planFromFix that made it (besides the user's). */
 export interface Tried {
@@ -40,6 +40,8 @@ export interface LeftOut {
   broken: string[];
   /** Failed in some runs and passed in others of the same kind. */
   flaky: string[];
+  /** Left out before validation: an earlier candidate of a --mine run left them out. */
+  earlier: string[];
   /** The base version of a fix's own test that the fix rewrote. */
   rewritten: string[];
   /** Hidden tests that fail whatever the diff. */
@@ -111,9 +113,9 @@ async function withoutBroken(
   const files = suite.files.filter((p) => !p.includes("*"));
   const hidden = new Set(first.hidden.map((h) => h.path));
   const ownBase = files.some((p) => hidden.has(p));
-  const known = input.knownFlaky?.ids ?? [];
-  const left: string[] = [...known];
-  const why: LeftOut = { broken: [], flaky: [...known], rewritten: [], hidden: [] };
+  const earlier = input.earlier?.ids ?? [];
+  const left: string[] = [...earlier];
+  const why: LeftOut = { broken: [], flaky: [], earlier: [...earlier], rewritten: [], hidden: [] };
   let report = firstReport;
   let tried: Tried = before;
   // A file that fails to import stops pytest's whole run before any test: what else fails at the
@@ -144,7 +146,7 @@ async function withoutBroken(
       first.framework,
       files,
       [...left, ...ids],
-      input.knownFlaky?.command ?? suite.command,
+      input.earlier?.command ?? suite.command,
     );
     if (unplaced.length > 0) {
       say(
@@ -188,7 +190,12 @@ async function withoutBroken(
       plan: again.plan,
       report,
       options: { existingOnly: files, leaveOut: leave },
-      left: { ...why, broken: [...why.broken], flaky: [...why.flaky], rewritten: [...why.rewritten] },
+      left: {
+        ...why,
+        broken: [...why.broken],
+        flaky: [...why.flaky],
+        rewritten: [...why.rewritten],
+      },
     };
   }
   return tried;
@@ -244,7 +251,7 @@ async function withoutHiddenBroken(
     report: await buildWriteValidate(input.root, [again.plan], { ...pipeline, force: true }),
     options: tried.options,
     left: {
-      ...(tried.left ?? { broken: [], flaky: [], rewritten: [] }),
+      ...(tried.left ?? { broken: [], flaky: [], earlier: [], rewritten: [] }),
       hidden: [...broken.everywhere],
     },
   };
@@ -268,6 +275,12 @@ export async function repair(
   return {
     plan: last.plan,
     report: last.report,
-    left: last.left ?? { broken: [], flaky: [], rewritten: [], hidden: [] },
+    left: last.left ?? {
+      broken: [],
+      flaky: [],
+      earlier: [...(input.earlier?.ids ?? [])],
+      rewritten: [],
+      hidden: [],
+    },
   };
 }
