@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -27,7 +27,7 @@ import {
   suiteEnv,
   versionFilePrelude,
 } from "./templates.js";
-import { failedBuildLogs } from "./validate.js";
+import { buildFailedHint, failedBuildLogs } from "./validate.js";
 
 describe("splitFix", () => {
   it("splits by path as SWE-bench does; deleted tests apart; --tests replaces the rule", () => {
@@ -452,5 +452,21 @@ describe("deniedGoldWarning", () => {
       /^gold\.diff changes pyproject\.toml, .*drops that file's change from every diff it grades, gold's included, and grades the rest/,
     );
     expect(warning).not.toMatch(/rejected/);
+  });
+});
+
+describe("buildFailedHint", () => {
+  it("a Node image's folder: lock again after editing its package.json (dayjs 99691c5: npm ci refused the edit)", async () => {
+    const root = await mkdtemp(join(tmpdir(), "nt-hint-"));
+    await mkdir(join(root, "images", "dayjs-99691c5"), { recursive: true });
+    await writeFile(join(root, "images", "dayjs-99691c5", "package-lock.json"), "{}");
+    await mkdir(join(root, "images", "py"), { recursive: true });
+    expect(buildFailedHint(root, ["dayjs-99691c5"], ["logs/build/x.log"])).toBe(
+      "read the build log (logs/build/x.log), fix the image folder (after editing images/dayjs-99691c5/package.json, run npm install --package-lock-only --ignore-scripts in that folder: the image installs its package-lock.json with npm ci, which refuses a package.json it does not match) and run new-task again",
+    );
+    expect(buildFailedHint(root, ["py"], ["logs/build/y.log"])).toBe(
+      "read the build log (logs/build/y.log), fix the image folder and run new-task again",
+    );
+    await rm(root, { recursive: true, force: true });
   });
 });

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { printable } from "@oracle/cli-kit";
@@ -61,6 +62,7 @@ export async function buildImages(
   });
   if (code === 0) return;
   const logs = failedBuildLogs(summary);
+
   throw new OracleError(
     "BUILD_FAILED",
     code === 1
@@ -68,13 +70,25 @@ export async function buildImages(
       : options.quiet
         ? `build-images could not run (exit ${code}): ${said.trim().split("\n").slice(-3).join(" / ")}`
         : `build-images could not run (exit ${code}): its error is printed above`,
-    {
-      hint:
-        logs.length > 0
-          ? `read the build log (${logs.join(", ")}), fix the image folder and run new-task again`
-          : "fix what the error above names and run new-task again",
-    },
+    { hint: buildFailedHint(root, names, logs) },
   );
+}
+
+/**
+ * What to do when an image did not build. A Node image installs its package-lock.json with `npm ci`,
+ * which refuses a package.json edited without it (dayjs 99691c5, s24: the trimmed package.json failed
+ * `npm ci` with its usage text): the hint says to lock again.
+ */
+export function buildFailedHint(root: string, names: readonly string[], logs: readonly string[]): string {
+  if (logs.length === 0) return "fix what the error above names and run new-task again";
+  const locked = [...new Set(names)].filter((name) =>
+    existsSync(join(resolve(root), "images", name, "package-lock.json")),
+  );
+  const relock =
+    locked.length > 0
+      ? ` (after editing ${locked.map((n) => `images/${n}/package.json`).join(", ")}, run npm install --package-lock-only --ignore-scripts in ${locked.length === 1 ? "that folder" : "each folder"}: the image installs its package-lock.json with npm ci, which refuses a package.json it does not match)`
+      : "";
+  return `read the build log (${logs.join(", ")}), fix the image folder${relock} and run new-task again`;
 }
 
 /** The build logs of the images a build-images --json summary says failed (those it wrote). */
