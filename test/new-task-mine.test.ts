@@ -96,6 +96,9 @@ describe("oracle-new-task --mine", () => {
       "calc/__init__.py": "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a + b\n",
       "tests/test_add.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n",
       "tests/test_mul.py": "from calc import mul\n\n\ndef test_mul_zero_one():\n    assert mul(2, 0) == 2\n",
+      // A test that needs a program the image lacks: it fails at every base, whatever the diff.
+      "tests/test_tools.py":
+        "import shutil\n\n\ndef test_add():\n    assert shutil.which('true')\n\n\ndef test_pager():\n    assert shutil.which('less')\n",
     });
     const docs = await commit(repo, "docs: usage", { "README.md": "# calc\n\nAdds and multiplies.\n" });
     const testOnly = await commit(repo, "tests: more add cases", {
@@ -124,7 +127,8 @@ describe("oracle-new-task --mine", () => {
     const merge = git(repo, "rev-parse", "HEAD");
 
     // One validation run of each check: the yield and the outcomes are the claim, not flakiness (the
-    // default, 2, is args.test.ts's).
+    // default, 2, is args.test.ts's). Three validations in all (the fix's again without test_pager):
+    // 138 s on a machine at load 60, past the project's 180 s default once, hence the case's limit.
     const first = await newTask(["--mine", repo, "--repeat", "1", "--json"]);
     expect(first.code, first.stderr).toBe(0);
     const report = JSON.parse(first.stdout);
@@ -169,6 +173,15 @@ describe("oracle-new-task --mine", () => {
         validate: { "test-passes-at-base": 1 },
       },
     });
+    // The fix's first validation failed test_pager at the base and with gold alike: left out, and
+    // the task validated again; the older candidate had it left out before its validation.
+    const pager = "existing:tests.test_tools::test_pager";
+    const reason = (sha: string) => report.commits.find((c: { sha: string }) => c.sha === sha).reason;
+    expect(reason(fix)).toContain(`left out: 1 existing test failing at the base in every run (${pager})`);
+    expect(reason(noFail)).toContain(
+      `1 existing test an earlier candidate found flaky or failing at its base (${pager})`,
+    );
+    expect(report.leftOut).toEqual([pager]);
     expect(report.finished).toBe(true);
     expect(first.stderr).toMatch(/yield: 1 healthy of 7 commits looked at \(14\.3%; 2 candidates\)/);
 
@@ -181,6 +194,8 @@ describe("oracle-new-task --mine", () => {
     const health = JSON.parse(await readFile(join(temp.root, "tasks", "health.json"), "utf8"));
     expect(Object.keys(health.tasks)).toEqual([kept]);
     expect(health.tasks[kept].outcome).toBe("healthy");
+    const keptTask = JSON.parse(await readFile(join(temp.root, "tasks", kept, "task.json"), "utf8"));
+    expect(keptTask.suites.existing.command).toContain("--deselect tests/test_tools.py::test_pager");
 
     // The report's files: JSON (the state) and Markdown.
     const dir = dirname(report.report);
@@ -209,7 +224,7 @@ describe("oracle-new-task --mine", () => {
     expect(resumed.commits[0]).toMatchObject({ sha: later, kind: "docs-only", outcome: "not-a-fix" });
     expect(resumed.yield.lookedAt).toBe(8);
     expect(await readdir(join(temp.root, "logs", "sweep"))).toEqual(sweeps);
-  });
+  }, 600_000);
 
   it("Ctrl-C mid-validation (two candidates at once) leaves no task folder of an unfinished commit, and the next run makes them", async () => {
     // A root of its own with no images/: both candidates need the python-pytest template copied there.
