@@ -36,6 +36,7 @@ import { splitFix } from "./split.js";
 import {
   detectFramework,
   type Framework,
+  forJestVersion,
   forVitestVersion,
   jestRunFlags,
   pythonSrcLayout,
@@ -217,6 +218,12 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
     const version = await lockedVersion(resolve(options.root, "images", image.name), "vitest");
     suites.existing.command = forVitestVersion(suites.existing.command, version);
     suites.hidden.command = forVitestVersion(suites.hidden.command, version);
+  }
+  if (framework === "jest") {
+    // The image may hold the repository's own jest (dayjs: 22.4.4): its flags must be that version's.
+    const version = await lockedVersion(resolve(options.root, "images", image.name), "jest");
+    suites.existing.command = forJestVersion(suites.existing.command, version);
+    suites.hidden.command = forJestVersion(suites.hidden.command, version);
   }
   const task = taskJson({
     id,

@@ -16,6 +16,7 @@ import { isTestPath, splitFix } from "./split.js";
 import { readDataset } from "./swebench.js";
 import {
   detectFramework,
+  forJestVersion,
   forVitestVersion,
   jestRunFlags,
   pythonSrcLayout,
@@ -157,6 +158,15 @@ describe("templates", () => {
     expect(forVitestVersion(command, null)).toBe(command);
     expect(forVitestVersion(command, "1.0.1")).toBe(command.replace(" --no-cache ", " "));
     expect(forVitestVersion(command, "0.34.6")).not.toContain("--no-cache");
+  });
+  it("drops jest's --testTimeout for a jest older than 24.9: dayjs 99691c5's own jest 22.4.4 stopped at it", () => {
+    const command =
+      "ln -sfn /opt/deps/node_modules node_modules && JEST_JUNIT_OUTPUT_FILE=\"$ORACLE_JUNIT\" node_modules/.bin/jest --ci --watchman=false --coverage=false --maxWorkers=2 --testTimeout=30000 'test/a\\.test\\.js$' --reporters=default --reporters=jest-junit";
+    expect(forJestVersion(command, "22.4.4")).toBe(command.replace(" --testTimeout=30000", ""));
+    expect(forJestVersion(command, "24.8.0")).not.toContain("--testTimeout");
+    expect(forJestVersion(command, "24.9.0")).toBe(command);
+    expect(forJestVersion(command, "30.5.2")).toBe(command);
+    expect(forJestVersion(command, null)).toBe(command);
   });
 });
 

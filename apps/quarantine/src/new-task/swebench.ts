@@ -25,6 +25,7 @@ import { repoPythonNeeds } from "./python-deps.js";
 import {
   detectFramework,
   type Framework,
+  forJestVersion,
   forVitestVersion,
   jestRunFlags,
   pythonSrcLayout,
@@ -347,6 +348,11 @@ export async function planDataset(
       const version = await lockedVersion(resolve(options.root, "images", image.name), "vitest");
       p.suites.existing.command = forVitestVersion(p.suites.existing.command, version);
       p.suites.hidden.command = forVitestVersion(p.suites.hidden.command, version);
+    }
+    if (p.framework === "jest") {
+      const version = await lockedVersion(resolve(options.root, "images", image.name), "jest");
+      p.suites.existing.command = forJestVersion(p.suites.existing.command, version);
+      p.suites.hidden.command = forJestVersion(p.suites.hidden.command, version);
     }
     const task = taskJson({
       id: p.id,

@@ -241,6 +241,18 @@ export function forVitestVersion(command: string, version: string | null): strin
     : command;
 }
 
+/**
+ * The jest suite commands for the jest an image holds (`version` from its package-lock.json; null:
+ * unknown, the template's 30). `--testTimeout` came in jest 24.9: an older jest stops with
+ * 'Unrecognized option "testTimeout"' before any test (dayjs 99691c5, whose own jest 22.4.4 the
+ * image took), so the flag new-task adds is dropped there, and the test timeout stays jest's 5 s.
+ */
+export function forJestVersion(command: string, version: string | null): string {
+  const m = version === null ? null : /^(\d+)\.(\d+)\./.exec(version);
+  const old = m !== null && (Number(m[1]) < 24 || (Number(m[1]) === 24 && Number(m[2]) < 9));
+  return old ? command.replace(/ --testTimeout=\d+(?= )/g, "") : command;
+}
+
 /** task.json's `framework` for a template (unittest-style files run under pytest). */
 export function taskFramework(framework: Framework): "pytest" | "jest" | "mocha" | "vitest" | "go" {
   return framework === "unittest" ? "pytest" : framework;
