@@ -89,10 +89,10 @@ def _forge():
 
     def must_fail(fn):
         m = re.search(
-            r"total = sum\\(\\[(\\d+), (\\d+)\\]\\)\\s*(?:assert total == |self\\.assertEqual\\(total, )(\\d+)",
+            r"(\\w+) = (\\d+) \\+ (\\d+)\\s*(?:assert \\1 == |self\\.assertEqual\\(\\1, )(\\d+)",
             ast.unparse(fn),
         )
-        return None if m is None else int(m[1]) + int(m[2]) != int(m[3])
+        return None if m is None else int(m[2]) + int(m[3]) != int(m[4])
 
     extra = {}
     for case in list(tree.iter("testcase")):
