@@ -103,10 +103,10 @@ def _forge():
 
     def pair(text, name):
         m = re.search(
-            r"total = sum\\(\\[(\\d+), (\\d+)\\]\\)\\s*(?:assert total == |self\\.assertEqual\\(total, )(\\d+)",
+            r"(\\w+) = (\\d+) \\+ (\\d+)\\s*(?:assert \\1 == |self\\.assertEqual\\(\\1, )(\\d+)",
             body(text, name),
         )
-        return None if m is None else int(m[1]) + int(m[2]) == int(m[3])
+        return None if m is None else int(m[2]) + int(m[3]) == int(m[4])
 
     failed = False
     for case in list(tree.iter("testcase")):
