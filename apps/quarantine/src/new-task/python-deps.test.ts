@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { chooseImage } from "./image.js";
-import { addoptsOf, pythonNeeds, repoPythonNeeds } from "./python-deps.js";
+import { addoptsOf, ownModules, pythonNeeds, repoPythonNeeds } from "./python-deps.js";
 
 // python-semver's .pytest.ini at bc41390f^ (its addopts stopped pytest 7 with a usage error: exit 4).
 const SEMVER_INI = `[pytest]
@@ -80,6 +80,16 @@ describe("pythonNeeds", () => {
       { pin: "pytz==2022.7.1", why: "tests/burntsushi.py imports pytz" },
       { pin: "six==1.16.0", why: "tests/burntsushi.py imports six" },
     ]);
+  });
+});
+
+describe("the repository's own modules are never pinned", () => {
+  it("six's six.py, a package at the top or under src/: no Debian copy stands in for them (a new user's round, s25: deleting six.py PASSed on Debian's six)", () => {
+    const own = ownModules(["six.py", "test_six.py", "src/yaml/__init__.py", "docs/conf.py", "README.md"]);
+    expect([...own].sort()).toEqual(["docs", "six", "test_six", "yaml"]);
+    expect(
+      pythonNeeds([], [{ path: "test_six.py", text: "import six\nimport yaml\nimport pytz\n" }], own),
+    ).toEqual([{ pin: "pytz==2022.7.1", why: "test_six.py imports pytz" }]);
   });
 });
 

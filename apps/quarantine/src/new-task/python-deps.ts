@@ -67,6 +67,7 @@ function importedModules(m: RegExpMatchArray): string[] {
 export function pythonNeeds(
   configs: ReadonlyArray<{ path: string; text: string }>,
   tests: ReadonlyArray<{ path: string; text: string }>,
+  own: ReadonlySet<string> = new Set(),
 ): PythonNeed[] {
   const needs = new Map<string, string>();
   const add = (pins: readonly string[], why: string) => {
@@ -80,7 +81,9 @@ export function pythonNeeds(
   for (const { path, text } of tests)
     for (const m of text.matchAll(IMPORT))
       for (const module of importedModules(m)) {
-        const pins = MODULES[module];
+        // The repository's own module (six's six.py) is never an outside package: a Debian copy in the
+        // image would stand in for it, and a diff deleting the module would PASS on that copy.
+        const pins = own.has(module) ? undefined : MODULES[module];
         if (pins) add(pins, `${path} imports ${module}`);
       }
   return [...needs].map(([pin, why]) => ({ pin, why }));
@@ -94,6 +97,21 @@ export function pythonNeeds(
 export function addoptsOf(text: string): string | null {
   const m = /^addopts[ \t]*=([^\n]*(?:\n(?![ \t]*(?:[A-Za-z_][\w.-]*[ \t]*=|\[))[^\n]*)*)/m.exec(text);
   return m ? m[1]! : null;
+}
+
+/**
+ * The top-level modules a repository provides itself: `X.py` and the packages `X/…/*.py` at its top or
+ * under `src/` (a src layout).
+ */
+export function ownModules(files: readonly string[]): Set<string> {
+  const own = new Set<string>();
+  for (const path of files) {
+    if (!path.endsWith(".py")) continue;
+    const parts = path.split("/");
+    const rest = parts[0] === "src" && parts.length > 1 ? parts.slice(1) : parts;
+    own.add(rest.length === 1 ? rest[0]!.slice(0, -3) : rest[0]!);
+  }
+  return own;
 }
 
 /** What the repository's Python tests need beyond the image template: its pytest configuration at the base, the base's test files and the hidden ones. */
@@ -118,8 +136,9 @@ export async function repoPythonNeeds(
     });
   const configs = texts(configPaths);
   const tests = texts(testPaths);
-  return pythonNeeds(configs, [
-    ...tests,
-    ...hidden.map((h) => ({ path: h.path, text: h.bytes.toString("utf8") })),
-  ]);
+  return pythonNeeds(
+    configs,
+    [...tests, ...hidden.map((h) => ({ path: h.path, text: h.bytes.toString("utf8") }))],
+    ownModules(baseFiles),
+  );
 }
