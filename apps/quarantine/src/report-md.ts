@@ -105,7 +105,8 @@ export function renderMarkdown(report: SweepReport): string {
     ...listSection(
       "Unprotected runs (no sentinel: a runner patched in-process could make unfixed code PASS)",
       report.tasks.filter((t) => t.unprotected),
-      () => "sentinel.state none: the task's runner (framework) has no must-fail/must-pass sentinels",
+      () =>
+        "sentinel.state none in a run: no must-fail/must-pass sentinel was planted and read there (the run ended before its report, as a TIMEOUT does; the command runs files the oracle cannot prove it plants in; or the runner has none): see each run's result",
     ),
     ...listSection(
       "Sealed FAIL_TO_PASS tests (a strong seal decides each at baseline: its expected value never enters the container)",
