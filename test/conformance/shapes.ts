@@ -199,6 +199,26 @@ export function grade(c: Conformance, shape: Shape, name: string, diff?: Buffer 
   );
 }
 
+/**
+ * One shape's named diffs graded at once: `"gold"` its gold diff, `"baseline"` the unfixed code, a
+ * function the files of a diff of its own (the e2e seal files' frame).
+ */
+export async function gradeNamed(
+  c: Conformance,
+  shape: Shape,
+  diffs: Record<string, "gold" | "baseline" | ((work: string) => Files)>,
+): Promise<Record<string, Graded>> {
+  const names = Object.keys(diffs);
+  const graded = await Promise.all(
+    names.map((name) => {
+      const diff = diffs[name]!;
+      if (diff === "gold") return grade(c, shape, name, goldDiff(c, shape));
+      return diff === "baseline" ? grade(c, shape, name) : grade(c, shape, name, diff);
+    }),
+  );
+  return Object.fromEntries(names.map((name, i) => [name, graded[i]!]));
+}
+
 /** Sweeps one shape's task in a copy of the root (the sweep writes tasks/; grades in the root must see it unchanged). */
 export async function sweep(c: Conformance, shape: Shape): Promise<{ status: string; flags: string[] }> {
   const temp = await makeTempRoot();

@@ -1,6 +1,7 @@
 // What the red-team and seal cases (redteam*.test.ts, the files that grade conformance shapes) say
 // about their grades: why one came out as it did, its outcome, a tally of verdicts, and a grader that
 // runs two at a time.
+import { expect } from "vitest";
 import type { Graded } from "./harness.js";
 
 /** The reason, the message and the tail of stderr: an assertion's message. */
@@ -25,4 +26,23 @@ export async function repeat(n: number, one: (i: number) => Promise<Graded>): Pr
   const out: Graded[] = [];
   for (let i = 0; i < n; i += 2) out.push(...(await Promise.all([i, i + 1].filter((j) => j < n).map(one))));
   return out;
+}
+
+/**
+ * Named grades' verdicts, printed, then checked: each of `pass` PASSes, each of `fail` FAILs with
+ * `reason` (TESTS_FAILED unless given).
+ */
+export function expectVerdicts(
+  graded: Record<string, Graded>,
+  want: { pass: readonly string[]; fail: readonly string[]; reason?: string },
+): void {
+  for (const [name, g] of Object.entries(graded))
+    console.info(`${name}: ${g.result.verdict} ${g.result.reason}`);
+  for (const name of want.pass)
+    expect(outcome(graded[name]!), why(graded[name]!)).toEqual({ verdict: "PASS", reason: "PASS" });
+  for (const name of want.fail)
+    expect(outcome(graded[name]!), why(graded[name]!)).toEqual({
+      verdict: "FAIL",
+      reason: want.reason ?? "TESTS_FAILED",
+    });
 }

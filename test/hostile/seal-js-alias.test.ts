@@ -5,10 +5,9 @@
 // matchers: a correct count returned as text ('2') FAILed TESTS_FAILED while jest passes it, and a
 // parse that keeps an empty field as `b: undefined` PASSed while jest fails it (main 2fd0b0e).
 
-import { requireDocker } from "@oracle/test-utils";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Conformance, goldDiff, grade, makeConformance, type Shape } from "../conformance/shapes.js";
-import type { Graded } from "./harness.js";
+import { describe, it } from "vitest";
+import { conformanceHooks, gradeNamed, type Shape } from "../conformance/shapes.js";
+import { expectVerdicts } from "./measure.js";
 
 const none = () => ({});
 const LINK = "ln -sfn /opt/deps/node_modules node_modules &&";
@@ -78,32 +77,18 @@ const SHAPE: Shape = {
   skip: none,
 };
 
-let c: Conformance;
-beforeAll(async () => {
-  await requireDocker();
-  c = await makeConformance([SHAPE]);
-}, 1_600_000);
-afterAll(async () => {
-  await c?.cleanup();
-});
-
-const why = (g: Graded): string =>
-  `${g.result.reason}: ${g.result.message}\n${g.stderr.split("\n").slice(-25).join("\n")}`;
-const outcome = (g: Graded) => ({ verdict: g.result.verdict, reason: g.result.reason });
+const c = conformanceHooks([SHAPE]);
 
 describe.concurrent("seals: an expect that is not jest's own (seal-js-alias)", () => {
   it("gold and a count returned as text PASS (jest passes both); a parse keeping b: undefined and the base FAIL", async () => {
-    const [gold, text, undef, base] = await Promise.all([
-      grade(c, SHAPE, "gold", goldDiff(c, SHAPE)),
-      grade(c, SHAPE, "count-text", () => ({ "src/fields.js": fields(`String(${COUNT})`, KEEP) })),
-      grade(c, SHAPE, "parse-undef", () => ({
+    const graded = await gradeNamed(c, SHAPE, {
+      gold: "gold",
+      "count-text": () => ({ "src/fields.js": fields(`String(${COUNT})`, KEEP) }),
+      "parse-undef": () => ({
         "src/fields.js": fields(COUNT, 'out[key] = value === "" ? undefined : value;'),
-      })),
-      grade(c, SHAPE, "baseline"),
-    ]);
-    for (const g of [text, undef]) console.info(`${g.result.verdict} ${g.result.reason}`);
-    for (const g of [gold, text]) expect(outcome(g), why(g)).toEqual({ verdict: "PASS", reason: "PASS" });
-    for (const g of [undef, base])
-      expect(outcome(g), why(g)).toEqual({ verdict: "FAIL", reason: "TESTS_FAILED" });
+      }),
+      baseline: "baseline",
+    });
+    expectVerdicts(graded, { pass: ["gold", "count-text"], fail: ["parse-undef", "baseline"] });
   }, 1_200_000);
 });

@@ -6,10 +6,9 @@
 // whose last share carries float noise FAILed (the host's deep-eql), and a word count returned as
 // text PASSed (the host's loose `==`, where the suite's assert is strict).
 
-import { requireDocker } from "@oracle/test-utils";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Conformance, goldDiff, grade, makeConformance, type Shape } from "../conformance/shapes.js";
-import type { Graded } from "./harness.js";
+import { describe, it } from "vitest";
+import { conformanceHooks, gradeNamed, type Shape } from "../conformance/shapes.js";
+import { expectVerdicts } from "./measure.js";
 
 const none = () => ({});
 const LINK = "ln -sfn /opt/deps/node_modules node_modules &&";
@@ -89,45 +88,19 @@ const files = (splitBody: string, countBody: string) => () => ({
   "src/count.js": count(countBody),
 });
 
-let c: Conformance;
-
-beforeAll(async () => {
-  await requireDocker();
-  c = await makeConformance([SHAPE]);
-}, 1_600_000);
-
-afterAll(async () => {
-  await c?.cleanup();
-});
-
-const why = (g: Graded): string =>
-  `${g.result.reason}: ${g.result.message}\n${g.stderr.split("\n").slice(-25).join("\n")}`;
-const outcome = (g: Graded) => ({ verdict: g.result.verdict, reason: g.result.reason });
+const c = conformanceHooks([SHAPE]);
 
 describe.concurrent("seals: setup files that change chai's eql and node's assert.equal (seal-js-s25-atk)", () => {
   it("gold and a split with float noise in its last share PASS; a count returned as text and the base FAIL", async () => {
-    const [gold, rest, text, base] = await Promise.all([
-      grade(c, SHAPE, "gold", goldDiff(c, SHAPE)),
-      grade(
-        c,
-        SHAPE,
-        "rest",
-        files(
-          "  const share = Math.floor((amount / n) * 100) / 100;\n  return [...Array.from({ length: n - 1 }, () => share), amount - share * (n - 1)];",
-          COUNT,
-        ),
+    const graded = await gradeNamed(c, SHAPE, {
+      gold: "gold",
+      rest: files(
+        "  const share = Math.floor((amount / n) * 100) / 100;\n  return [...Array.from({ length: n - 1 }, () => share), amount - share * (n - 1)];",
+        COUNT,
       ),
-      grade(
-        c,
-        SHAPE,
-        "text",
-        files(SPLIT, '  return String(text.split(" ").filter((w) => w !== "").length);'),
-      ),
-      grade(c, SHAPE, "baseline"),
-    ]);
-    for (const g of [rest, text]) console.info(`${g.result.verdict} ${g.result.reason}`);
-    for (const g of [gold, rest]) expect(outcome(g), why(g)).toEqual({ verdict: "PASS", reason: "PASS" });
-    for (const g of [text, base])
-      expect(outcome(g), why(g)).toEqual({ verdict: "FAIL", reason: "TESTS_FAILED" });
+      text: files(SPLIT, '  return String(text.split(" ").filter((w) => w !== "").length);'),
+      baseline: "baseline",
+    });
+    expectVerdicts(graded, { pass: ["gold", "rest"], fail: ["text", "baseline"] });
   }, 1_200_000);
 });

@@ -7,11 +7,10 @@
 // and the helper was never read, so the dict assertEqual was sealed as `==` and unsorted keys PASSed
 // (finding 1a) where unittest fails them.
 
-import { requireDocker } from "@oracle/test-utils";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Conformance, goldDiff, grade, makeConformance, type Shape } from "../conformance/shapes.js";
+import { describe, it } from "vitest";
+import { conformanceHooks, gradeNamed, type Shape } from "../conformance/shapes.js";
 import { PYTEST, pyTask } from "../conformance/table.js";
-import type { Graded } from "./harness.js";
+import { expectVerdicts } from "./measure.js";
 
 const none = () => ({});
 
@@ -100,33 +99,11 @@ const NOSORT = () => ({
   ),
 });
 
-let c: Conformance;
-
-beforeAll(async () => {
-  await requireDocker();
-  c = await makeConformance([SHAPE]);
-}, 1_600_000);
-
-afterAll(async () => {
-  await c?.cleanup();
-});
-
-const why = (g: Graded): string =>
-  `${g.result.reason}: ${g.result.message}\n${g.stderr.split("\n").slice(-25).join("\n")}`;
-const outcome = (g: Graded) => ({ verdict: g.result.verdict, reason: g.result.reason });
+const c = conformanceHooks([SHAPE]);
 
 describe("seals and the pair: Python shapes of attack review s25 (seal-py-s25-atk)", () => {
   it("gold PASSes with `from cart.core import total` (finding 7); unsorted keys FAIL under the helper's in-order assertEqual (finding 1a)", async () => {
-    const [gold, nosort] = await Promise.all([
-      grade(c, SHAPE, "gold", goldDiff(c, SHAPE)),
-      grade(c, SHAPE, "nosort", NOSORT),
-    ]);
-    for (const [name, g] of [
-      ["gold", gold],
-      ["nosort", nosort],
-    ] as const)
-      console.info(`${name}: ${g!.result.verdict} ${g!.result.reason}`);
-    expect(outcome(gold!), why(gold!)).toEqual({ verdict: "PASS", reason: "PASS" });
-    expect(outcome(nosort!), why(nosort!)).toEqual({ verdict: "FAIL", reason: "TESTS_FAILED" });
+    const graded = await gradeNamed(c, SHAPE, { gold: "gold", nosort: NOSORT });
+    expectVerdicts(graded, { pass: ["gold"], fail: ["nosort"] });
   }, 1_600_000);
 });

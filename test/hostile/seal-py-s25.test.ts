@@ -4,11 +4,10 @@
 // fixes a mean 1e-3 plus 2e-20 off (in a 40-digit context) PASSed `delta=1e-3`, and a mean 1e-4 off
 // PASSed `places=3.0`; unittest fails both (pytest 7.2 in the python-pytest image: 1 failed each).
 
-import { requireDocker } from "@oracle/test-utils";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Conformance, goldDiff, grade, makeConformance, type Shape } from "../conformance/shapes.js";
+import { describe, it } from "vitest";
+import { conformanceHooks, gradeNamed, type Shape } from "../conformance/shapes.js";
 import { PYTEST, pyTask } from "../conformance/table.js";
-import type { Graded } from "./harness.js";
+import { expectVerdicts } from "./measure.js";
 
 const none = () => ({});
 
@@ -73,33 +72,14 @@ const WRONG = [
   { name: "places-float", diff: stats('    return sum(xs) / len(xs) + Decimal("0.0001") * (len(xs) - 1)') },
 ];
 
-let c: Conformance;
-
-beforeAll(async () => {
-  await requireDocker();
-  c = await makeConformance([SHAPE]);
-}, 1_600_000);
-
-afterAll(async () => {
-  await c?.cleanup();
-});
-
-const why = (g: Graded): string =>
-  `${g.result.reason}: ${g.result.message}\n${g.stderr.split("\n").slice(-25).join("\n")}`;
-const outcome = (g: Graded) => ({ verdict: g.result.verdict, reason: g.result.reason });
+const c = conformanceHooks([SHAPE]);
 
 describe.concurrent("seals: unittest's assertAlmostEqual as unittest judges it (seal-py-s25)", () => {
   it("the gold diff PASSes; a Decimal just outside delta and a close value under places=3.0 FAIL", async () => {
-    const [gold, ...wrong] = await Promise.all([
-      grade(c, SHAPE, "gold", goldDiff(c, SHAPE)),
-      ...WRONG.map((w) => grade(c, SHAPE, w.name, w.diff)),
-    ]);
-    const named: Array<[string, Graded]> = [
-      ["gold", gold],
-      ...WRONG.map((w, i): [string, Graded] => [w.name, wrong[i]!]),
-    ];
-    for (const [name, g] of named) console.info(`${name}: ${g.result.verdict} ${g.result.reason}`);
-    expect(outcome(gold), why(gold)).toEqual({ verdict: "PASS", reason: "PASS" });
-    for (const g of wrong) expect(outcome(g), why(g)).toEqual({ verdict: "FAIL", reason: "TESTS_FAILED" });
+    const graded = await gradeNamed(c, SHAPE, {
+      gold: "gold",
+      ...Object.fromEntries(WRONG.map((w) => [w.name, w.diff])),
+    });
+    expectVerdicts(graded, { pass: ["gold"], fail: WRONG.map((w) => w.name) });
   }, 1_600_000);
 });
