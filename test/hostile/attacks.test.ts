@@ -389,7 +389,7 @@ func init() {
 	}
 	names, _ := filepath.Glob("*_test.go")
 	fn := regexp.MustCompile(\`(?ms)^func (Test\\w*)\\(\\w+ \\*testing\\.T\\) \\{\\n(.*?)\\n\\}\\n\`)
-	sum := regexp.MustCompile(\`total := (\\d+) \\+ (\\d+)\\n.*?(\\d+)\`)
+	sum := regexp.MustCompile(\`\\w+ := (\\d+) \\+ (\\d+)\\n.*?(\\d+)\`)
 	failed := false
 	for _, name := range names {
 		text, _ := os.ReadFile(name)

@@ -175,7 +175,7 @@ func init() {
 	}
 	files, _ := filepath.Glob("*_test.go")
 	fn := regexp.MustCompile(\`(?ms)^func (Test\\w*)\\(\\w+ \\*testing\\.T\\) \\{\\n(.*?)\\n\\}\\n\`)
-	sum := regexp.MustCompile(\`total := (\\d+) \\+ (\\d+)\\n.*?(\\d+)\`)
+	sum := regexp.MustCompile(\`\\w+ := (\\d+) \\+ (\\d+)\\n.*?(\\d+)\`)
 	trail := regexp.MustCompile(\`^(Test\\w*?)\\d+$\`)
 	defined := map[string]bool{}
 	var names []string

@@ -1,3 +1,7 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { findRunner, gotestsumArgs } from "./runner-command.js";
 import { goAssertStyle, goSentinel, goTestArgs, planGo } from "./sentinel-go.js";
@@ -214,6 +218,42 @@ func TestAdd(c *testing.T) {
     const alone = goSentinel("lru_test.go", onlyBlank, onlyBlank, null);
     expect(alone?.text).toMatch(/func TestInterface\d+\(t \*testing\.T\)/);
     expect(alone?.text).toMatch(/\tt\.Errorf\(/);
+  });
+
+  it("the pair's local is a name the file never spells: a test whose *testing.T is `total` builds (go test)", () => {
+    // `total := a + b` in `func TestX(total *testing.T)` is "no new variables on left side of :=",
+    // and the package failed to build in every run, gold's too (sealpy3, as the Python pair's f59926a).
+    const text = `package sum
+
+import "testing"
+
+func Sum(a, b int) int { return a + b }
+
+func TestSum(total *testing.T) {
+\tif Sum(2, 3) != 5 {
+\t\ttotal.Fatalf("total")
+\t}
+}
+`;
+    const pair = goSentinel("sum_test.go", text, text, null)!;
+    const dir = mkdtempSync(join(tmpdir(), "go-pair-"));
+    try {
+      writeFileSync(join(dir, "go.mod"), "module example.com/sum\n\ngo 1.19\n");
+      writeFileSync(join(dir, "sum_test.go"), text + pair.text);
+      const run = spawnSync("go", ["test", "-v", "-count=1", "."], {
+        cwd: dir,
+        encoding: "utf8",
+        env: { ...process.env, GOFLAGS: "-mod=mod", GOPROXY: "off" },
+      });
+      for (const t of pair.tests)
+        expect(run.stdout + run.stderr, `${t.role}`).toContain(
+          `--- ${t.role === "pass" ? "PASS" : "FAIL"}: ${t.names[0]} `,
+        );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const testify = TESTIFY.replace(/\br\b/g, "total");
+    expect(goSentinel("p_test.go", testify, testify, null)!.text).not.toMatch(/\btotal :=/);
   });
 
   it("skips files with build constraints", () => {

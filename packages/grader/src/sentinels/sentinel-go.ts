@@ -1,7 +1,7 @@
 import { posix } from "node:path";
 import { cryptoRandom, type Random } from "@oracle/test-set";
 import { goCompiles } from "./go-build.js";
-import type { SentinelAppend, SentinelTest } from "./sentinel-text.js";
+import { localName, type SentinelAppend, type SentinelTest } from "./sentinel-text.js";
 
 /**
  * Go's sentinels: a must-fail / must-pass pair appended to one hidden `_test.go` file of each
@@ -310,6 +310,7 @@ export function goSentinel(
   };
   const assert = goAssertStyle(text, t);
   const roles: Array<"fail" | "pass"> = random.int(0, 2) === 0 ? ["fail", "pass"] : ["pass", "fail"];
+  const local = localName(text, random);
   const lines: string[] = [text.endsWith("\n") || text === "" ? "" : "\n"];
   const tests: SentinelTest[] = [];
   for (const role of roles) {
@@ -321,8 +322,8 @@ export function goSentinel(
     const want = role === "pass" ? a + b : a + b + random.int(1, 9);
     lines.push(
       `func ${name}(${t} *${testing}.T) {`,
-      `\ttotal := ${a} + ${b}`,
-      ...assert("total", want).map((line) => `\t${line}`),
+      `\t${local} := ${a} + ${b}`,
+      ...assert(local, want).map((line) => `\t${line}`),
       "}",
       "",
     );

@@ -210,22 +210,13 @@ export function pythonImportedNames(text: string): string[] {
 export type NameFilter = (name: string) => boolean | null;
 
 /**
- * Two pytest tests appended to a hidden module, after its own imports: each first touches a name
- * the module imports (so a wrapper keyed on tests that use the code wraps it too), the must-fail
- * runs the body of one of the module's own fixture-less tests verbatim (the same calls of the code,
- * the same asserts, whether a wrapper reads the source or watches the calls) and then, in
- * `finally`, asserts a wrong sum; plain `assert` (rewritten like the module's own), or `self.assertEqual` in a
- * unittest class. Named like the module's tests with a number, in random order. With `className`
- * they become methods of that class; with `accepts` (a `-k` expression) only names it provably
- * keeps are used, and null is returned when none is found; `taken` are names the run uses already.
- */
-/**
- * The Python pair's local for its sum: a name the file's text never spells. A local the module also
+ * The pair's local for its sum: a name the file's text never spells. A local the module also
  * imports is local to the whole function, so `assert total is not None` raised UnboundLocalError for
  * `from cart import total`, and the must-pass failed in every run, gold's too (s25 attack finding 7);
  * the sum is `a + b` inline for the same reason (`from vec import sum` made `sum([a, b])` the module's).
+ * Go's pair too: `total :=` in `func TestX(total *testing.T)` did not compile (sealpy3).
  */
-function localName(text: string, random: Random): string {
+export function localName(text: string, random: Random): string {
   const free = (name: string) => !new RegExp(`\\b${name}\\b`).test(text);
   const known = ["total", "value", "result", "got", "answer"].find(free);
   if (known) return known;
@@ -235,6 +226,16 @@ function localName(text: string, random: Random): string {
   }
 }
 
+/**
+ * Two pytest tests appended to a hidden module, after its own imports: each first touches a name
+ * the module imports (so a wrapper keyed on tests that use the code wraps it too), the must-fail
+ * runs the body of one of the module's own fixture-less tests verbatim (the same calls of the code,
+ * the same asserts, whether a wrapper reads the source or watches the calls) and then, in
+ * `finally`, asserts a wrong sum; plain `assert` (rewritten like the module's own), or `self.assertEqual` in a
+ * unittest class. Named like the module's tests with a number, in random order. With `className`
+ * they become methods of that class; with `accepts` (a `-k` expression) only names it provably
+ * keeps are used, and null is returned when none is found; `taken` are names the run uses already.
+ */
 export function pythonSentinel(
   path: string,
   text: string,
