@@ -7,7 +7,7 @@ export {
   ReportIndex,
 } from "./expected-tests.js";
 export { setupModuleText } from "./js/seal.js";
-export { type Grammar, grammarOf, loadParsers, type Parsers } from "./parsers.js";
+export { type Grammar, grammarOf, loadParsers, type Parsers, parserFiles } from "./parsers.js";
 export { cryptoRandom, type Random, seededRandom } from "./random.js";
 export { SEAL_RULES, type SealRule } from "./rules.js";
 export type { Canon } from "./seal/canon.js";

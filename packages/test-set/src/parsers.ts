@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import type * as TreeSitter from "web-tree-sitter";
 
 /**
@@ -52,6 +53,22 @@ function language(grammar: Grammar): Promise<TreeSitter.Language> {
     languages.set(grammar, loaded);
   }
   return loaded;
+}
+
+/**
+ * The files a parse depends on besides this package's code: web-tree-sitter's runtime (its module
+ * and the .wasm beside it) and every grammar's .wasm, resolved as `loadParsers` resolves them. The
+ * seal-plan cache keys on their bytes, so an upgraded parser or grammar is never served a plan
+ * the old one made.
+ */
+export function parserFiles(): string[] {
+  const require = packageRequire();
+  const runtime = require.resolve("web-tree-sitter");
+  return [
+    runtime,
+    join(dirname(runtime), "tree-sitter.wasm"),
+    ...Object.values(WASM).map((file) => require.resolve(file)),
+  ];
 }
 
 /** The parsers of the grammars named (each loaded once per process). */

@@ -1,9 +1,16 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadParsers, planSeals, type SealRun } from "@oracle/test-set";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type PlanInputs, planKey, readPlan, writePlan } from "./seal-plan-cache.js";
+import {
+  filesDigest,
+  type PlanInputs,
+  planKey,
+  plannerFiles,
+  readPlan,
+  writePlan,
+} from "./seal-plan-cache.js";
 
 const TEST = `from calc import add
 
@@ -47,6 +54,27 @@ describe("the seal plan cache", () => {
     expect(await planKey(inputs(TEST, ["0.0"]))).not.toBe(key);
     expect(await planKey({ ...inputs(), framework: null })).not.toBe(key);
     expect(await planKey({ ...inputs(), context: [{ path: "tests/conftest.py", text: "" }] })).not.toBe(key);
+  });
+
+  it("keys on the parser's files too: web-tree-sitter and every grammar's .wasm, by their bytes", async () => {
+    // A parser upgrade (a new tree-sitter-python) kept the plans of the old one until the planner's
+    // own code changed (sealpy3).
+    const files = await plannerFiles();
+    for (const name of ["tree-sitter.wasm", "tree-sitter-python.wasm", "tree-sitter-javascript.wasm"])
+      expect(files.some((f) => f.endsWith(`/${name}`))).toBe(true);
+    for (const name of ["tree-sitter-typescript.wasm", "tree-sitter-tsx.wasm", "tree-sitter-go.wasm"])
+      expect(files.some((f) => f.endsWith(`/${name}`))).toBe(true);
+    for (const file of files) expect((await stat(file)).isFile()).toBe(true);
+    // The same path with one byte changed is another digest.
+    const grammar = files.find((f) => f.endsWith("/tree-sitter-python.wasm"))!;
+    const copy = join(root, "tree-sitter-python.wasm");
+    await copyFile(grammar, copy);
+    const before = await filesDigest([copy]);
+    expect(await filesDigest([copy])).toBe(before);
+    const bytes = await readFile(copy);
+    bytes[bytes.length - 1] ^= 1;
+    await writeFile(copy, bytes);
+    expect(await filesDigest([copy])).not.toBe(before);
   });
 
   it("does not use an entry whose plan was changed after it was written, nor one under another key", async () => {

@@ -5,14 +5,15 @@ import { dirname, join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 import { writeJsonAtomic } from "@oracle/spec";
-import type { SealRun } from "@oracle/test-set";
+import { parserFiles, type SealRun } from "@oracle/test-set";
 import type { HiddenText } from "./sentinels.js";
 
 /**
  * Memoises the seal planner (tree-sitter's start-up and parses: the largest part of a grade's CPU)
  * by everything its plan depends on: the hidden files' texts, the base commit's test files it reads
- * for context, the demoted keys, the framework, and the planner's own code (the bytes of the file
- * that holds it: the bundle oracle-grade.js, else @oracle/test-set's built files). The planner draws
+ * for context, the demoted keys, the framework, the planner's own code (the bytes of the file
+ * that holds it: the bundle oracle-grade.js, else @oracle/test-set's built files) and the parser's
+ * (web-tree-sitter and the grammars' .wasm: an upgraded grammar kept old plans). The planner draws
  * nothing at random (a site's key is the same in every run of the same texts); the sentinels, which
  * do, are drawn fresh in every run after it. Kept in `<root>/.oracle/seal-plans/` (gitignored,
  * written only by the oracle on its host); an entry is used only when it names the same key and its
@@ -39,24 +40,36 @@ interface Entry {
 
 let plannerCode: Promise<string> | undefined;
 
-/** SHA-256 of the planner's code as this process runs it (computed once per process). */
+/**
+ * The files a plan is computed by: the planner's code (unbundled, tsc's dist/sentinels/seal-plan-cache.js:
+ * @oracle/test-set's dist; bundled, this file is the bundle, which carries its own copy of the
+ * planner) and the parser's: web-tree-sitter and the grammars' .wasm, loaded from node_modules in
+ * either case (parsers.ts), which a parser upgrade changes while the planner's code stays.
+ */
+export async function plannerFiles(): Promise<string[]> {
+  const self = fileURLToPath(import.meta.url);
+  const unbundled = self.endsWith(`${sep}sentinels${sep}seal-plan-cache.js`);
+  const code = unbundled ? await jsFiles(dirname(createRequire(self).resolve("@oracle/test-set"))) : [self];
+  return [...code, ...parserFiles()];
+}
+
+/** SHA-256 of the files' names and bytes (a file that cannot be read counts as missing). */
+export async function filesDigest(files: readonly string[]): Promise<string> {
+  const hash = createHash("sha256");
+  for (const file of files) {
+    hash.update(`${file}\0`);
+    try {
+      hash.update(await readFile(file)).update("\0");
+    } catch {
+      hash.update("\0missing\0");
+    }
+  }
+  return hash.digest("hex");
+}
+
+/** SHA-256 of the planner's code and parser as this process runs them (computed once per process). */
 export function plannerCodeDigest(): Promise<string> {
-  plannerCode ??= (async () => {
-    const self = fileURLToPath(import.meta.url);
-    // Unbundled (tsc's dist/sentinels/seal-plan-cache.js): the planner is @oracle/test-set's dist;
-    // bundled, this file is the bundle, which carries its own copy of the planner.
-    const unbundled = self.endsWith(`${sep}sentinels${sep}seal-plan-cache.js`);
-    const files = unbundled
-      ? await jsFiles(dirname(createRequire(self).resolve("@oracle/test-set")))
-      : [self];
-    const hash = createHash("sha256");
-    for (const file of files)
-      hash
-        .update(`${file}\0`)
-        .update(await readFile(file))
-        .update("\0");
-    return hash.digest("hex");
-  })();
+  plannerCode ??= plannerFiles().then(filesDigest);
   return plannerCode;
 }
 
