@@ -291,10 +291,37 @@ function namesApprox(node: SyntaxNode): boolean {
   return named(node).some(namesApprox);
 }
 
-/** One `assert` statement's comparison. */
+/**
+ * `x == approx(<literal>)`, either way round, sealed as pytest's approx (the `assert` and unittest's
+ * assertEqual alike): null when neither side is an approx the host reads (approxOf), or the side
+ * compared with it names approx too.
+ */
+function approxSite(
+  a: SyntaxNode,
+  b: SyntaxNode,
+  facts: ModuleFacts,
+  statement: SyntaxNode,
+  edits: (key: string, actual: SyntaxNode) => Edit[],
+): Found | null {
+  const onB = approxOf(b, facts.approx);
+  const approx = onB ?? approxOf(a, facts.approx);
+  const actual = onB ? a : b;
+  if (!approx || namesApprox(actual)) return null;
+  return {
+    kind: "py.approx",
+    line: lineOf(statement),
+    source: statement.text,
+    expected: approx.expected,
+    options: approx.options,
+    constants: [],
+    edits: (key) => edits(key, actual),
+  };
+}
+
 /** A table's columns by the names a loop or a parametrisation binds them to: each row's value. */
 type Columns = ReadonlyMap<string, Canon[]>;
 
+/** One `assert` statement's comparison. */
 function assertComparison(
   statement: SyntaxNode,
   facts: ModuleFacts,
@@ -322,18 +349,13 @@ function assertComparison(
       const op = operators[0]!;
       if (op === "==" || op === "!=") {
         const kind: ComparisonKind = op === "==" ? "py.eq" : "py.ne";
-        const approx = op === "==" ? (approxOf(right, facts.approx) ?? approxOf(left, facts.approx)) : null;
-        const actual = approxOf(right, facts.approx) ? left : right;
-        if (approx && !namesApprox(actual))
-          return {
-            kind: "py.approx",
-            line,
-            source,
-            expected: approx.expected,
-            options: approx.options,
-            constants: [],
-            edits: (key) => replaceAll(key, "_oracle_seal", actual),
-          };
+        const approx =
+          op === "=="
+            ? approxSite(left, right, facts, statement, (key, actual) =>
+                replaceAll(key, "_oracle_seal", actual),
+              )
+            : null;
+        if (approx) return approx;
         // Another `approx` (a local helper, another library's, a partial the host cannot read), or
         // pytest's inside a container or a call: its tolerance or its object is not the host's; the
         // container's own comparison decides (a truth seal).
@@ -458,18 +480,10 @@ function unittestComparison(
   // differing): sealed as pytest's approx. Any other assert naming approx is left to the runner
   // (its approx object is no plain data; assertListEqual checks isinstance first).
   if (/^(assertEqual|assertEquals|failUnlessEqual)$/.test(method) && positional.length === 2 && a && b) {
-    const approx = approxOf(b, facts.approx) ?? approxOf(a, facts.approx);
-    const actual = approxOf(b, facts.approx) ? a : b;
-    if (approx && !namesApprox(actual))
-      return {
-        kind: "py.approx",
-        line,
-        source,
-        expected: approx.expected,
-        options: approx.options,
-        constants: [],
-        edits: (key) => replace(key, "_oracle_seal", actual.text),
-      };
+    const approx = approxSite(a, b, facts, statement, (key, actual) =>
+      replace(key, "_oracle_seal", actual.text),
+    );
+    if (approx) return approx;
   }
   // (rules.ts unsealed.approx)
   if (args.some(namesApprox) && (EQUALS.test(method) || /^assert(Not|Almost)Equal$/.test(method)))
