@@ -1236,3 +1236,100 @@ def v(name):
     expect(Object.fromEntries(judged.tests.map((t) => [t.id.split(".").pop(), t.outcome]))).toEqual(real);
   });
 });
+
+describe("mock.ANY in an expected side, under pytest 7 (sealpy3)", () => {
+  const TEST = `import unittest
+from unittest import mock
+from unittest.mock import ANY, MagicMock, call
+
+from app import v
+
+EXPECTED = {"id": ANY, "n": 3}
+
+
+def test_dict():
+    assert v("row") == {"id": ANY, "n": 3}
+
+
+def test_dict_reversed():
+    assert {"id": ANY, "n": 3} == v("row")
+
+
+def test_dict_wrong():
+    assert v("row_wrong") == {"id": mock.ANY, "n": 3}
+
+
+def test_list_reversed_wrong():
+    assert [mock.ANY, 1] == v("pair_wrong")
+
+
+def test_constant():
+    assert v("row") == EXPECTED
+
+
+def test_local():
+    want = [1]
+    want.insert(0, ANY)
+    assert v("pair") == want
+
+
+def test_call():
+    m = MagicMock()
+    v("call")(m)
+    assert m.call_args == call(ANY, 2)
+
+
+def test_not_equal():
+    assert v("pair") != [ANY, 2]
+
+
+class TestAny(unittest.TestCase):
+    def test_equal(self):
+        self.assertEqual(v("row"), {"id": ANY, "n": 3})
+
+    def test_equal_wrong(self):
+        self.assertEqual(v("row_wrong"), EXPECTED)
+
+    def test_list(self):
+        self.assertListEqual([ANY, 1], v("pair"))
+`;
+  const APP = `import uuid
+
+VALUES = {
+    "row": {"id": uuid.uuid4(), "n": 3},
+    "row_wrong": {"id": 1, "n": 4},
+    "pair": [object(), 1],
+    "pair_wrong": [2, 2],
+    "call": lambda m: m(object(), 2),
+}
+
+
+def v(name):
+    return VALUES[name]
+`;
+
+  it("a comparison naming ANY is the container's: the host's verdict is pytest's, ANY on either side", () => {
+    const plan = sealPython(parsers, { path: "tests/test_any.py", text: TEST, index: 0 })!;
+    expect(plan.sites.map((s) => s.kind)).toEqual(Array(8).fill("py.truth"));
+    expect(plan.unsealed.map((u) => u.rule)).toEqual(Array(3).fill("unsealed.mock-any"));
+    const ran = runPytest({ "app.py": APP, "tests/test_any.py": TEST }, ["tests/test_any.py"]);
+    const sealed = runPytest({ "app.py": APP, "tests/test_any.py": plan.text }, ["tests/test_any.py"]);
+    const judged = judgeSeals(plan, sealed.records, sealed.tests);
+    expect(judged.inconsistent).toBeNull();
+    const real = Object.fromEntries(ran.tests.map((t) => [t.id.split(".").pop(), t.outcome]));
+    expect(real).toEqual({
+      "test_any::test_dict": "passed",
+      "test_any::test_dict_reversed": "passed",
+      "test_any::test_dict_wrong": "failed",
+      "test_any::test_list_reversed_wrong": "failed",
+      "test_any::test_constant": "passed",
+      "test_any::test_local": "passed",
+      "test_any::test_call": "passed",
+      "test_any::test_not_equal": "passed",
+      "TestAny::test_equal": "passed",
+      "TestAny::test_equal_wrong": "failed",
+      "TestAny::test_list": "passed",
+    });
+    expect(Object.fromEntries(judged.tests.map((t) => [t.id.split(".").pop(), t.outcome]))).toEqual(real);
+  });
+});

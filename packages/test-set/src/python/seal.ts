@@ -43,6 +43,8 @@ interface ModuleFacts {
   assignments: Map<string, SyntaxNode>;
   /** Callee texts that are pytest.approx, with the keywords a module-level `partial` binds (approxBindings). */
   approx: Map<string, ApproxOptions>;
+  /** Names the file assigns, anywhere, a value naming mock's `ANY` (anyNames). */
+  anys: Set<string>;
 }
 
 type ApproxOptions = Record<string, number | boolean | null>;
@@ -84,7 +86,63 @@ function moduleFacts(root: SyntaxNode): ModuleFacts {
       constants.delete(name);
       assignments.delete(name);
     }
-  return { constants, uses, assignments, approx: approxBindings(root, moduleBindings, globals) };
+  return {
+    constants,
+    uses,
+    assignments,
+    approx: approxBindings(root, moduleBindings, globals),
+    anys: anyNames(root),
+  };
+}
+
+/**
+ * The names a file assigns, in any scope, a value that names mock's `ANY` (`EXPECTED = {"id": ANY}`,
+ * `want = [ANY, 1]`, `want["id"] = mock.ANY`, `want.insert(0, ANY)`, through other such names too):
+ * a comparison naming one
+ * compares with a wildcard (namesAny). Scopes are not told apart, which only leaves more to the runner.
+ */
+function anyNames(root: SyntaxNode): Set<string> {
+  const base = (node: SyntaxNode): SyntaxNode =>
+    node.type === "subscript" || node.type === "attribute"
+      ? base(node.childForFieldName("value") ?? node.childForFieldName("object") ?? node)
+      : node;
+  // Each (what is bound or changed, from what): `x = …`, `x[k] = …`, `x += …`, `x.append(…)`.
+  const flows: Array<[SyntaxNode[], SyntaxNode]> = [];
+  const walk = (node: SyntaxNode) => {
+    const left = node.childForFieldName("left");
+    const right = node.childForFieldName("right");
+    if ((node.type === "assignment" || node.type === "augmented_assignment") && left && right)
+      flows.push([left.type === "identifier" ? [left] : [base(left), ...named(left)], right]);
+    const fn = node.type === "call" ? node.childForFieldName("function") : null;
+    const args = node.childForFieldName("arguments");
+    if (fn?.type === "attribute" && args) flows.push([[base(fn)], args]);
+    for (const child of named(node)) walk(child);
+  };
+  walk(root);
+  const names = new Set<string>();
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [targets, source] of flows) {
+      if (!namesAny(source, names)) continue;
+      for (const target of targets)
+        if (target.type === "identifier" && !names.has(target.text)) {
+          names.add(target.text);
+          grew = true;
+        }
+    }
+  }
+  return names;
+}
+
+/**
+ * Whether an expression names mock's `ANY` (`ANY`, `mock.ANY`, `unittest.mock.ANY`, a name assigned
+ * one: anyNames): ANY equals anything in either order and is no plain data, so a comparison with it
+ * is the container's own to decide (rules.ts unsealed.mock-any; before, a checked `f() == {"id": ANY}`
+ * FAILed a correct fix VALUE_NOT_PLAIN_DATA until the sweep demoted it, sealpy3).
+ */
+function namesAny(node: SyntaxNode, anys: ReadonlySet<string>): boolean {
+  if (node.type === "identifier") return node.text === "ANY" || anys.has(node.text);
+  return named(node).some((child) => namesAny(child, anys));
 }
 
 /** pytest.approx's keywords the host reads, as literals; null when any is something else. */
@@ -359,7 +417,9 @@ function assertComparison(
         // Another `approx` (a local helper, another library's, a partial the host cannot read), or
         // pytest's inside a container or a call: its tolerance or its object is not the host's; the
         // container's own comparison decides (a truth seal).
-        if (namesApprox(left) || namesApprox(right)) return truthOf(statement, expression, false);
+        // mock's ANY in either side (rules.ts unsealed.mock-any): the same.
+        if (namesApprox(left) || namesApprox(right) || namesAny(expression, facts.anys))
+          return truthOf(statement, expression, false);
         const [sealed, expectedNode] = literalOf(right)
           ? [left, right]
           : literalOf(left)
@@ -486,7 +546,11 @@ function unittestComparison(
     if (approx) return approx;
   }
   // (rules.ts unsealed.approx)
-  if (args.some(namesApprox) && (EQUALS.test(method) || /^assert(Not|Almost)Equal$/.test(method)))
+  // (rules.ts unsealed.mock-any)
+  if (
+    args.some((arg) => namesApprox(arg) || namesAny(arg, facts.anys)) &&
+    (EQUALS.test(method) || /^assert(Not|Almost)Equal$/.test(method))
+  )
     return null;
   if ((EQUALS.test(method) || method === "assertNotEqual") && positional.length === 2 && a && b) {
     const kind: ComparisonKind = method === "assertNotEqual" ? "py.ne" : (TYPED[method] ?? "py.eq");
@@ -1049,8 +1113,11 @@ function callsIn(body: SyntaxNode): string[] {
   return names;
 }
 
-/** Whether a body holds a unittest equality assert naming approx (unittestComparison leaves it to the runner). */
-function unittestApprox(body: SyntaxNode): boolean {
+/**
+ * Whether a body holds a unittest equality assert whose arguments `names` says yes to (approx, mock's
+ * ANY: unittestComparison leaves it to the runner).
+ */
+function unittestNaming(body: SyntaxNode, names: (node: SyntaxNode) => boolean): boolean {
   if (body.type === "call") {
     const fn = body.childForFieldName("function");
     if (
@@ -1058,11 +1125,11 @@ function unittestApprox(body: SyntaxNode): boolean {
       fn.childForFieldName("object")?.text === "self" &&
       (EQUALS.test(fn.childForFieldName("attribute")?.text ?? "") ||
         /^assert(Not|Almost)Equal$/.test(fn.childForFieldName("attribute")?.text ?? "")) &&
-      named(body.childForFieldName("arguments")).some(namesApprox)
+      named(body.childForFieldName("arguments")).some(names)
     )
       return true;
   }
-  return named(body).some(unittestApprox);
+  return named(body).some((child) => unittestNaming(child, names));
 }
 
 /** The sealed text of one Python test file, its sites and its unsealed tests; null when it does not parse. */
@@ -1246,9 +1313,11 @@ export function sealPython(
                   (name) => asserting.has(name) && name !== fn.definition.childForFieldName("name")?.text,
                 )
               ? "unsealed.helper-check"
-              : fn.selfAsserts && unittestApprox(body)
+              : fn.selfAsserts && unittestNaming(body, namesApprox)
                 ? "unsealed.approx"
-                : "unsealed.no-comparison",
+                : fn.selfAsserts && unittestNaming(body, (node) => namesAny(node, facts.anys))
+                  ? "unsealed.mock-any"
+                  : "unsealed.no-comparison",
         });
     }
     // A constant read only by sealed comparisons leaves the file too (its value stays on the host),
