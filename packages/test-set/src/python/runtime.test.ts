@@ -1333,3 +1333,101 @@ def v(name):
     expect(Object.fromEntries(judged.tests.map((t) => [t.id.split(".").pop(), t.outcome]))).toEqual(real);
   });
 });
+
+describe("assertAlmostEqual with numpy scalars, under pytest 7 and numpy 1.24 (sealpy3)", () => {
+  const TEST = `import unittest
+
+from calc import v
+
+
+class TestNumpyScalars(unittest.TestCase):
+    def test_f64_places3(self):
+        self.assertAlmostEqual(v("f64_half_milli"), 0, places=3)
+
+    def test_f64_places3_past(self):
+        self.assertAlmostEqual(v("f64_past_milli"), 0, places=3)
+
+    def test_float_places3(self):
+        self.assertAlmostEqual(v("float_half_milli"), 0, places=3)
+
+    def test_f64_places7(self):
+        self.assertAlmostEqual(v("f64_band"), 0)
+
+    def test_float_places7(self):
+        self.assertAlmostEqual(v("float_band"), 0)
+
+    def test_f32(self):
+        self.assertAlmostEqual(v("f32"), 0.1, places=7)
+
+    def test_f32_far(self):
+        self.assertAlmostEqual(v("f32_far"), 0.1, places=7)
+
+    def test_f32_delta(self):
+        self.assertAlmostEqual(v("f32"), 0.1, delta=1e-8)
+
+    def test_i64_tens(self):
+        self.assertAlmostEqual(v("i64_15"), 10, places=-1)
+
+    def test_i64_tens_far(self):
+        self.assertAlmostEqual(v("i64_16"), 10, places=-1)
+
+    def test_i64_places(self):
+        self.assertAlmostEqual(v("i64_15"), 14)
+
+    def test_i64_half(self):
+        self.assertAlmostEqual(v("i64_15"), 15.5, places=0)
+
+    def test_u64(self):
+        self.assertAlmostEqual(v("u64"), 9007199254740992, places=7)
+
+    def test_i32_delta(self):
+        self.assertAlmostEqual(v("i32"), 10, delta=2)
+`;
+  const CALC = `import numpy as np
+
+VALUES = {
+    "f64_half_milli": np.float64(0.0005),
+    "f64_past_milli": np.float64(0.0005000000000000001),
+    "float_half_milli": 0.0005,
+    "f64_band": np.float64(5.0000000000000004e-08),
+    "float_band": 5.0000000000000004e-08,
+    "f32": np.float32(0.1),
+    "f32_far": np.float32(0.1000001),
+    "i64_15": np.int64(15),
+    "i64_16": np.int64(16),
+    "u64": np.uint64(2**53 + 1),
+    "i32": np.int32(12),
+}
+
+
+def v(name):
+    return VALUES[name]
+`;
+
+  it("the host computes the difference and round() as numpy does for a numpy scalar, as Python does for a float", () => {
+    const plan = sealPython(parsers, { path: "tests/test_np.py", text: TEST, index: 0 })!;
+    expect(plan.sites.map((s) => s.kind)).toEqual(Array(14).fill("py.almost"));
+    const ran = runPytest({ "calc.py": CALC, "tests/test_np.py": TEST }, ["tests/test_np.py"]);
+    const sealed = runPytest({ "calc.py": CALC, "tests/test_np.py": plan.text }, ["tests/test_np.py"]);
+    const judged = judgeSeals(plan, sealed.records, sealed.tests);
+    expect(judged.inconsistent).toBeNull();
+    const real = Object.fromEntries(ran.tests.map((t) => [t.id.split("::").pop(), t.outcome]));
+    expect(real).toEqual({
+      test_f64_places3: "passed",
+      test_f64_places3_past: "failed",
+      test_float_places3: "failed",
+      test_f64_places7: "passed",
+      test_float_places7: "failed",
+      test_f32: "passed",
+      test_f32_far: "failed",
+      test_f32_delta: "passed",
+      test_i64_tens: "passed",
+      test_i64_tens_far: "failed",
+      test_i64_places: "failed",
+      test_i64_half: "passed",
+      test_u64: "passed",
+      test_i32_delta: "passed",
+    });
+    expect(Object.fromEntries(judged.tests.map((t) => [t.id.split("::").pop(), t.outcome]))).toEqual(real);
+  });
+});
