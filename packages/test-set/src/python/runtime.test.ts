@@ -1431,3 +1431,77 @@ def v(name):
     expect(Object.fromEntries(judged.tests.map((t) => [t.id.split("::").pop(), t.outcome]))).toEqual(real);
   });
 });
+
+describe("collections.abc views of an OrderedDict, under pytest 7 (sealpy3)", () => {
+  const TEST = `import unittest
+from collections.abc import KeysView
+
+from app import v
+
+
+def test_keys_view():
+    assert KeysView(v("od")) == {"a", "b"}
+
+
+def test_keys_view_moved():
+    assert v("keys") == {"b", "a"}
+
+
+def test_keys_view_wrong():
+    assert v("keys") == {"a", "c"}
+
+
+def test_keys_view_list():
+    assert v("keys") == ["a", "b"]
+
+
+def test_items_view():
+    assert v("items") == {("a", 1), ("b", 2)}
+
+
+def test_items_view_wrong():
+    assert v("items") == {("a", 1), ("b", 3)}
+
+
+class TestViews(unittest.TestCase):
+    def test_equal(self):
+        self.assertEqual(v("keys"), {"a", "b"})
+
+    def test_set_equal(self):
+        self.assertSetEqual(v("keys"), {"a", "b"})
+`;
+  const APP = `from collections import OrderedDict
+from collections.abc import ItemsView, KeysView
+
+od = OrderedDict(a=1, b=2)
+moved = OrderedDict(a=1, b=2)
+moved.move_to_end("a")
+VALUES = {"od": od, "keys": KeysView(moved), "items": ItemsView(moved)}
+
+
+def v(name):
+    return VALUES[name]
+`;
+
+  it("a KeysView or ItemsView of an exact OrderedDict is a set on the host, as Set.__eq__ takes it", () => {
+    // It was opaque ("a view of a mapping other than an exact UserDict or ChainMap of dicts"): the 5
+    // asserts pytest passes FAILed VALUE_NOT_PLAIN_DATA.
+    const plan = sealPython(parsers, { path: "tests/test_views.py", text: TEST, index: 0 })!;
+    const ran = runPytest({ "app.py": APP, "tests/test_views.py": TEST }, ["tests/test_views.py"]);
+    const sealed = runPytest({ "app.py": APP, "tests/test_views.py": plan.text }, ["tests/test_views.py"]);
+    const judged = judgeSeals(plan, sealed.records, sealed.tests);
+    expect(judged.inconsistent).toBeNull();
+    const real = Object.fromEntries(ran.tests.map((t) => [t.id.split("::").pop(), t.outcome]));
+    expect(real).toEqual({
+      test_keys_view: "passed",
+      test_keys_view_moved: "passed",
+      test_keys_view_wrong: "failed",
+      test_keys_view_list: "failed",
+      test_items_view: "passed",
+      test_items_view_wrong: "failed",
+      test_equal: "passed",
+      test_set_equal: "failed",
+    });
+    expect(Object.fromEntries(judged.tests.map((t) => [t.id.split("::").pop(), t.outcome]))).toEqual(real);
+  });
+});

@@ -151,9 +151,14 @@ def _oracle_canon(v, budget, depth=0, stack=()):
     # A view of an exact UserDict or ChainMap (read as the runtime reads those classes, below): its
     # keys or items as a set (Set.__eq__: the same length, each in the other), its values by identity.
     if t is _ORACLE_ABC_VIEWS[0] or t is _ORACLE_ABC_VIEWS[1] or t is _ORACLE_ABC_VIEWS[2]:
-        merged = _oracle_mapping_data(_ORACLE_MAPPING_OF.__get__(v))
+        mapping = _ORACLE_MAPPING_OF.__get__(v)
+        merged = _oracle_mapping_data(mapping)
+        # An exact OrderedDict's keys or items too: a set, whose == takes no order. Not its values,
+        # which the view yields in the OrderedDict's order, one dict's storage need not keep (move_to_end).
+        if merged is None and t is not _ORACLE_ABC_VIEWS[2] and type(mapping) is _oracle_module_type("collections", "OrderedDict"):
+            merged = mapping
         if merged is None:
-            return {"t": "opaque", "cls": _oracle_cls(t), "why": "a view of a mapping other than an exact UserDict or ChainMap of dicts"}
+            return {"t": "opaque", "cls": _oracle_cls(t), "why": "a view of a mapping other than an exact UserDict or ChainMap of dicts (or OrderedDict: its keys or items)"}
         if t is _ORACLE_ABC_VIEWS[2]:
             return {"t": "ident", "cls": _oracle_cls(t), "id": "%x" % id(v), "seq": [sub(x) for x in dict.values(merged)]}
         view = dict.keys(merged) if t is _ORACLE_ABC_VIEWS[0] else dict.items(merged)
