@@ -32,6 +32,40 @@ function grade(calc: string) {
   return { run, judged: judgeSeals(plan, run.records, run.tests) };
 }
 
+/** One test of a table: its name, the expression it asserts, and pytest's outcome of it. */
+type Row = readonly [name: string, assertion: string, pytest: "passed" | "failed"];
+
+/** A test file of `head` (its imports), then each row as a test of one `assert`. */
+function oneAssertEach(head: string, rows: readonly Row[]): string {
+  return `${head}${rows.map(([name, assertion]) => `\n\ndef ${name}():\n    assert ${assertion}\n`).join("")}`;
+}
+
+/** What pytest makes of each row's test, by name. */
+function outcomes(rows: readonly Row[]): Record<string, string> {
+  return Object.fromEntries(rows.map(([name, , pytest]) => [name, pytest]));
+}
+
+/**
+ * A test file over calc.py as pytest runs it as written (`real`) and as the host judges it sealed
+ * (`host`), each test's outcome under the last `::` part of its id (or under `name`); the sealed
+ * run's records must be consistent.
+ */
+function pytestAndHost(
+  path: string,
+  test: string,
+  calc: string,
+  name = (id: string) => id.split("::").pop()!,
+) {
+  const plan = sealPython(parsers, { path, text: test, index: 0 })!;
+  const ran = runPytest({ "calc.py": calc, [path]: test }, [path]);
+  const sealed = runPytest({ "calc.py": calc, [path]: plan.text }, [path]);
+  const judged = judgeSeals(plan, sealed.records, sealed.tests);
+  expect(judged.inconsistent).toBeNull();
+  const byName = (tests: readonly { id: string; outcome: string }[]) =>
+    Object.fromEntries(tests.map((t) => [name(t.id), t.outcome]));
+  return { plan, judged, real: byName(ran.tests), host: byName(judged.tests) };
+}
+
 const CORRECT = `def add(a, b):\n    return a + b\n\n\ndef pairs():\n    return [(1, 2), (3, 4)]\n\n\ndef name():\n    return "calc"\n`;
 const WRONG = CORRECT.replace("a + b", "a - b");
 
@@ -589,135 +623,45 @@ describe("numpy arrays under pytest 7 and Debian's numpy 1.24 (issue 29)", () =>
   // file as written: == is element-wise and its truth is the one element of the result (none or
   // more than one: a failure), a float32 array meets a Python float in float32, approx reads an
   // array of two dimensions by its rows and a tuple inside an approx list by == alone.
-  const TEST = `import numpy as np
+  const HEAD = `import numpy as np
 from pytest import approx
 
 from calc import v
-
-
-def test_one_in_list():
-    assert v("one") == [1]
-
-
-def test_one_scalar():
-    assert v("one") == 1
-
-
-def test_one_2d():
-    assert v("one2") == [[1]]
-
-
-def test_two():
-    assert v("two") == [1, 2]
-
-
-def test_empty():
-    assert v("empty") == []
-
-
-def test_one_broadcast():
-    assert v("one") == [1, 1]
-
-
-def test_f32_scalar():
-    assert v("f32") == 0.1
-
-
-def test_f32_list():
-    assert v("f32") == [0.1]
-
-
-def test_str():
-    assert v("s") == "a"
-
-
-def test_str_int():
-    assert v("one") == "1"
-
-
-def test_ne_one():
-    assert v("two1") != [1]
-
-
-def test_ne_two():
-    assert v("two") != [1, 3]
-
-
-def test_in_list():
-    assert [v("one")] == [[1]]
-
-
-def test_in_dict():
-    assert {"a": v("one")} == {"a": [1]}
-
-
-def test_none():
-    assert v("one") != None
-
-
-def test_rows_approx():
-    assert v("rows") == approx([1, 2])
-
-
-def test_all_approx():
-    assert v("ones") == approx(1.0)
-
-
-def test_rows_wrong():
-    assert v("grid") == approx([1, 2])
-
-
-def test_nested_approx():
-    assert v("grid") == approx([[1, 2], [3, 4]])
-
-
-def test_tuple_in_approx():
-    assert v("pairs") == approx([(1, 2)])
-
-
-def test_longdouble():
-    assert v("ld") == 0.1
-
-
-def test_zero_d():
-    assert v("zero") == 5
-
-
-def test_f32_int():
-    assert v("f32big") == 16777217
-
-
-def test_longdouble_exact():
-    assert v("ld_half") == 0.5
-
-
-def test_f16_scalar():
-    assert v("f16") == 0.1
-
-
-def test_f16_near():
-    assert v("f16") == 0.09997
-
-
-def test_f16_far():
-    assert v("f16") == 0.1001
-
-
-def test_f16_past_max():
-    assert v("f16max") == 65510.0
-
-
-def test_f16_tie():
-    assert v("f16tie") == 2049.0
-
-
-def test_f16_tiny():
-    assert v("f16tiny") == 6e-8
-
-
-def test_f16_complex():
-    assert v("f16") == 0.1 + 0j
 `;
+  const ROWS: readonly Row[] = [
+    ["test_one_in_list", 'v("one") == [1]', "passed"],
+    ["test_one_scalar", 'v("one") == 1', "passed"],
+    ["test_one_2d", 'v("one2") == [[1]]', "passed"],
+    ["test_two", 'v("two") == [1, 2]', "failed"],
+    ["test_empty", 'v("empty") == []', "failed"],
+    ["test_one_broadcast", 'v("one") == [1, 1]', "failed"],
+    ["test_f32_scalar", 'v("f32") == 0.1', "passed"],
+    ["test_f32_list", 'v("f32") == [0.1]', "failed"],
+    ["test_str", 'v("s") == "a"', "passed"],
+    ["test_str_int", 'v("one") == "1"', "failed"],
+    ["test_ne_one", 'v("two1") != [1]', "passed"],
+    ["test_ne_two", 'v("two") != [1, 3]', "failed"],
+    ["test_in_list", '[v("one")] == [[1]]', "passed"],
+    ["test_in_dict", '{"a": v("one")} == {"a": [1]}', "passed"],
+    ["test_none", 'v("one") != None', "passed"],
+    ["test_rows_approx", 'v("rows") == approx([1, 2])', "passed"],
+    ["test_all_approx", 'v("ones") == approx(1.0)', "passed"],
+    ["test_rows_wrong", 'v("grid") == approx([1, 2])', "failed"],
+    ["test_nested_approx", 'v("grid") == approx([[1, 2], [3, 4]])', "failed"],
+    ["test_tuple_in_approx", 'v("pairs") == approx([(1, 2)])', "failed"],
+    ["test_longdouble", 'v("ld") == 0.1', "failed"],
+    ["test_zero_d", 'v("zero") == 5', "passed"],
+    ["test_f32_int", 'v("f32big") == 16777217', "failed"],
+    ["test_longdouble_exact", 'v("ld_half") == 0.5', "passed"],
+    ["test_f16_scalar", 'v("f16") == 0.1', "passed"],
+    ["test_f16_near", 'v("f16") == 0.09997', "passed"],
+    ["test_f16_far", 'v("f16") == 0.1001', "failed"],
+    ["test_f16_past_max", 'v("f16max") == 65510.0', "failed"],
+    ["test_f16_tie", 'v("f16tie") == 2049.0', "passed"],
+    ["test_f16_tiny", 'v("f16tiny") == 6e-8', "passed"],
+    ["test_f16_complex", 'v("f16") == 0.1 + 0j', "failed"],
+  ];
+  const TEST = oneAssertEach(HEAD, ROWS);
   const CALC = `import numpy as np
 
 VALUES = {
@@ -748,103 +692,33 @@ def v(name):
 `;
 
   it("the host's verdict is pytest's, test by test (a size-1 result's truth is its element)", () => {
-    const plan = sealPython(parsers, { path: "tests/test_np.py", text: TEST, index: 0 })!;
+    const { plan, real, host } = pytestAndHost("tests/test_np.py", TEST, CALC);
     expect(plan.sites.filter((s) => s.expected !== undefined)).toHaveLength(30);
-    const ran = runPytest({ "calc.py": CALC, "tests/test_np.py": TEST }, ["tests/test_np.py"]);
-    const sealed = runPytest({ "calc.py": CALC, "tests/test_np.py": plan.text }, ["tests/test_np.py"]);
-    const judged = judgeSeals(plan, sealed.records, sealed.tests);
-    expect(judged.inconsistent).toBeNull();
-    const real = Object.fromEntries(ran.tests.map((t) => [t.id.split("::").pop(), t.outcome]));
-    expect(real).toEqual({
-      test_one_in_list: "passed",
-      test_one_scalar: "passed",
-      test_one_2d: "passed",
-      test_two: "failed",
-      test_empty: "failed",
-      test_one_broadcast: "failed",
-      test_f32_scalar: "passed",
-      test_f32_list: "failed",
-      test_str: "passed",
-      test_str_int: "failed",
-      test_ne_one: "passed",
-      test_ne_two: "failed",
-      test_in_list: "passed",
-      test_in_dict: "passed",
-      test_none: "passed",
-      test_rows_approx: "passed",
-      test_all_approx: "passed",
-      test_rows_wrong: "failed",
-      test_nested_approx: "failed",
-      test_tuple_in_approx: "failed",
-      test_longdouble: "failed",
-      test_zero_d: "passed",
-      test_f32_int: "failed",
-      test_longdouble_exact: "passed",
-      test_f16_scalar: "passed",
-      test_f16_near: "passed",
-      test_f16_far: "failed",
-      test_f16_past_max: "failed",
-      test_f16_tie: "passed",
-      test_f16_tiny: "passed",
-      test_f16_complex: "failed",
-    });
-    expect(Object.fromEntries(judged.tests.map((t) => [t.id.split("::").pop(), t.outcome]))).toEqual(real);
+    expect(real).toEqual(outcomes(ROWS));
+    expect(host).toEqual(real);
   });
 });
 
 describe("numpy.matrix under pytest, read as its ndarray view (sealpy: a correct dot product FAILed VALUE_NOT_PLAIN_DATA)", () => {
-  const TEST = `from pytest import approx
+  const HEAD = `from pytest import approx
 
 from calc import v
-
-
-def test_one_approx():
-    assert v("m11") == approx(11.0)
-
-
-def test_one_int():
-    assert v("m11") == 11
-
-
-def test_one_list():
-    assert v("m11") == [11.0]
-
-
-def test_one_approx_list():
-    assert v("m11") == approx([11.0])
-
-
-def test_one_ne():
-    assert v("m11") != 12
-
-
-def test_one_wrong():
-    assert v("m11") == approx(12.0)
-
-
-def test_row_approx_list():
-    assert v("m12") == approx([1.0, 2.0])
-
-
-def test_row_list():
-    assert v("m12") == [1, 2]
-
-
-def test_col_approx_list():
-    assert v("mcol") == approx([1.0, 2.0])
-
-
-def test_col_approx_wrong():
-    assert v("mcol") == approx([1.0, 2.1])
-
-
-def test_all_approx():
-    assert v("mones") == approx(1.0)
-
-
-def test_patched():
-    assert v("patched") == 11
 `;
+  const ROWS: readonly Row[] = [
+    ["test_one_approx", 'v("m11") == approx(11.0)', "passed"],
+    ["test_one_int", 'v("m11") == 11', "passed"],
+    ["test_one_list", 'v("m11") == [11.0]', "passed"],
+    ["test_one_approx_list", 'v("m11") == approx([11.0])', "passed"],
+    ["test_one_ne", 'v("m11") != 12', "passed"],
+    ["test_one_wrong", 'v("m11") == approx(12.0)', "failed"],
+    ["test_row_approx_list", 'v("m12") == approx([1.0, 2.0])', "failed"],
+    ["test_row_list", 'v("m12") == [1, 2]', "failed"],
+    ["test_col_approx_list", 'v("mcol") == approx([1.0, 2.0])', "passed"],
+    ["test_col_approx_wrong", 'v("mcol") == approx([1.0, 2.1])', "failed"],
+    ["test_all_approx", 'v("mones") == approx(1.0)', "passed"],
+    ["test_patched", 'v("patched") == 11', "passed"],
+  ];
+  const TEST = oneAssertEach(HEAD, ROWS);
   const CALC = `import numpy as np
 
 VALUES = {
@@ -863,32 +737,11 @@ def v(name):
 `;
 
   it("the host's verdict is pytest's, test by test; a matrix whose == a diff replaced is not plain data", () => {
-    const plan = sealPython(parsers, { path: "tests/test_mx.py", text: TEST, index: 0 })!;
+    const { plan, judged, real, host } = pytestAndHost("tests/test_mx.py", TEST, CALC);
     expect(plan.sites.filter((s) => s.expected !== undefined)).toHaveLength(12);
-    const ran = runPytest({ "calc.py": CALC, "tests/test_mx.py": TEST }, ["tests/test_mx.py"]);
-    const sealed = runPytest({ "calc.py": CALC, "tests/test_mx.py": plan.text }, ["tests/test_mx.py"]);
-    const judged = judgeSeals(plan, sealed.records, sealed.tests);
-    expect(judged.inconsistent).toBeNull();
-    const real = Object.fromEntries(ran.tests.map((t) => [t.id.split("::").pop(), t.outcome]));
-    expect(real).toEqual({
-      test_one_approx: "passed",
-      test_one_int: "passed",
-      test_one_list: "passed",
-      test_one_approx_list: "passed",
-      test_one_ne: "passed",
-      test_one_wrong: "failed",
-      test_row_approx_list: "failed",
-      test_row_list: "failed",
-      test_col_approx_list: "passed",
-      test_col_approx_wrong: "failed",
-      test_all_approx: "passed",
-      test_patched: "passed",
-    });
+    expect(real).toEqual(outcomes(ROWS));
     // The patched == passes anything under pytest; the host reads the matrix as its class, not plain data.
-    expect(Object.fromEntries(judged.tests.map((t) => [t.id.split("::").pop(), t.outcome]))).toEqual({
-      ...real,
-      test_patched: "failed",
-    });
+    expect(host).toEqual({ ...real, test_patched: "failed" });
     expect(judged.sites[plan.sites.at(-1)!.key]).toBe("not-plain");
   });
 });
@@ -897,46 +750,22 @@ describe("pytest.approx over the standard library's sized iterables under pytest
   // ApproxSequenceLike takes any actual with a len() and zips it with the expected list: a dict's
   // values, a deque, an array.array, a range, a dict's keys. Under == each keeps its own meaning
   // (a deque is not a list, a dict_values equals only itself).
-  const TEST = `from pytest import approx
+  const HEAD = `from pytest import approx
 
 from calc import v
-
-
-def test_values():
-    assert v("values") == approx([0.1, 0.2])
-
-
-def test_values_wrong():
-    assert v("values_wrong") == approx([0.1, 0.2])
-
-
-def test_deque():
-    assert v("deque") == approx([1.0, 2.0000001])
-
-
-def test_deque_short():
-    assert v("deque_short") == approx([1.0, 2.0])
-
-
-def test_array():
-    assert v("array") == approx([1.5, 2.5])
-
-
-def test_range():
-    assert v("range") == approx([0, 1, 2])
-
-
-def test_keys():
-    assert v("keys") == approx([1, 2])
-
-
-def test_deque_eq():
-    assert v("deque") == [1.0, 2.0]
-
-
-def test_values_eq():
-    assert v("values") == [0.1, 0.2]
 `;
+  const ROWS: readonly Row[] = [
+    ["test_values", 'v("values") == approx([0.1, 0.2])', "passed"],
+    ["test_values_wrong", 'v("values_wrong") == approx([0.1, 0.2])', "failed"],
+    ["test_deque", 'v("deque") == approx([1.0, 2.0000001])', "passed"],
+    ["test_deque_short", 'v("deque_short") == approx([1.0, 2.0])', "failed"],
+    ["test_array", 'v("array") == approx([1.5, 2.5])', "passed"],
+    ["test_range", 'v("range") == approx([0, 1, 2])', "passed"],
+    ["test_keys", 'v("keys") == approx([1, 2])', "passed"],
+    ["test_deque_eq", 'v("deque") == [1.0, 2.0]', "failed"],
+    ["test_values_eq", 'v("values") == [0.1, 0.2]', "failed"],
+  ];
+  const TEST = oneAssertEach(HEAD, ROWS);
   const CALC = `import array
 from collections import deque
 
@@ -956,25 +785,10 @@ def v(name):
 `;
 
   it("the host's verdict is pytest's, test by test", () => {
-    const plan = sealPython(parsers, { path: "tests/test_it.py", text: TEST, index: 0 })!;
+    const { plan, real, host } = pytestAndHost("tests/test_it.py", TEST, CALC);
     expect(plan.sites.filter((s) => s.expected !== undefined)).toHaveLength(9);
-    const ran = runPytest({ "calc.py": CALC, "tests/test_it.py": TEST }, ["tests/test_it.py"]);
-    const sealed = runPytest({ "calc.py": CALC, "tests/test_it.py": plan.text }, ["tests/test_it.py"]);
-    const judged = judgeSeals(plan, sealed.records, sealed.tests);
-    expect(judged.inconsistent).toBeNull();
-    const real = Object.fromEntries(ran.tests.map((t) => [t.id.split("::").pop(), t.outcome]));
-    expect(real).toEqual({
-      test_values: "passed",
-      test_values_wrong: "failed",
-      test_deque: "passed",
-      test_deque_short: "failed",
-      test_array: "passed",
-      test_range: "passed",
-      test_keys: "passed",
-      test_deque_eq: "failed",
-      test_values_eq: "failed",
-    });
-    expect(Object.fromEntries(judged.tests.map((t) => [t.id.split("::").pop(), t.outcome]))).toEqual(real);
+    expect(real).toEqual(outcomes(ROWS));
+    expect(host).toEqual(real);
   });
 });
 
@@ -1014,50 +828,23 @@ describe("an OrderedDict's views and the collections.abc views under pytest 7 (a
   // odict_keys and odict_items compare with a set as a dict's keys and items do, odict_values by
   // identity; UserDict.keys() and ChainMap.items() are collections.abc views (Set.__eq__). They were
   // opaque: a correct fix returning an OrderedDict FAILed VALUE_NOT_PLAIN_DATA.
-  const TEST = `from pytest import approx
+  const HEAD = `from pytest import approx
 
 from calc import v
-
-
-def test_od_keys():
-    assert v("od").keys() == {"a", "b"}
-
-
-def test_od_items():
-    assert v("od").items() == {("a", 2), ("b", 1)}
-
-
-def test_od_items_wrong():
-    assert v("od").items() == {("a", 1), ("b", 1)}
-
-
-def test_od_values_eq():
-    assert v("od").values() == [2, 1]
-
-
-def test_od_values_approx():
-    assert v("od").values() == approx([2.0, 1.0])
-
-
-def test_od_keys_approx():
-    assert v("od").keys() == approx(["a", "b"])
-
-
-def test_user_keys():
-    assert v("user").keys() == {"x"}
-
-
-def test_chain_items():
-    assert v("chain").items() == {("x", 1), ("y", 3)}
-
-
-def test_chain_keys_wrong():
-    assert v("chain").keys() == {"x"}
-
-
-def test_user_values():
-    assert v("user").values() == approx([5])
 `;
+  const ROWS: readonly Row[] = [
+    ["test_od_keys", 'v("od").keys() == {"a", "b"}', "passed"],
+    ["test_od_items", 'v("od").items() == {("a", 2), ("b", 1)}', "passed"],
+    ["test_od_items_wrong", 'v("od").items() == {("a", 1), ("b", 1)}', "failed"],
+    ["test_od_values_eq", 'v("od").values() == [2, 1]', "failed"],
+    ["test_od_values_approx", 'v("od").values() == approx([2.0, 1.0])', "passed"],
+    ["test_od_keys_approx", 'v("od").keys() == approx(["a", "b"])', "passed"],
+    ["test_user_keys", 'v("user").keys() == {"x"}', "passed"],
+    ["test_chain_items", 'v("chain").items() == {("x", 1), ("y", 3)}', "passed"],
+    ["test_chain_keys_wrong", 'v("chain").keys() == {"x"}', "failed"],
+    ["test_user_values", 'v("user").values() == approx([5])', "passed"],
+  ];
+  const TEST = oneAssertEach(HEAD, ROWS);
   const CALC = `from collections import ChainMap, OrderedDict, UserDict
 
 VALUES = {
@@ -1072,26 +859,10 @@ def v(name):
 `;
 
   it("the host's verdict is pytest's, test by test", () => {
-    const plan = sealPython(parsers, { path: "tests/test_it.py", text: TEST, index: 0 })!;
+    const { plan, real, host } = pytestAndHost("tests/test_it.py", TEST, CALC);
     expect(plan.sites.filter((s) => s.expected !== undefined)).toHaveLength(10);
-    const ran = runPytest({ "calc.py": CALC, "tests/test_it.py": TEST }, ["tests/test_it.py"]);
-    const sealed = runPytest({ "calc.py": CALC, "tests/test_it.py": plan.text }, ["tests/test_it.py"]);
-    const judged = judgeSeals(plan, sealed.records, sealed.tests);
-    expect(judged.inconsistent).toBeNull();
-    const real = Object.fromEntries(ran.tests.map((t) => [t.id.split("::").pop(), t.outcome]));
-    expect(real).toEqual({
-      test_od_keys: "passed",
-      test_od_items: "passed",
-      test_od_items_wrong: "failed",
-      test_od_values_eq: "failed",
-      test_od_values_approx: "passed",
-      test_od_keys_approx: "passed",
-      test_user_keys: "passed",
-      test_chain_items: "passed",
-      test_chain_keys_wrong: "failed",
-      test_user_values: "passed",
-    });
-    expect(Object.fromEntries(judged.tests.map((t) => [t.id.split("::").pop(), t.outcome]))).toEqual(real);
+    expect(real).toEqual(outcomes(ROWS));
+    expect(host).toEqual(real);
   });
 });
 
@@ -1192,7 +963,7 @@ def v(name):
 `;
 
   it("the host's verdict is unittest's and pytest's, test by test; approx objects never reach the host", () => {
-    const plan = sealPython(parsers, { path: "tests/test_al.py", text: TEST, index: 0 })!;
+    const { plan, real, host } = pytestAndHost("tests/test_al.py", TEST, CALC, (id) => id.split(".").pop()!);
     expect(plan.sites.map((s) => s.kind)).toEqual([
       ...Array(8).fill("py.almost"),
       "py.approx",
@@ -1208,11 +979,6 @@ def v(name):
       "unsealed.approx",
       "unsealed.approx",
     ]);
-    const ran = runPytest({ "calc.py": CALC, "tests/test_al.py": TEST }, ["tests/test_al.py"]);
-    const sealed = runPytest({ "calc.py": CALC, "tests/test_al.py": plan.text }, ["tests/test_al.py"]);
-    const judged = judgeSeals(plan, sealed.records, sealed.tests);
-    expect(judged.inconsistent).toBeNull();
-    const real = Object.fromEntries(ran.tests.map((t) => [t.id.split(".").pop(), t.outcome]));
     expect(real).toEqual({
       "TestAlmost::test_delta_edge": "failed",
       "TestAlmost::test_delta_inside": "passed",
@@ -1233,7 +999,7 @@ def v(name):
       "test_al::test_in_dict_wrong": "failed",
       "test_al::test_not_equal": "passed",
     });
-    expect(Object.fromEntries(judged.tests.map((t) => [t.id.split(".").pop(), t.outcome]))).toEqual(real);
+    expect(host).toEqual(real);
   });
 });
 
