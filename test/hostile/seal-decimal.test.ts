@@ -4,11 +4,10 @@
 // pytest fails, and a correct fix keeping a tenth of a nanosecond FAILed `approx(1, abs=0.1)`
 // (Decimal 0.1 is within the float 0.1; in doubles 1.1 - 1 is not), which pytest passes.
 
-import { requireDocker } from "@oracle/test-utils";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Conformance, goldDiff, grade, makeConformance, type Shape } from "../conformance/shapes.js";
+import { describe, it } from "vitest";
+import { conformanceHooks, gradeNamed, type Shape } from "../conformance/shapes.js";
 import { PYTEST, pyTask } from "../conformance/table.js";
-import type { Graded } from "./harness.js";
+import { expectVerdicts } from "./measure.js";
 
 const none = () => ({});
 
@@ -59,47 +58,22 @@ const SHAPE: Shape = {
 
 const tsdec = (body: string) => () => ({ "tsdec/__init__.py": module(body) });
 
-let c: Conformance;
-
-beforeAll(async () => {
-  await requireDocker();
-  c = await makeConformance([SHAPE]);
-}, 1_600_000);
-
-afterAll(async () => {
-  await c?.cleanup();
-});
-
-const why = (g: Graded): string =>
-  `${g.result.reason}: ${g.result.message}\n${g.stderr.split("\n").slice(-25).join("\n")}`;
+const c = conformanceHooks([SHAPE]);
 
 describe.concurrent("seals: pytest.approx of an int against a Decimal (seal-decimal)", () => {
   it("the gold diff and a correct fix keeping the tenth of a nanosecond PASS", async () => {
-    const [gold, exact] = await Promise.all([
-      grade(c, SHAPE, "gold", goldDiff(c, SHAPE)),
-      grade(c, SHAPE, "decimal-exact", tsdec("    return Decimal(stamp) * 1_000_000_000")),
-    ]);
-    for (const g of [gold, exact]) {
-      console.info(`${g === gold ? "gold" : "decimal-exact"}: ${g.result.verdict} ${g.result.reason}`);
-      expect({ verdict: g.result.verdict, reason: g.result.reason }, why(g)).toEqual({
-        verdict: "PASS",
-        reason: "PASS",
-      });
-    }
+    const graded = await gradeNamed(c, SHAPE, {
+      gold: "gold",
+      "decimal-exact": tsdec("    return Decimal(stamp) * 1_000_000_000"),
+    });
+    expectVerdicts(graded, { pass: ["gold", "decimal-exact"], fail: [] });
   }, 1_200_000);
 
   it("decimal-float: the nanoseconds built through a float (120 ns off) -> FAIL TESTS_FAILED", async () => {
-    const g = await grade(
-      c,
-      SHAPE,
-      "decimal-float",
-      tsdec(`    whole, _, frac = stamp.partition(".")
+    const graded = await gradeNamed(c, SHAPE, {
+      "decimal-float": tsdec(`    whole, _, frac = stamp.partition(".")
     return Decimal(int(whole) * 1e9 + int(frac.ljust(9, "0")[:9]))`),
-    );
-    console.info(`decimal-float: ${g.result.verdict} ${g.result.reason}`);
-    expect({ verdict: g.result.verdict, reason: g.result.reason }, why(g)).toEqual({
-      verdict: "FAIL",
-      reason: "TESTS_FAILED",
     });
+    expectVerdicts(graded, { pass: [], fail: ["decimal-float"] });
   }, 1_200_000);
 });

@@ -6,11 +6,10 @@
 // fixes a percentage rounded within the file's tolerance and an OrderedDict FAILed (correct fixes), a
 // ratio outside the file's tolerance and unsorted keys PASSed (wrong ones).
 
-import { requireDocker } from "@oracle/test-utils";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Conformance, goldDiff, grade, makeConformance, type Shape } from "../conformance/shapes.js";
+import { describe, it } from "vitest";
+import { conformanceHooks, gradeNamed, type Shape } from "../conformance/shapes.js";
 import { PYTEST, pyTask } from "../conformance/table.js";
-import type { Graded } from "./harness.js";
+import { expectVerdicts } from "./measure.js";
 
 const none = () => ({});
 
@@ -168,35 +167,15 @@ const WRONG = [
   },
 ];
 
-let c: Conformance;
-
-beforeAll(async () => {
-  await requireDocker();
-  c = await makeConformance([SHAPE]);
-}, 1_600_000);
-
-afterAll(async () => {
-  await c?.cleanup();
-});
-
-const why = (g: Graded): string =>
-  `${g.result.reason}: ${g.result.message}\n${g.stderr.split("\n").slice(-25).join("\n")}`;
-const outcome = (g: Graded) => ({ verdict: g.result.verdict, reason: g.result.reason });
+const c = conformanceHooks([SHAPE]);
 
 describe.concurrent("seals: Python shapes the host judged unlike pytest (seal-py-s24)", () => {
   it("the gold diff and a correct fix (rounded within the file's tolerance, an OrderedDict) PASS; wrong ones FAIL", async () => {
-    const [gold, other, ...wrong] = await Promise.all([
-      grade(c, SHAPE, "gold", goldDiff(c, SHAPE)),
-      grade(c, SHAPE, "round3-odict", core(CORRECT)),
-      ...WRONG.map((w) => grade(c, SHAPE, w.name, w.diff)),
-    ]);
-    const named: Array<[string, Graded]> = [
-      ["gold", gold],
-      ["round3-odict", other],
-      ...WRONG.map((w, i): [string, Graded] => [w.name, wrong[i]!]),
-    ];
-    for (const [name, g] of named) console.info(`${name}: ${g.result.verdict} ${g.result.reason}`);
-    for (const g of [gold, other]) expect(outcome(g), why(g)).toEqual({ verdict: "PASS", reason: "PASS" });
-    for (const g of wrong) expect(outcome(g), why(g)).toEqual({ verdict: "FAIL", reason: "TESTS_FAILED" });
+    const graded = await gradeNamed(c, SHAPE, {
+      gold: "gold",
+      "round3-odict": core(CORRECT),
+      ...Object.fromEntries(WRONG.map((w) => [w.name, w.diff])),
+    });
+    expectVerdicts(graded, { pass: ["gold", "round3-odict"], fail: WRONG.map((w) => w.name) });
   }, 1_600_000);
 });

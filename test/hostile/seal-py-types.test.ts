@@ -6,10 +6,10 @@
 //   UserDict/UserList as the dict/list they hold.
 // - a str of two surrogate code points was recorded through JSON as the astral character they encode.
 
-import { describe, expect, it } from "vitest";
-import { conformanceHooks, goldDiff, grade, type Shape } from "../conformance/shapes.js";
+import { describe, it } from "vitest";
+import { conformanceHooks, gradeNamed, type Shape } from "../conformance/shapes.js";
 import { PYTEST, pyTask } from "../conformance/table.js";
-import { why } from "./measure.js";
+import { expectVerdicts } from "./measure.js";
 
 const none = () => ({});
 
@@ -153,63 +153,40 @@ const c = conformanceHooks([SHAPE]);
 
 describe.concurrent("seals: Python values of another type (seal-py-types)", () => {
   it("the gold diff and a different correct fix (frozenset, Counter, a list subclass) PASS; the base FAILs", async () => {
-    const [gold, other, base] = await Promise.all([
-      grade(c, SHAPE, "gold", goldDiff(c, SHAPE)),
-      grade(
-        c,
-        SHAPE,
-        "subclasses",
-        core(
-          `import collections\n\n\nclass Letters(list):\n    pass\n\n\n${GOLD.replace(
-            "return set(mapping)",
-            "return frozenset(mapping)",
+    const graded = await gradeNamed(c, SHAPE, {
+      gold: "gold",
+      subclasses: core(
+        `import collections\n\n\nclass Letters(list):\n    pass\n\n\n${GOLD.replace(
+          "return set(mapping)",
+          "return frozenset(mapping)",
+        )
+          .replace(
+            "    out = {}\n    for x in xs:\n        out[x] = out.get(x, 0) + 1\n    return out",
+            "    return collections.Counter(xs)",
           )
-            .replace(
-              "    out = {}\n    for x in xs:\n        out[x] = out.get(x, 0) + 1\n    return out",
-              "    return collections.Counter(xs)",
-            )
-            .replace("return [w[0] for w in words]", "return Letters(w[0] for w in words)")}`,
-        ),
+          .replace("return [w[0] for w in words]", "return Letters(w[0] for w in words)")}`,
       ),
-      grade(c, SHAPE, "baseline"),
-    ]);
-    for (const g of [gold, other])
-      expect({ verdict: g.result.verdict, reason: g.result.reason }, why(g)).toEqual({
-        verdict: "PASS",
-        reason: "PASS",
-      });
-    expect({ verdict: base.result.verdict, reason: base.result.reason }, why(base)).toEqual({
-      verdict: "FAIL",
-      reason: "TESTS_FAILED",
+      baseline: "baseline",
     });
+    expectVerdicts(graded, { pass: ["gold", "subclasses"], fail: ["baseline"] });
   }, 1_200_000);
 
   it("a mappingproxy where gold returns a dict, a memoryview where it returns bytes: == holds, PASS", async () => {
     // Both were opaque to the runtime, and this correct fix FAILed VALUE_NOT_PLAIN_DATA.
-    const g = await grade(
-      c,
-      SHAPE,
-      "proxy-and-view",
-      core(
+    const graded = await gradeNamed(c, SHAPE, {
+      "proxy-and-view": core(
         `import types\n${GOLD.replace(
           'return {"max": 3}',
           'return types.MappingProxyType({"max": 3})',
         ).replace("return s.encode()", "return memoryview(s.encode())")}`,
       ),
-    );
-    expect({ verdict: g.result.verdict, reason: g.result.reason }, why(g)).toEqual({
-      verdict: "PASS",
-      reason: "PASS",
     });
+    expectVerdicts(graded, { pass: ["proxy-and-view"], fail: [] });
   }, 1_200_000);
 
   for (const attack of CASES)
     it(`${attack.name}: a value unittest/pytest rejects -> FAIL TESTS_FAILED`, async () => {
-      const g = await grade(c, SHAPE, attack.name, attack.diff);
-      console.info(`${attack.name}: ${g.result.verdict} ${g.result.reason}`);
-      expect({ verdict: g.result.verdict, reason: g.result.reason }, why(g)).toEqual({
-        verdict: "FAIL",
-        reason: "TESTS_FAILED",
-      });
+      const graded = await gradeNamed(c, SHAPE, { [attack.name]: attack.diff });
+      expectVerdicts(graded, { pass: [], fail: [attack.name] });
     }, 1_200_000);
 });

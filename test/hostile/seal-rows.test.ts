@@ -3,10 +3,10 @@
 // attack review (session 21) on tasks the sweep had judged healthy: each PASSed with the bug left in
 // part, while pytest itself fails the same tests. Every case must FAIL.
 
-import { describe, expect, it } from "vitest";
-import { conformanceHooks, goldDiff, grade, type Shape } from "../conformance/shapes.js";
+import { describe, it } from "vitest";
+import { conformanceHooks, gradeNamed, type Shape } from "../conformance/shapes.js";
 import { PYTEST, pyTask } from "../conformance/table.js";
-import { why } from "./measure.js";
+import { expectVerdicts } from "./measure.js";
 
 const none = () => ({});
 
@@ -122,39 +122,22 @@ const c = conformanceHooks([SHAPE]);
 
 describe.concurrent("seals: a table run more often than its rows, approx on a complex (seal-rows-py)", () => {
   it("the gold diff and a different correct fix PASS; the base FAILs", async () => {
-    const [gold, other, base] = await Promise.all([
-      grade(c, SHAPE, "gold", goldDiff(c, SHAPE)),
-      grade(
-        c,
-        SHAPE,
-        "statistics",
-        core(
-          `import statistics\n\n\n${GOLD.split("def spread")[0]}def spread(xs):\n    return statistics.pstdev(xs)\n`.replace(
-            "return a * b",
-            "return b * a",
-          ),
+    const graded = await gradeNamed(c, SHAPE, {
+      gold: "gold",
+      statistics: core(
+        `import statistics\n\n\n${GOLD.split("def spread")[0]}def spread(xs):\n    return statistics.pstdev(xs)\n`.replace(
+          "return a * b",
+          "return b * a",
         ),
       ),
-      grade(c, SHAPE, "baseline"),
-    ]);
-    for (const g of [gold, other])
-      expect({ verdict: g.result.verdict, reason: g.result.reason }, why(g)).toEqual({
-        verdict: "PASS",
-        reason: "PASS",
-      });
-    expect({ verdict: base.result.verdict, reason: base.result.reason }, why(base)).toEqual({
-      verdict: "FAIL",
-      reason: "TESTS_FAILED",
+      baseline: "baseline",
     });
+    expectVerdicts(graded, { pass: ["gold", "statistics"], fail: ["baseline"] });
   }, 1_200_000);
 
   for (const attack of CASES)
     it(`${attack.name}: the bug left where the host judged unlike pytest -> FAIL TESTS_FAILED`, async () => {
-      const g = await grade(c, SHAPE, attack.name, attack.diff);
-      console.info(`${attack.name}: ${g.result.verdict} ${g.result.reason}`);
-      expect({ verdict: g.result.verdict, reason: g.result.reason }, why(g)).toEqual({
-        verdict: "FAIL",
-        reason: "TESTS_FAILED",
-      });
+      const graded = await gradeNamed(c, SHAPE, { [attack.name]: attack.diff });
+      expectVerdicts(graded, { pass: [], fail: [attack.name] });
     }, 1_200_000);
 });
