@@ -4,9 +4,9 @@
 // the prototype it builds on PASSed while vitest fails the test (it must FAIL), and a correct fix
 // that builds on a defaults prototype FAILed while vitest passes it (it must PASS).
 
-import { describe, expect, it } from "vitest";
-import { conformanceHooks, goldDiff, grade, type Shape } from "../conformance/shapes.js";
-import { outcome, why } from "./measure.js";
+import { describe, it } from "vitest";
+import { conformanceHooks, gradeNamed, type Shape } from "../conformance/shapes.js";
+import { expectVerdicts } from "./measure.js";
 
 const none = () => ({});
 const LINK = "ln -sfn /opt/deps/node_modules node_modules &&";
@@ -78,32 +78,22 @@ const c = conformanceHooks([SHAPE]);
 
 describe.concurrent("seals: chai's eql counts inherited enumerable keys (seal-eql-vitest)", () => {
   it("the gold diff and a fix that sets the given options on Object.create(DEFAULTS) PASS; the base FAILs", async () => {
-    const [gold, proto, base] = await Promise.all([
-      grade(c, SHAPE, "gold", goldDiff(c, SHAPE)),
-      grade(
-        c,
-        SHAPE,
-        "proto",
-        file(
-          "  const out = Object.create(DEFAULTS);\n  for (const k of Object.keys(opts)) if (k in DEFAULTS) out[k] = opts[k];\n  return out;",
-        ),
+    const graded = await gradeNamed(c, SHAPE, {
+      gold: "gold",
+      proto: file(
+        "  const out = Object.create(DEFAULTS);\n  for (const k of Object.keys(opts)) if (k in DEFAULTS) out[k] = opts[k];\n  return out;",
       ),
-      grade(c, SHAPE, "baseline"),
-    ]);
-    for (const g of [gold, proto]) expect(outcome(g), why(g)).toEqual({ verdict: "PASS", reason: "PASS" });
-    expect(outcome(base), why(base)).toEqual({ verdict: "FAIL", reason: "TESTS_FAILED" });
+      baseline: "baseline",
+    });
+    expectVerdicts(graded, { pass: ["gold", "proto"], fail: ["baseline"] });
   }, 1_200_000);
 
   it("inherited-leak: the known keys set on Object.create(opts), the unknown one still inherited -> FAIL TESTS_FAILED", async () => {
-    const g = await grade(
-      c,
-      SHAPE,
-      "leak",
-      file(
+    const graded = await gradeNamed(c, SHAPE, {
+      leak: file(
         "  const out = Object.create(opts);\n  for (const [k, v] of Object.entries(DEFAULTS)) out[k] = k in opts ? opts[k] : v;\n  return out;",
       ),
-    );
-    console.info(`inherited-leak: ${g.result.verdict} ${g.result.reason}`);
-    expect(outcome(g), why(g)).toEqual({ verdict: "FAIL", reason: "TESTS_FAILED" });
+    });
+    expectVerdicts(graded, { pass: [], fail: ["leak"] });
   }, 1_200_000);
 });

@@ -6,10 +6,9 @@
 // summary that is not frozen PASSed (the host's built-in toEqual), and a correct pair that also
 // carries its source line under a symbol key FAILed (node's legacy deepEqual ignores symbol keys).
 
-import { requireDocker } from "@oracle/test-utils";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Conformance, goldDiff, grade, makeConformance, type Shape } from "../conformance/shapes.js";
-import type { Graded } from "./harness.js";
+import { describe, it } from "vitest";
+import { conformanceHooks, gradeNamed, type Shape } from "../conformance/shapes.js";
+import { expectVerdicts } from "./measure.js";
 
 const none = () => ({});
 const LINK = "ln -sfn /opt/deps/node_modules node_modules &&";
@@ -121,43 +120,21 @@ const file = (totalBody: string, summaryBody: string, pairBody: string) => () =>
   "src/cart.js": cart(totalBody, summaryBody, pairBody),
 });
 
-let c: Conformance;
-
-beforeAll(async () => {
-  await requireDocker();
-  c = await makeConformance([SHAPE]);
-}, 1_600_000);
-
-afterAll(async () => {
-  await c?.cleanup();
-});
-
-const why = (g: Graded): string =>
-  `${g.result.reason}: ${g.result.message}\n${g.stderr.split("\n").slice(-25).join("\n")}`;
-const outcome = (g: Graded) => ({ verdict: g.result.verdict, reason: g.result.reason });
+const c = conformanceHooks([SHAPE]);
 
 describe.concurrent("seals: chai plugins and node's legacy deepEqual (seal-js-atk-s24)", () => {
   it("gold, a total not rounded and a pair branded under a symbol PASS; a summary not frozen and the base FAIL", async () => {
-    const [gold, noround, brand, thaw, base] = await Promise.all([
-      grade(c, SHAPE, "gold", goldDiff(c, SHAPE)),
-      grade(c, SHAPE, "noround", file("  return prices.reduce((sum, p) => sum + p, 0);", SUMMARY, PAIR)),
-      grade(
-        c,
-        SHAPE,
-        "brand",
-        file(
-          TOTAL,
-          SUMMARY,
-          '  const pair = { key: line.slice(0, at).trim(), value: line.slice(at + 1).trim() };\n  pair[Symbol.for("source")] = line;\n  return pair;',
-        ),
+    const graded = await gradeNamed(c, SHAPE, {
+      gold: "gold",
+      noround: file("  return prices.reduce((sum, p) => sum + p, 0);", SUMMARY, PAIR),
+      brand: file(
+        TOTAL,
+        SUMMARY,
+        '  const pair = { key: line.slice(0, at).trim(), value: line.slice(at + 1).trim() };\n  pair[Symbol.for("source")] = line;\n  return pair;',
       ),
-      grade(c, SHAPE, "thaw", file(TOTAL, "  return { count: prices.length, total: total(prices) };", PAIR)),
-      grade(c, SHAPE, "baseline"),
-    ]);
-    for (const g of [noround, brand, thaw]) console.info(`${g.result.verdict} ${g.result.reason}`);
-    for (const g of [gold, noround, brand])
-      expect(outcome(g), why(g)).toEqual({ verdict: "PASS", reason: "PASS" });
-    for (const g of [thaw, base])
-      expect(outcome(g), why(g)).toEqual({ verdict: "FAIL", reason: "TESTS_FAILED" });
+      thaw: file(TOTAL, "  return { count: prices.length, total: total(prices) };", PAIR),
+      baseline: "baseline",
+    });
+    expectVerdicts(graded, { pass: ["gold", "noround", "brand"], fail: ["thaw", "baseline"] });
   }, 1_200_000);
 });

@@ -5,9 +5,9 @@
 // compares constructors, the host compared prototypes, so a correct fix returning an object made by
 // Object.create(FLAGS) FAILed; it must PASS.
 
-import { describe, expect, it } from "vitest";
-import { conformanceHooks, goldDiff, grade, type Shape } from "../conformance/shapes.js";
-import { outcome, why } from "./measure.js";
+import { describe, it } from "vitest";
+import { conformanceHooks, gradeNamed, type Shape } from "../conformance/shapes.js";
+import { expectVerdicts } from "./measure.js";
 
 const none = () => ({});
 const LINK = "ln -sfn /opt/deps/node_modules node_modules &&";
@@ -147,44 +147,33 @@ const c = conformanceHooks([SHAPE, FLAGS_SHAPE]);
 
 describe.concurrent("seals: node's legacy deepEqual and array holes (seal-js-eq-mocha)", () => {
   it("the gold diff and a fix that fills its array PASS; the base FAILs", async () => {
-    const [gold, filled, base] = await Promise.all([
-      grade(c, SHAPE, "gold", goldDiff(c, SHAPE)),
-      grade(
-        c,
-        SHAPE,
-        "filled",
-        file(
-          "  const out = new Array(n).fill(undefined);\n  for (const k of Object.keys(values)) out[k] = values[k];\n  return out;",
-        ),
+    const graded = await gradeNamed(c, SHAPE, {
+      gold: "gold",
+      filled: file(
+        "  const out = new Array(n).fill(undefined);\n  for (const k of Object.keys(values)) out[k] = values[k];\n  return out;",
       ),
-      grade(c, SHAPE, "baseline"),
-    ]);
-    for (const g of [gold, filled]) expect(outcome(g), why(g)).toEqual({ verdict: "PASS", reason: "PASS" });
-    expect(outcome(base), why(base)).toEqual({ verdict: "FAIL", reason: "TESTS_FAILED" });
+      baseline: "baseline",
+    });
+    expectVerdicts(graded, { pass: ["gold", "filled"], fail: ["baseline"] });
   }, 1_200_000);
 
   it("array-holes: new Array(n) set by index leaves holes, which node's deepEqual counts -> FAIL TESTS_FAILED", async () => {
-    const g = await grade(
-      c,
-      SHAPE,
-      "holes",
-      file(
+    const graded = await gradeNamed(c, SHAPE, {
+      holes: file(
         "  const out = new Array(n);\n  for (const k of Object.keys(values)) out[k] = values[k];\n  return out;",
       ),
-    );
-    console.info(`array-holes: ${g.result.verdict} ${g.result.reason}`);
-    expect(outcome(g), why(g)).toEqual({ verdict: "FAIL", reason: "TESTS_FAILED" });
+    });
+    expectVerdicts(graded, { pass: [], fail: ["holes"] });
   }, 1_200_000);
 });
 
 describe.concurrent("seals: vitest's toStrictEqual compares constructors (seal-js-eq-vitest)", () => {
   it("the gold diff and a fix whose object is made by Object.create(FLAGS) PASS; the base FAILs", async () => {
-    const [gold, proto, base] = await Promise.all([
-      grade(c, FLAGS_SHAPE, "gold", goldDiff(c, FLAGS_SHAPE)),
-      grade(c, FLAGS_SHAPE, "proto", () => ({ "src/flags.js": flags("Object.create(FLAGS)", BARE) })),
-      grade(c, FLAGS_SHAPE, "baseline"),
-    ]);
-    for (const g of [gold, proto]) expect(outcome(g), why(g)).toEqual({ verdict: "PASS", reason: "PASS" });
-    expect(outcome(base), why(base)).toEqual({ verdict: "FAIL", reason: "TESTS_FAILED" });
+    const graded = await gradeNamed(c, FLAGS_SHAPE, {
+      gold: "gold",
+      proto: () => ({ "src/flags.js": flags("Object.create(FLAGS)", BARE) }),
+      baseline: "baseline",
+    });
+    expectVerdicts(graded, { pass: ["gold", "proto"], fail: ["baseline"] });
   }, 1_200_000);
 });

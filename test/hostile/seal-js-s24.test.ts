@@ -7,10 +7,9 @@
 // the host compared name and message, so a checked eql of an Error with the wrong code, chai's eql
 // overwritten by the code under test (the runner then passes everything), PASSed.
 
-import { requireDocker } from "@oracle/test-utils";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Conformance, goldDiff, grade, makeConformance, type Shape } from "../conformance/shapes.js";
-import type { Graded } from "./harness.js";
+import { describe, it } from "vitest";
+import { conformanceHooks, gradeNamed, type Shape } from "../conformance/shapes.js";
+import { expectVerdicts } from "./measure.js";
 
 const none = () => ({});
 const LINK = "ln -sfn /opt/deps/node_modules node_modules &&";
@@ -113,59 +112,30 @@ const ERROR_SHAPE: Shape = {
   skip: none,
 };
 
-let c: Conformance;
-
-beforeAll(async () => {
-  await requireDocker();
-  c = await makeConformance([SHAPE, ERROR_SHAPE]);
-}, 1_600_000);
-
-afterAll(async () => {
-  await c?.cleanup();
-});
-
-const why = (g: Graded): string =>
-  `${g.result.reason}: ${g.result.message}\n${g.stderr.split("\n").slice(-25).join("\n")}`;
-const outcome = (g: Graded) => ({ verdict: g.result.verdict, reason: g.result.reason });
+const c = conformanceHooks([SHAPE, ERROR_SHAPE]);
 
 describe.concurrent("seals: expect.extend(matchers) in a setup file outside the suite's globs (seal-extend-module-jest)", () => {
   it("a count returned as text PASSes as jest says under the redefined toBe; the base and a wrong count FAIL", async () => {
     const text = (body: string) => () => ({ "src/count.js": count(body) });
-    const [gold, asText, base, wrong] = await Promise.all([
-      grade(c, SHAPE, "gold", goldDiff(c, SHAPE)),
-      grade(c, SHAPE, "text", text('String(text.split(",").length)')),
-      grade(c, SHAPE, "baseline"),
-      grade(c, SHAPE, "wrong", text('String(text.split(",").length + 1)')),
-    ]);
-    console.info(`extend-module text: ${asText.result.verdict} ${asText.result.reason}`);
-    for (const g of [gold, asText]) expect(outcome(g), why(g)).toEqual({ verdict: "PASS", reason: "PASS" });
-    for (const g of [base, wrong])
-      expect(outcome(g), why(g)).toEqual({ verdict: "FAIL", reason: "TESTS_FAILED" });
+    const graded = await gradeNamed(c, SHAPE, {
+      gold: "gold",
+      text: text('String(text.split(",").length)'),
+      baseline: "baseline",
+      wrong: text('String(text.split(",").length + 1)'),
+    });
+    expectVerdicts(graded, { pass: ["gold", "text"], fail: ["baseline", "wrong"] });
   }, 1_200_000);
 });
 
 describe.concurrent("seals: chai's eql between two Errors compares their codes (seal-eql-error-vitest)", () => {
   it("an Error with the wrong code FAILs though chai's eql is overwritten in the process; gold and a non-enumerable code PASS", async () => {
     const file = (body: string) => () => ({ "src/check.js": body });
-    const [gold, hidden, base, forged] = await Promise.all([
-      grade(c, ERROR_SHAPE, "gold", goldDiff(c, ERROR_SHAPE)),
-      grade(
-        c,
-        ERROR_SHAPE,
-        "hidden-code",
-        file(check('Object.defineProperty(new Error("bad port"), "code", { value: "E_PORT" })')),
-      ),
-      grade(c, ERROR_SHAPE, "baseline"),
-      grade(
-        c,
-        ERROR_SHAPE,
-        "forged",
-        file(check('Object.assign(new Error("bad port"), { code: "E_WRONG" })', FORGE)),
-      ),
-    ]);
-    console.info(`eql-error forged: ${forged.result.verdict} ${forged.result.reason}`);
-    for (const g of [gold, hidden]) expect(outcome(g), why(g)).toEqual({ verdict: "PASS", reason: "PASS" });
-    for (const g of [base, forged])
-      expect(outcome(g), why(g)).toEqual({ verdict: "FAIL", reason: "TESTS_FAILED" });
+    const graded = await gradeNamed(c, ERROR_SHAPE, {
+      gold: "gold",
+      "hidden-code": file(check('Object.defineProperty(new Error("bad port"), "code", { value: "E_PORT" })')),
+      baseline: "baseline",
+      forged: file(check('Object.assign(new Error("bad port"), { code: "E_WRONG" })', FORGE)),
+    });
+    expectVerdicts(graded, { pass: ["gold", "hidden-code"], fail: ["baseline", "forged"] });
   }, 1_200_000);
 });

@@ -5,9 +5,9 @@
 // a total that drops a price still FAILs, by jest's own comparison). expect.extend redefining toBe
 // in a setup file is the same shape (the review's suggested twin): a count returned as text must PASS.
 
-import { describe, expect, it } from "vitest";
-import { conformanceHooks, goldDiff, grade, type Shape } from "../conformance/shapes.js";
-import { outcome, why } from "./measure.js";
+import { describe, it } from "vitest";
+import { conformanceHooks, gradeNamed, type Shape } from "../conformance/shapes.js";
+import { expectVerdicts } from "./measure.js";
 
 const none = () => ({});
 const LINK = "ln -sfn /opt/deps/node_modules node_modules &&";
@@ -102,31 +102,25 @@ const c = conformanceHooks([SHAPE, EXTEND_SHAPE]);
 
 describe.concurrent("seals: jest's equality testers change toEqual (seal-testers-jest)", () => {
   it("the gold diff and a total that is not rounded PASS; the base and a total still dropping a price FAIL", async () => {
-    const [gold, noround, base, drop] = await Promise.all([
-      grade(c, SHAPE, "gold", goldDiff(c, SHAPE)),
-      grade(c, SHAPE, "noround", file("prices.reduce((sum, p) => sum + p, 0)")),
-      grade(c, SHAPE, "baseline"),
-      grade(c, SHAPE, "drop", file("prices.slice(0, -1).reduce((sum, p) => sum + p, 0)")),
-    ]);
-    console.info(`noround: ${noround.result.verdict} ${noround.result.reason}`);
-    for (const g of [gold, noround]) expect(outcome(g), why(g)).toEqual({ verdict: "PASS", reason: "PASS" });
-    for (const g of [base, drop])
-      expect(outcome(g), why(g)).toEqual({ verdict: "FAIL", reason: "TESTS_FAILED" });
+    const graded = await gradeNamed(c, SHAPE, {
+      gold: "gold",
+      noround: file("prices.reduce((sum, p) => sum + p, 0)"),
+      baseline: "baseline",
+      drop: file("prices.slice(0, -1).reduce((sum, p) => sum + p, 0)"),
+    });
+    expectVerdicts(graded, { pass: ["gold", "noround"], fail: ["baseline", "drop"] });
   }, 1_200_000);
 });
 
 describe.concurrent("seals: a matcher redefined through expect.extend (seal-extend-jest)", () => {
   it("a count returned as text PASSes as jest says under the redefined toBe; the base and a wrong count FAIL", async () => {
     const text = (body: string) => () => ({ "src/count.js": count(body) });
-    const [gold, asText, base, wrong] = await Promise.all([
-      grade(c, EXTEND_SHAPE, "gold", goldDiff(c, EXTEND_SHAPE)),
-      grade(c, EXTEND_SHAPE, "text", text('String(text.split(",").length)')),
-      grade(c, EXTEND_SHAPE, "baseline"),
-      grade(c, EXTEND_SHAPE, "wrong", text('text.split(",").length + 1')),
-    ]);
-    console.info(`extend-text: ${asText.result.verdict} ${asText.result.reason}`);
-    for (const g of [gold, asText]) expect(outcome(g), why(g)).toEqual({ verdict: "PASS", reason: "PASS" });
-    for (const g of [base, wrong])
-      expect(outcome(g), why(g)).toEqual({ verdict: "FAIL", reason: "TESTS_FAILED" });
+    const graded = await gradeNamed(c, EXTEND_SHAPE, {
+      gold: "gold",
+      text: text('String(text.split(",").length)'),
+      baseline: "baseline",
+      wrong: text('text.split(",").length + 1'),
+    });
+    expectVerdicts(graded, { pass: ["gold", "text"], fail: ["baseline", "wrong"] });
   }, 1_200_000);
 });
