@@ -6,7 +6,7 @@
 
 import { describe, expect, it } from "vitest";
 import { conformanceHooks, gradeNamed, type Shape } from "./conformance/shapes.js";
-import { PYTEST, pyRepo, pyTask } from "./conformance/table.js";
+import { PYTEST, pyRepo, pyTask, VITEST_RUN, vitestTask } from "./conformance/table.js";
 import { expectVerdicts, why } from "./hostile/measure.js";
 
 const none = () => ({});
@@ -103,7 +103,6 @@ describe("add", () => {
   skip: none,
 };
 
-const VITEST_JUNIT = `--no-cache --reporter=default --reporter=junit --outputFile.junit="$ORACLE_JUNIT"`;
 const config = (body: string) => `import fs from "node:fs";
 
 /** The port a JSON config file names. */
@@ -143,22 +142,9 @@ const VITEST: Shape = {
         'vi.mocked(fs.readFileSync).mockReturnValue(\'{"port": "8080"}\');\n  expect(port("/etc/app.json")).toBe(8080);',
       ),
     },
-    task: {
-      $schema: "../../packages/spec/task.schema.json",
-      description: "seals: port() returns the file's string",
-      image: "node-vitest",
-      suites: {
-        existing: {
-          command: `${LINK} node_modules/.bin/vitest run ${VITEST_JUNIT} test/unit`,
-          files: ["test/**"],
-        },
-        hidden: { command: "" },
-      },
-      diff: { allow: ["**"], deny: ["test/**"] },
-      timeoutSeconds: 120,
-    },
+    task: vitestTask("seals: port() returns the file's string"),
   },
-  hidden: `${LINK} node_modules/.bin/vitest run ${VITEST_JUNIT} test/regression/config.test.js`,
+  hidden: `${VITEST_RUN} test/regression/config.test.js`,
   gold: { "src/config.js": config('Number(JSON.parse(fs.readFileSync(path, "utf8")).port)') },
   tamper: none,
   skip: none,

@@ -60,6 +60,21 @@ export const pyTask = {
   timeoutSeconds: 60,
   env: { PYTHONDONTWRITEBYTECODE: "1" },
 };
+/** vitest on the image's node_modules, its JUnit report where the oracle reads it: `${VITEST_RUN} FILES`. */
+export const VITEST_RUN =
+  'ln -sfn /opt/deps/node_modules node_modules && node_modules/.bin/vitest run --no-cache --reporter=default --reporter=junit --outputFile.junit="$ORACLE_JUNIT"';
+/** A node-vitest task: the existing suite is test/unit, the diff may change anything but `deny`. */
+export const vitestTask = (description: string, deny = ["test/**"]) => ({
+  $schema: "../../packages/spec/task.schema.json",
+  description,
+  image: "node-vitest",
+  suites: {
+    existing: { command: `${VITEST_RUN} test/unit`, files: ["test/**"] },
+    hidden: { command: "" },
+  },
+  diff: { allow: ["**"], deny },
+  timeoutSeconds: 120,
+});
 /** True in the hidden suite's pytest process only (the existing one ignores tests/regression). */
 const PY_HIDDEN = `any(a.startswith("tests/regression") for a in sys.argv[1:])`;
 export const pyGold = { "calc/core.py": pyRepo["calc/core.py"].replace("a - b", "a + b") };

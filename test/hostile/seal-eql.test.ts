@@ -6,11 +6,10 @@
 
 import { describe, it } from "vitest";
 import { conformanceHooks, gradeNamed, type Shape } from "../conformance/shapes.js";
+import { VITEST_RUN, vitestTask } from "../conformance/table.js";
 import { expectVerdicts } from "./measure.js";
 
 const none = () => ({});
-const LINK = "ln -sfn /opt/deps/node_modules node_modules &&";
-const VITEST_JUNIT = `--no-cache --reporter=default --reporter=junit --outputFile.junit="$ORACLE_JUNIT"`;
 
 const config = (body: string) => `export const DEFAULTS = { verbose: false, level: 3 };
 
@@ -47,22 +46,9 @@ const SHAPE: Shape = {
         'expect(config({ verbose: true, colour: "red" })).to.eql({ verbose: true, level: 3 });',
       ),
     },
-    task: {
-      $schema: "../../packages/spec/task.schema.json",
-      description: "seal-eql: unknown options are kept",
-      image: "node-vitest",
-      suites: {
-        existing: {
-          command: `${LINK} node_modules/.bin/vitest run ${VITEST_JUNIT} test/unit`,
-          files: ["test/**"],
-        },
-        hidden: { command: "" },
-      },
-      diff: { allow: ["**"], deny: ["test/**"] },
-      timeoutSeconds: 120,
-    },
+    task: vitestTask("seal-eql: unknown options are kept"),
   },
-  hidden: `${LINK} node_modules/.bin/vitest run ${VITEST_JUNIT} test/regression/config.test.js`,
+  hidden: `${VITEST_RUN} test/regression/config.test.js`,
   gold: {
     "src/config.js": config(
       "  const out = { ...DEFAULTS };\n  for (const k of Object.keys(DEFAULTS)) if (k in opts) out[k] = opts[k];\n  return out;",

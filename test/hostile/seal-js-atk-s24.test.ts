@@ -8,11 +8,10 @@
 
 import { describe, it } from "vitest";
 import { conformanceHooks, gradeNamed, type Shape } from "../conformance/shapes.js";
+import { VITEST_RUN, vitestTask } from "../conformance/table.js";
 import { expectVerdicts } from "./measure.js";
 
 const none = () => ({});
-const LINK = "ln -sfn /opt/deps/node_modules node_modules &&";
-const VITEST_JUNIT = `--no-cache --reporter=default --reporter=junit --outputFile.junit="$ORACLE_JUNIT"`;
 
 const cart = (
   totalBody: string,
@@ -95,22 +94,9 @@ const SHAPE: Shape = {
       ".gitignore": "node_modules\n",
     },
     hidden: { "test/regression/cart.test.js": HIDDEN },
-    task: {
-      $schema: "../../packages/spec/task.schema.json",
-      description: "seal-js-atk-s24: the first price is dropped, pairs are not trimmed",
-      image: "node-vitest",
-      suites: {
-        existing: {
-          command: `${LINK} node_modules/.bin/vitest run ${VITEST_JUNIT} test/unit`,
-          files: ["test/**"],
-        },
-        hidden: { command: "" },
-      },
-      diff: { allow: ["**"], deny: ["test/**"] },
-      timeoutSeconds: 120,
-    },
+    task: vitestTask("seal-js-atk-s24: the first price is dropped, pairs are not trimmed"),
   },
-  hidden: `${LINK} node_modules/.bin/vitest run ${VITEST_JUNIT} test/regression/cart.test.js`,
+  hidden: `${VITEST_RUN} test/regression/cart.test.js`,
   gold: { "src/cart.js": cart(TOTAL, SUMMARY, PAIR) },
   tamper: none,
   skip: none,

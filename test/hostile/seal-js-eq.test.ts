@@ -7,12 +7,12 @@
 
 import { describe, it } from "vitest";
 import { conformanceHooks, gradeNamed, type Shape } from "../conformance/shapes.js";
+import { VITEST_RUN, vitestTask } from "../conformance/table.js";
 import { expectVerdicts } from "./measure.js";
 
 const none = () => ({});
 const LINK = "ln -sfn /opt/deps/node_modules node_modules &&";
 const MOCHA_JUNIT = `--reporter mocha-junit-reporter --reporter-option mochaFile="$ORACLE_JUNIT"`;
-const VITEST_JUNIT = `--no-cache --reporter=default --reporter=junit --outputFile.junit="$ORACLE_JUNIT"`;
 
 const PACKAGE = `${JSON.stringify(
   {
@@ -120,22 +120,9 @@ const FLAGS_SHAPE: Shape = {
         'expect(flags(["--verbose", "--level=3"])).toStrictEqual({ verbose: "true", level: "3" });',
       ),
     },
-    task: {
-      $schema: "../../packages/spec/task.schema.json",
-      description: "seal-js-eq: a bare --name flag is dropped",
-      image: "node-vitest",
-      suites: {
-        existing: {
-          command: `${LINK} node_modules/.bin/vitest run ${VITEST_JUNIT} test/unit`,
-          files: ["test/**"],
-        },
-        hidden: { command: "" },
-      },
-      diff: { allow: ["**"], deny: ["test/**"] },
-      timeoutSeconds: 120,
-    },
+    task: vitestTask("seal-js-eq: a bare --name flag is dropped"),
   },
-  hidden: `${LINK} node_modules/.bin/vitest run ${VITEST_JUNIT} test/regression/flags.test.js`,
+  hidden: `${VITEST_RUN} test/regression/flags.test.js`,
   gold: { "src/flags.js": flags("{}", BARE) },
   tamper: none,
   skip: none,

@@ -9,6 +9,7 @@
 
 import { describe, it } from "vitest";
 import { conformanceHooks, gradeNamed, type Shape } from "../conformance/shapes.js";
+import { VITEST_RUN, vitestTask } from "../conformance/table.js";
 import { expectVerdicts } from "./measure.js";
 
 const none = () => ({});
@@ -61,8 +62,6 @@ const SHAPE: Shape = {
   skip: none,
 };
 
-const VITEST_JUNIT = `--no-cache --reporter=default --reporter=junit --outputFile.junit="$ORACLE_JUNIT"`;
-
 const check = (
   error: string,
   head = "",
@@ -91,22 +90,9 @@ const ERROR_SHAPE: Shape = {
       "test/regression/check.test.js":
         'import { expect, it } from "vitest";\nimport { check } from "../../src/check.js";\n\nconst portError = () => Object.assign(new Error("bad port"), { code: "E_PORT" });\n\nit("names the code", () => {\n  expect(check(70000)).to.eql(portError());\n});\n',
     },
-    task: {
-      $schema: "../../packages/spec/task.schema.json",
-      description: "seal-eql-error: the error has no code",
-      image: "node-vitest",
-      suites: {
-        existing: {
-          command: `${LINK} node_modules/.bin/vitest run ${VITEST_JUNIT} test/unit`,
-          files: ["test/**"],
-        },
-        hidden: { command: "" },
-      },
-      diff: { allow: ["**"], deny: ["test/**"] },
-      timeoutSeconds: 120,
-    },
+    task: vitestTask("seal-eql-error: the error has no code"),
   },
-  hidden: `${LINK} node_modules/.bin/vitest run ${VITEST_JUNIT} test/regression/check.test.js`,
+  hidden: `${VITEST_RUN} test/regression/check.test.js`,
   gold: { "src/check.js": check('Object.assign(new Error("bad port"), { code: "E_PORT" })') },
   tamper: none,
   skip: none,

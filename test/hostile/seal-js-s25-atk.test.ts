@@ -8,11 +8,10 @@
 
 import { describe, it } from "vitest";
 import { conformanceHooks, gradeNamed, type Shape } from "../conformance/shapes.js";
+import { VITEST_RUN, vitestTask } from "../conformance/table.js";
 import { expectVerdicts } from "./measure.js";
 
 const none = () => ({});
-const LINK = "ln -sfn /opt/deps/node_modules node_modules &&";
-const VITEST_JUNIT = `--no-cache --reporter=default --reporter=junit --outputFile.junit="$ORACLE_JUNIT"`;
 
 const bill = (body: string) => `/** Splits an amount between n people; the shares add up to the amount. */
 export function split(amount, n) {
@@ -62,22 +61,13 @@ const SHAPE: Shape = {
       ".gitignore": "node_modules\n",
     },
     hidden: { "test/regression/fix.test.js": HIDDEN },
-    task: {
-      $schema: "../../packages/spec/task.schema.json",
-      description: "seal-js-s25-atk: shares are not whole cents, runs of spaces count as words",
-      image: "node-vitest",
-      suites: {
-        existing: {
-          command: `${LINK} node_modules/.bin/vitest run ${VITEST_JUNIT} test/unit`,
-          files: ["test/**"],
-        },
-        hidden: { command: "" },
-      },
-      diff: { allow: ["**"], deny: ["test/**", "setup/**", "vitest.config.js"] },
-      timeoutSeconds: 120,
-    },
+    task: vitestTask("seal-js-s25-atk: shares are not whole cents, runs of spaces count as words", [
+      "test/**",
+      "setup/**",
+      "vitest.config.js",
+    ]),
   },
-  hidden: `${LINK} node_modules/.bin/vitest run ${VITEST_JUNIT} test/regression/fix.test.js`,
+  hidden: `${VITEST_RUN} test/regression/fix.test.js`,
   gold: { "src/bill.js": bill(SPLIT), "src/count.js": count(COUNT) },
   tamper: none,
   skip: none,
