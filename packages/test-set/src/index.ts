@@ -6,8 +6,16 @@ export {
   namesSameTest,
   ReportIndex,
 } from "./expected-tests.js";
-export { setupModuleText } from "./js/seal.js";
+export {
+  assertPatchedIn,
+  chaiPluginIn,
+  equalityTestersIn,
+  expectRebound,
+  extendedMatchers,
+  setupModuleText,
+} from "./js/seal.js";
 export { type Grammar, grammarOf, loadParsers, type Parsers, parserFiles } from "./parsers.js";
+export { ASSERTS_SWAPPED } from "./python/seal.js";
 export { cryptoRandom, type Random, seededRandom } from "./random.js";
 export { SEAL_RULES, type SealRule } from "./rules.js";
 export type { Canon } from "./seal/canon.js";

@@ -755,3 +755,48 @@ describe("a number a test's title or a comment spells is exposed (attack review 
     ]);
   });
 });
+describe("aliases of expect and assert under other names (brief s26 sealjs3, item 3)", () => {
+  const kinds = (p: ReturnType<typeof planSeals>) => ({
+    sites: p.sites.map((s) => [s.test.entry, s.kind]),
+    unsealed: p.unsealed.map((u) => [u.test.entry, u.rule]),
+  });
+  it("a setup file extends expect through a name it assigns (globalThis.check = expect; check.extend): the matcher is not sealed", () => {
+    const test =
+      'const { count } = require("../src/count");\ntest("t", () => {\n  expect(count("a b")).toBe(2);\n});\n';
+    for (const setup of [
+      "globalThis.check = expect;\ncheck.extend({ toBe(r, e) { return { pass: r == e, message: () => '' }; } });\n",
+      "let check;\ncheck = expect;\ncheck.extend({ toBe: loose });\n",
+      "Object.assign(helpers, { check: expect });\nhelpers.check.extend({ toBe: loose });\n",
+      "const tools = { check: expect };\ntools.check.extend({ toBe: loose });\n",
+    ])
+      expect(
+        kinds(
+          planSeals(parsers, [{ path: "test/f.test.js", text: test }], {
+            framework: "jest",
+            context: [{ path: "test/setup.js", text: setup }],
+          }),
+        ),
+        setup,
+      ).toEqual({ sites: [], unsealed: [["t", "unsealed.extended-matcher"]] });
+  });
+  it("a setup file patches assert through a name it assigns (global.t = assert; verify = require('assert')): assert comparisons are not sealed", () => {
+    const test =
+      'const assert = require("assert");\nconst { count } = require("../src/count");\ndescribe("count", () => {\n  it("a", () => {\n    assert.equal(count("the  quick"), 2);\n  });\n});\n';
+    for (const setup of [
+      'const assert = require("assert");\nglobal.t = assert;\nt.equal = t.strictEqual;\n',
+      'global.verify = require("assert");\nverify.equal = verify.strictEqual;\n',
+      'const { strict: verify } = require("assert");\nverify.equal = (a, b) => {};\n',
+      'import * as chai from "chai";\nconst check = chai.assert;\ncheck.equal = check.strictEqual;\n',
+      'const tools = { t: require("node:assert") };\ntools.t.equal = tools.t.strictEqual;\n',
+    ])
+      expect(
+        kinds(
+          planSeals(parsers, [{ path: "test/count.test.js", text: test }], {
+            framework: "mocha",
+            context: [{ path: "test/setup.js", text: setup }],
+          }),
+        ),
+        setup,
+      ).toEqual({ sites: [], unsealed: [["count a", "unsealed.extended-matcher"]] });
+  });
+});

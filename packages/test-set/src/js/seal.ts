@@ -649,38 +649,63 @@ function checkingHelpers(root: SyntaxNode): Set<string> {
 const IDENT = "[A-Za-z_$][\\w$]*";
 
 /**
- * The names a file binds to jest's or vitest's `expect` besides `expect` itself: `const { expect:
- * jestExpect } = require("@jest/globals")`, `import { expect as check } from "vitest"`, `const e =
- * expect`, `import expect2 from "expect"`. Read by text; any name ending in "expect"/"Expect" counts too.
+ * The names a text gives a value whose pattern is `value`, by declaration or assignment (`const e =
+ * expect`, `globalThis.check = expect`, `check = expect`) or as an object literal's property
+ * (`Object.assign(global, { check: expect })`, `{ t: require("assert") }`): read by text, more
+ * names than the runtime binds (the conservative side). As regex alternatives.
  */
-function expectNames(text: string): string[] {
-  const names = new Set<string>();
+function aliasesOf(text: string, value: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(
+    new RegExp(`(?<![\\w$])(${IDENT})\\s*(?:=(?![=>])|:)\\s*(?:${value})(?![\\w$])(?!\\s*[(.\\[])`, "g"),
+  ))
+    out.push(m[1]!);
+  return out;
+}
+
+/** Global objects whose members a setup file may bind (`globalThis.expect`). */
+const GLOBAL = "(?:(?:globalThis|global|window|self)\\s*\\.\\s*)";
+
+/**
+ * The names a text binds to jest's or vitest's `expect` besides `expect` itself: `const { expect:
+ * jestExpect } = require("@jest/globals")`, `import { expect as check } from "vitest"`, `const e =
+ * expect`, `globalThis.check = expect` (a setup file's; brief s26 sealjs3), `{ check: expect }`,
+ * `import expect2 from "expect"`. Read by text; extendCalls also counts any name ending in
+ * "expect"/"Expect". As regex alternatives.
+ */
+function expectAliases(text: string): string[] {
+  const names = new Set(aliasesOf(text, `${GLOBAL}?expect`));
   for (const m of text.matchAll(new RegExp(`\\bexpect\\s*(?::|\\bas\\b)\\s*(${IDENT})`, "g")))
     names.add(m[1]!);
   for (const m of text.matchAll(
-    new RegExp(`\\b(?:const|let|var)\\s+(${IDENT})\\s*=\\s*expect\\b(?!\\s*[(.\\[])`, "g"),
-  ))
-    names.add(m[1]!);
-  for (const m of text.matchAll(
     new RegExp(
-      `\\b(?:import\\s+(${IDENT})\\s+from|(?:const|let|var)\\s+(${IDENT})\\s*=\\s*require\\s*\\()\\s*["'\`]expect["'\`]`,
+      `\\b(?:import\\s+(${IDENT})\\s+from|(${IDENT})\\s*=\\s*require\\s*\\()\\s*["'\`]expect["'\`]`,
       "g",
     ),
   ))
     names.add((m[1] ?? m[2])!);
+  names.delete("expect");
   return [...names].map((n) => n.replace(/\$/g, "\\$"));
 }
 
 /**
- * `expect.extend(` on `expect` or on any name bound to it (expectNames; attack review s25, finding 3:
+ * `expect.extend(` on `expect` or on any name bound to it (expectAliases; attack review s25, finding 3:
  * `jestExpect.extend({ toBe … })` in a setup file), as a member or by a string key (`expect["extend"](`).
  */
 function extendCalls(text: string): RegExp {
-  const object = ["[\\w$]*[Ee]xpect", ...expectNames(text), ...expectAliases(text)].join("|");
+  const object = ["[\\w$]*[Ee]xpect", ...expectAliases(text)].join("|");
   return new RegExp(
     `(?<![\\w$])(?:${object})(?![\\w$])\\s*(?:\\.\\s*extend|\\[\\s*["'\`]extend["'\`]\\s*\\])\\s*\\(`,
     "g",
   );
+}
+
+/**
+ * Whether a text registers a jest/vitest equality tester (`expect.addEqualityTesters`), which changes
+ * what toEqual and toStrictEqual mean wherever it is registered (a hidden file, a setup file).
+ */
+export function equalityTestersIn(text: string): boolean {
+  return /\baddEqualityTesters\b/.test(text);
 }
 
 /** extendedMatchers' name for "any matcher": an `expect.extend` argument whose keys the text does not show. */
@@ -722,18 +747,6 @@ export function extendedMatchers(files: ReadonlyArray<{ text: string }>): Set<st
     }
   }
   return names;
-}
-
-/** Other names a text gives `expect`: `const e = expect`, `import { expect as e }`, `const { expect: e } = …`. */
-function expectAliases(text: string): string[] {
-  const out: string[] = [];
-  for (const pattern of [
-    /\b(?:const|let|var)\s+([\w$]+)\s*=\s*(?:(?:globalThis|global|window|self)\s*\.\s*)?expect\s*(?=[;,)\n]|$)/g,
-    /\bexpect\s+as\s+([\w$]+)/g,
-    /\bexpect\s*:\s*([\w$]+)/g,
-  ])
-    for (const m of text.matchAll(pattern)) if (m[1] !== "expect") out.push(m[1]!.replace(/\$/g, "\\$"));
-  return out;
 }
 
 /**
@@ -805,15 +818,27 @@ export function chaiPluginIn(text: string): boolean {
  * text: the conservative side.
  */
 export function assertPatchedIn(text: string): boolean {
-  const names = ["[\\w$]*[Aa]ssert"];
   const module = `["'\`](?:node:)?assert(?:/strict)?["'\`]`;
+  const required = `require\\s*\\(\\s*${module}\\s*\\)(?:\\s*\\.\\s*strict)?`;
+  // Any name the text gives an assert: `global.t = assert`, `const check = chai.assert`,
+  // `verify = require("assert")`, `{ t: require("node:assert") }` (brief s26 sealjs3, item 3).
+  const names = [
+    "[\\w$]*[Aa]ssert",
+    ...aliasesOf(text, `(?:[\\w$]+\\s*\\.\\s*)*[\\w$]*[Aa]ssert|${required}`),
+  ];
   for (const m of text.matchAll(
     new RegExp(
-      `\\b(?:import\\s+(?:\\*\\s+as\\s+)?(${IDENT})\\s+from|(?:const|let|var)\\s+(${IDENT})\\s*=\\s*require\\s*\\()\\s*${module}`,
+      `\\b(?:import\\s+(?:\\*\\s+as\\s+)?(${IDENT})\\s+from|(${IDENT})\\s*=\\s*require\\s*\\()\\s*${module}`,
       "g",
     ),
   ))
     names.push((m[1] ?? m[2])!.replace(/\$/g, "\\$"));
+  // The module's members taken by name: `const { strict: verify } = require("assert")`, `import { strict as verify } from "assert"`.
+  for (const m of text.matchAll(
+    new RegExp(`\\{([^{}]*)\\}\\s*(?:=\\s*require\\s*\\(|from)\\s*${module}`, "g"),
+  ))
+    for (const local of m[1]!.matchAll(new RegExp(`(${IDENT})\\s*(?:,|$)`, "g")))
+      names.push(local[1]!.replace(/\$/g, "\\$"));
   const object = `(?:(?<![\\w$])(?:${names.join("|")})(?![\\w$])|require\\s*\\(\\s*${module}\\s*\\)(?:\\s*\\.\\s*strict)?)`;
   const member = `(?:\\.\\s*${IDENT}|\\[[^\\]\\n]*\\])`;
   return (

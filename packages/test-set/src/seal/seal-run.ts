@@ -3,6 +3,7 @@ import { sealGo } from "../go/seal.js";
 import {
   assertPatchedIn,
   chaiPluginIn,
+  equalityTestersIn,
   expectRebound,
   extendedMatchers,
   jsTitles,
@@ -124,7 +125,7 @@ export function planSeals(
   const titles = js.length > 0 ? jsTitles(parsers, js) : new Map<string, number>();
   // jest's and vitest's equality testers change what toEqual and toStrictEqual mean, wherever they
   // are registered (a hidden file, a setup file): those comparisons are left to the runner.
-  const testers = [...js, ...(options.context ?? [])].some((f) => /\baddEqualityTesters\b/.test(f.text));
+  const testers = [...js, ...(options.context ?? [])].some((f) => equalityTestersIn(f.text));
   // So does a matcher a file redefines through expect.extend.
   const extended = extendedMatchers([...js, ...(options.context ?? [])]);
   // And a chai plugin: chai's matchers, and vitest's (chai methods too), may be redefined.
