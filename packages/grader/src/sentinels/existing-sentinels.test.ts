@@ -2,8 +2,23 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import {
+  ASSERTS_SWAPPED,
+  assertPatchedIn,
+  chaiPluginIn,
+  equalityTestersIn,
+  expectRebound,
+  extendedMatchers,
+  setupModuleText,
+} from "@oracle/test-set";
 import { afterAll, describe, expect, it } from "vitest";
-import { basePackageScripts, baseTestTexts, planExisting } from "./existing-sentinels.js";
+import {
+  basePackageScripts,
+  baseTestTexts,
+  planExisting,
+  SETUP_SHAPES,
+  type SetupReader,
+} from "./existing-sentinels.js";
 
 const work = mkdtempSync(join(tmpdir(), "oracle-scripts-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -165,7 +180,7 @@ describe("baseTestTexts", () => {
     const read = await baseTestTexts(gitDir, base, ["test/**"]);
     // jsdom and happy-dom are the runners' own environments; globalSetup runs outside the tests.
     expect(read.setup?.map((t) => t.path).sort()).toEqual([
-      "app/env/custom.js",
+      "app/vite.config.js: environment ./env/custom.js",
       "app/vite.config.js: setupFiles (computed)",
       "app/vite.config.js: setupFiles s.js",
       "package.json: setupFilesAfterEnv jest-extended/all",
@@ -176,7 +191,7 @@ describe("baseTestTexts", () => {
       "web/vitest.config.ts: setupFiles some-package/setup",
     ]);
     const unread = read.setup?.filter((t) => t.path.includes(": ")).map((t) => t.text.slice(0, 60)) ?? [];
-    expect(unread).toHaveLength(5);
+    expect(unread).toHaveLength(6);
     // Nothing else: a repository with no runner config names none.
     const plain = repoWith({ "package.json": '{ "name": "x" }', "test/a.test.js": "" });
     expect((await baseTestTexts(plain.gitDir, plain.base, ["test/**"])).setup).toEqual([]);
@@ -368,5 +383,131 @@ describe("planExisting: only files the existing command provably runs (plant onl
         configs: new Map([["jest.config.js", "module.exports = { verbose: true };"]]),
       }).sentinel,
     ).not.toBeNull();
+  });
+});
+
+describe("SETUP_SHAPES: the grep for setup files and the seal plan's readers (brief s26 sealjs3, item 5)", () => {
+  const READERS: Record<SetupReader, (text: string) => boolean> = {
+    extendedMatchers: (text) => extendedMatchers([{ text }]).size > 0,
+    equalityTestersIn,
+    chaiPluginIn,
+    assertPatchedIn,
+    expectRebound,
+    ASSERTS_SWAPPED: (text) => ASSERTS_SWAPPED.test(text),
+  };
+  it("each row's example is found by its own patterns and accepted by the reader it names; baseTestTexts reads them all", async () => {
+    const files = Object.fromEntries(
+      SETUP_SHAPES.map((row, i) => [`setup/row${i}.${row.sources === "python" ? "py" : "js"}`, row.example]),
+    );
+    const { gitDir, base } = repoWith({ ...files, "package.json": "{}", "test/a.test.js": "" });
+    SETUP_SHAPES.forEach((row, i) => {
+      const found = execFileSync(
+        "git",
+        [
+          "--git-dir",
+          gitDir,
+          "grep",
+          "-l",
+          "-I",
+          "-E",
+          "--all-match",
+          ...row.patterns.flatMap((p) => ["-e", p]),
+          base,
+        ],
+        { encoding: "utf8" },
+      );
+      expect(found, row.why).toContain(`setup/row${i}.`);
+      expect(READERS[row.reader](row.example), row.why).toBe(true);
+    });
+    const read = await baseTestTexts(gitDir, base, ["test/**"]);
+    expect(read.setup?.map((t) => t.path).sort()).toEqual(Object.keys(files).sort());
+  });
+  it("a setup file giving assert or expect another name before patching it is read (global.t = assert; t.equal = …)", async () => {
+    const { gitDir, base } = repoWith({
+      "package.json": "{}",
+      "test/setup/strict.js":
+        'const assert = require("assert");\nglobal.t = assert;\nt.equal = t.strictEqual;\n',
+      "test/setup/check.js": "Object.assign(globalThis, { expect: wrap(expect) });\n",
+      "test/setup/plain.js": 'import assert from "node:assert";\nexport const ok = () => assert.ok(true);\n',
+      "test/unit/a.test.js": "",
+    });
+    const read = await baseTestTexts(gitDir, base, ["test/unit/**"]);
+    expect(read.setup?.map((t) => t.path).sort()).toEqual(["test/setup/check.js", "test/setup/strict.js"]);
+  });
+});
+
+describe("setup modules of jest projects, presets and roots (brief s26 sealjs3, items 1 and 2)", () => {
+  it("an inline project's setup files, a repository preset's (resolved from the config's root), and setup entries under rootDir are read; a package preset other than ts-jest's is a module the planner cannot read", async () => {
+    const { gitDir, base } = repoWith({
+      "package.json": JSON.stringify({
+        jest: {
+          projects: [{ displayName: "a", setupFilesAfterEnv: ["<rootDir>/a/setup.js"] }, "<rootDir>/web"],
+        },
+      }),
+      "a/setup.js": "global.loose = true;\n",
+      "web/jest.config.js": 'module.exports = { preset: "./jest-preset.js" };\n',
+      "web/jest-preset.js":
+        'module.exports = { setupFilesAfterEnv: ["jest-extended/all", "<rootDir>/tools/setup.js"] };\n',
+      "web/tools/setup.js": "global.tools = 1;\n",
+      "lib/jest.config.js":
+        'module.exports = { rootDir: "src", preset: "ts-jest", setupFiles: ["<rootDir>/setup.js", "./env.js"] };\n',
+      "lib/setup.js": "// not this one: the root is src\n",
+      "lib/src/setup.js": "global.lib = 1;\n",
+      "lib/src/env.js": "global.env = 1;\n",
+      "app/jest.config.json": JSON.stringify({ preset: "<rootDir>/config", rootDir: "." }),
+      "app/config/jest-preset.json": JSON.stringify({ setupFiles: ["./app-setup.js"] }),
+      "app/app-setup.js": "global.app = 1;\n",
+      "mobile/jest.config.js": 'module.exports = { preset: "jest-expo" };\n',
+      "computed/jest.config.js":
+        'module.exports = { rootDir: path.resolve(__dirname, "src"), setupFiles: ["<rootDir>/s.js"] };\n',
+      "computed/s.js": "global.s = 1;\n",
+      "here/jest.config.js": 'module.exports = { rootDir: __dirname, setupFiles: ["<rootDir>/h.js"] };\n',
+      "here/h.js": "global.h = 1;\n",
+      "test/a.test.js": 'test("a", () => {});\n',
+    });
+    const read = await baseTestTexts(gitDir, base, ["test/**"]);
+    expect(read.setup?.map((t) => t.path).sort()).toEqual([
+      "a/setup.js",
+      "app/app-setup.js",
+      "computed/jest.config.js: setupFiles <rootDir>/s.js",
+      "here/h.js",
+      "lib/src/env.js",
+      "lib/src/setup.js",
+      "mobile/jest.config.js: preset jest-expo",
+      "web/jest-preset.js: setupFilesAfterEnv jest-extended/all",
+      "web/tools/setup.js",
+    ]);
+  });
+  it("an environment that is not the runner's own, a repository file too, is a module the planner cannot read: it builds the tests' global object (this.global.Object.is)", async () => {
+    const { gitDir, base } = repoWith({
+      "package.json": JSON.stringify({ jest: { testEnvironment: "./test/loose-env.js" } }),
+      "test/loose-env.js":
+        'const { TestEnvironment } = require("jest-environment-node");\nmodule.exports = class extends TestEnvironment {};\n',
+      "test/a.test.js": 'test("a", () => {});\n',
+    });
+    const read = await baseTestTexts(gitDir, base, ["test/a.test.js"]);
+    expect(read.setup?.map((t) => t.path)).toEqual(["package.json: testEnvironment ./test/loose-env.js"]);
+  });
+});
+
+describe("setup files past the cap (brief s26 sealjs3, item 4)", () => {
+  it("a setup file or a runner config past the first 200 is read as one that redefines everything, not dropped", async () => {
+    const files: Record<string, string> = { "test/a.test.js": "", "package.json": "{}" };
+    for (let i = 0; i < 200; i++)
+      files[`setup/m${String(i).padStart(3, "0")}.js`] = "expect.extend({ toBeFoo() {} });\n";
+    files["setup/zz.js"] = "expect.extend({ toBe(r, e) { return { pass: r == e }; } });\n";
+    files["tests/zz_helpers.py"] = "case.addTypeEqualityFunc(dict, f)\n";
+    for (let i = 0; i < 200; i++) files[`pkgs/p${String(i).padStart(3, "0")}/package.json`] = "{}";
+    files["zz/jest.config.js"] = 'module.exports = { setupFilesAfterEnv: ["jest-extended/all"] };\n';
+    const { gitDir, base } = repoWith(files);
+    const read = await baseTestTexts(gitDir, base, ["test/**"]);
+    const text = (path: string) => read.setup?.find((t) => t.path === path)?.text;
+    expect(text("setup/m000.js")).toBe("expect.extend({ toBeFoo() {} });\n");
+    expect(text("setup/zz.js")).toMatch(/expect\.extend\(unread\)/);
+    expect(text("setup/zz.js")).toMatch(/assert\.unread = unread/);
+    expect(text("tests/zz_helpers.py")).toMatch(/addTypeEqualityFunc/);
+    expect(
+      read.setup?.filter((t) => /runner configs past the first 200/.test(t.path)).map((t) => t.text),
+    ).toEqual([setupModuleText("jest", "a config past the first 200")]);
   });
 });

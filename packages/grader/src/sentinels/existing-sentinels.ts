@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import type { LoadedTask, SentinelResult } from "@oracle/spec";
+import { setupModuleText } from "@oracle/test-set";
 import picomatch from "picomatch";
 import type { RunLog } from "../log/oracle-log.js";
 import type { SentinelNotes as RunState } from "../run/run-scope.js";
@@ -180,14 +181,16 @@ export async function baseTestTexts(
   const listing = (await gitBuffer(repo, ["ls-tree", "-r", "-z", "-l", commit])).toString("utf8");
   const wanted: Array<{ oid: string; path: string }> = [];
   const configs: Array<{ oid: string; path: string; size: number }> = [];
+  const configsPast: string[] = [];
   const blobsByPath = new Map<string, { oid: string; size: number }>();
   for (const entry of listing.split("\0")) {
     const m = /^(100644|100755) blob ([0-9a-f]+) +(\d+)\t(.*)$/s.exec(entry);
     if (!m) continue;
     const [oid, size, path] = [m[2]!, Number(m[3]), m[4]!];
     blobsByPath.set(path, { oid, size });
-    if (CONFIG_NAMES.has(path.slice(path.lastIndexOf("/") + 1)) && configs.length < MAX_CONFIGS)
-      configs.push({ oid, path, size });
+    if (CONFIG_NAMES.has(path.slice(path.lastIndexOf("/") + 1)))
+      if (configs.length < MAX_CONFIGS) configs.push({ oid, path, size });
+      else configsPast.push(path);
     if (size > MAX_TEST_FILE_BYTES || !TEST_SOURCE.test(path) || !matches(path)) continue;
     wanted.push({ oid, path });
   }
@@ -205,20 +208,47 @@ export async function baseTestTexts(
   });
   // The setup modules the runners' configs name: a repository file is read (its text, and the
   // packages it imports, decide), anything else stands as a module the planner cannot read.
-  const modules = setupModules(configTexts, new Set(blobsByPath.keys()));
+  const listed = new Set(blobsByPath.keys());
+  let modules = setupModules(configTexts, listed);
+  // A jest preset that is a repository file (`preset: "./jest-preset.js"`) is a config too: read, then resolved again.
+  if (modules.presetsWanted.length > 0) {
+    const presetFiles = modules.presetsWanted.map((path) => ({ path, ...blobsByPath.get(path)! }));
+    const presetReadable = presetFiles.filter((f) => f.size <= MAX_TEST_FILE_BYTES);
+    const presetBlobs = await readBlobs(repo, presetReadable);
+    const presets = new Map<string, string | null>(presetFiles.map((f) => [f.path, null]));
+    presetReadable.forEach((f, i) => {
+      presets.set(f.path, presetBlobs[i]!);
+    });
+    modules = setupModules(configTexts, listed, presets);
+  }
   const named = new Map(modules.files.map((f) => [f.path, f.runner] as const));
-  const setup = [...new Set([...named.keys(), ...grepped.filter((path) => !inSuite.has(path))])]
+  const found = [...new Set([...named.keys(), ...grepped.filter((path) => !inSuite.has(path))])]
     .filter((path) => blobsByPath.has(path))
-    .slice(0, MAX_CONFIGS)
     .map((path) => ({ path, ...blobsByPath.get(path)! }));
-  const setupReadable = setup.filter((f) => f.size <= MAX_TEST_FILE_BYTES);
+  // At most MAX_CONFIGS are read; a file past them, or too large to read, may register anything:
+  // read as one that does (brief s26 sealjs3, item 4: the seals that depend on it are unsealed).
+  const setupReadable = found.slice(0, MAX_CONFIGS).filter((f) => f.size <= MAX_TEST_FILE_BYTES);
   const setupBlobs = await readBlobs(repo, setupReadable);
   const setupTexts = new Map(setupReadable.map((f, i) => [f.path, setupBlobs[i]!] as const));
-  // A file too large to read may register anything: read as one whose argument is unknown.
-  // A file too large to read may register anything: read as one whose argument is unknown.
-  const setupFiles = setup.map(({ path }) => ({
+  const setupFiles = found.map(({ path }) => ({
     path,
     text: setupTexts.get(path) ?? (path.endsWith(".py") ? UNREAD_PYTHON : UNREAD_EXTENSION),
+  }));
+  // A runner config past MAX_CONFIGS may name setup modules: one the planner cannot read, per runner it may configure.
+  const configsUnread = [
+    ...new Set(
+      configsPast.flatMap((path) => {
+        const name = path.slice(path.lastIndexOf("/") + 1);
+        return name === "package.json" || name.startsWith("jest.config")
+          ? ["jest"]
+          : /^vite(st)?\.(config|workspace)\./.test(name)
+            ? ["vitest"]
+            : [];
+      }),
+    ),
+  ].map((runner) => ({
+    path: `${configsPast.length} runner configs past the first ${MAX_CONFIGS}`,
+    text: setupModuleText(runner, `a config past the first ${MAX_CONFIGS}`),
   }));
   return {
     texts,
@@ -227,6 +257,7 @@ export async function baseTestTexts(
     setup: [
       ...setupFiles,
       ...modules.unread,
+      ...configsUnread,
       ...setupFiles.flatMap(({ path, text }) =>
         named.has(path) ? packagesImported(named.get(path)!, path, text) : [],
       ),
@@ -235,51 +266,174 @@ export async function baseTestTexts(
 }
 
 const UNREAD_EXTENSION =
-  "expect.extend(unread);\nexpect.addEqualityTesters(unread);\nchai.use(unread);\nglobalThis.expect = unread;\n";
+  "expect.extend(unread);\nexpect.addEqualityTesters(unread);\nchai.use(unread);\nglobalThis.expect = unread;\nassert.unread = unread;\n";
 /** A Python file too large to read that git grep found swapping unittest's asserts: read as one that does. */
 const UNREAD_PYTHON = "unread.addTypeEqualityFunc(unread, unread)\n";
 
-/**
- * What registers a jest/vitest matcher or equality tester (js/seal.ts extendedMatchers, seal-run.ts),
- * or loads a chai plugin (js/seal.ts chaiPluginIn: `chai.use`, `overwriteMethod`, `addMethod`…), or
- * patches an assert (assertPatchedIn). An alias of expect or assert under a name that does not end
- * in it is seen in the hidden files and the suite's own, not here.
- */
-const EXTENDS_EXPECT = [
-  // On expect or a name ending in it (`jestExpect.extend`), as a member or by a string key.
-  "[Ee]xpect[[:space:]]*(\\.[[:space:]]*extend|\\[[[:space:]]*[\"'`]extend)|addEqualityTesters",
-  // chai 5's comparator behind eql (js/seal.ts chaiPluginIn).
-  "config[[:space:]]*(\\.[[:space:]]*deepEqual|\\[[[:space:]]*[\"'`]deepEqual)",
-  // An assignment to a member of node's or chai's assert (js/seal.ts assertPatchedIn).
-  "[Aa]ssert[[:space:]]*(\\.[[:space:]]*[[:alnum:]_$]+|\\[[^]]*\\])[[:space:]]*=([^=>]|$)",
-  "Object[[:space:]]*\\.[[:space:]]*(assign|definePropert(y|ies)|setPrototypeOf)[[:space:]]*\\([[:space:]]*[[:alnum:]_$.]*[Aa]ssert",
-  "require[[:space:]]*\\([[:space:]]*[\"'`](node:)?assert(/strict)?[\"'`][[:space:]]*\\)[[:space:]]*(\\.[[:space:]]*strict)?[[:space:]]*(\\.[[:space:]]*[[:alnum:]_$]+|\\[[^]]*\\])[[:space:]]*=([^=>]|$)",
-  "chai[[:space:]]*\\.[[:space:]]*use|(overwrite|add)(Method|Property|ChainableMethod)",
-  "Assertion[[:space:]]*\\.[[:space:]]*prototype",
-  // `chai` on one line and `.use(plugin)` on the next: git grep reads line by line.
-  "^[[:space:]]*\\.[[:space:]]*use[[:space:]]*\\(",
-  // The global expect rebound (js/seal.ts expectRebound): `globalThis.expect = wrap(expect)`,
-  // `Object.defineProperty(global, "expect", …)`, a statement `expect = …`.
-  "(globalThis|global|window|self)[[:space:]]*(\\.[[:space:]]*expect|\\[[[:space:]]*.expect)",
-  "defineProperty[[:space:]]*\\([[:space:]]*(globalThis|global|window|self)[[:space:]]*,",
-  "(^|;)[[:space:]]*expect[[:space:]]*=[^=>]",
-].join("|");
+/** A reader of test-set's seal plan that a shape of SETUP_SHAPES feeds (each says whether a text does what the rule names). */
+export type SetupReader =
+  | "extendedMatchers"
+  | "equalityTestersIn"
+  | "chaiPluginIn"
+  | "assertPatchedIn"
+  | "expectRebound"
+  | "ASSERTS_SWAPPED";
 
 /**
- * Files that name both words, read line by line apart: `expect` and `extend` (an alias's
- * `e.extend(…)`, `const { extend } = expect`, `expect["extend"]`: js/seal.ts extendedMatchers), and
- * the chai module and a `use` not after a dot (`import { use } from "chai"`, `use as plug`, a
- * re-export: chaiPluginIn). The texts decide.
+ * What git grep looks for in the base commit's files to find setup files outside the existing
+ * suite's globs (a setup file the runner's configuration names is rarely one of its test files,
+ * and it changes what the hidden tests' matchers mean): one row per shape, each naming the reader
+ * of test-set's seal plan that decides on the text (js/seal.ts, python/seal.ts). git grep reads
+ * line by line, so a shape the reader sees across lines is two patterns a file must both hold
+ * (`--all-match`). More files match than the readers accept: they read the texts again. The
+ * existing-sentinels test greps each row's example and has its reader accept it, so the two
+ * cannot drift apart. Extended regular expressions (git grep -E).
  */
-const BOTH_WORDS: ReadonlyArray<readonly [string, string]> = [
-  ["(^|[^[:alnum:]_$])expect([^[:alnum:]_$]|$)", "extend"],
-  ["[\"'`]chai[\"'`]", "(^|[^[:alnum:]_$.])use([^[:alnum:]_$]|$)"],
+export const SETUP_SHAPES: ReadonlyArray<{
+  patterns: readonly string[];
+  sources: "js" | "python";
+  reader: SetupReader;
+  why: string;
+  example: string;
+}> = [
+  {
+    patterns: ["[Ee]xpect[[:space:]]*(\\.[[:space:]]*extend|\\[[[:space:]]*[\"'`]extend)"],
+    sources: "js",
+    reader: "extendedMatchers",
+    why: "expect.extend on expect or a name ending in it (`jestExpect.extend`), as a member or by a string key",
+    example: 'jestExpect["extend"]({ toBe() {} });\n',
+  },
+  {
+    // An alias's `e.extend(…)`, `globalThis.check = expect` then `check.extend(…)`, `const { extend } = expect`.
+    patterns: ["(^|[^[:alnum:]_$])expect([^[:alnum:]_$]|$)", "extend"],
+    sources: "js",
+    reader: "extendedMatchers",
+    why: "expect.extend through another name",
+    example: "globalThis.check = expect;\ncheck\n  .extend({ toBe() {} });\n",
+  },
+  {
+    patterns: ["addEqualityTesters"],
+    sources: "js",
+    reader: "equalityTestersIn",
+    why: "an equality tester changes toEqual and toStrictEqual",
+    example: "expect.addEqualityTesters([near]);\n",
+  },
+  {
+    patterns: ["config[[:space:]]*(\\.[[:space:]]*deepEqual|\\[[[:space:]]*[\"'`]deepEqual)"],
+    sources: "js",
+    reader: "chaiPluginIn",
+    why: "chai 5's comparator behind eql",
+    example: "chai.config.deepEqual = cents;\n",
+  },
+  {
+    patterns: ["chai[[:space:]]*\\.[[:space:]]*use|(overwrite|add)(Method|Property|ChainableMethod)"],
+    sources: "js",
+    reader: "chaiPluginIn",
+    why: "a chai plugin loaded, or chai's methods redefined",
+    example: "Assertion.overwriteMethod('equal', near);\n",
+  },
+  {
+    patterns: ["Assertion[[:space:]]*\\.[[:space:]]*prototype"],
+    sources: "js",
+    reader: "chaiPluginIn",
+    why: "chai's Assertion patched directly",
+    example: "Assertion.prototype.equal = near;\n",
+  },
+  {
+    patterns: ["^[[:space:]]*\\.[[:space:]]*use[[:space:]]*\\("],
+    sources: "js",
+    reader: "chaiPluginIn",
+    why: "`chai` on one line and `.use(plugin)` on the next",
+    example: 'require("chai")\n  .use(near);\n',
+  },
+  {
+    // `import { use } from "chai"`, `use as plug`, a re-export.
+    patterns: ["[\"'`]chai[\"'`]", "(^|[^[:alnum:]_$.])use([^[:alnum:]_$]|$)"],
+    sources: "js",
+    reader: "chaiPluginIn",
+    why: "chai's use taken by name",
+    example: 'import { use as plug } from "chai";\nplug(near);\n',
+  },
+  {
+    patterns: ["[Aa]ssert[[:space:]]*(\\.[[:space:]]*[[:alnum:]_$]+|\\[[^]]*\\])[[:space:]]*=([^=>]|$)"],
+    sources: "js",
+    reader: "assertPatchedIn",
+    why: "an assignment to a member of node's or chai's assert",
+    example: "chai.assert.equal = chai.assert.strictEqual;\n",
+  },
+  {
+    patterns: [
+      "Object[[:space:]]*\\.[[:space:]]*(assign|definePropert(y|ies)|setPrototypeOf)[[:space:]]*\\([[:space:]]*[[:alnum:]_$.]*[Aa]ssert",
+    ],
+    sources: "js",
+    reader: "assertPatchedIn",
+    why: "an assert's members replaced at once",
+    example: "Object.assign(nodeAssert, { equal: strict });\n",
+  },
+  {
+    patterns: [
+      "require[[:space:]]*\\([[:space:]]*[\"'`](node:)?assert(/strict)?[\"'`][[:space:]]*\\)[[:space:]]*(\\.[[:space:]]*strict)?[[:space:]]*(\\.[[:space:]]*[[:alnum:]_$]+|\\[[^]]*\\])[[:space:]]*=([^=>]|$)",
+    ],
+    sources: "js",
+    reader: "assertPatchedIn",
+    why: "a member of the assert module assigned without a name",
+    example: 'require("node:assert").deepEqual = require("node:assert").deepStrictEqual;\n',
+  },
+  {
+    // `global.t = assert`, `const verify = require("assert")`, then `t.equal = …` (brief s26 sealjs3, item 3).
+    patterns: [
+      "(^|[^[:alnum:]_$])assert([^[:alnum:]_$]|$)",
+      "[[:alnum:]_$][[:space:]]*(\\.[[:space:]]*[[:alnum:]_$]+|\\[[^]]*\\])[[:space:]]*=([^=>]|$)",
+    ],
+    sources: "js",
+    reader: "assertPatchedIn",
+    why: "an assert patched through another name",
+    example: 'global.verify = require("assert");\nverify.equal = verify.strictEqual;\n',
+  },
+  {
+    patterns: ["(globalThis|global|window|self)[[:space:]]*(\\.[[:space:]]*expect|\\[[[:space:]]*.expect)"],
+    sources: "js",
+    reader: "expectRebound",
+    why: "the global expect rebound (`globalThis.expect = wrap(expect)`)",
+    example: "globalThis.expect = wrap(expect);\n",
+  },
+  {
+    patterns: [
+      "(defineProperty|assign)[[:space:]]*\\([[:space:]]*(globalThis|global|window|self)[[:space:]]*,",
+    ],
+    sources: "js",
+    reader: "expectRebound",
+    why: "the global expect defined or assigned (`Object.assign(globalThis, { expect: wrapped })`)",
+    example: "Object.assign(globalThis, { expect: wrapped });\n",
+  },
+  {
+    patterns: ["(^|;)[[:space:]]*expect[[:space:]]*=[^=>]"],
+    sources: "js",
+    reader: "expectRebound",
+    why: "a statement `expect = …`",
+    example: "expect = wrap(expect);\n",
+  },
+  {
+    // A helper module the hidden tests import (`tests/helpers.py` calling `addTypeEqualityFunc`), a
+    // `tests/__init__.py` or a pytest plugin is neither a test file by name nor a conftest (attack
+    // review s25, finding 1a).
+    patterns: [
+      [
+        "addTypeEqualityFunc|_type_equality_funcs|_baseAssertEqual|_getAssertEqualityFunc",
+        "setattr[[:space:]]*\\(.*[\"'](assert|fail)",
+        "\\.[[:space:]]*(assert[A-Z_][[:alnum:]_]*|fail([A-Z_][[:alnum:]_]*)?)[[:space:]]*(:[^=]*)?=([^=]|$)",
+      ].join("|"),
+    ],
+    sources: "python",
+    reader: "ASSERTS_SWAPPED",
+    why: "unittest's assertEqual given a type's comparison, or an assert…/fail… method assigned through any object",
+    example: "def in_order(case):\n    case.addTypeEqualityFunc(dict, f)\n",
+  },
 ];
 
 /**
- * The base commit's JS/TS files, anywhere outside node_modules, that register matchers or equality
- * testers or load a chai plugin, and its Python files that may swap unittest's asserts (SWAPS_UNITTEST_ASSERTS): a setup file the runner's configuration names (`setupFilesAfterEnv: ["jest.setup.js"]`)
- * is rarely one of the existing suite's files, and it changes what the hidden tests' matchers mean.
+ * The base commit's JS/TS files, anywhere outside node_modules, and Python files outside installed
+ * packages, that hold a shape of SETUP_SHAPES.
  */
 async function extensionFiles(repo: string, commit: string): Promise<string[]> {
   const grep = (patterns: string[], paths: readonly string[]) =>
@@ -300,11 +454,18 @@ async function extensionFiles(repo: string, commit: string): Promise<string[]> {
       undefined,
       true,
     );
-  const js = [...JS_SOURCES, ":(exclude)node_modules", ":(exclude)*/node_modules/*"];
+  const sources = {
+    js: [...JS_SOURCES, ":(exclude)node_modules", ":(exclude)*/node_modules/*"],
+    python: PY_SOURCES,
+  };
+  const single = (language: "js" | "python") =>
+    SETUP_SHAPES.filter((s) => s.sources === language && s.patterns.length === 1).map((s) => s.patterns[0]!);
   const outs = await Promise.all([
-    grep([EXTENDS_EXPECT], js),
-    ...BOTH_WORDS.map((pair) => grep([...pair], js)),
-    grep([SWAPS_UNITTEST_ASSERTS], PY_SOURCES),
+    // The one-pattern shapes of a language in one grep; each pair in one of its own.
+    ...(["js", "python"] as const).map((language) => grep([single(language).join("|")], sources[language])),
+    ...SETUP_SHAPES.filter((s) => s.patterns.length > 1).map((s) =>
+      grep([...s.patterns], sources[s.sources]),
+    ),
   ]);
   const prefix = `${commit}:`;
   return [
@@ -321,19 +482,6 @@ async function extensionFiles(repo: string, commit: string): Promise<string[]> {
 }
 const JS_SOURCES = ["js", "cjs", "mjs", "jsx", "ts", "cts", "mts", "tsx"].map((ext) => `*.${ext}`);
 
-/**
- * The words of test-set's ASSERTS_SWAPPED (python/seal.ts), for git grep: what registers a type's
- * comparison for unittest's assertEqual, or assigns an `assert…`/`fail…` method through any object.
- * A helper module the hidden tests import (`tests/helpers.py` calling `addTypeEqualityFunc`), a
- * `tests/__init__.py` or a pytest plugin is neither a test file by name nor a conftest, and the
- * class's dict `assertEqual` was sealed as `==` while the helper made it order-sensitive (attack
- * review s25, finding 1a). More matches than swaps: the seal plan reads the files again.
- */
-const SWAPS_UNITTEST_ASSERTS = [
-  "addTypeEqualityFunc|_type_equality_funcs|_baseAssertEqual|_getAssertEqualityFunc",
-  "setattr[[:space:]]*\\(.*[\"'](assert|fail)",
-  "\\.[[:space:]]*(assert[A-Z_][[:alnum:]_]*|fail([A-Z_][[:alnum:]_]*)?)[[:space:]]*(:[^=]*)?=([^=]|$)",
-].join("|");
 /** Python files outside installed packages and virtual environments. */
 const PY_SOURCES = [
   "*.py",

@@ -44,6 +44,11 @@ function entriesInScript(text: string, key: string): Entry[] {
       continue;
     }
     const rest = text.slice(start).trimStart();
+    // `rootDir: __dirname`: the config's own folder.
+    if (/^__dirname(?![\w$])\s*[,}\n]/.test(rest)) {
+      out.push({ key, value: "." });
+      continue;
+    }
     const quoted = /^(["'`])((?:(?!\1)[^\\\n$])*)\1/.exec(rest);
     if (quoted) {
       out.push({ key, value: quoted[2]! });
@@ -76,38 +81,135 @@ function entriesInJson(config: unknown, keys: readonly string[]): Entry[] {
     const values = Array.isArray(value) ? value : [value];
     for (const v of values) out.push({ key, value: typeof v === "string" ? v : null });
   }
+  // jest's inline projects, each a config of its own (`projects: [{ setupFilesAfterEnv: […] }]`);
+  // a path or glob names a folder whose own config is read where it is.
+  const projects = (config as Record<string, unknown>).projects;
+  if (Array.isArray(projects))
+    for (const project of projects)
+      if (typeof project === "object") out.push(...entriesInJson(project, keys));
   return out;
 }
 
-const JEST_KEYS = ["setupFiles", "setupFilesAfterEnv", "testEnvironment"];
-const VITEST_KEYS = ["setupFiles", "environment"];
+const JEST_KEYS = ["setupFiles", "setupFilesAfterEnv", "testEnvironment", "preset", "rootDir"];
+const VITEST_KEYS = ["setupFiles", "environment", "root"];
+/** The key naming the folder setup entries are resolved from (jest's `<rootDir>`; vitest's `root`). */
+const ROOT_KEYS = new Set(["rootDir", "root"]);
 
-/** The repository file an entry names from the config's folder, or null (a package, or not there). */
-function repositoryFile(dir: string, entry: string, files: ReadonlySet<string>): string | null {
+/**
+ * jest presets known to name no setup module and no environment (ts-jest's: a transform only).
+ * Any other package's `jest-preset` may name setup files: a module the planner cannot read.
+ */
+const PLAIN_PRESET = /^ts-jest(\/presets\/[\w-]+)?$/;
+
+/** Whether an entry names a file by path (from the root folder) rather than a package. */
+const isPath = (entry: string) => /^(\.\.?(\/|$)|<rootDir>|\/)/.test(entry);
+
+/** The repository file an entry names from `root` (the config's root folder), or null (a package, or not there). */
+function repositoryFile(
+  root: string,
+  entry: string,
+  files: ReadonlySet<string>,
+  extensions: readonly string[] = JS_EXTENSIONS,
+): string | null {
   const rooted = entry.replace(/^<rootDir>\/?/, "./");
   if (posix.isAbsolute(rooted)) return null;
-  const base = posix.normalize(posix.join(dir, rooted));
+  const base = posix.normalize(posix.join(root, rooted));
   if (base.startsWith("../")) return null;
   for (const stem of [base, posix.join(base, "index")])
-    for (const ext of JS_EXTENSIONS) if (files.has(`${stem}${ext}`)) return `${stem}${ext}`;
+    for (const ext of extensions) if (files.has(`${stem}${ext}`)) return `${stem}${ext}`;
   return null;
 }
+
+type Runner = "jest" | "vitest";
 
 /**
  * The setup modules the base commit's runner configurations name: `files`, the repository files
  * among them (read as context), and `unread`, a setup module the planner cannot read for each
- * entry that is not one (a package, a computed entry, a config too large to read).
+ * entry that is not one (a package, a computed entry, a config too large to read, an environment
+ * that is not the runner's own). Setup entries resolve from the config's root folder (jest's
+ * `rootDir`, vitest's `root`; each one a config names, its inline projects' too). A jest `preset`
+ * that is a repository file is read as a config of the same root: its text comes in `presets`, and
+ * `presetsWanted` names the preset files whose text the caller has not given yet.
  */
 export function setupModules(
   configs: RunnerConfigs,
   repositoryFiles: ReadonlySet<string>,
-): { files: Array<{ runner: "jest" | "vitest"; path: string }>; unread: HiddenText[] } {
-  const files: Array<{ runner: "jest" | "vitest"; path: string }> = [];
+  presets: ReadonlyMap<string, string | null> = new Map(),
+): { files: Array<{ runner: Runner; path: string }>; unread: HiddenText[]; presetsWanted: string[] } {
+  const files: Array<{ runner: Runner; path: string }> = [];
   const unread: HiddenText[] = [];
+  const presetsWanted: string[] = [];
+  const cannotRead = (runner: Runner, path: string, key: string, value: string | null) =>
+    unread.push({
+      path: `${path}: ${key} ${value ?? "(computed)"}`,
+      text: setupModuleText(runner, value ?? `${key} in ${path}`),
+    });
+  const resolve = (runner: Runner, path: string, dir: string, entries: Entry[], preset: boolean) => {
+    const roots = entries
+      .filter((e) => ROOT_KEYS.has(e.key))
+      .map((e) =>
+        e.value === null ? null : posix.normalize(posix.join(dir, e.value.replace(/^<rootDir>\/?/, "./"))),
+      );
+    if (roots.length === 0) roots.push(dir);
+    for (const { key, value } of entries) {
+      if (ROOT_KEYS.has(key)) continue;
+      if (value === null) {
+        cannotRead(runner, path, key, value);
+        continue;
+      }
+      const environment = key === "testEnvironment" || key === "environment";
+      if (environment) {
+        // An environment builds the test files' global object: a repository one may patch what the
+        // matchers use (`this.global.Object.is`, which jest's toBe calls), which no reader of a setup
+        // file sees (brief s26 sealjs3, item 2). Only the runners' own are known.
+        if (!OWN_ENVIRONMENTS[runner].has(value)) cannotRead(runner, path, key, value);
+        continue;
+      }
+      if (key === "preset" && PLAIN_PRESET.test(value)) continue;
+      // A computed root: an entry resolved from it is not known.
+      // jest reads a preset that is not a relative path from its folder's jest-preset file.
+      const [entry, extensions] =
+        key !== "preset"
+          ? [value, JS_EXTENSIONS]
+          : [value.startsWith(".") ? value : `${value}/jest-preset`, [...JS_EXTENSIONS, ".json"]];
+      const found = roots.map((root) =>
+        root === null ? null : repositoryFile(root, entry, repositoryFiles, extensions),
+      );
+      const named = [...new Set(found.filter((f): f is string => f !== null))];
+      if (named.length === 0 || (isPath(value) && roots.includes(null))) cannotRead(runner, path, key, value);
+      if (key !== "preset") {
+        for (const file of named) files.push({ runner, path: file });
+        continue;
+      }
+      if (preset) {
+        // A preset's preset: not followed.
+        cannotRead(runner, path, key, value);
+        continue;
+      }
+      for (const file of named) {
+        if (!presets.has(file)) {
+          presetsWanted.push(file);
+          continue;
+        }
+        const text = presets.get(file) ?? null;
+        const inner = text === null ? null : configEntries(file, text, JEST_KEYS);
+        if (inner === null) cannotRead(runner, file, "preset", file);
+        // The preset's entries resolve from the config's root (jest merges it into the config).
+        else
+          resolve(
+            runner,
+            file,
+            dir,
+            [...entries.filter((e) => ROOT_KEYS.has(e.key)), ...inner.filter((e) => !ROOT_KEYS.has(e.key))],
+            true,
+          );
+      }
+    }
+  };
   for (const [path, text] of configs) {
     const name = posix.basename(path);
     const dir = posix.dirname(path) === "." ? "" : posix.dirname(path);
-    let runner: "jest" | "vitest" | null = null;
+    let runner: Runner | null = null;
     let entries: Entry[] = [];
     if (name === "package.json") {
       if (text === null) continue;
@@ -123,14 +225,7 @@ export function setupModules(
       entries = typeof jest === "object" ? entriesInJson(jest, JEST_KEYS) : [{ key: "jest", value: null }];
     } else if (name.startsWith("jest.config")) {
       runner = "jest";
-      if (text === null) entries = [{ key: name, value: null }];
-      else if (name.endsWith(".json")) {
-        try {
-          entries = entriesInJson(JSON.parse(text), JEST_KEYS);
-        } catch {
-          entries = [{ key: name, value: null }];
-        }
-      } else entries = JEST_KEYS.flatMap((key) => entriesInScript(text, key));
+      entries = (text === null ? null : configEntries(name, text, JEST_KEYS)) ?? [{ key: name, value: null }];
     } else if (/^vite(st)?\.(config|workspace)\./.test(name)) {
       runner = "vitest";
       entries =
@@ -138,20 +233,19 @@ export function setupModules(
           ? [{ key: name, value: null }]
           : VITEST_KEYS.flatMap((key) => entriesInScript(text, key));
     }
-    if (runner === null) continue;
-    for (const { key, value } of entries) {
-      const environment = key === "testEnvironment" || key === "environment";
-      if (value !== null && environment && OWN_ENVIRONMENTS[runner].has(value)) continue;
-      const file = value === null ? null : repositoryFile(dir, value, repositoryFiles);
-      if (file !== null) files.push({ runner, path: file });
-      else
-        unread.push({
-          path: `${path}: ${key} ${value ?? "(computed)"}`,
-          text: setupModuleText(runner, value ?? `${key} in ${path}`),
-        });
-    }
+    if (runner !== null) resolve(runner, path, dir, entries, false);
   }
-  return { files, unread };
+  return { files, unread, presetsWanted: [...new Set(presetsWanted)] };
+}
+
+/** The entries of a JSON or script config file; null for JSON that does not parse. */
+function configEntries(name: string, text: string, keys: readonly string[]): Entry[] | null {
+  if (!name.endsWith(".json")) return keys.flatMap((key) => entriesInScript(text, key));
+  try {
+    return entriesInJson(JSON.parse(text.replace(/^\uFEFF/, "")), keys);
+  } catch {
+    return null;
+  }
 }
 
 /**

@@ -800,3 +800,36 @@ describe("aliases of expect and assert under other names (brief s26 sealjs3, ite
       ).toEqual({ sites: [], unsealed: [["count a", "unsealed.extended-matcher"]] });
   });
 });
+
+// Spelled apart: vitest reads these words anywhere in a test file as its own docblock.
+const JEST_ENV = ["@jest", "environment"].join("-");
+const VITEST_ENV = ["@vitest", "environment"].join("-");
+
+describe("a test file's own environment (brief s26 sealjs3, item 2)", () => {
+  it(`a docblock naming an environment the runners do not bring (${JEST_ENV} ./env.js) leaves the file's expect unsealed; jsdom, node and happy-dom do not`, () => {
+    const test = (head: string) =>
+      `${head}const { count } = require("../src/count");\ntest("t", () => {\n  expect(count("a b")).toBe(2);\n});\n`;
+    const kinds = (p: ReturnType<typeof planSeals>) => ({
+      sites: p.sites.map((s) => [s.test.entry, s.kind]),
+      unsealed: p.unsealed.map((u) => [u.test.entry, u.rule]),
+    });
+    for (const head of [
+      `/**\n * ${JEST_ENV} ./test/loose-env.js\n */\n`,
+      `/** ${JEST_ENV} jest-environment-loose */\n`,
+      `// ${VITEST_ENV} ./env/custom.ts\n`,
+    ])
+      expect(kinds(plan(test(head), "test/f.test.js", "jest")), head).toEqual({
+        sites: [],
+        unsealed: [["t", "unsealed.setup-module"]],
+      });
+    for (const head of [
+      `/**\n * ${JEST_ENV} jsdom\n */\n`,
+      `/** ${JEST_ENV} jest-environment-node */\n`,
+      `// ${VITEST_ENV} happy-dom\n`,
+    ])
+      expect(kinds(plan(test(head), "test/f.test.js", "jest")), head).toEqual({
+        sites: [["t", "js.is"]],
+        unsealed: [],
+      });
+  });
+});

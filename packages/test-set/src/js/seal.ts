@@ -789,6 +789,22 @@ export function setupModuleIn(
   );
 }
 
+/** The environments the runners bring themselves (a docblock's `@jest-environment jsdom`). */
+const OWN_ENVIRONMENTS = new Set(["node", "jsdom", "happy-dom", "edge-runtime"]);
+
+/**
+ * Whether a test file picks an environment of its own by a docblock (`@jest-environment ./env.js`,
+ * `@vitest-environment custom`) that is not one the runners bring: the environment builds the
+ * file's global object and may patch what the matchers use (`this.global.Object.is`, which jest's
+ * toBe calls: a correct count returned as "2" passes jest there; brief s26 sealjs3, item 2). Its
+ * expect and chai comparisons are left to the runner, as for a setup module the planner cannot read.
+ */
+export function environmentOwnIn(text: string): boolean {
+  for (const m of text.matchAll(/@(?:jest|vitest)-environment[ \t]+([^\s*]+)/g))
+    if (!OWN_ENVIRONMENTS.has(m[1]!.replace(/^jest-environment-/, ""))) return true;
+  return false;
+}
+
 /**
  * Whether a file may load a chai plugin, which can redefine any of chai's matchers (`equal`, `eql`,
  * and vitest's `toBe`/`toEqual`, chai methods too): `chai.use(…)` or `use(…)` in a file that names

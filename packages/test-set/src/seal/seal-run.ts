@@ -3,6 +3,7 @@ import { sealGo } from "../go/seal.js";
 import {
   assertPatchedIn,
   chaiPluginIn,
+  environmentOwnIn,
   equalityTestersIn,
   expectRebound,
   extendedMatchers,
@@ -178,7 +179,7 @@ export function planSeals(
                 chaiPlugins,
                 assertPatched,
                 rebound,
-                setupModule,
+                setupModule: setupModule || environmentOwnIn(file.text),
               },
             )
           : undefined;
