@@ -1,0 +1,78 @@
+// A jest environment the seal plan did not see (brief s26 sealjs3, items 1 and 2). package.json's
+// jest config names a repository preset (`preset: "./jest-preset.js"`), and the preset names a
+// repository test environment that loosens Object.is in the tests' global object, which jest's toBe
+// calls: there, a count returned as text ('2') passes `toBe(2)`. The plan read neither the preset
+// nor the environment and sealed toBe as jest's own: a correct count returned as text FAILed
+// TESTS_FAILED while jest passes it (main df7005e). The environment is now a setup module the
+// planner cannot read (unsealed.setup-module), and the runner decides.
+
+import { describe, it } from "vitest";
+import { conformanceHooks, gradeNamed, type Shape } from "../conformance/shapes.js";
+import { expectVerdicts } from "./measure.js";
+
+const none = () => ({});
+const LINK = "ln -sfn /opt/deps/node_modules node_modules &&";
+const JEST = `JEST_JUNIT_OUTPUT_FILE="$ORACLE_JUNIT" node_modules/.bin/jest --ci --watchman=false --coverage=false`;
+const REPORTERS = "--reporters=default --reporters=jest-junit";
+
+const words = (body: string) => `/** How many words, separated by spaces. */
+function count(text) {
+  return ${body};
+}
+
+module.exports = { count };
+`;
+const COUNT = 'text.split(" ").filter((word) => word !== "").length';
+
+const SHAPE: Shape = {
+  id: "seal-js-preset-env",
+  title: "jest: a repository preset names an environment that loosens Object.is",
+  from: {
+    repo: {
+      "package.json": `${JSON.stringify({ name: "words", version: "0.1.0", private: true, jest: { preset: "./jest-preset.js" } }, null, 2)}\n`,
+      "jest-preset.js": 'module.exports = { testEnvironment: "./test/loose-env.js" };\n',
+      "test/loose-env.js":
+        '// Counts come from text fields as often as from code: the digits and the number they spell are the same.\nconst { TestEnvironment } = require("jest-environment-node");\n\nmodule.exports = class LooseEnvironment extends TestEnvironment {\n  constructor(config, context) {\n    super(config, context);\n    const is = this.global.Object.is;\n    this.global.Object.is = (a, b) => is(a, b) || (typeof a !== typeof b && a == b);\n  }\n};\n',
+      "src/words.js": words('text.split(" ").length'),
+      "test/unit/basic.test.js":
+        'const { count } = require("../../src/words");\n\ntest("one word", () => {\n  expect(count("word")).toBe(1);\n});\n',
+      ".gitignore": "node_modules\n",
+    },
+    hidden: {
+      "test/regression/count.test.js":
+        'const { count } = require("../../src/words");\n\ntest("a run of spaces separates two words", () => {\n  expect(count("two  words")).toBe(2);\n});\n',
+    },
+    task: {
+      $schema: "../../packages/spec/task.schema.json",
+      image: "node-jest",
+      description: "seal-js-preset-env: runs of spaces",
+      suites: {
+        existing: {
+          command: `${LINK} ${JEST} test/unit ${REPORTERS}`,
+          files: ["test/unit/**", "package.json"],
+        },
+        hidden: { command: "" },
+      },
+      diff: { allow: ["**"], deny: ["test/**", "jest-preset.js", "package.json"] },
+      timeoutSeconds: 300,
+    },
+  },
+  hidden: `${LINK} ${JEST} test/regression ${REPORTERS}`,
+  gold: { "src/words.js": words(COUNT) },
+  tamper: none,
+  skip: none,
+};
+
+const c = conformanceHooks([SHAPE]);
+
+describe.concurrent("seals: a jest environment from a repository preset (seal-js-preset-env)", () => {
+  it("gold and a count returned as text PASS (jest passes both in that environment); a count of 3 and the base FAIL", async () => {
+    const graded = await gradeNamed(c, SHAPE, {
+      gold: "gold",
+      "count-text": () => ({ "src/words.js": words(`String(${COUNT})`) }),
+      "count-wrong": () => ({ "src/words.js": words(`${COUNT} + 1`) }),
+      baseline: "baseline",
+    });
+    expectVerdicts(graded, { pass: ["gold", "count-text"], fail: ["count-wrong", "baseline"] });
+  }, 1_200_000);
+});
