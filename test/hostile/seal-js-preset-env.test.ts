@@ -5,6 +5,13 @@
 // nor the environment and sealed toBe as jest's own: a correct count returned as text FAILed
 // TESTS_FAILED while jest passes it (main df7005e). The environment is now a setup module the
 // planner cannot read (unsealed.setup-module), and the runner decides.
+//
+// And an assert patched through another name (brief s26 sealjs3, item 3): a mocha task whose
+// .mocharc.json requires test/setup/strict.js, outside the existing suite's globs, which makes the
+// one assert object strict through a global alias (`global.verify = require("assert"); verify.equal
+// = verify.strictEqual`). The grep for setup files and the reader saw only names ending in assert:
+// the hidden `assert.equal(count(…), 4)` was sealed as node's loose `==`, and a count returned as
+// text PASSed while mocha fails it (main df7005e).
 
 import { describe, it } from "vitest";
 import { conformanceHooks, gradeNamed, type Shape } from "../conformance/shapes.js";
@@ -63,7 +70,58 @@ const SHAPE: Shape = {
   skip: none,
 };
 
-const c = conformanceHooks([SHAPE]);
+const MOCHA_JUNIT = `--reporter mocha-junit-reporter --reporter-option mochaFile="$ORACLE_JUNIT"`;
+const mochaTest = (title: string, body: string) => `const assert = require("assert");
+const { count } = require("../../src/words");
+
+describe("count", () => {
+  it("${title}", () => {
+    ${body}
+  });
+});
+`;
+
+const STRICT: Shape = {
+  id: "seal-js-assert-alias",
+  title: "mocha: a required setup file makes assert.equal strict through a global alias",
+  from: {
+    repo: {
+      "package.json": `${JSON.stringify({ name: "words", version: "0.1.0", private: true, devDependencies: { mocha: "10.8.2", "mocha-junit-reporter": "2.2.1" } }, null, 2)}\n`,
+      ".mocharc.json": `${JSON.stringify({ require: ["test/setup/strict.js"] }, null, 2)}\n`,
+      "test/setup/strict.js":
+        '// Loose equality hides type bugs: every equal is strict here.\nglobal.verify = require("assert");\nverify.equal = verify.strictEqual;\n',
+      "src/words.js": words('text.split(" ").length'),
+      "test/unit/basic.test.js": mochaTest("counts a word", 'assert.ok(count("word") > 0);'),
+      ".gitignore": "node_modules\n",
+    },
+    hidden: {
+      "test/regression/count.test.js": mochaTest(
+        "counts runs of spaces once",
+        'assert.equal(count("the  quick   brown fox"), 4);',
+      ),
+    },
+    task: {
+      $schema: "../../packages/spec/task.schema.json",
+      image: "node-mocha",
+      description: "seal-js-assert-alias: runs of spaces",
+      suites: {
+        existing: {
+          command: `${LINK} node_modules/.bin/mocha ${MOCHA_JUNIT} test/unit`,
+          files: ["test/unit/**"],
+        },
+        hidden: { command: "" },
+      },
+      diff: { allow: ["**"], deny: ["test/**", ".mocharc.json", "package.json"] },
+      timeoutSeconds: 120,
+    },
+  },
+  hidden: `${LINK} node_modules/.bin/mocha ${MOCHA_JUNIT} test/regression/count.test.js`,
+  gold: { "src/words.js": words(COUNT) },
+  tamper: none,
+  skip: none,
+};
+
+const c = conformanceHooks([SHAPE, STRICT]);
 
 describe.concurrent("seals: a jest environment from a repository preset (seal-js-preset-env)", () => {
   it("gold and a count returned as text PASS (jest passes both in that environment); a count of 3 and the base FAIL", async () => {
@@ -74,5 +132,13 @@ describe.concurrent("seals: a jest environment from a repository preset (seal-js
       baseline: "baseline",
     });
     expectVerdicts(graded, { pass: ["gold", "count-text"], fail: ["count-wrong", "baseline"] });
+  }, 1_200_000);
+  it("mocha, assert.equal made strict through a global alias: gold PASSes; a count returned as text and the base FAIL", async () => {
+    const graded = await gradeNamed(c, STRICT, {
+      gold: "gold",
+      "count-text": () => ({ "src/words.js": words(`String(${COUNT})`) }),
+      baseline: "baseline",
+    });
+    expectVerdicts(graded, { pass: ["gold"], fail: ["count-text", "baseline"] });
   }, 1_200_000);
 });
