@@ -478,6 +478,27 @@ describe("setup modules of jest projects, presets and roots (brief s26 sealjs3, 
       "web/tools/setup.js",
     ]);
   });
+  it("a project given as a config file (projects: ['<rootDir>/config/jest.unit.js']) is read as a config of its own folder", async () => {
+    const { gitDir, base } = repoWith({
+      "package.json": JSON.stringify({
+        jest: { projects: ["<rootDir>/config/jest.unit.js", "<rootDir>/pkgs/*"] },
+      }),
+      "config/jest.unit.js":
+        'module.exports = { setupFilesAfterEnv: ["<rootDir>/unit-setup.js", "jest-extended/all"] };\n',
+      "config/unit-setup.js": "global.unit = 1;\n",
+      "e2e/jest.config.js":
+        'module.exports = { projects: ["<rootDir>/jest.e2e.config.cjs", { displayName: "x" }] };\n',
+      "e2e/jest.e2e.config.cjs": 'module.exports = { setupFiles: ["./e2e-setup.js"] };\n',
+      "e2e/e2e-setup.js": "global.e2e = 1;\n",
+      "test/a.test.js": 'test("a", () => {});\n',
+    });
+    const read = await baseTestTexts(gitDir, base, ["test/**"]);
+    expect(read.setup?.map((t) => t.path).sort()).toEqual([
+      "config/jest.unit.js: setupFilesAfterEnv jest-extended/all",
+      "config/unit-setup.js",
+      "e2e/e2e-setup.js",
+    ]);
+  });
   it("an environment that is not the runner's own, a repository file too, is a module the planner cannot read: it builds the tests' global object (this.global.Object.is)", async () => {
     const { gitDir, base } = repoWith({
       "package.json": JSON.stringify({ jest: { testEnvironment: "./test/loose-env.js" } }),

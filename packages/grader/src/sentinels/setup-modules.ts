@@ -82,11 +82,12 @@ function entriesInJson(config: unknown, keys: readonly string[]): Entry[] {
     for (const v of values) out.push({ key, value: typeof v === "string" ? v : null });
   }
   // jest's inline projects, each a config of its own (`projects: [{ setupFilesAfterEnv: […] }]`);
-  // a path or glob names a folder whose own config is read where it is.
+  // a path is kept (setupModules reads a config file it names).
   const projects = (config as Record<string, unknown>).projects;
   if (Array.isArray(projects))
     for (const project of projects)
-      if (typeof project === "object") out.push(...entriesInJson(project, keys));
+      if (typeof project === "string") out.push({ key: "projects", value: project });
+      else if (typeof project === "object") out.push(...entriesInJson(project, keys));
   return out;
 }
 
@@ -128,8 +129,9 @@ type Runner = "jest" | "vitest";
  * entry that is not one (a package, a computed entry, a config too large to read, an environment
  * that is not the runner's own). Setup entries resolve from the config's root folder (jest's
  * `rootDir`, vitest's `root`; each one a config names, its inline projects' too). A jest `preset`
- * that is a repository file is read as a config of the same root: its text comes in `presets`, and
- * `presetsWanted` names the preset files whose text the caller has not given yet.
+ * that is a repository file is read as a config of the same root, and a project given as a config
+ * file (`projects: ["<rootDir>/jest.unit.js"]`) as a config of its own folder: their texts come in
+ * `presets`, and `presetsWanted` names the files whose text the caller has not given yet.
  */
 export function setupModules(
   configs: RunnerConfigs,
@@ -144,7 +146,25 @@ export function setupModules(
       path: `${path}: ${key} ${value ?? "(computed)"}`,
       text: setupModuleText(runner, value ?? `${key} in ${path}`),
     });
-  const resolve = (runner: Runner, path: string, dir: string, entries: Entry[], preset: boolean) => {
+  /** Reads a preset or a project's config file given by the caller, or asks for it; `from`: the folder its entries resolve from. */
+  const readConfig = (runner: Runner, file: string, from: string, roots: Entry[]) => {
+    if (!presets.has(file)) {
+      presetsWanted.push(file);
+      return;
+    }
+    const text = presets.get(file) ?? null;
+    const inner = text === null ? null : configEntries(file, text, JEST_KEYS);
+    if (inner === null) cannotRead(runner, file, "config", file);
+    else
+      resolve(
+        runner,
+        file,
+        from,
+        [...roots, ...inner.filter((e) => !ROOT_KEYS.has(e.key) || roots.length === 0)],
+        true,
+      );
+  };
+  const resolve = (runner: Runner, path: string, dir: string, entries: Entry[], nested: boolean) => {
     const roots = entries
       .filter((e) => ROOT_KEYS.has(e.key))
       .map((e) =>
@@ -155,6 +175,18 @@ export function setupModules(
       if (ROOT_KEYS.has(key)) continue;
       if (value === null) {
         cannotRead(runner, path, key, value);
+        continue;
+      }
+      if (key === "projects") {
+        // A project given as a config file (`projects: ["<rootDir>/jest.unit.config.js"]`) is read as
+        // a config of its own folder; a folder or a glob names projects whose own configs are read where they are.
+        if (nested || /[*?{[]/.test(value)) continue;
+        for (const root of roots) {
+          const file =
+            root === null ? null : posix.normalize(posix.join(root, value.replace(/^<rootDir>\/?/, "./")));
+          if (file !== null && /\.([cm]?[jt]s|json)$/.test(file) && repositoryFiles.has(file))
+            readConfig(runner, file, posix.dirname(file) === "." ? "" : posix.dirname(file), []);
+        }
         continue;
       }
       const environment = key === "testEnvironment" || key === "environment";
@@ -181,29 +213,19 @@ export function setupModules(
         for (const file of named) files.push({ runner, path: file });
         continue;
       }
-      if (preset) {
+      if (nested) {
         // A preset's preset: not followed.
         cannotRead(runner, path, key, value);
         continue;
       }
-      for (const file of named) {
-        if (!presets.has(file)) {
-          presetsWanted.push(file);
-          continue;
-        }
-        const text = presets.get(file) ?? null;
-        const inner = text === null ? null : configEntries(file, text, JEST_KEYS);
-        if (inner === null) cannotRead(runner, file, "preset", file);
-        // The preset's entries resolve from the config's root (jest merges it into the config).
-        else
-          resolve(
-            runner,
-            file,
-            dir,
-            [...entries.filter((e) => ROOT_KEYS.has(e.key)), ...inner.filter((e) => !ROOT_KEYS.has(e.key))],
-            true,
-          );
-      }
+      // The preset's entries resolve from the config's root (jest merges it into the config).
+      for (const file of named)
+        readConfig(
+          runner,
+          file,
+          dir,
+          entries.filter((e) => ROOT_KEYS.has(e.key)),
+        );
     }
   };
   for (const [path, text] of configs) {
@@ -226,6 +248,9 @@ export function setupModules(
     } else if (name.startsWith("jest.config")) {
       runner = "jest";
       entries = (text === null ? null : configEntries(name, text, JEST_KEYS)) ?? [{ key: name, value: null }];
+      // The projects given by path (their inline configs' keys are read above, wherever they are).
+      if (text !== null && !name.endsWith(".json"))
+        entries.push(...entriesInScript(text, "projects").filter((e) => e.value !== null));
     } else if (/^vite(st)?\.(config|workspace)\./.test(name)) {
       runner = "vitest";
       entries =
