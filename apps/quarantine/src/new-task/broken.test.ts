@@ -6,6 +6,7 @@ import type { TaskReport } from "../types.js";
 import {
   brokenTests,
   existingOutcomes,
+  exitAfterPass,
   firstError,
   goldHiddenFailures,
   hiddenBroken,
@@ -282,5 +283,45 @@ describe("hiddenBroken: hidden tests that fail whatever the diff", () => {
       goldOnly: [],
       failToPass: [],
     });
+  });
+});
+
+describe("exitAfterPass: a runner that exited non-zero with every test passed", () => {
+  it("unjs/destr f9c78d4: vitest 0.34 exits 1 after 16 passed tests, its results cache unwritable; the error after the tests is named", async () => {
+    const root = await mkdtemp(join(tmpdir(), "nt-after-"));
+    const chunks = [
+      "stderr | test/index.test.ts > destr > throws in strict mode\nSyntaxError: [destr] Invalid JSON\n",
+      " Test Files  1 passed (1)\n      Tests  16 passed (16)\n\n⎯⎯⎯⎯⎯⎯ Unhandled Error ⎯⎯⎯⎯⎯⎯⎯\nError: ENOENT: no such file or directory, mkd",
+      "ir '/work/repo/node_modules/.vitest'\n",
+    ];
+    await writeFile(
+      join(root, "b.jsonl"),
+      chunks
+        .map((text) => `${JSON.stringify({ message: "suite.output", suite: "existing", text })}\n`)
+        .join(""),
+    );
+    const run = (message: string) => ({
+      mode: "baseline",
+      log: "b.jsonl",
+      reason: "REPORT_INCONSISTENT",
+      message,
+    });
+    const task = (message: string) => ({ runs: [run(message)] }) as unknown as TaskReport;
+    expect(
+      await exitAfterPass(
+        root,
+        task(
+          "existing suite: runner exited 1 but its report says all passed (16 passed, 0 failed, 0 errors, 0 skipped)",
+        ),
+      ),
+    ).toEqual({
+      suite: "existing",
+      code: 1,
+      passed: 16,
+      error: "Error: ENOENT: no such file or directory, mkdir '/work/repo/node_modules/.vitest'",
+      log: "b.jsonl",
+    });
+    // Another REPORT_INCONSISTENT (a report that lists tests the run did not) is no such case.
+    expect(await exitAfterPass(root, task("existing suite: the report lists a test twice"))).toBeNull();
   });
 });

@@ -3,7 +3,7 @@ import { type Command, EXIT, printable, type RunContext, runCommand, withRoot, w
 import { formatDuration } from "../summary.js";
 import type { SweepReport } from "../types.js";
 import { HELP, type NewTaskOptions, parseNewTaskArgs } from "./args.js";
-import { goldHiddenFailures, someOf } from "./broken.js";
+import { exitAfterPass, goldHiddenFailures, someOf } from "./broken.js";
 import { planFromFix } from "./from-fix.js";
 import { treeFiles } from "./git.js";
 import type { ImageChoice } from "./image.js";
@@ -77,6 +77,21 @@ async function sayGoldFails(root: string, id: string, report: SweepReport) {
   );
 }
 
+/**
+ * A runner that exited non-zero with every test passed: the cause, not the sweep's "narrow the
+ * suite" (unjs/destr f9c78d4: vitest 0.34 could not write its results cache into the image's
+ * node_modules and exited 1 after 16 passed tests).
+ */
+async function sayExitAfterPass(root: string, id: string, report: SweepReport) {
+  const task = report.tasks.find((t) => t.id === id);
+  if (task === undefined || task.status === "healthy") return;
+  const found = await exitAfterPass(root, task);
+  if (found === null) return;
+  say(
+    `note: the ${found.suite} suite's runner exited ${found.code} although its report says all ${found.passed} of its tests passed (${found.log}): what fails is no test but what the runner does after them${found.error ? ` (the first error: ${found.error})` : ""}, so narrowing the suite does not help; the usual causes are a file the runner writes into the image's read-only node_modules (a cache, a coverage report), a coverage threshold, or an error after the tests: read the output with pnpm oracle-log ${found.log}, make suites.${found.suite}.command in tasks/${id}/task.json exit 0 when its tests pass, and run pnpm quarantine-sweep --tasks ${id} --repeat 2`,
+  );
+}
+
 /** The modules the validation's runs could not import, each with what brings it into the image (missing.ts). */
 async function sayMissing(options: NewTaskOptions, root: string, made: TaskPlan, report: SweepReport) {
   const task = report.tasks.find((t) => t.id === made.id);
@@ -144,6 +159,7 @@ async function run(options: NewTaskOptions, { signal }: RunContext): Promise<num
     ({ report } = await repair(fixInput(options, root), plans[0]!, report, pipeline, say));
     await sayGoldFails(root, plans[0]!.id, report);
   }
+  for (const p of plans) await sayExitAfterPass(root, p.id, report);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const lines = report.tasks.map((t) => withRoot(describeTask(t), rootGiven));
   const healthy = report.tasks.filter((t) => t.status === "healthy").length;

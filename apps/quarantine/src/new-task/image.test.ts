@@ -16,7 +16,9 @@ import {
   peerClash,
   runnerNeeds,
   runnersNeedingNewerNode,
+  TEMPLATE_IMAGES,
   unservedPackage,
+  withVitestCacheLink,
 } from "./image.js";
 
 const dirs: string[] = [];
@@ -415,5 +417,24 @@ describe("a lockfile the image's npm 9 refuses (EBADPLATFORM)", () => {
       "win-only@1.0.0",
     ]);
     expect(foreignPlatformPackages(lock, "arm64")).toContain("@typescript/typescript-linux-x64@7.0.2");
+  });
+});
+
+describe("vitest 0.x's results cache (node_modules/.vitest)", () => {
+  it("points it into /tmp in an image that installs vitest 0.x, and leaves other images' Dockerfiles as they are", async () => {
+    const template = await readFile(join(TEMPLATE_IMAGES, "node-vitest", "Dockerfile"), "utf8");
+    const lock = (version: string) =>
+      JSON.stringify({ packages: { "": {}, "node_modules/vitest": { version } } });
+    const old = withVitestCacheLink(template, lock("0.34.6"));
+    const lines = old.split("\n");
+    const temp = lines.indexOf("RUN ln -s /tmp /opt/deps/node_modules/.vite-temp");
+    expect(lines.indexOf("RUN ln -s /tmp /opt/deps/node_modules/.vitest")).toBeGreaterThan(temp);
+    expect(old.replace(/# vitest 0\.34\.6 [\s\S]*?\.vitest\n/, "")).toBe(template);
+    expect(withVitestCacheLink(template, lock("1.0.1"))).toBe(template);
+    expect(withVitestCacheLink(template, lock("2.1.9"))).toBe(template);
+    expect(withVitestCacheLink(template, "{")).toBe(template);
+    expect(withVitestCacheLink("FROM x\n", lock("0.34.6"))).toMatch(
+      /^FROM x\n#[\s\S]*\nRUN ln -s \/tmp \/opt\/deps\/node_modules\/\.vitest\n$/,
+    );
   });
 });

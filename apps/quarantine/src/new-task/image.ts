@@ -416,13 +416,42 @@ async function makeNodeImage(
       );
     if (extraNote !== null) notes.push(extraNote);
     await mkdir(dir, { recursive: true });
-    await cp(join(template, "Dockerfile"), join(dir, "Dockerfile"));
+    const dockerfile = await readFile(join(template, "Dockerfile"), "utf8");
+    const locked = await readFile(join(scratch, "package-lock.json"), "utf8");
+    await writeFile(join(dir, "Dockerfile"), withVitestCacheLink(dockerfile, locked));
     await cp(join(scratch, "package.json"), join(dir, "package.json"));
     await cp(join(scratch, "package-lock.json"), join(dir, "package-lock.json"));
     return notes;
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+const VITE_TEMP_LINK = "RUN ln -s /tmp /opt/deps/node_modules/.vite-temp";
+
+/**
+ * A Node image's Dockerfile for the lockfile it installs. vitest 0.x writes its results cache to
+ * node_modules/.vitest once the tests have run, and has no option that turns it off (`--no-cache`
+ * came in 2; 1 writes elsewhere): the suites link node_modules to the image's, which a grade cannot
+ * write, so every run printed "Unhandled Error: ENOENT … mkdir '…/node_modules/.vitest'" and exited 1
+ * with all its tests passed (unjs/destr f9c78d4, its own vitest 0.34.6). Such an image points that
+ * entry into /tmp, as the template does node_modules/.vite-temp.
+ */
+export function withVitestCacheLink(dockerfile: string, lockfile: string): string {
+  let version: unknown;
+  try {
+    version = (JSON.parse(lockfile) as { packages?: Record<string, { version?: unknown }> }).packages?.[
+      "node_modules/vitest"
+    ]?.version;
+  } catch {
+    return dockerfile;
+  }
+  if (typeof version !== "string" || !version.startsWith("0.")) return dockerfile;
+  const link = `# vitest ${version} writes its results cache to node_modules/.vitest after the tests (no option turns\n# it off before vitest 2): into /tmp, as .vite-temp.\nRUN ln -s /tmp /opt/deps/node_modules/.vitest\n`;
+  const at = dockerfile.indexOf(`${VITE_TEMP_LINK}\n`);
+  if (at < 0) return `${dockerfile.replace(/\n*$/, "\n")}${link}`;
+  const after = at + VITE_TEMP_LINK.length + 1;
+  return `${dockerfile.slice(0, after)}${link}${dockerfile.slice(after)}`;
 }
 
 /** A Python task's own image: the template's folder, its requirements.txt with the needs added. */
