@@ -42,6 +42,7 @@ import {
   pythonSrcLayout,
   pythonVersionFile,
   repoRunnerFlags,
+  scriptEnv,
   versionFilePrelude,
 } from "./templates.js";
 
@@ -235,6 +236,7 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
     hidden: split.hidden,
     hasVendor,
     srcLayout: pythonSrcLayout(baseFiles),
+    scriptEnv: scriptEnv(framework, packageJson),
     schema: await schemaRef(options.root, id),
   });
   return {

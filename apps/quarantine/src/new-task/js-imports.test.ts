@@ -53,6 +53,8 @@ import { describe } from "node:test";`;
       "src/unreached.ts": `import "never";`,
       "vitest.config.ts": `import { defineConfig } from "vitest/config";\nexport default defineConfig({ test: { environment: "jsdom", setupFiles: ["./test/setup.ts"] } });`,
       "test/setup.ts": `import "setup-dep";`,
+      // uuidjs/uuid fcd7388: jest's babel-jest loads the preset its babel.config.json names.
+      "babel.config.json": `{ "presets": [], "env": { "commonjs": { "presets": [["@babel/preset-env", { "modules": "commonjs" }]] } } }`,
     };
     for (const [path, text] of Object.entries(files)) {
       await mkdir(join(repo, dirname(path)), { recursive: true });
@@ -63,7 +65,9 @@ import { describe } from "node:test";`;
     git("add", "-A");
     git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x");
     const found = await suiteImports(repo, git("rev-parse", "HEAD"), Object.keys(files), ["test/a.test.ts"]);
-    expect(found).toEqual(expect.arrayContaining(["fixture-dep", "jsdom", "setup-dep", "src-dep", "vitest"]));
+    expect(found).toEqual(
+      expect.arrayContaining(["@babel/preset-env", "fixture-dep", "jsdom", "setup-dep", "src-dep", "vitest"]),
+    );
     expect(found).not.toContain("never");
   });
 });

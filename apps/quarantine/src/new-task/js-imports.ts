@@ -21,9 +21,12 @@ export function specifiers(text: string): string[] {
   return found;
 }
 
-/** The runner configs whose imports (and the packages they name, such as a preset) a suite needs. */
+/**
+ * The runner configs whose imports (and the packages they name, such as a preset) a suite needs.
+ * babel.config.json too: uuidjs/uuid fcd7388's names @babel/preset-env, which jest's babel-jest loads.
+ */
 const RUNNER_CONFIG =
-  /^(?:(?:vitest|vite|jest|babel)\.config(?:\.[\w-]+)?\.[cm]?[jt]s|\.mocharc\.(?:[cm]?js|json|ya?ml)|\.babelrc(?:\.json)?)$/;
+  /^(?:(?:vitest|vite|jest|babel)\.config(?:\.[\w-]+)?\.[cm]?[jt]s|babel\.config\.json|\.mocharc\.(?:[cm]?js|json|ya?ml)|\.babelrc(?:\.json)?)$/;
 
 const JS_SOURCE = /\.(?:[cm]?[jt]s|[jt]sx)$/;
 const EXTENSIONS = [".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"];

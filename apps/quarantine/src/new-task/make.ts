@@ -305,6 +305,8 @@ export interface TaskJsonInput {
   hasVendor: boolean;
   /** A Python repository whose packages live under `src/` ({@link pythonSrcLayout}). */
   srcLayout?: boolean;
+  /** Variables the repository's own script sets for its runner (templates.ts `scriptEnv`). */
+  scriptEnv?: Record<string, string>;
   expected?: { hidden?: ExpectedTests; existing?: ExpectedTests };
   /** `$schema`: relative to the task folder inside this repository, or a path given. */
   schema: string;
@@ -322,7 +324,7 @@ export interface TaskJsonInput {
 export const NEW_TASK_TIMEOUT_SECONDS = 900;
 
 export function taskJson(input: TaskJsonInput): Record<string, unknown> {
-  const env = suiteEnv(input.framework, input.hasVendor, input.srcLayout);
+  const env = suiteEnv(input.framework, input.hasVendor, input.srcLayout, input.scriptEnv);
   const task = {
     $schema: input.schema,
     id: input.id,

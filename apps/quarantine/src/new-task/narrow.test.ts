@@ -52,12 +52,15 @@ describe("suiteTooLarge", () => {
 
   it("reads a baseline run whose existing report passed a cap, or that timed out before the existing suite reported", () => {
     const cap = "existing suite's report: more than 50000 testcases in one report";
-    expect(suiteTooLarge(task([run({ reason: "REPORT_INVALID", message: cap })]))).toBe(cap);
+    expect(suiteTooLarge(task([run({ reason: "REPORT_INVALID", message: cap })]))).toEqual({
+      why: cap,
+      timeout: false,
+    });
     expect(
       suiteTooLarge(
         task([run({ reason: "TIMEOUT", message: "the run passed its 300 s limit", existing: null })]),
       ),
-    ).toBe("the run passed its 300 s limit in the existing suite");
+    ).toEqual({ why: "the run passed its 300 s limit in the existing suite", timeout: true });
     // jmespath.py c501751: the result lists the existing suite, NOT_RUN, when the limit killed it.
     const notRun = {
       status: "NOT_RUN",
@@ -70,7 +73,7 @@ describe("suiteTooLarge", () => {
           run({ reason: "TIMEOUT", message: "the run passed its 300 s limit", existing: notRun as never }),
         ]),
       ),
-    ).toBe("the run passed its 300 s limit in the existing suite");
+    ).toEqual({ why: "the run passed its 300 s limit in the existing suite", timeout: true });
   });
 
   it("ignores the hidden suite's report, a gold run, and a timeout after the existing suite reported", () => {
@@ -89,5 +92,11 @@ describe("suiteTooLarge", () => {
       ),
     ).toBeNull();
     expect(suiteTooLarge(task([run({ reason: "TIMEOUT", message: "t" })]))).toBeNull();
+  });
+
+  it("reads a timeout in some runs while another run finished the existing suite as the machine's load, not the suite's size (uuidjs/uuid fcd7388)", () => {
+    const killed = run({ reason: "TIMEOUT", message: "the run passed its 300 s limit", existing: null });
+    expect(suiteTooLarge(task([killed, killed]))?.timeout).toBe(true);
+    expect(suiteTooLarge(task([killed, run({ mode: "gold", reason: "PASSED" as never })]))).toBeNull();
   });
 });

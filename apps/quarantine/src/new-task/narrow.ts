@@ -9,16 +9,25 @@ import type { Framework } from "./templates.js";
  * and validates again. These are the two halves: whether a validation says so, and which files.
  */
 
-/** Why the validation's baseline runs say the existing suite is too large, or null. */
-export function suiteTooLarge(task: TaskReport): string | null {
+/**
+ * Why the validation's baseline runs say the existing suite is too large, or null: its report
+ * passed a cap, or every run timed out in it. A timeout in some runs while others finished the
+ * existing suite is the machine's load, not the suite's size (uuidjs/uuid fcd7388, load 28-62: its
+ * 12 files were narrowed to 9 and the task lost the rest): null, and the sweep's TIMEOUT names the
+ * limit.
+ */
+export function suiteTooLarge(task: TaskReport): { why: string; timeout: boolean } | null {
+  const finished = task.runs.some(
+    (r) => r.reason !== "TIMEOUT" && r.existing !== null && r.existing.status !== "NOT_RUN",
+  );
   for (const run of task.runs) {
     if (run.mode !== "baseline") continue;
     if (run.reason === "REPORT_INVALID" && /^existing suite's report: more than /.test(run.message))
-      return run.message;
+      return { why: run.message, timeout: false };
     // The run passed its limit before the existing suite reported (the result has no existing suite,
     // or one NOT_RUN: jmespath.py's hypothesis tests): it is the existing suite that ran long.
-    if (run.reason === "TIMEOUT" && (run.existing === null || run.existing.status === "NOT_RUN"))
-      return `${run.message} in the existing suite`;
+    if (run.reason === "TIMEOUT" && (run.existing === null || run.existing.status === "NOT_RUN") && !finished)
+      return { why: `${run.message} in the existing suite`, timeout: true };
   }
   return null;
 }

@@ -23,6 +23,7 @@ import {
   pythonVersionFile,
   repoRunnerFlags,
   runsAsTest,
+  scriptEnv,
   shellQuote,
   suiteCommand,
   suiteEnv,
@@ -149,6 +150,24 @@ describe("templates", () => {
     expect(suiteCommand("go", ["a_test.go", "pkg/b_test.go"], ["a_test.go"])).toBe(
       'rm -f -- a_test.go && gotestsum --format standard-verbose --junitfile "$ORACLE_JUNIT" -- -count=1 . ./pkg',
     );
+  });
+
+  it("carries the variables the repository's own test script sets for its runner into the suites' env (uuidjs/uuid fcd7388: BABEL_ENV)", () => {
+    const uuid = JSON.stringify({
+      scripts: {
+        lint: "FOO=1 eslint src/",
+        test: "BABEL_ENV=commonjs node --throw-deprecation node_modules/.bin/jest test/unit/",
+      },
+    });
+    expect(scriptEnv("jest", uuid)).toEqual({ BABEL_ENV: "commonjs" });
+    expect(suiteEnv("jest", false, false, scriptEnv("jest", uuid))).toEqual({ BABEL_ENV: "commonjs" });
+    const crossEnv = JSON.stringify({
+      scripts: { test: "npm run lint && cross-env NODE_ENV=test TZ=UTC HOME=$PWD mocha test/" },
+    });
+    // TZ is the oracle's own; a value the shell expands is not a value.
+    expect(scriptEnv("mocha", crossEnv)).toEqual({ NODE_ENV: "test" });
+    expect(scriptEnv("vitest", crossEnv)).toEqual({});
+    expect(scriptEnv("pytest", uuid)).toEqual({});
   });
 
   it("writes vitest's --no-cache only for a vitest that has it (2+): vitest 1 stops at an unknown --cache", () => {

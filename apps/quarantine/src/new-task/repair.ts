@@ -61,8 +61,13 @@ async function narrowed(
   say: (line: string) => void,
 ): Promise<Tried> {
   const task = report.tasks.find((t) => t.id === made.id);
-  const why = task && task.status === "quarantined" ? suiteTooLarge(task) : null;
-  if (why === null) return { plan: made, report, options: {} };
+  const large = task && task.status === "quarantined" ? suiteTooLarge(task) : null;
+  if (large === null) return { plan: made, report, options: {} };
+  // A timeout is named as one, with the limit a loaded machine may need raised instead.
+  const why = large.timeout ? `it timed out: ${large.why}` : large.why;
+  const limit = large.timeout
+    ? ` (when only the machine's load made it time out, raise timeoutSeconds in tasks/${made.id}/task.json instead and run pnpm quarantine-sweep --tasks ${made.id} --repeat 2)`
+    : "";
   const existing = ((made.task.suites as { existing: { files: string[] } }).existing.files ?? []).filter(
     (p) => !p.includes("*"),
   );
@@ -75,12 +80,12 @@ async function narrowed(
   );
   if (near.length === 0 || near.length >= existing.length) {
     say(
-      `note: the existing suite is too large (${why}), and new-task found no smaller set of its test files next to the fix: narrow suites.existing.command in tasks/${made.id}/task.json`,
+      `note: the existing suite is too large (${why}), and new-task found no smaller set of its test files next to the fix: narrow suites.existing.command in tasks/${made.id}/task.json${limit}`,
     );
     return { plan: made, report, options: {} };
   }
   say(
-    `note: the existing suite is too large (${why}): narrowed to the ${near.length} of its ${existing.length} test files next to the fix (${near.slice(0, 5).join(", ")}${near.length > 5 ? ", …" : ""}); validating again`,
+    `note: the existing suite is too large (${why}): narrowed to the ${near.length} of its ${existing.length} test files next to the fix (${near.slice(0, 5).join(", ")}${near.length > 5 ? ", …" : ""}); validating again${limit}`,
   );
   const again = await planFromFix({
     ...planInput(input),

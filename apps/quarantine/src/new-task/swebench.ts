@@ -31,6 +31,7 @@ import {
   pythonSrcLayout,
   repoRunnerFlags,
   runsAsTest,
+  scriptEnv,
 } from "./templates.js";
 
 /**
@@ -364,6 +365,7 @@ export async function planDataset(
       hidden: p.hiddenPaths,
       hasVendor: p.baseFiles.some((f) => f.startsWith("vendor/")),
       srcLayout: pythonSrcLayout(p.baseFiles),
+      scriptEnv: scriptEnv(p.framework, p.packageJson),
       expected: p.expected,
       schema: await schemaRef(options.root, p.id),
     });

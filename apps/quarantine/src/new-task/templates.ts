@@ -1,6 +1,6 @@
 import { posix } from "node:path";
 import { shellSegments } from "@oracle/grader";
-import { OracleError } from "@oracle/spec";
+import { OracleError, RESERVED_ENV } from "@oracle/spec";
 import type { RepoTests } from "./jest-config.js";
 
 /** The runners new-task writes suite commands for. */
@@ -138,6 +138,49 @@ export function repoRunnerFlags(framework: Framework, packageJson: string | null
     }
   }
   return [];
+}
+
+const RUNNER_WORD: Partial<Record<Framework, RegExp>> = {
+  jest: /(^|\/)jest(\.js)?$/,
+  mocha: /(^|\/)_?mocha(\.js)?$/,
+  vitest: /(^|\/)vitest(\.m?js)?$/,
+};
+
+/**
+ * The variables the repository's own script sets for its runner, which the suites set too: the
+ * first script (`test` first) that starts the runner, its assignments before it (`BABEL_ENV=commonjs
+ * node … jest`, `cross-env NODE_ENV=test mocha`). uuidjs/uuid fcd7388's babel config has presets only
+ * under `env.commonjs`: without BABEL_ENV every test file failed on its `import`. Values the shell
+ * would expand, and names the oracle sets itself, are left out.
+ */
+export function scriptEnv(framework: Framework, packageJson: string | null): Record<string, string> {
+  const runner = RUNNER_WORD[framework];
+  if (runner === undefined || !packageJson) return {};
+  let scripts: Record<string, unknown>;
+  try {
+    scripts = ((JSON.parse(packageJson) as { scripts?: unknown }).scripts ?? {}) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+  const names = ["test", ...Object.keys(scripts).filter((n) => n !== "test")];
+  for (const name of names) {
+    const script = scripts[name];
+    if (typeof script !== "string") continue;
+    for (const { words, expands } of shellSegments(script)) {
+      const at = words.findIndex((w) => runner.test(w));
+      if (at < 0) continue;
+      const env: Record<string, string> = {};
+      for (let i = 0; i < at; i++) {
+        const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(words[i]!);
+        if (m === null || expands[i] === true) continue;
+        const key = m[1]!;
+        if ((RESERVED_ENV as readonly string[]).includes(key) || key.startsWith("ORACLE_")) continue;
+        env[key] = m[2]!;
+      }
+      return env;
+    }
+  }
+  return {};
 }
 
 /** jest flags of the repository's scripts the command keeps: how long a test may take, and how it runs. */
@@ -294,12 +337,14 @@ export function suiteEnv(
   framework: Framework,
   hasVendor: boolean,
   srcLayout = false,
+  /** What the repository's own script sets for its runner ({@link scriptEnv}). */
+  script: Record<string, string> = {},
 ): Record<string, string> {
   if (framework === "pytest" || framework === "unittest")
     return { PYTHONDONTWRITEBYTECODE: "1", ...(srcLayout ? { PYTHONPATH: "src" } : {}) };
   if (framework === "go")
     return { GOPROXY: "off", GOFLAGS: hasVendor ? "-mod=vendor" : "-mod=readonly", CGO_ENABLED: "0" };
-  return {};
+  return { ...script };
 }
 
 /**
