@@ -36,19 +36,11 @@ async function plan(
       ...(options.framework ? { framework: options.framework } : {}),
     });
   }
-  const made = await planFromFix({
-    root,
-    repo: options.repo!,
-    fix: options.fix!,
-    tests: options.tests,
-    ...(options.id ? { id: options.id } : {}),
-    ...(options.image ? { image: options.image } : {}),
-    ...(options.framework ? { framework: options.framework } : {}),
-  });
+  const made = await planFromFix(fixInput(options, root));
   return { plans: [made.plan], images: [made.image] };
 }
 
-/** What --fix's next tries plan from: the user's options. */
+/** What --fix plans from, first and in its next tries (repair.ts): the user's options. */
 function fixInput(options: NewTaskOptions, root: string): FixInput {
   return {
     root,
@@ -88,7 +80,7 @@ async function sayExitAfterPass(root: string, id: string, report: SweepReport) {
   const found = await exitAfterPass(root, task);
   if (found === null) return;
   say(
-    `note: the ${found.suite} suite's runner exited ${found.code} although its report says all ${found.passed} of its tests passed (${found.log}): what fails is no test but what the runner does after them${found.error ? ` (the first error: ${found.error})` : ""}, so narrowing the suite does not help; the usual causes are a file the runner writes into the image's read-only node_modules (a cache, a coverage report), a coverage threshold, or an error after the tests: read the output with pnpm oracle-log ${found.log}, make suites.${found.suite}.command in tasks/${id}/task.json exit 0 when its tests pass, and run pnpm quarantine-sweep --tasks ${id} --repeat 2`,
+    `note: the ${found.suite} suite's runner exited ${found.code} although its report says all ${found.passed} of its tests passed (${found.log}): what fails is no test but what the runner does after them${found.error ? ` (the first error: ${found.error})` : ""}, so narrowing the suite does not help; the usual causes are a file the runner writes into the image's read-only node_modules (a cache, a coverage report), a coverage threshold, or an error after the tests: read the output with pnpm oracle-log ${shellQuote(join(root, found.log))}, make suites.${found.suite}.command in tasks/${id}/task.json exit 0 when its tests pass, and run pnpm quarantine-sweep --tasks ${id} --repeat 2`,
   );
 }
 

@@ -23,7 +23,16 @@ export type FixInput = Omit<FromFixOptions, "existingOnly" | "leaveOut" | "hidde
   earlier?: { ids: readonly string[]; command: string };
 };
 
-const planInput = ({ earlier: _, ...rest }: FixInput): FromFixOptions => rest;
+/** The task planned again for a next try: the user's options, its id, and what the try changes. */
+const replan = (
+  { earlier: _, ...input }: FixInput,
+  id: string,
+  change: Pick<FromFixOptions, "existingOnly" | "leaveOut" | "hiddenLeaveOut">,
+) => planFromFix({ ...input, id, ...change });
+
+/** A next try's plan validated, over the folder the try before wrote. */
+const validateAgain = (input: FixInput, plan: TaskPlan, pipeline: PipelineOptions) =>
+  buildWriteValidate(input.root, [plan], { ...pipeline, force: true });
 
 /** A validated plan, and the options of planFromFix that made it (besides the user's). */
 export interface Tried {
@@ -87,14 +96,10 @@ async function narrowed(
   say(
     `note: the existing suite is too large (${why}): narrowed to the ${near.length} of its ${existing.length} test files next to the fix (${near.slice(0, 5).join(", ")}${near.length > 5 ? ", …" : ""}); validating again${limit}`,
   );
-  const again = await planFromFix({
-    ...planInput(input),
-    id: made.id,
-    existingOnly: near,
-  });
+  const again = await replan(input, made.id, { existingOnly: near });
   return {
     plan: again.plan,
-    report: await buildWriteValidate(input.root, [again.plan], { ...pipeline, force: true }),
+    report: await validateAgain(input, again.plan, pipeline),
     options: { existingOnly: near },
   };
 }
@@ -174,20 +179,17 @@ async function withoutBroken(
       );
     left.push(...ids);
     say(`validating ${first.id} again without ${ids.length === 1 ? "it" : "them"}`);
-    const again = await planFromFix({
-      ...planInput(input),
-      id: first.id,
-      existingOnly: files,
-      leaveOut: leave,
-    }).catch((error: unknown) => {
-      if (!(error instanceof OracleError)) throw error;
-      say(
-        `note: without them the existing suite would run nothing (${error.message}): tasks/${first.id}/ stays as validated`,
-      );
-      return null;
-    });
+    const again = await replan(input, first.id, { existingOnly: files, leaveOut: leave }).catch(
+      (error: unknown) => {
+        if (!(error instanceof OracleError)) throw error;
+        say(
+          `note: without them the existing suite would run nothing (${error.message}): tasks/${first.id}/ stays as validated`,
+        );
+        return null;
+      },
+    );
     if (again === null) return tried;
-    report = await buildWriteValidate(input.root, [again.plan], { ...pipeline, force: true });
+    report = await validateAgain(input, again.plan, pipeline);
     why.broken.push(...atBase);
     why.flaky.push(...flaky);
     why.rewritten.push(...rewrote);
@@ -245,15 +247,10 @@ async function withoutHiddenBroken(
   say(
     `note: hidden test${n === 1 ? "" : "s"} ${someOf(broken.everywhere)} ${why}: left out of the hidden suite (${broken.failToPass.length} test${broken.failToPass.length === 1 ? "" : "s"} that gold.diff passes and the base does not remain: ${someOf(broken.failToPass, 3)}); validating ${made.id} again`,
   );
-  const again = await planFromFix({
-    ...planInput(input),
-    id: made.id,
-    ...tried.options,
-    hiddenLeaveOut: leave.flags,
-  });
+  const again = await replan(input, made.id, { ...tried.options, hiddenLeaveOut: leave.flags });
   return {
     plan: again.plan,
-    report: await buildWriteValidate(input.root, [again.plan], { ...pipeline, force: true }),
+    report: await validateAgain(input, again.plan, pipeline),
     options: tried.options,
     left: {
       ...(tried.left ?? { broken: [], flaky: [], earlier: [], rewritten: [] }),
