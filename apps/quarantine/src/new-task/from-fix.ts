@@ -31,7 +31,7 @@ import {
   taskJson,
 } from "./make.js";
 import { otherLockRunners } from "./other-locks.js";
-import { repoPythonNeeds } from "./python-deps.js";
+import { ownModulesCheck, repoPythonNeeds, repoShadowedModules } from "./python-deps.js";
 import { splitFix } from "./split.js";
 import {
   detectFramework,
@@ -214,6 +214,19 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
     ...(options.image ? { image: options.image } : {}),
     runnerNeeds: runnerNeeds(framework, jestConfigs[0]?.path ?? null, packageJson),
   });
+  if ((framework === "pytest" || framework === "unittest") && !options.image) {
+    // A module of the repository's own that the image has too: the suites check the tests find the
+    // repository's copy, so a diff deleting it cannot PASS on the image's.
+    const shadowed = await repoShadowedModules(repo, base, baseFiles, hidden);
+    if (shadowed.length > 0) {
+      const check = ownModulesCheck(shadowed);
+      suites.existing.command = `${check}${suites.existing.command}`;
+      suites.hidden.command = `${check}${suites.hidden.command}`;
+      warnings.push(
+        `the image has a copy of its own of ${shadowed.join(", ")} (Debian's, for pytest), which the repository provides and its tests import: both suite commands first check that Python finds the repository's copy (a diff that deletes it fails there, instead of running the tests on the image's copy)`,
+      );
+    }
+  }
   if (framework === "vitest") {
     // The image may hold the repository's own vitest (image.ts): its flags must be that version's.
     const version = await lockedVersion(resolve(options.root, "images", image.name), "vitest");

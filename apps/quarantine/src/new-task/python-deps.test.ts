@@ -1,10 +1,17 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { chooseImage } from "./image.js";
-import { addoptsOf, ownModules, pythonNeeds, repoPythonNeeds } from "./python-deps.js";
+import {
+  addoptsOf,
+  ownModules,
+  ownModulesCheck,
+  pythonNeeds,
+  repoPythonNeeds,
+  shadowedOwnModules,
+} from "./python-deps.js";
 
 // python-semver's .pytest.ini at bc41390f^ (its addopts stopped pytest 7 with a usage error: exit 4).
 const SEMVER_INI = `[pytest]
@@ -162,5 +169,37 @@ describe("chooseImage: a Python repository's needs", () => {
     } finally {
       await rm(root, { recursive: true, force: true });
     }
+  });
+});
+
+describe("a module of the repository's own that the image has too", () => {
+  it("is checked before the tests: found in the checkout it runs them, deleted it stops the suite (no run on the image's copy)", async () => {
+    const own = ownModules([
+      "src/packaging/__init__.py",
+      "src/packaging/version.py",
+      "tests/test_version.py",
+    ]);
+    const tests = [{ text: "import pytest\nfrom packaging.version import Version\nimport tests.helpers\n" }];
+    // pytest is the image's, not the repository's: only packaging is checked.
+    expect(shadowedOwnModules(tests, own)).toEqual(["packaging"]);
+    expect(shadowedOwnModules(tests, ownModules(["six.py"]))).toEqual([]);
+    // The host's Python has packaging in its site-packages, as the image has Debian's.
+    const checkout = await mkdtemp(join(tmpdir(), "nt-shadow-"));
+    await mkdir(join(checkout, "src", "packaging"), { recursive: true });
+    await writeFile(join(checkout, "src", "packaging", "__init__.py"), "");
+    const run = (env: Record<string, string>) =>
+      spawnSync("sh", ["-c", `${ownModulesCheck(["packaging"])}echo tests ran`], {
+        cwd: checkout,
+        env: { ...process.env, ...env },
+        encoding: "utf8",
+      });
+    const found = run({ PYTHONPATH: "src" });
+    expect([found.status, found.stdout]).toEqual([0, "tests ran\n"]);
+    await rm(join(checkout, "src", "packaging"), { recursive: true });
+    const deleted = run({ PYTHONPATH: "src" });
+    expect(deleted.status).toBe(1);
+    expect(deleted.stdout).toBe("");
+    expect(deleted.stderr).toContain("the tests would import packaging from outside the checkout");
+    await rm(checkout, { recursive: true, force: true });
   });
 });

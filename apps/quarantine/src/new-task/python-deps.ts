@@ -1,6 +1,6 @@
 import { showFiles } from "./git.js";
 import { isTestPath } from "./split.js";
-import { runsAsTest } from "./templates.js";
+import { runsAsTest, shellQuote } from "./templates.js";
 
 /**
  * What a Python repository's tests need beyond python-pytest's image (Python 3.11, pytest 7 and its
@@ -114,13 +114,65 @@ export function ownModules(files: readonly string[]): Set<string> {
   return own;
 }
 
-/** What the repository's Python tests need beyond the image template: its pytest configuration at the base, the base's test files and the hidden ones. */
-export async function repoPythonNeeds(
+/**
+ * The top-level modules python-pytest's image has besides the standard library: Debian bookworm's
+ * python3-pytest and what it brings (listed with pkgutil.iter_modules in the image).
+ */
+export const IMAGE_PYTHON_MODULES: ReadonlySet<string> = new Set([
+  "_pytest",
+  "attr",
+  "attrs",
+  "iniconfig",
+  "more_itertools",
+  "packaging",
+  "pkg_resources",
+  "pluggy",
+  "py",
+  "pytest",
+]);
+
+/**
+ * The repository's own modules that its tests import and that the image has a copy of too
+ * (more-itertools' `more_itertools`, pytest-dev/iniconfig's `iniconfig`): a diff that deletes the
+ * repository's copy would make the tests import the image's, which may hold the fix already (as
+ * Debian's six did for six a611f60 before db91c1f stopped pinning it). Sorted.
+ */
+export function shadowedOwnModules(
+  tests: ReadonlyArray<{ text: string }>,
+  own: ReadonlySet<string>,
+  image: ReadonlySet<string> = IMAGE_PYTHON_MODULES,
+): string[] {
+  const found = new Set<string>();
+  for (const { text } of tests)
+    for (const m of text.matchAll(IMPORT))
+      for (const module of importedModules(m)) if (own.has(module) && image.has(module)) found.add(module);
+  return [...found].sort();
+}
+
+/**
+ * The shell words a Python suite command starts with to check that each of `modules` is found in
+ * the checkout (the suite's working folder) before anywhere else on sys.path, without importing it:
+ * when a diff deleted the repository's copy, the suite stops before its tests (no report: FAIL)
+ * instead of running them on the image's.
+ */
+export function ownModulesCheck(modules: readonly string[]): string {
+  const script = [
+    "import importlib.util as u,os,sys",
+    "c=os.path.realpath(os.getcwd())+os.sep",
+    "s=[(m,u.find_spec(m)) for m in sys.argv[1:]]",
+    'b=[m for m,p in s if not os.path.realpath((p and (p.origin or next(iter(p.submodule_search_locations or []),None))) or "/").startswith(c)]',
+    'sys.exit("oracle: the tests would import %s from outside the checkout, not the repository copy" % ", ".join(b) if b else 0)',
+  ].join("; ");
+  return `python3 -c ${shellQuote(script)} ${modules.map(shellQuote).join(" ")} && `;
+}
+
+/** The base's test files with the hidden ones, and its pytest configurations, as the image's needs are read from. */
+async function pythonTexts(
   repo: string,
   base: string,
   baseFiles: readonly string[],
   hidden: ReadonlyArray<{ path: string; bytes: Buffer }>,
-): Promise<PythonNeed[]> {
+) {
   const present = new Set(baseFiles);
   const configPaths = PYTEST_CONFIGS.filter((p) => present.has(p));
   // The test files and what sits beside them in test folders (helpers the tests import, conftest.py):
@@ -134,11 +186,30 @@ export async function repoPythonNeeds(
       const bytes = files.get(path);
       return bytes === undefined ? [] : [{ path, text: bytes.toString("utf8") }];
     });
-  const configs = texts(configPaths);
-  const tests = texts(testPaths);
-  return pythonNeeds(
-    configs,
-    [...tests, ...hidden.map((h) => ({ path: h.path, text: h.bytes.toString("utf8") }))],
-    ownModules(baseFiles),
-  );
+  return {
+    configs: texts(configPaths),
+    tests: [...texts(testPaths), ...hidden.map((h) => ({ path: h.path, text: h.bytes.toString("utf8") }))],
+  };
+}
+
+/** The repository's own modules its tests (the base's and the hidden ones) import that the image has too. */
+export async function repoShadowedModules(
+  repo: string,
+  base: string,
+  baseFiles: readonly string[],
+  hidden: ReadonlyArray<{ path: string; bytes: Buffer }>,
+): Promise<string[]> {
+  const { tests } = await pythonTexts(repo, base, baseFiles, hidden);
+  return shadowedOwnModules(tests, ownModules(baseFiles));
+}
+
+/** What the repository's Python tests need beyond the image template: its pytest configuration at the base, the base's test files and the hidden ones. */
+export async function repoPythonNeeds(
+  repo: string,
+  base: string,
+  baseFiles: readonly string[],
+  hidden: ReadonlyArray<{ path: string; bytes: Buffer }>,
+): Promise<PythonNeed[]> {
+  const { configs, tests } = await pythonTexts(repo, base, baseFiles, hidden);
+  return pythonNeeds(configs, tests, ownModules(baseFiles));
 }
