@@ -129,7 +129,7 @@ function parts(id: string): { classname: string; name: string } | null {
  * The flags that leave `ids` out of the existing suite, per runner, and the ids it cannot place
  * (then nothing is left out: the user reads why). pytest: `--deselect` by node id, the file dropped
  * when it failed to import; Go: `-skip` of the top-level test names; mocha: an inverted `--grep` of
- * the full titles; jest: an anchored negative lookahead of the full names as `-t`. vitest: not placed.
+ * the full titles; jest and vitest: an anchored negative lookahead of the full names as `-t`.
  */
 export function leaveOut(
   framework: Framework,
@@ -190,8 +190,7 @@ export function leaveOut(
   } else if (framework === "jest" && !/ '?(-t|--testNamePattern)\b/.test(command)) {
     // jest matches -t against a test's full name (its describe titles and its own, joined by
     // spaces), which jest-junit writes as the report's name: a negative lookahead of those names,
-    // anchored, runs every other test. (jest compares ignoring case.) vitest's -t reads a full name
-    // joined otherwise than its report's `a > b`: not placed.
+    // anchored, runs every other test. (jest compares ignoring case.)
     const names: string[] = [];
     for (const id of ids) {
       const p = parts(id);
@@ -199,6 +198,17 @@ export function leaveOut(
       else names.push(escapeRegex(p.name));
     }
     if (names.length > 0) leave.flags.push("-t", shellQuote(`^(?!(?:${names.join("|")})$)`));
+  } else if (framework === "vitest" && !/ '?(-t|--testNamePattern)\b/.test(command)) {
+    // vitest matches -t against its describe titles and the test's, joined by spaces (after the
+    // file's unnamed suite, in some versions a leading space), where its JUnit report joins them by
+    // " > ": a negative lookahead of each name so joined, anchored at its end, runs every other test.
+    const names: string[] = [];
+    for (const id of ids) {
+      const p = parts(id);
+      if (!p || p.name === "") unplaced.push(id);
+      else names.push(escapeRegex(p.name.split(" > ").join(" ")));
+    }
+    if (names.length > 0) leave.flags.push("-t", shellQuote(`^(?!.*(?:${names.join("|")})$)`));
   } else unplaced.push(...ids);
   return { leave, unplaced };
 }

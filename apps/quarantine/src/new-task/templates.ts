@@ -242,7 +242,7 @@ export function suiteCommand(
   runnerFlags: readonly string[] = [],
   /** Go: an anchored `-run` or `-skip` flag, quoted, choosing the tests to run (make.ts `goRunSelection`). */
   goRun?: string,
-  /** Shell words, quoted, that leave tests out (broken.ts `leaveOut`): pytest, Go, mocha and jest. */
+  /** Shell words, quoted, that leave tests out (broken.ts `leaveOut`): pytest, Go, mocha, jest and vitest. */
   leave: readonly string[] = [],
 ): string {
   const args = (list: readonly string[]) => list.map(shellQuote).join(" ");
@@ -266,7 +266,7 @@ export function suiteCommand(
     case "mocha":
       return `${node}${rm}node_modules/.bin/mocha ${runnerFlags.length > 0 ? `${args(runnerFlags)} ` : ""}${out}--reporter mocha-junit-reporter --reporter-option mochaFile="$ORACLE_JUNIT" ${args(files)}`;
     case "vitest":
-      return `${node}${rm}node_modules/.bin/vitest run --no-cache --reporter=default --reporter=junit --outputFile.junit="$ORACLE_JUNIT" ${args(files)}`;
+      return `${node}${rm}node_modules/.bin/vitest run --no-cache ${out}--reporter=default --reporter=junit --outputFile.junit="$ORACLE_JUNIT" ${args(files)}`;
   }
 }
 
