@@ -76,6 +76,18 @@ describe("baselineFindings", () => {
     // Without a sentinel, an inconsistent existing report is the suite's own (its exit code against its report).
     const plain = { ...inconsistent, existingSentinel: "none" as const };
     expect(flags(baselineFindings(plain))).toEqual(["EXISTING_SUITE_FAILS"]);
+    // Every test passed and the runner exited 1 (unjs/destr f9c78d4's vitest 0.34): said so, not "narrow".
+    const afterPass = {
+      ...plain,
+      message:
+        "existing suite: runner exited 1 but its report says all passed (16 passed, 0 failed, 0 errors, 0 skipped)",
+    };
+    expect(baselineFindings(afterPass)).toMatchObject([
+      {
+        flag: "EXISTING_SUITE_FAILS",
+        detail: expect.stringContaining("no test failed, what fails runs after the tests"),
+      },
+    ]);
     expect(baselineFindings(record({ mode: "baseline", existingSentinel: "collected" }))).toEqual([]);
     // No existing test ran: NO_EXISTING_TESTS alone, not a sentinel problem on top.
     const none = record({

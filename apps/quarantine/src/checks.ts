@@ -32,6 +32,9 @@ function stoppedRun(run: RunRecord): Finding | null {
   return flag ? finding(flag, run, `${run.reason}: ${run.message}`) : null;
 }
 
+/** The grader's message for a runner that exited non-zero with every test of the existing suite's report passed. */
+const AFTER_PASS = /^existing suite: runner exited \d+ but its report says all passed/;
+
 function existingAtBaseline(run: RunRecord, existing: SuiteSummary | null): Finding | null {
   if (existing === null || existing.status === "NOT_RUN") {
     return finding("EXISTING_SUITE_FAILS", run, `the existing suite did not run (${run.reason})`);
@@ -40,6 +43,14 @@ function existingAtBaseline(run: RunRecord, existing: SuiteSummary | null): Find
   if (existing.reason === "NO_TESTS_RAN") return finding("NO_EXISTING_TESTS", run, "no existing test ran");
   // Its sentinel contradicted the report: the existing suite's own tests are not the problem.
   if (existing.reason === "REPORT_INCONSISTENT" && hasSentinel(run.existingSentinel)) return null;
+  // Every test passed and the runner still exited non-zero (unjs/destr f9c78d4: vitest 0.34 could not
+  // write its cache after the tests): the cause is no test, and narrowing the suite cannot help.
+  if (existing.reason === "REPORT_INCONSISTENT" && AFTER_PASS.test(run.message))
+    return finding(
+      "EXISTING_SUITE_FAILS",
+      run,
+      `REPORT_INCONSISTENT: ${run.message}: no test failed, what fails runs after the tests (a file the runner writes where it cannot, a coverage threshold, an error after the tests: the suite's output in the log names it), so narrowing the suite does not help`,
+    );
   return finding("EXISTING_SUITE_FAILS", run, `${existing.reason ?? "FAIL"}: ${counted(existing)}`);
 }
 
