@@ -196,6 +196,46 @@ describe("oracle-new-task on the shapes of real repositories, with no flag", () 
     // Two validations (the first finds the broken test): more than the default 180 s on a loaded machine.
   }, 600_000);
 
+  it("JS: a vitest test broken at the base is left out by -t, as vitest reads full names", async () => {
+    const repo = join(scratch, "clamp-vitest");
+    const manifest = {
+      name: "clamp",
+      version: "1.0.0",
+      type: "module",
+      scripts: { test: "vitest run" },
+      devDependencies: { vitest: "2.1.9" },
+    };
+    const vt = "import { describe, expect, test } from 'vitest';\nimport { clamp } from '../src/clamp.js';\n";
+    await makeRepo(repo, [
+      {
+        "package.json": `${JSON.stringify(manifest, null, 2)}\n`,
+        "src/clamp.js": "export const clamp = (v, lo, hi) => Math.max(lo, v);\n",
+        "tests/low.test.js": `${vt}test('low', () => expect(clamp(-1, 0, 9)).toBe(0));\n`,
+        // Array.prototype.toSorted came with Node 20; the image has Node 18: broken at the base and the fix alike.
+        "tests/sort.test.js":
+          "import { describe, expect, test } from 'vitest';\ndescribe('arrays (node 20)', () => {\n  test('toSorted', () => expect([2, 1].toSorted()).toEqual([1, 2]));\n  test('sort', () => expect([2, 1].sort()).toEqual([1, 2]));\n});\n",
+      },
+      {
+        "src/clamp.js": "export const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));\n",
+        "tests/high.test.js": `${vt}test('high', () => expect(clamp(10, 0, 9)).toBe(9));\n`,
+      },
+    ]);
+    const result = await newTask(["--repo", repo, "--fix", "HEAD", "--id", "clamp-vitest", "--repeat", "1"]);
+    expect(result.stderr).toMatch(
+      /1 existing test fails at the base commit in this image, .*: left out of the existing suite: existing:tests\/sort\.test\.js::arrays \(node 20\) > toSorted\n/,
+    );
+    expect(result.stdout, result.stderr).toContain("tasks/clamp-vitest: healthy");
+    expect(result.code).toBe(0);
+    const task = await readTask("clamp-vitest");
+    expect(task.suites.existing.command).toContain(" -t '^(?!.*(?:arrays \\(node 20\\) toSorted)$)' ");
+    const record = await readFile(
+      join(temp.root, "tasks", "clamp-vitest", "expected-tests.recorded.json"),
+      "utf8",
+    );
+    expect(record).toContain("arrays (node 20) > sort");
+    expect(record).not.toContain("toSorted");
+  }, 600_000);
+
   it("Go: tests that print without a final newline pass, as `go test` says", async () => {
     const repo = join(scratch, "clamp-print");
     const inside =
