@@ -43,6 +43,7 @@ import {
   pythonVersionFile,
   repoRunnerFlags,
   scriptEnv,
+  scriptTestPaths,
   versionFilePrelude,
 } from "./templates.js";
 
@@ -166,6 +167,7 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
           )
         : repoRunnerFlags(framework, packageJson),
     repoTests: framework === "jest" ? jest.tests : null,
+    scriptPaths: scriptTestPaths(framework, packageJson, baseFiles),
     ...(options.existingOnly ? { existingOnly: options.existingOnly } : {}),
     ...(options.leaveOut ? { leaveOut: options.leaveOut } : {}),
     ...(options.hiddenLeaveOut ? { hiddenLeaveOut: options.hiddenLeaveOut } : {}),

@@ -71,6 +71,8 @@ export interface SuitePlanInput {
   leaveOut?: LeaveOut;
   /** Shell words that leave hidden tests out: they fail at the base and with gold.diff alike (broken.ts `hiddenBroken`). */
   hiddenLeaveOut?: readonly string[];
+  /** The folders and files the repository's own test script gives its runner (templates.ts `scriptTestPaths`). */
+  scriptPaths?: readonly string[];
   /** Flags the repository's own scripts give its runner (templates.ts `repoRunnerFlags`). */
   runnerFlags?: readonly string[];
   /** The files the repository's own runner configuration runs as tests (jest's testMatch). */
@@ -119,6 +121,19 @@ export async function planSuites(input: SuitePlanInput): Promise<SuitePlan> {
   );
   const baseSet = new Set(input.baseFiles);
   const notes: string[] = [];
+  // The repository's own test script names where its runner's tests are: the existing suite keeps
+  // those, when that leaves any (the rest may be another runner's: uuid's wdio browser tests).
+  const scripted = input.scriptPaths ?? [];
+  if (only === null && scripted.length > 0) {
+    const inScript = (p: string) => scripted.some((s) => p === s || p.startsWith(`${s}/`));
+    const outside = existing.filter((p) => !inScript(p));
+    if (outside.length > 0 && outside.length < existing.length) {
+      existing.splice(0, existing.length, ...existing.filter(inScript));
+      notes.push(
+        `the repository's own test script gives its ${framework} ${scripted.join(", ")}: the existing suite runs the ${existing.length} test file${existing.length === 1 ? "" : "s"} there, not ${outside.length} other${outside.length === 1 ? "" : "s"} (${outside.slice(0, 3).join(", ")}${outside.length > 3 ? ", …" : ""})`,
+      );
+    }
+  }
   // No other test file (jshttp/mime-types: its one test file is the one the fix changes): the
   // existing suite runs the base versions of the changed test files. Their tests that pass at the
   // base and with the fix are what guards against regressions; those the fix rewrote fail with

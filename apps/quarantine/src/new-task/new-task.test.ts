@@ -24,6 +24,7 @@ import {
   repoRunnerFlags,
   runsAsTest,
   scriptEnv,
+  scriptTestPaths,
   shellQuote,
   suiteCommand,
   suiteEnv,
@@ -168,6 +169,52 @@ describe("templates", () => {
     expect(scriptEnv("mocha", crossEnv)).toEqual({ NODE_ENV: "test" });
     expect(scriptEnv("vitest", crossEnv)).toEqual({});
     expect(scriptEnv("pytest", uuid)).toEqual({});
+  });
+
+  it("keeps the existing suite to the folders the repository's own test script gives its runner (uuidjs/uuid fcd7388: jest test/unit/, not wdio's test/browser/)", async () => {
+    const uuid = JSON.stringify({
+      scripts: {
+        "test:browser": "wdio run ./wdio.conf.js",
+        test: "BABEL_ENV=commonjs node --throw-deprecation node_modules/.bin/jest test/unit/",
+      },
+    });
+    const baseFiles = [
+      "package.json",
+      "src/v35.js",
+      "test/unit/parse.test.js",
+      "test/unit/v35.test.js",
+      "test/unit/rng.test.js",
+      "test/browser/browser.test.js",
+    ];
+    expect(scriptTestPaths("jest", uuid, baseFiles)).toEqual(["test/unit"]);
+    // A word that names no folder or file of the base (a config value, a glob) is not a path.
+    expect(
+      scriptTestPaths(
+        "mocha",
+        JSON.stringify({ scripts: { test: "mocha --config x.json 'test/**/*.js' ./test/unit/" } }),
+        baseFiles,
+      ),
+    ).toEqual(["test/unit"]);
+    expect(scriptTestPaths("jest", JSON.stringify({ scripts: { test: "jest" } }), baseFiles)).toEqual([]);
+    const plan = await planSuites({
+      framework: "jest",
+      baseFiles,
+      hidden: ["test/unit/v35.test.js"],
+      scriptPaths: ["test/unit"],
+    });
+    expect(plan.existing.files).toContain("test/unit/parse.test.js");
+    expect(plan.existing.files).not.toContain("test/browser/browser.test.js");
+    expect(plan.notes.join("\n")).toMatch(
+      /own test script gives its jest test\/unit: the existing suite runs the 2 test files there, not 1 other \(test\/browser\/browser\.test\.js\)/,
+    );
+    // A script that names only folders without the base's other tests leaves the suite as it is.
+    const all = await planSuites({
+      framework: "jest",
+      baseFiles,
+      hidden: ["test/unit/v35.test.js"],
+      scriptPaths: ["src"],
+    });
+    expect(all.existing.files).toContain("test/browser/browser.test.js");
   });
 
   it("writes vitest's --no-cache only for a vitest that has it (2+): vitest 1 stops at an unknown --cache", () => {

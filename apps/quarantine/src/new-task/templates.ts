@@ -183,6 +183,47 @@ export function scriptEnv(framework: Framework, packageJson: string | null): Rec
   return {};
 }
 
+/**
+ * The folders and test files the repository's own script gives its runner (uuidjs/uuid fcd7388:
+ * `BABEL_ENV=commonjs node … jest test/unit/`; its test/browser/ files are wdio's, and failed under
+ * jest): words after the runner in the first script (`test` first) that starts it, each naming a
+ * folder of the base commit or one of its files, without a leading `./` or a trailing `/`. Empty
+ * when the script names none (the runner's own defaults).
+ */
+export function scriptTestPaths(
+  framework: Framework,
+  packageJson: string | null,
+  baseFiles: readonly string[],
+): string[] {
+  const runner = RUNNER_WORD[framework];
+  if (runner === undefined || !packageJson) return [];
+  let scripts: Record<string, unknown>;
+  try {
+    scripts = ((JSON.parse(packageJson) as { scripts?: unknown }).scripts ?? {}) as Record<string, unknown>;
+  } catch {
+    return [];
+  }
+  const files = new Set(baseFiles);
+  const names = ["test", ...Object.keys(scripts).filter((n) => n !== "test")];
+  for (const name of names) {
+    const script = scripts[name];
+    if (typeof script !== "string") continue;
+    for (const { words, expands } of shellSegments(script)) {
+      const at = words.findIndex((w) => runner.test(w));
+      if (at < 0) continue;
+      const paths: string[] = [];
+      for (let i = at + 1; i < words.length; i++) {
+        if (expands[i] === true || words[i]!.startsWith("-")) continue;
+        const path = words[i]!.replace(/^(\.\/)+/, "").replace(/\/+$/, "");
+        if (path === "" || path.split("/").includes("..")) continue;
+        if (files.has(path) || baseFiles.some((f) => f.startsWith(`${path}/`))) paths.push(path);
+      }
+      return paths;
+    }
+  }
+  return [];
+}
+
 /** jest flags of the repository's scripts the command keeps: how long a test may take, and how it runs. */
 const JEST_FLAGS = new Set(["--testTimeout", "--maxWorkers", "-w", "--runInBand", "-i"]);
 const JEST_SWITCHES = new Set(["--runInBand", "-i"]);
