@@ -224,6 +224,29 @@ describe("baseTestTexts: setup files the s25 attack review hid", () => {
     ]);
   });
 
+  it("reads a setup file that patches assert through Reflect, sinon, jest/vitest or node:test's mock (attack review s26, finding 2)", async () => {
+    const { gitDir, base } = repoWith({
+      "package.json": "{}",
+      ".mocharc.json": '{ "require": ["test/strict.cjs"] }',
+      "test/strict.cjs":
+        'const assert = require("node:assert");\nfor (const [loose, strict] of pairs)\n  Reflect.set(assert, loose, assert[strict]);\n',
+      "setup/define.js": 'Reflect.defineProperty(require("assert"), "equal", { value: strict });\n',
+      "setup/sinon.js": 'sinon.replace(chai.assert, "equal", strict);\n',
+      "setup/spy.js": 'jest.spyOn(assert, "deepEqual").mockImplementation(assert.deepStrictEqual);\n',
+      "setup/mock.js": 'mock.method(nodeAssert, "equal", nodeAssert.strictEqual);\n',
+      "setup/other.js": 'Reflect.set(config, "equal", 1);\njest.spyOn(console, "log");\n',
+      "test/a.test.js": 'test("a", () => {});\n',
+    });
+    const read = await baseTestTexts(gitDir, base, ["test/**/*.test.js"]);
+    expect(read.setup?.map((t) => t.path).sort()).toEqual([
+      "setup/define.js",
+      "setup/mock.js",
+      "setup/sinon.js",
+      "setup/spy.js",
+      "test/strict.cjs",
+    ]);
+  });
+
   it("reads a Python file anywhere that may swap unittest's asserts (attack review s25, finding 1a)", async () => {
     const { gitDir, base } = repoWith({
       "tests/helpers.py":

@@ -380,6 +380,17 @@ export const SETUP_SHAPES: ReadonlyArray<{
     example: 'require("node:assert").deepEqual = require("node:assert").deepStrictEqual;\n',
   },
   {
+    // Reflect, sinon's replace/stub, jest's and vitest's spyOn/replaceProperty, node:test's mock.method on
+    // an assert (attack review s26, finding 2).
+    patterns: [
+      "(Reflect[[:space:]]*\\.[[:space:]]*(set|defineProperty|setPrototypeOf)|(replace|stub|spyOn|replaceProperty)|\\.[[:space:]]*method)[[:space:]]*\\([[:space:]]*([[:alnum:]_$.]*[Aa]ssert([[:space:]]*\\.[[:space:]]*strict)?|require[[:space:]]*\\([[:space:]]*[\"'`](node:)?assert(/strict)?[\"'`][[:space:]]*\\))[[:space:]]*,",
+    ],
+    sources: "js",
+    reader: "assertPatchedIn",
+    why: "an assert patched through Reflect, a stub or a spy",
+    example: 'Reflect.set(assert, "equal", assert.strictEqual);\n',
+  },
+  {
     // `global.t = assert`, `const verify = require("assert")`, then `t.equal = …` (brief s26 sealjs3, item 3).
     patterns: [
       "(^|[^[:alnum:]_$])assert([^[:alnum:]_$]|$)",

@@ -457,6 +457,48 @@ test("unknown", function () {
     for (const plain of ["if (assert.equal === undefined) throw 1;\n", "const eq = assert.equal;\n"])
       expect(kinds(plan(test(plain), "test/count.test.js", "mocha")).sites, plain).toHaveLength(2);
   });
+  it("node's assert patched through Reflect, sinon, jest/vitest or node:test's mock (Reflect.set(assert, \"equal\", assert.strictEqual)) leaves its comparisons unsealed (attack review s26, finding 2: task strict2-mocha, a count returned as text PASSed)", () => {
+    const test = `import assert from "node:assert";\nimport { expect } from "chai";\nimport { count } from "../src/count.js";\n\ndescribe("count", () => {\n  it("a", () => {\n    assert.equal(count("the  quick"), 2);\n  });\n  it("b", () => {\n    expect(count("x")).to.equal(1);\n  });\n});\n`;
+    const kinds = (p: ReturnType<typeof planSeals>) => ({
+      sites: p.sites.map((s) => [s.test.entry, s.kind]),
+      unsealed: p.unsealed.map((u) => [u.test.entry, u.rule]),
+    });
+    const want = { sites: [["count b", "js.strict"]], unsealed: [["count a", "unsealed.extended-matcher"]] };
+    for (const patch of [
+      'const assert = require("node:assert");\nfor (const [loose, strict] of [["equal", "strictEqual"]]) Reflect.set(assert, loose, assert[strict]);\n',
+      'Reflect.defineProperty(assert, "equal", { value: assert.strictEqual });\n',
+      'Reflect.set(require("assert"), "equal", require("assert").strictEqual);\n',
+      'Reflect.set(assert.strict, "equal", loose);\n',
+      'sinon.replace(assert, "equal", assert.strictEqual);\n',
+      'sandbox.stub(chai.assert, "equal").callsFake(strict);\n',
+      'jest.spyOn(assert, "equal").mockImplementation(assert.strictEqual);\n',
+      'vi.replaceProperty(nodeAssert, "equal", strict);\n',
+      'import { mock } from "node:test";\nmock.method(assert, "equal", assert.strictEqual);\n',
+    ])
+      expect(
+        kinds(
+          planSeals(parsers, [{ path: "test/count.test.js", text: test }], {
+            framework: "mocha",
+            context: [{ path: "test/strict.cjs", text: patch }],
+          }),
+        ),
+        patch,
+      ).toEqual(want);
+    // Reflect on another object, a spy on another object: assert's comparisons stay sealed.
+    for (const plain of [
+      'Reflect.set(config, "equal", 1);\n',
+      'jest.spyOn(console, "log");\nconst same = Reflect.get(assert, "equal");\n',
+    ])
+      expect(
+        kinds(
+          planSeals(parsers, [{ path: "test/count.test.js", text: test }], {
+            framework: "mocha",
+            context: [{ path: "test/setup.cjs", text: plain }],
+          }),
+        ).sites,
+        plain,
+      ).toHaveLength(2);
+  });
   it("a chai plugin (chai.use, Assertion.overwriteMethod/addMethod…) may redefine chai's and vitest's matchers: none of them is sealed, node:assert's are (attack review s24, finding 3)", () => {
     // chai-almost's shape: equal and toBe compare numbers to the cent (vitest's expect is chai's).
     const PLUGIN =

@@ -861,6 +861,13 @@ export function assertPatchedIn(text: string): boolean {
     new RegExp(`${object}\\s*${member}\\s*=(?![=>])`).test(text) ||
     new RegExp(
       `\\bObject\\s*\\.\\s*(?:assign|defineProperty|defineProperties|setPrototypeOf)\\s*\\(\\s*${object}`,
+    ).test(text) ||
+    // `Reflect.set(assert, "equal", assert.strictEqual)`, sinon's `replace`/`stub`, jest's and vitest's
+    // `spyOn`/`replaceProperty`, node:test's `mock.method`, on assert or a member of it (`chai.assert`,
+    // `assert.strict`): a mocha `--require`d file did the first and a count returned as text PASSed
+    // (attack review s26, finding 2).
+    new RegExp(
+      `(?:\\bReflect\\s*\\.\\s*(?:set|defineProperty|setPrototypeOf)|(?<![\\w$])(?:[\\w$]+\\s*\\.\\s*)?(?:replace|stub|spyOn|replaceProperty)|[\\w$]\\s*\\.\\s*method)\\s*\\(\\s*(?:[\\w$]+\\s*\\.\\s*)*${object}(?:\\s*\\.\\s*strict)?\\s*,`,
     ).test(text)
   );
 }
