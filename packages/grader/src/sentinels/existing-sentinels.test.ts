@@ -247,6 +247,25 @@ describe("baseTestTexts: setup files the s25 attack review hid", () => {
     ]);
   });
 
+  it("reads a setup file that rebinds the global expect through Reflect, defineProperties or an alias of the global object (attack review s26, finding 3)", async () => {
+    const { gitDir, base } = repoWith({
+      "package.json": "{}",
+      "support/reflect.js": 'Reflect.set(globalThis, "expect", Object.assign(textExpect, jestExpect));\n',
+      "support/props.js": "Object.defineProperties(global, {\n  expect: { value: wrap(expect) },\n});\n",
+      "support/alias.js": "const g = globalThis;\ng.expect = wrap(g.expect);\n",
+      "support/key.js": 'const root = global;\nroot["expect"] = wrap(root["expect"]);\n',
+      "support/plain.js": 'import { expect } from "@jest/globals";\nglobal.fetch = jest.fn();\n',
+      "test/a.test.js": 'test("a", () => {});\n',
+    });
+    const read = await baseTestTexts(gitDir, base, ["test/**"]);
+    expect(read.setup?.map((t) => t.path).sort()).toEqual([
+      "support/alias.js",
+      "support/key.js",
+      "support/props.js",
+      "support/reflect.js",
+    ]);
+  });
+
   it("reads a Python file anywhere that may swap unittest's asserts (attack review s25, finding 1a)", async () => {
     const { gitDir, base } = repoWith({
       "tests/helpers.py":

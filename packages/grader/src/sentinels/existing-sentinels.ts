@@ -418,6 +418,27 @@ export const SETUP_SHAPES: ReadonlyArray<{
     example: "Object.assign(globalThis, { expect: wrapped });\n",
   },
   {
+    // Through Reflect or defineProperties (attack review s26, finding 3).
+    patterns: [
+      "(Reflect[[:space:]]*\\.[[:space:]]*(set|defineProperty)|defineProperties)[[:space:]]*\\([[:space:]]*(globalThis|global|window|self)[[:space:]]*,",
+    ],
+    sources: "js",
+    reader: "expectRebound",
+    why: "the global expect set through Reflect or defineProperties",
+    example: 'Reflect.set(globalThis, "expect", wrapped);\n',
+  },
+  {
+    // Through an alias of the global (`const g = globalThis; g.expect = …`, `Object.assign(g, { expect: … })`).
+    patterns: [
+      "(^|[^[:alnum:]_$.])(globalThis|global|window|self)([^[:alnum:]_$]|$)",
+      "[\"'`]expect[\"'`]|\\.[[:space:]]*expect[[:space:]]*=([^=>]|$)|(assign|defineProperties|merge|defaults)[[:space:]]*\\([^;()]*\\{[^{}]*expect[[:space:]]*[:,}]",
+    ],
+    sources: "js",
+    reader: "expectRebound",
+    why: "a global object and expect set as a key or a member, through an alias",
+    example: "const g = globalThis;\ng.expect = wrapped;\n",
+  },
+  {
     patterns: ["(^|;)[[:space:]]*expect[[:space:]]*=[^=>]"],
     sources: "js",
     reader: "expectRebound",

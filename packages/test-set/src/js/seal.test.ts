@@ -730,6 +730,38 @@ test("node", () => {
     ]);
   });
 
+  it("a setup file that rebinds the global expect through Reflect, defineProperties or an alias of the global object leaves the global expect unsealed (attack review s26, finding 3: task wrap2-jest, a correct count returned as text FAILed)", () => {
+    const unsealed = {
+      sites: [["node", "js.is"]],
+      unsealed: [["count", "unsealed.expect-alias"]],
+    };
+    for (const setup of [
+      'const jestExpect = globalThis.expect;\nReflect.set(globalThis, "expect", Object.assign(textExpect, jestExpect));\n',
+      'Reflect.defineProperty(global, "expect", { value: wrap(expect) });\n',
+      "Object.defineProperties(globalThis, { expect: { value: wrap(expect), writable: true } });\n",
+      "Object.defineProperties(globalThis, {\n  expect: { value: wrap(expect) },\n});\n",
+      "const g = globalThis;\ng.expect = wrap(g.expect);\n",
+      'const root = typeof window === "undefined" ? global : window;\nroot["expect"] = wrap(root["expect"]);\n',
+      "function install(target) {\n  Object.assign(target, { expect: wrap(target.expect) });\n}\ninstall(globalThis);\n",
+      "const wrapped = wrap(expect);\nconst g = global;\nObject.assign(g, { expect: wrapped });\n",
+    ])
+      expect(run(body, "jest", [{ path: "jest.setup.js", text: setup }]), setup).toEqual(unsealed);
+    // Ordinary setup files and test files naming the global object and expect stay sealed: a module
+    // named "expect", expect imported or destructured, an `expect:` key of a table, expect.extend.
+    for (const plain of [
+      'import { expect } from "@jest/globals";\nglobal.fetch = jest.fn();\n',
+      'const { expect: jestExpect } = require("@jest/globals");\nwindow.matchMedia = () => ({ matches: false });\n',
+      'const expectLib = require("expect");\nglobalThis.TextEncoder = TextEncoder;\n',
+      'import "@testing-library/jest-dom";\nObject.assign(global, { TextEncoder, TextDecoder });\nexpect.extend({ toBeWithin });\n',
+      'const cases = [{ input: "a  b", expect: 2 }];\nwindow.scrollTo = () => {};\n',
+      'Reflect.set(globalThis, "fetch", fakeFetch);\nObject.defineProperties(globalThis, { crypto: { value: webcrypto } });\n',
+    ])
+      expect(run(body, "jest", [{ path: "jest.setup.js", text: plain }]).sites, plain).toEqual([
+        ["count", "js.is"],
+        ["node", "js.is"],
+      ]);
+  });
+
   it("expect.extend through an alias (const e = expect; import { expect as e }; const { extend } = expect; expect['extend']) redefines matchers too", () => {
     const extended = {
       sites: [["node", "js.is"]],

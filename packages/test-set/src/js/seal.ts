@@ -763,7 +763,32 @@ export function expectRebound(text: string): boolean {
     ) ||
     /\bdefineProperty\s*\(\s*(?:globalThis|global|window|self)\s*,\s*["'`]expect["'`]/.test(text) ||
     /\bassign\s*\(\s*(?:globalThis|global|window|self)\s*,[^;]*\bexpect\b/.test(text) ||
-    /(?<![\w$.]|\b(?:const|let|var)\s+)\bexpect\s*=(?![=>])/.test(text)
+    /(?<![\w$.]|\b(?:const|let|var)\s+)\bexpect\s*=(?![=>])/.test(text) ||
+    globalExpectKeyed(text)
+  );
+}
+
+/**
+ * Whether a text naming a global object (`globalThis`, `global`, `window`, `self`) also names `expect`
+ * as a key or a member it sets: the string `"expect"` (`Reflect.set(globalThis, "expect", …)`,
+ * `root["expect"] = …`), an assignment `g.expect = …` to any object, or a key of an object literal
+ * handed to a call (`Object.defineProperties(globalThis, { expect: … })`, `Object.assign(g, { expect })`, `merge`, `defaults`).
+ * An alias of the global object (`const g = globalThis`), a helper taking it as a parameter or
+ * Reflect rebinds expect as well as `globalThis.expect =` does; a setup file did it through
+ * `Reflect.set` and a correct count returned as text, which its `toBe` accepted, FAILed the seal
+ * (attack review s26, finding 3). Conservative, but not blind: a module named "expect", `expect`
+ * imported or destructured, an `expect:` key of a plain table and `expect.extend` count for nothing.
+ */
+function globalExpectKeyed(text: string): boolean {
+  if (!/(?<![\w$.])(?:globalThis|global|window|self)(?![\w$])/.test(text)) return false;
+  const plain = text
+    .replace(/\b(?:from|import|require\s*\(|import\s*\()\s*["'`]expect["'`]/g, "")
+    .replace(/\b(?:import|export)\s*(?:type\s*)?\{[^{}]*\}/g, "")
+    .replace(/\{[^{}]*\}\s*=(?![=>])/g, "");
+  return (
+    /["'`]expect["'`]/.test(plain) ||
+    /(?:[\w$\])]\s*\.\s*expect|\[\s*["'`]expect["'`]\s*\])\s*=(?![=>])/.test(plain) ||
+    /\b(?:assign|defineProperties|merge|defaults)\s*\([^;()]*?\{[^{}]*?(?<![\w$.])expect\s*[:,}]/.test(plain)
   );
 }
 
