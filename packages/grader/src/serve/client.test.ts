@@ -1,9 +1,16 @@
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { isSingleGrade, type ServeRequest, socketPath, viaServer } from "./client.js";
+import {
+  isSingleGrade,
+  type ServeRequest,
+  sameFileForServer,
+  servablePaths,
+  socketPath,
+  viaServer,
+} from "./client.js";
 
 let root = "";
 let server: Server | null = null;
@@ -56,5 +63,36 @@ describe("the local grader's client", () => {
     expect(isSingleGrade(["--batch", "p.jsonl"])).toBe(false);
     expect(isSingleGrade(["--serve"])).toBe(false);
     expect(isSingleGrade(["t", "--diff", "d"])).toBe(true);
+  });
+
+  it("grades in process when a file argument names the process's own descriptors", async () => {
+    const requests = await fakeServer([{ x: 0 }]);
+    const diff = join(root, "fix.diff");
+    writeFileSync(diff, "");
+    symlinkSync("/dev/stdin", join(root, "in.diff"));
+    symlinkSync("/proc/self/fd", join(root, "fds"));
+    symlinkSync("fix.diff", join(root, "link.diff"));
+    expect(sameFileForServer(diff)).toBe(true);
+    expect(sameFileForServer(join(root, "link.diff"))).toBe(true);
+    expect(sameFileForServer(join(root, "new", "result.json"))).toBe(true);
+    for (const path of [
+      "/dev/stdin",
+      "/dev/fd/0",
+      "/proc/self/fd/0",
+      join(root, "in.diff"),
+      join(root, "fds", "0"),
+      root,
+    ])
+      expect(sameFileForServer(path), path).toBe(false);
+    expect(servablePaths(["t", "--diff", "fix.diff", "--result", "r.json"], root)).toBe(true);
+    expect(servablePaths(["t", "--diff", "fix.diff", "--result=/dev/stdout"], root)).toBe(false);
+    expect(servablePaths(["t", "--baseline", "--log", "/dev/stderr"], root)).toBe(false);
+    expect(await viaServer(["--root", root, "t", "--diff", "/dev/stdin"], {}, "b1")).toBeNull();
+    expect(
+      await viaServer(["--root", root, "t", "--diff", diff, "--result", "/dev/stdout"], {}, "b1"),
+    ).toBeNull();
+    expect(requests).toEqual([]);
+    expect(await viaServer(["--root", root, "t", "--diff", diff], {}, "b1")).toBe(0);
+    expect(requests).toHaveLength(1);
   });
 });

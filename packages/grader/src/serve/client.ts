@@ -1,6 +1,6 @@
-import { existsSync, lstatSync, readFileSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { connect } from "node:net";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 
 /**
  * The client of a local grader (`oracle-grade --serve`, server.ts): the bin tries it before it loads
@@ -8,7 +8,8 @@ import { dirname, join, resolve } from "node:path";
  * dockerode or tree-sitter at start), finds the root as the grader would, and hands the command line
  * to the server of that root when one of the same build listens there; the server runs it as
  * in-process (the same parse, grade, output and exit code) and sends back what it writes. Null: no
- * such server (no socket, another build, another root or environment), so the bin grades in process.
+ * such server (no socket, another build, another root or environment, or a file named through /dev or
+ * /proc, which would be the server's: {@link sameFileForServer}), so the bin grades in process.
  */
 
 /** The local grader's socket under its root. */
@@ -72,6 +73,67 @@ export function isSingleGrade(argv: readonly string[]): boolean {
   return !argv.some((a) => /^--(batch|serve)(=|$)/.test(a));
 }
 
+/** The flags whose value the grade opens as a file. */
+const PATH_FLAGS = ["--diff", "--result", "--log"] as const;
+
+/** The files argv names, absolute against `cwd`. */
+function pathArguments(argv: readonly string[], cwd: string): string[] {
+  const paths: string[] = [];
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i]!;
+    if (arg === "--") break;
+    for (const flag of PATH_FLAGS) {
+      if (arg === flag && argv[i + 1] !== undefined) paths.push(resolve(cwd, argv[i + 1]!));
+      else if (arg.startsWith(`${flag}=`)) paths.push(resolve(cwd, arg.slice(flag.length + 1)));
+    }
+  }
+  return paths;
+}
+
+const processFolder = (path: string): boolean => /^\/(dev|proc)(\/|$)/.test(path);
+
+/** The real path of `path`'s folder (or of its nearest folder that exists), with `path`'s own name. */
+function realFolder(path: string): string {
+  let dir = dirname(path);
+  let rest = basename(path);
+  for (;;) {
+    try {
+      return join(realpathSync(dir), rest);
+    } catch {
+      if (dirname(dir) === dir) return path;
+      rest = join(basename(dir), rest);
+      dir = dirname(dir);
+    }
+  }
+}
+
+/**
+ * Whether the server opens the same file the client means by `path`: a regular file, or a new one in
+ * a real folder, reached through no name under /dev or /proc. `/dev/stdin`, `/dev/stdout`, `/dev/fd/N`
+ * and `/proc/self/…` (or a link to one, at any hop) name the opening process's own descriptors, which
+ * in a server are the server's, not the client's (an attack review, s26: `--diff /dev/stdin` read the
+ * server's stdin, `--result /dev/stdout` wrote to the server's).
+ */
+export function sameFileForServer(path: string): boolean {
+  let current = path;
+  for (let hop = 0; hop < 40; hop += 1) {
+    if (processFolder(current) || processFolder(realFolder(current))) return false;
+    let info: ReturnType<typeof lstatSync>;
+    try {
+      info = lstatSync(current);
+    } catch {
+      return true;
+    }
+    if (!info.isSymbolicLink()) return info.isFile();
+    current = resolve(dirname(current), readlinkSync(current));
+  }
+  return false;
+}
+
+/** Whether every file argv names is one the server would open as the client means it. */
+export const servablePaths = (argv: readonly string[], cwd: string): boolean =>
+  pathArguments(argv, cwd).every(sameFileForServer);
+
 const SIGNAL_NUMBER = { SIGINT: 2, SIGTERM: 15 } as const;
 
 /**
@@ -86,6 +148,7 @@ export function viaServer(
 ): Promise<number | null> {
   if (!isSingleGrade(argv)) return Promise.resolve(null);
   const { cwd, root } = rootOf(argv, env);
+  if (!servablePaths(argv, cwd)) return Promise.resolve(null);
   const path = socketPath(root);
   try {
     // Only a socket of this user's: the server made it so (mode 0600); anything else is not one.
