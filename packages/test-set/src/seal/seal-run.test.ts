@@ -65,3 +65,52 @@ describe("planSeals fingerprint", () => {
     expect(demoted.fingerprint).toBe(fresh.fingerprint);
   });
 });
+
+// Attack review s26 finding 7 (total2-jest): the base commit's own test spelled `0.3`, which unfixed
+// code read from the checkout; the hidden `toBe(0.3)` was planned strong.
+describe("planSeals strength against the base files around the hidden ones", () => {
+  const hidden = {
+    path: "tests/test_total.py",
+    text: `from total import total, label\n\n\ndef test_cents():\n    assert total([0.1, 0.2]) == 0.3\n    assert label(3) == "three items"\n`,
+  };
+  const strengths = (context: { path: string; text: string }[]) =>
+    planSeals(parsers, [hidden], { context }).sites.map((s) => s.strength);
+
+  it("is strong when no base file spells the value, exposed when one does (a number as a token, a string inside)", () => {
+    expect(strengths([])).toEqual(["strong", "strong"]);
+    expect(
+      strengths([
+        {
+          path: "tests/test_basic.py",
+          text: "def test_x():\n    assert round(total([0.1, 0.2]), 2) == 0.30\n",
+        },
+      ]),
+    ).toEqual(["strong", "strong"]);
+    expect(
+      strengths([{ path: "tests/test_basic.py", text: "assert total([0.1, 0.2]) == pytest.approx(0.3)\n" }]),
+    ).toEqual(["exposed", "strong"]);
+    expect(strengths([{ path: "tests/conftest.py", text: 'LABELS = {3: "three items"}\n' }])).toEqual([
+      "strong",
+      "exposed",
+    ]);
+  });
+
+  it("moves the fingerprint with the strength", () => {
+    const bare = planSeals(parsers, [hidden], { context: [] });
+    const around = planSeals(parsers, [hidden], { context: [{ path: "tests/x.py", text: "0.3" }] });
+    expect(around.fingerprint).not.toBe(bare.fingerprint);
+  });
+});
+
+describe("planSeals strength against the base files, containers", () => {
+  it("keeps a container strong when the base files spell only its leaves", () => {
+    const hidden = {
+      path: "tests/test_ranges.py",
+      text: `from ranges import merge\n\n\ndef test_touching():\n    assert merge([[1, 3], [3, 5]]) == [[1, 5]]\n`,
+    };
+    const context = [
+      { path: "tests/test_basic.py", text: "assert merge([[1, 2], [4, 5]]) == [[1, 2], [4, 5]]\n" },
+    ];
+    expect(planSeals(parsers, [hidden], { context }).sites.map((s) => s.strength)).toEqual(["strong"]);
+  });
+});

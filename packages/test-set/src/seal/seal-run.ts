@@ -15,6 +15,7 @@ import type { Parsers } from "../parsers.js";
 import { grammarOf } from "../parsers.js";
 import { ASSERTS_SWAPPED, sealPython, subclassesIn } from "../python/seal.js";
 import type { AddedFile, FileSeals, SealSite, TestRef, Unsealed } from "./plan.js";
+import { readAround } from "./strength.js";
 
 /** A run's seals: the sealed files' texts, files added beside them, and what the host judges. */
 export interface SealRun {
@@ -194,6 +195,10 @@ export function planSeals(
     run.tests.push(...sealed.tests);
     run.unsealed.push(...sealed.unsealed);
   });
+  // A strong value the base files around the hidden ones spell is exposed too (strength.ts readAround).
+  const around = (options.context ?? []).map((f) => f.text);
+  for (const site of run.sites)
+    if (site.strength === "strong" && readAround(site, around)) site.strength = "exposed";
   // The sweep records the plan it ran first, before any demotion: a plan with demotions is named by
   // the plan it came from.
   run.fingerprint =

@@ -141,6 +141,28 @@ function readIn(node: Canon, texts: readonly string[], spoken: readonly string[]
 }
 
 /**
+ * Whether a site's expected value (or one of its rows) can be read in `around`, the base commit's
+ * files the planner is given (the existing suite's tests, conftests, setup files), read whole: each
+ * string of MIN_EXPOSED characters or more stands in one of them, a number but 0 and ±1 as a token;
+ * containers are not read so. Those files are in the container beside the hidden ones: a base test's
+ * `toBeCloseTo(0.3)` handed unfixed code the `0.3` a hidden `toBe(0.3)` expected, and the grade said
+ * "strong" (attack review s26, finding 7).
+ */
+export function readAround(site: SealSite, around: readonly string[]): boolean {
+  if (around.length === 0) return false;
+  const values = site.rows ?? (site.expected ? [site.expected] : []);
+  return values.some((value) => isScalar(value) && readIn(value, around, around));
+}
+
+/**
+ * A string or a number. A container is not counted exposed by the base files from its leaves alone:
+ * their small numbers stand somewhere in nearly every test file (ranges-vitest's `[[1, 5]]`), which
+ * says nothing of which container the test expects.
+ */
+const isScalar = (node: Canon): boolean =>
+  node.t === "str" || numberSpellings(node) !== null || (node.t === "const" && node.c === "string");
+
+/**
  * The sites with their strength: weak, exposed (the value is among `literals`, or readable inside the
  * `texts`, the string literals and comments of the sealed files, its numbers inside `spoken`), or strong.
  */
