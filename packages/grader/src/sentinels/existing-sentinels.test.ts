@@ -304,6 +304,32 @@ describe("baseTestTexts: setup files the s25 attack review hid", () => {
     const large = await baseTestTexts(big.gitDir, big.base, ["tests/test_*.py"]);
     expect(large.setup?.find((t) => t.path === "tests/big_helpers.py")?.text).toMatch(/addTypeEqualityFunc/);
   });
+
+  it("reads a Python file patching an assert by a string or TestCase by setattr (attack review s26, findings 1 and 1b)", async () => {
+    const { gitDir, base } = repoWith({
+      "tests/p1.py": 'with mock.patch.object(unittest.TestCase, "assertDictEqual", in_order):\n    pass\n',
+      "tests/p2.py": 'monkeypatch.setattr("unittest.TestCase.assertDictEqual", in_order)\n',
+      "tests/p3.py": 'type.__setattr__(unittest.TestCase, "assertDictEqual", in_order)\n',
+      "tests/p4.py": "def swap(name, f):\n    setattr(unittest.TestCase, name, f)\n",
+      "tests/p5.py": 'vars(unittest.case)["TestCase"].assertDictEqual = in_order\n',
+      "tests/p6.py": 'mock.patch.object(TestCase, "fail", lambda *a, **k: None).start()\n',
+      "tests/p7.py": "patcher = mock.patch.object(TestCase, name, f)\n",
+      "tests/plain.py":
+        'monkeypatch.setattr("canon.io.write", f)\nmock.patch.object(Client, "send")\nmock.patch("canon.fail")\nsetattr(settings, name, value)\ncase.assertEqual(status, "fail")\n',
+      "tests/test_a.py": "def test_a():\n    assert 1 == 1\n",
+      "package.json": "{}",
+    });
+    const read = await baseTestTexts(gitDir, base, ["tests/test_*.py"]);
+    expect(read.setup?.map((t) => t.path).sort()).toEqual([
+      "tests/p1.py",
+      "tests/p2.py",
+      "tests/p3.py",
+      "tests/p4.py",
+      "tests/p5.py",
+      "tests/p6.py",
+      "tests/p7.py",
+    ]);
+  });
 });
 
 describe("planExisting: only files the existing command provably runs (plant only what can be proven)", () => {

@@ -454,11 +454,18 @@ export const SETUP_SHAPES: ReadonlyArray<{
         "addTypeEqualityFunc|_type_equality_funcs|_baseAssertEqual|_getAssertEqualityFunc",
         "setattr[[:space:]]*\\(.*[\"'](assert|fail)",
         "\\.[[:space:]]*(assert[A-Z_][[:alnum:]_]*|fail([A-Z_][[:alnum:]_]*)?)[[:space:]]*(:[^=]*)?=([^=]|$)",
+        // test-set's PATCHES_ASSERT: a string naming an assert (alone or at the end of a dotted path), a
+        // setattr/__setattr__/patch.object of `fail` or on a …TestCase, `["TestCase"]` (attack review s26, findings 1 and 1b).
+        "[\"']([[:alnum:]_.]*\\.)?(assert[A-Z][[:alnum:]_]*|assert_|fail[A-Z][[:alnum:]_]*)[\"']",
+        "[\"'][[:alnum:]_.]*TestCase\\.fail[\"']",
+        "(setattr(__)?|(^|[^[:alnum:]_])object)[[:space:]]*\\([^)]*,[[:space:]]*[\"']fail[\"']",
+        "(setattr(__)?|(^|[^[:alnum:]_])object)[[:space:]]*\\([^,]*TestCase([^[:alnum:]_]|$)",
+        "[\"']TestCase[\"'][[:space:]]*\\]",
       ].join("|"),
     ],
     sources: "python",
     reader: "ASSERTS_SWAPPED",
-    why: "unittest's assertEqual given a type's comparison, or an assert…/fail… method assigned through any object",
+    why: "unittest's assertEqual given a type's comparison, an assert…/fail… method assigned through any object, or patched by name in a string",
     example: "def in_order(case):\n    case.addTypeEqualityFunc(dict, f)\n",
   },
 ];

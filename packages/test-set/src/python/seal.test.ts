@@ -627,6 +627,49 @@ class TestPlain(unittest.TestCase):
   });
   it.each([
     [
+      "an autouse fixture's mock.patch.object(TestCase, \"assertDictEqual\", f)",
+      'import unittest\nfrom unittest import mock\n\nimport pytest\n\n\n@pytest.fixture(autouse=True)\ndef ordered():\n    with mock.patch.object(unittest.TestCase, "assertDictEqual", in_order):\n        yield\n',
+    ],
+    [
+      "monkeypatch.setattr with a dotted string target",
+      '@pytest.fixture(autouse=True)\ndef ordered(monkeypatch):\n    monkeypatch.setattr("unittest.TestCase.assertDictEqual", in_order)\n',
+    ],
+    ["mock.patch with a dotted string target", 'mock.patch("unittest.TestCase.assertDictEqual", in_order).start()\n'],
+    ["type.__setattr__", 'type.__setattr__(unittest.TestCase, "assertDictEqual", in_order)\n'],
+    ["setattr with the name in a variable", "def swap(name, f):\n    setattr(unittest.TestCase, name, f)\n"],
+    ["patch.object with the name in a variable", "def swap(name, f):\n    return mock.patch.object(TestCase, name, f)\n"],
+    ["vars(…)[\"TestCase\"].assertX =", 'vars(unittest.case)["TestCase"].assertDictEqual = in_order\n'],
+    ["__globals__[\"TestCase\"].assertX =", 'unittest.TestCase.__init__.__globals__["TestCase"].assertDictEqual = in_order\n'],
+    ["fail patched by name", 'mock.patch.object(unittest.TestCase, "fail", lambda *a, **k: None).start()\n'],
+  ])("%s in a conftest: the unittest asserts are left to the runner (s26 attack findings 1, 1b)", (_name, text) => {
+    const r = run([{ path: "tests/test_plain.py", text: PLAIN }], [{ path: "tests/conftest.py", text }]);
+    expect(r.sites).toEqual([]);
+    expect(r.unsealed.map((u) => u.rule)).toEqual(["unsealed.equality-testers"]);
+  });
+  it("ordinary patches, setattr and strings keep the unittest asserts sealed (s26 attack findings 1, 1b)", () => {
+    const conftest = [
+      "import pytest",
+      "from unittest import mock",
+      "",
+      "",
+      "@pytest.fixture(autouse=True)",
+      "def quiet(monkeypatch):",
+      '    monkeypatch.setattr("canon.io.write", lambda *a: None)',
+      "    setattr(settings, name, value)",
+      '    with mock.patch.object(Client, "send"), mock.patch("canon.fail"):',
+      "        yield",
+      "",
+      "",
+      "def check(case, status):",
+      '    case.assertEqual(status, "fail")',
+      '    assert status != "assertion" and status != "failed"',
+      "",
+    ].join("\n");
+    const r = run([{ path: "tests/test_plain.py", text: PLAIN }], [{ path: "tests/conftest.py", text: conftest }]);
+    expect(r.sites).toHaveLength(1);
+  });
+  it.each([
+    [
       "__init_subclass__ assigning cls.assertEqual",
       "class CanonCase(unittest.TestCase):\n    def __init_subclass__(cls, **kwargs):\n        super().__init_subclass__(**kwargs)\n        cls.assertEqual = in_order\n\n\nclass TestPlain(CanonCase):",
     ],

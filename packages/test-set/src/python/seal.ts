@@ -683,15 +683,27 @@ const REDEFINES_ASSERTS = new RegExp(
 );
 
 /**
+ * A patch that names an assert by a string or reaches TestCase by one (attack review s26, findings 1
+ * and 1b: an autouse conftest fixture's `mock.patch.object(unittest.TestCase, "assertDictEqual", f)`
+ * and `monkeypatch.setattr("unittest.TestCase.assertDictEqual", f)` compared dicts in order, and the
+ * host's `==` PASSed unsorted keys): a string literal naming an `assert…`/`fail…` method, alone or at
+ * the end of a dotted path (`"fail"` only as a `setattr`/`patch.object` argument or after `TestCase.`); a `setattr`,
+ * `__setattr__` or `patch.object` whose first argument ends in `TestCase` (the name may be in a
+ * variable); `["TestCase"]` (`vars(unittest.case)["TestCase"].assertX = f`); an assignment to an
+ * assert after a subscript. Not `"fail_fast"`, `"failed"`, `"assertion"`, nor a patch of anything else.
+ */
+const PATCHES_ASSERT = String.raw`["'](?:[\w.]*\.)?(?:assert[A-Z]\w*|assert_|fail[A-Z]\w*)["']|["'][\w.]*TestCase\.fail["']|(?:setattr(?:__)?|\bobject)\s*\([^)\n]*,\s*["']fail["']|(?:setattr(?:__)?|\bobject)\s*\([^,\n]*TestCase\b|["']TestCase["']\s*\]|\]\s*\.\s*(?:assert[A-Z_]\w*|fail(?:[A-Z_]\w*)?)\b[ \t]*=(?!=)`;
+
+/**
  * Text that may change what unittest's asserts compare from outside a test class's body (attack
  * review s24, finding 2: a module-level helper that setUp calls registered an in-order dict
  * comparison with `addTypeEqualityFunc`, and the host's dict `==` PASSed unsorted keys): the
  * registry and its readers by name, a `setattr` of an `assert…`/`fail…` name, an assignment to
- * one through any object (ASSIGNS_ASSERT). Read anywhere in the hidden files and the base commit's test files and
+ * one through any object (ASSIGNS_ASSERT), a patch naming one by a string (PATCHES_ASSERT). Read anywhere in the hidden files and the base commit's test files and
  * conftests (the conservative rule js seals use for `addEqualityTesters`): more matches than swaps.
  */
 export const ASSERTS_SWAPPED = new RegExp(
-  `\\baddTypeEqualityFunc\\b|\\b_type_equality_funcs\\b|\\b_baseAssertEqual\\b|\\b_getAssertEqualityFunc\\b|\\bsetattr\\s*\\([^)\\n]*["'](?:assert|fail)|${ASSIGNS_ASSERT}`,
+  `\\baddTypeEqualityFunc\\b|\\b_type_equality_funcs\\b|\\b_baseAssertEqual\\b|\\b_getAssertEqualityFunc\\b|\\bsetattr\\s*\\([^)\\n]*["'](?:assert|fail)|${ASSIGNS_ASSERT}|${PATCHES_ASSERT}`,
 );
 
 /**
