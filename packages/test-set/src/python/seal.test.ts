@@ -627,25 +627,37 @@ class TestPlain(unittest.TestCase):
   });
   it.each([
     [
-      "an autouse fixture's mock.patch.object(TestCase, \"assertDictEqual\", f)",
+      'an autouse fixture\'s mock.patch.object(TestCase, "assertDictEqual", f)',
       'import unittest\nfrom unittest import mock\n\nimport pytest\n\n\n@pytest.fixture(autouse=True)\ndef ordered():\n    with mock.patch.object(unittest.TestCase, "assertDictEqual", in_order):\n        yield\n',
     ],
     [
       "monkeypatch.setattr with a dotted string target",
       '@pytest.fixture(autouse=True)\ndef ordered(monkeypatch):\n    monkeypatch.setattr("unittest.TestCase.assertDictEqual", in_order)\n',
     ],
-    ["mock.patch with a dotted string target", 'mock.patch("unittest.TestCase.assertDictEqual", in_order).start()\n'],
+    [
+      "mock.patch with a dotted string target",
+      'mock.patch("unittest.TestCase.assertDictEqual", in_order).start()\n',
+    ],
     ["type.__setattr__", 'type.__setattr__(unittest.TestCase, "assertDictEqual", in_order)\n'],
     ["setattr with the name in a variable", "def swap(name, f):\n    setattr(unittest.TestCase, name, f)\n"],
-    ["patch.object with the name in a variable", "def swap(name, f):\n    return mock.patch.object(TestCase, name, f)\n"],
-    ["vars(…)[\"TestCase\"].assertX =", 'vars(unittest.case)["TestCase"].assertDictEqual = in_order\n'],
-    ["__globals__[\"TestCase\"].assertX =", 'unittest.TestCase.__init__.__globals__["TestCase"].assertDictEqual = in_order\n'],
+    [
+      "patch.object with the name in a variable",
+      "def swap(name, f):\n    return mock.patch.object(TestCase, name, f)\n",
+    ],
+    ['vars(…)["TestCase"].assertX =', 'vars(unittest.case)["TestCase"].assertDictEqual = in_order\n'],
+    [
+      '__globals__["TestCase"].assertX =',
+      'unittest.TestCase.__init__.__globals__["TestCase"].assertDictEqual = in_order\n',
+    ],
     ["fail patched by name", 'mock.patch.object(unittest.TestCase, "fail", lambda *a, **k: None).start()\n'],
-  ])("%s in a conftest: the unittest asserts are left to the runner (s26 attack findings 1, 1b)", (_name, text) => {
-    const r = run([{ path: "tests/test_plain.py", text: PLAIN }], [{ path: "tests/conftest.py", text }]);
-    expect(r.sites).toEqual([]);
-    expect(r.unsealed.map((u) => u.rule)).toEqual(["unsealed.equality-testers"]);
-  });
+  ])(
+    "%s in a conftest: the unittest asserts are left to the runner (s26 attack findings 1, 1b)",
+    (_name, text) => {
+      const r = run([{ path: "tests/test_plain.py", text: PLAIN }], [{ path: "tests/conftest.py", text }]);
+      expect(r.sites).toEqual([]);
+      expect(r.unsealed.map((u) => u.rule)).toEqual(["unsealed.equality-testers"]);
+    },
+  );
   it("ordinary patches, setattr and strings keep the unittest asserts sealed (s26 attack findings 1, 1b)", () => {
     const conftest = [
       "import pytest",
@@ -665,7 +677,10 @@ class TestPlain(unittest.TestCase):
       '    assert status != "assertion" and status != "failed"',
       "",
     ].join("\n");
-    const r = run([{ path: "tests/test_plain.py", text: PLAIN }], [{ path: "tests/conftest.py", text: conftest }]);
+    const r = run(
+      [{ path: "tests/test_plain.py", text: PLAIN }],
+      [{ path: "tests/conftest.py", text: conftest }],
+    );
     expect(r.sites).toHaveLength(1);
   });
   it.each([
@@ -847,6 +862,23 @@ describe("a binding that calls a test-support module's helper marks the seals af
         ),
         imports,
       ).toEqual([["test_spaces", true]]);
+  });
+  it("`out = roundtrip(x)` through a fixture, an attribute of one, or self. on a class not unittest's own: afterUnsealed (attack review s26, finding 4)", () => {
+    for (const text of [
+      'def test_spaces(roundtrip):\n    out = roundtrip("x y z")\n    assert out == "x%20y%20z"\n',
+      'def test_spaces(codec):\n    out = codec.roundtrip("x y z")\n    assert out == "x%20y%20z"\n',
+      'def test_spaces(tmp_path, codec=None):\n    out = codec.pair.roundtrip("x y z")\n    assert out == "x%20y%20z"\n',
+      'from codec_base import CodecBase\n\n\nclass TestCodec(CodecBase):\n    def test_spaces(self):\n        out = self.roundtrip("x y z")\n        assert out == "x%20y%20z"\n',
+    ])
+      expect(marks(text), text).toEqual([["test_spaces", true]]);
+  });
+  it("pytest's own fixtures, a plain-data parametrize column and a unittest class's self stay judged (attack review s26, finding 4)", () => {
+    for (const text of [
+      'from urlcodec import encode\n\n\ndef test_spaces(capsys, tmp_path):\n    out, err = capsys.readouterr()\n    path = tmp_path.joinpath("x")\n    assert encode(out) == ""\n',
+      'import pytest\n\n\n@pytest.mark.parametrize("text", ["a b", "c d"])\ndef test_spaces(text):\n    out = text.replace(" ", "%20")\n    assert out == "a%20b"\n',
+      'import unittest\n\nfrom urlcodec import encode\n\n\nclass TestCodec(unittest.TestCase):\n    def test_spaces(self):\n        out = encode(self.id())\n        self.assertEqual(out, "x")\n',
+    ])
+      expect(marks(text), text).toEqual([["test_spaces", false]]);
   });
   it("a binding calling the code under test stays judged", () => {
     expect(

@@ -1021,7 +1021,11 @@ function utf8(text: string): boolean {
  * did not reach: the conservative side).
  */
 const UNJUDGED_CHECK = /\bassert|raises|warns|fail|check|verify|expect|deprecated_call/i;
-const unjudgedCheck = (statement: SyntaxNode, helpers: ReadonlySet<string>): boolean => {
+const unjudgedCheck = (
+  statement: SyntaxNode,
+  helpers: ReadonlySet<string>,
+  callers: TestCallers = NO_CALLERS,
+): boolean => {
   if (statement.type === "comment") return false;
   if (statement.type === "expression_statement" && named(statement)[0]?.type === "string") return false;
   if (UNJUDGED_CHECK.test(statement.text)) return true;
@@ -1045,12 +1049,67 @@ const unjudgedCheck = (statement: SyntaxNode, helpers: ReadonlySet<string>): boo
     // `helpers.roundtrip(…)`: through a test-support module imported whole.
     let object = fn?.type === "attribute" ? fn.childForFieldName("object") : null;
     while (object?.type === "attribute") object = object.childForFieldName("object");
+    // `roundtrip(…)`, `codec.roundtrip(…)`: a fixture's helper; `self.roundtrip(…)` on a class not unittest's own.
+    const root = fn?.type === "identifier" ? fn : object;
     return (
       (name !== undefined && helpers.has(name)) ||
-      (object?.type === "identifier" && object.text !== "self" && helpers.has(object.text))
+      (object?.type === "identifier" && object.text !== "self" && helpers.has(object.text)) ||
+      (root?.type === "identifier" &&
+        (callers.fixtures.has(root.text) || (root.text === "self" && callers.openSelf)))
     );
   });
 };
+
+/**
+ * What a test's bindings may call that asserts inside, besides helpersIn (attack review s26, finding 4:
+ * `def test_x(roundtrip): out = roundtrip("x y z")`, a conftest fixture returning a helper that asserted
+ * inside, left the seal after it strong, and the sweep counted it as deciding a test the fixture's
+ * assert decided at baseline): its parameters (fixtures; not pytest's own, nor a parametrize column of
+ * plain data), and `self.` when its class is not unittest's own (a base of another file may define it).
+ */
+interface TestCallers {
+  fixtures: ReadonlySet<string>;
+  openSelf: boolean;
+}
+const NO_CALLERS: TestCallers = { fixtures: new Set(), openSelf: false };
+/** pytest's own fixtures: none asserts inside. */
+const PYTEST_FIXTURES = new Set([
+  "cache",
+  "capfd",
+  "capfdbinary",
+  "caplog",
+  "capsys",
+  "capsysbinary",
+  "doctest_namespace",
+  "monkeypatch",
+  "pytestconfig",
+  "pytester",
+  "record_property",
+  "record_testsuite_property",
+  "record_xml_attribute",
+  "recwarn",
+  "request",
+  "testdir",
+  "tmp_path",
+  "tmp_path_factory",
+  "tmpdir",
+  "tmpdir_factory",
+]);
+function testCallers(definition: SyntaxNode, columns: Columns, selfAsserts: boolean): TestCallers {
+  const fixtures = new Set<string>();
+  let method = false;
+  for (const param of named(definition.childForFieldName("parameters"))) {
+    const id =
+      param.type === "identifier" ? param : (param.childForFieldName("name") ?? named(param)[0] ?? null);
+    if (id?.type !== "identifier") continue;
+    if (id.text === "self" || id.text === "cls") {
+      method = true;
+      continue;
+    }
+    if (!PYTEST_FIXTURES.has(id.text) && !columns.has(id.text)) fixtures.add(id.text);
+  }
+  return { fixtures, openSelf: method && !selfAsserts };
+}
 
 /**
  * A module a test imports helpers from, not the code under test: a relative import, or a dotted
@@ -1207,6 +1266,8 @@ export function sealPython(
       let guarded = false;
       // Whether a unittest assert was left to the runner (options.assertsSwapped).
       let swapped = false;
+      // What else a binding may call that asserts inside (testCallers), once the parametrize table is read.
+      let callers = NO_CALLERS;
       // The statements of a body, each comparison one site; a loop over a literal table runs its own
       // body's sites once per row, in order. Returns the sites' keys in the order they run.
       const seal = (
@@ -1220,7 +1281,7 @@ export function sealPython(
             const table = loopTable(statement);
             const loopBody = statement.childForFieldName("body");
             if (!table || !loopBody) {
-              if (unjudgedCheck(statement, helpers)) guarded = true;
+              if (unjudgedCheck(statement, helpers, callers)) guarded = true;
               continue;
             }
             const used = new Map<string, number>();
@@ -1261,7 +1322,7 @@ export function sealPython(
                 ? unittestComparison(statement, local, columns)
                 : null;
           if (!found) {
-            if (unjudgedCheck(statement, helpers)) guarded = true;
+            if (unjudgedCheck(statement, helpers, callers)) guarded = true;
             continue;
           }
           const key = `${file.index}.${n++}`;
@@ -1299,6 +1360,7 @@ export function sealPython(
         return keys;
       };
       const params = runsAreRows(fn, root) ? parametrizeTable(fn.decoratorNodes) : null;
+      callers = testCallers(fn.definition, params?.columns ?? new Map(), fn.selfAsserts);
       const topColumns: Columns = new Map(
         [...(params?.columns ?? [])].filter(
           ([name]) => !shared.has(`param:${fn.definition.startIndex}:${name}`),
