@@ -314,20 +314,26 @@ describe("baseTestTexts: setup files the s25 attack review hid", () => {
       "tests/p5.py": 'vars(unittest.case)["TestCase"].assertDictEqual = in_order\n',
       "tests/p6.py": 'mock.patch.object(TestCase, "fail", lambda *a, **k: None).start()\n',
       "tests/p7.py": "patcher = mock.patch.object(TestCase, name, f)\n",
+      "tests/p8.py": "mock.patch.multiple(unittest.TestCase, assertEqual=f)\n",
+      "tests/p9.py": "import unittest\n\nunittest.TestCase = OrderedCase\n",
+      "tests/p10.py": 'setattr(unittest, "TestCase", OrderedCase)\n',
       "tests/plain.py":
-        'monkeypatch.setattr("canon.io.write", f)\nmock.patch.object(Client, "send")\nmock.patch("canon.fail")\nsetattr(settings, name, value)\ncase.assertEqual(status, "fail")\n',
+        '__all__ = ["TestCase", "LegacyTestCase"]\nmonkeypatch.setattr("canon.io.write", f)\nmock.patch.object(Client, "send")\nmock.patch("canon.fail")\nsetattr(settings, name, value)\ncase.assertEqual(status, "fail")\n',
       "tests/test_a.py": "def test_a():\n    assert 1 == 1\n",
       "package.json": "{}",
     });
     const read = await baseTestTexts(gitDir, base, ["tests/test_*.py"]);
     expect(read.setup?.map((t) => t.path).sort()).toEqual([
       "tests/p1.py",
+      "tests/p10.py",
       "tests/p2.py",
       "tests/p3.py",
       "tests/p4.py",
       "tests/p5.py",
       "tests/p6.py",
       "tests/p7.py",
+      "tests/p8.py",
+      "tests/p9.py",
     ]);
   });
 });

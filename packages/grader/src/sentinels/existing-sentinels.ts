@@ -455,12 +455,15 @@ export const SETUP_SHAPES: ReadonlyArray<{
         "setattr[[:space:]]*\\(.*[\"'](assert|fail)",
         "\\.[[:space:]]*(assert[A-Z_][[:alnum:]_]*|fail([A-Z_][[:alnum:]_]*)?)[[:space:]]*(:[^=]*)?=([^=]|$)",
         // test-set's PATCHES_ASSERT: a string naming an assert (alone or at the end of a dotted path), a
-        // setattr/__setattr__/patch.object of `fail` or on a …TestCase, `["TestCase"]` (attack review s26, findings 1 and 1b).
+        // setattr/__setattr__/patch.object of `fail` or on a …TestCase, a string naming TestCase, `TestCase =` (attack review s26, findings 1 and 1b).
         "[\"']([[:alnum:]_.]*\\.)?(assert[A-Z][[:alnum:]_]*|assert_|fail[A-Z][[:alnum:]_]*)[\"']",
         "[\"'][[:alnum:]_.]*TestCase\\.fail[\"']",
         "(setattr(__)?|(^|[^[:alnum:]_])object)[[:space:]]*\\([^)]*,[[:space:]]*[\"']fail[\"']",
-        "(setattr(__)?|(^|[^[:alnum:]_])object)[[:space:]]*\\([^,]*TestCase([^[:alnum:]_]|$)",
+        "(setattr(__)?|(^|[^[:alnum:]_])(object|multiple))[[:space:]]*\\([^,]*TestCase([^[:alnum:]_]|$)",
+        "[\"'][[:alnum:]_.]*\\.TestCase[\"']",
         "[\"']TestCase[\"'][[:space:]]*\\]",
+        "(setattr(__)?|(^|[^[:alnum:]_])object)[[:space:]]*\\([^)]*,[[:space:]]*[\"']TestCase[\"']",
+        "(^|[^[:alnum:]_])TestCase[[:space:]]*=([^=]|$)",
       ].join("|"),
     ],
     sources: "python",

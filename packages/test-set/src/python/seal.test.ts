@@ -650,6 +650,9 @@ class TestPlain(unittest.TestCase):
       'unittest.TestCase.__init__.__globals__["TestCase"].assertDictEqual = in_order\n',
     ],
     ["fail patched by name", 'mock.patch.object(unittest.TestCase, "fail", lambda *a, **k: None).start()\n'],
+    ["patch.multiple", "mock.patch.multiple(unittest.TestCase, assertDictEqual=in_order).start()\n"],
+    ["the class replaced by a string target", 'mock.patch("unittest.TestCase", OrderedCase).start()\n'],
+    ["the class replaced by an assignment", "import unittest\n\nunittest.TestCase = OrderedCase\n"],
   ])(
     "%s in a conftest: the unittest asserts are left to the runner (s26 attack findings 1, 1b)",
     (_name, text) => {
@@ -670,6 +673,9 @@ class TestPlain(unittest.TestCase):
       "    setattr(settings, name, value)",
       '    with mock.patch.object(Client, "send"), mock.patch("canon.fail"):',
       "        yield",
+      "",
+      "",
+      '__all__ = ["TestCase", "check"]',
       "",
       "",
       "def check(case, status):",

@@ -689,10 +689,11 @@ const REDEFINES_ASSERTS = new RegExp(
  * host's `==` PASSed unsorted keys): a string literal naming an `assert…`/`fail…` method, alone or at
  * the end of a dotted path (`"fail"` only as a `setattr`/`patch.object` argument or after `TestCase.`); a `setattr`,
  * `__setattr__` or `patch.object` whose first argument ends in `TestCase` (the name may be in a
- * variable); `["TestCase"]` (`vars(unittest.case)["TestCase"].assertX = f`); an assignment to an
- * assert after a subscript. Not `"fail_fast"`, `"failed"`, `"assertion"`, nor a patch of anything else.
+ * variable), or `patch.multiple` on one; `TestCase` by a string as a dotted target, a subscript or a `setattr` name
+ * (`mock.patch("unittest.TestCase", Ordered)`, `vars(unittest.case)["TestCase"].assertX = f`; not `__all__ = ["TestCase"]`) and an assignment to a `TestCase` (`unittest.TestCase = Ordered` in a
+ * conftest, before the test modules derive from it); an assignment to an assert after a subscript. Not `"fail_fast"`, `"failed"`, `"assertion"`, nor a patch of anything else.
  */
-const PATCHES_ASSERT = String.raw`["'](?:[\w.]*\.)?(?:assert[A-Z]\w*|assert_|fail[A-Z]\w*)["']|["'][\w.]*TestCase\.fail["']|(?:setattr(?:__)?|\bobject)\s*\([^)\n]*,\s*["']fail["']|(?:setattr(?:__)?|\bobject)\s*\([^,\n]*TestCase\b|["']TestCase["']\s*\]|\]\s*\.\s*(?:assert[A-Z_]\w*|fail(?:[A-Z_]\w*)?)\b[ \t]*=(?!=)`;
+const PATCHES_ASSERT = String.raw`["'](?:[\w.]*\.)?(?:assert[A-Z]\w*|assert_|fail[A-Z]\w*)["']|["'][\w.]*TestCase\.fail["']|(?:setattr(?:__)?|\bobject)\s*\([^)\n]*,\s*["']fail["']|(?:setattr(?:__)?|\bobject|\bmultiple)\s*\([^,\n]*TestCase\b|["'][\w.]*\.TestCase["']|["']TestCase["']\s*\]|(?:setattr(?:__)?|\bobject)\s*\([^)\n]*,\s*["']TestCase["']|\bTestCase[ \t]*=(?!=)|\]\s*\.\s*(?:assert[A-Z_]\w*|fail(?:[A-Z_]\w*)?)\b[ \t]*=(?!=)`;
 
 /**
  * Text that may change what unittest's asserts compare from outside a test class's body (attack
