@@ -317,6 +317,21 @@ def test_upper(s, want):
 });
 
 describe("sealPython: what the plan must leave as it is (an attack review's gold FAILs)", () => {
+  it("a module that runs tests as it loads is not sealed: the runtime after its last line would not exist yet", () => {
+    const TEST = `import unittest\nfrom txt import shout\n\n\nclass T(unittest.TestCase):\n    def test_shout(self):\n        self.assertEqual(shout("abc"), "ABC!")\n`;
+    for (const tail of [
+      "\nsuite = unittest.TestSuite()\nsuite.addTest(unittest.makeSuite(T))\nrunner = unittest.TextTestRunner(verbosity=1)\nresult = runner.run(suite)\n",
+      "\nunittest.main()\n",
+    ]) {
+      const p = plan(`${TEST}${tail}`);
+      expect(p.text).toBe(`${TEST}${tail}`);
+      expect(p.sites).toEqual([]);
+      expect(p.unsealed.map((u) => u.rule)).toEqual(["unsealed.runs-at-import"]);
+    }
+    for (const guarded of ['\nif __name__ == "__main__":\n    unittest.main()\n', "\nCASES = [1, 2]\n"])
+      expect(plan(`${TEST}${guarded}`).sites).toHaveLength(1);
+  });
+
   it("a file declaring another encoding, or holding an undecodable byte, is not sealed: its text stays byte for byte", () => {
     const TEST = `from txt import shout\n\n\ndef test_shout():\n    assert shout("abc") == "ABC!"\n`;
     for (const text of [

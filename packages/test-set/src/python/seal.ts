@@ -1205,6 +1205,32 @@ function unittestNaming(body: SyntaxNode, names: (node: SyntaxNode) => boolean):
 }
 
 /** The sealed text of one Python test file, its sites and its unsealed tests; null when it does not parse. */
+/** A call that runs tests: a unittest or pytest main, a runner's `run`, doctest's testmod. */
+const RUNS_TESTS =
+  /\b(?:unittest\s*\.\s*main|pytest\s*\.\s*main|doctest\s*\.\s*testmod|TextTestRunner)\s*\(|\.\s*run\s*\(/;
+
+/**
+ * Whether the module runs tests as it loads: a statement at its top level, outside
+ * `if __name__ == "__main__":`, that calls a runner (`runner.run(suite)`, `unittest.main()`). The seal
+ * runtime is appended after the module's last line, so a test run during the import finds no
+ * `_oracle_seal` and every test fails (python-json-pointer d3966dd's tests.py: gold FAILed, pytest
+ * passes it; a new user's round, s26).
+ */
+function runsAtImport(root: SyntaxNode): boolean {
+  return root.namedChildren.some((statement) => {
+    if (!statement) return false;
+    if (["function_definition", "class_definition", "decorated_definition"].includes(statement.type))
+      return false;
+    if (/^(import|future_import|import_from)_statement$/.test(statement.type)) return false;
+    if (
+      statement.type === "if_statement" &&
+      /__name__/.test(statement.childForFieldName("condition")?.text ?? "")
+    )
+      return false;
+    return RUNS_TESTS.test(statement.text);
+  });
+}
+
 export function sealPython(
   parsers: Parsers,
   file: { path: string; text: string; index: number },
@@ -1229,14 +1255,19 @@ export function sealPython(
   } = {},
 ): FileSeals | null {
   return parsers.read("python", file.text, (root) => {
-    if (!utf8(file.text))
+    const whole = !utf8(file.text)
+      ? "unsealed.encoding"
+      : runsAtImport(root)
+        ? "unsealed.runs-at-import"
+        : null;
+    if (whole)
       return {
         path: file.path,
         text: file.text,
         sites: [],
         unsealed: testFunctions(root, file.path, options.subclasses ?? subclassesIn([file])).map((fn) => ({
           test: fn.ref,
-          rule: "unsealed.encoding" as const,
+          rule: whole,
         })),
         tests: [],
         planned: [],
