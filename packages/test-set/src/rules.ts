@@ -29,7 +29,7 @@ export const SEAL_RULES = {
   "unsealed.encoding":
     "A Python file that declares an encoding other than UTF-8 or ASCII (PEP 263, its first two lines), or holds a byte that is not UTF-8 (read as U+FFFD), is not sealed: it stays byte for byte, as the sealed text would be written back in UTF-8.",
   "unsealed.runs-at-import":
-    "A Python test module that runs tests as it loads (a top-level `runner.run(suite)`, `unittest.main()`, `pytest.main()` or `doctest.testmod()`, outside `if __name__ == \"__main__\":`) is not sealed: the seal runtime, appended after its last line, would not exist yet when those tests run.",
+    'A Python test module that runs tests as it loads (a top-level `runner.run(suite)`, `unittest.main()`, `pytest.main()` or `doctest.testmod()`, outside `if __name__ == "__main__":`) is not sealed: the seal runtime, appended after its last line, would not exist yet when those tests run.',
   "unsealed.title":
     "A JS test whose title is not a plain string (a template with substitutions, a variable), or one declared through a table (`test.each`) or in a loop, or concurrent (`test.concurrent`, `describe.concurrent`) is not sealed; neither are the tests after mocha's qunit `suite(<not a plain string>);`, a test whose full title another test shares, nor one whose title holds a control character (a report may give it back changed: XML reads a tab or newline in an attribute as a space, vitest drops the others).",
   "unsealed.redefined":
