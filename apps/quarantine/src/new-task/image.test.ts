@@ -420,7 +420,7 @@ describe("a lockfile the image's npm 9 refuses (EBADPLATFORM)", () => {
   });
 });
 
-describe("vitest 0.x's results cache (node_modules/.vitest)", () => {
+describe("vitest 0.x's and 1.x's results cache (node_modules/.vitest, node_modules/.vite)", () => {
   it("points it into /tmp in an image that installs vitest 0.x, and leaves other images' Dockerfiles as they are", async () => {
     const template = await readFile(join(TEMPLATE_IMAGES, "node-vitest", "Dockerfile"), "utf8");
     const lock = (version: string) =>
@@ -430,7 +430,11 @@ describe("vitest 0.x's results cache (node_modules/.vitest)", () => {
     const temp = lines.indexOf("RUN ln -s /tmp /opt/deps/node_modules/.vite-temp");
     expect(lines.indexOf("RUN ln -s /tmp /opt/deps/node_modules/.vitest")).toBeGreaterThan(temp);
     expect(old.replace(/# vitest 0\.34\.6 [\s\S]*?\.vitest\n/, "")).toBe(template);
-    expect(withVitestCacheLink(template, lock("1.0.1"))).toBe(template);
+    for (const v1 of ["1.0.1", "1.6.1"]) {
+      const linked = withVitestCacheLink(template, lock(v1)).split("\n");
+      expect(linked.indexOf("RUN ln -s /tmp /opt/deps/node_modules/.vite")).toBeGreaterThan(temp);
+      expect(linked).not.toContain("RUN ln -s /tmp /opt/deps/node_modules/.vitest");
+    }
     expect(withVitestCacheLink(template, lock("2.1.9"))).toBe(template);
     expect(withVitestCacheLink(template, "{")).toBe(template);
     expect(withVitestCacheLink("FROM x\n", lock("0.34.6"))).toMatch(

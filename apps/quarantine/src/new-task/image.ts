@@ -435,7 +435,11 @@ const VITE_TEMP_LINK = "RUN ln -s /tmp /opt/deps/node_modules/.vite-temp";
  * came in 2; 1 writes elsewhere): the suites link node_modules to the image's, which a grade cannot
  * write, so every run printed "Unhandled Error: ENOENT … mkdir '…/node_modules/.vitest'" and exited 1
  * with all its tests passed (unjs/destr f9c78d4, its own vitest 0.34.6). Such an image points that
- * entry into /tmp, as the template does node_modules/.vite-temp.
+ * entry into /tmp, as the template does node_modules/.vite-temp. vitest 1 writes it to
+ * node_modules/.vite (vite's cache folder) and fails the same way: "Serialized Error: { code:
+ * 'EACCES', syscall: 'mkdir', path: '…/node_modules/.vite' }", exit 1 with every test passed (unjs/radix3
+ * 94778fd, its own vitest 1.6.1; a new user's round, s26), and its `--no-cache` is not in every 1.x
+ * (1.0.1 stopped at it): that entry goes to /tmp too.
  */
 export function withVitestCacheLink(dockerfile: string, lockfile: string): string {
   let version: unknown;
@@ -446,8 +450,9 @@ export function withVitestCacheLink(dockerfile: string, lockfile: string): strin
   } catch {
     return dockerfile;
   }
-  if (typeof version !== "string" || !version.startsWith("0.")) return dockerfile;
-  const link = `# vitest ${version} writes its results cache to node_modules/.vitest after the tests (no option turns\n# it off before vitest 2): into /tmp, as .vite-temp.\nRUN ln -s /tmp /opt/deps/node_modules/.vitest\n`;
+  if (typeof version !== "string" || !/^[01]\./.test(version)) return dockerfile;
+  const entry = version.startsWith("0.") ? ".vitest" : ".vite";
+  const link = `# vitest ${version} writes its results cache to node_modules/${entry} after the tests (no option turns\n# it off before vitest 2): into /tmp, as .vite-temp.\nRUN ln -s /tmp /opt/deps/node_modules/${entry}\n`;
   const at = dockerfile.indexOf(`${VITE_TEMP_LINK}\n`);
   if (at < 0) return `${dockerfile.replace(/\n*$/, "\n")}${link}`;
   const after = at + VITE_TEMP_LINK.length + 1;
