@@ -110,34 +110,20 @@ const MOCHA_FLAGS: Record<string, string> = {
  * starts mocha. mocha reads its `.mocharc.*` itself. Words that the shell would expand are left out.
  */
 export function repoRunnerFlags(framework: Framework, packageJson: string | null): string[] {
-  if (framework !== "mocha" || !packageJson) return [];
-  let scripts: Record<string, unknown>;
-  try {
-    scripts = ((JSON.parse(packageJson) as { scripts?: unknown }).scripts ?? {}) as Record<string, unknown>;
-  } catch {
-    return [];
+  // The grader's own reading of a shell command: its quoting, and which words expand.
+  const segment = framework === "mocha" ? runnerSegment(framework, packageJson) : null;
+  if (segment === null) return [];
+  const { words, expands, at } = segment;
+  const flags: string[] = [];
+  for (let i = at + 1; i < words.length; i++) {
+    const [flag = "", joined] = words[i]!.split(/=(.*)/s);
+    const canonical = MOCHA_FLAGS[flag];
+    if (canonical === undefined) continue;
+    const valueAt = joined === undefined ? ++i : i;
+    const value = joined ?? words[valueAt];
+    if (value !== undefined && expands[valueAt] !== true) flags.push(canonical, value);
   }
-  const names = ["test", ...Object.keys(scripts).filter((n) => n !== "test")];
-  for (const name of names) {
-    const script = scripts[name];
-    if (typeof script !== "string") continue;
-    // The grader's own reading of a shell command: its quoting, and which words expand.
-    for (const { words, expands } of shellSegments(script)) {
-      const at = words.findIndex((w) => /(^|\/)_?mocha(\.js)?$/.test(w));
-      if (at < 0) continue;
-      const flags: string[] = [];
-      for (let i = at + 1; i < words.length; i++) {
-        const [flag = "", joined] = words[i]!.split(/=(.*)/s);
-        const canonical = MOCHA_FLAGS[flag];
-        if (canonical === undefined) continue;
-        const valueAt = joined === undefined ? ++i : i;
-        const value = joined ?? words[valueAt];
-        if (value !== undefined && expands[valueAt] !== true) flags.push(canonical, value);
-      }
-      return flags;
-    }
-  }
-  return [];
+  return flags;
 }
 
 const RUNNER_WORD: Partial<Record<Framework, RegExp>> = {
@@ -147,20 +133,20 @@ const RUNNER_WORD: Partial<Record<Framework, RegExp>> = {
 };
 
 /**
- * The variables the repository's own script sets for its runner, which the suites set too: the
- * first script (`test` first) that starts the runner, its assignments before it (`BABEL_ENV=commonjs
- * node … jest`, `cross-env NODE_ENV=test mocha`). uuidjs/uuid fcd7388's babel config has presets only
- * under `env.commonjs`: without BABEL_ENV every test file failed on its `import`. Values the shell
- * would expand, and names the oracle sets itself, are left out.
+ * The words of the first script (`test` first) that starts the framework's runner, and the runner's
+ * index among them; null when none does (or the package.json does not parse).
  */
-export function scriptEnv(framework: Framework, packageJson: string | null): Record<string, string> {
+function runnerSegment(
+  framework: Framework,
+  packageJson: string | null,
+): { words: string[]; expands: readonly (boolean | undefined)[]; at: number } | null {
   const runner = RUNNER_WORD[framework];
-  if (runner === undefined || !packageJson) return {};
+  if (runner === undefined || !packageJson) return null;
   let scripts: Record<string, unknown>;
   try {
     scripts = ((JSON.parse(packageJson) as { scripts?: unknown }).scripts ?? {}) as Record<string, unknown>;
   } catch {
-    return {};
+    return null;
   }
   const names = ["test", ...Object.keys(scripts).filter((n) => n !== "test")];
   for (const name of names) {
@@ -168,19 +154,32 @@ export function scriptEnv(framework: Framework, packageJson: string | null): Rec
     if (typeof script !== "string") continue;
     for (const { words, expands } of shellSegments(script)) {
       const at = words.findIndex((w) => runner.test(w));
-      if (at < 0) continue;
-      const env: Record<string, string> = {};
-      for (let i = 0; i < at; i++) {
-        const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(words[i]!);
-        if (m === null || expands[i] === true) continue;
-        const key = m[1]!;
-        if ((RESERVED_ENV as readonly string[]).includes(key) || key.startsWith("ORACLE_")) continue;
-        env[key] = m[2]!;
-      }
-      return env;
+      if (at >= 0) return { words, expands, at };
     }
   }
-  return {};
+  return null;
+}
+
+/**
+ * The variables the repository's own script sets for its runner, which the suites set too: the
+ * first script (`test` first) that starts the runner, its assignments before it (`BABEL_ENV=commonjs
+ * node … jest`, `cross-env NODE_ENV=test mocha`). uuidjs/uuid fcd7388's babel config has presets only
+ * under `env.commonjs`: without BABEL_ENV every test file failed on its `import`. Values the shell
+ * would expand, and names the oracle sets itself, are left out.
+ */
+export function scriptEnv(framework: Framework, packageJson: string | null): Record<string, string> {
+  const segment = runnerSegment(framework, packageJson);
+  const env: Record<string, string> = {};
+  if (segment === null) return env;
+  const { words, expands, at } = segment;
+  for (let i = 0; i < at; i++) {
+    const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(words[i]!);
+    if (m === null || expands[i] === true) continue;
+    const key = m[1]!;
+    if ((RESERVED_ENV as readonly string[]).includes(key) || key.startsWith("ORACLE_")) continue;
+    env[key] = m[2]!;
+  }
+  return env;
 }
 
 /**
@@ -195,33 +194,18 @@ export function scriptTestPaths(
   packageJson: string | null,
   baseFiles: readonly string[],
 ): string[] {
-  const runner = RUNNER_WORD[framework];
-  if (runner === undefined || !packageJson) return [];
-  let scripts: Record<string, unknown>;
-  try {
-    scripts = ((JSON.parse(packageJson) as { scripts?: unknown }).scripts ?? {}) as Record<string, unknown>;
-  } catch {
-    return [];
-  }
+  const segment = runnerSegment(framework, packageJson);
+  if (segment === null) return [];
+  const { words, expands, at } = segment;
   const files = new Set(baseFiles);
-  const names = ["test", ...Object.keys(scripts).filter((n) => n !== "test")];
-  for (const name of names) {
-    const script = scripts[name];
-    if (typeof script !== "string") continue;
-    for (const { words, expands } of shellSegments(script)) {
-      const at = words.findIndex((w) => runner.test(w));
-      if (at < 0) continue;
-      const paths: string[] = [];
-      for (let i = at + 1; i < words.length; i++) {
-        if (expands[i] === true || words[i]!.startsWith("-")) continue;
-        const path = words[i]!.replace(/^(\.\/)+/, "").replace(/\/+$/, "");
-        if (path === "" || path.split("/").includes("..")) continue;
-        if (files.has(path) || baseFiles.some((f) => f.startsWith(`${path}/`))) paths.push(path);
-      }
-      return paths;
-    }
+  const paths: string[] = [];
+  for (let i = at + 1; i < words.length; i++) {
+    if (expands[i] === true || words[i]!.startsWith("-")) continue;
+    const path = words[i]!.replace(/^(\.\/)+/, "").replace(/\/+$/, "");
+    if (path === "" || path.split("/").includes("..")) continue;
+    if (files.has(path) || baseFiles.some((f) => f.startsWith(`${path}/`))) paths.push(path);
   }
-  return [];
+  return paths;
 }
 
 /** jest flags of the repository's scripts the command keeps: how long a test may take, and how it runs. */
