@@ -169,3 +169,23 @@ def test_plain():
     });
   });
 });
+
+describe("judgeSeals: a failed seal's message", () => {
+  it("says 'not' where the test expects the value not to be the one written (is not None, !=)", () => {
+    const text = `from kw import find, count\n\n\ndef test_found():\n    assert find("x") is not None\n\n\ndef test_count():\n    assert count("y") != 3\n`;
+    const plan = sealPython(parsers, { path: "tests/test_kw.py", text, index: 0 })!;
+    const records = [
+      JSON.stringify({ k: plan.sites[0]!.key, s: 0, v: { t: "none" } }),
+      JSON.stringify({ k: plan.sites[1]!.key, s: 0, v: { t: "int", v: "3" } }),
+    ].join("\n");
+    const report = ["test_found", "test_count"].map((name) => ({
+      id: `hidden:tests.test_kw::${name}`,
+      outcome: "passed" as const,
+    }));
+    const messages = judgeSeals(plan, `${records}\n`, report).tests.map((t) => t.message ?? "");
+    expect(messages[0]).toMatch(
+      /assert find\("x"\) is not None\n {2}expected: not None\n {2}actual: {3}None/,
+    );
+    expect(messages[1]).toMatch(/assert count\("y"\) != 3\n {2}expected: not 3\n {2}actual: {3}3/);
+  });
+});

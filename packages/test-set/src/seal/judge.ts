@@ -119,6 +119,12 @@ function executionsOf(
   return { runs, disorder: null };
 }
 
+/**
+ * Kinds whose expected value is the one the actual must not be (`x is not None`, `a != 3`): the
+ * message says "not", or it read `expected: None / actual: None` (a re-measure of real tasks, s26).
+ */
+const NEGATED: ReadonlySet<string> = new Set(["py.ne", "py.isnot"]);
+
 /** A failed seal's message: where, what the test wrote, the values. */
 function failureMessage(
   site: SealSite,
@@ -134,7 +140,7 @@ function failureMessage(
   const [a, e] = [render(site.kind, actual), render(site.kind, expected)];
   return checked
     ? `${where}\n  left:  ${a}\n  right: ${e}\n  (the two sides are not equal as plain data)`
-    : `${where}\n  expected: ${e}\n  actual:   ${a}`;
+    : `${where}\n  expected: ${NEGATED.has(site.kind) ? "not " : ""}${e}\n  actual:   ${a}`;
 }
 
 /** Judges one run of a test: the first seal that failed, if any. */
