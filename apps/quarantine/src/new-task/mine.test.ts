@@ -4,10 +4,13 @@ import {
   classifyCommit,
   isDocPath,
   leftWords,
+  lostOnExisting,
   type MinedCommit,
   mineDir,
   mineMarkdown,
   mineYield,
+  retriedReason,
+  toRetry,
   validationOutcome,
   yieldLine,
 } from "./mine.js";
@@ -189,5 +192,57 @@ describe("the yield", () => {
     expect(mineDir("/o", { ...args })).toBe(mineDir("/o", args));
     expect(mineDir("/o", { ...args, limit: 100 })).not.toBe(mineDir("/o", args));
     expect(mineDir("/o", { ...args, since: "2026-01-01" })).not.toBe(mineDir("/o", args));
+  });
+});
+
+describe("a candidate lost on tests a later candidate found flaky (issue 31)", () => {
+  const timing = "existing:tests.test_dos_prevention.TestDoSPrevention::test_nested_case_within_cap_under_1s";
+  const paren = "existing:tests.test_dos_prevention.TestDoSPrevention::test_nested_paren_within_cap_under_1s";
+  const lost = (sha: string, outcome: MinedCommit["outcome"], failing?: string[], retried?: boolean) =>
+    ({
+      sha: sha.repeat(40),
+      date: "2026-01-01T00:00:00Z",
+      subject: "s",
+      kind: "candidate",
+      outcome,
+      stage: "validate",
+      reason: "r",
+      ...(failing ? { failing } : {}),
+      ...(retried ? { retried } : {}),
+    }) as MinedCommit;
+
+  it("sqlparse a194d31 (s26): retried once when every test that lost it is left out now, never otherwise", () => {
+    const a194 = lost("a", "gold-fails", [timing]);
+    const commits = [
+      a194,
+      lost("b", "environment-failed", [timing, "existing:tests.test_x::test_y"]),
+      lost("c", "gold-fails"),
+      lost("d", "flaky", [paren], true),
+      lost("e", "infra-error", [timing]),
+      { ...lost("f", "healthy", [timing]), stage: "kept" as const },
+    ];
+    expect(toRetry(commits, [])).toEqual([]);
+    expect(toRetry(commits, [timing, paren])).toEqual([a194]);
+    expect(retriedReason([timing], "gold-fails", "healthy (4 runs)")).toBe(
+      `retried with 1 flaky test left out (${timing}; a later candidate found it flaky or failing at its base), first lost as gold-fails: healthy (4 runs)`,
+    );
+  });
+
+  it("records the failing tests only when the hidden suite behaved and no other flag lost it", () => {
+    const run = (mode: string, hidden: string | null) =>
+      ({ mode, hidden: hidden === null ? null : { status: hidden } }) as never;
+    const task = (flags: string[], runs: never[]) => ({
+      status: "quarantined" as const,
+      reasons: flags.map((flag) => ({ flag, message: "", evidence: [] })) as never,
+      runs,
+    });
+    const good = [run("baseline", "FAIL"), run("baseline", "FAIL"), run("gold", "PASS"), run("gold", "PASS")];
+    expect(lostOnExisting(task(["GOLD_FAILS"], good))).toBe(true);
+    expect(lostOnExisting(task(["GOLD_FAILS", "FLAKY", "EXISTING_SUITE_FAILS"], good))).toBe(true);
+    expect(lostOnExisting(task(["GOLD_FAILS", "HIDDEN_PASS_AT_BASELINE"], good))).toBe(false);
+    expect(lostOnExisting(task(["TIMEOUT"], good))).toBe(false);
+    expect(lostOnExisting(task(["GOLD_FAILS"], [...good.slice(0, 3), run("gold", "FAIL")]))).toBe(false);
+    expect(lostOnExisting(task(["FLAKY"], [run("baseline", "PASS"), ...good.slice(1)]))).toBe(false);
+    expect(lostOnExisting(task(["GOLD_FAILS"], [...good, run("gold", null)]))).toBe(false);
   });
 });

@@ -2,12 +2,19 @@ import { createHash } from "node:crypto";
 import { readFile, rm, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { printable } from "@oracle/cli-kit";
-import { isOracleError, OracleError, tasksDir, writeJsonAtomic } from "@oracle/spec";
+import {
+  isOracleError,
+  OracleError,
+  readJsonFile,
+  SweepReportSchema,
+  tasksDir,
+  writeJsonAtomic,
+} from "@oracle/spec";
 import { eta } from "../progress.js";
 import { formatDuration } from "../summary.js";
 import { forgetTasks } from "../sweep.js";
 import type { TaskReport } from "../types.js";
-import { leaveOut } from "./broken.js";
+import { brokenTests, leaveOut, someOf } from "./broken.js";
 import { defaultTaskId, planFromFix } from "./from-fix.js";
 import { type ChangedFile, changedFiles, checkRepo, git } from "./git.js";
 import { jestTests } from "./jest-config.js";
@@ -62,6 +69,14 @@ export interface MinedCommit {
   seconds?: number;
   /** The sweep's report of its validation (logs/sweep/…), kept for a lost one too. */
   sweepReport?: string;
+  /**
+   * The existing tests that failed a candidate lost at validation, when only they did (its hidden
+   * suite behaved in every run): validated again once at the end of the run when a later candidate
+   * found every one of them flaky (MineReport `leftOut`).
+   */
+  failing?: string[];
+  /** Whether it was validated again at the end of a run, so never again. */
+  retried?: boolean;
 }
 
 /** A commit larger than this is not mined: a task's gold diff should be a fix, not a rewrite. */
@@ -152,6 +167,65 @@ export function validationOutcome(task: Pick<TaskReport, "status" | "reasons">):
   if (any("HIDDEN_PASS_AT_BASELINE", "FAIL_TO_PASS_NOT_FAILING")) return "test-passes-at-base";
   if (any("GOLD_FAILS")) return "gold-fails";
   return "unhealthy";
+}
+
+/** The flags of a validation lost on existing tests alone (the hidden suite aside). */
+const EXISTING_ONLY = new Set(["GOLD_FAILS", "FLAKY", "EXISTING_SUITE_FAILS"]);
+
+/**
+ * Whether a quarantined task was lost on its existing suite alone: no flag but those of failing
+ * existing tests, and its hidden suite failed at the base and passed with gold.diff in every run.
+ */
+export function lostOnExisting(task: Pick<TaskReport, "status" | "reasons" | "runs">): boolean {
+  return (
+    task.status === "quarantined" &&
+    task.reasons.every((r) => EXISTING_ONLY.has(r.flag)) &&
+    task.runs.length > 0 &&
+    task.runs.every((r) => r.hidden?.status === (r.mode === "baseline" ? "FAIL" : "PASS"))
+  );
+}
+
+/**
+ * The candidates lost at validation on existing tests a later candidate found flaky or failing at
+ * its base (`leftOut`), every one of them, and not validated again yet: each is validated again
+ * once, with them left out (a194d31 of sqlparse lost on a timing test that a later candidate found
+ * flaky, while `--fix` made a healthy task of it).
+ */
+export function toRetry(commits: readonly MinedCommit[], leftOut: readonly string[]): MinedCommit[] {
+  const known = new Set(leftOut);
+  return commits.filter(
+    (c) =>
+      c.stage === "validate" &&
+      c.outcome !== "healthy" &&
+      !undecided(c) &&
+      !c.retried &&
+      (c.failing?.length ?? 0) > 0 &&
+      c.failing!.every((id) => known.has(id)),
+  );
+}
+
+/** The existing tests that lost a validated task, when only they did (lostOnExisting); [] else. */
+async function failingExisting(root: string, task: TaskReport): Promise<string[]> {
+  const broken = lostOnExisting(task) ? await brokenTests(root, task) : null;
+  return broken ? [...new Set([...broken.atBase, ...broken.goldOnly, ...broken.flaky])].sort() : [];
+}
+
+/**
+ * A commit lost at validation by a run before `failing` was recorded: its failing tests read from
+ * its sweep report, when that is still there (nothing when it is not, or says nothing).
+ */
+async function failingFromReport(root: string, c: MinedCommit): Promise<void> {
+  if (c.stage !== "validate" || c.retried || c.failing || !c.sweepReport || !c.task) return;
+  const report = await readJsonFile(SweepReportSchema, join(c.sweepReport, "report.json")).catch(() => null);
+  const task = report?.tasks.find((t) => t.id === c.task);
+  const failing = task ? await failingExisting(root, task).catch(() => []) : [];
+  if (failing.length > 0) c.failing = failing;
+}
+
+/** A retried candidate's reason: what was left out, what it was lost as first, and how it ended. */
+export function retriedReason(failing: readonly string[], before: Outcome, reason: string): string {
+  const n = failing.length;
+  return `retried with ${n} flaky test${n === 1 ? "" : "s"} left out (${someOf(failing, 3)}; a later candidate found ${n === 1 ? "it" : "them"} flaky or failing at its base), first lost as ${before}: ${reason}`;
 }
 
 /**
@@ -568,6 +642,36 @@ export async function mine(options: MineOptions): Promise<{ report: MineReport; 
   const rejected = settled.find((s) => s.status === "rejected");
   if (rejected) throw rejected.reason;
   if (options.signal.aborted) throw options.signal.reason ?? new Error("interrupted");
+  // Once at the end, also over commits decided by an earlier run: each candidate lost only on tests
+  // a later one found flaky, validated again with them left out.
+  if ((state.leftOut ?? []).length > 0)
+    for (const c of state.commits) if (!undecided(c)) await failingFromReport(options.root, c);
+  const retries = toRetry(state.commits, state.leftOut ?? []);
+  if (retries.length > 0)
+    options.say(
+      `mine: validating ${retries.length} lost candidate${retries.length === 1 ? "" : "s"} again without the tests later candidates found flaky`,
+    );
+  for (const [i, entry] of retries.entries()) {
+    if (options.signal.aborted) throw options.signal.reason ?? new Error("interrupted");
+    const failing = entry.failing ?? [];
+    const before = entry.outcome;
+    const started = Date.now();
+    const again = await mineOne(
+      { sha: entry.sha, parents: [], date: entry.date, subject: entry.subject },
+      options,
+      state,
+      save,
+    );
+    const seconds = Math.round(((entry.seconds ?? 0) + (Date.now() - started) / 1000) * 10) / 10;
+    // What the first validation made is replaced by the second's, not mixed with it.
+    for (const key of ["failing", "flags", "sweepReport", "task"] as const) delete entry[key];
+    Object.assign(entry, again, { retried: true, seconds });
+    entry.reason = retriedReason(failing, before, entry.reason);
+    await save();
+    options.say(
+      `mine: [again ${i + 1}/${retries.length}] ${entry.sha.slice(0, 12)} ${entry.outcome}${entry.task && entry.outcome === "healthy" ? ` tasks/${entry.task}` : ""}: ${entry.reason.split("\n")[0]!.slice(0, 200)}`,
+    );
+  }
   state.finished = state.commits.every((c) => !undecided(c));
   await save();
   return { report: state, dir };
@@ -732,10 +836,13 @@ async function mineOne(
         outcome,
         reason: `healthy (${task!.runs.length} runs); expected tests: ${task!.expected}${leftWords(left)}`,
       };
+    // The existing tests that lost it, when only they did: a later candidate may find them flaky.
+    const failing = task ? await failingExisting(options.root, task) : [];
     await removeAll();
     const first = task?.reasons[0];
     return {
       ...base,
+      ...(failing.length > 0 ? { failing } : {}),
       stage: "validate",
       outcome,
       reason:
