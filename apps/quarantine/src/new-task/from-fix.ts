@@ -159,6 +159,7 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
     baseFiles,
     hidden: split.hidden,
     deletedTests: split.deletedTests,
+    testGlobs: options.tests,
     runnerFlags:
       framework === "jest"
         ? jestRunFlags(
@@ -187,7 +188,7 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
     warnings.push(...(await goVersionWarning(repo, base)));
   if (framework === "jest" && jest.warning)
     warnings.push(
-      `${jest.warning}: new-task took jest's default test files (*.test.js, *.spec.js, __tests__/)`,
+      `${jest.warning}: new-task took jest's default test files (**/__tests__/**/*.[jt]s?(x), **/?(*.)+(spec|test).[jt]s?(x))`,
     );
   const hasVendor = baseFiles.some((p) => p.startsWith("vendor/"));
   // A pnpm or yarn repository's lockfile pins its runner (npm reads only package-lock.json).

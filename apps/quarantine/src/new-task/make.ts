@@ -13,6 +13,7 @@ import {
   configGlobs,
   type Framework,
   runsAsTest,
+  runsByName,
   shellQuote,
   suiteCommand,
   suiteEnv,
@@ -75,6 +76,8 @@ export interface SuitePlanInput {
   scriptPaths?: readonly string[];
   /** Flags the repository's own scripts give its runner (templates.ts `repoRunnerFlags`). */
   runnerFlags?: readonly string[];
+  /** The author's --tests globs: the files they name are tests to a runner given them by name (templates.ts `runsByName`). */
+  testGlobs?: readonly string[];
   /** The files the repository's own runner configuration runs as tests (jest's testMatch). */
   repoTests?: RepoTests | null;
   /**
@@ -92,7 +95,11 @@ export interface SuitePlanInput {
  */
 export async function planSuites(input: SuitePlanInput): Promise<SuitePlan> {
   const { framework } = input;
-  const runs = (p: string) => runsAsTest(framework, p, input.repoTests);
+  // Files the author names with --tests are tests to runners given them by name (runsByName).
+  const named =
+    input.testGlobs && input.testGlobs.length > 0 ? picomatch([...input.testGlobs], { dot: true }) : null;
+  const byName = (p: string) => named !== null && named(p) && runsByName(framework, p);
+  const runs = (p: string) => runsAsTest(framework, p, input.repoTests) || byName(p);
   const hiddenRuns = input.hidden.filter(runs);
   if (hiddenRuns.length === 0)
     throw new OracleError(
@@ -116,7 +123,7 @@ export async function planSuites(input: SuitePlanInput): Promise<SuitePlan> {
       !left.has(p) &&
       !dropped.has(p) &&
       runs(p) &&
-      (isTestPath(p) || framework === "go" || Boolean(input.repoTests)) &&
+      (isTestPath(p) || byName(p) || framework === "go" || Boolean(input.repoTests)) &&
       (only === null || only.has(p)),
   );
   const baseSet = new Set(input.baseFiles);
@@ -281,10 +288,13 @@ export async function goRunSelection(
 
 function noTestsHint(framework: Framework, repoTests: RepoTests | null | undefined): string {
   if (framework === "jest" && !repoTests)
-    return "jest runs the files its testMatch or testRegex names (default: *.test.js, *.spec.js, __tests__/); new-task reads them from package.json's jest key or a jest.config file when they are literal: write them there as a list of strings, or say the runner with --framework";
+    return "jest runs the files its testMatch or testRegex names (default: **/__tests__/**/*.[jt]s?(x), **/?(*.)+(spec|test).[jt]s?(x)); new-task reads them from package.json's jest key or a jest.config file when they are literal: write them there as a list of strings, or say the runner with --framework";
   if (framework === "jest")
     return `the hidden test files must be files ${repoTests!.source} names; name the fix's test files with --tests GLOB when the path rule missed them, or say the runner with --framework`;
-  return "name the fix's test files with --tests GLOB when they are not named like tests, or say the runner with --framework";
+  if (framework === "vitest")
+    return "vitest runs the files its include names (default: *.test.*, *.spec.*); name them so, or say the runner with --framework";
+  if (framework === "go") return "go test runs *_test.go files; or say the runner with --framework";
+  return `name the fix's test files with --tests GLOB (${framework === "mocha" ? "mocha" : "pytest"} is given them by name, whatever they are called), or say the runner with --framework`;
 }
 
 /** Diff policy: the oracle's defaults plus any hidden path they do not already cover. */

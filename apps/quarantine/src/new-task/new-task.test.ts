@@ -307,6 +307,48 @@ describe("planSuites", () => {
       }),
     ).rejects.toThrow(/the fix adds tests\/test_c\.py\): the task's existing suite would run nothing/);
   });
+  it("--tests names the hidden tests: pytest and mocha run a file named on their command line, whatever its name", async () => {
+    // stefankoegl/python-json-pointer d3966dd: its one test file is the root tests.py.
+    const py = await planSuites({
+      framework: "unittest",
+      baseFiles: ["jsonpointer.py", "tests.py", "doc/conf.py"],
+      hidden: ["tests.py"],
+      testGlobs: ["tests.py"],
+    });
+    expect(py.hidden.command).toMatch(/ tests\.py$/);
+    expect(py.existing.command).toMatch(/ tests\.py$/);
+    // blakeembrey/pluralize c46c6af (mocha 5): its one test file is the root test.js.
+    const js = await planSuites({
+      framework: "mocha",
+      baseFiles: ["pluralize.js", "spec.js"],
+      hidden: ["spec.js"],
+      testGlobs: ["spec.js"],
+    });
+    expect(js.hidden.command).toMatch(/ spec\.js$/);
+    expect(js.existing.command).toMatch(/ spec\.js$/);
+    // Another runner's files, or jest's (which filters what it is given by its testMatch), are not widened.
+    await expect(
+      planSuites({ framework: "mocha", baseFiles: ["a.js", "b.py"], hidden: ["b.py"], testGlobs: ["b.py"] }),
+    ).rejects.toThrow(/runs as a test/);
+    await expect(
+      planSuites({ framework: "jest", baseFiles: ["a.js", "t.js"], hidden: ["t.js"], testGlobs: ["t.js"] }),
+    ).rejects.toThrow(/runs as a test/);
+  });
+  it("a root tests.py or test.py (unittest's test*.py) and a root test.js (mocha before 8 runs ./test.js) are tests with no flags", async () => {
+    expect(isTestPath("tests.py")).toBe(true);
+    expect(isTestPath("test.js")).toBe(true);
+    expect(isTestPath("lib/tests.py")).toBe(false);
+    expect(runsAsTest("unittest", "tests.py")).toBe(true);
+    expect(runsAsTest("pytest", "test.py")).toBe(true);
+    expect(runsAsTest("mocha", "test.js")).toBe(true);
+    expect(runsAsTest("mocha", "tests.js")).toBe(false);
+    const plan = await planSuites({
+      framework: "mocha",
+      baseFiles: ["pluralize.js", "test.js"],
+      hidden: ["test.js"],
+    });
+    expect(plan.hidden.command).toMatch(/ test\.js$/);
+  });
   it("jshttp/mime-types 7c3c63d: the only test file is the one the fix changes: the existing suite runs its base version", async () => {
     const plan = await planSuites({
       framework: "mocha",

@@ -9,9 +9,20 @@ const TEST_DIR = /(^|\/)(tests?|testing|__tests__|spec|e2e)\//;
 const TEST_NAME =
   /(^|\/)(test_[^/]*\.py|[^/]*_test\.py|conftest\.py|[^/]*_test\.go|[^/]*\.(test|spec)\.[cm]?[jt]sx?)$/;
 
+/**
+ * A root file the runners take by default: unittest's discovery pattern `test*.py` takes `tests.py` and
+ * `test.py` (stefankoegl/python-json-pointer's one test file), and mocha's default spec `test` takes
+ * `./test.js` when there is no test/ folder (blakeembrey/pluralize's, mocha 5.2 and 10.8 alike).
+ */
+export const ROOT_TEST = /^(tests?\.py|test\.[cm]?js)$/;
+
 export function isTestPath(path: string): boolean {
   return (
-    TEST_DIR.test(path) || TEST_NAME.test(path) || path.includes("/testdata/") || path.startsWith("testdata/")
+    TEST_DIR.test(path) ||
+    TEST_NAME.test(path) ||
+    ROOT_TEST.test(path) ||
+    path.includes("/testdata/") ||
+    path.startsWith("testdata/")
   );
 }
 

@@ -28,7 +28,7 @@ export function runsAsTest(framework: Framework, path: string, repoTests?: RepoT
   switch (framework) {
     case "pytest":
     case "unittest":
-      return /^test_.*\.py$|_test\.py$/.test(base);
+      return /^test_.*\.py$|_test\.py$/.test(base) || /^tests?\.py$/.test(path);
     case "go":
       return base.endsWith("_test.go") && !path.split("/").includes("testdata");
     case "jest":
@@ -41,9 +41,23 @@ export function runsAsTest(framework: Framework, path: string, repoTests?: RepoT
       return (
         !HELPER_DIR.test(path) &&
         /\.[cm]?js$/.test(base) &&
-        (JS_TEST_NAME.test(base) || /(^|\/)tests?\//.test(path))
+        (JS_TEST_NAME.test(base) || /(^|\/)tests?\//.test(path) || /^test\.[cm]?js$/.test(path))
       );
   }
+}
+
+/**
+ * Whether `framework`'s runner runs `path` when it is named on its command line, whatever its name:
+ * pytest collects any Python file it is given, mocha loads any script it is given. jest and vitest
+ * keep only the files their own testMatch or include names, and Go runs packages.
+ */
+export function runsByName(framework: Framework, path: string): boolean {
+  // Fixtures and helpers under a glob like `test/**` are not tests (conftest.py and __init__.py are pytest's own).
+  if (HELPER_DIR.test(path)) return false;
+  if (framework === "pytest" || framework === "unittest")
+    return path.endsWith(".py") && !/^(conftest|__init__)\.py$/.test(posix.basename(path));
+  if (framework === "mocha") return /\.[cm]?js$/.test(path);
+  return false;
 }
 
 /** The framework of a fix's hidden tests, from their names and the repository's package.json. */
