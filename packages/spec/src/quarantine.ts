@@ -53,7 +53,7 @@ export const QUARANTINE_HINTS: Record<QuarantineFlag, string> = {
   EXISTING_SENTINEL_FAILS:
     "the oracle appends its two tests to the base commit's files that suites.existing.files matches: make those globs name only test files suites.existing.command runs, and select them by file, folder, class or node id (not -x / --bail); pnpm grade <task> --baseline --allow-quarantined --result r.json shows suites.existing.sentinel and its note",
   EXPECTED_TEST_NOT_FOUND:
-    "write each id in suites.{existing,hidden}.expected of tasks/<task>/task.json as the report names it (pytest tests/test_x.py::TestC::test_n, Go TestX, a JS full title, or the hidden:CLASSNAME::NAME ids of pnpm grade <task> --baseline --allow-quarantined --result r.json); mocha-junit-reporter drops skipped tests unless the command adds --reporter-option includePending=true",
+    "write each id in suites.{existing,hidden}.expected of tasks/<task>/task.json as the report names it (pytest tests/test_x.py::TestC::test_n, Go TestX, a JS full title, or the hidden:CLASSNAME::NAME ids of pnpm grade <task> --baseline --allow-quarantined --result r.json); mocha-junit-reporter drops skipped tests unless the command adds --reporter-options includePending=true",
   FAIL_TO_PASS_NOT_FAILING:
     "move the test to passToPass in tasks/<task>/task.json, or check that baseCommit is the commit before the fix",
   PASS_TO_PASS_NOT_PASSING:

@@ -117,6 +117,8 @@ describe("templates", () => {
     expect(suiteCommand("mocha", ["test/a.js"], [], ["--ui", "qunit"])).toContain(
       "node_modules/.bin/mocha --ui qunit --reporter mocha-junit-reporter",
     );
+    // mocha before 6 knows only --reporter-options (pluralize c46c6af, mocha 5: no report); 6 to 10 take both.
+    expect(suiteCommand("mocha", ["test.js"])).toContain('--reporter-options mochaFile="$ORACLE_JUNIT" test.js');
   });
 
   it("tells the runner from the hidden files and package.json, or asks for --framework", () => {

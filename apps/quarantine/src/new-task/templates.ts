@@ -303,7 +303,7 @@ export function suiteCommand(
       // (exit 1 with every test passed), and coverage is no part of a verdict.
       return `${node}${rm}JEST_JUNIT_OUTPUT_FILE="$ORACLE_JUNIT" node_modules/.bin/jest --ci --watchman=false --coverage=false ${runnerFlags.length > 0 ? `${args(runnerFlags)} ` : ""}${out}${args(files.map((f) => `${escapeRegex(f)}$`))} --reporters=default --reporters=jest-junit`;
     case "mocha":
-      return `${node}${rm}node_modules/.bin/mocha ${runnerFlags.length > 0 ? `${args(runnerFlags)} ` : ""}${out}--reporter mocha-junit-reporter --reporter-option mochaFile="$ORACLE_JUNIT" ${args(files)}`;
+      return `${node}${rm}node_modules/.bin/mocha ${runnerFlags.length > 0 ? `${args(runnerFlags)} ` : ""}${out}--reporter mocha-junit-reporter --reporter-options mochaFile="$ORACLE_JUNIT" ${args(files)}`;
     case "vitest":
       return `${node}${rm}node_modules/.bin/vitest run --no-cache ${out}--reporter=default --reporter=junit --outputFile.junit="$ORACLE_JUNIT" ${args(files)}`;
   }
