@@ -156,9 +156,11 @@ export function describeTask(task: TaskReport): string {
     }
   }
   lines.push(`  expected tests: ${task.expected}`);
-  if (task.seals && task.seals.unsealed.length > 0)
+  if (task.seals && task.seals.unsealed.length === 0)
+    lines.push(`  sealed: ${task.seals.sealed} of ${task.seals.failToPass} FAIL_TO_PASS test(s) strong`);
+  else if (task.seals)
     lines.push(
-      `  sealed: ${task.seals.sealed} of ${task.seals.failToPass} FAIL_TO_PASS test(s); no strong seal, by the rule of docs/security.md (Sealed expectations) that leaves each so: ${unsealedWithRules(task.seals).join(", ")}${task.seals.failToPass - task.seals.sealed > task.seals.unsealed.length ? ", …" : ""}`,
+      `  sealed: ${task.seals.sealed} of ${task.seals.failToPass} FAIL_TO_PASS test(s) strong; no strong seal, by the rule of docs/security.md (Sealed expectations) that leaves each so: ${unsealedWithRules(task.seals).join(", ")}${task.seals.failToPass - task.seals.sealed > task.seals.unsealed.length ? ", …" : ""}`,
     );
   if (task.unprotected) lines.push("  unprotected: a run had no sentinel (see docs/security.md, Sentinels)");
   return lines.join("\n");
