@@ -83,7 +83,7 @@ describe("the sweep's unsealed FAIL_TO_PASS tests, by rule", () => {
       `  sealed: 1 of 3 FAIL_TO_PASS test(s) strong; no strong seal, by the rule of docs/security.md (Sealed expectations) that leaves each so: ${id("test_helper")} [unsealed.helper-check], ${id("test_truth")} [unsealed.weak]`,
     );
     // fb55/entities: every FAIL_TO_PASS test strongly sealed printed no sealed: line at all.
-    const all = { ...outcome, seals: { ...seals, sealed: 1, failToPass: 1, unsealed: [] } };
+    const all = { ...report.tasks[0]!, seals: { ...seals, sealed: 1, failToPass: 1, unsealed: [] } };
     expect(describeTask(all).split("\n")).toContain("  sealed: 1 of 1 FAIL_TO_PASS test(s) strong");
   });
 });

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { basename, resolve } from "node:path";
 import { OracleError } from "@oracle/spec";
+import picomatch from "picomatch";
 import type { LeaveOut } from "./broken.js";
 import {
   changedFiles,
@@ -32,7 +33,7 @@ import {
 } from "./make.js";
 import { otherLockRunners } from "./other-locks.js";
 import { ownModulesCheck, repoPythonNeeds, repoShadowedModules } from "./python-deps.js";
-import { splitFix } from "./split.js";
+import { namedUnchangedTests, splitFix } from "./split.js";
 import {
   detectFramework,
   type Framework,
@@ -42,6 +43,8 @@ import {
   pythonSrcLayout,
   pythonVersionFile,
   repoRunnerFlags,
+  runsAsTest,
+  runsByName,
   scriptEnv,
   scriptTestPaths,
   versionFilePrelude,
@@ -128,9 +131,9 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
   if (split.hidden.length === 0)
     throw new OracleError(
       "USAGE",
-      `--fix: ${fix.slice(0, 12)} adds or changes no test file: there is nothing to hide`,
+      `--fix: ${fix.slice(0, 12)} adds or changes no test file${options.tests && options.tests.length > 0 ? " --tests names" : ""}: there is nothing to hide (it changes ${split.code.slice(0, 5).join(", ")}${split.code.length > 5 ? ", …" : ""})`,
       {
-        hint: "name the fix's test files with --tests GLOB (repeatable) when they are not under test/, tests/ or named like tests",
+        hint: "name the test files the fix changes with --tests GLOB (repeatable) when they are not under test/, tests/ or named like tests; when it changes only a fixture its tests import, name the fixture and those tests (--tests 'src/__fixtures__/**' --tests 'src/*.spec.ts'): the named test files are run with the fixture as at the fix",
       },
     );
   if (split.code.length === 0)
@@ -142,6 +145,20 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
       },
     );
   const framework = options.framework ?? detectFramework(split.hidden, packageJson);
+  // The fix changes only files the runner does not run (a fixture its specs import): the unchanged
+  // files --tests names are hidden tests too, as planSuites reads them.
+  const namedTests =
+    options.tests && options.tests.length > 0 ? picomatch([...options.tests], { dot: true }) : () => false;
+  const added = namedUnchangedTests(
+    options.tests ?? [],
+    split.hidden,
+    await treeFiles(repo, fix),
+    split.code,
+    (p) =>
+      runsAsTest(framework, p, framework === "jest" ? jest.tests : null) ||
+      (namedTests(p) && runsByName(framework, p)),
+  );
+  split.hidden.push(...added);
   const id = checkTaskId(options.id ?? defaultTaskId(repo, fix));
   const baseFiles = await treeFiles(repo, base);
   // A version file the build writes (hatch-vcs, setuptools-scm) is not in git: the suites write a stand-in.
@@ -183,6 +200,10 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
   const subject = await commitSubject(repo, fix);
   const warnings = deniedGoldPaths(split.code, []).map((p) => deniedGoldWarning("gold.diff", p));
   warnings.push(...suites.notes);
+  if (added.length > 0)
+    warnings.push(
+      `the fix changes no file the ${framework} runner runs as a test (only ${split.hidden.filter((p) => !added.includes(p)).join(", ")}): the hidden tests are also the unchanged files --tests names, ${added.join(", ")}, taken at the fix commit`,
+    );
   // The go-gotestsum image's Go; an image given by --image brings its own.
   if (framework === "go" && (options.image ?? "go-gotestsum") === "go-gotestsum")
     warnings.push(...(await goVersionWarning(repo, base)));

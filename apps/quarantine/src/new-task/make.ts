@@ -98,7 +98,7 @@ export async function planSuites(input: SuitePlanInput): Promise<SuitePlan> {
   // Files the author names with --tests are tests to runners given them by name (runsByName).
   const named =
     input.testGlobs && input.testGlobs.length > 0 ? picomatch([...input.testGlobs], { dot: true }) : null;
-  const byName = (p: string) => named !== null && named(p) && runsByName(framework, p);
+  const byName = (p: string) => named?.(p) === true && runsByName(framework, p);
   const runs = (p: string) => runsAsTest(framework, p, input.repoTests) || byName(p);
   const hiddenRuns = input.hidden.filter(runs);
   if (hiddenRuns.length === 0)

@@ -12,7 +12,7 @@ import {
   taskIdFrom,
   taskJson,
 } from "./make.js";
-import { isTestPath, splitFix } from "./split.js";
+import { isTestPath, namedUnchangedTests, splitFix } from "./split.js";
 import { readDataset } from "./swebench.js";
 import {
   detectFramework,
@@ -49,6 +49,16 @@ describe("splitFix", () => {
     });
     expect(splitFix(files, ["src/**"]).hidden).toEqual(["src/a.py"]);
     expect(isTestPath("src/contest.py")).toBe(false);
+    // fb55/css-what 503570e changes only src/__fixtures__/tests.ts, which src/*.spec.ts import: the
+    // unchanged spec files --tests names are the hidden tests too, when no changed file runs as one.
+    const runs = (p: string) => p.endsWith(".spec.ts");
+    const fixFiles = ["src/__fixtures__/tests.ts", "src/parse.ts", "src/parse.spec.ts", "src/wpt.spec.ts"];
+    expect(
+      namedUnchangedTests(["src/*.spec.ts"], ["src/__fixtures__/tests.ts"], fixFiles, ["src/parse.ts"], runs),
+    ).toEqual(["src/parse.spec.ts", "src/wpt.spec.ts"]);
+    // A changed file that runs is the hidden test as before: nothing is added.
+    expect(namedUnchangedTests(["src/*.spec.ts"], ["src/parse.spec.ts"], fixFiles, [], runs)).toEqual([]);
+    expect(namedUnchangedTests([], ["src/__fixtures__/tests.ts"], fixFiles, [], runs)).toEqual([]);
     expect(isTestPath("pkg/testdata/in.txt")).toBe(true);
   });
 });
@@ -118,7 +128,9 @@ describe("templates", () => {
       "node_modules/.bin/mocha --ui qunit --reporter mocha-junit-reporter",
     );
     // mocha before 6 knows only --reporter-options (pluralize c46c6af, mocha 5: no report); 6 to 10 take both.
-    expect(suiteCommand("mocha", ["test.js"])).toContain('--reporter-options mochaFile="$ORACLE_JUNIT" test.js');
+    expect(suiteCommand("mocha", ["test.js"])).toContain(
+      '--reporter-options mochaFile="$ORACLE_JUNIT" test.js',
+    );
   });
 
   it("tells the runner from the hidden files and package.json, or asks for --framework", () => {

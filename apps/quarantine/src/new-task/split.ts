@@ -55,3 +55,22 @@ export function splitFix(
   }
   return split;
 }
+
+/**
+ * The unchanged files the author's `--tests` globs name that the runner runs, sorted, when no file of
+ * the fix's `hidden` ones runs as a test (fb55/css-what 503570e changes only src/__fixtures__/tests.ts,
+ * which its src/*.spec.ts import): they are hidden tests too, taken at the fix commit (as at the base),
+ * and run with the changed files beside them. Empty otherwise: a changed test file is the hidden test.
+ */
+export function namedUnchangedTests(
+  testGlobs: readonly string[],
+  hidden: readonly string[],
+  fixFiles: readonly string[],
+  code: readonly string[],
+  runs: (path: string) => boolean,
+): string[] {
+  if (testGlobs.length === 0 || hidden.length === 0 || hidden.some(runs)) return [];
+  const named = picomatch([...testGlobs], { dot: true });
+  const changed = new Set([...hidden, ...code]);
+  return fixFiles.filter((p) => !changed.has(p) && named(p) && runs(p)).sort();
+}
