@@ -1,6 +1,8 @@
+import { readdirSync, statSync } from "node:fs";
 import { chmod, lstat, mkdir, unlink } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { connect, createServer, type Server, type Socket } from "node:net";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { Writable } from "node:stream";
 import {
   abortError,
@@ -13,6 +15,7 @@ import {
   wantsHelp,
 } from "@oracle/cli-kit";
 import { OracleError, readRegistryFile } from "@oracle/spec";
+import { parserFiles } from "@oracle/test-set";
 import { type CliOptions, parseCliArgs } from "../cli/cli-options.js";
 import { gradeCommandWith } from "../cli/grade-command.js";
 import { dockerodeGradeDocker } from "../image/docker.js";
@@ -232,9 +235,57 @@ function answers(path: string): Promise<boolean> {
 
 const ENV_OF_INVOCATION = new Set(["INIT_CWD", "npm_lifecycle_event"]);
 
+/**
+ * The files a grade loads at run time from outside the bundle that the build id hashes: the parser and
+ * its grammars (@oracle/test-set's parserFiles), the image builder's modules (loaded on a fingerprint
+ * cache miss) and dockerode's package. `pnpm install` or a rebuild of the image builder changes them
+ * while the bundle, and so the build id, stays: a server that loaded the old ones would grade with code
+ * the client's own process would not run.
+ */
+export function loadedFiles(): string[] {
+  const files = [...parserFiles()];
+  const here = createRequire(import.meta.url);
+  try {
+    const builder = dirname(here.resolve("@oracle/image-builder"));
+    for (const name of readdirSync(builder).sort()) if (name.endsWith(".js")) files.push(join(builder, name));
+  } catch {
+    // not installed: nothing of it can change under the server
+  }
+  try {
+    const engine = createRequire(here.resolve("@oracle/engine/package.json"));
+    files.push(engine.resolve("dockerode/package.json"));
+  } catch {
+    // the same
+  }
+  return files;
+}
+
+/** What changes when a file is replaced or rewritten (its inode, size and modification time), per file. */
+export function filesStamp(files: readonly string[]): string {
+  return files
+    .map((file) => {
+      try {
+        const stat = statSync(file, { bigint: true });
+        return `${file}\0${stat.ino}\0${stat.size}\0${stat.mtimeNs}`;
+      } catch {
+        return `${file}\0missing`;
+      }
+    })
+    .join("\n");
+}
+
+/** The build a server grades with: the bundle's id and the stamp of the files it loads besides ({@link loadedFiles}). */
+export interface ServedBuild {
+  id: string;
+  files: readonly string[];
+  stamp: string;
+}
+
 /** Why this server does not grade `request` (the client then grades in process), or null. */
-function mismatch(request: ServeRequest, build: string, root: string): string | null {
-  if (request.build !== build) return "another build";
+export function mismatch(request: ServeRequest, build: ServedBuild, root: string): string | null {
+  if (request.build !== build.id) return "another build";
+  if (filesStamp(build.files) !== build.stamp)
+    return "another build (node_modules changed since the server started)";
   const theirs = Object.fromEntries(
     Object.entries(request.env).filter(([name]) => !ENV_OF_INVOCATION.has(name)),
   );
@@ -254,7 +305,7 @@ const invocationFolder = (request: ServeRequest) =>
 
 interface Serving {
   root: string;
-  build: string;
+  build: ServedBuild;
   slots: ReadySlots;
   connections: Set<Connection>;
   grades: Set<Promise<void>>;
@@ -299,7 +350,10 @@ function onConnection(serving: Serving, socket: Socket): void {
 
 async function serveRequest(serving: Serving, connection: Connection, request: ServeRequest): Promise<void> {
   const why = mismatch(request, serving.build, serving.root);
-  if (why) return connection.send({ f: why });
+  if (why) {
+    process.stderr.write(`declined (${why}): the client grades in its own process\n`);
+    return connection.send({ f: why });
+  }
   const started = Date.now();
   let ticket: WarmTicket | undefined;
   let task: string | undefined;
@@ -328,8 +382,10 @@ async function serveRequest(serving: Serving, connection: Connection, request: S
 async function serve(options: ServeCliOptions, context: RunContext): Promise<number> {
   // A server outlives the terminal or pipe it was started from: a closed stderr must not stop it.
   process.stderr.on("error", () => undefined);
-  const build = buildId();
-  if (!build) throw new OracleError("INTERNAL", "the grader has no dist/build-id: run pnpm build");
+  const id = buildId();
+  if (!id) throw new OracleError("INTERNAL", "the grader has no dist/build-id: run pnpm build");
+  const files = loadedFiles();
+  const build: ServedBuild = { id, files, stamp: filesStamp(files) };
   const pool = new WarmPool({
     root: options.root,
     docker: dockerodeGradeDocker(),
