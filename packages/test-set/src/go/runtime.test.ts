@@ -721,3 +721,140 @@ ${body}
     expect(whole.sites.map((s) => s.rows?.length)).toEqual([2]);
   });
 });
+
+describe("a column of interface type under go 1.19: got != tt.want compares as interfaces", () => {
+  // Go converts a concrete got to the column's interface: its dynamic type must be the cell's (an
+  // int64(11) is not `want any: 11`), and it is never a nil interface (a nil *ValidationError returned
+  // as its own type is no nil `want error`: the classic typed-nil bug). s27 attack review, findings 5 and 6.
+  const TABLE = `package calc_test
+
+import (
+	"reflect"
+	"testing"
+
+	"example.com/calc"
+)
+
+func TestCount(t *testing.T) {
+	tests := []struct {
+		in   string
+		want any
+	}{
+		{"héllo wörld", 11},
+		{"ab", 2},
+	}
+	for _, tt := range tests {
+		if got := calc.Count(tt.in); got != tt.want {
+			t.Errorf("Count(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		in   string
+		want error
+	}{
+		{"ok", nil},
+		{in: "fine"},
+	}
+	for _, tt := range tests {
+		if err := calc.Validate(tt.in); err != tt.want {
+			t.Errorf("Validate(%q) = %v, want %v", tt.in, err, tt.want)
+		}
+	}
+}
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		in   string
+		want interface{}
+	}{
+		{"a", "a"},
+		{"1", 1},
+	}
+	for _, tt := range tests {
+		if got := calc.Parse(tt.in); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Parse(%q) = %v", tt.in, got)
+		}
+		if got := calc.Parse(tt.in); got != tt.want {
+			t.Errorf("Parse(%q) = %v", tt.in, got)
+		}
+	}
+}
+`;
+  const calc = (count: string, validate: string) => `package calc
+
+import "strconv"
+
+type ValidationError struct{ Msg string }
+
+func (e *ValidationError) Error() string { return e.Msg }
+
+func Count(s string) ${count} { return ${count}(len([]rune(s))) }
+
+${validate}
+
+func Parse(s string) interface{} {
+	if n, err := strconv.Atoi(s); err == nil {
+		return n
+	}
+	return s
+}
+`;
+  const ERROR = "func Validate(s string) error { return nil }";
+  const TYPED_NIL = "func Validate(s string) *ValidationError { return nil }";
+
+  /** go test's own outcome of each test, and the sealed run's judged outcome. */
+  function both(code: string) {
+    const plan = planSeals(parsers, [{ path: "calc/iface_test.go", text: TABLE }]);
+    const files = (test: string, added: Record<string, string>) => ({
+      "go.mod": "module example.com\n\ngo 1.18\n",
+      "calc/calc.go": code,
+      "calc/iface_test.go": test,
+      ...added,
+    });
+    const real = runGo(files(TABLE, {}), "calc");
+    const ran = runGo(
+      files(plan.files[0]!.text, Object.fromEntries(plan.added.map((a) => [a.path, a.text]))),
+      "calc",
+    );
+    const judged = judgeSeals(plan, ran.records, ran.tests);
+    const outcome = (tests: typeof real.tests) =>
+      Object.fromEntries(tests.map((t) => [t.id.split("::").pop(), t.outcome]));
+    const sealed = Object.fromEntries(
+      judged.tests.map((t) => [t.id.split("::").pop(), t.outcome === "passed" ? "passed" : "failed"]),
+    );
+    return {
+      plan,
+      real: outcome(real.tests),
+      sealed: { ...outcome(ran.tests), ...sealed },
+      output: ran.output,
+    };
+  }
+
+  it("plans every comparison (a missing error cell is nil), and the judge agrees with go test on right and wrong types", () => {
+    const right = both(calc("int", ERROR));
+    expect(right.plan.sites.map((s) => [s.kind, s.rows?.length])).toEqual([
+      ["go.eq", 2],
+      ["go.nil", 2],
+      ["go.deepEqual", 2],
+      ["go.eq", 2],
+    ]);
+    expect(right.real).toEqual({ TestCount: "passed", TestValidate: "passed", TestParse: "passed" });
+    expect(right.sealed, right.output).toEqual(right.real);
+    const wrongType = both(calc("int64", TYPED_NIL));
+    expect(wrongType.real).toEqual({ TestCount: "failed", TestValidate: "failed", TestParse: "passed" });
+    expect(wrongType.sealed, wrongType.output).toEqual(wrongType.real);
+  });
+
+  it("a nil cell of a column whose type may be an interface the host does not know is not sealed", () => {
+    const plan = planSeals(parsers, [
+      {
+        path: "calc/v_test.go",
+        text: TABLE.replace("want error", "want calc.Checker").replace('\t\t{in: "fine"},\n', ""),
+      },
+    ]);
+    expect(plan.sites.map((s) => s.test.entry)).toEqual(["TestCount", "TestParse", "TestParse"]);
+  });
+});

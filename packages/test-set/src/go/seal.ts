@@ -575,8 +575,25 @@ function zeroCanon(ty: string | null): Canon | null {
   if (/^(u?int\d*|uintptr|float\d+|complex\d+)$/.test(ty)) return { t: "const", c: "int", v: "0" };
   if (ty.startsWith("[]") || ty.startsWith("map["))
     return { t: "lit", ty, k: ty.startsWith("[]") ? "slice" : "map", nil: true, v: [] };
+  if (ty === "error" || ty === "interface {}") return { t: "const", c: "nil" };
   return null;
 }
+
+/**
+ * A column's type as the host judges it: {@link goTypeString}'s, or `error`, the one named interface
+ * every Go file knows (a nil `want error` is a nil interface, which a nil `*MyError` is not).
+ */
+function columnType(type: SyntaxNode): string | null {
+  return goTypeString(type) ?? (type.type === "type_identifier" && type.text === "error" ? "error" : null);
+}
+
+/**
+ * A nil cell of a column whose type the host does not know and that may be an interface (a named or
+ * qualified type: `want Validator`, `want io.Reader`): Go compares `got` converted to it, nil only when
+ * `got` is a nil interface, which the host cannot tell from a nil pointer of a concrete type.
+ */
+const mayBeInterface = (type: SyntaxNode) =>
+  ["type_identifier", "qualified_type", "generic_type"].includes(type.type);
 
 /** `[]struct{…}{ {…}, {name: …} }` of literal cells: its table, or null. */
 function goTable(literal: SyntaxNode): GoTable | null {
@@ -609,7 +626,7 @@ function goTable(literal: SyntaxNode): GoTable | null {
           )
         : items[i];
       const cell = item ? (keyed ? named(item.childForFieldName("value"))[0] : named(item)[0]) : undefined;
-      const ty = goTypeString(f.type);
+      const ty = columnType(f.type);
       const literal = cell
         ? cell.type === "literal_value"
           ? ty
@@ -626,7 +643,8 @@ function goTable(literal: SyntaxNode): GoTable | null {
             ? zeroCanon(ty)
             : { ...literal, as: ty }
           : literal;
-      if (!value) usable.delete(f.name);
+      if (!value || (ty === null && value.t === "const" && value.c === "nil" && mayBeInterface(f.type)))
+        usable.delete(f.name);
       else table.columns.get(f.name)!.push(value);
       if (cell) table.cells.get(f.name)!.push(cell);
     }

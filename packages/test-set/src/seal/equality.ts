@@ -110,7 +110,8 @@ export function holds(comparison: Comparison, actual: Canon, expected: Canon): V
     case "go.truth":
       return goTruth(actual, expected.v === true);
     case "go.nil":
-      return goNil(actual);
+      // A nil cell of a `want error` / `want any` column is a nil interface (goEq); else any nil.
+      return typeof expected.as === "string" ? goEq(actual, expected) : goNil(actual);
     default:
       return hasUnjudgeable(actual) || hasUnjudgeable(expected) ? "unknown" : "unknown";
   }

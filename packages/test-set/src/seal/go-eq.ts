@@ -87,17 +87,32 @@ function basicEqualsConst(value: Canon, c: Canon): Verdict {
 
 const NILABLE = new Set(["ptr", "slice", "map", "iface", "ref"]);
 
-/** `got != <constant>` held false: got equals the constant (converted to got's static type). */
+/** The interface types a table's column can carry as `as` (literal.ts goTypeString, go/seal.ts: `any`, `interface{}`, `error`). */
+const INTERFACES = new Set(["interface {}", "error"]);
+
+/**
+ * `got != <constant>` held false: got equals the constant. A constant of a column of interface type
+ * (`want any`, `want error`) is that interface already, holding the constant's default type (or nil):
+ * Go compares `got` converted to it, so a concrete `got` must have exactly that type (an `int64(11)`
+ * is not `want any: 11`) and is never a nil interface (a nil `*MyError` returned as `error` is no nil
+ * `want error`). Else the constant is converted to the static type of `got`.
+ */
 export function goEq(actual: Canon, expected: Canon): Verdict {
   if (UNJUDGEABLE.has(actual.t)) return "unknown";
   if (expected.t !== "const") return "unknown";
-  if (expected.c === "nil") return NILABLE.has(actual.t) ? actual.nil === true : false;
+  const column = typeof expected.as === "string" ? expected.as : null;
+  const iface = column !== null && INTERFACES.has(column);
+  if (expected.c === "nil") {
+    if (iface) return actual.t === "iface" && actual.nil === true;
+    return NILABLE.has(actual.t) ? actual.nil === true : false;
+  }
+  const type = iface || column === null ? DEFAULT_TYPE[expected.c as string] : column;
   if (actual.t === "iface") {
     if (actual.nil === true) return false;
     const inner = actual.v as Canon;
-    const type = typeof expected.as === "string" ? expected.as : DEFAULT_TYPE[expected.c as string];
     return inner.ty === type && basicEqualsConst(inner, expected);
   }
+  if (iface) return actual.ty === type && basicEqualsConst(actual, expected);
   return basicEqualsConst(actual, expected);
 }
 
@@ -116,9 +131,11 @@ export function goDeepEqual(actual: Canon, expected: Canon, as?: string): Verdic
   const want = as ?? (typeof expected.as === "string" ? expected.as : typeOf(expected));
   if (expected.t === "const" && expected.c === "nil") return value.t === "iface" && value.nil === true;
   if (want === null) return "unknown";
-  if (want === "interface {}") {
-    // An element of []interface{} / map[…]interface{}: the constant's own default type.
-    return goDeepEqual(actual, expected);
+  if (want !== null && INTERFACES.has(want)) {
+    // An element of []interface{} / map[…]interface{}, or a cell of a `want any` column: the
+    // value's own type (a constant's default type). Not `expected.as`, which names the interface.
+    const own = typeOf(expected);
+    return own === null || INTERFACES.has(own) ? "unknown" : goDeepEqual(actual, expected, own);
   }
   if (value.ty !== want) return false;
   if (expected.t === "const") {
