@@ -1271,3 +1271,86 @@ def v(name):
     expect(Object.fromEntries(judged.tests.map((t) => [t.id.split("::").pop(), t.outcome]))).toEqual(real);
   });
 });
+
+describe("dataclasses under pytest 7: the __eq__ a class inherits", () => {
+  // A checked comparison (the expected side a call): both sides are recorded by their fields when the
+  // __eq__ their class uses is one dataclasses generated, its own or a base's (attack review s27,
+  // finding 7: freebusy's Interval made a plain subclass of a frozen dataclass FAILed VALUE_NOT_PLAIN_DATA).
+  const TEST = `from calc import Span, Sub, Tagged, Own, span, sub, tagged, own
+
+
+def test_span():
+    assert span() == Span(1, 2)
+
+
+def test_sub():
+    assert sub() == Sub(1, 2)
+
+
+def test_sub_wrong():
+    assert sub() == Sub(1, 3)
+
+
+def test_tagged():
+    assert tagged() == Tagged(1, 2, "other")
+
+
+def test_own():
+    assert own() == Own(1, 2)
+`;
+  const CALC = `from dataclasses import dataclass
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    start: int
+    end: int
+
+
+class Sub(Span):
+    @property
+    def minutes(self):
+        return self.end - self.start
+
+
+@dataclass(frozen=True, eq=False)
+class Tagged(Span):
+    tag: str = ""
+
+
+class Own(Span):
+    def __ne__(self, other):
+        return False
+
+
+def span():
+    return Span(1, 2)
+
+
+def sub():
+    return Sub(1, 2)
+
+
+def tagged():
+    return Tagged(1, 2, "mine")
+
+
+def own():
+    return Own(1, 2)
+`;
+
+  it("a plain subclass matches by the base's fields, as its inherited __eq__ compares; a __ne__ on the way stays opaque", () => {
+    const { judged, real, host } = pytestAndHost("tests/test_dc.py", TEST, CALC);
+    expect(real).toEqual({
+      test_span: "passed",
+      test_sub: "passed",
+      test_sub_wrong: "failed",
+      test_tagged: "passed", // the generated __eq__ of Span compares start and end only
+      test_own: "passed",
+    });
+    expect({ ...host, test_own: real.test_own }).toEqual(real);
+    // Own's __ne__ is not the dataclass's: its values are not plain data (what it was before).
+    expect(host.test_own).toBe("failed");
+    expect(Object.values(judged.sites).filter((s) => s === "not-plain")).toHaveLength(1);
+  });
+});

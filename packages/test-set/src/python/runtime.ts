@@ -281,11 +281,24 @@ def _oracle_canon(v, budget, depth=0, stack=()):
             return {"t": "set", "frozen": base is frozenset, "v": [sub(x) for x in base.__iter__(v)]}
         return {"t": base.__name__, "v": [sub(x) for x in base.__iter__(v)]}
     dc = _oracle_sys.modules.get("dataclasses")
-    params = getattr(t, "__dataclass_params__", None)
-    eq = type.__dict__["__dict__"].__get__(t).get("__eq__")
-    code = getattr(eq, "__code__", None)
-    if dc is not None and params is not None and dc.is_dataclass(t) and getattr(params, "eq", False) and code is not None and (code.co_filename == "<string>" or code.co_filename.startswith("<dataclass")):
-        return {"t": "dataclass", "cls": "%s#%x" % (_oracle_cls(t), id(t)), "v": [[f.name, sub(getattr(v, f.name))] for f in dc.fields(t) if f.compare]}
+    # The class whose __eq__ instances of t use: t's own, or a base's (a plain subclass of a dataclass
+    # inherits its generated __eq__, which compares that dataclass's fields when both sides are of one
+    # class: attack review s27, finding 7). A __ne__ on the way is not the dataclass's.
+    owner = None
+    for c in type.__getattribute__(t, "__mro__"):
+        if c is object:
+            break
+        d = type.__dict__["__dict__"].__get__(c)
+        if "__ne__" in d:
+            break
+        if "__eq__" in d:
+            owner = c
+            break
+    own = type.__dict__["__dict__"].__get__(owner) if owner is not None else {}
+    params = own.get("__dataclass_params__")
+    code = getattr(own.get("__eq__"), "__code__", None)
+    if dc is not None and params is not None and dc.is_dataclass(owner) and getattr(params, "eq", False) and code is not None and (code.co_filename == "<string>" or code.co_filename.startswith("<dataclass")):
+        return {"t": "dataclass", "cls": "%s#%x" % (_oracle_cls(t), id(t)), "v": [[f.name, sub(getattr(v, f.name))] for f in dc.fields(owner) if f.compare]}
     if not _oracle_own_eq(t, object):
         return {"t": "ident", "cls": _oracle_cls(t), "id": "%x" % id(v)}
     return {"t": "opaque", "cls": _oracle_cls(t), "why": "its class defines __eq__"}
