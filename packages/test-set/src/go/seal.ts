@@ -978,11 +978,16 @@ function keepImportsUsed(
 }
 
 /** The literal values a Go text still holds, for exposure, and the text of its strings and comments (strengthOf's `texts`). */
-function literalsIn(parsers: Parsers, text: string): [Canon[], string[]] {
+function literalsIn(parsers: Parsers, text: string): [Canon[], string[], string[]] {
   return (
     parsers.read("go", text, (root) => {
       const out: Canon[] = [];
       const texts: string[] = [];
+      // Where a number counts as spelled (strengthOf): what the code can read that is not its input, a
+      // comment, a function's name (runtime.Callers names the calling test), a subtest's title (a
+      // `t.Run` literal, or a table's name-like column: `{"seventeen gives 4253", 17, 4253}`) (attack
+      // review s27, findings 2 and 3).
+      const spoken: string[] = [];
       const walk = (node: SyntaxNode) => {
         const value = [
           "interpreted_string_literal",
@@ -997,10 +1002,53 @@ function literalsIn(parsers: Parsers, text: string): [Canon[], string[]] {
         if (value) out.push(value);
         if (["interpreted_string_literal", "raw_string_literal", "comment"].includes(node.type))
           texts.push(node.text);
+        if (node.type === "comment") spoken.push(node.text);
+        if (node.type === "function_declaration" || node.type === "method_declaration") {
+          const name = node.childForFieldName("name")?.text;
+          if (name) {
+            texts.push(name);
+            spoken.push(name);
+          }
+        }
+        if (
+          node.type === "call_expression" &&
+          /\.Run$/.test(node.childForFieldName("function")?.text ?? "")
+        ) {
+          const title = named(node.childForFieldName("arguments"))[0];
+          if (title && /string_literal$/.test(title.type)) spoken.push(title.text);
+        }
+        if (node.type === "composite_literal") spoken.push(...titleCells(node));
         for (const child of named(node)) walk(child);
       };
       walk(root);
-      return [out, texts] as [Canon[], string[]];
-    }) ?? [[], []]
+      return [out, texts, spoken] as [Canon[], string[], string[]];
+    }) ?? [[], [], []]
   );
+}
+
+/** A field that names a table's rows (`name`, `desc`, `title`, `scenario`, `msg`…). */
+const TITLE_FIELD =
+  /^(name|desc|description|title|scenario|case|msg|message|label|about|summary|what|why|comment|testname|test_?name)$/i;
+
+/** The string cells of a table's title-like columns: `[]struct{name string; …}{{"seventeen gives 4253", …}}`. */
+function titleCells(literal: SyntaxNode): string[] {
+  const type = literal.childForFieldName("type");
+  const element =
+    type?.type === "slice_type" || type?.type === "array_type" ? type.childForFieldName("element") : null;
+  const fields = element?.type === "struct_type" ? structFields(element) : null;
+  const body = literal.childForFieldName("body");
+  if (!fields || !body) return [];
+  const out: string[] = [];
+  for (const element of named(body)) {
+    const row = element.type === "literal_element" ? named(element)[0] : null;
+    if (row?.type !== "literal_value") continue;
+    named(row).forEach((item, i) => {
+      const keyed = item.type === "keyed_element";
+      const key = item.childForFieldName("key");
+      const field = keyed ? (named(key)[0]?.text ?? key?.text) : fields[i]?.name;
+      const cell = keyed ? named(item.childForFieldName("value"))[0] : named(item)[0];
+      if (field && TITLE_FIELD.test(field) && cell && /string_literal$/.test(cell.type)) out.push(cell.text);
+    });
+  }
+  return out;
 }

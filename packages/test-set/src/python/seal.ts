@@ -1477,6 +1477,15 @@ function literalsIn(parsers: Parsers, text: string): [Canon[], string[], string[
           : null;
         if (value) out.push(value);
         if (node.type === "string" || node.type === "comment") texts.push(node.text);
+        // A test's, a class's and a helper's name: pytest hands the node id to the code
+        // (PYTEST_CURRENT_TEST), and `test_answer_is_4321` spells its answer (attack review s27, finding 2).
+        if (node.type === "function_definition" || node.type === "class_definition") {
+          const name = node.childForFieldName("name")?.text;
+          if (name) {
+            texts.push(name);
+            spoken.push(name);
+          }
+        }
         const docstring = node.type === "string" && node.parent?.type === "expression_statement";
         if (node.type === "comment" || (node.type === "string" && (id || docstring))) spoken.push(node.text);
         const ids =

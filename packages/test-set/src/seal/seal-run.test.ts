@@ -5,7 +5,7 @@ import { planFingerprint, planSeals } from "./seal-run.js";
 
 let parsers: Parsers;
 beforeAll(async () => {
-  parsers = await loadParsers(["python"]);
+  parsers = await loadParsers(["python", "go"]);
 });
 
 // Attack review s23 finding 6 (peek-py): before 738e772 the seal after _same(...) was planned strong
@@ -112,5 +112,82 @@ describe("planSeals strength against the base files, containers", () => {
       { path: "tests/test_basic.py", text: "assert merge([[1, 2], [4, 5]]) == [[1, 2], [4, 5]]\n" },
     ];
     expect(planSeals(parsers, [hidden], { context }).sites.map((s) => s.strength)).toEqual(["strong"]);
+  });
+});
+
+// Attack review s27, findings 1-4: the code under test reads every file in the container, and its own
+// test's name (PYTEST_CURRENT_TEST, runtime.Callers), not just the sealed file's literals.
+describe("planSeals strength against what else the container holds", () => {
+  const strengths = (files: { path: string; text: string }[]) =>
+    Object.fromEntries(
+      planSeals(parsers, files).sites.map((s) => [
+        `${s.test.entry.replace(/^[^:]*\.py::/, "")}:${s.line}`,
+        s.strength,
+      ]),
+    );
+  const core = {
+    path: "tests/test_core.py",
+    text: `from slug import slugify, status\n\n\ndef test_accents():\n    assert slugify("Crème Brûlée") == "creme-brulee-q"\n\n\ndef test_ready():\n    assert status("rk") == "ready_ok"\n`,
+  };
+
+  it("a value another hidden file spells as it enters the container (a helper's argument, a round trip) is exposed", () => {
+    expect(strengths([core])).toEqual({ "test_accents:5": "strong", "test_ready:9": "strong" });
+    const helper = {
+      path: "tests/test_api.py",
+      text: `from slug import slugify\n\n\ndef _check(raw, want):\n    assert slugify(raw) == want\n\n\ndef test_api():\n    _check("Crème Brûlée", "creme-brulee-q")\n`,
+    };
+    expect(strengths([core, helper])).toMatchObject({
+      "test_accents:5": "exposed",
+      "test_ready:9": "strong",
+    });
+    const roundTrip = {
+      path: "tests/test_back.py",
+      text: `from slug import unslug\n\n\ndef test_back():\n    assert unslug("creme-brulee-q") == "Creme Brulee"\n`,
+    };
+    expect(strengths([core, roundTrip])).toMatchObject({ "test_accents:5": "exposed" });
+    // Sealed in both files: the literal leaves each, and neither is read in the other.
+    const twice = { path: "tests/test_twice.py", text: core.text.replace("test_accents", "test_again") };
+    expect(strengths([core, twice])).toMatchObject({ "test_accents:5": "strong", "test_again:5": "strong" });
+  });
+
+  it("a Python test's or class's name that spells the value exposes it; a bytes value is read as its text", () => {
+    const named = core.text.replace("def test_ready", "def test_status_is_ready_ok");
+    expect(strengths([{ ...core, text: named }])).toMatchObject({ "test_status_is_ready_ok:9": "exposed" });
+    const number = `from m import answer\n\n\nclass TestAnswer4321:\n    def test_it(self):\n        assert answer() == 4321\n`;
+    expect(strengths([{ path: "tests/test_n.py", text: number }])).toEqual({
+      "TestAnswer4321::test_it:6": "exposed",
+    });
+    const bytes = `from m import token\n\n\ndef test_token():\n    # the token is secret-token since the fix\n    assert token() == b"secret-token"\n`;
+    expect(strengths([{ path: "tests/test_b.py", text: bytes }])).toEqual({ "test_token:6": "exposed" });
+    expect(
+      strengths([{ path: "tests/test_b.py", text: bytes.replace("secret-token since", "new since") }]),
+    ).toEqual({
+      "test_token:6": "strong",
+    });
+  });
+
+  it("Go: a number in a comment, a subtest's title or a test's name is spoken; a sibling _test.go's helper call exposes", () => {
+    const go = (body: string) =>
+      `package calc_test\n\nimport (\n\t"testing"\n\n\t"example.com/calc"\n)\n\n${body}`;
+    const score =
+      "func TestScore(t *testing.T) {\n\tif got := calc.Score(17); got != 4253 {\n\t\tt.Error(got)\n\t}\n}\n";
+    const file = (body: string) => [{ path: "calc/score_test.go", text: go(body) }];
+    expect(strengths(file(score))).toEqual({ "TestScore:10": "strong" });
+    expect(strengths(file(`// Score(17) weighs 17*250+3 = 4253.\n${score}`))).toEqual({
+      "TestScore:11": "exposed",
+    });
+    expect(strengths(file(score.replace("TestScore", "TestScore_is_4253")))).toEqual({
+      "TestScore_is_4253:10": "exposed",
+    });
+    const table = `func TestTable(t *testing.T) {\n\tfor _, tt := range []struct {\n\t\tname string\n\t\tin   int\n\t\twant int\n\t}{\n\t\t{"seventeen gives 4253", 17, 4253},\n\t} {\n\t\tt.Run(tt.name, func(t *testing.T) {\n\t\t\tif got := calc.Score(tt.in); got != tt.want {\n\t\t\t\tt.Error(got)\n\t\t\t}\n\t\t})\n\t}\n}\n`;
+    expect(Object.values(strengths(file(table)))).toEqual(["exposed"]);
+    expect(Object.values(strengths(file(table.replace("seventeen gives 4253", "seventeen"))))).toEqual([
+      "strong",
+    ]);
+    const sibling = {
+      path: "calc/word_test.go",
+      text: go("func TestWord(t *testing.T) {\n\tcheckScore(t, 17, 4253)\n}\n"),
+    };
+    expect(strengths([...file(score), sibling])).toEqual({ "TestScore:10": "exposed" });
   });
 });

@@ -195,10 +195,18 @@ export function planSeals(
     run.tests.push(...sealed.tests);
     run.unsealed.push(...sealed.unsealed);
   });
-  // A strong value the base files around the hidden ones spell is exposed too (strength.ts readAround).
+  // A strong value the base files around the hidden ones spell is exposed too (strength.ts readAround),
+  // and so is one another hidden file spells as it enters the container: the hidden files sit there
+  // together, and a helper's call, an it.each row or a round trip in a sibling file handed unfixed code
+  // the value a "strong" seal expected (attack review s27, finding 1).
   const around = (options.context ?? []).map((f) => f.text);
-  for (const site of run.sites)
-    if (site.strength === "strong" && readAround(site, around)) site.strength = "exposed";
+  const entering = new Map(files.map((f) => [f.path, f.text]));
+  for (const sealed of run.files) entering.set(sealed.path, sealed.text);
+  for (const site of run.sites) {
+    if (site.strength !== "strong") continue;
+    const siblings = [...entering].filter(([path]) => path !== site.test.file).map(([, text]) => text);
+    if (readAround(site, [...around, ...siblings])) site.strength = "exposed";
+  }
   // The sweep records the plan it ran first, before any demotion: a plan with demotions is named by
   // the plan it came from.
   run.fingerprint =

@@ -89,6 +89,11 @@ function numberSpellings(node: Canon): string[] | null {
  */
 function leavesOf(node: Canon): { strings: string[]; numbers: Canon[] } | null {
   if (node.t === "str") return typeof node.v === "string" ? { strings: [node.v], numbers: [] } : null;
+  // Python bytes hold their hex: `b"secret-token"` reads as its text in a comment or another string.
+  if (node.t === "bytes")
+    return typeof node.v === "string"
+      ? { strings: [Buffer.from(node.v, "hex").toString("latin1")], numbers: [] }
+      : null;
   if (numberSpellings(node) !== null) return { strings: [], numbers: [node] };
   if (node.t === "const") {
     if (node.c !== "string") return null;
@@ -160,7 +165,10 @@ export function readAround(site: SealSite, around: readonly string[]): boolean {
  * says nothing of which container the test expects.
  */
 const isScalar = (node: Canon): boolean =>
-  node.t === "str" || numberSpellings(node) !== null || (node.t === "const" && node.c === "string");
+  node.t === "str" ||
+  node.t === "bytes" ||
+  numberSpellings(node) !== null ||
+  (node.t === "const" && node.c === "string");
 
 /**
  * The sites with their strength: weak, exposed (the value is among `literals`, or readable inside the
