@@ -6,7 +6,7 @@ import { OracleError, readQuarantineFile } from "@oracle/spec";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import winston from "winston";
 import { forgetTasks, type SweepEngine, type SweepOptions, sweep } from "./sweep.js";
-import { type FakeRun, fakeGrade, writeTask } from "./testing/fake-grade.js";
+import { type FakeRun, fakeGrade, fakeResult, writeTask } from "./testing/fake-grade.js";
 import type { GradeOptions } from "./types.js";
 
 const logger = winston.createLogger({ silent: true });
@@ -300,6 +300,46 @@ describe("sweep", () => {
     expect(cleanedUp).toBe(2);
     expect(removed).toEqual(["own"]);
     await expect(stat(join(root, "tasks", "quarantine.json"))).rejects.toThrow();
+  });
+
+  it("an interrupt while it checks again after leaving seals unsealed puts the task's seal record back (or removes it), never leaving failToPass: []", async () => {
+    // Issue 31: a sweep stopped before its demotion re-check left the interim record, failToPass: [].
+    const previous = `${JSON.stringify({ version: 1, failToPass: [{ test: "hidden:t.py::h", seal: "strong" }] })}\n`;
+    for (const [id, before] of [
+      ["had-record", previous],
+      ["had-none", null],
+    ] as const) {
+      await writeTask(root, id, { gold: true });
+      const file = join(root, "tasks", id, "seals.recorded.json");
+      if (before !== null) await writeFile(file, before);
+      const controller = new AbortController();
+      const seals = {
+        source: "planned" as const,
+        plan: "a".repeat(64),
+        files: 1,
+        sealed: { strong: 1, weak: 0, exposed: 0 },
+        checked: 0,
+        tests: { sealed: 1, unsealed: 0 },
+        outcome: { matched: 0, mismatch: 1, notPlain: 0, notRun: 0 },
+        sites: { "t.py.1": "mismatch" as const },
+      };
+      let interim: string | null = null;
+      const grade = async (o: GradeOptions) => {
+        if (o.sealPlan === "recorded") {
+          // The check again: the interim record is on disk while it runs; then the user stops the sweep.
+          interim = await readFile(file, "utf8");
+          controller.abort(new DOMException("stop", "AbortError"));
+          throw o.signal?.reason ?? new DOMException("stop", "AbortError");
+        }
+        return { ...fakeResult(o, goldPasses(o)), seals };
+      };
+      await expect(run({ grade, repeat: 1, signal: controller.signal, tasks: [id] })).rejects.toMatchObject({
+        name: "AbortError",
+      });
+      expect(JSON.parse(interim!)).toMatchObject({ failToPass: [], demoted: [{ key: "t.py.1" }] });
+      if (before === null) await expect(stat(file)).rejects.toThrow();
+      else expect(await readFile(file, "utf8")).toBe(before);
+    }
   });
 
   it("does not start when the engine does not answer", async () => {

@@ -1,7 +1,9 @@
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Dockerode } from "@oracle/engine";
 import {
   GRADER_VERSION,
+  RECORD_FILE,
   readExpectedRecord,
   removeSealRecord,
   SEAL_RECORD_FILE,
@@ -201,6 +203,16 @@ export async function sweepTask(ctx: SweepContext, task: PlannedTask): Promise<T
     retryDelayMs: ctx.retryDelayMs,
     ...(ctx.docker ? { docker: ctx.docker } : {}),
   };
+  // A record the sweep writes before checking again (the demoted sites, the expected tests without
+  // upstream's skips) holds only while that check runs: an interrupt or a crash before the sweep's
+  // last record puts the file back as it was (or removes it), never leaving the interim one (a seal
+  // record's `failToPass: []` reads as "no FAIL_TO_PASS test").
+  const putBack: Array<() => Promise<void>> = [];
+  const setAside = async (file: string) => {
+    const path = join(task.loaded.dir, file);
+    const before = await readFile(path).catch(() => null);
+    putBack.unshift(() => (before === null ? rm(path, { force: true }) : writeFile(path, before)));
+  };
   try {
     const checks = (list: ReturnType<typeof checksOf>, round: Partial<RunContext>) =>
       settleAll(
@@ -221,6 +233,7 @@ export async function sweepTask(ctx: SweepContext, task: PlannedTask): Promise<T
     const demoted = demotions(observations.filter((o) => o.record.mode === "gold"));
     const plan = planOf(observations);
     if (demoted.length > 0 && plan) {
+      await setAside(SEAL_RECORD_FILE);
       await writeSealRecord(task.loaded, await sealRecord(task.loaded, plan, demoted, {}, []));
       ctx.logger.info(
         `seals: ${demoted.length} site(s) the gold diff could not pass left unsealed; checking again`,
@@ -238,6 +251,7 @@ export async function sweepTask(ctx: SweepContext, task: PlannedTask): Promise<T
     // at the fix alike; their expected tests are recorded without them, and the checks run again.
     const upstreamSkips = skippedUpstream(task.loaded, observations);
     if (upstreamSkips) {
+      await setAside(RECORD_FILE);
       const recorded = await recordExpected(task.loaded, "healthy", observations);
       ctx.logger.info(
         `expected tests: ${upstreamSkips.length} hidden test(s) skipped at the base and with gold alike (${upstreamSkips.slice(0, 3).join(", ")}${upstreamSkips.length > 3 ? ", …" : ""}): ${recorded}; checking again`,
@@ -259,6 +273,10 @@ export async function sweepTask(ctx: SweepContext, task: PlannedTask): Promise<T
     ctx.logger.info(`seals: ${seals.recorded}`, { task: task.id });
     return outcome(task.id, hasGold, observations, assessment, expected, seals.summary);
   } catch (error) {
+    for (const undo of putBack)
+      await undo().catch((e: Error) =>
+        ctx.logger.error("could not put a record back", { task: task.id, error: e.message }),
+      );
     if (ctx.signal.aborted) throw error;
     ctx.logger.error("task crashed the sweep", { task: task.id, error: formatError(error) });
     return crashed(task.id, hasGold, error);
