@@ -185,7 +185,7 @@ describe("oracle-new-task --repo --fix", () => {
     expect(task.suites.hidden.command).toMatch(
       /jest .*'test\/count\\\.js\$' --reporters=default --reporters=jest-junit$/,
     );
-    expect(task.suites.existing.command).toContain("'test/upper\\.js$'");
+    expect(task.suites.existing.command).toContain("'/test/upper\\.js$'");
   });
 
   it("Go: the base version of the changed _test.go is removed before the existing suite runs its package", async () => {

@@ -40,6 +40,7 @@ import {
   forJestVersion,
   forVitestVersion,
   jestRunFlags,
+  jestSplitRule,
   pythonSrcLayout,
   pythonVersionFile,
   repoRunnerFlags,
@@ -126,8 +127,11 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
   const packageJson = fixPackageJson ?? (await readPackageJson(repo, base));
   const jestConfigs = await readJestConfigs(repo, fix);
   const jest = jestTests(packageJson, jestConfigs);
-  const jestRule = options.framework === undefined || options.framework === "jest" ? jest.tests : null;
-  const split = splitFix(await changedFiles(repo, base, fix), options.tests, jestRule?.match);
+  const split = splitFix(
+    await changedFiles(repo, base, fix),
+    options.tests,
+    jestSplitRule(jest.tests, packageJson, options.framework),
+  );
   if (split.hidden.length === 0)
     throw new OracleError(
       "USAGE",

@@ -104,8 +104,8 @@ describe("planSuites with the repository's jest rule", () => {
     );
     const repoTests = rule('{"jest":{"testMatch":["**/tests/**/*.js"]}}').tests;
     const plan = await planSuites({ framework: "jest", baseFiles, hidden: ["tests/a.js"], repoTests });
-    expect(plan.hidden.command).toContain("'tests/a\\.js$'");
-    expect(plan.existing.command).toContain("'tests/b\\.js$'");
+    expect(plan.hidden.command).toContain("'/tests/a\\.js$'");
+    expect(plan.existing.command).toContain("'/tests/b\\.js$'");
     expect(plan.existing.command).not.toContain("fixtures");
   });
   it("a refusal's hint says where jest's rule comes from", async () => {

@@ -103,8 +103,22 @@ function rule(read: Read, why: (name: string) => string, where: string): JestTes
   return { tests: { source: `${where}testPathIgnorePatterns`, match: (p) => kept(p) && match(p) } };
 }
 
-/** jest's own default testMatch. */
+/** jest's own default testMatch (jest-config's Defaults.ts; jest 27 has no `?([mc])`). */
 const DEFAULT_TEST_MATCH = ["**/__tests__/**/*.?([mc])[jt]s?(x)", "**/?(*.)+(spec|test).?([mc])[jt]s?(x)"];
+
+/**
+ * The files jest runs when the repository says nothing: its default testMatch, as jest matches it
+ * (picomatch, dot files too), less node_modules. `?(*.)+(spec|test)` takes a bare `test.js` or
+ * `spec.ts` (any folder) as well as `a.test.js`, and not `tests.js`.
+ */
+export function jestDefaultTests(path: string): boolean {
+  return !NODE_MODULES.test(path) && defaultMatch()(path);
+}
+let defaultMatcher: ((path: string) => boolean) | undefined;
+const defaultMatch = () => {
+  defaultMatcher ??= globMatcher(DEFAULT_TEST_MATCH);
+  return defaultMatcher;
+};
 
 const KEY = (name: string) => new RegExp(`(?:^|[\\s,{])["']?${name}["']?\\s*:\\s*`, "g");
 const STRING = /'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"|`((?:[^`\\$]|\\.)*)`/y;

@@ -123,7 +123,7 @@ export async function planSuites(input: SuitePlanInput): Promise<SuitePlan> {
       !left.has(p) &&
       !dropped.has(p) &&
       runs(p) &&
-      (isTestPath(p) || byName(p) || framework === "go" || Boolean(input.repoTests)) &&
+      (isTestPath(p) || byName(p) || framework === "go" || framework === "jest") &&
       (only === null || only.has(p)),
   );
   const baseSet = new Set(input.baseFiles);
@@ -288,12 +288,13 @@ export async function goRunSelection(
 
 function noTestsHint(framework: Framework, repoTests: RepoTests | null | undefined): string {
   if (framework === "jest" && !repoTests)
-    return "jest runs the files its testMatch or testRegex names (default: **/__tests__/**/*.[jt]s?(x), **/?(*.)+(spec|test).[jt]s?(x)); new-task reads them from package.json's jest key or a jest.config file when they are literal: write them there as a list of strings, or say the runner with --framework";
+    return "jest runs the files its testMatch or testRegex names (default: **/__tests__/**/*.[jt]s?(x), **/?(*.)+(spec|test).[jt]s?(x): a.test.js, spec/a.spec.ts, a bare test.js, not tests.js); new-task reads them from package.json's jest key or a jest.config file when they are literal: write them there as a list of strings, or say the runner with --framework";
   if (framework === "jest")
     return `the hidden test files must be files ${repoTests!.source} names; name the fix's test files with --tests GLOB when the path rule missed them, or say the runner with --framework`;
   if (framework === "vitest")
-    return "vitest runs the files its include names (default: *.test.*, *.spec.*); name them so, or say the runner with --framework";
-  if (framework === "go") return "go test runs *_test.go files; or say the runner with --framework";
+    return "vitest runs only the files its include names (default: **/*.{test,spec}.?(c|m)[jt]s?(x)), even when they are named on its command line, and new-task does not read a vitest config's include: when the fix's tests are test files by another name, make the task by hand (docs/tasks.md, Making a task by hand); when the fix changes only a fixture its tests import, name the fixture and those tests (--tests 'test/fixtures/**' --tests 'test/*.test.ts'); or say the runner with --framework";
+  if (framework === "go")
+    return "go test runs the *_test.go files of a package (never those under testdata/): when the fix changes only data its tests read, name that data and the test files that read it (--tests 'testdata/**' --tests 'parse_test.go'), which then run as at the fix; or say the runner with --framework";
   return `name the fix's test files with --tests GLOB (${framework === "mocha" ? "mocha" : "pytest"} is given them by name, whatever they are called), or say the runner with --framework`;
 }
 

@@ -22,7 +22,7 @@ import { readJestConfigs, readPackageJson } from "./make.js";
 import { buildWriteValidate } from "./pipeline.js";
 import { type FixInput, type LeftOut, repair } from "./repair.js";
 import { splitFix } from "./split.js";
-import type { Framework } from "./templates.js";
+import { type Framework, jestSplitRule } from "./templates.js";
 
 /** What a commit is, from its files alone (nothing built): only a `candidate` becomes a task. */
 export type CommitKind =
@@ -425,7 +425,7 @@ async function scanCommit(repo: string, c: HistoryCommit, args: MineArguments) {
     const packageJson = await readPackageJson(repo, c.sha);
     const configs = await readJestConfigs(repo, c.sha);
     if (configs.length > 0 || packageJson?.includes('"jest"'))
-      runnerTests = jestTests(packageJson, configs).tests?.match;
+      runnerTests = jestSplitRule(jestTests(packageJson, configs).tests, packageJson, args.framework);
   }
   return classifyCommit(
     { parents: 1, files, lines: await lineCounts(repo, parent, c.sha) },

@@ -19,6 +19,7 @@ import {
   forJestVersion,
   forVitestVersion,
   jestRunFlags,
+  jestSplitRule,
   pythonSrcLayout,
   pythonVersionFile,
   repoRunnerFlags,
@@ -92,7 +93,7 @@ describe("templates", () => {
     ]);
     expect(commander).toEqual(["--maxWorkers=2", "--testTimeout=30000"]);
     expect(suiteCommand("jest", ["tests/a.test.js"], [], commander)).toContain(
-      "--coverage=false --maxWorkers=2 --testTimeout=30000 'tests/a\\.test\\.js$'",
+      "--coverage=false --maxWorkers=2 --testTimeout=30000 '/tests/a\\.test\\.js$'",
     );
     expect(jestRunFlags(pkg({ test: "jest -i --testTimeout 9000 src" }))).toEqual([
       "-i",
@@ -160,7 +161,7 @@ describe("templates", () => {
     expect(shellQuote("it's")).toBe(`'it'\\''s'`);
     // the patterns before --reporters: after it, jest takes them as more reporters
     expect(suiteCommand("jest", ["test/a.test.js"])).toMatch(
-      / 'test\/a\\.test\\.js\$' --reporters=default --reporters=jest-junit$/,
+      / '\/test\/a\\.test\\.js\$' --reporters=default --reporters=jest-junit$/,
     );
     expect(suiteCommand("go", ["a_test.go", "pkg/b_test.go"], ["a_test.go"])).toBe(
       'rm -f -- a_test.go && gotestsum --format standard-verbose --junitfile "$ORACLE_JUNIT" -- -count=1 . ./pkg',
@@ -241,7 +242,7 @@ describe("templates", () => {
   });
   it("drops jest's --testTimeout for a jest older than 24.9: dayjs 99691c5's own jest 22.4.4 stopped at it", () => {
     const command =
-      "ln -sfn /opt/deps/node_modules node_modules && JEST_JUNIT_OUTPUT_FILE=\"$ORACLE_JUNIT\" node_modules/.bin/jest --ci --watchman=false --coverage=false --maxWorkers=2 --testTimeout=30000 'test/a\\.test\\.js$' --reporters=default --reporters=jest-junit";
+      "ln -sfn /opt/deps/node_modules node_modules && JEST_JUNIT_OUTPUT_FILE=\"$ORACLE_JUNIT\" node_modules/.bin/jest --ci --watchman=false --coverage=false --maxWorkers=2 --testTimeout=30000 '/test/a\\.test\\.js$' --reporters=default --reporters=jest-junit";
     expect(forJestVersion(command, "22.4.4")).toBe(command.replace(" --testTimeout=30000", ""));
     expect(forJestVersion(command, "24.8.0")).not.toContain("--testTimeout");
     expect(forJestVersion(command, "24.9.0")).toBe(command);
@@ -362,6 +363,135 @@ describe("planSuites", () => {
       hidden: ["test.js"],
     });
     expect(plan.hidden.command).toMatch(/ test\.js$/);
+  });
+  it("jest with no testMatch of the repository's: jest's default testMatch, which takes a bare test.js or spec.js in any folder and not tests.js", async () => {
+    // jest-config's default: **/__tests__/**/*.?([mc])[jt]s?(x), **/?(*.)+(spec|test).?([mc])[jt]s?(x).
+    for (const p of [
+      "test.js",
+      "spec.ts",
+      "src/test.js",
+      "lib/spec.jsx",
+      "a.test.js",
+      "a/b.spec.mjs",
+      "__tests__/x.js",
+    ])
+      expect(runsAsTest("jest", p), p).toBe(true);
+    for (const p of [
+      "tests.js",
+      "src/tests.js",
+      "latest.js",
+      "a.tests.js",
+      "test.py",
+      "node_modules/x/test.js",
+    ])
+      expect(runsAsTest("jest", p), p).toBe(false);
+    // vitest's default include (*.{test,spec}.*) takes no bare test.js.
+    expect(runsAsTest("vitest", "test.js")).toBe(false);
+    const plan = await planSuites({
+      framework: "jest",
+      baseFiles: ["index.js", "test.js", "lib/spec.js", "lib/a.test.js", "latest.js"],
+      hidden: ["test.js"],
+    });
+    // jest's path patterns are regular expressions over the absolute path: '/test\.js$' is the root
+    // test.js alone, not lib/a.test.js or latest.js.
+    expect(plan.hidden.command).toContain(" '/test\\.js$' ");
+    expect(plan.existing.command).toContain(" '/lib/spec\\.js$' '/lib/a\\.test\\.js$' ");
+    expect(plan.existing.command).not.toContain("latest");
+    const pattern = /'(\/test\\\.js\$)'/.exec(plan.hidden.command)![1]!;
+    expect(
+      ["/work/repo/test.js", "/work/repo/lib/a.test.js", "/work/repo/latest.js"].filter((p) =>
+        new RegExp(pattern).test(p),
+      ),
+    ).toEqual(["/work/repo/test.js"]);
+    await expect(
+      planSuites({
+        framework: "jest",
+        baseFiles: ["index.js", "tests.js", "a.test.js"],
+        hidden: ["tests.js"],
+      }),
+    ).rejects.toMatchObject({
+      message: expect.stringMatching(/runs as a test \(test files it changes: tests\.js\)/),
+      hint: expect.stringMatching(/a bare test\.js, not tests\.js/),
+    });
+    // The split of a fix takes src/test.js as a test when jest is the repository's runner (not vitest's).
+    const jestPkg = JSON.stringify({ devDependencies: { jest: "^29.7.0" } });
+    const rule = jestSplitRule(null, jestPkg, undefined)!;
+    expect(
+      splitFix(
+        [
+          { path: "src/test.js", status: "M" },
+          { path: "src/a.js", status: "M" },
+        ],
+        [],
+        rule,
+      ),
+    ).toMatchObject({
+      hidden: ["src/test.js"],
+      code: ["src/a.js"],
+    });
+    expect(
+      jestSplitRule(null, JSON.stringify({ devDependencies: { jest: "1", vitest: "1" } }), undefined),
+    ).toBeUndefined();
+    expect(jestSplitRule(null, jestPkg, "mocha")).toBeUndefined();
+    expect(jestSplitRule(null, null, "jest")).toBe(rule);
+  });
+  it("the Go and vitest refusals (no changed file runs as a test) give hints whose remedy works", async () => {
+    const hintOf = async (input: Parameters<typeof planSuites>[0]) => {
+      try {
+        await planSuites(input);
+      } catch (error) {
+        expect((error as Error).message).toMatch(/runs as a test/);
+        return (error as { hint: string }).hint;
+      }
+      return expect.unreachable();
+    };
+    // Go: a fix that changes only the golden files its tests read (testdata/ is never a package's test).
+    const goFiles = ["go.mod", "parse.go", "parse_test.go", "lex_test.go", "testdata/a.golden"];
+    const goHint = await hintOf({ framework: "go", baseFiles: goFiles, hidden: ["testdata/a.golden"] });
+    const goGlobs = [...goHint.matchAll(/--tests '([^']+)'/g)].map((m) => m[1]!);
+    expect(goGlobs).toEqual(["testdata/**", "parse_test.go"]);
+    const goAdded = namedUnchangedTests(goGlobs, ["testdata/a.golden"], goFiles, ["parse.go"], (p) =>
+      runsAsTest("go", p),
+    );
+    expect(goAdded).toEqual(["parse_test.go"]);
+    const go = await planSuites({
+      framework: "go",
+      baseFiles: goFiles,
+      hidden: ["testdata/a.golden", ...goAdded],
+      testGlobs: goGlobs,
+    });
+    expect(go.hidden.command).toMatch(/ -- -count=1 \.$/);
+    expect(go.existing.command).toContain("rm -f -- parse_test.go");
+    // vitest: a fixture its tests import, named with the hint's globs, makes the task.
+    const viFiles = [
+      "package.json",
+      "src/a.ts",
+      "test/fixtures/a.json",
+      "test/parse.test.ts",
+      "test/b.test.ts",
+    ];
+    const viHint = await hintOf({
+      framework: "vitest",
+      baseFiles: viFiles,
+      hidden: ["test/fixtures/a.json"],
+    });
+    const viGlobs = [...viHint.matchAll(/--tests '([^']+)'/g)].map((m) => m[1]!);
+    expect(viGlobs).toEqual(["test/fixtures/**", "test/*.test.ts"]);
+    const viAdded = namedUnchangedTests(viGlobs, ["test/fixtures/a.json"], viFiles, ["src/a.ts"], (p) =>
+      runsAsTest("vitest", p),
+    );
+    expect(viAdded).toEqual(["test/b.test.ts", "test/parse.test.ts"]);
+    await expect(
+      planSuites({ framework: "vitest", baseFiles: viFiles, hidden: ["test/fixtures/a.json", ...viAdded] }),
+    ).resolves.toBeDefined();
+    // A vitest test by another name (include: ['test/**/*.ts'] in its config) cannot be widened by
+    // --tests (vitest filters what it is given by its include): the hint says so, not "name them so".
+    const other = await hintOf({
+      framework: "vitest",
+      baseFiles: ["src/a.ts", "test/parse.ts"],
+      hidden: ["test/parse.ts"],
+    });
+    expect(other).toMatch(/does not read a vitest config's include: .*make the task by hand/);
   });
   it("jshttp/mime-types 7c3c63d: the only test file is the one the fix changes: the existing suite runs its base version", async () => {
     const plan = await planSuites({

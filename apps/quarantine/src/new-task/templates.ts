@@ -1,7 +1,7 @@
 import { posix } from "node:path";
 import { shellSegments } from "@oracle/grader";
 import { OracleError, RESERVED_ENV } from "@oracle/spec";
-import type { RepoTests } from "./jest-config.js";
+import { jestDefaultTests, type RepoTests } from "./jest-config.js";
 
 /** The runners new-task writes suite commands for. */
 export const FRAMEWORKS = ["pytest", "unittest", "jest", "mocha", "vitest", "go"] as const;
@@ -24,14 +24,14 @@ const HELPER_DIR = /(^|\/)(fixtures?|helpers?|support|testdata|__fixtures__|__mo
 /** Whether the runner of `framework` runs `path` as a test file (helpers and fixtures are not). */
 export function runsAsTest(framework: Framework, path: string, repoTests?: RepoTests | null): boolean {
   const base = posix.basename(path);
-  if (repoTests && framework === "jest") return !HELPER_DIR.test(path) && repoTests.match(path);
+  // jest: the repository's testMatch or testRegex, else jest's default testMatch (a bare test.js too).
+  if (framework === "jest") return !HELPER_DIR.test(path) && (repoTests?.match ?? jestDefaultTests)(path);
   switch (framework) {
     case "pytest":
     case "unittest":
       return /^test_.*\.py$|_test\.py$/.test(base) || /^tests?\.py$/.test(path);
     case "go":
       return base.endsWith("_test.go") && !path.split("/").includes("testdata");
-    case "jest":
     case "vitest":
       return (
         !HELPER_DIR.test(path) &&
@@ -78,6 +78,23 @@ export function detectFramework(hidden: readonly string[], packageJson: string |
   throw new OracleError("USAGE", `cannot tell the test runner from the hidden tests (${hidden.join(", ")})`, {
     hint: `say which with --framework ${FRAMEWORKS.join("|")}`,
   });
+}
+
+/**
+ * Which changed files a fix's split takes as tests for jest (besides the path rule): the repository's
+ * testMatch or testRegex (`rule`), else jest's default testMatch when jest is the repository's runner
+ * (`--framework jest`, or package.json names jest and not vitest, as detectFramework reads it), which
+ * takes a bare `src/test.js` the path rule does not. Undefined for another runner.
+ */
+export function jestSplitRule(
+  rule: RepoTests | null,
+  packageJson: string | null,
+  framework: Framework | undefined,
+): ((path: string) => boolean) | undefined {
+  if (framework !== undefined && framework !== "jest") return undefined;
+  if (rule) return rule.match;
+  const deps = packageDeps(packageJson);
+  return framework === "jest" || ("jest" in deps && !("vitest" in deps)) ? jestDefaultTests : undefined;
 }
 
 /** dependencies + devDependencies of a package.json text (empty when there is none). */
@@ -301,7 +318,7 @@ export function suiteCommand(
       // --reporters, an array option that would take them as reporters. --coverage=false: a
       // repository's collectCoverage with a coverageThreshold fails a run of part of its suite
       // (exit 1 with every test passed), and coverage is no part of a verdict.
-      return `${node}${rm}JEST_JUNIT_OUTPUT_FILE="$ORACLE_JUNIT" node_modules/.bin/jest --ci --watchman=false --coverage=false ${runnerFlags.length > 0 ? `${args(runnerFlags)} ` : ""}${out}${args(files.map((f) => `${escapeRegex(f)}$`))} --reporters=default --reporters=jest-junit`;
+      return `${node}${rm}JEST_JUNIT_OUTPUT_FILE="$ORACLE_JUNIT" node_modules/.bin/jest --ci --watchman=false --coverage=false ${runnerFlags.length > 0 ? `${args(runnerFlags)} ` : ""}${out}${args(files.map((f) => `/${escapeRegex(f)}$`))} --reporters=default --reporters=jest-junit`;
     case "mocha":
       return `${node}${rm}node_modules/.bin/mocha ${runnerFlags.length > 0 ? `${args(runnerFlags)} ` : ""}${out}--reporter mocha-junit-reporter --reporter-options mochaFile="$ORACLE_JUNIT" ${args(files)}`;
     case "vitest":
