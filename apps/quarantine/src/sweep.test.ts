@@ -302,6 +302,29 @@ describe("sweep", () => {
     await expect(stat(join(root, "tasks", "quarantine.json"))).rejects.toThrow();
   });
 
+  it("a hidden test that fails one gold run in three: recorded as FAIL_TO_PASS from 2 runs of each check, FLAKY and not recorded from new-task's 3", async () => {
+    // Issue 31: new-task's default of 2 runs recorded such a test; its third run is the one that fails.
+    for (const repeat of [2, 3]) {
+      const id = `flaky-${repeat}`;
+      await writeTask(root, id, { gold: true });
+      let goldRuns = 0;
+      const grade = fakeGrade((o) => {
+        if (o.mode !== "grade") return { hidden: { h: "failed" } };
+        goldRuns += 1;
+        return { hidden: { h: goldRuns % 3 === 0 ? "failed" : "passed" } };
+      });
+      const report = await run({ grade, repeat, concurrency: 1, tasks: [id] });
+      const task = report.tasks[0]!;
+      if (repeat === 2) {
+        expect(task.status).toBe("healthy");
+        expect(task.expected).toMatch(/recorded .*1 failToPass/);
+      } else {
+        expect(task.reasons.map((r) => r.flag)).toContain("FLAKY");
+        expect(task.expected).toMatch(/^not recorded/);
+      }
+    }
+  });
+
   it("an interrupt while it checks again after leaving seals unsealed puts the task's seal record back (or removes it), never leaving failToPass: []", async () => {
     // Issue 31: a sweep stopped before its demotion re-check left the interim record, failToPass: [].
     const previous = `${JSON.stringify({ version: 1, failToPass: [{ test: "hidden:t.py::h", seal: "strong" }] })}\n`;

@@ -5,6 +5,13 @@ import { parseNewTaskArgs } from "./args.js";
 const parse = (...argv: string[]) => parseNewTaskArgs(argv, "/w");
 
 describe("parseNewTaskArgs", () => {
+  it("validates with 3 runs of each check for one task (--fix, --swebench) and 2 for each mined candidate, unless --repeat says", () => {
+    expect(parse("--repo", "r", "--fix", "x").repeat).toBe(3);
+    expect(parse("--swebench", "d.jsonl", "--repos", "c").repeat).toBe(3);
+    expect(parse("--mine", "r").repeat).toBe(2);
+    expect(parse("--repo", "r", "--fix", "x", "--repeat", "5").repeat).toBe(5);
+    expect(parse("--mine", "r", "--repeat", "4").repeat).toBe(4);
+  });
   it("maps a fix commit's flags, paths resolved against the folder the command was typed in", () => {
     expect(parse("--repo", "r", "--fix", "HEAD", "--tests", "t/**", "--no-validate")).toEqual({
       repo: "/w/r",
@@ -12,7 +19,7 @@ describe("parseNewTaskArgs", () => {
       tests: ["t/**"],
       root: "/w",
       validate: false,
-      repeat: 2,
+      repeat: 3,
       lockWait: 1800,
       force: false,
       json: false,

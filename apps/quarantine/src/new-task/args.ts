@@ -55,7 +55,8 @@ Options:
   --framework F        ${FRAMEWORKS.join(" | ")} (default: read from the hidden tests and package.json)
   --root DIR           the oracle root holding tasks/ and images/ (default: the nearest folder upwards
                        with tasks/ or images/, else the current folder)
-  --repeat K           validation runs of each check (default 2)
+  --repeat K           validation runs of each check (default 3; --mine: 2): a test whose outcome
+                       differs between them is flaky and never recorded as expected
   --lock-wait SECS     how long to wait for another run (new-task, build-images) that is building
                        images under the root (default 1800; 0: do not wait)
   --no-validate        write the task only; validate later with pnpm quarantine-sweep --tasks ID
@@ -73,6 +74,17 @@ Exit codes:
        images/registry.json past --lock-wait, an internal error: nothing was written under tasks/
   130  interrupted by Ctrl-C (143: SIGTERM): no grade is left running; a second signal exits at once
 `;
+
+/**
+ * How many times new-task's validation runs each check (baseline, gold.diff) unless --repeat says.
+ * The expected tests are recorded from these runs: a test is flaky to the sweep only when its outcome
+ * differs between them (stability.ts `flippedTests`), so a test that fails one run in three passes all
+ * of two runs nearly half the time and is recorded as expected. `--fix` and `--swebench` make one
+ * task each and take 3 (a FAIL_TO_PASS test passes three gold runs, every existing and PASS_TO_PASS
+ * test six); `--mine` takes 2, since a test one candidate finds flaky is left out of every later
+ * candidate's suite (mine.ts `leftOut`), and each run of each candidate counts.
+ */
+export const DEFAULT_REPEAT = { task: 3, mine: 2 } as const;
 
 /** The command line: its flags and the options they fill (docs/reference.md lists each; a test holds it so). */
 export const NEW_TASK_LINE = {
@@ -115,7 +127,7 @@ export const NEW_TASK_LINE = {
     image: z.string().min(1).optional(),
     framework: z.enum(FRAMEWORKS, { error: `must be one of ${FRAMEWORKS.join(", ")}` }).optional(),
     root: z.string().min(1).optional(),
-    repeat: wholeNumberArg(1, 20).default(2),
+    repeat: wholeNumberArg(1, 20).optional(),
     lockWait: wholeNumberArg(0, 86_400).default(1800),
     noValidate: z.boolean().default(false),
     force: z.boolean().default(false),
@@ -126,8 +138,10 @@ export const NEW_TASK_LINE = {
 type Line = z.output<typeof NEW_TASK_LINE.schema>;
 
 /** What the command line asks for; every path is absolute. */
-export type NewTaskOptions = Omit<Line, "root" | "noValidate"> & {
+export type NewTaskOptions = Omit<Line, "root" | "noValidate" | "repeat"> & {
   root: string;
+  /** Validation runs of each check: --repeat, else {@link DEFAULT_REPEAT}. */
+  repeat: number;
   /** The --root DIR given, absolute (undefined: found from the working folder); hints carry it. */
   rootGiven?: string;
   validate: boolean;
@@ -179,10 +193,11 @@ function checkSource(o: Line): void {
 export function parseNewTaskArgs(argv: readonly string[], cwd: string): NewTaskOptions {
   const line = parseCommandLine(NEW_TASK_LINE, argv);
   checkSource(line);
-  const { root, noValidate, repo, swebench, repos, mine, ...rest } = line;
+  const { root, noValidate, repo, swebench, repos, mine, repeat, ...rest } = line;
   const at = (path: string) => resolve(cwd, path);
   return {
     ...rest,
+    repeat: repeat ?? (mine !== undefined ? DEFAULT_REPEAT.mine : DEFAULT_REPEAT.task),
     root: root ? at(root) : findRoot(cwd),
     ...(root ? { rootGiven: at(root) } : {}),
     validate: !noValidate,

@@ -2,7 +2,7 @@ import { join, relative } from "node:path";
 import { type Command, EXIT, printable, type RunContext, runCommand, withRoot, write } from "@oracle/cli-kit";
 import { formatDuration } from "../summary.js";
 import type { SweepReport } from "../types.js";
-import { HELP, type NewTaskOptions, parseNewTaskArgs } from "./args.js";
+import { DEFAULT_REPEAT, HELP, type NewTaskOptions, parseNewTaskArgs } from "./args.js";
 import { exitAfterPass, goldHiddenFailures, someOf } from "./broken.js";
 import { planFromFix } from "./from-fix.js";
 import { treeFiles } from "./git.js";
@@ -136,7 +136,7 @@ async function run(options: NewTaskOptions, { signal }: RunContext): Promise<num
   for (const id of ids) await refuseExisting(root, id, options.force);
   if (!options.validate) {
     await writeAll(root, plans, options.force, say);
-    say(`not validated: run pnpm quarantine-sweep --tasks ${ids.join(" ")} --repeat 2`);
+    say(`not validated: run pnpm quarantine-sweep --tasks ${ids.join(" ")} --repeat ${DEFAULT_REPEAT.task}`);
     if (options.json)
       await write(
         process.stdout,
@@ -153,7 +153,12 @@ async function run(options: NewTaskOptions, { signal }: RunContext): Promise<num
   }
   for (const p of plans) await sayExitAfterPass(root, p.id, report);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  const lines = report.tasks.map((t) => withRoot(describeTask(t), rootGiven));
+  const lines = report.tasks.map((t) =>
+    withRoot(
+      `${describeTask(t)}${t.status === "healthy" ? `\n${flakyLine(t.id, options.repeat)}` : ""}`,
+      rootGiven,
+    ),
+  );
   const healthy = report.tasks.filter((t) => t.status === "healthy").length;
   lines.push(`${healthy} of ${report.tasks.length} healthy in ${seconds} s; report: ${report.reportDir}`);
   if (options.json) {
@@ -172,6 +177,14 @@ async function run(options: NewTaskOptions, { signal }: RunContext): Promise<num
     say(lines.join("\n"));
   } else await write(process.stdout, `${printable(lines.join("\n"))}\n`);
   return healthy === report.tasks.length ? EXIT.OK : EXIT.FAIL;
+}
+
+/**
+ * What a healthy task's expected tests rest on: the validation's runs, in which a flaky test is one
+ * whose outcome differed (the sweep's FLAKY); one that failed in none of them is recorded.
+ */
+export function flakyLine(id: string, repeat: number): string {
+  return `  flaky tests: none in ${repeat} run${repeat === 1 ? "" : "s"} of each check (a test whose outcome differs between runs is flaky, and never recorded as expected); one that fails less often may have passed them all: pnpm quarantine-sweep --tasks ${id} --repeat 10 looks longer before the task is used`;
 }
 
 /** The oracle-new-task command; exit codes in HELP. */
