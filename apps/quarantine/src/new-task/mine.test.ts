@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { record } from "../testing/fake-grade.js";
 import type { ChangedFile } from "./git.js";
 import {
   classifyCommit,
+  hangReason,
+  hangsAtBase,
   isDocPath,
   leftWords,
   lostOnExisting,
@@ -103,6 +106,44 @@ describe("validationOutcome", () => {
     // The environment first: a suite that cannot run fails gold too.
     expect(validationOutcome(quarantined("GOLD_FAILS", "EXISTING_SUITE_FAILS"))).toBe("environment-failed");
     expect(validationOutcome(quarantined("NO_GOLD"))).toBe("unhealthy");
+  });
+  it("sqlparse 40ed3aa (a fix for a denial of service): a base that hangs in every baseline run while gold passes is hangs-at-base, with the limit and the durations in its reason", () => {
+    const runs = [
+      record({
+        mode: "baseline",
+        reason: "TIMEOUT",
+        verdict: "FAIL",
+        durationMs: 900_400,
+        existing: null,
+        hidden: null,
+      }),
+      record({
+        mode: "baseline",
+        reason: "TIMEOUT",
+        verdict: "FAIL",
+        durationMs: 901_000,
+        existing: null,
+        hidden: null,
+      }),
+      record({ mode: "gold", durationMs: 41_200 }),
+      record({ mode: "gold", durationMs: 39_000 }),
+    ];
+    const task = { ...quarantined("TIMEOUT"), runs };
+    expect(validationOutcome(task)).toBe("hangs-at-base");
+    expect(hangReason(hangsAtBase(task)!, 2, 900)).toMatch(
+      /^the base commit hangs: all 2 baseline runs passed the task's time limit \(timeoutSeconds, 900 s; the longest 901 s\) while gold\.diff passed in at most 41 s/,
+    );
+    // A timeout in some baseline runs only, or one with gold, is the machine's or the environment's.
+    expect(
+      validationOutcome({ ...task, runs: [runs[0]!, record({ mode: "baseline" }), ...runs.slice(2)] }),
+    ).toBe("environment-failed");
+    expect(
+      validationOutcome({
+        ...task,
+        runs: [...runs.slice(0, 3), record({ mode: "gold", reason: "TIMEOUT", verdict: "FAIL" })],
+      }),
+    ).toBe("environment-failed");
+    expect(validationOutcome(quarantined("TIMEOUT"))).toBe("environment-failed");
   });
   it("sqlparse ac3b9e0 (s24): a test that fails in some runs only makes the candidate flaky, not environment-failed", () => {
     expect(validationOutcome(quarantined("EXISTING_SUITE_FAILS", "GOLD_FAILS", "FLAKY"))).toBe("flaky");

@@ -45,6 +45,7 @@ export type Outcome =
   | "exists"
   | "error"
   | "environment-failed"
+  | "hangs-at-base"
   | "test-passes-at-base"
   | "gold-fails"
   | "flaky"
@@ -139,13 +140,37 @@ export function classifyCommit(
   };
 }
 
-/** The outcome of a validated task that is not healthy, from its quarantine flags. */
-export function validationOutcome(task: Pick<TaskReport, "status" | "reasons">): Outcome {
+/**
+ * Whether the base commit hangs: every baseline run passed the task's time limit (TIMEOUT) and every
+ * gold run passed, so what waits or loops at the base is what the fix fixes (sqlparse 40ed3aa, a fix
+ * for a denial of service: its hidden test never returns at the base). The longest baseline run and
+ * the longest gold run, in seconds; null otherwise.
+ */
+export function hangsAtBase(task: Pick<TaskReport, "runs">): { baseline: number; gold: number } | null {
+  const baseline = task.runs.filter((r) => r.mode === "baseline");
+  const gold = task.runs.filter((r) => r.mode === "gold");
+  if (baseline.length === 0 || gold.length === 0) return null;
+  if (!baseline.every((r) => r.reason === "TIMEOUT") || !gold.every((r) => r.verdict === "PASS")) return null;
+  const longest = (runs: typeof baseline) => Math.round(Math.max(...runs.map((r) => r.durationMs)) / 1000);
+  return { baseline: longest(baseline), gold: longest(gold) };
+}
+
+/** A hanging base's reason in the report: what the runs showed, and why it makes no task. */
+export function hangReason(hang: { baseline: number; gold: number }, runs: number, limit: unknown): string {
+  const seconds = typeof limit === "number" ? `${limit} s` : "its limit";
+  return `the base commit hangs: all ${runs} baseline run${runs === 1 ? "" : "s"} passed the task's time limit (timeoutSeconds, ${seconds}; the longest ${hang.baseline} s) while gold.diff passed in at most ${hang.gold} s: the fix is for a hang (a test that never returns at the base), and a task whose baseline never finishes costs every failing grade the whole limit; to keep it, make the hidden test fail fast at the base (a timeout of its own, such as pytest-timeout's @pytest.mark.timeout) and run pnpm new-task --fix on it`;
+}
+
+/** The outcome of a validated task that is not healthy, from its quarantine flags (and runs, when given). */
+export function validationOutcome(
+  task: Pick<TaskReport, "status" | "reasons"> & Partial<Pick<TaskReport, "runs">>,
+): Outcome {
   if (task.status === "healthy") return "healthy";
   if (task.status === "infra-error") return "infra-error";
   const flags = new Set(task.reasons.map((r) => r.flag));
   const any = (...names: string[]) => names.some((n) => flags.has(n as never));
   if (any("INFRA_ERROR")) return "infra-error";
+  if (task.runs && any("TIMEOUT") && hangsAtBase({ runs: task.runs })) return "hangs-at-base";
   // A test that fails in some runs only (sqlparse's timing test under load) is the task's flakiness,
   // not its environment.
   if (any("FLAKY", "TESTS_HASH_UNSTABLE") && !any("INVALID_TASK", "IMAGE_NOT_BUILT")) return "flaky";
@@ -848,7 +873,13 @@ async function mineOne(
       reason:
         task?.status === "infra-error"
           ? `the engine failed: ${task.infra.messages.join("; ")}`
-          : `${flags.join(", ")}${first ? `: ${first.message}` : ""}${leftWords(left)}`,
+          : outcome === "hangs-at-base"
+            ? hangReason(
+                hangsAtBase(task!)!,
+                task!.runs.filter((r) => r.mode === "baseline").length,
+                plan.task.timeoutSeconds,
+              )
+            : `${flags.join(", ")}${first ? `: ${first.message}` : ""}${leftWords(left)}`,
     };
   } finally {
     delete state.running[commit.sha];
