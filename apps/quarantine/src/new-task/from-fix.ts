@@ -26,6 +26,8 @@ import {
   readJestConfigs,
   readPackageJson,
   readPackageLock,
+  type SuitePlan,
+  type SuitePlanInput,
   schemaRef,
   type TaskPlan,
   taskIdFrom,
@@ -94,6 +96,73 @@ async function goTestTexts(
     baseFiles.filter((p) => p.endsWith("_test.go")),
   );
   return new Map([...files].map(([path, bytes]) => [path, bytes.toString("utf8")]));
+}
+
+/**
+ * What the suites' plan reads of the repository at the base commit, the same for `--fix` and a
+ * `--swebench` row: the runner flags its own scripts or jest config give, jest's test rule, the
+ * folders its test script names (the existing suite keeps to them), the stand-in for a version file
+ * the build writes, and (Go) the base text of the test files, to tell which changed ones the
+ * existing suite must keep for their helpers.
+ */
+export async function repoSuiteInputs(input: {
+  repo: string;
+  base: string;
+  framework: Framework;
+  packageJson: string | null;
+  jestConfigs: ReadonlyArray<{ path: string; text: string }>;
+  baseFiles: readonly string[];
+  hidden: readonly string[];
+}): Promise<Pick<SuitePlanInput, "goTexts" | "runnerFlags" | "repoTests" | "scriptPaths" | "prelude">> {
+  const { repo, base, framework, packageJson, jestConfigs, baseFiles } = input;
+  // A version file the build writes (hatch-vcs, setuptools-scm) is not in git: the suites write a stand-in.
+  const versionFile =
+    framework === "pytest" || framework === "unittest"
+      ? pythonVersionFile(
+          baseFiles.includes("pyproject.toml")
+            ? (await showFile(repo, base, "pyproject.toml")).toString("utf8")
+            : null,
+        )
+      : null;
+  return {
+    ...(framework === "go" ? { goTexts: await goTestTexts(repo, base, baseFiles, input.hidden) } : {}),
+    runnerFlags:
+      framework === "jest"
+        ? jestRunFlags(
+            packageJson,
+            jestConfigs.map((c) => c.text),
+          )
+        : repoRunnerFlags(framework, packageJson),
+    repoTests: framework === "jest" ? jestTests(packageJson, jestConfigs).tests : null,
+    scriptPaths: scriptTestPaths(framework, packageJson, baseFiles),
+    ...(versionFile !== null && !baseFiles.includes(versionFile)
+      ? { prelude: versionFilePrelude(versionFile) }
+      : {}),
+  };
+}
+
+/**
+ * pytest/unittest on the template image: a module of the repository's own that the image has too
+ * gets a check at the start of both suite commands that the tests find the repository's copy, so a
+ * diff deleting it cannot PASS on the image's. Returns the warning to print (none when no module is).
+ */
+export async function addOwnModulesCheck(
+  repo: string,
+  base: string,
+  framework: Framework,
+  baseFiles: readonly string[],
+  hidden: ReadonlyArray<{ path: string; bytes: Buffer }>,
+  suites: SuitePlan,
+): Promise<string[]> {
+  if (framework !== "pytest" && framework !== "unittest") return [];
+  const shadowed = await repoShadowedModules(repo, base, baseFiles, hidden);
+  if (shadowed.length === 0) return [];
+  const check = ownModulesCheck(shadowed);
+  suites.existing.command = `${check}${suites.existing.command}`;
+  suites.hidden.command = `${check}${suites.hidden.command}`;
+  return [
+    `the image has a copy of its own of ${shadowed.join(", ")} (Debian's, for pytest), which the repository provides and its tests import: both suite commands first check that Python finds the repository's copy (a diff that deletes it fails there, instead of running the tests on the image's copy)`,
+  ];
 }
 
 /** A fix commit's task id when --id is not given: `<repo folder>-<sha7>`. */
@@ -165,37 +234,24 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
   split.hidden.push(...added);
   const id = checkTaskId(options.id ?? defaultTaskId(repo, fix));
   const baseFiles = await treeFiles(repo, base);
-  // A version file the build writes (hatch-vcs, setuptools-scm) is not in git: the suites write a stand-in.
-  const versionFile =
-    framework === "pytest" || framework === "unittest"
-      ? pythonVersionFile(
-          baseFiles.includes("pyproject.toml")
-            ? (await showFile(repo, base, "pyproject.toml")).toString("utf8")
-            : null,
-        )
-      : null;
   const suites = await planSuites({
-    ...(framework === "go" ? { goTexts: await goTestTexts(repo, base, baseFiles, split.hidden) } : {}),
+    ...(await repoSuiteInputs({
+      repo,
+      base,
+      framework,
+      packageJson,
+      jestConfigs,
+      baseFiles,
+      hidden: split.hidden,
+    })),
     framework,
     baseFiles,
     hidden: split.hidden,
     deletedTests: split.deletedTests,
     testGlobs: options.tests,
-    runnerFlags:
-      framework === "jest"
-        ? jestRunFlags(
-            packageJson,
-            jestConfigs.map((c) => c.text),
-          )
-        : repoRunnerFlags(framework, packageJson),
-    repoTests: framework === "jest" ? jest.tests : null,
-    scriptPaths: scriptTestPaths(framework, packageJson, baseFiles),
     ...(options.existingOnly ? { existingOnly: options.existingOnly } : {}),
     ...(options.leaveOut ? { leaveOut: options.leaveOut } : {}),
     ...(options.hiddenLeaveOut ? { hiddenLeaveOut: options.hiddenLeaveOut } : {}),
-    ...(versionFile !== null && !baseFiles.includes(versionFile)
-      ? { prelude: versionFilePrelude(versionFile) }
-      : {}),
   });
   const hidden = await Promise.all(
     split.hidden.map(async (path) => ({ path, bytes: await showFile(repo, fix, path) })),
@@ -242,19 +298,8 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
     ...(options.image ? { image: options.image } : {}),
     runnerNeeds: runnerNeeds(framework, jestConfigs[0]?.path ?? null, packageJson),
   });
-  if ((framework === "pytest" || framework === "unittest") && !options.image) {
-    // A module of the repository's own that the image has too: the suites check the tests find the
-    // repository's copy, so a diff deleting it cannot PASS on the image's.
-    const shadowed = await repoShadowedModules(repo, base, baseFiles, hidden);
-    if (shadowed.length > 0) {
-      const check = ownModulesCheck(shadowed);
-      suites.existing.command = `${check}${suites.existing.command}`;
-      suites.hidden.command = `${check}${suites.hidden.command}`;
-      warnings.push(
-        `the image has a copy of its own of ${shadowed.join(", ")} (Debian's, for pytest), which the repository provides and its tests import: both suite commands first check that Python finds the repository's copy (a diff that deletes it fails there, instead of running the tests on the image's copy)`,
-      );
-    }
-  }
+  if (!options.image)
+    warnings.push(...(await addOwnModulesCheck(repo, base, framework, baseFiles, hidden, suites)));
   if (framework === "vitest") {
     // The image may hold the repository's own vitest (image.ts): its flags must be that version's.
     const version = await lockedVersion(resolve(options.root, "images", image.name), "vitest");

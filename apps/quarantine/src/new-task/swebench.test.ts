@@ -136,3 +136,47 @@ describe("oracle-new-task --swebench: what --fix gives a jest repository", () =>
     expect(suites.existing.command).toContain("--maxWorkers=2");
   }, 300_000);
 });
+
+describe("oracle-new-task --swebench: a Python row is read as --fix reads its repository", () => {
+  it("the check that the tests import the repository's own copy of a module the image has too, and the stand-in for a version file the build writes", async () => {
+    // Issue 31: rows got neither (from-fix.ts had them to itself); both now come from repoSuiteInputs
+    // and addOwnModulesCheck, which --fix and --swebench share.
+    const repo = join(dir, "repos", "e", "f");
+    await mkdir(repo, { recursive: true });
+    git(repo, "init", "-q", "-b", "main");
+    await write(repo, {
+      "pyproject.toml": '[tool.setuptools_scm]\nwrite_to = "packaging/_version.py"\n',
+      "packaging/__init__.py": "def one():\n    return 1\n",
+      "tests/test_other.py": "import packaging\n\ndef test_other():\n    assert packaging.one() == 1\n",
+    });
+    git(repo, "add", "-A");
+    git(repo, "commit", "-q", "-m", "base");
+    const base = git(repo, "rev-parse", "HEAD");
+    await write(repo, {
+      "packaging/__init__.py": "def one():\n    return 1\n\ndef two():\n    return 2\n",
+      "tests/test_two.py": "import packaging\n\ndef test_two():\n    assert packaging.two() == 2\n",
+    });
+    git(repo, "add", "-N", "tests/test_two.py");
+    const diff = (path: string) => `${git(repo, "diff", "--", path)}\n`;
+    const dataset = join(dir, "rows-py.jsonl");
+    const row = {
+      instance_id: "e__f-1",
+      repo: "e/f",
+      base_commit: base,
+      patch: diff("packaging"),
+      test_patch: diff("tests"),
+      FAIL_TO_PASS: ["tests/test_two.py::test_two"],
+      PASS_TO_PASS: ["tests/test_other.py::test_other"],
+    };
+    await writeFile(dataset, `${JSON.stringify(row)}\n`);
+    const root = join(dir, "root-py");
+    await mkdir(join(root, "images"), { recursive: true });
+    const { plans } = await planDataset({ root, dataset, repos: join(dir, "repos") });
+    const suites = plans[0]!.task.suites as { existing: { command: string }; hidden: { command: string } };
+    for (const command of [suites.existing.command, suites.hidden.command]) {
+      expect(command).toMatch(/import importlib\.util as u.* packaging && /);
+      expect(command).toContain("> packaging/_version.py && ");
+    }
+    expect(plans[0]!.warnings.join("\n")).toMatch(/the image has a copy of its own of packaging/);
+  }, 120_000);
+});

@@ -3,10 +3,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type ExpectedTests, OracleError } from "@oracle/spec";
 import { z } from "zod";
-import { lockedVersion } from "./from-fix.js";
+import { addOwnModulesCheck, lockedVersion, repoSuiteInputs } from "./from-fix.js";
 import { catBlob, git, treeFiles } from "./git.js";
 import { chooseImage, type ImageChoice, runnerNeeds } from "./image.js";
-import { jestTests } from "./jest-config.js";
 import { suiteImports } from "./js-imports.js";
 import {
   checkTaskId,
@@ -27,9 +26,7 @@ import {
   type Framework,
   forJestVersion,
   forVitestVersion,
-  jestRunFlags,
   pythonSrcLayout,
-  repoRunnerFlags,
   runsAsTest,
   scriptEnv,
 } from "./templates.js";
@@ -233,31 +230,38 @@ async function planRow(options: SwebenchOptions, { line, row }: ParsedRow, label
     if (hiddenPass.length > 0) hiddenExpected.passToPass = hiddenPass;
     const baseFiles = await treeFiles(bare, row.base_commit);
     const jestConfigs = framework === "jest" ? await readJestConfigs(bare, row.base_commit) : [];
-    const repoTests = framework === "jest" ? jestTests(packageJson, jestConfigs).tests : null;
+    // As --fix reads the repository (from-fix.ts): its runner flags and jest rule, the folders its
+    // test script names, a version file's stand-in, Go's changed test files kept for their helpers.
+    const repoInputs = await repoSuiteInputs({
+      repo: bare,
+      base: row.base_commit,
+      framework,
+      packageJson,
+      jestConfigs,
+      baseFiles,
+      hidden: hiddenPaths,
+    });
+    const repoTests = repoInputs.repoTests ?? null;
     const existingOnly = [...new Set(existingPass.map((t) => idFile(t)!))].filter((f) =>
       runsAsTest(framework, f, repoTests),
     );
     let suites: SuitePlan;
     try {
       suites = await planSuites({
+        ...repoInputs,
         framework,
         baseFiles,
         hidden: hiddenPaths,
         deletedTests: [...deleted],
         ...(existingOnly.length > 0 ? { existingOnly } : {}),
-        // As --fix: jest's workers and test timeout unless the repository's scripts or config say.
-        runnerFlags:
-          framework === "jest"
-            ? jestRunFlags(
-                packageJson,
-                jestConfigs.map((c) => c.text),
-              )
-            : repoRunnerFlags(framework, packageJson),
-        repoTests,
       });
     } catch (error) {
       throw new Error(`${where("test_patch")}: ${(error as Error).message}`);
     }
+    // As --fix: the repository's own copy of a module the image has too is the one the tests import.
+    const ownModules = options.image
+      ? []
+      : await addOwnModulesCheck(bare, row.base_commit, framework, baseFiles, hidden, suites);
     const pythonNeeds =
       framework === "pytest" || framework === "unittest"
         ? await repoPythonNeeds(bare, row.base_commit, baseFiles, hidden)
@@ -277,7 +281,7 @@ async function planRow(options: SwebenchOptions, { line, row }: ParsedRow, label
     const warnings = deniedGoldPaths(goldPaths, []).map(
       (p) => `${id}: ${deniedGoldWarning("the gold patch", p)}`,
     );
-    warnings.push(...suites.notes.map((note) => `${id}: ${note}`));
+    warnings.push(...[...suites.notes, ...ownModules].map((note) => `${id}: ${note}`));
     const lockedRunners =
       packageJson !== null && packageLock === null
         ? await otherLockRunners(bare, row.base_commit, packageJson)
