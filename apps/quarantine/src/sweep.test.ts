@@ -325,6 +325,33 @@ describe("sweep", () => {
     }
   });
 
+  it("a base that hangs is not run again when seals gold could not pass are left unsealed: the task is decided within one time limit", async () => {
+    // Issue 31 (sqlparse 40ed3aa, a fix for a hang): the check again after demotion ran every
+    // baseline run once more, each to the time limit.
+    await writeTask(root, "hangs", { gold: true });
+    const seals = {
+      source: "planned" as const,
+      plan: "b".repeat(64),
+      files: 1,
+      sealed: { strong: 1, weak: 0, exposed: 0 },
+      checked: 0,
+      tests: { sealed: 1, unsealed: 0 },
+      outcome: { matched: 0, mismatch: 1, notPlain: 0, notRun: 0 },
+      sites: { "t.py.1": "mismatch" as const },
+    };
+    const calls: string[] = [];
+    const grade = async (o: GradeOptions) => {
+      calls.push(`${o.mode}:${o.sealPlan}`);
+      if (o.mode !== "grade") return fakeResult(o, { stop: "TIMEOUT" });
+      return { ...fakeResult(o, goldPasses(o)), ...(o.sealPlan === "fresh" ? { seals } : {}) };
+    };
+    const report = await run({ grade, repeat: 2, concurrency: 1, tasks: ["hangs"] });
+    expect(calls.filter((c) => c.startsWith("baseline"))).toEqual(["baseline:fresh", "baseline:fresh"]);
+    expect(calls.filter((c) => c === "grade:recorded")).toHaveLength(2);
+    expect(report.tasks[0]!.reasons.map((r) => r.flag)).toContain("TIMEOUT");
+    expect(report.tasks[0]!.runs.filter((r) => r.mode === "baseline")).toHaveLength(2);
+  });
+
   it("an interrupt while it checks again after leaving seals unsealed puts the task's seal record back (or removes it), never leaving failToPass: []", async () => {
     // Issue 31: a sweep stopped before its demotion re-check left the interim record, failToPass: [].
     const previous = `${JSON.stringify({ version: 1, failToPass: [{ test: "hidden:t.py::h", seal: "strong" }] })}\n`;
