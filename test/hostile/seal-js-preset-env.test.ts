@@ -70,6 +70,48 @@ const SHAPE: Shape = {
   skip: none,
 };
 
+// The same environment named only in a config the commands give by `--config` (brief s27 jsfix, item
+// 1): jest.ci.js is no config name the oracle looked for, so the plan sealed toBe as jest's own and a
+// correct count returned as text FAILed TESTS_FAILED while jest passes it (main 9b6c13b). The config
+// a command names is now read like the others (setup-modules.ts commandConfig).
+const CONFIG_FLAG: Shape = {
+  id: "seal-js-config-flag",
+  title: "jest: an environment that loosens Object.is, named only in a config given by --config",
+  from: {
+    repo: {
+      "package.json": `${JSON.stringify({ name: "words", version: "0.1.0", private: true }, null, 2)}\n`,
+      "jest.ci.js": 'module.exports = { testEnvironment: "./test/loose-env.js" };\n',
+      "test/loose-env.js": (SHAPE.from as { repo: Record<string, string> }).repo["test/loose-env.js"]!,
+      "src/words.js": words('text.split(" ").length'),
+      "test/unit/basic.test.js":
+        'const { count } = require("../../src/words");\n\ntest("one word", () => {\n  expect(count("word")).toBe(1);\n});\n',
+      ".gitignore": "node_modules\n",
+    },
+    hidden: {
+      "test/regression/count.test.js":
+        'const { count } = require("../../src/words");\n\ntest("a run of spaces separates two words", () => {\n  expect(count("two  words")).toBe(2);\n});\n',
+    },
+    task: {
+      $schema: "../../packages/spec/task.schema.json",
+      image: "node-jest",
+      description: "seal-js-config-flag: runs of spaces",
+      suites: {
+        existing: {
+          command: `${LINK} ${JEST} --config jest.ci.js test/unit ${REPORTERS}`,
+          files: ["test/unit/**"],
+        },
+        hidden: { command: "" },
+      },
+      diff: { allow: ["**"], deny: ["test/**", "jest.ci.js", "package.json"] },
+      timeoutSeconds: 300,
+    },
+  },
+  hidden: `${LINK} ${JEST} --config jest.ci.js test/regression ${REPORTERS}`,
+  gold: { "src/words.js": words(COUNT) },
+  tamper: none,
+  skip: none,
+};
+
 const MOCHA_JUNIT = `--reporter mocha-junit-reporter --reporter-option mochaFile="$ORACLE_JUNIT"`;
 const mochaTest = (title: string, body: string) => `const assert = require("assert");
 const { count } = require("../../src/words");
@@ -121,7 +163,7 @@ const STRICT: Shape = {
   skip: none,
 };
 
-const c = conformanceHooks([SHAPE, STRICT]);
+const c = conformanceHooks([SHAPE, STRICT, CONFIG_FLAG]);
 
 describe.concurrent("seals: a jest environment from a repository preset (seal-js-preset-env)", () => {
   it("gold and a count returned as text PASS (jest passes both in that environment); a count of 3 and the base FAIL", async () => {
@@ -140,5 +182,13 @@ describe.concurrent("seals: a jest environment from a repository preset (seal-js
       baseline: "baseline",
     });
     expectVerdicts(graded, { pass: ["gold"], fail: ["count-text", "baseline"] });
+  }, 1_200_000);
+  it("jest --config jest.ci.js naming that environment: gold and a count returned as text PASS; a count of 3 FAILs", async () => {
+    const graded = await gradeNamed(c, CONFIG_FLAG, {
+      gold: "gold",
+      "count-text": () => ({ "src/words.js": words(`String(${COUNT})`) }),
+      "count-wrong": () => ({ "src/words.js": words(`${COUNT} + 1`) }),
+    });
+    expectVerdicts(graded, { pass: ["gold", "count-text"], fail: ["count-wrong"] });
   }, 1_200_000);
 });

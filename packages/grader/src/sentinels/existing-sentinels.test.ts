@@ -15,6 +15,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import {
   basePackageScripts,
   baseTestTexts,
+  commandConfigs,
   planExisting,
   SETUP_SHAPES,
   type SetupReader,
@@ -604,5 +605,81 @@ describe("setup files past the cap (brief s26 sealjs3, item 4)", () => {
     expect(
       read.setup?.filter((t) => /runner configs past the first 200/.test(t.path)).map((t) => t.text),
     ).toEqual([setupModuleText("jest", "a config past the first 200")]);
+  });
+});
+
+describe("configs a suite's command names by --config (brief s27 jsfix, item 1)", () => {
+  it("reads the config that jest --config, vitest -c or a package script names, whatever its name, and the setup flags of the command line", () => {
+    const scripts = new Map([["web", { test: "vitest run -c config/vt.mts" }]]);
+    const named = commandConfigs(
+      [
+        "ln -sfn x y && JEST_JUNIT_OUTPUT_FILE=r node_modules/.bin/jest --ci --config=jest.ci.js test/regression",
+        "cd web && npm test -- test/a.test.ts",
+        'npx jest --setupFilesAfterEnv ./s1.js ./s2.js --env=./env.js -c \'{"setupFiles":["p"]}\' test',
+        "jest --config ../elsewhere.js",
+        "mocha --config .mocharc.ci.json",
+      ],
+      scripts,
+    );
+    expect(
+      named.map(({ runner, config, outside, inline, entries }) => ({
+        runner,
+        config,
+        outside,
+        inline,
+        entries,
+      })),
+    ).toEqual([
+      { runner: "jest", config: "jest.ci.js", outside: null, inline: null, entries: [] },
+      { runner: "vitest", config: "web/config/vt.mts", outside: null, inline: null, entries: [] },
+      {
+        runner: "jest",
+        config: null,
+        outside: null,
+        inline: '{"setupFiles":["p"]}',
+        entries: [
+          { key: "setupFilesAfterEnv", value: "./s1.js" },
+          { key: "setupFilesAfterEnv", value: "./s2.js" },
+          { key: "testEnvironment", value: "./env.js" },
+        ],
+      },
+      { runner: "jest", config: null, outside: "../elsewhere.js", inline: null, entries: [] },
+    ]);
+  });
+
+  it("a setup module or environment named only in such a config is read; a config the checkout does not hold is a module the planner cannot read", async () => {
+    const { gitDir, base } = repoWith({
+      "package.json": JSON.stringify({ scripts: { test: "jest --config config/jest.ci.js" } }),
+      "config/jest.ci.js":
+        'module.exports = { rootDir: "..", testEnvironment: "./test/loose-env.js", setupFilesAfterEnv: ["<rootDir>/test/setup.js", "jest-extended/all"] };\n',
+      "test/loose-env.js": "module.exports = class {};\n",
+      "test/setup.js": "global.loose = 1;\n",
+      "web/vt.config.ts":
+        'export default { test: { setupFiles: ["./web-setup.ts"], environment: "./web-env.ts" } };\n',
+      "web/web-setup.ts": "globalThis.web = 1;\n",
+      "test/a.test.js": 'test("a", () => {});\n',
+    });
+    const scripts = await basePackageScripts(gitDir, base, ["npm test"]);
+    const commands = commandConfigs(
+      [
+        "npm test",
+        "cd web && vitest run --config vt.config.ts",
+        "jest --config missing.js",
+        "jest -c /abs/jest.js",
+      ],
+      scripts,
+    );
+    const read = await baseTestTexts(gitDir, base, ["test/a.test.js"], commands);
+    expect(read.setup?.map((t) => t.path).sort()).toEqual([
+      "config/jest.ci.js: setupFilesAfterEnv jest-extended/all",
+      "config/jest.ci.js: testEnvironment ./test/loose-env.js",
+      "jest --config /abs/jest.js: config /abs/jest.js",
+      "jest --config missing.js: config missing.js",
+      "test/setup.js",
+      "web/vt.config.ts: environment ./web-env.ts",
+      "web/web-setup.ts",
+    ]);
+    // Without the commands, none of them is seen (the fix's case: the config's name is not a config name).
+    expect((await baseTestTexts(gitDir, base, ["test/a.test.js"])).setup?.map((t) => t.path)).toEqual([]);
   });
 });

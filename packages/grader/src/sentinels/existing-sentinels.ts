@@ -22,7 +22,7 @@ import {
   sentinelRunner,
   TEST_SOURCE,
 } from "./sentinels.js";
-import { packagesImported, setupModules } from "./setup-modules.js";
+import { type CommandConfig, commandConfig, packagesImported, setupModules } from "./setup-modules.js";
 
 /**
  * The existing suite's sentinels. Its test files are the base commit's (the prep resets those the
@@ -161,24 +161,43 @@ export async function baseInputs(
   if (repo === null) return { scripts: null, base: null };
   const commit = task.repo.baseCommit;
   const commands = [task.suites.existing.command, task.suites.hidden.command];
+  const reading = basePackageScripts(repo, commit, commands);
+  // The configs the commands name by --config (in a package script too) are read once the scripts are.
+  const calls = reading.then((scripts) => commandConfigs(commands, scripts)).catch(() => []);
   const [scripts, base] = await Promise.all([
-    basePackageScripts(repo, commit, commands),
-    baseTestTexts(repo, commit, task.suites.existing.files),
+    reading,
+    baseTestTexts(repo, commit, task.suites.existing.files, calls),
   ]);
   return { scripts, base };
 }
 
+/** The jest/vitest configs and setup flags the suites' commands name (setup-modules.ts commandConfig). */
+export function commandConfigs(commands: readonly string[], scripts: PackageScripts | null): CommandConfig[] {
+  return commands.flatMap((command) => {
+    const call = findRunner(command, scripts);
+    const named = call === null ? null : commandConfig(call);
+    return named === null ? [] : [named];
+  });
+}
+
 /**
  * The text of the base commit's files that match the existing suite's globs and look like test
- * sources, and of the runner configuration files anywhere in it (runner-config.ts: CONFIG_NAMES).
+ * sources, and of the runner configuration files anywhere in it (runner-config.ts: CONFIG_NAMES),
+ * with those the suites' commands name by `--config` (`commands`).
  */
 export async function baseTestTexts(
   repo: string,
   commit: string,
   globs: readonly string[],
+  commands: readonly CommandConfig[] | Promise<readonly CommandConfig[]> = [],
 ): Promise<BaseTests> {
   const matches = picomatch([...globs], { dot: true });
-  const listing = (await gitBuffer(repo, ["ls-tree", "-r", "-z", "-l", commit])).toString("utf8");
+  const [tree, commandsNamed] = await Promise.all([
+    gitBuffer(repo, ["ls-tree", "-r", "-z", "-l", commit]),
+    commands,
+  ]);
+  const listing = tree.toString("utf8");
+  const namedConfigs = new Set(commandsNamed.flatMap((c) => (c.config === null ? [] : [c.config])));
   const wanted: Array<{ oid: string; path: string }> = [];
   const configs: Array<{ oid: string; path: string; size: number }> = [];
   const configsPast: string[] = [];
@@ -188,7 +207,7 @@ export async function baseTestTexts(
     if (!m) continue;
     const [oid, size, path] = [m[2]!, Number(m[3]), m[4]!];
     blobsByPath.set(path, { oid, size });
-    if (CONFIG_NAMES.has(path.slice(path.lastIndexOf("/") + 1)))
+    if (CONFIG_NAMES.has(path.slice(path.lastIndexOf("/") + 1)) || namedConfigs.has(path))
       if (configs.length < MAX_CONFIGS) configs.push({ oid, path, size });
       else configsPast.push(path);
     if (size > MAX_TEST_FILE_BYTES || !TEST_SOURCE.test(path) || !matches(path)) continue;
@@ -209,7 +228,7 @@ export async function baseTestTexts(
   // The setup modules the runners' configs name: a repository file is read (its text, and the
   // packages it imports, decide), anything else stands as a module the planner cannot read.
   const listed = new Set(blobsByPath.keys());
-  let modules = setupModules(configTexts, listed);
+  let modules = setupModules(configTexts, listed, new Map(), commandsNamed);
   // A jest preset that is a repository file (`preset: "./jest-preset.js"`) is a config too: read, then resolved again.
   if (modules.presetsWanted.length > 0) {
     const presetFiles = modules.presetsWanted.map((path) => ({ path, ...blobsByPath.get(path)! }));
@@ -219,7 +238,7 @@ export async function baseTestTexts(
     presetReadable.forEach((f, i) => {
       presets.set(f.path, presetBlobs[i]!);
     });
-    modules = setupModules(configTexts, listed, presets);
+    modules = setupModules(configTexts, listed, presets, commandsNamed);
   }
   const named = new Map(modules.files.map((f) => [f.path, f.runner] as const));
   const found = [...new Set([...named.keys(), ...grepped.filter((path) => !inSuite.has(path))])]

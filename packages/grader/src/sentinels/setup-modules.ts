@@ -1,6 +1,7 @@
 import { builtinModules } from "node:module";
 import { posix } from "node:path";
 import { setupModuleText } from "@oracle/test-set";
+import type { RunnerCall } from "./runner-command.js";
 import type { RunnerConfigs } from "./runner-config.js";
 import type { HiddenText } from "./sentinels.js";
 
@@ -124,6 +125,104 @@ function repositoryFile(
 type Runner = "jest" | "vitest";
 
 /**
+ * What a suite's command tells its runner of setup modules besides the config files it finds by name:
+ * a config named by `--config FILE` (`-c FILE`, `--config=FILE`; jest's inline JSON too), which may be
+ * named anything (`jest --config jest.ci.js`, in the task's command or in the package script it runs),
+ * and the setup entries the command passes as flags. `config` is the file's path from the checkout's
+ * root (null: none, or one outside the checkout: `outside`), `entries` the flags' entries, resolved
+ * from `cwd` as the runner resolves them.
+ */
+export interface CommandConfig {
+  runner: Runner;
+  cwd: string;
+  /** How the setup module list names it: the runner and the flag. */
+  label: string;
+  config: string | null;
+  /** A config named by a path the oracle cannot resolve in the checkout (absolute, `..`, a variable). */
+  outside: string | null;
+  /** jest's `--config '{…}'`: the config itself. */
+  inline: string | null;
+  entries: Entry[];
+}
+
+/** The setup flags of each runner's command line, by the key of the config they stand for; `-c` is both runners' `--config`. */
+const COMMAND_FLAGS: Record<Runner, Record<string, { key: string; many?: true }>> = {
+  jest: {
+    "--config": { key: "config" },
+    "-c": { key: "config" },
+    "--rootDir": { key: "rootDir" },
+    "--preset": { key: "preset" },
+    "--setupFiles": { key: "setupFiles", many: true },
+    "--setupFilesAfterEnv": { key: "setupFilesAfterEnv", many: true },
+    "--testEnvironment": { key: "testEnvironment" },
+    "--env": { key: "testEnvironment" },
+  },
+  vitest: {
+    "--config": { key: "config" },
+    "-c": { key: "config" },
+    "--root": { key: "root" },
+    "-r": { key: "root" },
+    "--environment": { key: "environment" },
+  },
+};
+
+/**
+ * The configs and setup entries a runner call names on its command line (setupModules reads them).
+ * An array flag of jest's (`--setupFilesAfterEnv a.js b.js`) takes the words after it that are no
+ * flags, as jest's argument parser does; a value the shell would expand is computed.
+ */
+export function commandConfig(call: RunnerCall): CommandConfig | null {
+  if (call.framework !== "jest" && call.framework !== "vitest") return null;
+  const runner: Runner = call.framework;
+  const flags = COMMAND_FLAGS[runner];
+  const out: CommandConfig = {
+    runner,
+    cwd: call.cwd,
+    label: `${runner} command line`,
+    config: null,
+    outside: null,
+    inline: null,
+    entries: [],
+  };
+  const take = (key: string, value: string) => {
+    const computed = /[$`]/.test(value);
+    if (key !== "config") {
+      out.entries.push({ key, value: computed ? null : value });
+      return;
+    }
+    if (runner === "jest" && value.trimStart().startsWith("{")) out.inline = value;
+    else if (computed || posix.isAbsolute(value)) out.outside = value;
+    else {
+      const path = posix.normalize(posix.join(call.cwd, value));
+      if (path.startsWith("../")) out.outside = value;
+      else out.config = path;
+    }
+  };
+  const args = call.args;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "--") break;
+    const eq = arg.indexOf("=");
+    const name = arg.startsWith("--") && eq > 0 ? arg.slice(0, eq) : arg;
+    const flag = flags[name];
+    if (flag === undefined) continue;
+    if (name !== arg) {
+      take(flag.key, arg.slice(eq + 1));
+      continue;
+    }
+    if (args[i + 1] === undefined || args[i + 1]!.startsWith("-")) continue;
+    take(flag.key, args[++i]!);
+    while (flag.many && args[i + 1] !== undefined && !args[i + 1]!.startsWith("-"))
+      take(flag.key, args[++i]!);
+  }
+  const named = out.config ?? out.outside ?? (out.inline === null ? null : "(inline)");
+  if (named !== null) out.label = `${runner} --config ${named}`;
+  return out.config === null && out.outside === null && out.inline === null && out.entries.length === 0
+    ? null
+    : out;
+}
+
+/**
  * The setup modules the base commit's runner configurations name: `files`, the repository files
  * among them (read as context), and `unread`, a setup module the planner cannot read for each
  * entry that is not one (a package, a computed entry, a config too large to read, an environment
@@ -137,6 +236,8 @@ export function setupModules(
   configs: RunnerConfigs,
   repositoryFiles: ReadonlySet<string>,
   presets: ReadonlyMap<string, string | null> = new Map(),
+  /** The configs and setup flags the suites' commands name (commandConfig): read as the runner reads them. */
+  commands: readonly CommandConfig[] = [],
 ): { files: Array<{ runner: Runner; path: string }>; unread: HiddenText[]; presetsWanted: string[] } {
   const files: Array<{ runner: Runner; path: string }> = [];
   const unread: HiddenText[] = [];
@@ -228,6 +329,7 @@ export function setupModules(
         );
     }
   };
+  const byName = new Set<string>();
   for (const [path, text] of configs) {
     const name = posix.basename(path);
     const dir = posix.dirname(path) === "." ? "" : posix.dirname(path);
@@ -258,9 +360,58 @@ export function setupModules(
           ? [{ key: name, value: null }]
           : VITEST_KEYS.flatMap((key) => entriesInScript(text, key));
     }
-    if (runner !== null) resolve(runner, path, dir, entries, false);
+    if (runner !== null) {
+      resolve(runner, path, dir, entries, false);
+      byName.add(`${runner}:${path}`);
+    }
+  }
+  // A config a command names (jest reads only it then; read besides the others: the conservative side).
+  for (const command of commands) {
+    const { runner, cwd, label } = command;
+    if (command.outside !== null) cannotRead(runner, label, "config", command.outside);
+    if (command.inline !== null) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(command.inline);
+      } catch {
+        parsed = undefined;
+      }
+      if (typeof parsed === "object" && parsed !== null)
+        resolve(runner, label, cwd, entriesInJson(parsed, JEST_KEYS), false);
+      else cannotRead(runner, label, "config", command.inline);
+    }
+    const file = command.config;
+    if (file !== null && !byName.has(`${runner}:${file}`)) {
+      byName.add(`${runner}:${file}`);
+      const text = configs.get(file);
+      const keys = runner === "jest" ? JEST_KEYS : VITEST_KEYS;
+      const entries =
+        text === undefined || text === null
+          ? null
+          : posix.basename(file) === "package.json"
+            ? jsonConfig(text, runner)
+            : configEntries(file, text, keys);
+      // Not a file of the checkout (or too large, or JSON that does not parse): it may name anything.
+      if (entries === null) cannotRead(runner, label, "config", file);
+      else {
+        if (runner === "jest" && text && !file.endsWith(".json"))
+          entries.push(...entriesInScript(text, "projects").filter((e) => e.value !== null));
+        resolve(runner, file, posix.dirname(file) === "." ? "" : posix.dirname(file), entries, false);
+      }
+    }
+    if (command.entries.length > 0) resolve(runner, label, cwd, command.entries, false);
   }
   return { files, unread, presetsWanted: [...new Set(presetsWanted)] };
+}
+
+/** The entries of package.json's `jest` key (jest `--config package.json`); null when it does not parse. */
+function jsonConfig(text: string, runner: Runner): Entry[] | null {
+  try {
+    const parsed = JSON.parse(text.replace(/^\uFEFF/, "")) as { jest?: unknown } | null;
+    return runner === "jest" ? entriesInJson(parsed?.jest, JEST_KEYS) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The entries of a JSON or script config file; null for JSON that does not parse. */
