@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { type CommandLineSpec, findRoot, parseCommandLine } from "@oracle/cli-kit";
 import { z } from "zod";
+import { GRADE_FLAGS } from "./grade-flags.js";
 
 export const HELP = `Usage: oracle-grade [--root DIR] TASK (--diff FILE | --baseline) [options]
        pnpm grade [--root DIR] TASK (--diff FILE | --baseline) [options]
@@ -45,15 +46,7 @@ export interface CliOptions {
 /** The command line: its flags and the options they fill (docs/reference.md lists each; a test holds it so). */
 export const GRADE_LINE = {
   command: "oracle-grade",
-  flags: {
-    root: { type: "string" },
-    diff: { type: "string" },
-    baseline: { type: "boolean" },
-    log: { type: "string" },
-    result: { type: "string" },
-    timeout: { type: "string" },
-    "allow-quarantined": { type: "boolean" },
-  },
+  flags: GRADE_FLAGS,
   positionals: { field: "task", name: "TASK" },
   schema: z
     .strictObject({

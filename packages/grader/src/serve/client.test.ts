@@ -3,6 +3,8 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { parseCliArgs } from "../cli/cli-options.js";
+import { GRADE_FILE_FLAGS, GRADE_FLAGS } from "../cli/grade-flags.js";
 import {
   isSingleGrade,
   type ServeRequest,
@@ -94,5 +96,25 @@ describe("the local grader's client", () => {
     expect(requests).toEqual([]);
     expect(await viaServer(["--root", root, "t", "--diff", diff], {}, "b1")).toBe(0);
     expect(requests).toHaveLength(1);
+  });
+
+  it("reads the files a grade opens from the grade's own flags (grade-flags.ts): each one, in both spellings", () => {
+    const cwd = mkdtempSync(join(tmpdir(), "oracle-serve-flags-"));
+    root = cwd;
+    for (const flag of GRADE_FILE_FLAGS) {
+      expect(GRADE_FLAGS[flag].type, flag).toBe("string");
+      expect(servablePaths(["t", `--${flag}`, "/dev/stdin"], cwd), flag).toBe(false);
+      expect(servablePaths(["t", `--${flag}=/proc/self/fd/0`], cwd), flag).toBe(false);
+      expect(servablePaths(["t", `--${flag}`, "plain.json"], cwd), flag).toBe(true);
+    }
+    // The parser's file options are exactly the flags the client checks: one /dev path each, not servable alone.
+    const options = parseCliArgs(["t", "--diff", "d", "--result", "r", "--log", "l"], cwd);
+    const files = [options.diffPath, options.resultFile, options.logFile];
+    expect(files).toEqual(["d", "r", "l"].map((name) => join(cwd, name)));
+    expect(
+      Object.keys(GRADE_FLAGS)
+        .filter((f) => GRADE_FLAGS[f as keyof typeof GRADE_FLAGS].type === "string")
+        .sort(),
+    ).toEqual([...GRADE_FILE_FLAGS, "root", "timeout"].sort());
   });
 });

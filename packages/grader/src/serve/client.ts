@@ -1,6 +1,7 @@
 import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { connect } from "node:net";
 import { basename, dirname, join, resolve } from "node:path";
+import { GRADE_FILE_FLAGS } from "../cli/grade-flags.js";
 
 /**
  * The client of a local grader (`oracle-grade --serve`, server.ts): the bin tries it before it loads
@@ -73,8 +74,8 @@ export function isSingleGrade(argv: readonly string[]): boolean {
   return !argv.some((a) => /^--(batch|serve)(=|$)/.test(a));
 }
 
-/** The flags whose value the grade opens as a file. */
-const PATH_FLAGS = ["--diff", "--result", "--log"] as const;
+/** The flags whose value the grade opens as a file (grade-flags.ts, which the grade's parser reads too). */
+const PATH_FLAGS = GRADE_FILE_FLAGS.map((flag) => `--${flag}`);
 
 /** The files argv names, absolute against `cwd`. */
 function pathArguments(argv: readonly string[], cwd: string): string[] {
