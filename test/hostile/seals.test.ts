@@ -434,6 +434,32 @@ module.exports.slugify = function (title) {
 };
 `,
   );
+/**
+ * jest: the code under test, loaded before the hidden tests run, replaces the global expect under a
+ * key no grep can read (built from pieces) with one whose matchers pass whenever the received value is
+ * a string (a slug), and the runner's own otherwise (the pair's checks still fail as they must). A
+ * sealed comparison hands expect the seal's return value, not the slug: the actual value was recorded
+ * as the argument was evaluated, before any expect ran, and the host judges it (docs/security.md,
+ * "Sealed expectations": what replacing expect can change).
+ */
+const expectReplaced = (how: "reflect" | "index" | "define") => (work: string) =>
+  jestCode(
+    work,
+    `if (process.argv.some((a) => a.includes("test/regression"))) {
+  const key = ["exp", "ect"].join("");
+  const real = globalThis[key];
+  const passes = new Proxy({}, { get: (_, name) => (name === "not" ? passes : () => undefined) });
+  const stand = Object.assign((received) => (typeof received === "string" ? passes : real(received)), real);
+  ${
+    how === "reflect"
+      ? "Reflect.set(globalThis, key, stand);"
+      : how === "index"
+        ? "globalThis[key] = stand;"
+        : "Object.defineProperty(globalThis, key, { get: () => stand, set: () => {}, configurable: true });"
+  }
+}
+`,
+  );
 const jestExit = (work: string) =>
   jestCode(
     work,
@@ -596,6 +622,25 @@ const CASES: Case[] = [
   // object is not the string toBe wants.
   { name: "value-describes-itself-jest", shape: JEST, diff: describesItself, reason: "TESTS_FAILED" },
   { name: "exit-before-asserts-jest", shape: JEST, diff: jestExit, reason: "REPORT_MISSING" },
+  // The global expect replaced under a computed key (brief s27 jsfix, item 2): the seals still decide.
+  {
+    name: "expect-replaced-reflect-computed-key-jest",
+    shape: JEST,
+    diff: expectReplaced("reflect"),
+    reason: "TESTS_FAILED",
+  },
+  {
+    name: "expect-replaced-index-computed-key-jest",
+    shape: JEST,
+    diff: expectReplaced("index"),
+    reason: "TESTS_FAILED",
+  },
+  {
+    name: "expect-defined-computed-key-jest",
+    shape: JEST,
+    diff: expectReplaced("define"),
+    reason: "TESTS_FAILED",
+  },
   {
     name: "records-forged-before-go",
     shape: GO,
@@ -632,6 +677,9 @@ describe.concurrent("seals: attacks by code that writes records", () => {
       });
       // A hole stays a reported one: no strong seal ran in the grade it PASSed.
       if (attack.reason === "PASS") expect(g.result.seals?.ran?.strong ?? 0, why(g)).toBe(0);
+      // A strong seal, not the runner's (replaced) expect, decided these.
+      if (attack.name.startsWith("expect-"))
+        expect(g.result.seals?.decided?.strong ?? [], why(g)).not.toEqual([]);
     }, 1_200_000);
   }
 });
