@@ -1354,3 +1354,184 @@ def own():
     expect(Object.values(judged.sites).filter((s) => s === "not-plain")).toHaveLength(1);
   });
 });
+
+describe("unittest.mock's call objects under pytest 7: recorded as calls, judged as _Call.__eq__ (brief s27 pyfix, item 2)", () => {
+  const HEAD = `import unittest
+from unittest import mock
+from unittest.mock import call
+
+from calc import sent
+
+
+`;
+  // sent(): a Mock that was called send("ann", urgent=False), then send("bob", urgent=False), then other.x(1).
+  const CALC = `from unittest import mock
+
+
+def sent():
+    m = mock.Mock()
+    m.send("ann", urgent=False)
+    m.send("bob", urgent=False)
+    m.other.x(1)
+    return m
+`;
+  const ROWS: readonly Row[] = [
+    ["test_call_args", 'sent().send.call_args == call("bob", urgent=False)', "passed"],
+    ["test_call_args_wrong", 'sent().send.call_args == call("ann", urgent=False)', "failed"],
+    ["test_call_args_positional", 'sent().send.call_args == call("bob", False)', "failed"],
+    ["test_call_args_reversed", 'call("bob", urgent=False) == sent().send.call_args', "passed"],
+    ["test_call_args_literal", 'sent().send.call_args == (("bob",), {"urgent": False})', "passed"],
+    ["test_call_args_literal_wrong", 'sent().send.call_args == (("bob",), {"urgent": True})', "failed"],
+    ["test_call_args_list_literal", 'sent().send.call_args == [("bob",), {"urgent": False}]', "passed"],
+    ["test_call_args_args_list", 'sent().send.call_args == (["bob"], {"urgent": False})', "failed"],
+    ["test_call_args_name", 'sent().send.call_args == ("send", ("bob",), {"urgent": False})', "passed"],
+    ["test_call_args_one", 'sent().send.call_args == ("bob",)', "failed"],
+    ["test_call_args_str", 'sent().send.call_args == "ab"', "failed"],
+    ["test_call_args_none", "sent().send.call_args == None", "failed"],
+    ["test_call_args_int", "sent().send.call_args == 3", "failed"],
+    ["test_call_args_ne", 'sent().send.call_args != call("ann", urgent=False)', "passed"],
+    ["test_call_args_ne_same", 'sent().send.call_args != call("bob", urgent=False)', "failed"],
+    ["test_list", 'sent().send.call_args_list == [call("ann", urgent=False), call("bob", urgent=False)]', "passed"],
+    ["test_list_order", 'sent().send.call_args_list == [call("bob", urgent=False), call("ann", urgent=False)]', "failed"],
+    ["test_mock_calls", 'sent().mock_calls[0] == call.send("ann", urgent=False)', "passed"],
+    ["test_mock_calls_name", 'sent().mock_calls[0] == call.other("ann", urgent=False)', "failed"],
+    ["test_mock_calls_nested", "sent().mock_calls[2] == call.other.x(1)", "passed"],
+    ["test_mock_calls_all", 'sent().mock_calls == [call.send("ann", urgent=False), call.send("bob", urgent=False), call.other.x(1)]', "passed"],
+    ["test_mock_calls_literal", 'sent().mock_calls[0] == ("send", ("ann",), {"urgent": False})', "passed"],
+    ["test_mock_calls_unnamed", 'sent().mock_calls[0] == call("ann", urgent=False)', "failed"],
+    ["test_mock_calls_unnamed_left", 'call("ann", urgent=False) == sent().mock_calls[0]', "passed"],
+    ["test_parents", "call.a.b(1) == call.a.b(1)", "passed"],
+    ["test_parents_differ", "call.a.b(1) == call.c.b(1)", "failed"],
+    ["test_method_calls", 'sent().method_calls[-1] == call.other.x(1)', "passed"],
+  ];
+  const CASE = `
+
+class CallCase(unittest.TestCase):
+    def test_equal(self):
+        self.assertEqual(sent().send.call_args, call("bob", urgent=False))
+
+    def test_equal_wrong(self):
+        self.assertEqual(sent().send.call_args, call("bob", urgent=True))
+
+    def test_tuple_equal(self):
+        self.assertTupleEqual(sent().send.call_args, (("bob",), {"urgent": False}))
+
+    def test_list_equal(self):
+        self.assertListEqual(sent().send.call_args_list, [call("ann", urgent=False), call("bob", urgent=False)])
+`;
+
+  it("the host's verdict is pytest's and unittest's, test by test, with no value left unjudged", () => {
+    const TEST = `${oneAssertEach(HEAD, ROWS)}${CASE}`;
+    const { plan, judged, real, host } = pytestAndHost("tests/test_calls.py", TEST, CALC);
+    expect(plan.sites).toHaveLength(ROWS.length + 4);
+    expect(real).toEqual({
+      ...outcomes(ROWS),
+      test_equal: "passed",
+      test_equal_wrong: "failed",
+      test_tuple_equal: "passed",
+      test_list_equal: "passed",
+    });
+    expect(host).toEqual(real);
+    expect(Object.values(judged.sites)).not.toContain("not-plain");
+  });
+
+  it("a _Call.__eq__ the code made answer True changes nothing on the host: it judges the recorded calls", () => {
+    const TEST = `${HEAD}def test_patched():\n    assert sent().send.call_args == call("ann", urgent=False)\n\n\ndef test_patched_literal():\n    assert sent().send.call_args == (("ann",), {"urgent": False})\n`;
+    const PATCHED = `${CALC}\n\nmock._Call.__eq__ = lambda self, other: True\nmock._Call.__ne__ = lambda self, other: False\n`;
+    const { judged, real, host } = pytestAndHost("tests/test_calls.py", TEST, PATCHED);
+    expect(real).toEqual({ test_patched: "passed", test_patched_literal: "passed" });
+    expect(host).toEqual({ test_patched: "failed", test_patched_literal: "failed" });
+    expect(Object.values(judged.sites)).toEqual(["mismatch", "mismatch"]);
+  });
+});
+
+describe("numpy's long double and complex long double under pytest 7 and numpy 1.24 (brief s27 pyfix, item 3)", () => {
+  const HEAD = `from decimal import Decimal
+from fractions import Fraction
+
+import pytest
+
+from calc import v
+
+
+`;
+  const CALC = `import numpy as np
+
+VALUES = {
+    "third": np.longdouble(1) / 3,
+    "five_thirds": np.longdouble(5) / 3,
+    "half": np.longdouble(0.5),
+    "big": np.longdouble(2**63),
+    "edge": np.longdouble(1) + np.longdouble(1e-6) + np.longdouble(2) ** -60,
+    "cthird": np.clongdouble(1) / 3,
+    "chalf": np.clongdouble(0.5),
+    "arr": np.array([1, 2], dtype=np.longdouble) / 3,
+    "nan": np.longdouble("nan"),
+}
+
+
+def v(name):
+    return VALUES[name]
+`;
+  const ROWS: readonly Row[] = [
+    ["test_third_approx", 'v("third") == pytest.approx(1 / 3)', "passed"],
+    ["test_third_eq", 'v("third") == 0.3333333333333333', "failed"],
+    ["test_third_ne", 'v("third") != 0.3333333333333333', "passed"],
+    ["test_five_thirds_rel", 'v("five_thirds") == pytest.approx(1.6666666666666667, rel=1e-9)', "passed"],
+    ["test_five_thirds_far", 'v("five_thirds") == pytest.approx(1.6667)', "failed"],
+    ["test_edge_approx", 'v("edge") == pytest.approx(1.0)', "failed"],
+    ["test_edge_abs", 'v("edge") == pytest.approx(1.0, abs=1.1e-6)', "passed"],
+    ["test_half", 'v("half") == 0.5', "passed"],
+    ["test_half_fraction", 'v("half") == Fraction(1, 2)', "failed"],
+    ["test_half_decimal", 'v("half") == Decimal("0.5")', "failed"],
+    ["test_big", 'v("big") == 9223372036854775808', "failed"],
+    ["test_big_float", 'v("big") == 9.223372036854776e18', "passed"],
+    ["test_cthird_approx", 'v("cthird") == pytest.approx(1 / 3)', "passed"],
+    ["test_cthird_eq", 'v("cthird") == 0.3333333333333333', "failed"],
+    ["test_chalf", 'v("chalf") == 0.5', "passed"],
+    ["test_chalf_fraction", 'v("chalf") == Fraction(1, 2)', "failed"],
+    ["test_arr_approx", 'v("arr") == pytest.approx([1 / 3, 2 / 3])', "passed"],
+    ["test_arr_list", 'list(v("arr")) == [0.3333333333333333, 0.6666666666666666]', "failed"],
+    ["test_nan", 'v("nan") == pytest.approx(float("nan"), nan_ok=True)', "passed"],
+  ];
+  const CASE = `
+
+import unittest
+
+
+class LongCase(unittest.TestCase):
+    def test_almost(self):
+        self.assertAlmostEqual(v("five_thirds"), 1.6666666666666667)
+
+    def test_almost_7(self):
+        self.assertAlmostEqual(v("five_thirds"), 1.6666667)
+
+    def test_almost_far(self):
+        self.assertAlmostEqual(v("five_thirds"), 1.66667)
+
+    def test_almost_places(self):
+        self.assertAlmostEqual(v("third"), 0.3333, places=4)
+
+    def test_almost_delta(self):
+        self.assertAlmostEqual(v("third"), 0.3333333333333333, delta=1e-20)
+
+    def test_almost_delta_wide(self):
+        self.assertAlmostEqual(v("third"), 0.3333333333333333, delta=1e-16)
+`;
+
+  it("the host's verdict is numpy's and pytest's, test by test; no long double is left unjudged", () => {
+    const TEST = `${oneAssertEach(HEAD, ROWS)}${CASE}`;
+    const { judged, real, host } = pytestAndHost("tests/test_long.py", TEST, CALC);
+    expect(real).toEqual({
+      ...outcomes(ROWS),
+      test_almost: "passed",
+      test_almost_7: "passed",
+      test_almost_far: "failed",
+      test_almost_places: "passed",
+      test_almost_delta: "failed",
+      test_almost_delta_wide: "passed",
+    });
+    expect(host).toEqual(real);
+    expect(Object.values(judged.sites)).not.toContain("not-plain");
+  });
+});

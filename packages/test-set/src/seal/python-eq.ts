@@ -67,7 +67,27 @@ function part(text: unknown): Exact {
   return /^-?0x|^-?inf$|^nan$/.test(s) ? fromFloatHex(s) : fromDouble(Number(s));
 }
 
+/** numpy's long double scalars (float128, complex256 on x86-64), as the runtime tags them. */
+const LONG = new Set(["longdouble", "clongdouble"]);
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * Whether numpy 1.24's == between a long double and this other number is False whatever their
+ * values: a Decimal, a Fraction (each answers NotImplemented, and numpy's object comparison is
+ * False), a Python int past int64 (`np.longdouble(2**63) == 2**63` is False).
+ */
+function longNeverEquals(other: Canon): boolean {
+  if (LONG.has(String(other.np))) return false;
+  if (other.t === "decimal" || other.t === "fraction") return true;
+  if (other.t !== "int" || other.np !== undefined) return false;
+  const value = typeof other.x === "string" ? fromHexInt(other.x) : BigInt(other.v as string);
+  return value < INT64_MIN || value > INT64_MAX;
+}
+
 function numbersEqual(a: Canon, b: Canon): boolean {
+  if (LONG.has(String(a.np)) && longNeverEquals(b)) return false;
+  if (LONG.has(String(b.np)) && longNeverEquals(a)) return false;
   const x = pyNumber(a);
   const y = pyNumber(b);
   return exactEqual(x.re, y.re) && exactEqual(x.im, y.im);
@@ -167,6 +187,7 @@ function setsEqual(a: Canon, b: Canon): Verdict {
 /** Python's `a == b` for two canon values. */
 export function pyEq(a: Canon, b: Canon): Verdict {
   if (UNJUDGEABLE.has(a.t) || UNJUDGEABLE.has(b.t)) return "unknown";
+  if (a.t === "call" || b.t === "call") return callEq(a, b);
   if (a.t === "ndarray" || b.t === "ndarray") return arrayEq(a, b);
   if (NUMERIC.has(a.t) && NUMERIC.has(b.t)) return numbersEqual(a, b);
   if (MAPPINGS.has(a.t) && MAPPINGS.has(b.t)) return mappingsEqual(a, b);
@@ -197,6 +218,89 @@ export function pyEq(a: Canon, b: Canon): Verdict {
     default:
       return "unknown";
   }
+}
+
+const EMPTY_STR: Canon = { t: "str", v: "" };
+const EMPTY_TUPLE: Canon = { t: "tuple", v: [] };
+const EMPTY_DICT: Canon = { t: "dict", v: [] };
+/** isinstance(x, tuple) / isinstance(x, str) of a recorded value (a node with `cls` only compares like one). */
+const isTuple = (node: Canon) => node.t === "call" || (node.t === "tuple" && node.cls === undefined);
+const isStr = (node: Canon) => node.t === "str" && node.cls === undefined;
+
+/**
+ * The items Python's unpacking of a value gives (`first, second = other`), in order, or null when
+ * the host cannot tell them: a list's, a tuple's or a call's items, a str's characters, a bytes'
+ * ints, a dict's keys; a set's members only when there is at most one.
+ */
+function unpacked(node: Canon): Canon[] | null {
+  if (node.cls !== undefined) return null;
+  switch (node.t) {
+    case "list":
+    case "tuple":
+    case "call":
+      return items(node);
+    case "str":
+      return codePoints(node).map((c) => ({ t: "str", v: String.fromCodePoint(c) }));
+    case "bytes":
+      return (String(node.v).match(/../g) ?? []).map((h) => ({ t: "int", x: `0x${h}` }));
+    case "dict":
+    case "odict":
+    case "counter":
+      return pairs(node).map(([k]) => k);
+    case "set":
+      return items(node).length <= 1 ? items(node) : null;
+    default:
+      return null;
+  }
+}
+
+/** Values that have no len(): `len(other)` raises TypeError, and _Call.__eq__ answers NotImplemented. */
+const UNSIZED = new Set(["none", ...NUMERIC]);
+
+/**
+ * unittest.mock's `_Call.__eq__` (Python 3.11), the call on either side being `self` (Python tries a
+ * subclass of tuple's reflected `__eq__` first, and a list, dict or str answers NotImplemented to it):
+ * a call is (name, args, kwargs) or (args, kwargs); the other side is read by its length as _Call
+ * reads it ((), (args, kwargs), (name, args, kwargs), (name, args), (name, kwargs), (args,), (name,),
+ * (kwargs,)); names differ only when this call has one; two calls that both have a parent
+ * (`call.send(…)`) compare their parents first; then `(other_args, other_kwargs) == (self_args,
+ * self_kwargs)`. A value without a length is never equal (NotImplemented both ways: identity).
+ */
+function callEq(a: Canon, b: Canon): Verdict {
+  const [self, other] = a.t === "call" ? [a, b] : [b, a];
+  if (UNSIZED.has(other.t)) return false;
+  const mine = items(self);
+  if (mine.length !== 2 && mine.length !== 3) return "unknown";
+  const [selfName, selfArgs, selfKwargs] = mine.length === 2 ? [EMPTY_STR, ...mine] : mine;
+  const theirs = unpacked(other);
+  if (theirs === null) return "unknown";
+  if (self.parent !== undefined && other.t === "call" && other.parent !== undefined) {
+    const parents = pyEq(self.parent as Canon, other.parent as Canon);
+    if (parents !== true) return parents;
+  }
+  let name: Canon = EMPTY_STR;
+  let args: Canon = EMPTY_TUPLE;
+  let kwargs: Canon = EMPTY_DICT;
+  if (theirs.length === 3) [name, args, kwargs] = theirs as [Canon, Canon, Canon];
+  else if (theirs.length === 1) {
+    const [value] = theirs as [Canon];
+    if (isTuple(value)) args = value;
+    else if (isStr(value)) name = value;
+    else kwargs = value;
+  } else if (theirs.length === 2) {
+    const [first, second] = theirs as [Canon, Canon];
+    if (isStr(first)) {
+      name = first;
+      if (isTuple(second)) args = second;
+      else kwargs = second;
+    } else [args, kwargs] = [first, second];
+  } else if (theirs.length !== 0) return false;
+  if (!isStr(selfName!)) return "unknown";
+  if (codePoints(selfName!).length > 0) {
+    const same = pyEq(name, selfName!);
+    if (same !== true) return same;
+  }
+  return all([pyEq(args, selfArgs!), pyEq(kwargs, selfKwargs!)]);
 }
 
 /**
@@ -333,7 +437,8 @@ export type TypedAssert = "list" | "tuple" | "dict" | "set" | "str";
 export function pyTypedEq(a: Canon, b: Canon, type: TypedAssert): Verdict {
   if (UNJUDGEABLE.has(a.t) || UNJUDGEABLE.has(b.t)) return "unknown";
   const is = (node: Canon) =>
-    node.cls === undefined && (type === "dict" ? MAPPINGS.has(node.t) : node.t === type);
+    node.cls === undefined &&
+    (type === "dict" ? MAPPINGS.has(node.t) : node.t === type || (type === "tuple" && node.t === "call"));
   if (!is(a) || !is(b)) return false;
   return pyEq(a, b);
 }
@@ -430,6 +535,7 @@ function approxScalar(actual: Canon, expected: Canon, tolerance: Tolerance): Ver
   ];
   // abs() of a complex is its magnitude (math.hypot), as pytest's ApproxScalar takes it.
   const magnitude = Math.hypot(wr, wi);
+
   if (Number.isNaN(magnitude)) return tolerance.nanOk === true && Number.isNaN(Math.hypot(gr, gi));
   if (!Number.isFinite(magnitude)) return false;
   const abs = tolerance.abs ?? APPROX_ABS;
@@ -437,6 +543,13 @@ function approxScalar(actual: Canon, expected: Canon, tolerance: Tolerance): Ver
     tolerance.rel == null && tolerance.abs != null
       ? abs
       : Math.max((tolerance.rel ?? APPROX_REL) * magnitude, abs);
+  // numpy's long double: `expected - actual` in its own precision (a 64-bit mantissa), then `<=`
+  // exactly (in doubles a value within the tolerance by less than a double's rounding came out the
+  // other way).
+  if (actual.np === "longdouble" && (expected.t === "float" || expected.t === "int")) {
+    const diff = longSub(want.re, got.re);
+    if (diff !== null) return atMost(magnitudeOf(diff), fromDouble(tol));
+  }
   // Between ints, bools and Fractions Python's `expected - actual` is exact (a double rounds two
   // nanosecond timestamps 120 apart to one value); with a Decimal it is the exact difference rounded
   // to the context's 28 digits; `exact <= float` compares exactly. (A Decimal NaN or infinity: false,
@@ -502,6 +615,44 @@ function atMost(a: Exact, b: Exact): boolean {
   if (a === "-inf" || b === "inf") return true;
   if (a === "inf" || b === "-inf") return false;
   return a.num * b.den <= b.num * a.den;
+}
+
+/** x86-64's long double: a 64-bit mantissa. */
+const LONG_BITS = 64;
+
+/** An exact value rounded to `bits` significant bits, half to even (no exponent limits: a long double's are far). */
+function roundToBits(x: Exact, bits: number): Exact {
+  if (typeof x === "string" || x.num === 0n) return x;
+  const negative = x.num < 0n;
+  const num = negative ? -x.num : x.num;
+  // e such that num / den / 2^e lies in [2^(bits-1), 2^bits).
+  let e = num.toString(2).length - x.den.toString(2).length - bits;
+  const scaled = (k: number): [bigint, bigint] => (k >= 0 ? [num, x.den << BigInt(k)] : [num << BigInt(-k), x.den]);
+  for (;;) {
+    const [n, d] = scaled(e);
+    const q = n / d;
+    if (q >= 1n << BigInt(bits)) e++;
+    else if (q < 1n << BigInt(bits - 1)) e--;
+    else break;
+  }
+  const [n, d] = scaled(e);
+  let q = n / d;
+  const r2 = (n % d) * 2n;
+  if (r2 > d || (r2 === d && q % 2n === 1n)) q += 1n;
+  const signed = negative ? -q : q;
+  return e >= 0 ? fraction(signed << BigInt(e), 1n) : fraction(signed, 1n << BigInt(-e));
+}
+
+/** `a - b` as numpy computes it in long double (exact, rounded to its mantissa); null for NaN or an infinity. */
+function longSub(a: Exact, b: Exact): Exact | null {
+  if (typeof a === "string" || typeof b === "string") return null;
+  return roundToBits(fraction(a.num * b.den - b.num * a.den, a.den * b.den), LONG_BITS);
+}
+
+/** `a * b` in long double (b a double numpy converts exactly). */
+function longMul(a: Exact, b: Exact): Exact | null {
+  if (typeof a === "string" || typeof b === "string") return null;
+  return roundToBits(fraction(a.num * b.num, a.den * b.den), LONG_BITS);
 }
 
 /** |x| of an exact number. */
@@ -582,6 +733,7 @@ function numpyAlmost(
   options: { places?: number; delta?: number },
 ): Verdict | null {
   const type = typeof actual.np === "string" ? actual.np : "";
+  if (type === "longdouble") return longAlmost(actual, expected, options);
   const floats = NUMPY_FLOAT64.test(type) || (NUMPY_INT64.test(type) && expected.t === "float");
   if (!floats && !NUMPY_INT64.test(type)) return null;
   if ((actual.t !== "float" && actual.t !== "int") || (expected.t !== "float" && expected.t !== "int"))
@@ -607,6 +759,29 @@ function numpyAlmost(
   if (Number.isNaN(diff)) return false;
   const scaled = places >= 0 ? diff * powerOfTen(places) : diff / powerOfTen(-places);
   return scaled <= 0.5;
+}
+
+/**
+ * assertAlmostEqual with a numpy long double first and a Python float or an int of int64 second, as
+ * numpy 1.24 computes it: `diff = abs(first - second)` in long double; `diff <= delta` exactly;
+ * `round(diff, places) == 0` as numpy's round computes it, `rint(diff * 10.0**places)` (a double
+ * power of ten, the product in long double; for negative places a division) is zero when that is at
+ * most 0.5. Null for anything else (the Python rules hold).
+ */
+function longAlmost(actual: Canon, expected: Canon, options: { places?: number; delta?: number }): Verdict | null {
+  if (actual.t !== "float" || (expected.t !== "float" && expected.t !== "int")) return null;
+  if (expected.t === "int" && longNeverEquals(expected)) return null;
+  const raw = longSub(pyNumber(actual).re, pyNumber(expected).re);
+  if (raw === null) return false;
+  const diff = magnitudeOf(raw);
+  if (options.delta !== undefined) return atMost(diff, fromDouble(options.delta));
+  const places = options.places ?? 7;
+  if (!Number.isInteger(places)) return false;
+  const power = fromDouble(powerOfTen(Math.abs(places)));
+  if (typeof power === "string" || typeof diff === "string") return false;
+  const scaled =
+    places >= 0 ? longMul(diff, power) : roundToBits(fraction(diff.num * power.den, diff.den * power.num), LONG_BITS);
+  return scaled !== null && atMost(scaled, fraction(1n, 2n));
 }
 
 /**
