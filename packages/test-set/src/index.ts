@@ -15,7 +15,7 @@ export {
   setupModuleText,
 } from "./js/seal.js";
 export { type Grammar, grammarOf, loadParsers, type Parsers, parserFiles } from "./parsers.js";
-export { ASSERTS_SWAPPED } from "./python/seal.js";
+export { ASSERTS_SWAPPED, assertsSwappedIn } from "./python/seal.js";
 export { cryptoRandom, type Random, seededRandom } from "./random.js";
 export { SEAL_RULES, type SealRule } from "./rules.js";
 export type { Canon } from "./seal/canon.js";

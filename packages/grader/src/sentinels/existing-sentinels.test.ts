@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
-  ASSERTS_SWAPPED,
+  assertsSwappedIn,
   assertPatchedIn,
   chaiPluginIn,
   equalityTestersIn,
@@ -468,7 +468,7 @@ describe("SETUP_SHAPES: the grep for setup files and the seal plan's readers (br
     chaiPluginIn,
     assertPatchedIn,
     expectRebound,
-    ASSERTS_SWAPPED: (text) => ASSERTS_SWAPPED.test(text),
+    ASSERTS_SWAPPED: assertsSwappedIn,
   };
   it("each row's example is found by its own patterns and accepted by the reader it names; baseTestTexts reads them all", async () => {
     const files = Object.fromEntries(

@@ -483,12 +483,28 @@ export const SETUP_SHAPES: ReadonlyArray<{
         "[\"']TestCase[\"'][[:space:]]*\\]",
         "(setattr(__)?|(^|[^[:alnum:]_])object)[[:space:]]*\\([^)]*,[[:space:]]*[\"']TestCase[\"']",
         "(^|[^[:alnum:]_])TestCase[[:space:]]*=([^=]|$)",
+        // `getattr(unittest, "TestCase")` assigned to or patched on the spot (brief s27 pyfix, item 1).
+        "[\"'](IsolatedAsyncio)?TestCase[\"'][[:space:]]*\\)",
       ].join("|"),
     ],
     sources: "python",
     reader: "ASSERTS_SWAPPED",
     why: "unittest's assertEqual given a type's comparison, an assert…/fail… method assigned through any object, or patched by name in a string",
     example: "def in_order(case):\n    case.addTypeEqualityFunc(dict, f)\n",
+  },
+  {
+    // test-set's aliasPatchesTestCase: TestCase bound to another name, then patched through it with no
+    // assert spelled (`from unittest import TestCase as Case` … `mock.patch.multiple(Case, assertDictEqual=f)`;
+    // brief s27 pyfix, item 1).
+    patterns: [
+      "(^|[^[:alnum:]_])(IsolatedAsyncio)?TestCase([[:space:]]+as[[:space:]]|[[:space:]]*(#.*)?$)|[\"'](IsolatedAsyncio)?TestCase[\"']",
+      "(setattr(__)?|(^|[^[:alnum:]_])(object|multiple))[[:space:]]*\\(",
+    ],
+    sources: "python",
+    reader: "ASSERTS_SWAPPED",
+    why: "unittest's TestCase patched through another name it is bound to",
+    example:
+      "from unittest import TestCase as Case\nfrom unittest import mock\n\nmock.patch.multiple(Case, assertDictEqual=in_order).start()\n",
   },
 ];
 

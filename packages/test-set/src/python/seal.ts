@@ -691,9 +691,11 @@ const REDEFINES_ASSERTS = new RegExp(
  * `__setattr__` or `patch.object` whose first argument ends in `TestCase` (the name may be in a
  * variable), or `patch.multiple` on one; `TestCase` by a string as a dotted target, a subscript or a `setattr` name
  * (`mock.patch("unittest.TestCase", Ordered)`, `vars(unittest.case)["TestCase"].assertX = f`; not `__all__ = ["TestCase"]`) and an assignment to a `TestCase` (`unittest.TestCase = Ordered` in a
- * conftest, before the test modules derive from it); an assignment to an assert after a subscript. Not `"fail_fast"`, `"failed"`, `"assertion"`, nor a patch of anything else.
+ * conftest, before the test modules derive from it); an assignment to an assert after a subscript; TestCase
+ * reached by `getattr(…, "TestCase")` and assigned to or patched on the spot (brief s27 pyfix, item 1;
+ * through a name it is bound to: aliasPatchesTestCase). Not `"fail_fast"`, `"failed"`, `"assertion"`, nor a patch of anything else.
  */
-const PATCHES_ASSERT = String.raw`["'](?:[\w.]*\.)?(?:assert[A-Z]\w*|assert_|fail[A-Z]\w*)["']|["'][\w.]*TestCase\.fail["']|(?:setattr(?:__)?|\bobject)\s*\([^)\n]*,\s*["']fail["']|(?:setattr(?:__)?|\bobject|\bmultiple)\s*\([^,\n]*TestCase\b|["'][\w.]*\.TestCase["']|["']TestCase["']\s*\]|(?:setattr(?:__)?|\bobject)\s*\([^)\n]*,\s*["']TestCase["']|\bTestCase[ \t]*=(?!=)|\]\s*\.\s*(?:assert[A-Z_]\w*|fail(?:[A-Z_]\w*)?)\b[ \t]*=(?!=)`;
+const PATCHES_ASSERT = String.raw`["'](?:[\w.]*\.)?(?:assert[A-Z]\w*|assert_|fail[A-Z]\w*)["']|["'][\w.]*TestCase\.fail["']|(?:setattr(?:__)?|\bobject)\s*\([^)\n]*,\s*["']fail["']|(?:setattr(?:__)?|\bobject|\bmultiple)\s*\([^,\n]*TestCase\b|["'][\w.]*\.TestCase["']|["']TestCase["']\s*\]|(?:setattr(?:__)?|\bobject)\s*\([^)\n]*,\s*["']TestCase["']|\bTestCase[ \t]*=(?!=)|\]\s*\.\s*(?:assert[A-Z_]\w*|fail(?:[A-Z_]\w*)?)\b[ \t]*=(?!=)|["'](?:IsolatedAsyncio)?TestCase["']\s*\)\s*\.\s*\w+[ \t]*=(?!=)|(?:setattr(?:__)?|\bobject|\bmultiple)\s*\(\s*getattr\s*\([^)\n]*["'](?:IsolatedAsyncio)?TestCase["']`;
 
 /**
  * Text that may change what unittest's asserts compare from outside a test class's body (attack
@@ -706,6 +708,46 @@ const PATCHES_ASSERT = String.raw`["'](?:[\w.]*\.)?(?:assert[A-Z]\w*|assert_|fai
 export const ASSERTS_SWAPPED = new RegExp(
   `\\baddTypeEqualityFunc\\b|\\b_type_equality_funcs\\b|\\b_baseAssertEqual\\b|\\b_getAssertEqualityFunc\\b|\\bsetattr\\s*\\([^)\\n]*["'](?:assert|fail)|${ASSIGNS_ASSERT}|${PATCHES_ASSERT}`,
 );
+
+/** TestCase bound to another name: `TC = unittest.TestCase`, `… import TestCase as Case`, `TC = getattr(unittest, "TestCase")`. */
+const TESTCASE_ALIASES = [
+  /^[ \t]*(\w+)[ \t]*=[ \t]*(?:[\w.]+\.)?(?:IsolatedAsyncio)?TestCase[ \t]*(?:#.*)?$/gm,
+  /\b(?:IsolatedAsyncio)?TestCase\s+as\s+(\w+)/g,
+  /^[ \t]*(\w+)[ \t]*=[ \t]*getattr[ \t]*\([^)\n]*["'](?:IsolatedAsyncio)?TestCase["'][ \t]*\)/gm,
+];
+
+/**
+ * Whether a text patches unittest's TestCase through another name it binds it to (TESTCASE_ALIASES,
+ * and names bound to such a name in turn) where no assert is spelled (brief s27 pyfix, item 1: a
+ * conftest's autouse `mock.patch.multiple(Case, assertDictEqual=in_order)` on `from unittest import
+ * TestCase as Case` went unseen, and the host's `==` PASSed unsorted keys that pytest fails):
+ * `setattr`, `type.__setattr__`, `patch.object` or `monkeypatch.setattr` with the alias first and a
+ * name that is not a string literal (a literal naming an assert is PATCHES_ASSERT's; `"maxDiff"` is
+ * no comparison), or `patch.multiple` on it. `vars(TC)[…] = …` and `TC.__dict__[…] = …` raise (a
+ * class's mappingproxy): they patch nothing.
+ */
+export function aliasPatchesTestCase(text: string): boolean {
+  if (!/TestCase/.test(text)) return false;
+  const aliases = new Set<string>();
+  for (const pattern of TESTCASE_ALIASES) for (const m of text.matchAll(pattern)) aliases.add(m[1]!);
+  for (let grew = aliases.size > 0; grew; ) {
+    grew = false;
+    for (const m of text.matchAll(/^[ \t]*(\w+)[ \t]*=[ \t]*(\w+)[ \t]*(?:#.*)?$/gm))
+      if (aliases.has(m[2]!) && !aliases.has(m[1]!)) {
+        aliases.add(m[1]!);
+        grew = true;
+      }
+  }
+  return [...aliases].some((alias) =>
+    new RegExp(
+      `(?:setattr(?:__)?|\\bobject)\\s*\\(\\s*${alias}\\s*,\\s*(?=[^\\s"'])|\\bmultiple\\s*\\(\\s*${alias}\\s*[,)]`,
+    ).test(text),
+  );
+}
+
+/** Whether a text may change what unittest's asserts compare (ASSERTS_SWAPPED, aliasPatchesTestCase). */
+export const assertsSwappedIn = (text: string): boolean =>
+  ASSERTS_SWAPPED.test(text) || aliasPatchesTestCase(text);
 
 /**
  * Classes of the hidden files by the names of the classes they derive from (a subclass runs its bases'

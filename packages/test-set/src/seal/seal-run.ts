@@ -13,7 +13,7 @@ import {
 } from "../js/seal.js";
 import type { Parsers } from "../parsers.js";
 import { grammarOf } from "../parsers.js";
-import { ASSERTS_SWAPPED, sealPython, subclassesIn } from "../python/seal.js";
+import { assertsSwappedIn, sealPython, subclassesIn } from "../python/seal.js";
 import type { AddedFile, FileSeals, SealSite, TestRef, Unsealed } from "./plan.js";
 import { readAround } from "./strength.js";
 
@@ -123,7 +123,7 @@ export function planSeals(
     return readers.some((other) => other.path !== file.path && word.test(other.text));
   };
   // unittest's asserts swapped from outside a class body (a helper, a conftest): none is sealed.
-  const assertsSwapped = readers.some((f) => ASSERTS_SWAPPED.test(f.text));
+  const assertsSwapped = readers.some((f) => assertsSwappedIn(f.text));
   const titles = js.length > 0 ? jsTitles(parsers, js) : new Map<string, number>();
   // jest's and vitest's equality testers change what toEqual and toStrictEqual mean, wherever they
   // are registered (a hidden file, a setup file): those comparisons are left to the runner.
