@@ -1535,3 +1535,79 @@ class LongCase(unittest.TestCase):
     expect(Object.values(judged.sites)).not.toContain("not-plain");
   });
 });
+
+describe("the standard library's values with an __eq__ of their own, on a fresh plan under pytest 7 (brief s27 pyfix, item 2)", () => {
+  const HEAD = `import array
+import collections
+import re
+import unittest
+import uuid
+from datetime import date, datetime, timedelta
+from pathlib import PurePosixPath
+from types import SimpleNamespace
+
+from calc import v
+
+
+`;
+  const CALC = `import array
+import collections
+import re
+import uuid
+from datetime import date, datetime, timedelta
+from pathlib import PurePosixPath
+from types import SimpleNamespace
+
+VALUES = {
+    "date": date(2020, 1, 2),
+    "datetime": datetime(2020, 1, 2, 3, 4),
+    "timedelta": timedelta(seconds=5),
+    "path": PurePosixPath("a/b"),
+    "uuid": uuid.UUID("12345678123456781234567812345678"),
+    "deque": collections.deque([1, 2]),
+    "ns": SimpleNamespace(a=1),
+    "range": range(3),
+    "array": array.array("i", [1, 2]),
+    "regex": re.compile("a+"),
+}
+
+
+def v(name):
+    return VALUES[name]
+`;
+  const ROWS: readonly Row[] = [
+    ["test_date", 'v("date") == date(2020, 1, 2)', "passed"],
+    ["test_date_wrong", 'v("date") == date(2020, 1, 3)', "failed"],
+    ["test_dates", '[v("date")] == [date(2020, 1, 2)]', "passed"],
+    ["test_datetime", 'v("datetime") == datetime(2020, 1, 2, 3, 4)', "passed"],
+    ["test_timedelta", 'v("timedelta") == timedelta(seconds=5)', "passed"],
+    ["test_path", 'v("path") == PurePosixPath("a/b")', "passed"],
+    ["test_path_str", 'str(v("path")) == "a/b"', "passed"],
+    ["test_uuid", 'v("uuid") == uuid.UUID("12345678123456781234567812345678")', "passed"],
+    ["test_deque", 'v("deque") == collections.deque([1, 2])', "passed"],
+    ["test_ns", 'v("ns") == SimpleNamespace(a=1)', "passed"],
+    ["test_range", 'v("range") == range(3)', "passed"],
+    ["test_array", 'v("array") == array.array("i", [1, 2])', "passed"],
+    ["test_regex", 'v("regex") == re.compile("a+")', "passed"],
+    ["test_ne", 'v("date") != date(2020, 1, 3)', "passed"],
+  ];
+  const CASE = `
+
+class StdlibCase(unittest.TestCase):
+    def test_equal(self):
+        self.assertEqual(v("date"), date(2020, 1, 2))
+
+    def test_equal_wrong(self):
+        self.assertEqual(v("timedelta"), timedelta(seconds=6))
+`;
+
+  it("the container's comparison decides (a truth seal, or the runner): the host's verdict is pytest's, no value left unjudged", () => {
+    const TEST = `${oneAssertEach(HEAD, ROWS)}${CASE}`;
+    const { plan, judged, real, host } = pytestAndHost("tests/test_stdlib.py", TEST, CALC);
+    expect(plan.sites.map((s) => s.kind)).toEqual([...Array(6).fill("py.truth"), "py.eq", ...Array(7).fill("py.truth")]);
+    expect(plan.unsealed.map((u) => u.rule)).toEqual(["unsealed.stdlib-value", "unsealed.stdlib-value"]);
+    expect(real).toEqual({ ...outcomes(ROWS), test_equal: "passed", test_equal_wrong: "failed" });
+    expect(host).toEqual(real);
+    expect(Object.values(judged.sites)).not.toContain("not-plain");
+  });
+});

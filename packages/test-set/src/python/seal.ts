@@ -145,6 +145,27 @@ function namesAny(node: SyntaxNode, anys: ReadonlySet<string>): boolean {
   return named(node).some((child) => namesAny(child, anys));
 }
 
+/**
+ * The standard library's constructors of values the runtime records as no plain data (each class
+ * has an `__eq__` of its own the host does not judge): datetime's dates, times, deltas and zones,
+ * pathlib's paths, uuid's UUIDs, a deque, a SimpleNamespace, a range, an array.array, a compiled
+ * pattern, ipaddress's addresses, a ZoneInfo. By the callee's text, as a test spells it.
+ */
+const STDLIB_VALUE =
+  /^(?:(?:datetime\.)?(?:date|datetime|timedelta|timezone)(?:\.(?:now|today|utcnow|fromisoformat|fromtimestamp|utcfromtimestamp|strptime|combine|fromordinal))?|datetime\.time|(?:pathlib\.)?(?:Pure)?(?:Posix|Windows)?Path|(?:uuid\.)?UUID|uuid\.uuid[1345]|(?:collections\.)?deque|(?:types\.)?SimpleNamespace|range|array\.array|re\.compile|(?:ipaddress\.)?(?:ip_address|ip_network|ip_interface|IPv[46](?:Address|Network|Interface))|(?:zoneinfo\.)?ZoneInfo)$/;
+
+/**
+ * Whether an expression calls one of STDLIB_VALUE anywhere (`date(2020, 1, 2)`, `[Path("a")]`):
+ * compared with a value the test computes, the comparison would be checked and both sides recorded,
+ * and such a value is opaque, so gold and every correct fix FAILed VALUE_NOT_PLAIN_DATA on a fresh
+ * plan until the sweep demoted the site (brief s27 pyfix, item 2): the container's own comparison
+ * decides it, as after that demotion (rules.ts unsealed.stdlib-value).
+ */
+function namesStdlibValue(node: SyntaxNode): boolean {
+  if (node.type === "call" && STDLIB_VALUE.test(node.childForFieldName("function")?.text ?? "")) return true;
+  return named(node).some(namesStdlibValue);
+}
+
 /** pytest.approx's keywords the host reads, as literals; null when any is something else. */
 function approxKeywords(args: readonly SyntaxNode[]): ApproxOptions | null {
   const options: ApproxOptions = {};
@@ -445,6 +466,8 @@ function assertComparison(
             constants: [],
             edits: (key) => replaceAll(key, "_oracle_seal", column === right ? left : right),
           };
+        // (rules.ts unsealed.stdlib-value)
+        if (namesStdlibValue(left) || namesStdlibValue(right)) return truthOf(statement, expression, false);
         return {
           kind,
           line,
@@ -575,6 +598,8 @@ function unittestComparison(
         constants: [],
         edits: (key) => replace(key, "_oracle_seal", (column === b ? a : b).text),
       };
+    // (rules.ts unsealed.stdlib-value)
+    if (namesStdlibValue(a) || namesStdlibValue(b)) return null;
     return {
       kind,
       line,
@@ -1465,7 +1490,9 @@ export function sealPython(
                 ? "unsealed.approx"
                 : fn.selfAsserts && unittestNaming(body, (node) => namesAny(node, facts.anys))
                   ? "unsealed.mock-any"
-                  : "unsealed.no-comparison",
+                  : fn.selfAsserts && unittestNaming(body, namesStdlibValue)
+                    ? "unsealed.stdlib-value"
+                    : "unsealed.no-comparison",
         });
     }
     // A constant read only by sealed comparisons leaves the file too (its value stays on the host),
