@@ -216,7 +216,12 @@ describe("seals: Python shapes a fresh plan judged wrong (seal-py-shapes)", () =
     expectVerdicts(graded, { pass: ["gold", "other"], fail: ["positional", "eqtrue"] });
     const seals = graded.gold!.result.seals;
     expect(seals?.source).toBe("planned");
-    expect(seals?.outcome, JSON.stringify(seals)).toEqual({ matched: 4, mismatch: 0, notPlain: 0, notRun: 0 });
+    expect(seals?.outcome, JSON.stringify(seals)).toEqual({
+      matched: 4,
+      mismatch: 0,
+      notPlain: 0,
+      notRun: 0,
+    });
   }, 1_600_000);
 
   it("unittest-alias-patch: unsorted keys FAIL under a conftest's patch.multiple(Case, assertDictEqual=…); gold PASSes", async () => {

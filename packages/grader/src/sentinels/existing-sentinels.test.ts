@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
-  assertsSwappedIn,
   assertPatchedIn,
+  assertsSwappedIn,
   chaiPluginIn,
   equalityTestersIn,
   expectRebound,

@@ -497,7 +497,7 @@ export const SETUP_SHAPES: ReadonlyArray<{
     // assert spelled (`from unittest import TestCase as Case` … `mock.patch.multiple(Case, assertDictEqual=f)`;
     // brief s27 pyfix, item 1).
     patterns: [
-      "(^|[^[:alnum:]_])(IsolatedAsyncio)?TestCase([[:space:]]+as[[:space:]]|[[:space:]]*(#.*)?$)|[\"'](IsolatedAsyncio)?TestCase[\"']",
+      "(^|[^[:alnum:]_])(IsolatedAsyncio)?TestCase([[:space:]]+as[[:space:]]|[[:space:]]*(#.*)?$)",
       "(setattr(__)?|(^|[^[:alnum:]_])(object|multiple))[[:space:]]*\\(",
     ],
     sources: "python",

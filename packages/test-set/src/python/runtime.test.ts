@@ -1391,18 +1391,30 @@ def sent():
     ["test_call_args_int", "sent().send.call_args == 3", "failed"],
     ["test_call_args_ne", 'sent().send.call_args != call("ann", urgent=False)', "passed"],
     ["test_call_args_ne_same", 'sent().send.call_args != call("bob", urgent=False)', "failed"],
-    ["test_list", 'sent().send.call_args_list == [call("ann", urgent=False), call("bob", urgent=False)]', "passed"],
-    ["test_list_order", 'sent().send.call_args_list == [call("bob", urgent=False), call("ann", urgent=False)]', "failed"],
+    [
+      "test_list",
+      'sent().send.call_args_list == [call("ann", urgent=False), call("bob", urgent=False)]',
+      "passed",
+    ],
+    [
+      "test_list_order",
+      'sent().send.call_args_list == [call("bob", urgent=False), call("ann", urgent=False)]',
+      "failed",
+    ],
     ["test_mock_calls", 'sent().mock_calls[0] == call.send("ann", urgent=False)', "passed"],
     ["test_mock_calls_name", 'sent().mock_calls[0] == call.other("ann", urgent=False)', "failed"],
     ["test_mock_calls_nested", "sent().mock_calls[2] == call.other.x(1)", "passed"],
-    ["test_mock_calls_all", 'sent().mock_calls == [call.send("ann", urgent=False), call.send("bob", urgent=False), call.other.x(1)]', "passed"],
+    [
+      "test_mock_calls_all",
+      'sent().mock_calls == [call.send("ann", urgent=False), call.send("bob", urgent=False), call.other.x(1)]',
+      "passed",
+    ],
     ["test_mock_calls_literal", 'sent().mock_calls[0] == ("send", ("ann",), {"urgent": False})', "passed"],
     ["test_mock_calls_unnamed", 'sent().mock_calls[0] == call("ann", urgent=False)', "failed"],
     ["test_mock_calls_unnamed_left", 'call("ann", urgent=False) == sent().mock_calls[0]', "passed"],
     ["test_parents", "call.a.b(1) == call.a.b(1)", "passed"],
     ["test_parents_differ", "call.a.b(1) == call.c.b(1)", "failed"],
-    ["test_method_calls", 'sent().method_calls[-1] == call.other.x(1)', "passed"],
+    ["test_method_calls", "sent().method_calls[-1] == call.other.x(1)", "passed"],
   ];
   const CASE = `
 
@@ -1604,7 +1616,11 @@ class StdlibCase(unittest.TestCase):
   it("the container's comparison decides (a truth seal, or the runner): the host's verdict is pytest's, no value left unjudged", () => {
     const TEST = `${oneAssertEach(HEAD, ROWS)}${CASE}`;
     const { plan, judged, real, host } = pytestAndHost("tests/test_stdlib.py", TEST, CALC);
-    expect(plan.sites.map((s) => s.kind)).toEqual([...Array(6).fill("py.truth"), "py.eq", ...Array(7).fill("py.truth")]);
+    expect(plan.sites.map((s) => s.kind)).toEqual([
+      ...Array(6).fill("py.truth"),
+      "py.eq",
+      ...Array(7).fill("py.truth"),
+    ]);
     expect(plan.unsealed.map((u) => u.rule)).toEqual(["unsealed.stdlib-value", "unsealed.stdlib-value"]);
     expect(real).toEqual({ ...outcomes(ROWS), test_equal: "passed", test_equal_wrong: "failed" });
     expect(host).toEqual(real);

@@ -690,20 +690,26 @@ class TestPlain(unittest.TestCase):
       "Base = unittest.case.TestCase\nTC = Base\n\nfor name, f in STRICT.items():\n    setattr(TC, name, f)\n",
     ],
     [
-      "type.__setattr__ on getattr(unittest, \"TestCase\") bound to a name",
+      'type.__setattr__ on getattr(unittest, "TestCase") bound to a name',
       'TC = getattr(unittest, "TestCase")\ntype.__setattr__(TC, NAME, in_order)\n',
     ],
     [
       "patch.object on an alias, the name in a variable",
       "from unittest import (\n    TestCase as Case,\n)\n\nmock.patch.object(Case, NAME, in_order).start()\n",
     ],
-    ['getattr(unittest, "TestCase") assigned to', 'getattr(unittest, "TestCase").assertDictEqual = in_order\n'],
+    [
+      'getattr(unittest, "TestCase") assigned to',
+      'getattr(unittest, "TestCase").assertDictEqual = in_order\n',
+    ],
     ['setattr on getattr(unittest, "TestCase")', 'setattr(getattr(unittest, "TestCase"), NAME, in_order)\n'],
-  ])("%s in a conftest: the unittest asserts are left to the runner (brief s27 pyfix, item 1)", (_name, text) => {
-    const r = run([{ path: "tests/test_plain.py", text: PLAIN }], [{ path: "tests/conftest.py", text }]);
-    expect(r.sites).toEqual([]);
-    expect(r.unsealed.map((u) => u.rule)).toEqual(["unsealed.equality-testers"]);
-  });
+  ])(
+    "%s in a conftest: the unittest asserts are left to the runner (brief s27 pyfix, item 1)",
+    (_name, text) => {
+      const r = run([{ path: "tests/test_plain.py", text: PLAIN }], [{ path: "tests/conftest.py", text }]);
+      expect(r.sites).toEqual([]);
+      expect(r.unsealed.map((u) => u.rule)).toEqual(["unsealed.equality-testers"]);
+    },
+  );
   it("an alias of TestCase that patches nothing, or sets a literal name that is no assert, keeps them sealed; vars(TC) and TC.__dict__ cannot be written", () => {
     const conftest = [
       "from unittest import TestCase as Case",

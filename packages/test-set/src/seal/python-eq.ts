@@ -627,7 +627,8 @@ function roundToBits(x: Exact, bits: number): Exact {
   const num = negative ? -x.num : x.num;
   // e such that num / den / 2^e lies in [2^(bits-1), 2^bits).
   let e = num.toString(2).length - x.den.toString(2).length - bits;
-  const scaled = (k: number): [bigint, bigint] => (k >= 0 ? [num, x.den << BigInt(k)] : [num << BigInt(-k), x.den]);
+  const scaled = (k: number): [bigint, bigint] =>
+    k >= 0 ? [num, x.den << BigInt(k)] : [num << BigInt(-k), x.den];
   for (;;) {
     const [n, d] = scaled(e);
     const q = n / d;
@@ -768,7 +769,11 @@ function numpyAlmost(
  * power of ten, the product in long double; for negative places a division) is zero when that is at
  * most 0.5. Null for anything else (the Python rules hold).
  */
-function longAlmost(actual: Canon, expected: Canon, options: { places?: number; delta?: number }): Verdict | null {
+function longAlmost(
+  actual: Canon,
+  expected: Canon,
+  options: { places?: number; delta?: number },
+): Verdict | null {
   if (actual.t !== "float" || (expected.t !== "float" && expected.t !== "int")) return null;
   if (expected.t === "int" && longNeverEquals(expected)) return null;
   const raw = longSub(pyNumber(actual).re, pyNumber(expected).re);
@@ -780,7 +785,9 @@ function longAlmost(actual: Canon, expected: Canon, options: { places?: number; 
   const power = fromDouble(powerOfTen(Math.abs(places)));
   if (typeof power === "string" || typeof diff === "string") return false;
   const scaled =
-    places >= 0 ? longMul(diff, power) : roundToBits(fraction(diff.num * power.den, diff.den * power.num), LONG_BITS);
+    places >= 0
+      ? longMul(diff, power)
+      : roundToBits(fraction(diff.num * power.den, diff.den * power.num), LONG_BITS);
   return scaled !== null && atMost(scaled, fraction(1n, 2n));
 }
 

@@ -132,9 +132,13 @@ function renderPythonData(node: Canon): string {
 function renderCall(node: Canon): string {
   const parts = items(node);
   const [name, args, kwargs] = parts.length === 3 ? parts : [undefined, ...parts];
-  if (args?.t !== "tuple" || !["dict", "odict", "counter"].includes(kwargs?.t ?? "")) return `call${renderPython({ ...node, t: "tuple" })}`;
+  if (args?.t !== "tuple" || !["dict", "odict", "counter"].includes(kwargs?.t ?? ""))
+    return `call${renderPython({ ...node, t: "tuple" })}`;
   const text = name?.t === "str" ? String(name.v ?? "") : "";
-  const shown = [...items(args).map(renderPython), ...pairs(kwargs!).map(([k, v]) => `${k.t === "str" ? String(k.v) : renderPython(k)}=${renderPython(v)}`)];
+  const shown = [
+    ...items(args).map(renderPython),
+    ...pairs(kwargs!).map(([k, v]) => `${k.t === "str" ? String(k.v) : renderPython(k)}=${renderPython(v)}`),
+  ];
   return `call${text ? `.${text}` : ""}(${shown.join(", ")})`;
 }
 
