@@ -110,7 +110,7 @@ function renderPythonData(node: Canon): string {
     case "decimal":
       return `Decimal('${node.v}')`;
     case "fraction":
-      return `Fraction(${BigInt(node.n as string)}, ${BigInt(node.d as string)})`;
+      return `Fraction(${fromHexInt(node.n as string)}, ${fromHexInt(node.d as string)})`;
     case "dataclass": {
       const name = String(node.cls).replace(/#.*$/, "").split(".").at(-1);
       return clip(
