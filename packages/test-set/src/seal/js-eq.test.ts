@@ -177,3 +177,56 @@ describe("toEqual and toStrictEqual per runner (jest 30.5.2, vitest 2.1.9: attac
     expect(toStrictEqual("jest", obj("native:Map#12"), objLiteral)).toBe(false);
   });
 });
+
+describe("== with an object on one side (eqdiff: legacy assert.equal and chai's assert.equal)", () => {
+  const arr = (...v: Canon[]): Canon => ({ t: "arr", proto: "Array", v, props: [], syms: [] });
+  const boxed = (tag: string, v: Canon): Canon => ({ t: "boxed", proto: "#1:X", tag, v, props: [], syms: [] });
+  const plain: Canon = { t: "obj", proto: "Object", tag: "[object Object]", props: [], syms: [] };
+  const n = (v: string): Canon => ({ t: "num", v });
+  const s = (v: string): Canon => ({ t: "str", v });
+  const cases: Array<[string, Canon, Canon, unknown, unknown]> = [
+    ["[-1] == -1", arr(n("-1")), n("-1"), [-1], -1],
+    ["[1, 2] == '1,2'", arr(n("1"), n("2")), s("1,2"), [1, 2], "1,2"],
+    ["[-0] == '0'", arr(n("-0")), s("0"), [-0], "0"],
+    ["[null, [undefined, 1]] == ',,1'", arr({ t: "null" }, arr({ t: "undefined" }, n("1"))), s(",,1"), [null, [undefined, 1]], ",,1"],
+    ["[{}] == '[object Object]'", arr(plain), s("[object Object]"), [{}], "[object Object]"],
+    ["[] == false", arr(), { t: "bool", v: false }, [], false],
+    ["[1] == 1n", arr(n("1")), { t: "bigint", v: "1" }, [1], 1n],
+    ["[2] == 1", arr(n("2")), n("1"), [2], 1],
+    ["new String('null') == 'null'", boxed("[object String]", s("null")), s("null"), Object("null"), "null"],
+    ["new Number(1) == '1'", boxed("[object Number]", n("1")), s("1"), Object(1), "1"],
+    ["Object(1n) == 1", boxed("[object BigInt]", { t: "bigint", v: "1" }), n("1"), Object(1n), 1],
+    ["new Boolean(false) == 0", boxed("[object Boolean]", { t: "bool", v: false }), n("0"), Object(false), 0],
+    ["[new String('a')] == 'a'", arr(boxed("[object String]", s("a"))), s("a"), [Object("a")], "a"],
+    ["12345678901234567890n == '12345678901234567890'", { t: "bigint", v: "12345678901234567890" }, s("12345678901234567890"), 12345678901234567890n, "12345678901234567890"],
+    ["1n == ' 0x1 '", { t: "bigint", v: "1" }, s(" 0x1 "), 1n, " 0x1 "],
+    ["1n == '1.0'", { t: "bigint", v: "1" }, s("1.0"), 1n, "1.0"],
+  ];
+  it("converts as ToPrimitive does, and agrees with this node's own ==", () => {
+    for (const [name, a, b, x, y] of cases) {
+      // biome-ignore lint/suspicious/noDoubleEquals: the equality under test
+      const real = x == y;
+      expect(holds({ kind: "js.loose" }, a, b), name).toBe(real);
+      expect(holds({ kind: "js.nodeLoose" }, b, a), name).toBe(real);
+    }
+  });
+  it("an array with its own toString or a symbol key, a typed array, a Date stay unknown; a symbol item throws", () => {
+    const own: Canon = { ...arr(n("1")), props: [["toString", { t: "fn", name: "", id: 1 }]] };
+    const sym: Canon = { ...arr(n("1")), syms: [[{ t: "sym", d: "Symbol.toPrimitive", id: 2 }, n("1")]] };
+    expect(holds({ kind: "js.loose" }, own, n("1"))).toBe("unknown");
+    expect(holds({ kind: "js.loose" }, sym, n("1"))).toBe("unknown");
+    expect(holds({ kind: "js.loose" }, { t: "date", proto: "#1:Date", v: "0" }, s("x"))).toBe("unknown");
+    expect(holds({ kind: "js.loose" }, { t: "typed", proto: "#1:Buffer", tag: "[object Uint8Array]", v: "61" }, s("a"))).toBe("unknown");
+    expect(holds({ kind: "js.loose" }, arr({ t: "sym", d: "", id: 3 }), s(""))).toBe(false);
+  });
+});
+
+describe("deep comparisons of a primitive against an object (eqdiff: assert.deepEqual(new String('null'), 'null') fails in node)", () => {
+  it("are unequal, as node's legacy deepEqual says, though == would convert the object", () => {
+    const boxed: Canon = { t: "boxed", proto: "#1:String", tag: "[object String]", v: { t: "str", v: "a" }, props: [], syms: [] };
+    const arr: Canon = { t: "arr", proto: "Array", v: [{ t: "num", v: "1" }], props: [], syms: [] };
+    expect(holds({ kind: "js.deepEqual" }, boxed, { t: "str", v: "a" })).toBe(passes(() => assert.deepEqual(Object("a"), "a")));
+    expect(holds({ kind: "js.deepEqual" }, arr, { t: "num", v: "1" })).toBe(passes(() => assert.deepEqual([1], 1)));
+    expect(holds({ kind: "js.nodeLoose" }, arr, { t: "num", v: "1" })).toBe(passes(() => assert.equal([1], 1)));
+  });
+});

@@ -97,13 +97,61 @@ export function strictEquals(a: Canon, b: Canon): Verdict {
   return objectIs(a, b);
 }
 
-/** `==` between primitives (an object against a primitive would run the object's own code: unknown). */
+/**
+ * The primitive `==` converts an object to (ToPrimitive, hint "default"), for the objects whose
+ * conversion is the language's own and reads only data the runtime recorded: a boxed string, number,
+ * boolean or bigint is what its `valueOf` gave (recorded as `v`); an array of the realm's Array with
+ * no own `toString`, `join` or `valueOf` and no own symbol key (`Symbol.toPrimitive`) is its items
+ * joined by "," (Array.prototype.toString), each item as String() makes it (undefined, null and holes
+ * empty, an inner array the same way, a boxed primitive its value, a plain object "[object Object]").
+ * A symbol item throws (false: the runner's comparison throws too); anything else (a Date, whose
+ * string depends on the time zone, a typed array, a function, a class instance) is null: unknown.
+ * legacy `assert.equal([1, 2], "1,2")` and `assert.equal(new String("a"), "a")` pass in node; the host
+ * said VALUE_NOT_PLAIN_DATA (eqdiff seed 27).
+ */
+function toPrimitive(node: Canon, depth = 0): Canon | null | "throws" {
+  if (PRIMITIVES.has(node.t)) return node;
+  const shadows = (x: Canon) =>
+    ((x.syms as unknown[] | undefined)?.length ?? 0) > 0 ||
+    props(x).some(([k]) => k === "toString" || k === "valueOf" || k === "join");
+  if (node.t === "boxed") {
+    const value = node.v as Canon | undefined;
+    if (!value || !["str", "num", "bool", "bigint"].includes(value.t) || shadows(node)) return null;
+    return /^\[object (String|Number|Boolean|BigInt)\]$/.test(String(node.tag)) ? value : null;
+  }
+  if (node.t === "arr" && node.proto === "Array" && !shadows(node) && depth < 64) {
+    const parts: string[] = [];
+    for (const item of (node.v as Canon[]) ?? []) {
+      if (item.t === "hole" || item.t === "undefined" || item.t === "null") parts.push("");
+      else if (item.t === "sym") return "throws";
+      else if (item.t === "obj" && item.proto === "Object" && item.tag === "[object Object]" && !shadows(item))
+        parts.push("[object Object]");
+      else {
+        const inner = toPrimitive(item, depth + 1);
+        if (inner === null || inner === "throws") return inner;
+        if (inner.t === "sym") return "throws";
+        parts.push(
+          inner.t === "num" ? String(num(inner)) : inner.t === "bool" ? String(inner.v === true) : String(inner.v),
+        );
+      }
+    }
+    return { t: "str", v: parts.join(",") };
+  }
+  return null;
+}
+
+/** `==`: between primitives, or an object the host can convert to one (toPrimitive) against a primitive. */
 export function looseEquals(a: Canon, b: Canon): Verdict {
   if (UNJUDGEABLE.has(a.t) || UNJUDGEABLE.has(b.t)) return "unknown";
   const nullish = (x: Canon) => x.t === "null" || x.t === "undefined";
   if (nullish(a) || nullish(b)) return nullish(a) && nullish(b);
   if (OBJECTS.has(a.t) && OBJECTS.has(b.t)) return objectIs(a, b);
-  if (OBJECTS.has(a.t) || OBJECTS.has(b.t)) return "unknown";
+  if (OBJECTS.has(a.t) || OBJECTS.has(b.t)) {
+    const [x, y] = [toPrimitive(a), toPrimitive(b)];
+    if (x === "throws" || y === "throws") return false;
+    if (x === null || y === null) return "unknown";
+    return looseEquals(x, y);
+  }
   if (a.t === "sym" || b.t === "sym") return a.t === b.t && a.id === b.id;
   const toNumber = (x: Canon): number | bigint => {
     if (x.t === "num") return num(x);
@@ -113,6 +161,16 @@ export function looseEquals(a: Canon, b: Canon): Verdict {
     return text === "" ? 0 : Number(text);
   };
   if (a.t === b.t) return a.t === "num" ? num(a) === num(b) : a.v === b.v;
+  // A bigint against a string reads the string as a bigint (StringToBigInt, what BigInt() does), not
+  // through a double: 12345678901234567890n == "12345678901234567890" holds.
+  const [big, text] = a.t === "bigint" && b.t === "str" ? [a, b] : b.t === "bigint" && a.t === "str" ? [b, a] : [];
+  if (big && text) {
+    try {
+      return BigInt(text.v as string) === BigInt(big.v as string);
+    } catch {
+      return false;
+    }
+  }
   const [x, y] = [toNumber(a), toNumber(b)];
   if (typeof x === "bigint" || typeof y === "bigint") {
     const big = (v: number | bigint) => (typeof v === "bigint" ? v : Number.isInteger(v) ? BigInt(v) : null);
@@ -268,6 +326,10 @@ function matchMembers(a: Canon[], b: Canon[], equal: (p: Canon, q: Canon) => Ver
 /** The recursive equality under `rules`. */
 function deepEquals(a: Canon, b: Canon, rules: DeepRules): Verdict {
   if (UNJUDGEABLE.has(a.t) || UNJUDGEABLE.has(b.t)) return "unknown";
+  // A primitive against an object is unequal in every deep comparison (node's legacy deepEqual
+  // too: `val1 == val2` only when neither is an object), whatever `==` would make of it; a function
+  // (not an object to node) goes to the primitive rule, which cannot judge it.
+  if (PRIMITIVES.has(a.t) !== PRIMITIVES.has(b.t) && a.t !== "fn" && b.t !== "fn") return false;
   if (PRIMITIVES.has(a.t) || PRIMITIVES.has(b.t)) return primitiveRule(rules.primitive)(a, b);
   if (a.ref !== undefined && a.ref === b.ref) return true;
   if (tagOf(a) !== tagOf(b)) return false;
