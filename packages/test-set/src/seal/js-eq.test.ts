@@ -210,13 +210,26 @@ describe("== with an object on one side (eqdiff: legacy assert.equal and chai's 
       expect(holds({ kind: "js.nodeLoose" }, b, a), name).toBe(real);
     }
   });
-  it("an array with its own toString or a symbol key, a typed array, a Date stay unknown; a symbol item throws", () => {
+  const typed = (proto: string, tag: string, v: string): Canon => ({ t: "typed", proto, tag, v, props: [], syms: [] });
+  it("a Buffer is its UTF-8 text, another typed array its items joined, as node converts them", () => {
+    const typedCases: Array<[Canon, Canon, unknown, unknown]> = [
+      [typed("#4:Buffer", "[object Uint8Array]", "c3a9"), s("\u00e9"), Buffer.from("\u00e9"), "\u00e9"],
+      [typed("#4:Buffer", "[object Uint8Array]", "ff61"), s("\ufffda"), Buffer.from([0xff, 0x61]), "\ufffda"],
+      [typed("#4:Buffer", "[object Uint8Array]", "61"), s("97"), Buffer.from("a"), "97"],
+      [typed("#5:Uint8Array", "[object Uint8Array]", "0102"), s("1,2"), Uint8Array.of(1, 2), "1,2"],
+      [typed("#6:Float64Array", "[object Float64Array]", "000000000000e03f"), n("0.5"), Float64Array.of(0.5), 0.5],
+    ];
+    for (const [a, b, x, y] of typedCases)
+      // biome-ignore lint/suspicious/noDoubleEquals: the equality under test
+      expect(holds({ kind: "js.nodeLoose" }, a, b), String(y)).toBe(x == y);
+  });
+  it("an array with its own toString or a symbol key, a typed array's subclass, a Date stay unknown; a symbol item throws", () => {
     const own: Canon = { ...arr(n("1")), props: [["toString", { t: "fn", name: "", id: 1 }]] };
     const sym: Canon = { ...arr(n("1")), syms: [[{ t: "sym", d: "Symbol.toPrimitive", id: 2 }, n("1")]] };
     expect(holds({ kind: "js.loose" }, own, n("1"))).toBe("unknown");
     expect(holds({ kind: "js.loose" }, sym, n("1"))).toBe("unknown");
     expect(holds({ kind: "js.loose" }, { t: "date", proto: "#1:Date", v: "0" }, s("x"))).toBe("unknown");
-    expect(holds({ kind: "js.loose" }, { t: "typed", proto: "#1:Buffer", tag: "[object Uint8Array]", v: "61" }, s("a"))).toBe("unknown");
+    expect(holds({ kind: "js.loose" }, typed("#1:Mine", "[object Uint8Array]", "61"), s("97"))).toBe("unknown");
     expect(holds({ kind: "js.loose" }, arr({ t: "sym", d: "", id: 3 }), s(""))).toBe(false);
   });
 });

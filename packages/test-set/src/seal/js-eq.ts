@@ -104,11 +104,27 @@ export function strictEquals(a: Canon, b: Canon): Verdict {
  * no own `toString`, `join` or `valueOf` and no own symbol key (`Symbol.toPrimitive`) is its items
  * joined by "," (Array.prototype.toString), each item as String() makes it (undefined, null and holes
  * empty, an inner array the same way, a boxed primitive its value, a plain object "[object Object]").
- * A symbol item throws (false: the runner's comparison throws too); anything else (a Date, whose
- * string depends on the time zone, a typed array, a function, a class instance) is null: unknown.
+ * A node Buffer is its bytes decoded as UTF-8 (Buffer.prototype.toString), another typed array of
+ * the realm's own class its items joined. A symbol item throws (false: the runner's comparison
+ * throws too); anything else (a Date, whose string depends on the time zone, a function, a class
+ * instance, a subclass of a typed array) is null: unknown.
  * legacy `assert.equal([1, 2], "1,2")` and `assert.equal(new String("a"), "a")` pass in node; the host
  * said VALUE_NOT_PLAIN_DATA (eqdiff seed 27).
  */
+const TYPED: Record<string, { new (buffer: ArrayBuffer): unknown; BYTES_PER_ELEMENT: number }> = {
+  Int8Array,
+  Uint8Array,
+  Uint8ClampedArray,
+  Int16Array,
+  Uint16Array,
+  Int32Array,
+  Uint32Array,
+  Float32Array,
+  Float64Array,
+  BigInt64Array,
+  BigUint64Array,
+};
+
 function toPrimitive(node: Canon, depth = 0): Canon | null | "throws" {
   if (PRIMITIVES.has(node.t)) return node;
   const shadows = (x: Canon) =>
@@ -118,6 +134,19 @@ function toPrimitive(node: Canon, depth = 0): Canon | null | "throws" {
     const value = node.v as Canon | undefined;
     if (!value || !["str", "num", "bool", "bigint"].includes(value.t) || shadows(node)) return null;
     return /^\[object (String|Number|Boolean|BigInt)\]$/.test(String(node.tag)) ? value : null;
+  }
+  if (node.t === "typed" && !shadows(node)) {
+    const name = /^\[object (\w+)\]$/.exec(String(node.tag))?.[1] ?? "";
+    const bytes = Uint8Array.from(String(node.v).match(/../g) ?? [], (h) => Number.parseInt(h, 16));
+    // node's Buffer (FastBuffer, whose prototype is Buffer's): its toString decodes UTF-8, each
+    // malformed sequence one U+FFFD, as TextDecoder does; `assert.equal(fs.readFileSync(p), "text")`.
+    if (name === "Uint8Array" && /^#\d+:Buffer$/.test(String(node.proto)))
+      return { t: "str", v: new TextDecoder().decode(bytes) };
+    // Another typed array of the realm's own class: Array.prototype.toString, its items joined.
+    const Typed = TYPED[name];
+    if (!Typed || !new RegExp(`^#\\d+:${name}$`).test(String(node.proto))) return null;
+    if (bytes.length % Typed.BYTES_PER_ELEMENT !== 0) return null;
+    return { t: "str", v: Array.from(new Typed(bytes.buffer) as ArrayLike<number | bigint>, String).join(",") };
   }
   if (node.t === "arr" && node.proto === "Array" && !shadows(node) && depth < 64) {
     const parts: string[] = [];
