@@ -1627,3 +1627,34 @@ class StdlibCase(unittest.TestCase):
     expect(Object.values(judged.sites)).not.toContain("not-plain");
   });
 });
+
+describe("numpy scalars under pytest (eqdiff python seed 1: correct fixes FAILed)", () => {
+  const HEAD = "from calc import v\n";
+  const ROWS: readonly Row[] = [
+    ["test_float_list", 'v("f") == [-0.0]', "passed"],
+    ["test_float_nested", 'v("f") == [[0.0]]', "passed"],
+    ["test_list_float", '[-0.0] == v("f")', "passed"],
+    ["test_bool_list", 'v("b") == [True]', "passed"],
+    ["test_int_tuple", 'v("i") == (1,)', "passed"],
+    ["test_int_wrong", 'v("i") == [2]', "failed"],
+    ["test_int_two", 'v("i") == [1, 1]', "failed"],
+    ["test_int_ne_two", 'v("i") != [1, 2]', "failed"],
+    ["test_str_nul", 'v("s") == "a\\x00"', "passed"],
+    ["test_str_stripped", 'v("s") == "a"', "failed"],
+    ["test_bytes_nul", 'v("y") == b"a\\x00"', "passed"],
+  ];
+  const CALC = `import numpy as np
+
+VALUES = {"f": np.float64(-0.0), "b": np.bool_(True), "i": np.int64(1), "s": np.str_("a\\x00"), "y": np.bytes_(b"a\\x00")}
+
+
+def v(name):
+    return VALUES[name]
+`;
+  it("== against a list or tuple is numpy's element-wise one; a str_ or bytes_ keeps its trailing NULs", () => {
+    const { plan, real, host } = pytestAndHost("tests/test_npscalar.py", oneAssertEach(HEAD, ROWS), CALC);
+    expect(plan.sites).toHaveLength(ROWS.length);
+    expect(real).toEqual(outcomes(ROWS));
+    expect(host).toEqual(outcomes(ROWS));
+  });
+});

@@ -249,6 +249,12 @@ def _oracle_canon(v, budget, depth=0, stack=()):
     # VALUE_NOT_PLAIN_DATA under pytest.approx, which pytest passes: brief s27 pyfix, item 3).
     np_generic = _oracle_module_type("numpy", "generic")
     if np_generic is not None and isinstance(v, np_generic) and getattr(t, "__module__", "") == "numpy" and not (type.__getattribute__(t, "__flags__") & 512):
+        # A str_ or bytes_ is a str or bytes, whose == it keeps; its item() drops trailing NULs
+        # (np.str_("\x00") == "\x00", its item is ""): read as the builtin it is.
+        if isinstance(v, str):
+            return _oracle_str(str.__str__(v))
+        if isinstance(v, bytes):
+            return {"t": "bytes", "v": bytes.hex(v)}
         long_t = _oracle_module_type("numpy", "longdouble")
         wide = float if t is long_t else complex if t is _oracle_module_type("numpy", "clongdouble") else None
         try:
@@ -265,10 +271,12 @@ def _oracle_canon(v, budget, depth=0, stack=()):
         if type(item) not in _ORACLE_BUILTINS and item is not None:
             return {"t": "opaque", "cls": _oracle_cls(t), "why": "a numpy value without a Python equivalent"}
         node = sub(item)
-        # Its type goes with an int, a float or a long double's complex, for assertAlmostEqual and ==:
-        # numpy's subtraction and round() are not Python's (np.float64(0.0005) is within places=3
-        # there), and a long double equals no Decimal, Fraction or int past int64 (python-eq.ts).
-        if type(item) is int or type(item) is float or wide is complex:
+        # Its type goes with a bool, an int, a float, a complex or a long double's complex: == against
+        # a list or a tuple is numpy's, element-wise (np.float64(-0.0) == [-0.0] holds); for
+        # assertAlmostEqual and ==, numpy's subtraction and round() are not Python's (np.float64(0.0005)
+        # is within places=3 there), and a long double equals no Decimal, Fraction or int past int64
+        # (python-eq.ts).
+        if type(item) is int or type(item) is float or type(item) is bool or type(item) is complex or wide is complex:
             # (A long double by what it is: numpy 1.24 names it float128 on x86-64.)
             node["np"] = "longdouble" if wide is float else "clongdouble" if wide is complex else type.__getattribute__(t, "__name__")
         return node

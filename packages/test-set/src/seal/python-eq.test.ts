@@ -232,3 +232,27 @@ describe("unittest's typed asserts on the host (attack review 29, findings 2 and
     expect(pyEq({ t: "str", v: "\u{1F600}" }, { t: "str", v: "\u{1F600}" })).toBe(true);
   });
 });
+
+describe("a numpy scalar against a list or tuple (eqdiff python seed 1)", () => {
+  // numpy 1.24: np.float64(-0.0) == [-0.0] is array([True]), whose truth pytest's assert takes;
+  // a correct fix returning a numpy scalar FAILed. The runtime records the scalar's type in `np`.
+  const np = (node: Canon, type: string): Canon => ({ ...node, np: type });
+  const list = (...v: Canon[]): Canon => ({ t: "list", v });
+  const f = (x: string): Canon => ({ t: "float", x });
+  it("== is element-wise: its truth is the one element, else False", () => {
+    expect(pyEq(np(f("-0x0.0p+0"), "float64"), list(float("-0.0")))).toBe(true);
+    expect(pyEq(list(list(float("1.0"))), np(f("0x1.0000000000000p+0"), "float64"))).toBe(true);
+    expect(pyEq(np({ t: "bool", v: true }, "bool_"), list({ t: "bool", v: true }))).toBe(true);
+    expect(pyEq(np({ t: "int", x: "0x1" }, "int64"), { t: "tuple", v: [int("1")] })).toBe(true);
+    expect(pyEq(np({ t: "int", x: "0x1" }, "int64"), list(int("2")))).toBe(false);
+    // Two elements: ValueError in the runner; none: False.
+    expect(pyEq(np({ t: "int", x: "0x1" }, "int64"), list(int("1"), int("1")))).toBe(false);
+    expect(pyEq(np({ t: "int", x: "0x1" }, "int64"), list())).toBe(false);
+    // Without `np` a float is Python's, and a list is never equal to it.
+    expect(pyEq(f("-0x0.0p+0"), list(float("-0.0")))).toBe(false);
+  });
+  it("!= against a sequence of two is numpy's ValueError: it fails", () => {
+    expect(holds({ kind: "py.ne" }, np({ t: "int", x: "0x1" }, "int64"), list(int("1"), int("2")))).toBe(false);
+    expect(holds({ kind: "py.ne" }, np({ t: "int", x: "0x1" }, "int64"), list(int("2")))).toBe(true);
+  });
+});

@@ -93,6 +93,9 @@ function numbersEqual(a: Canon, b: Canon): boolean {
   return exactEqual(x.re, y.re) && exactEqual(x.im, y.im);
 }
 
+/** Whether a canon number was a numpy scalar (the runtime names its type in `np`). */
+const numpyScalar = (node: Canon): boolean => typeof node.np === "string" && NUMERIC.has(node.t);
+
 /** Combines item verdicts: any false is false (Python's result cannot be true then), else any unknown is unknown. */
 function all(verdicts: Iterable<Verdict>): Verdict {
   let unknown = false;
@@ -189,6 +192,14 @@ export function pyEq(a: Canon, b: Canon): Verdict {
   if (UNJUDGEABLE.has(a.t) || UNJUDGEABLE.has(b.t)) return "unknown";
   if (a.t === "call" || b.t === "call") return callEq(a, b);
   if (a.t === "ndarray" || b.t === "ndarray") return arrayEq(a, b);
+  // A numpy scalar (recorded as its item, with its type in `np`) against a list or tuple is numpy's
+  // element-wise ==, whose truth is its one element (np.float64(-0.0) == [-0.0] and [[1.0]] hold;
+  // [1.0, 1.0] raises; [] is False): the item against the one element the sequence broadcasts to.
+  const [scalar, sequence] = numpyScalar(a) ? [a, b] : numpyScalar(b) ? [b, a] : [];
+  if (scalar && sequence && (sequence.t === "list" || sequence.t === "tuple")) {
+    const element = single(sequence);
+    return element ? pyEq(scalar, element) : false;
+  }
   if (NUMERIC.has(a.t) && NUMERIC.has(b.t)) return numbersEqual(a, b);
   if (MAPPINGS.has(a.t) && MAPPINGS.has(b.t)) return mappingsEqual(a, b);
   if (a.t !== b.t) return false;
@@ -371,6 +382,8 @@ function single(node: Canon): Canon | null {
  */
 export function pyArraysSingle(a: Canon, b: Canon): boolean {
   if (a.t === "ndarray" || b.t === "ndarray") return single(a) !== null && single(b) !== null;
+  const sequence = (x: Canon) => x.t === "list" || x.t === "tuple";
+  if ((numpyScalar(a) && sequence(b)) || (numpyScalar(b) && sequence(a))) return single(a) !== null && single(b) !== null;
   if ((a.t === "list" || a.t === "tuple") && a.t === b.t) {
     const [x, y] = [items(a), items(b)];
     return x.length !== y.length || x.every((item, i) => pyArraysSingle(item, y[i]!));
