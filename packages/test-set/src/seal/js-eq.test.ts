@@ -180,7 +180,14 @@ describe("toEqual and toStrictEqual per runner (jest 30.5.2, vitest 2.1.9: attac
 
 describe("== with an object on one side (eqdiff: legacy assert.equal and chai's assert.equal)", () => {
   const arr = (...v: Canon[]): Canon => ({ t: "arr", proto: "Array", v, props: [], syms: [] });
-  const boxed = (tag: string, v: Canon): Canon => ({ t: "boxed", proto: "#1:X", tag, v, props: [], syms: [] });
+  const boxed = (tag: string, v: Canon): Canon => ({
+    t: "boxed",
+    proto: "#1:X",
+    tag,
+    v,
+    props: [],
+    syms: [],
+  });
   const plain: Canon = { t: "obj", proto: "Object", tag: "[object Object]", props: [], syms: [] };
   const n = (v: string): Canon => ({ t: "num", v });
   const s = (v: string): Canon => ({ t: "str", v });
@@ -188,7 +195,13 @@ describe("== with an object on one side (eqdiff: legacy assert.equal and chai's 
     ["[-1] == -1", arr(n("-1")), n("-1"), [-1], -1],
     ["[1, 2] == '1,2'", arr(n("1"), n("2")), s("1,2"), [1, 2], "1,2"],
     ["[-0] == '0'", arr(n("-0")), s("0"), [-0], "0"],
-    ["[null, [undefined, 1]] == ',,1'", arr({ t: "null" }, arr({ t: "undefined" }, n("1"))), s(",,1"), [null, [undefined, 1]], ",,1"],
+    [
+      "[null, [undefined, 1]] == ',,1'",
+      arr({ t: "null" }, arr({ t: "undefined" }, n("1"))),
+      s(",,1"),
+      [null, [undefined, 1]],
+      ",,1",
+    ],
     ["[{}] == '[object Object]'", arr(plain), s("[object Object]"), [{}], "[object Object]"],
     ["[] == false", arr(), { t: "bool", v: false }, [], false],
     ["[1] == 1n", arr(n("1")), { t: "bigint", v: "1" }, [1], 1n],
@@ -198,7 +211,13 @@ describe("== with an object on one side (eqdiff: legacy assert.equal and chai's 
     ["Object(1n) == 1", boxed("[object BigInt]", { t: "bigint", v: "1" }), n("1"), Object(1n), 1],
     ["new Boolean(false) == 0", boxed("[object Boolean]", { t: "bool", v: false }), n("0"), Object(false), 0],
     ["[new String('a')] == 'a'", arr(boxed("[object String]", s("a"))), s("a"), [Object("a")], "a"],
-    ["12345678901234567890n == '12345678901234567890'", { t: "bigint", v: "12345678901234567890" }, s("12345678901234567890"), 12345678901234567890n, "12345678901234567890"],
+    [
+      "12345678901234567890n == '12345678901234567890'",
+      { t: "bigint", v: "12345678901234567890" },
+      s("12345678901234567890"),
+      12345678901234567890n,
+      "12345678901234567890",
+    ],
     ["1n == ' 0x1 '", { t: "bigint", v: "1" }, s(" 0x1 "), 1n, " 0x1 "],
     ["1n == '1.0'", { t: "bigint", v: "1" }, s("1.0"), 1n, "1.0"],
   ];
@@ -210,18 +229,32 @@ describe("== with an object on one side (eqdiff: legacy assert.equal and chai's 
       expect(holds({ kind: "js.nodeLoose" }, b, a), name).toBe(real);
     }
   });
-  const typed = (proto: string, tag: string, v: string): Canon => ({ t: "typed", proto, tag, v, props: [], syms: [] });
+  const typed = (proto: string, tag: string, v: string): Canon => ({
+    t: "typed",
+    proto,
+    tag,
+    v,
+    props: [],
+    syms: [],
+  });
   it("a Buffer is its UTF-8 text, another typed array its items joined, as node converts them", () => {
     const typedCases: Array<[Canon, Canon, unknown, unknown]> = [
       [typed("#4:Buffer", "[object Uint8Array]", "c3a9"), s("\u00e9"), Buffer.from("\u00e9"), "\u00e9"],
       [typed("#4:Buffer", "[object Uint8Array]", "ff61"), s("\ufffda"), Buffer.from([0xff, 0x61]), "\ufffda"],
       [typed("#4:Buffer", "[object Uint8Array]", "61"), s("97"), Buffer.from("a"), "97"],
       [typed("#5:Uint8Array", "[object Uint8Array]", "0102"), s("1,2"), Uint8Array.of(1, 2), "1,2"],
-      [typed("#6:Float64Array", "[object Float64Array]", "000000000000e03f"), n("0.5"), Float64Array.of(0.5), 0.5],
+      [
+        typed("#6:Float64Array", "[object Float64Array]", "000000000000e03f"),
+        n("0.5"),
+        Float64Array.of(0.5),
+        0.5,
+      ],
     ];
-    for (const [a, b, x, y] of typedCases)
+    for (const [a, b, x, y] of typedCases) {
       // biome-ignore lint/suspicious/noDoubleEquals: the equality under test
-      expect(holds({ kind: "js.nodeLoose" }, a, b), String(y)).toBe(x == y);
+      const real = x == y;
+      expect(holds({ kind: "js.nodeLoose" }, a, b), String(y)).toBe(real);
+    }
   });
   it("an array with its own toString or a symbol key, a typed array's subclass, a Date stay unknown; a symbol item throws", () => {
     const own: Canon = { ...arr(n("1")), props: [["toString", { t: "fn", name: "", id: 1 }]] };
@@ -229,17 +262,32 @@ describe("== with an object on one side (eqdiff: legacy assert.equal and chai's 
     expect(holds({ kind: "js.loose" }, own, n("1"))).toBe("unknown");
     expect(holds({ kind: "js.loose" }, sym, n("1"))).toBe("unknown");
     expect(holds({ kind: "js.loose" }, { t: "date", proto: "#1:Date", v: "0" }, s("x"))).toBe("unknown");
-    expect(holds({ kind: "js.loose" }, typed("#1:Mine", "[object Uint8Array]", "61"), s("97"))).toBe("unknown");
+    expect(holds({ kind: "js.loose" }, typed("#1:Mine", "[object Uint8Array]", "61"), s("97"))).toBe(
+      "unknown",
+    );
     expect(holds({ kind: "js.loose" }, arr({ t: "sym", d: "", id: 3 }), s(""))).toBe(false);
   });
 });
 
 describe("deep comparisons of a primitive against an object (eqdiff: assert.deepEqual(new String('null'), 'null') fails in node)", () => {
   it("are unequal, as node's legacy deepEqual says, though == would convert the object", () => {
-    const boxed: Canon = { t: "boxed", proto: "#1:String", tag: "[object String]", v: { t: "str", v: "a" }, props: [], syms: [] };
+    const boxed: Canon = {
+      t: "boxed",
+      proto: "#1:String",
+      tag: "[object String]",
+      v: { t: "str", v: "a" },
+      props: [],
+      syms: [],
+    };
     const arr: Canon = { t: "arr", proto: "Array", v: [{ t: "num", v: "1" }], props: [], syms: [] };
-    expect(holds({ kind: "js.deepEqual" }, boxed, { t: "str", v: "a" })).toBe(passes(() => assert.deepEqual(Object("a"), "a")));
-    expect(holds({ kind: "js.deepEqual" }, arr, { t: "num", v: "1" })).toBe(passes(() => assert.deepEqual([1], 1)));
-    expect(holds({ kind: "js.nodeLoose" }, arr, { t: "num", v: "1" })).toBe(passes(() => assert.equal([1], 1)));
+    expect(holds({ kind: "js.deepEqual" }, boxed, { t: "str", v: "a" })).toBe(
+      passes(() => assert.deepEqual(Object("a"), "a")),
+    );
+    expect(holds({ kind: "js.deepEqual" }, arr, { t: "num", v: "1" })).toBe(
+      passes(() => assert.deepEqual([1], 1)),
+    );
+    expect(holds({ kind: "js.nodeLoose" }, arr, { t: "num", v: "1" })).toBe(
+      passes(() => assert.equal([1], 1)),
+    );
   });
 });

@@ -190,13 +190,14 @@ describe("judgeSeals: a failed seal's message", () => {
   });
 });
 
-describe("judgeSeals: a failed seal's message", () => {
+describe("judgeSeals: a failed seal's message, rendered", () => {
   it("a negative Fraction (numerator -0x1 as Python's hex() writes it) is rendered, not a crash of the judge (eqdiff seed 1)", () => {
     const plan = sealPython(parsers, { path: "tests/test_calc.py", text: HIDDEN, index: 0 })!;
     const record = (key: string, v: object) => `${JSON.stringify({ k: key, s: 0, v })}\n`;
     const [add, sub] = plan.tests.map((t) => t.keys[0]!);
     const records =
-      record(add!, { t: "fraction", n: "-0x1", d: "0x2" }) + record(sub!, { t: "fraction", n: "0x1", d: "0x1" });
+      record(add!, { t: "fraction", n: "-0x1", d: "0x2" }) +
+      record(sub!, { t: "fraction", n: "0x1", d: "0x1" });
     const report = ["test_add", "test_sub"].map((name) => ({
       id: `hidden:tests.test_calc::${name}`,
       outcome: "passed" as const,

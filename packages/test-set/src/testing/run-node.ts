@@ -20,6 +20,7 @@ globalThis.expect = (actual) => ({
   toBe: (expected) => { if (!Object.is(actual, expected)) throw new Error("toBe"); },
   toEqual: (expected) => assert.deepEqual(actual, expected),
   toStrictEqual: (expected) => assert.deepStrictEqual(actual, expected),
+  to: { equal: (expected) => { if (actual !== expected) throw new Error("to.equal"); } },
 });
 module.exports = async (file) => {
   await import(file);
