@@ -1,5 +1,5 @@
-import nodeAssert from "node:assert";
-import nodeStrict from "node:assert/strict";
+import * as nodeAssert from "node:assert";
+import * as nodeStrict from "node:assert/strict";
 import { createRequire } from "node:module";
 import { beforeAll, chai, describe, expect, it } from "vitest";
 import { loadParsers, type Parsers } from "../parsers.js";

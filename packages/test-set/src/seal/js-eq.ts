@@ -146,21 +146,33 @@ function toPrimitive(node: Canon, depth = 0): Canon | null | "throws" {
     const Typed = TYPED[name];
     if (!Typed || !new RegExp(`^#\\d+:${name}$`).test(String(node.proto))) return null;
     if (bytes.length % Typed.BYTES_PER_ELEMENT !== 0) return null;
-    return { t: "str", v: Array.from(new Typed(bytes.buffer) as ArrayLike<number | bigint>, String).join(",") };
+    return {
+      t: "str",
+      v: Array.from(new Typed(bytes.buffer) as ArrayLike<number | bigint>, String).join(","),
+    };
   }
   if (node.t === "arr" && node.proto === "Array" && !shadows(node) && depth < 64) {
     const parts: string[] = [];
     for (const item of (node.v as Canon[]) ?? []) {
       if (item.t === "hole" || item.t === "undefined" || item.t === "null") parts.push("");
       else if (item.t === "sym") return "throws";
-      else if (item.t === "obj" && item.proto === "Object" && item.tag === "[object Object]" && !shadows(item))
+      else if (
+        item.t === "obj" &&
+        item.proto === "Object" &&
+        item.tag === "[object Object]" &&
+        !shadows(item)
+      )
         parts.push("[object Object]");
       else {
         const inner = toPrimitive(item, depth + 1);
         if (inner === null || inner === "throws") return inner;
         if (inner.t === "sym") return "throws";
         parts.push(
-          inner.t === "num" ? String(num(inner)) : inner.t === "bool" ? String(inner.v === true) : String(inner.v),
+          inner.t === "num"
+            ? String(num(inner))
+            : inner.t === "bool"
+              ? String(inner.v === true)
+              : String(inner.v),
         );
       }
     }
@@ -192,7 +204,8 @@ export function looseEquals(a: Canon, b: Canon): Verdict {
   if (a.t === b.t) return a.t === "num" ? num(a) === num(b) : a.v === b.v;
   // A bigint against a string reads the string as a bigint (StringToBigInt, what BigInt() does), not
   // through a double: 12345678901234567890n == "12345678901234567890" holds.
-  const [big, text] = a.t === "bigint" && b.t === "str" ? [a, b] : b.t === "bigint" && a.t === "str" ? [b, a] : [];
+  const [big, text] =
+    a.t === "bigint" && b.t === "str" ? [a, b] : b.t === "bigint" && a.t === "str" ? [b, a] : [];
   if (big && text) {
     try {
       return BigInt(text.v as string) === BigInt(big.v as string);

@@ -252,7 +252,9 @@ describe("a numpy scalar against a list or tuple (eqdiff python seed 1)", () => 
     expect(pyEq(f("-0x0.0p+0"), list(float("-0.0")))).toBe(false);
   });
   it("!= against a sequence of two is numpy's ValueError: it fails", () => {
-    expect(holds({ kind: "py.ne" }, np({ t: "int", x: "0x1" }, "int64"), list(int("1"), int("2")))).toBe(false);
+    expect(holds({ kind: "py.ne" }, np({ t: "int", x: "0x1" }, "int64"), list(int("1"), int("2")))).toBe(
+      false,
+    );
     expect(holds({ kind: "py.ne" }, np({ t: "int", x: "0x1" }, "int64"), list(int("2")))).toBe(true);
   });
 });

@@ -383,7 +383,8 @@ function single(node: Canon): Canon | null {
 export function pyArraysSingle(a: Canon, b: Canon): boolean {
   if (a.t === "ndarray" || b.t === "ndarray") return single(a) !== null && single(b) !== null;
   const sequence = (x: Canon) => x.t === "list" || x.t === "tuple";
-  if ((numpyScalar(a) && sequence(b)) || (numpyScalar(b) && sequence(a))) return single(a) !== null && single(b) !== null;
+  if ((numpyScalar(a) && sequence(b)) || (numpyScalar(b) && sequence(a)))
+    return single(a) !== null && single(b) !== null;
   if ((a.t === "list" || a.t === "tuple") && a.t === b.t) {
     const [x, y] = [items(a), items(b)];
     return x.length !== y.length || x.every((item, i) => pyArraysSingle(item, y[i]!));
