@@ -1628,7 +1628,7 @@ class StdlibCase(unittest.TestCase):
   });
 });
 
-describe("numpy scalars under pytest (eqdiff python seed 1: correct fixes FAILed)", () => {
+describe("numpy scalars, a list holding an array, a deque under pytest (eqdiff python seeds 1 and 2: correct fixes FAILed)", () => {
   const HEAD = "from calc import v\n";
   const ROWS: readonly Row[] = [
     ["test_float_list", 'v("f") == [-0.0]', "passed"],
@@ -1642,10 +1642,18 @@ describe("numpy scalars under pytest (eqdiff python seed 1: correct fixes FAILed
     ["test_str_nul", 'v("s") == "a\\x00"', "passed"],
     ["test_str_stripped", 'v("s") == "a"', "failed"],
     ["test_bytes_nul", 'v("y") == b"a\\x00"', "passed"],
+    ["test_list_of_array_ne", 'v("la") != 2.5', "passed"],
+    ["test_list_of_array_ne_list", 'v("la") != [2.5]', "failed"],
+    ["test_deque_ne", 'v("d") != []', "passed"],
+    ["test_deque_eq", 'v("d") == []', "failed"],
+    ["test_deque_deque", 'v("d") == v("d0")', "passed"],
   ];
   const CALC = `import numpy as np
 
-VALUES = {"f": np.float64(-0.0), "b": np.bool_(True), "i": np.int64(1), "s": np.str_("a\\x00"), "y": np.bytes_(b"a\\x00")}
+from collections import deque
+
+VALUES = {"f": np.float64(-0.0), "b": np.bool_(True), "i": np.int64(1), "s": np.str_("a\\x00"), "y": np.bytes_(b"a\\x00"),
+          "la": [np.array([2.5])], "d": deque([]), "d0": deque()}
 
 
 def v(name):

@@ -258,3 +258,38 @@ describe("a numpy scalar against a list or tuple (eqdiff python seed 1)", () => 
     expect(holds({ kind: "py.ne" }, np({ t: "int", x: "0x1" }, "int64"), list(int("2")))).toBe(true);
   });
 });
+
+describe("values whose == never looks inside, and the stdlib sequences (eqdiff python seed 2)", () => {
+  const arr: Canon = {
+    t: "ndarray",
+    dtype: "<f8",
+    shape: [1],
+    v: [{ t: "float", x: "0x1.4000000000000p+1" }],
+  };
+  const list = (...v: Canon[]): Canon => ({ t: "list", v });
+  const seq = (cls: string, ...v: Canon[]): Canon => ({
+    t: "opaque",
+    cls,
+    why: "its class defines __eq__",
+    seq: v,
+  });
+  it("!= of a list holding an array against a float holds: Python compares no item ([np.array([2.5])] != 2.5)", () => {
+    expect(holds({ kind: "py.ne" }, list(arr), float("2.5"))).toBe(true);
+    expect(holds({ kind: "py.ne" }, { t: "dict", v: [[int("1"), arr]] }, list(int("1")))).toBe(true);
+    // Two lists do compare their items: an array of two elements there is numpy's ValueError.
+    const two: Canon = { ...arr, shape: [2], v: [float("1.0"), float("2.0")] };
+    expect(holds({ kind: "py.ne" }, list(two), list(float("1.0")))).toBe(false);
+  });
+  it("a deque, an array.array, a range equal only their own class, item by item", () => {
+    expect(holds({ kind: "py.ne" }, seq("collections.deque"), list())).toBe(true);
+    expect(pyEq(seq("collections.deque", int("1")), list(int("1")))).toBe(false);
+    expect(pyEq(seq("collections.deque", int("1")), seq("collections.deque", float("1.0")))).toBe(true);
+    expect(pyEq(seq("builtins.range", int("0")), seq("collections.deque", int("0")))).toBe(false);
+    expect(pyEq(seq("array.array", int("1")), seq("array.array", int("2")))).toBe(false);
+    // Another class's own __eq__ answers reflected; numpy reads the deque as an array.
+    expect(
+      pyEq(seq("collections.deque"), { t: "opaque", cls: "m.Any", why: "its class defines __eq__" }),
+    ).toBe("unknown");
+    expect(pyEq(arr, seq("collections.deque", float("2.5")))).toBe("unknown");
+  });
+});
