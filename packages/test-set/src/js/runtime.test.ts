@@ -166,6 +166,8 @@ class P { constructor() { this.a = 1; } }
 class M extends Map {}
 const FLAGS = { has(k) { return k in this; } };
 exports.pairUndef = () => ["flag", undefined];
+exports.ctorData = () => ({ constructor: "x", a: 1 });
+exports.ctorZero = () => ({ constructor: -0 });
 exports.pairHole = () => { const out = ["flag"]; out.length = 2; return out; };
 exports.err = () => new Error("x");
 exports.typeErr = () => new TypeError("x");
@@ -183,6 +185,11 @@ exports.mapSub = () => new M([[1, 2]]);
 exports.map = () => new Map([[1, 2]]);
 `;
 const RUNNER_CASES: Array<[string, "pass" | "fail" | "jest"]> = [
+  // A `constructor` key that is data (eqdiff js seed 2: a correct word count FAILed as not plain data).
+  ['expect(lib.ctorData()).toStrictEqual({ constructor: "x", a: 1 })', "pass"],
+  ['expect(lib.ctorData()).toStrictEqual({ constructor: "y", a: 1 })', "fail"],
+  ["expect(lib.ctorZero()).toStrictEqual({ constructor: 0 })", "fail"],
+  ["expect(lib.ctorData()).toStrictEqual({ a: 1 })", "fail"],
   ['expect(lib.pairUndef()).toEqual(["flag"])', "jest"],
   ['expect(lib.pairHole()).toEqual(["flag"])', "jest"],
   ['expect(lib.pairUndef()).toStrictEqual(["flag"])', "fail"],

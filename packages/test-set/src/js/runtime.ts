@@ -93,6 +93,10 @@ function __oracleCtor(chain, types) {
   if (!found) return "?";
   var c = found.v;
   if (c === undefined || c === null) return String(c);
+  if (typeof c === "string") return "=s:" + c;
+  if (typeof c === "number") return c !== c ? "?" : "=n:" + String(c === 0 ? 0 : c);
+  if (typeof c === "boolean") return "=b:" + String(c);
+  if (typeof c === "bigint") return "=g:" + String(c);
   if (typeof c !== "function" || types.isProxy(c)) return "?";
   var realm = __oracleState.realm;
   if (c === realm.Object) return "Object";

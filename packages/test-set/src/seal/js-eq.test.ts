@@ -204,6 +204,7 @@ describe("== with an object on one side (eqdiff: legacy assert.equal and chai's 
     ],
     ["[{}] == '[object Object]'", arr(plain), s("[object Object]"), [{}], "[object Object]"],
     ["[] == false", arr(), { t: "bool", v: false }, [], false],
+    ["({}) == '[object Object]' (eqdiff js seed 2)", plain, s("[object Object]"), {}, "[object Object]"],
     ["[1] == 1n", arr(n("1")), { t: "bigint", v: "1" }, [1], 1n],
     ["[2] == 1", arr(n("2")), n("1"), [2], 1],
     ["new String('null') == 'null'", boxed("[object String]", s("null")), s("null"), Object("null"), "null"],

@@ -135,6 +135,11 @@ function toPrimitive(node: Canon, depth = 0): Canon | null | "throws" {
     if (!value || !["str", "num", "bool", "bigint"].includes(value.t) || shadows(node)) return null;
     return /^\[object (String|Number|Boolean|BigInt)\]$/.test(String(node.tag)) ? value : null;
   }
+  // A plain object (or an arguments object) of the realm: Object.prototype.toString, by its tag.
+  if (node.t === "obj" && node.proto === "Object" && !shadows(node) && node.inh === undefined)
+    return node.tag === "[object Object]" || node.tag === "[object Arguments]"
+      ? { t: "str", v: String(node.tag) }
+      : null;
   if (node.t === "typed" && !shadows(node)) {
     const name = /^\[object (\w+)\]$/.exec(String(node.tag))?.[1] ?? "";
     const bytes = Uint8Array.from(String(node.v).match(/../g) ?? [], (h) => Number.parseInt(h, 16));
@@ -275,10 +280,36 @@ function tagOf(node: Canon): string {
  */
 function ctorOf(node: Canon): string | null {
   if (typeof node.ctor === "string") return node.ctor === "?" ? null : node.ctor;
-  if ("ctor" in node || props(node).some(([k]) => k === "constructor")) return null;
+  if ("ctor" in node) return null;
+  // A literal with a `constructor` key of its own: that value is its constructor as toStrictEqual
+  // reads it (`{ constructor: "x" }` strictly equals another such object: eqdiff js seed 2), in the
+  // runtime's form for a primitive one (`=s:x`, `=n:0`; NaN is no value ===).
+  const own = props(node).find(([k]) => k === "constructor");
+  if (own) return primitiveCtor(own[1]);
   if (node.t === "obj" && node.proto === "Object") return "Object";
   if (node.t === "arr" && node.proto === "Array") return "Array";
   return null;
+}
+
+/** A primitive `constructor` value as the runtime writes it (js/runtime.ts, __oracleCtor), or null. */
+function primitiveCtor(value: Canon): string | null {
+  switch (value.t) {
+    case "undefined":
+    case "null":
+      return value.t;
+    case "str":
+      return `=s:${value.v as string}`;
+    case "num": {
+      const n = num(value);
+      return Number.isNaN(n) ? null : `=n:${String(n === 0 ? 0 : n)}`;
+    }
+    case "bool":
+      return `=b:${String(value.v === true)}`;
+    case "bigint":
+      return `=g:${value.v as string}`;
+    default:
+      return null;
+  }
 }
 
 /** The name of a native constructor (jest compares those by name across realms), or null. */
