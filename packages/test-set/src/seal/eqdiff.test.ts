@@ -100,6 +100,7 @@ describe("the host's equality against the runner's, differentially", () => {
       sealed += sealedTests.size;
       for (const i of sealedTests) {
         const [r, h] = [real.get(i), host.get(i)];
+        expect(r !== undefined && h !== undefined, `test ${i} in both runs`).toBe(true);
         if (r === "passed") passed++;
         if ((r === "passed") !== (h?.outcome === "passed"))
           found.push({ pair: batch[i]!, runner: String(r), host: String(h?.outcome), message: h?.message });
@@ -169,6 +170,7 @@ describe("the host's equality against the runner's, differentially", () => {
           const i = n(test.entry);
           sealed++;
           const [r, h] = [real.get(i), host.get(i)];
+          expect(r !== undefined && h !== undefined, `test ${i} in both runs`).toBe(true);
           if (r === "passed") passed++;
           if ((r === "passed") !== (h?.outcome === "passed"))
             found.push({ pair: batch[i]!, runner: String(r), host: String(h?.outcome), message: h?.message });
@@ -209,13 +211,15 @@ describe("the host's equality against the runner's, differentially", () => {
       expect(run.tests.length, run.output.slice(0, 2000)).toBe(batch.length);
       const judged = judgeSeals(plan, run.records, run.tests);
       expect(judged.inconsistent).toBeNull();
-      const n = (id: string) => Number(id.split("::Test").pop());
+      // A report's id ends `::TestN`; a plan's entry is `TestN`.
+      const n = (id: string) => Number(/Test(\d+)$/.exec(id)?.[1]);
       const real = new Map(ran.tests.map((t) => [n(t.id), t.outcome]));
       const host = new Map(judged.tests.map((t) => [n(t.id), t]));
       for (const { test } of plan.tests) {
         const i = n(test.entry);
         sealed++;
         const [r, h] = [real.get(i), host.get(i)];
+        expect(r !== undefined && h !== undefined, `test ${i} in both runs`).toBe(true);
         if (r === "passed") passed++;
         if ((r === "passed") !== (h?.outcome === "passed"))
           found.push({ pair: batch[i]!, runner: String(r), host: String(h?.outcome), message: h?.message });
