@@ -687,6 +687,29 @@ const GO_DEEP: ReadonlyArray<readonly [string, readonly string[]]> = [
     ['map[string][]int{"a": {}}', 'map[string][]int{"a": nil}', 'map[string][]int{"a": {1}}'],
   ],
   ["uint8(1)", ["uint8(1)", "byte(1)", "1", "uint16(1)"]],
+  [
+    "[]interface{}{nil}",
+    ["[]interface{}{nil}", "[]interface{}{(*int)(nil)}", "[]*int{nil}", "[]interface{}{}", "[]error{nil}"],
+  ],
+  [
+    'map[string]interface{}{"a": nil}',
+    [
+      'map[string]interface{}{"a": nil}',
+      'map[string]interface{}{"a": (*int)(nil)}',
+      'map[string]*int{"a": nil}',
+      "map[string]interface{}{}",
+    ],
+  ],
+  ["[]float64{}", ["[]float64{math.NaN()}", "[]float64(nil)", "[]float64{}", "[]S{}"]],
+  [
+    '[]interface{}{[]int{1}, map[string]int{"a": 1}}',
+    [
+      '[]interface{}{[]int{1}, map[string]int{"a": 1}}',
+      '[]interface{}{[]int64{1}, map[string]int{"a": 1}}',
+      "[]interface{}{[]int{1}, map[string]int(nil)}",
+    ],
+  ],
+  ["[]int{0}", ["[]int{0}", "S{}", "&S{}", "(*S)(nil)", "[1]int{}", "[]int{int(f(-0.0))}"]],
 ];
 
 /** go.eq: a static type, values of it, and constants Go converts to it (all in range, so the test builds). */
@@ -769,6 +792,12 @@ const GO_EQ: ReadonlyArray<readonly [string, readonly string[], readonly string[
   ["*int", ["nil", "new(int)"], ["nil"]],
   ["[]int", ["nil", "[]int{}", "[]int{1}"], ["nil"]],
   ["map[string]int", ["nil", "map[string]int{}"], ["nil"]],
+  ["MyInt", ["MyInt(1)", "MyInt(i(97))", "0"], ["1", "0", "'a'", "97"]],
+  ["MyStr", ['MyStr("a")', '""'], ['"a"', '""']],
+  ["MyFloat", ["MyFloat(f(0.1))", "MyFloat(math.NaN())", "0"], ["0.1", "0", "-0.0"]],
+  ["rune", ["'a'", "rune(i(97))", "rune(i(-1))"], ["'a'", "97", "97.0", "-1"]],
+  ["byte", ["'a'", "byte(i(353))"], ["'a'", "97"]],
+  ["uintptr", ["0", "uintptr(i(1))"], ["0", "1"]],
 ];
 
 const GO_FORMS = ["deep", "deep", "testify", "testify", "eq", "eq"] as const;
@@ -809,6 +838,7 @@ type MyStr string
 type MyFloat float64
 type MyBool bool
 type MyErr struct{}
+type S struct{ A int }
 
 func (*MyErr) Error() string { return "x" }
 
