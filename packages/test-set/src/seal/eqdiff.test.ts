@@ -89,8 +89,12 @@ describe("the host's equality against the runner's, differentially", () => {
       const text = pythonTests(batch);
       const calc = pythonModule(batch);
       const plan = sealPython(parsers, { path, text, index: 0 })!;
-      const ran = runPytest({ "calc.py": calc, [path]: text }, [path]);
-      const run = runPytest({ "calc.py": calc, [path]: plan.text }, [path]);
+      // One pytest for both: the file as written beside the sealed one (which alone writes records).
+      const written = "tests/test_written.py";
+      const both = runPytest({ "calc.py": calc, [path]: plan.text, [written]: text }, [path, written]);
+      const ran = { tests: both.tests.filter((t) => t.id.includes("test_written")) };
+      const run = { ...both, tests: both.tests.filter((t) => !t.id.includes("test_written")) };
+      expect(ran.tests.length + run.tests.length).toBe(2 * batch.length);
       const judged = judgeSeals(plan, run.records, run.tests);
       expect(judged.inconsistent).toBeNull();
       const n = (id: string) => Number(id.split("::").pop()!.replace("test_", ""));
