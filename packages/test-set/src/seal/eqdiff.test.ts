@@ -35,6 +35,8 @@ import { planSeals } from "./seal-run.js";
  */
 const SEED = Number(process.env.ORACLE_EQDIFF_SEED ?? 27);
 const COUNT = Number(process.env.ORACLE_EQDIFF_COUNT ?? 300);
+/** Each language's time: two minutes, more for a wide run (under load a pair takes up to ~0.2 s). */
+const TIMEOUT = Math.max(120_000, COUNT * 300);
 /** Pairs per runner invocation. */
 const BATCH = 400;
 
@@ -111,7 +113,7 @@ describe("the host's equality against the runner's, differentially", () => {
       }
     }
     expect(unexplained("python", pairs.length, sealed, found, passed)).toEqual([]);
-  }, 120_000);
+  }, TIMEOUT);
 
   it(`js: vitest's expect, node:assert and chai as written vs sealed (seed ${SEED}, ${COUNT} pairs)`, () => {
     const random = seededRandom(SEED + 1);
@@ -182,53 +184,57 @@ describe("the host's equality against the runner's, differentially", () => {
       }
     }
     expect(unexplained("js", pairs.length, sealed, found, passed)).toEqual([]);
-  }, 120_000);
+  }, TIMEOUT);
 
-  it(`go: reflect.DeepEqual, testify's Equal and == as written vs sealed (seed ${SEED}, ${COUNT} pairs)`, () => {
-    const random = seededRandom(SEED + 2);
-    const pairs = goPairs(random, COUNT);
-    const found: Disagreement[] = [];
-    let sealed = 0;
-    let passed = 0;
-    for (let start = 0; start < pairs.length; start += BATCH) {
-      const batch = pairs.slice(start, start + BATCH);
-      const text = goTests(batch);
-      const path = "calc/calc_test.go";
-      const plan = planSeals(parsers, [{ path, text }]);
-      const module = {
-        "go.mod":
-          "module example.com\n\ngo 1.16\n\nrequire github.com/stretchr/testify v1.8.0\n\nreplace github.com/stretchr/testify => ./testify\n",
-        "testify/go.mod": "module github.com/stretchr/testify\n\ngo 1.16\n",
-        "testify/assert/assert.go": TESTIFY_EQUAL,
-        "calc/calc.go": goModule(batch),
-      };
-      const ran = runGo({ ...module, [path]: text }, "calc");
-      const run = runGo(
-        {
-          ...module,
-          [path]: plan.files[0]!.text,
-          ...Object.fromEntries(plan.added.map((a) => [a.path, a.text])),
-        },
-        "calc",
-      );
-      expect(ran.tests.length, ran.output.slice(0, 2000)).toBe(batch.length);
-      expect(run.tests.length, run.output.slice(0, 2000)).toBe(batch.length);
-      const judged = judgeSeals(plan, run.records, run.tests);
-      expect(judged.inconsistent).toBeNull();
-      // A report's id ends `::TestN`; a plan's entry is `TestN`.
-      const n = (id: string) => Number(/Test(\d+)$/.exec(id)?.[1]);
-      const real = new Map(ran.tests.map((t) => [n(t.id), t.outcome]));
-      const host = new Map(judged.tests.map((t) => [n(t.id), t]));
-      for (const { test } of plan.tests) {
-        const i = n(test.entry);
-        sealed++;
-        const [r, h] = [real.get(i), host.get(i)];
-        expect(r !== undefined && h !== undefined, `test ${i} in both runs`).toBe(true);
-        if (r === "passed") passed++;
-        if ((r === "passed") !== (h?.outcome === "passed"))
-          found.push({ pair: batch[i]!, runner: String(r), host: String(h?.outcome), message: h?.message });
+  it(
+    `go: reflect.DeepEqual, testify's Equal and == as written vs sealed (seed ${SEED}, ${COUNT} pairs)`,
+    () => {
+      const random = seededRandom(SEED + 2);
+      const pairs = goPairs(random, COUNT);
+      const found: Disagreement[] = [];
+      let sealed = 0;
+      let passed = 0;
+      for (let start = 0; start < pairs.length; start += BATCH) {
+        const batch = pairs.slice(start, start + BATCH);
+        const text = goTests(batch);
+        const path = "calc/calc_test.go";
+        const plan = planSeals(parsers, [{ path, text }]);
+        const module = {
+          "go.mod":
+            "module example.com\n\ngo 1.16\n\nrequire github.com/stretchr/testify v1.8.0\n\nreplace github.com/stretchr/testify => ./testify\n",
+          "testify/go.mod": "module github.com/stretchr/testify\n\ngo 1.16\n",
+          "testify/assert/assert.go": TESTIFY_EQUAL,
+          "calc/calc.go": goModule(batch),
+        };
+        const ran = runGo({ ...module, [path]: text }, "calc");
+        const run = runGo(
+          {
+            ...module,
+            [path]: plan.files[0]!.text,
+            ...Object.fromEntries(plan.added.map((a) => [a.path, a.text])),
+          },
+          "calc",
+        );
+        expect(ran.tests.length, ran.output.slice(0, 2000)).toBe(batch.length);
+        expect(run.tests.length, run.output.slice(0, 2000)).toBe(batch.length);
+        const judged = judgeSeals(plan, run.records, run.tests);
+        expect(judged.inconsistent).toBeNull();
+        // A report's id ends `::TestN`; a plan's entry is `TestN`.
+        const n = (id: string) => Number(/Test(\d+)$/.exec(id)?.[1]);
+        const real = new Map(ran.tests.map((t) => [n(t.id), t.outcome]));
+        const host = new Map(judged.tests.map((t) => [n(t.id), t]));
+        for (const { test } of plan.tests) {
+          const i = n(test.entry);
+          sealed++;
+          const [r, h] = [real.get(i), host.get(i)];
+          expect(r !== undefined && h !== undefined, `test ${i} in both runs`).toBe(true);
+          if (r === "passed") passed++;
+          if ((r === "passed") !== (h?.outcome === "passed"))
+            found.push({ pair: batch[i]!, runner: String(r), host: String(h?.outcome), message: h?.message });
+        }
       }
-    }
-    expect(unexplained("go", pairs.length, sealed, found, passed)).toEqual([]);
-  }, 300_000);
+      expect(unexplained("go", pairs.length, sealed, found, passed)).toEqual([]);
+    },
+    TIMEOUT,
+  );
 });
