@@ -7,6 +7,10 @@ export const SEAL_RULES = {
     "A comparison is sealed only as a statement of the test's own body or of a table loop's body (seal.table), not inside an if, a with, a try, a nested function or a callback: it runs exactly once each time the test (or the row) runs, whatever the code under test does.",
   "seal.table":
     "A comparison inside a loop over a literal table (Python `for … in [<literal rows>]` or `range(n)`, Go `for _, tt := range <[]struct literal>` with or without `t.Run`, no `t.Parallel`) or in a pytest test parametrised by literal rows is sealed once per row: the expected value of each row stays on the host, and a column only the seals read leaves the file. A parametrised test's row is read by its run only when each run is one row: a module-level function whose every argument is a parametrised name, with no `usefixtures` mark, no module `pytestmark` that parametrises or uses fixtures and no `pytest_generate_tests` in the module (a parametrised fixture or a subclass multiplies runs); otherwise the comparison is checked. A run past a table's last row fails its seal. A loop whose row can end early (continue, break, goto, a subtest's return or skip) is not a table.",
+  "seal.js-table":
+    "A JS test declared once per row of a literal table (`for (const [x, want] of <rows>) it(<title>, …)`, `<rows>.forEach(([x, want]) => it(…))`, `it.each(<rows>)(<title>, (x, want) => …)`/`test.each`; rows are array or object literals, inline or a top-level `const` the file names nowhere else, so the code under test is never handed the table) is planned row by row: each row's title is computed as the runner formats it (a template, `+`, a column; `.each`'s `%s`, `%d`, `%i`, `%#`), and a table whose titles the planner cannot compute stays unplanned. A column (or a column's member, `result.camelCase`) read only as the expected side of comparisons of the test's own body, each once, literal in every row, leaves the file: each row holds its seals' keys there instead (`[\"a b\", { camelCase: \"0.3\" }]`), so each row's test records under its own keys and its expected values stay on the host. A column the title, the actual side or anything else reads keeps its values and its comparisons are the runner's; a comparison the sweep demotes in one row is the runner's in every row.",
+  "seal.local-literal":
+    "Python: a name a test binds once, as a statement of its own body, to a literal (`expected = 'A.B'`), before any read, named by no `global`/`nonlocal`, read only as the expected side of comparisons sealed in that body, is that literal: the comparisons are sealed against it and the binding keeps its name with `None` for its value.",
   "seal.literal":
     "The expected side is a literal, a container of literals, or a module constant assigned once to one and used nowhere else (Python: bound nowhere else in the module, named by no `global`, and not bound by the test itself, whose own binding would shadow it): the value stays on the host and the comparison enters the container without it.",
   "seal.checked":
@@ -22,7 +26,7 @@ export const SEAL_RULES = {
   "unsealed.xfail":
     "A test marked to fail (pytest xfail, unittest expectedFailure, jest test.failing, vitest fails) is not sealed: it would pass in the container.",
   "unsealed.decorator":
-    "A test with a decorator that may call it more or fewer times than the runner reports (hypothesis's @given, a retry, any decorator but marks, parametrize and mock's patch) is not sealed.",
+    "A test with a decorator that may call it more or fewer times than the runner reports (hypothesis's @given, a retry, any decorator but marks (`pytest.mark.…`, its old alias `py.test.mark.…`), parametrize and mock's patch) is not sealed.",
   "unsealed.early-exit":
     "A test whose body returns or yields (outside nested functions), or skips itself, is not sealed: its later comparisons may not run.",
   "unsealed.no-parse": "A file the parser cannot read cleanly is not sealed.",
@@ -31,7 +35,7 @@ export const SEAL_RULES = {
   "unsealed.runs-at-import":
     'A Python test module that runs tests as it loads (a top-level `runner.run(suite)`, `unittest.main()`, `pytest.main()` or `doctest.testmod()`, outside `if __name__ == "__main__":`) is not sealed: the seal runtime, appended after its last line, would not exist yet when those tests run.',
   "unsealed.title":
-    "A JS test whose title is not a plain string (a template with substitutions, a variable), or one declared through a table (`test.each`) or in a loop, or concurrent (`test.concurrent`, `describe.concurrent`) is not sealed; neither are the tests after mocha's qunit `suite(<not a plain string>);`, a test whose full title another test shares, nor one whose title holds a control character (a report may give it back changed: XML reads a tab or newline in an attribute as a space, vitest drops the others).",
+    "A JS test whose title is not a plain string (a template with substitutions, a variable), or one declared through a table (`test.each`) or in a loop that seal.js-table does not read, or concurrent (`test.concurrent`, `describe.concurrent`) is not sealed; neither are the tests after mocha's qunit `suite(<not a plain string>);`, a test whose full title another test shares, nor one whose title holds a control character (a report may give it back changed: XML reads a tab or newline in an attribute as a space, vitest drops the others).",
   "unsealed.redefined":
     "A Python test function its module or class defines again under the same name (a test class defined twice too) is not sealed: pytest collects the last definition only, under the one node id both share, so the first one's comparisons never run.",
   "unsealed.module":

@@ -7,6 +7,7 @@ import type { FileSeals, SealSite, TestRef, Unsealed } from "../seal/plan.js";
 import { strengthOf } from "../seal/strength.js";
 import { jsLiteral } from "./literal.js";
 import { type JsModuleKind, jsRuntime } from "./runtime.js";
+import { type Table, tableOf, tablesOf } from "./table.js";
 
 /**
  * Seals a mocha, jest or vitest test file (docs/security.md, "Sealed expectations"; rules.ts): each
@@ -19,6 +20,20 @@ const named = (node: SyntaxNode | null | undefined): SyntaxNode[] =>
   node ? node.namedChildren.filter((c): c is SyntaxNode => c !== null) : [];
 const quote = (key: string) => JSON.stringify(key);
 const lineOf = (node: SyntaxNode) => node.startPosition.row + 1;
+
+/** Why a comparison is left to the runner whatever its expected side (rules.ts `unsealed.<this>`). */
+type LeftToRunner = "setup-module" | "expect-alias" | "equality-testers" | "extended-matcher";
+
+/** `(x)`, `x as T`: the expression inside. */
+function bare(node: SyntaxNode): SyntaxNode {
+  let n = node;
+  while (["parenthesized_expression", "as_expression", "satisfies_expression"].includes(n.type)) {
+    const inner = named(n)[0];
+    if (!inner) break;
+    n = inner;
+  }
+  return n;
+}
 
 /** How the file asserts: node:assert bindings (strict or legacy), chai's assert and expect. */
 interface Vocabulary {
@@ -161,6 +176,11 @@ interface Found {
   /** The module constant the expected side is, when it is one (`toEqual(UNIQUE)`). */
   constant?: string;
   edits: (key: string) => Edit[];
+  /**
+   * A comparison whose expected side the test computes: that side's node, and the edits that seal it
+   * with the key held in the expression `keyExpression` (a table's emptied column: js/table.ts).
+   */
+  column?: { expected: SyntaxNode; seal: (keyExpression: string) => Edit[] };
 }
 
 /** The chain of an expression `expect(A).x.y(B)`: the expect call's argument and the member names after it, the last call's arguments. */
@@ -227,8 +247,8 @@ function comparisonOf(
   // `expect.assertions(n)` and `expect.hasAssertions()` count what they counted before; a chai
   // chain keeps chai's form. node:assert and chai's assert count nothing and become the bare call.
   let counted: "jest" | "chai" | null = null;
-  const replaceWith = (key: string, fn: string, actual: SyntaxNode): Edit[] => {
-    const call = `${fn}(${quote(key)}, ${actual.text})`;
+  const replaceWith = (key: string, fn: string, actual: SyntaxNode, raw = false): Edit[] => {
+    const call = `${fn}(${raw ? key : quote(key)}, ${actual.text})`;
     const text =
       counted === "jest"
         ? `expect(${call}).toBe(undefined)`
@@ -270,7 +290,11 @@ function comparisonOf(
   });
   const compare = (kind: ComparisonKind, a: SyntaxNode, b: SyntaxNode): Found => {
     const expected = literal(b);
-    if (!expected) return checked(kind, a, b);
+    if (!expected)
+      return {
+        ...checked(kind, a, b),
+        column: { expected: b, seal: (keyExpression) => replaceWith(keyExpression, "__oracleSeal", a, true) },
+      };
     const found = sealed(kind, a, expected);
     return b.type === "identifier" && constants.has(b.text) ? { ...found, constant: b.text } : found;
   };
@@ -963,7 +987,195 @@ export function sealJs(
     const tests: FileSeals["tests"] = [];
     const edits: Edit[] = [];
     let n = 0;
+    /** Why a comparison is left to the runner whatever its expected side (a setup module, an alias of expect, …), or null. */
+    const leftToRunner = (found: Found, expression: SyntaxNode): LeftToRunner | null => {
+      if (options.setupModule && chaiMatcher(expression, vocab, false)) return "setup-module";
+      if (
+        expectChain(expression)?.expectName === "expect" &&
+        (vocab.expectBinding === "other" || (options.rebound && vocab.expectBinding === null))
+      )
+        return "expect-alias";
+      if (options.testers && (found.kind === "js.toEqual" || found.kind === "js.toStrictEqual"))
+        return "equality-testers";
+      if (options.assertPatched && assertCall(expression, vocab)) return "extended-matcher";
+      if (options.chaiPlugins && chaiMatcher(expression, vocab, options.jest === true))
+        return "extended-matcher";
+      const chain = options.extended?.size ? expectChain(expression) : null;
+      const matcher = chain?.expectName === "expect" ? chain.names.at(-1) : undefined;
+      if (matcher !== undefined && (options.extended!.has(matcher) || options.extended!.has(ANY_MATCHER)))
+        return "extended-matcher";
+      return null;
+    };
+    const tables = tablesOf(root, (name) => usesIn(root, name), boundInside(root));
+    const rowTitles: string[] = [];
+    const sealTable = (table: Table, titles: string[], blocked: SealRule | null) => {
+      const refs = table.rows.map(
+        (row): TestRef => ({ file: file.path, entry: [...titles, row.title].join(" ") }),
+      );
+      rowTitles.push(...table.rows.map((r) => r.title));
+      const ambiguous = refs.some(
+        (ref) => reportedTitle(ref.entry) !== ref.entry || (options.titles?.get(ref.entry) ?? 1) > 1,
+      );
+      const body = table.body;
+      const reason: SealRule | null =
+        blocked ??
+        (kind === null ? "unsealed.module" : null) ??
+        (ambiguous ? "unsealed.title" : null) ??
+        (!body
+          ? "unsealed.no-comparison"
+          : body.type === "statement_block" && exitsEarly(body)
+            ? "unsealed.early-exit"
+            : null);
+      if (reason) {
+        for (const ref of refs) unsealed.push({ test: ref, rule: reason });
+        return;
+      }
+      const pairs: Array<[SyntaxNode | null, SyntaxNode]> =
+        body!.type === "statement_block"
+          ? named(body!).map((s): [SyntaxNode | null, SyntaxNode] => [
+              s.type === "expression_statement" ? (named(s)[0] ?? null) : null,
+              s,
+            ])
+          : [[body!, body!]];
+      // Each statement: a comparison whose expected side is a column (`want`) or a column's member
+      // (`result.camelCase`), or null.
+      interface Candidate {
+        found: Found;
+        column: string;
+        member: string | null;
+      }
+      let left: LeftToRunner | null = null;
+      const read = pairs.map(([expression, statement]): Candidate | "unjudged" | null => {
+        const found = expression ? comparisonOf(expression, statement, vocab, constants) : null;
+        if (!found) return unjudgedCheck(statement, helpers) ? "unjudged" : null;
+        const why = leftToRunner(found, expression!);
+        if (why) {
+          left ??= why;
+          return "unjudged";
+        }
+        const expected = found.column?.expected;
+        if (expected?.type === "identifier" && table.names.has(expected.text))
+          return { found, column: expected.text, member: null };
+        const object = expected?.type === "member_expression" ? expected.childForFieldName("object") : null;
+        const property =
+          expected?.type === "member_expression" ? expected.childForFieldName("property") : null;
+        if (
+          object?.type === "identifier" &&
+          table.names.has(object.text) &&
+          property?.type === "property_identifier"
+        )
+          return { found, column: object.text, member: property.text };
+        return "unjudged";
+      });
+      // A column the seals empty: read only as their expected sides (not by the title, the actual
+      // side or anything else), each member once, literal in every row.
+      const candidates = read.filter((c): c is Candidate => typeof c === "object" && c !== null);
+      const emptied = new Set<string>();
+      for (const column of new Set(candidates.map((c) => c.column))) {
+        const mine = candidates.filter((c) => c.column === column);
+        const members = mine.map((c) => c.member);
+        const uses = table.scope.reduce((sum, node) => sum + usesIn(node, column), 0);
+        if (uses !== mine.length) continue;
+        if (members.includes(null) ? mine.length !== 1 : new Set(members).size !== members.length) continue;
+        const literalIn = (row: Table["rows"][number]) => {
+          const node = row.columns.get(column);
+          const value = node ? jsLiteral(node) : null;
+          return value !== null && (members.includes(null) || value.t === "obj");
+        };
+        if (table.rows.every(literalIn)) emptied.add(column);
+      }
+      const expectedOf = (row: Table["rows"][number], c: Candidate): Canon => {
+        const value = jsLiteral(row.columns.get(c.column)!)!;
+        if (c.member === null) return value;
+        const prop = (value.props as Array<[string, Canon]>).find(([k]) => k === c.member);
+        return prop ? prop[1] : { t: "undefined" };
+      };
+      // Keys row by row, in the order the comparisons run; a comparison the sweep demoted in any
+      // row is left to the runner in every row (one text serves them all).
+      const sealedCandidates = candidates.filter((c) => emptied.has(c.column));
+      const keys = table.rows.map(() => new Map<Candidate, string>());
+      for (const [r, ref] of refs.entries())
+        for (const c of sealedCandidates) {
+          const key = `${file.index}.${n++}`;
+          keys[r]!.set(c, key);
+          planned.push(`${key}\t${c.found.line}\t${c.found.kind}\t${ref.entry}`);
+        }
+      const demotedHere = new Set(
+        sealedCandidates.filter((c) => keys.some((k) => options.demoted?.has(k.get(c)!))),
+      );
+      const typescript = grammar !== "javascript";
+      const cast = (text: string) => (typescript ? `(${text} as any)` : text);
+      for (const c of sealedCandidates)
+        if (!demotedHere.has(c)) edits.push(...c.found.column!.seal(c.found.column!.expected.text));
+      // Each row's emptied columns hold the keys instead of the values.
+      for (const [r, row] of table.rows.entries())
+        for (const column of emptied) {
+          const node = row.columns.get(column)!;
+          const mine = sealedCandidates.filter((c) => c.column === column);
+          if (mine.every((c) => demotedHere.has(c))) continue;
+          let text: string;
+          if (mine[0]!.member === null) text = quote(keys[r]!.get(mine[0]!)!);
+          else {
+            const pairsOf = new Map(
+              named(bare(node))
+                .filter((p) => p.type === "pair")
+                .map((p) => [p.childForFieldName("key")?.text ?? "", p.childForFieldName("value")!]),
+            );
+            const parts = mine.map((c) =>
+              demotedHere.has(c)
+                ? pairsOf.has(c.member!)
+                  ? `${JSON.stringify(c.member)}: ${pairsOf.get(c.member!)!.text}`
+                  : null
+                : `${JSON.stringify(c.member)}: ${quote(keys[r]!.get(c)!)}`,
+            );
+            text = `{ ${parts.filter((p) => p !== null).join(", ")} }`;
+          }
+          edits.push({ start: node.startIndex, end: node.endIndex, text: cast(text) });
+        }
+      for (const [r, ref] of refs.entries()) {
+        const rowKeys: string[] = [];
+        let guarded = false;
+        for (const entry of read) {
+          if (entry === null) continue;
+          if (entry === "unjudged" || !emptied.has(entry.column) || demotedHere.has(entry)) {
+            guarded = true;
+            continue;
+          }
+          const key = keys[r]!.get(entry)!;
+          const found = entry.found;
+          sites.push({
+            key,
+            test: ref,
+            line: found.line,
+            kind: found.kind,
+            expected: expectedOf(table.rows[r]!, entry),
+            ...(runner && (found.kind === "js.toEqual" || found.kind === "js.toStrictEqual")
+              ? { options: runner }
+              : {}),
+            source: found.source,
+            strength: "strong",
+            ...(guarded ? { afterUnsealed: true as const } : {}),
+          });
+          rowKeys.push(key);
+        }
+        if (rowKeys.length > 0) tests.push({ test: ref, keys: rowKeys });
+        else
+          unsealed.push({
+            test: ref,
+            rule: left ? (`unsealed.${left}` as SealRule) : "unsealed.no-comparison",
+          });
+      }
+    };
     const visit = (statements: SyntaxNode[], outer: string[], blocked: SealRule | null) => {
+      // A table's tests (js/table.ts), unless mocha's qunit `suite(title);` decides the suite.
+      const qunit = statements.some((s) => callOf(s)?.opens);
+      const plain: SyntaxNode[] = [];
+      for (const statement of statements) {
+        const table = qunit ? null : tableOf(statement, tables);
+        if (table) sealTable(table, outer, blocked);
+        else plain.push(statement);
+      }
+      statements = plain;
       for (const { call, titles: under } of underSuites(statements, outer)) {
         const titles = under ?? outer;
         const path = call.title === null || under === null ? null : [...titles, call.title];
@@ -1018,36 +1230,13 @@ export function sealJs(
             if (unjudgedCheck(statement, helpers)) guarded = true;
             continue;
           }
-          if (options.setupModule && chaiMatcher(expression!, vocab, false)) {
-            setupModule = guarded = true;
-            continue;
-          }
-          if (
-            expectChain(expression!)?.expectName === "expect" &&
-            (vocab.expectBinding === "other" || (options.rebound && vocab.expectBinding === null))
-          ) {
-            aliased = guarded = true;
-            continue;
-          }
-          if (options.testers && (found.kind === "js.toEqual" || found.kind === "js.toStrictEqual")) {
-            tested = guarded = true;
-            continue;
-          }
-          if (options.assertPatched && assertCall(expression!, vocab)) {
-            extended = guarded = true;
-            continue;
-          }
-          if (options.chaiPlugins && chaiMatcher(expression!, vocab, options.jest === true)) {
-            extended = guarded = true;
-            continue;
-          }
-          const chain = options.extended?.size ? expectChain(expression!) : null;
-          const matcher = chain?.expectName === "expect" ? chain.names.at(-1) : undefined;
-          if (
-            matcher !== undefined &&
-            (options.extended!.has(matcher) || options.extended!.has(ANY_MATCHER))
-          ) {
-            extended = guarded = true;
+          const left = leftToRunner(found, expression!);
+          if (left) {
+            guarded = true;
+            if (left === "setup-module") setupModule = true;
+            if (left === "expect-alias") aliased = true;
+            if (left === "equality-testers") tested = true;
+            if (left === "extended-matcher") extended = true;
             continue;
           }
           const key = `${file.index}.${n++}`;
@@ -1092,7 +1281,7 @@ export function sealJs(
       }
     };
     visit(
-      named(root).filter((s) => s.type === "expression_statement"),
+      named(root).filter((s) => s.type === "expression_statement" || s.type === "for_in_statement"),
       [],
       null,
     );
@@ -1128,7 +1317,11 @@ export function sealJs(
     return {
       path: file.path,
       text,
-      sites: strengthOf(sites, ...literalsIn(parsers, grammar, rewritten)),
+      sites: (() => {
+        // A table row's title is handed to the code like any title (strengthOf's texts and spoken).
+        const [literals, texts, spoken] = literalsIn(parsers, grammar, rewritten);
+        return strengthOf(sites, literals, [...texts, ...rowTitles], [...spoken, ...rowTitles]);
+      })(),
       unsealed,
       tests,
       planned,
@@ -1162,7 +1355,14 @@ export function jsTitles(
         ? "typescript"
         : "javascript";
     parsers.read(grammar, file.text, (root) => {
+      const tables = tablesOf(root, (name) => usesIn(root, name), boundInside(root));
       const visit = (statements: SyntaxNode[], outer: string[]) => {
+        const qunit = statements.some((s) => callOf(s)?.opens);
+        for (const statement of qunit ? [] : statements)
+          for (const row of tableOf(statement, tables)?.rows ?? []) {
+            const title = reportedTitle([...outer, row.title].join(" "));
+            counts.set(title, (counts.get(title) ?? 0) + 1);
+          }
         for (const { call, titles } of underSuites(statements, outer)) {
           if (call.title === null || titles === null) continue;
           const path = [...titles, call.title];
@@ -1172,7 +1372,7 @@ export function jsTitles(
         }
       };
       visit(
-        named(root).filter((s) => s.type === "expression_statement"),
+        named(root).filter((s) => s.type === "expression_statement" || s.type === "for_in_statement"),
         [],
       );
     });

@@ -1,0 +1,126 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import type { TestCase } from "@oracle/spec";
+import { beforeAll, describe, expect, it } from "vitest";
+import { loadParsers, type Parsers } from "../parsers.js";
+import { judgeSeals } from "../seal/judge.js";
+import { planSeals } from "../seal/seal-run.js";
+
+/**
+ * Table-declared tests (js/table.ts, rules.ts `seal.table`) under the real vitest: each row's
+ * title as vitest names it is the plan's entry, each row's key reaches its seal through the row,
+ * and a row the code gets wrong fails that row's test alone, on the host.
+ */
+let parsers: Parsers;
+beforeAll(async () => {
+  parsers = await loadParsers(["typescript"]);
+});
+
+const TEST = `import { camel, ms, spell } from "./lib";
+
+type Result = { camel: string; upper: string };
+const tests: [string, Result][] = [
+  ["a b", { camel: "aB", upper: "A B" }],
+  ["x y z", { camel: "xYZ", upper: "X Y Z" }],
+];
+
+describe("change case", () => {
+  for (const [input, result] of tests) {
+    it(input, () => {
+      expect(camel(input)).toEqual(result.camel);
+      expect(input.toUpperCase()).toBe(result.upper);
+    });
+  }
+  it.each([["1s", 1000], ["2m", 120000]])("parses %s (row %#)", (s, want) => {
+    expect(ms(s)).toBe(want);
+  });
+  [[1, "one"], [2, "two"]].forEach(([n, word]) => it(\`spells \${n}\`, () => expect(spell(n as number)).toBe(word)));
+});
+`;
+const CORRECT = `export const camel = (s: string) => s.split(" ").map((w, i) => (i ? w[0]!.toUpperCase() + w.slice(1) : w)).join("");
+export const ms = (s: string) => Number(s.slice(0, -1)) * (s.endsWith("m") ? 60000 : 1000);
+export const spell = (n: number) => ["zero", "one", "two"][n];
+`;
+/** Correct too, another way. */
+const OTHER = `export function camel(s: string) { return s.replace(/ (.)/g, (_, c: string) => c.toUpperCase()); }
+export function ms(s: string) { const units: Record<string, number> = { s: 1e3, m: 6e4 }; return parseInt(s, 10) * units[s.at(-1)!]!; }
+export function spell(n: number) { return n === 1 ? "one" : n === 2 ? "two" : "?"; }
+`;
+const WRONG_ROW = CORRECT.replace("60000", "6000");
+
+function vitest(files: Record<string, string>): { tests: TestCase[]; records: string } {
+  const dir = mkdtempSync(join(tmpdir(), "oracle-seal-table-"));
+  try {
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    }
+    const bin = join(dirname(createRequire(import.meta.url).resolve("vitest/package.json")), "vitest.mjs");
+    const seals = join(dir, "seals.jsonl");
+    try {
+      execFileSync(
+        process.execPath,
+        [bin, "run", "--root", dir, "--globals", "--reporter=json", `--outputFile=${join(dir, "out.json")}`],
+        { cwd: dir, env: { PATH: process.env.PATH ?? "", ORACLE_SEALS: seals }, stdio: "pipe" },
+      );
+    } catch {
+      // A failing test exits 1; the report says which.
+    }
+    const report = JSON.parse(readFileSync(join(dir, "out.json"), "utf8")) as {
+      testResults: Array<{
+        assertionResults: Array<{ ancestorTitles: string[]; title: string; status: string }>;
+      }>;
+    };
+    const tests = report.testResults.flatMap((f) =>
+      f.assertionResults.map(
+        (a): TestCase => ({
+          id: `hidden:src/case.test.ts::${[...a.ancestorTitles, a.title].join(" ")}`,
+          outcome: a.status === "passed" ? "passed" : "failed",
+        }),
+      ),
+    );
+    let records = "";
+    try {
+      records = readFileSync(seals, "utf8");
+    } catch {}
+    return { tests, records };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function grade(lib: string) {
+  const plan = planSeals(parsers, [{ path: "src/case.test.ts", text: TEST }], { framework: "vitest" });
+  const run = vitest({ "src/lib.ts": lib, "src/case.test.ts": plan.files[0]!.text });
+  return { plan, run, judged: judgeSeals(plan, run.records, run.tests) };
+}
+
+describe("JS tables under the real vitest", () => {
+  it("a correct fix and another correct fix: every row's seals matched, every row's title is the plan's", {
+    timeout: 60_000,
+  }, () => {
+    for (const lib of [CORRECT, OTHER]) {
+      const { plan, run, judged } = grade(lib);
+      const entries = plan.tests.map((t) => `hidden:src/case.test.ts::${t.test.entry}`);
+      expect(run.tests.map((t) => t.id).sort()).toEqual(entries.sort());
+      expect(plan.sites).toHaveLength(8);
+      expect(judged.inconsistent).toBeNull();
+      expect(new Set(Object.values(judged.sites))).toEqual(new Set(["matched"]));
+      expect(judged.tests.map((t) => t.outcome)).toEqual(Array(6).fill("passed"));
+    }
+  });
+
+  it("a fix wrong in one row only: vitest passes it (the row holds a key, not the value), the host fails that row's test alone", {
+    timeout: 60_000,
+  }, () => {
+    const { run, judged } = grade(WRONG_ROW);
+    expect(run.tests.every((t) => t.outcome === "passed")).toBe(true);
+    const failed = judged.tests.filter((t) => t.outcome === "failed");
+    expect(failed.map((t) => t.id)).toEqual(["hidden:src/case.test.ts::change case parses 2m (row 1)"]);
+    expect(failed[0]!.message).toContain("expected: 120000\n  actual:   12000");
+    expect(judged.inconsistent).toBeNull();
+  });
+});

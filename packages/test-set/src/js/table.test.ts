@@ -1,0 +1,207 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { loadParsers, type Parsers } from "../parsers.js";
+import { planSeals } from "../seal/seal-run.js";
+
+let parsers: Parsers;
+beforeAll(async () => {
+  parsers = await loadParsers(["javascript", "typescript", "tsx"]);
+});
+
+const plan = (text: string, path = "test/x.test.js", framework?: string, demoted?: ReadonlySet<string>) =>
+  planSeals(parsers, [{ path, text }], {
+    ...(framework ? { framework } : {}),
+    ...(demoted ? { demoted } : {}),
+  });
+const rows = (p: ReturnType<typeof plan>) =>
+  p.sites.map((s) => [s.key, s.test.entry, s.expected?.v ?? s.expected?.t, s.strength]);
+const body = (p: ReturnType<typeof plan>) => p.files[0]!.text.split("// --- oracle seal runtime")[0]!;
+
+const CHANGE_CASE = `import { describe, it, expect } from "vitest";
+import { camel, snake } from "./index.js";
+const tests: [string, Result, Options?][] = [
+  ["a b", { camel: "aB", snake: "a_b", unread: "zz" }],
+  // a comment between rows
+  ["x-y", { camel: "xY", snake: "x_y" }, { sep: "-" }],
+];
+describe("change case", () => {
+  for (const [input, result, options] of tests) {
+    it(input, () => {
+      expect(camel(input, options)).toEqual(result.camel);
+      expect(snake(input, options)).toEqual(result.snake);
+    });
+  }
+});
+`;
+
+describe("JS tables (seal.table): one test per row, each row's expected value sealed", () => {
+  it("a for…of loop over a const table (change-case's shape): each row's members leave the file, the row holds its keys", () => {
+    const p = plan(CHANGE_CASE, "src/index.spec.ts", "vitest");
+    expect(rows(p)).toEqual([
+      ["0.0", "change case a b", "aB", "strong"],
+      ["0.1", "change case a b", "a_b", "strong"],
+      ["0.2", "change case x-y", "xY", "strong"],
+      ["0.3", "change case x-y", "x_y", "strong"],
+    ]);
+    expect(p.tests.map((t) => [t.test.entry, t.keys])).toEqual([
+      ["change case a b", ["0.0", "0.1"]],
+      ["change case x-y", ["0.2", "0.3"]],
+    ]);
+    const text = body(p);
+    expect(text).toContain(`["a b", ({ "camel": "0.0", "snake": "0.1" } as any)],`);
+    expect(text).toContain(`["x-y", ({ "camel": "0.2", "snake": "0.3" } as any), { sep: "-" }],`);
+    expect(text).toContain("expect(__oracleSeal(result.camel, camel(input, options))).toBe(undefined);");
+    for (const value of ["aB", "a_b", "xY", "x_y", "zz"]) expect(text).not.toContain(`"${value}"`);
+    // Lines keep their numbers.
+    const lineOf = (t: string, part: string) => t.split("\n").findIndex((l) => l.includes(part));
+    expect(lineOf(text, "result.snake")).toBe(lineOf(CHANGE_CASE, "result.snake"));
+    expect(p.sites.map((s) => s.line)).toEqual([11, 12, 11, 12]);
+  });
+
+  it("it.each/test.each with %s, %i and %#, and a forEach: titles as jest and vitest format them", () => {
+    const p = plan(
+      `const { ms, spell } = require("../src");
+describe("s", () => {
+  it.each([["1s", 1000], ["2m", 120000]])("parses %s (%#)", (s, want) => {
+    expect(ms(s)).toBe(want);
+  });
+  test.each([[3, "three"]])("spells %i", (n, word) => expect(spell(n)).toBe(word));
+  [[1, "one"], [2, "two"]].forEach(([n, word]) => it(\`spells \${n} as a word\`, () => expect(spell(n)).toBe(word)));
+  for (const { n, word: w } of [{ n: 4, word: "four" }]) {
+    it("spell " + n, function () { assert.strictEqual(spell(n), w); });
+  }
+});
+`,
+    );
+    expect(rows(p)).toEqual([
+      ["0.0", "s parses 1s (0)", "1000", "strong"],
+      ["0.1", "s parses 2m (1)", "120000", "strong"],
+      ["0.2", "s spells 3", "three", "strong"],
+      ["0.3", "s spells 1 as a word", "one", "strong"],
+      ["0.4", "s spells 2 as a word", "two", "strong"],
+    ]);
+    const text = body(p);
+    expect(text).toContain(`it.each([["1s", "0.0"], ["2m", "0.1"]])("parses %s (%#)", (s, want) => {`);
+    expect(text).toContain(`expect(__oracleSeal(want, ms(s))).toBe(undefined);`);
+    expect(text).toContain(`[[1, "0.3"], [2, "0.4"]].forEach(`);
+    // `assert` is not bound in that file: its loop's test has no comparison the rules read.
+    expect(p.unsealed.map((u) => [u.test.entry, u.rule])).toEqual([["s spell 4", "unsealed.no-comparison"]]);
+  });
+
+  it("a column read anywhere but as a sealed expected side is not emptied: its comparisons are the runner's", () => {
+    const p = plan(
+      `const { f, g } = require("../src");
+describe("s", () => {
+  for (const [x, want] of [["a", "A"], ["b", "B"]]) {
+    it(\`maps \${x}\`, () => {
+      expect(g(want)).toBe(x);
+      expect(f(x)).toBe(want);
+    });
+  }
+  for (const [x, want] of [["c", "C"]]) {
+    it(\`maps \${x} to \${want}\`, () => expect(f(x)).toBe(want));
+  }
+  for (const [x, want] of [["d", "D"]]) {
+    it(\`twice \${x}\`, () => {
+      expect(f(x)).toBe(want);
+      expect(f(x + x)).toBe(want);
+    });
+  }
+  for (const [x, want] of [["e", new Date(0)]]) {
+    it(\`dated \${x}\`, () => expect(f(x)).toEqual(want));
+  }
+});
+`,
+    );
+    expect(p.sites).toEqual([]);
+    expect(p.unsealed.map((u) => [u.test.entry, u.rule])).toEqual([
+      ["s maps a", "unsealed.no-comparison"],
+      ["s maps b", "unsealed.no-comparison"],
+      ["s maps c to C", "unsealed.no-comparison"],
+      ["s twice d", "unsealed.no-comparison"],
+      ["s dated e", "unsealed.no-comparison"],
+    ]);
+    expect(body(p)).toContain(`"A"`);
+  });
+
+  it("what is no table: a const the file also hands the code, a title the planner cannot compute, a row of another shape, more placeholders than elements, a callback longer than the rows", () => {
+    const p = plan(
+      `const { f, inspect } = require("../src");
+const CASES = [["a", "A"], ["b", "B"]];
+const OTHER = [["c", "C"]];
+describe("s", () => {
+  it("keeps its table", () => { f(CASES); });
+  for (const [x, want] of CASES) {
+    it(x, () => expect(f(x)).toBe(want));
+  }
+  for (const [x, want] of OTHER) {
+    it(\`\${inspect(x)}\`, () => expect(f(x)).toBe(want));
+  }
+  for (const [x, want] of [["d", "D"], { x: "e" }]) {
+    it(x, () => expect(f(x)).toBe(want));
+  }
+  it.each([["f", "F"]])("%s %s %s", (x, want) => expect(f(x)).toBe(want));
+  it.each([["g", "G"]])("%p", (x, want) => expect(f(x)).toBe(want));
+  it.each([["h", "H"]])("%s", (x, want, done) => { expect(f(x)).toBe(want); done(); });
+});
+`,
+    );
+    expect(p.sites).toEqual([]);
+    expect(body(p)).toContain(`const CASES = [["a", "A"], ["b", "B"]];`);
+    expect(body(p)).toContain(`const OTHER = [["c", "C"]];`);
+  });
+
+  it("row titles count with the file's other titles: a row named as another test is not sealed, nor one the table repeats", () => {
+    const p = plan(
+      `const { f } = require("../src");
+describe("s", () => {
+  it("maps a", () => expect(f("a")).toBe("A"));
+  for (const [x, want] of [["a", "A"], ["b", "B"]]) {
+    it(\`maps \${x}\`, () => expect(f(x)).toBe(want));
+  }
+  it.each([["c", "C"], ["c", "C2"]])("maps %s!", (x, want) => expect(f(x)).toBe(want));
+});
+`,
+    );
+    expect(p.sites).toEqual([]);
+    expect(p.unsealed.map((u) => [u.test.entry, u.rule])).toEqual([
+      ["s maps a", "unsealed.title"],
+      ["s maps b", "unsealed.title"],
+      ["s maps c!", "unsealed.title"],
+      ["s maps c!", "unsealed.title"],
+      ["s maps a", "unsealed.title"],
+    ]);
+  });
+
+  it("a comparison the sweep demoted in one row is the runner's in every row, its values back in the rows; the others stay sealed", () => {
+    const p = plan(CHANGE_CASE, "src/index.spec.ts", "vitest", new Set(["0.2"]));
+    expect(rows(p)).toEqual([
+      ["0.1", "change case a b", "a_b", "strong"],
+      ["0.3", "change case x-y", "x_y", "strong"],
+    ]);
+    const text = body(p);
+    expect(text).toContain(`["a b", ({ "camel": "aB", "snake": "0.1" } as any)],`);
+    expect(text).toContain("expect(camel(input, options)).toEqual(result.camel);");
+    // The comparison left to the runner comes first: the seals after it may not decide.
+    expect(p.sites.every((s) => s.afterUnsealed)).toBe(true);
+    // The plan's fingerprint covers every site found, demoted ones too.
+    expect(p.files[0]!.planned).toHaveLength(4);
+  });
+
+  it("a row value the file spells elsewhere (an input equal to its expected output) or in a row's title is exposed; a trivial one weak", () => {
+    const p = plan(
+      `const { f } = require("../src");
+describe("s", () => {
+  for (const [x, want] of [["same", "same"], ["in", "title in"], ["z", true], ["y", "Why"]]) {
+    it(\`\${x} title in\`, () => expect(f(x)).toBe(want));
+  }
+});
+`,
+    );
+    expect(rows(p)).toEqual([
+      ["0.0", "s same title in", "same", "exposed"],
+      ["0.1", "s in title in", "title in", "exposed"],
+      ["0.2", "s z title in", true, "weak"],
+      ["0.3", "s y title in", "Why", "strong"],
+    ]);
+  });
+});

@@ -1,0 +1,400 @@
+import type { SyntaxNode } from "../parsers.js";
+import type { Canon } from "../seal/canon.js";
+import { jsLiteral } from "./literal.js";
+
+/**
+ * JS tests declared from a literal table, one test per row (rules.ts `seal.table`): a `for (const
+ * [a, want] of <rows>) it(<title>, …)` loop, `<rows>.forEach(([a, want]) => it(<title>, …))`, and
+ * `it.each(<rows>)(<title>, (a, want) => …)` / `test.each`, whose rows are array literals (or object
+ * literals, destructured by name), inline or a top-level `const` the file reads nowhere else (a table
+ * the file also hands the code could be changed before it is read). Each row's title is computed
+ * here as the runner computes it (a template or `+` of strings and numbers; jest's and vitest's
+ * `%s`, `%d`, `%i`, `%#`), so each row is named as its report names it; a table whose title the
+ * planner cannot compute is not one (its tests stay unplanned, as before).
+ */
+
+const named = (node: SyntaxNode | null | undefined): SyntaxNode[] =>
+  node ? node.namedChildren.filter((c): c is SyntaxNode => c !== null) : [];
+
+export interface TableRow {
+  /** The row's test title, as the runner gives it. */
+  title: string;
+  /** Each bound name's element in this row (null: the row has none). */
+  columns: Map<string, SyntaxNode | null>;
+}
+
+export interface Table {
+  rows: TableRow[];
+  /** The bound names (the loop's or the callback's parameters). */
+  names: Set<string>;
+  /** The test callback's body. */
+  body: SyntaxNode | null;
+  /** Where the bound names are read: the test's title and callback (`.each`: the callback's body, past its parameters). */
+  scope: SyntaxNode[];
+  /** The test call's modifier (`only`, `skip`), if any. */
+  modifier: string | null;
+  /** Whether the table is `it.each`/`test.each` (jest's and vitest's formatting), else a loop. */
+  each: boolean;
+}
+
+const TESTS = new Set(["it", "test", "specify"]);
+
+/** Unwraps `(x)`, `x as T`, `x satisfies T`, `x!`. */
+function bare(node: SyntaxNode | null | undefined): SyntaxNode | null {
+  let n = node ?? null;
+  while (
+    n &&
+    ["parenthesized_expression", "as_expression", "satisfies_expression", "non_null_expression"].includes(
+      n.type,
+    )
+  )
+    n = named(n)[0] ?? null;
+  return n;
+}
+
+/** `it(…)`, `test.only(…)`, `it.skip(…)`: the call's base name and modifier, or null. */
+function testCall(node: SyntaxNode | null): { call: SyntaxNode; modifier: string | null } | null {
+  if (node?.type !== "call_expression") return null;
+  const fn = node.childForFieldName("function");
+  if (fn?.type === "identifier" && TESTS.has(fn.text)) return { call: node, modifier: null };
+  if (
+    fn?.type === "member_expression" &&
+    fn.childForFieldName("object")?.type === "identifier" &&
+    TESTS.has(fn.childForFieldName("object")!.text) &&
+    ["only", "skip"].includes(fn.childForFieldName("property")?.text ?? "")
+  )
+    return { call: node, modifier: fn.childForFieldName("property")!.text };
+  return null;
+}
+
+function callbackOf(call: SyntaxNode): SyntaxNode | null {
+  const callback = named(call.childForFieldName("arguments"))[1];
+  return callback && ["arrow_function", "function_expression", "function"].includes(callback.type)
+    ? callback
+    : null;
+}
+
+/**
+ * The array node of a table: an inline array literal, or a top-level `const NAME = [...]` bound
+ * nowhere else and named nowhere else in the file but here (`tables`).
+ */
+function rowsNode(
+  node: SyntaxNode | null | undefined,
+  tables: ReadonlyMap<string, SyntaxNode>,
+): SyntaxNode | null {
+  const n = bare(node);
+  if (n?.type === "array") return n;
+  if (n?.type === "identifier") return tables.get(n.text) ?? null;
+  return null;
+}
+
+/** The names a pattern binds, by position (array) or by key (object); null when it is not one the planner reads. */
+function patternOf(
+  node: SyntaxNode | null,
+): { by: "index"; names: Array<string | null> } | { by: "key"; names: Map<string, string> } | null {
+  if (node?.type === "array_pattern") {
+    const names: Array<string | null> = [];
+    // Holes (`[, want]`) keep their position.
+    let position = 0;
+    for (const child of node.children) {
+      if (!child) continue;
+      if (child.type === ",") {
+        position++;
+        continue;
+      }
+      if (child.type === "[" || child.type === "]") continue;
+      if (child.type !== "identifier") return null;
+      names[position] = child.text;
+    }
+    for (let i = 0; i < names.length; i++) names[i] ??= null;
+    return { by: "index", names };
+  }
+  if (node?.type === "object_pattern") {
+    const names = new Map<string, string>();
+    for (const prop of named(node)) {
+      if (prop.type === "shorthand_property_identifier_pattern") names.set(prop.text, prop.text);
+      else if (prop.type === "pair_pattern") {
+        const key = prop.childForFieldName("key");
+        const value = prop.childForFieldName("value");
+        if (key?.type !== "property_identifier" || value?.type !== "identifier") return null;
+        names.set(value.text, key.text);
+      } else return null;
+    }
+    return { by: "key", names };
+  }
+  return null;
+}
+
+/** A row's elements by the pattern's names; null when a row is not a literal of the pattern's shape. */
+function columnsOf(
+  row: SyntaxNode,
+  pattern: NonNullable<ReturnType<typeof patternOf>>,
+): Map<string, SyntaxNode | null> | null {
+  const out = new Map<string, SyntaxNode | null>();
+  const r = bare(row);
+  if (pattern.by === "index") {
+    if (r?.type !== "array") return null;
+    const items = named(r).filter((i) => i.type !== "comment");
+    if (items.some((i) => i.type === "spread_element")) return null;
+    // Holes would shift positions.
+    if (/,\s*,|\[\s*,/.test(r.text.replace(/"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|`(?:\\.|[^`\\])*`/g, '""')))
+      return null;
+    pattern.names.forEach((name, i) => {
+      if (name !== null) out.set(name, items[i] ?? null);
+    });
+    return out;
+  }
+  if (r?.type !== "object") return null;
+  const pairs = new Map<string, SyntaxNode>();
+  for (const pair of named(r)) {
+    if (pair.type === "comment") continue;
+    if (pair.type !== "pair") return null;
+    const key = pair.childForFieldName("key");
+    if (key?.type !== "property_identifier" || key.text === "__proto__") return null;
+    if (pairs.has(key.text)) return null;
+    pairs.set(key.text, pair.childForFieldName("value")!);
+  }
+  for (const [name, key] of pattern.names) out.set(name, pairs.get(key) ?? null);
+  return out;
+}
+
+/** A string or a number's text as the runner spells it in a title (String(v)); null for anything else. */
+function spelled(value: Canon | null): string | null {
+  if (value?.t === "str") return value.v as string;
+  if (value?.t === "num") {
+    const v = value.v as string;
+    // -0 reads "0" in a template and "-0" under %s: not read.
+    return v === "-0" ? null : String(Number(v));
+  }
+  return null;
+}
+
+/** A loop's title for one row: a string, a column, a template or `+` of those; null when not computable. */
+function titleFor(node: SyntaxNode | null, values: ReadonlyMap<string, Canon | null>): string | null {
+  const n = bare(node);
+  if (!n) return null;
+  if (n.type === "identifier") return values.has(n.text) ? spelled(values.get(n.text) ?? null) : null;
+  if (n.type === "string") return spelled(jsLiteral(n));
+  if (n.type === "template_string") {
+    let out = "";
+    for (const child of n.children) {
+      if (!child || child.type === "`") continue;
+      if (child.type === "template_substitution") {
+        const inner = titleFor(named(child)[0] ?? null, values);
+        if (inner === null) return null;
+        out += inner;
+      } else if (child.type === "string_fragment") out += child.text;
+      else return null;
+    }
+    return out;
+  }
+  if (n.type === "binary_expression" && n.childForFieldName("operator")?.text === "+") {
+    const left = bare(n.childForFieldName("left"));
+    const right = bare(n.childForFieldName("right"));
+    const stringy = (side: SyntaxNode | null) =>
+      side?.type === "string" ||
+      side?.type === "template_string" ||
+      (side?.type === "identifier" && values.get(side.text)?.t === "str") ||
+      side?.type === "binary_expression";
+    // `1 + 2 + "x"` adds before it joins: only a string on one side joins.
+    if (!stringy(left) && !stringy(right)) return null;
+    const [a, b] = [titleFor(left, values), titleFor(right, values)];
+    return a === null || b === null ? null : a + b;
+  }
+  return null;
+}
+
+/**
+ * jest's and vitest's title for one row of `.each` (array rows): `%#` the row's index, then each
+ * `%s`/`%d`/`%i` takes the next element. Only strings without `%` and numbers the two spell alike
+ * (integers for `%d`/`%i`); any other `%` or `$` in the title, or more placeholders than elements,
+ * is not computed.
+ */
+function formatEach(
+  template: string,
+  row: ReadonlyArray<Canon | null>,
+  index: number,
+): { title: string; used: number } | null {
+  if (template.includes("$")) return null;
+  let used = 0;
+  let out = "";
+  for (let i = 0; i < template.length; i++) {
+    const c = template[i]!;
+    if (c !== "%") {
+      out += c;
+      continue;
+    }
+    const spec = template[i + 1];
+    i++;
+    if (spec === "#") {
+      out += String(index);
+      continue;
+    }
+    if (spec !== "s" && spec !== "d" && spec !== "i") return null;
+    if (used >= row.length) return null;
+    const value = row[used++] ?? null;
+    const text = spelled(value);
+    if (text === null || text.includes("%")) return null;
+    if (spec !== "s" && (value?.t !== "num" || !Number.isSafeInteger(Number(value.v)))) return null;
+    out += text;
+  }
+  return { title: out, used };
+}
+
+/** The top-level `const NAME = [...]` tables a file names only there and in one place else. */
+export function tablesOf(
+  root: SyntaxNode,
+  usesIn: (name: string) => number,
+  boundInside: ReadonlySet<string>,
+): Map<string, SyntaxNode> {
+  const out = new Map<string, SyntaxNode>();
+  for (const statement of named(root)) {
+    if (statement.type !== "lexical_declaration" || !statement.text.startsWith("const")) continue;
+    for (const declarator of named(statement).filter((d) => d.type === "variable_declarator")) {
+      const name = declarator.childForFieldName("name");
+      const value = bare(declarator.childForFieldName("value"));
+      if (name?.type !== "identifier" || value?.type !== "array") continue;
+      if (boundInside.has(name.text) || usesIn(name.text) !== 2) continue;
+      out.set(name.text, value);
+    }
+  }
+  return out;
+}
+
+/** The table a statement declares tests from, or null (also when a row's title cannot be computed). */
+export function tableOf(statement: SyntaxNode, tables: ReadonlyMap<string, SyntaxNode>): Table | null {
+  // for (const [a, want] of ROWS) { it(…); … }
+  if (statement.type === "for_in_statement") {
+    if (
+      statement.childForFieldName("operator")?.text !== "of" ||
+      statement.childForFieldName("kind")?.text !== "const"
+    )
+      return null;
+    const rows = rowsNode(statement.childForFieldName("right"), tables);
+    const pattern = patternOf(statement.childForFieldName("left"));
+    const body = statement.childForFieldName("body");
+    const statements = body?.type === "statement_block" ? named(body) : body ? [body] : [];
+    const tests = statements.map((s) =>
+      s.type === "expression_statement" ? testCall(named(s)[0] ?? null) : null,
+    );
+    if (!rows || !pattern || tests.length !== 1 || !tests[0]) return null;
+    return loopTable(rows, pattern, tests[0]);
+  }
+  if (statement.type !== "expression_statement") return null;
+  const expression = named(statement)[0];
+  if (expression?.type !== "call_expression") return null;
+  const fn = expression.childForFieldName("function");
+  // ROWS.forEach(([a, want]) => { it(…) }) / (([a, want]) => it(…))
+  if (fn?.type === "member_expression" && fn.childForFieldName("property")?.text === "forEach") {
+    const rows = rowsNode(fn.childForFieldName("object"), tables);
+    const args = named(expression.childForFieldName("arguments"));
+    const callback = args[0];
+    if (
+      !rows ||
+      args.length !== 1 ||
+      !callback ||
+      !["arrow_function", "function_expression"].includes(callback.type)
+    )
+      return null;
+    const params = callback.childForFieldName("parameters");
+    const paramList = params
+      ? named(params)
+      : [callback.childForFieldName("parameter")].filter((p): p is SyntaxNode => !!p);
+    if (paramList.length !== 1) return null;
+    const param =
+      paramList[0]!.type === "required_parameter"
+        ? paramList[0]!.childForFieldName("pattern")
+        : paramList[0]!;
+    const pattern = patternOf(param ?? null);
+    const body = callback.childForFieldName("body");
+    const statements = body?.type === "statement_block" ? named(body) : body ? [body] : [];
+    const tests = statements.map((s) =>
+      testCall(s.type === "expression_statement" ? (named(s)[0] ?? null) : s),
+    );
+    if (!pattern || tests.length !== 1 || !tests[0]) return null;
+    return loopTable(rows, pattern, tests[0]);
+  }
+  // it.each(ROWS)(title, (a, want) => …)
+  if (fn?.type === "call_expression") {
+    const inner = fn.childForFieldName("function");
+    if (
+      inner?.type !== "member_expression" ||
+      inner.childForFieldName("property")?.text !== "each" ||
+      inner.childForFieldName("object")?.type !== "identifier" ||
+      !TESTS.has(inner.childForFieldName("object")!.text)
+    )
+      return null;
+    const innerArgs = named(fn.childForFieldName("arguments"));
+    const rows = innerArgs.length === 1 ? rowsNode(innerArgs[0], tables) : null;
+    const [titleNode] = named(expression.childForFieldName("arguments"));
+    const callback = callbackOf(expression);
+    const template = titleNode ? jsLiteral(titleNode) : null;
+    if (!rows || !callback || template?.t !== "str") return null;
+    const params = named(callback.childForFieldName("parameters"));
+    const names: Array<string | null> = [];
+    for (const p of params) {
+      const id = p.type === "required_parameter" ? p.childForFieldName("pattern") : p;
+      if (id?.type !== "identifier" || p.childForFieldName("value")) return null;
+      names.push(id.text);
+    }
+    const out: TableRow[] = [];
+    for (const [index, row] of named(rows)
+      .filter((r) => r.type !== "comment")
+      .entries()) {
+      const columns = columnsOf(row, { by: "index", names });
+      // Every row as long as the callback's parameters: jest hands a longer callback `done`.
+      const elements =
+        bare(row)?.type === "array" ? named(bare(row)!).filter((e) => e.type !== "comment") : [];
+      if (!columns || elements.length !== names.length) return null;
+      const values = elements.map((e) => jsLiteral(e));
+      const formatted = formatEach(template.v as string, values, index);
+      if (!formatted) return null;
+      out.push({ title: formatted.title, columns });
+    }
+    if (out.length === 0) return null;
+    return {
+      rows: out,
+      names: new Set(names.filter((n): n is string => n !== null)),
+      body: callback.childForFieldName("body"),
+      scope: [titleNode!, callback.childForFieldName("body")!].filter(Boolean),
+      modifier: null,
+      each: true,
+    };
+  }
+  return null;
+}
+
+function loopTable(
+  rows: SyntaxNode,
+  pattern: NonNullable<ReturnType<typeof patternOf>>,
+  test: { call: SyntaxNode; modifier: string | null },
+): Table | null {
+  const callback = callbackOf(test.call);
+  const titleNode = named(test.call.childForFieldName("arguments"))[0] ?? null;
+  if (!callback) return null;
+  const names = new Set(
+    pattern.by === "index" ? pattern.names.filter((n): n is string => n !== null) : pattern.names.keys(),
+  );
+  // The callback's own parameters must not shadow a column (mocha's `done` is fine).
+  const out: TableRow[] = [];
+  for (const row of named(rows)) {
+    if (row.type === "comment") continue;
+    const columns = columnsOf(row, pattern);
+    if (!columns) return null;
+    const values = new Map(
+      [...columns].map(([k, v]) => [k, v ? jsLiteral(v) : ({ t: "undefined" } as Canon)]),
+    );
+    const title = titleFor(titleNode, values);
+    if (title === null) return null;
+    out.push({ title, columns });
+  }
+  if (out.length === 0) return null;
+  return {
+    rows: out,
+    names,
+    body: callback.childForFieldName("body"),
+    scope: titleNode ? [titleNode, callback] : [callback],
+    modifier: test.modifier,
+    each: false,
+  };
+}
