@@ -1666,3 +1666,66 @@ def v(name):
     expect(host).toEqual(outcomes(ROWS));
   });
 });
+
+describe("a test's own local literal and py.test's marks under pytest 7 (six a611f60's shape)", () => {
+  const TEST = `import sys
+
+import py
+import meta
+
+
+@py.test.mark.skipif("sys.version_info[:2] < (3, 3)")
+def test_add_metaclass_nested():
+    class A:
+        class B: pass
+
+    expected = 'test_add_metaclass_nested.<locals>.A.B'
+
+    assert A.B.__qualname__ == expected
+
+    class A:
+        @meta.add_metaclass(type)
+        class B: pass
+
+    assert A.B.__qualname__ == expected
+`;
+  const FIXED = `def add_metaclass(metaclass):
+    def wrapper(cls):
+        body = dict(cls.__dict__)
+        body.pop("__dict__", None)
+        body.pop("__weakref__", None)
+        body["__qualname__"] = cls.__qualname__
+        return metaclass(cls.__name__, cls.__bases__, body)
+    return wrapper
+`;
+  /** Correct too, another way: the qualname copied after the class is made. */
+  const OTHER = `def add_metaclass(metaclass):
+    def wrapper(cls):
+        made = metaclass(cls.__name__, cls.__bases__, {k: v for k, v in vars(cls).items() if k not in ("__dict__", "__weakref__", "__qualname__")})
+        made.__qualname__ = cls.__qualname__
+        return made
+    return wrapper
+`;
+  const UNFIXED = FIXED.replace('        body["__qualname__"] = cls.__qualname__\n', "");
+
+  const grade = (lib: string) => {
+    const plan = sealPython(parsers, { path: "test_six.py", text: TEST, index: 0 })!;
+    const run = runPytest({ "meta.py": lib, "test_six.py": plan.text }, ["test_six.py"]);
+    return { plan, run, judged: judgeSeals(plan, run.records, run.tests) };
+  };
+
+  it("the fix and another correct fix PASS every seal; the unfixed code FAILs the second on the host; the literal is not in the file", () => {
+    for (const lib of [FIXED, OTHER]) {
+      const { plan, run, judged } = grade(lib);
+      expect(plan.text).not.toContain("<locals>.A.B'");
+      expect(plan.sites.map((s) => s.strength)).toEqual(["strong", "strong"]);
+      expect(run.tests.map((t) => t.outcome)).toEqual(["passed"]);
+      expect(judged.inconsistent).toBeNull();
+      expect(Object.values(judged.sites)).toEqual(["matched", "matched"]);
+    }
+    const { run, judged } = grade(UNFIXED);
+    expect(run.tests.map((t) => t.outcome)).toEqual(["passed"]);
+    expect(judged.tests[0]!.outcome).toBe("failed");
+    expect(judged.tests[0]!.message).toContain("expected: 'test_add_metaclass_nested.<locals>.A.B'");
+  });
+});

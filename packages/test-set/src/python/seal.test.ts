@@ -293,8 +293,10 @@ def test_upper(s, want):
         `import os\n\nTIMEOUT = 30\n\n\ndef test_t(${params}):\n${body}    assert Client().timeout == TIMEOUT\n`,
       ).sites.map((s) => s.expected ?? null);
     expect(expectedOf("")).toEqual([{ t: "int", v: "30" }]);
+    // Bound once to a literal before the read: the test's own literal (seal.local-literal), not the module's.
+    expect(expectedOf("    TIMEOUT = 45\n")).toEqual([{ t: "int", v: "45" }]);
     for (const [body, params] of [
-      ["    TIMEOUT = 45\n", ""],
+      ["    TIMEOUT = 45\n    TIMEOUT = 46\n", ""],
       ["    TIMEOUT += 15\n", ""],
       ["", "TIMEOUT"],
       ["", "x=TIMEOUT"],
@@ -989,5 +991,101 @@ def test_docstring():
       "strong",
       "strong",
     ]);
+  });
+});
+
+describe("a test's own local literal (seal.local-literal) and pytest's old alias py.test (six's tests)", () => {
+  const SIX = `import py
+import six
+
+
+@py.test.mark.skipif("sys.version_info[:2] < (3, 3)")
+def test_add_metaclass_nested():
+    class A:
+        class B: pass
+
+    expected = 'test_add_metaclass_nested.<locals>.A.B'
+
+    assert A.B.__qualname__ == expected
+
+    class A:
+        @six.add_metaclass(type)
+        class B: pass
+
+    assert A.B.__qualname__ == expected
+
+
+@py.test.mark.parametrize("x, want", [("a", "A!"), ("b", "B!")])
+def test_upper(x, want):
+    assert six.u(x).upper() + "!" == want
+`;
+
+  it("a name bound once to a literal before it is read, read only by sealed comparisons, is that literal: it leaves the file, the name stays bound to None", () => {
+    const p = plan(SIX, "test_six.py");
+    expect(
+      p.sites.map((s) => [s.key, s.test.entry, s.expected?.v ?? s.rows?.map((r) => r.v), s.strength]),
+    ).toEqual([
+      ["0.0", "test_six.py::test_add_metaclass_nested", "test_add_metaclass_nested.<locals>.A.B", "strong"],
+      ["0.1", "test_six.py::test_add_metaclass_nested", "test_add_metaclass_nested.<locals>.A.B", "strong"],
+      // py.test.mark.parametrize is pytest's: its rows are read (they stay in the file, whose ids they make).
+      ["0.2", "test_six.py::test_upper", ["A!", "B!"], "exposed"],
+    ]);
+    expect(p.text).toContain("    expected = None\n");
+    expect(p.text).not.toContain("<locals>.A.B'");
+  });
+
+  it("what is no local literal: bound twice or in a loop, read before its binding, named by global, passed to the code (a list: checked; a str: sealed, the value stays)", () => {
+    const p = plan(
+      `from m import f, g
+
+
+def test_twice():
+    want = "abc"
+    assert f() == want
+    want = "def"
+    assert g() == want
+
+
+def test_loop():
+    for want in ["abc"]:
+        pass
+    assert f() == want
+
+
+def test_global():
+    global want2
+    want2 = "xyz"
+    assert f() == want2
+
+
+def test_passed_list():
+    want = [1, 2, 3]
+    assert f(want) == want
+
+
+def test_passed_str():
+    want = "qrs"
+    assert g(want) == want
+
+
+def test_nested_read():
+    want = "tuv"
+    assert f() == want
+    check = lambda: want
+    check()
+`,
+    );
+    expect(p.sites.map((s) => [s.test.entry.split("::")[1], s.expected?.v ?? null, s.strength])).toEqual([
+      ["test_twice", null, "checked"],
+      ["test_twice", null, "checked"],
+      ["test_loop", null, "checked"],
+      ["test_global", null, "checked"],
+      ["test_passed_list", null, "checked"],
+      ["test_passed_str", "qrs", "exposed"],
+      ["test_nested_read", "tuv", "exposed"],
+    ]);
+    expect(p.text).toContain("    want = [1, 2, 3]\n");
+    expect(p.text).toContain('    want = "qrs"\n');
+    expect(p.text).toContain('    want = "tuv"\n');
   });
 });

@@ -337,7 +337,7 @@ const XFAIL = /\bxfail\b|\bexpectedFailure\b/;
  * other may run the body any number of times (hypothesis's @given, a retry) or not at all.
  */
 const ONCE =
-  /^@(pytest\.mark\.\w+|mark\.\w+|(mock\.|unittest\.mock\.)?patch(\.object|\.dict|\.multiple)?|parametrize)\b/;
+  /^@((?:py\.test|pytest)\.mark\.\w+|mark\.\w+|(mock\.|unittest\.mock\.)?patch(\.object|\.dict|\.multiple)?|parametrize)\b/;
 
 /**
  * The approx call's expected literal and options (a module `partial`'s keywords under the call's
@@ -995,7 +995,7 @@ function loopTable(loop: SyntaxNode): Table | null {
  * the test would show, and `ids=str` or a function computes it from them).
  */
 function parametrizeTable(decorators: readonly SyntaxNode[]): (Table & { ids: boolean }) | null {
-  const marks = decorators.filter((d) => /^@\s*(pytest\.)?mark\.parametrize\b/.test(d.text));
+  const marks = decorators.filter((d) => /^@\s*(pytest\.|py\.test\.)?mark\.parametrize\b/.test(d.text));
   if (marks.length !== 1) return null;
   const call = named(marks[0]!).find((c) => c.type === "call");
   const args = named(call?.childForFieldName("arguments") ?? null);
@@ -1046,6 +1046,38 @@ function runsAreRows(fn: TestFunction, root: SyntaxNode): boolean {
   if (!table) return false;
   const parameters = named(fn.definition.childForFieldName("parameters"));
   return parameters.every((p) => p.type === "identifier" && table.columns.has(p.text));
+}
+
+/**
+ * A test's local literals (rules.ts `seal.local-literal`): `name = <literal>` as a statement of the
+ * test's own body, the name bound nowhere else in the function (nested scopes included, parameters,
+ * `del`, `global`/`nonlocal`, a loop or `with` target), named by no `global` in the module, and every
+ * use of it after that statement.
+ */
+function localLiterals(
+  definition: SyntaxNode,
+  body: SyntaxNode,
+  globals: ReadonlySet<string>,
+): Array<{ name: string; value: Canon; right: SyntaxNode }> {
+  const bindings = bindingsIn(definition, true);
+  const out: Array<{ name: string; value: Canon; right: SyntaxNode }> = [];
+  for (const statement of named(body)) {
+    if (statement.type !== "expression_statement") continue;
+    const assignment = named(statement)[0];
+    if (assignment?.type !== "assignment" || assignment.childForFieldName("type")) continue;
+    const left = assignment.childForFieldName("left");
+    const right = assignment.childForFieldName("right");
+    if (left?.type !== "identifier" || !right) continue;
+    if (bindings.get(left.text) !== 1 || globals.has(left.text)) continue;
+    const value = pythonLiteral(right);
+    if (!value) continue;
+    const before = (node: SyntaxNode): boolean =>
+      (node.type === "identifier" && node.text === left.text && node.startIndex < left.startIndex) ||
+      named(node).some(before);
+    if (before(definition)) continue;
+    out.push({ name: left.text, value, right });
+  }
+  return out;
 }
 
 /** Whether any of the values is a list, dict or set, or a tuple holding one (it can change in place). */
@@ -1340,6 +1372,7 @@ export function sealPython(
         planned: [],
       };
     const facts = moduleFacts(root);
+    const globals = globalsIn(root);
     const helpers = helpersIn(root);
     const asserting = assertingIn(root);
     const shared = new Set(options.shared);
@@ -1357,8 +1390,23 @@ export function sealPython(
         unsealed.push({ test: fn.ref, rule: fn.unsealed });
         continue;
       }
-      const local = factsIn(facts, fn.definition);
       const body = fn.definition.childForFieldName("body")!;
+      // A name the test binds once to a literal before reading it (seal.local-literal) is that literal.
+      const literals = localLiterals(fn.definition, body, globals).filter(
+        (l) => !shared.has(`local:${fn.definition.startIndex}:${l.name}`),
+      );
+      const moduleLocal = factsIn(facts, fn.definition);
+      const local =
+        literals.length === 0
+          ? moduleLocal
+          : {
+              ...moduleLocal,
+              constants: new Map([
+                ...moduleLocal.constants,
+                ...literals.map((l): [string, Canon] => [l.name, l.value]),
+              ]),
+            };
+      const localReads = new Map<string, number>();
       // Whether an assertion the oracle does not judge came before (judge.ts decidedBy): a statement
       // that is not a site and reads as a check (assert, pytest.raises, self.assertX, a helper's
       // check_x/verify_x, pytest.fail), a demoted site, or a checked one (its own comparison runs).
@@ -1453,7 +1501,9 @@ export function sealPython(
           });
           if (!found.expected && !found.rows) guarded = true;
           if (found.column) onColumn(found.column);
-          for (const c of found.constants) sealedConstants.set(c, (sealedConstants.get(c) ?? 0) + 1);
+          for (const c of found.constants)
+            if (literals.some((l) => l.name === c)) localReads.set(c, (localReads.get(c) ?? 0) + 1);
+            else sealedConstants.set(c, (sealedConstants.get(c) ?? 0) + 1);
           keys.push(key);
         }
         return keys;
@@ -1476,6 +1526,15 @@ export function sealPython(
           if (usesOf(body, name) === count)
             for (const cell of params.cells.get(name) ?? [])
               edits.push({ start: cell.startIndex, end: cell.endIndex, text: "None" });
+      // A local literal only sealed comparisons read leaves the file (its name stays, bound to None);
+      // a list, dict or set read otherwise too can change before a comparison reads it: checked.
+      for (const l of literals) {
+        const reads = localReads.get(l.name) ?? 0;
+        if (reads > 0 && usesOf(fn.definition, l.name) - 1 === reads)
+          edits.push({ start: l.right.startIndex, end: l.right.endIndex, text: "None" });
+        else if (reads > 0 && mutable([l.value]))
+          reachable.add(`local:${fn.definition.startIndex}:${l.name}`);
+      }
       if (keys.length > 0) tests.push({ test: fn.ref, keys });
       else
         unsealed.push({
