@@ -217,9 +217,16 @@ function __oracleWrite(key, side, value) {
   try { state.write.call(state.fs, fd, line + "\n"); } finally { state.close.call(state.fs, fd); }
 }
 function __oracleSeal(key, value) { __oracleWrite(key, 0, value); }
+function __oracleCellKey(cell) {
+  if (cell === null || typeof cell !== "object") return null;
+  var d = Object.getOwnPropertyDescriptor(cell, "__oracleKey");
+  return d && typeof d.value === "string" ? d.value : null;
+}
+function __oracleCell(cell, value) { var key = __oracleCellKey(cell); if (key === null) return value; __oracleWrite(key, 0, value); return undefined; }
+function __oracleCellWant(cell) { return __oracleCellKey(cell) === null ? cell : undefined; }
 function __oracleTruth(key, value) { __oracleWrite(key, 0, !!value); }
 function __oracleSide(key, side, value) { __oracleWrite(key, side, value); return value; }
-void __oracleSeal; void __oracleTruth; void __oracleSide; void __oracleInit;
+void __oracleSeal; void __oracleTruth; void __oracleSide; void __oracleInit; void __oracleCell; void __oracleCellWant;
 `;
 
 /**

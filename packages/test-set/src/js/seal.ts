@@ -177,10 +177,12 @@ interface Found {
   constant?: string;
   edits: (key: string) => Edit[];
   /**
-   * A comparison whose expected side the test computes: that side's node, and the edits that seal it
-   * with the key held in the expression `keyExpression` (a table's emptied column: js/table.ts).
+   * A comparison whose expected side the test computes: that side's node, and the edits that hand
+   * both sides to the runtime's table cells (a table's emptied column: js/table.ts), which record
+   * the actual value under a row's key and give the matcher undefined twice, or give back both
+   * sides for a row that holds its value (`expect(__oracleCell(want, f(x))).toBe(__oracleCellWant(want))`).
    */
-  column?: { expected: SyntaxNode; seal: (keyExpression: string) => Edit[] };
+  column?: { expected: SyntaxNode; cell: () => Edit[] };
 }
 
 /** The chain of an expression `expect(A).x.y(B)`: the expect call's argument and the member names after it, the last call's arguments. */
@@ -247,8 +249,8 @@ function comparisonOf(
   // `expect.assertions(n)` and `expect.hasAssertions()` count what they counted before; a chai
   // chain keeps chai's form. node:assert and chai's assert count nothing and become the bare call.
   let counted: "jest" | "chai" | null = null;
-  const replaceWith = (key: string, fn: string, actual: SyntaxNode, raw = false): Edit[] => {
-    const call = `${fn}(${raw ? key : quote(key)}, ${actual.text})`;
+  const replaceWith = (key: string, fn: string, actual: SyntaxNode): Edit[] => {
+    const call = `${fn}(${quote(key)}, ${actual.text})`;
     const text =
       counted === "jest"
         ? `expect(${call}).toBe(undefined)`
@@ -293,7 +295,14 @@ function comparisonOf(
     if (!expected)
       return {
         ...checked(kind, a, b),
-        column: { expected: b, seal: (keyExpression) => replaceWith(keyExpression, "__oracleSeal", a, true) },
+        column: {
+          expected: b,
+          cell: () => [
+            { start: a.startIndex, end: a.startIndex, text: `__oracleCell(${b.text}, ` },
+            { start: a.endIndex, end: a.endIndex, text: ")" },
+            { start: b.startIndex, end: b.endIndex, text: `__oracleCellWant(${b.text})` },
+          ],
+        },
       };
     const found = sealed(kind, a, expected);
     return b.type === "identifier" && constants.has(b.text) ? { ...found, constant: b.text } : found;
@@ -1013,14 +1022,15 @@ export function sealJs(
         (row): TestRef => ({ file: file.path, entry: [...titles, row.title].join(" ") }),
       );
       rowTitles.push(...table.rows.map((r) => r.title));
-      const ambiguous = refs.some(
+      // A row whose title another test shares (or a report may give back changed) is not sealed;
+      // its cells keep their values and the runner compares them.
+      const ambiguous = refs.map(
         (ref) => reportedTitle(ref.entry) !== ref.entry || (options.titles?.get(ref.entry) ?? 1) > 1,
       );
       const body = table.body;
       const reason: SealRule | null =
         blocked ??
         (kind === null ? "unsealed.module" : null) ??
-        (ambiguous ? "unsealed.title" : null) ??
         (!body
           ? "unsealed.no-comparison"
           : body.type === "statement_block" && exitsEarly(body)
@@ -1038,7 +1048,7 @@ export function sealJs(
             ])
           : [[body!, body!]];
       // Each statement: a comparison whose expected side is a column (`want`) or a column's member
-      // (`result.camelCase`), or null.
+      // (`result.camelCase`), an unjudged check, or nothing.
       interface Candidate {
         found: Found;
         column: string;
@@ -1090,31 +1100,33 @@ export function sealJs(
         const prop = (value.props as Array<[string, Canon]>).find(([k]) => k === c.member);
         return prop ? prop[1] : { t: "undefined" };
       };
-      // Keys row by row, in the order the comparisons run; a comparison the sweep demoted in any
-      // row is left to the runner in every row (one text serves them all).
+      // Keys row by row, in the order the comparisons run (an ambiguous row has none); a row whose
+      // key the sweep demoted keeps that value in its cell, and the runner compares it.
       const sealedCandidates = candidates.filter((c) => emptied.has(c.column));
       const keys = table.rows.map(() => new Map<Candidate, string>());
-      for (const [r, ref] of refs.entries())
+      const sealedIn = table.rows.map(() => new Set<Candidate>());
+      for (const [r, ref] of refs.entries()) {
+        if (ambiguous[r]) continue;
         for (const c of sealedCandidates) {
           const key = `${file.index}.${n++}`;
           keys[r]!.set(c, key);
           planned.push(`${key}\t${c.found.line}\t${c.found.kind}\t${ref.entry}`);
+          if (!options.demoted?.has(key)) sealedIn[r]!.add(c);
         }
-      const demotedHere = new Set(
-        sealedCandidates.filter((c) => keys.some((k) => options.demoted?.has(k.get(c)!))),
-      );
+      }
       const typescript = grammar !== "javascript";
       const cast = (text: string) => (typescript ? `(${text} as any)` : text);
+      const cell = (key: string) => `{ __oracleKey: ${quote(key)} }`;
       for (const c of sealedCandidates)
-        if (!demotedHere.has(c)) edits.push(...c.found.column!.seal(c.found.column!.expected.text));
-      // Each row's emptied columns hold the keys instead of the values.
+        if (sealedIn.some((set) => set.has(c))) edits.push(...c.found.column!.cell());
+      // Each sealed row's emptied columns hold its keys instead of its values.
       for (const [r, row] of table.rows.entries())
         for (const column of emptied) {
           const node = row.columns.get(column)!;
           const mine = sealedCandidates.filter((c) => c.column === column);
-          if (mine.every((c) => demotedHere.has(c))) continue;
+          if (!mine.some((c) => sealedIn[r]!.has(c))) continue;
           let text: string;
-          if (mine[0]!.member === null) text = quote(keys[r]!.get(mine[0]!)!);
+          if (mine[0]!.member === null) text = cell(keys[r]!.get(mine[0]!)!);
           else {
             const pairsOf = new Map(
               named(bare(node))
@@ -1122,22 +1134,26 @@ export function sealJs(
                 .map((p) => [p.childForFieldName("key")?.text ?? "", p.childForFieldName("value")!]),
             );
             const parts = mine.map((c) =>
-              demotedHere.has(c)
-                ? pairsOf.has(c.member!)
+              sealedIn[r]!.has(c)
+                ? `${JSON.stringify(c.member)}: ${cell(keys[r]!.get(c)!)}`
+                : pairsOf.has(c.member!)
                   ? `${JSON.stringify(c.member)}: ${pairsOf.get(c.member!)!.text}`
-                  : null
-                : `${JSON.stringify(c.member)}: ${quote(keys[r]!.get(c)!)}`,
+                  : null,
             );
             text = `{ ${parts.filter((p) => p !== null).join(", ")} }`;
           }
           edits.push({ start: node.startIndex, end: node.endIndex, text: cast(text) });
         }
       for (const [r, ref] of refs.entries()) {
+        if (ambiguous[r]) {
+          unsealed.push({ test: ref, rule: "unsealed.title" });
+          continue;
+        }
         const rowKeys: string[] = [];
         let guarded = false;
         for (const entry of read) {
           if (entry === null) continue;
-          if (entry === "unjudged" || !emptied.has(entry.column) || demotedHere.has(entry)) {
+          if (entry === "unjudged" || !sealedIn[r]!.has(entry)) {
             guarded = true;
             continue;
           }

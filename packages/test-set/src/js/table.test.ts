@@ -47,9 +47,16 @@ describe("JS tables (seal.table): one test per row, each row's expected value se
       ["change case x-y", ["0.2", "0.3"]],
     ]);
     const text = body(p);
-    expect(text).toContain(`["a b", ({ "camel": "0.0", "snake": "0.1" } as any)],`);
-    expect(text).toContain(`["x-y", ({ "camel": "0.2", "snake": "0.3" } as any), { sep: "-" }],`);
-    expect(text).toContain("expect(__oracleSeal(result.camel, camel(input, options))).toBe(undefined);");
+    expect(text).toContain(
+      `["a b", ({ "camel": { __oracleKey: "0.0" }, "snake": { __oracleKey: "0.1" } } as any)],`,
+    );
+    expect(text).toContain(
+      `["x-y", ({ "camel": { __oracleKey: "0.2" }, "snake": { __oracleKey: "0.3" } } as any), { sep: "-" }],`,
+    );
+    // The matcher stays: a sealed row's cell records the actual value and hands it undefined twice.
+    expect(text).toContain(
+      "expect(__oracleCell(result.camel, camel(input, options))).toEqual(__oracleCellWant(result.camel));",
+    );
     for (const value of ["aB", "a_b", "xY", "x_y", "zz"]) expect(text).not.toContain(`"${value}"`);
     // Lines keep their numbers.
     const lineOf = (t: string, part: string) => t.split("\n").findIndex((l) => l.includes(part));
@@ -80,9 +87,12 @@ describe("s", () => {
       ["0.4", "s spells 2 as a word", "two", "strong"],
     ]);
     const text = body(p);
-    expect(text).toContain(`it.each([["1s", "0.0"], ["2m", "0.1"]])("parses %s (%#)", (s, want) => {`);
-    expect(text).toContain(`expect(__oracleSeal(want, ms(s))).toBe(undefined);`);
-    expect(text).toContain(`[[1, "0.3"], [2, "0.4"]].forEach(`);
+    expect(text).toContain(
+      `it.each([["1s", { __oracleKey: "0.0" }], ["2m", { __oracleKey: "0.1" }]])("parses %s (%#)", (s, want) => {`,
+    );
+    expect(text).toContain("expect(__oracleCell(want, ms(s))).toBe(__oracleCellWant(want));");
+    expect(text).toContain(`[[1, { __oracleKey: "0.3" }], [2, { __oracleKey: "0.4" }]].forEach(`);
+    expect(text).toContain("assert.strictEqual(spell(n), w);");
     // `assert` is not bound in that file: its loop's test has no comparison the rules read.
     expect(p.unsealed.map((u) => [u.test.entry, u.rule])).toEqual([["s spell 4", "unsealed.no-comparison"]]);
   });
@@ -150,7 +160,7 @@ describe("s", () => {
     expect(body(p)).toContain(`const OTHER = [["c", "C"]];`);
   });
 
-  it("row titles count with the file's other titles: a row named as another test is not sealed, nor one the table repeats", () => {
+  it("row titles count with the file's other titles: a row named as another test, or twice in its table, is not sealed and keeps its values; the other rows are sealed", () => {
     const p = plan(
       `const { f } = require("../src");
 describe("s", () => {
@@ -162,27 +172,31 @@ describe("s", () => {
 });
 `,
     );
-    expect(p.sites).toEqual([]);
+    expect(rows(p)).toEqual([["0.0", "s maps b", "B", "strong"]]);
     expect(p.unsealed.map((u) => [u.test.entry, u.rule])).toEqual([
       ["s maps a", "unsealed.title"],
-      ["s maps b", "unsealed.title"],
       ["s maps c!", "unsealed.title"],
       ["s maps c!", "unsealed.title"],
       ["s maps a", "unsealed.title"],
     ]);
+    // The ambiguous row's value stays: the cell gives it back to the runner's own toBe.
+    expect(body(p)).toContain(`for (const [x, want] of [["a", "A"], ["b", { __oracleKey: "0.0" }]]) {`);
+    expect(body(p)).toContain(`it.each([["c", "C"], ["c", "C2"]])`);
   });
 
-  it("a comparison the sweep demoted in one row is the runner's in every row, its values back in the rows; the others stay sealed", () => {
+  it("a key the sweep demoted leaves that row's value in its cell for the runner; the table's other rows and comparisons stay sealed", () => {
     const p = plan(CHANGE_CASE, "src/index.spec.ts", "vitest", new Set(["0.2"]));
     expect(rows(p)).toEqual([
+      ["0.0", "change case a b", "aB", "strong"],
       ["0.1", "change case a b", "a_b", "strong"],
       ["0.3", "change case x-y", "x_y", "strong"],
     ]);
     const text = body(p);
-    expect(text).toContain(`["a b", ({ "camel": "aB", "snake": "0.1" } as any)],`);
-    expect(text).toContain("expect(camel(input, options)).toEqual(result.camel);");
-    // The comparison left to the runner comes first: the seals after it may not decide.
-    expect(p.sites.every((s) => s.afterUnsealed)).toBe(true);
+    expect(text).toContain(
+      `["x-y", ({ "camel": "xY", "snake": { __oracleKey: "0.3" } } as any), { sep: "-" }],`,
+    );
+    // In that row the comparison left to the runner comes first: the seal after it may not decide.
+    expect(p.sites.map((s) => s.afterUnsealed ?? false)).toEqual([false, false, true]);
     // The plan's fingerprint covers every site found, demoted ones too.
     expect(p.files[0]!.planned).toHaveLength(4);
   });
