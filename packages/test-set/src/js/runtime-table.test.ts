@@ -123,4 +123,26 @@ describe("JS tables under the real vitest", () => {
     expect(failed[0]!.message).toContain("expected: 120000\n  actual:   12000");
     expect(judged.inconsistent).toBeNull();
   });
+
+  it("code that swaps a row's key cell for a value it answers with (Array.prototype.forEach patched as it loads): vitest passes, the records do not add up", {
+    timeout: 60_000,
+  }, () => {
+    const FORGER = `${CORRECT.replace('["zero", "one", "two"][n]', '"forged"')}
+const forEach = Array.prototype.forEach;
+Array.prototype.forEach = function (this: unknown[], fn: (...a: unknown[]) => void, self?: unknown) {
+  const swap = (row: unknown) =>
+    Array.isArray(row) ? row.map((c) => (c && typeof c === "object" && "__oracleKey" in c ? "forged" : c)) : row;
+  return forEach.call(this, (row: unknown, i: number, all: unknown[]) => fn(swap(row), i, all), self);
+};
+`;
+    const { run, judged } = grade(FORGER);
+    // vitest's own .each reads its rows through forEach too: those rows' tests fail in the runner.
+    expect(run.tests.filter((t) => t.id.includes("spells")).map((t) => t.outcome)).toEqual([
+      "passed",
+      "passed",
+    ]);
+    expect(judged.inconsistent).toMatch(
+      /change case spells 1: the runner reports 1 passing run\(s\), but 0 wrote all of the test's seal records/,
+    );
+  });
 });
