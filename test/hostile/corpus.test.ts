@@ -69,7 +69,9 @@ const droppedWhy = (g: Graded) => g.result.diff?.dropped.map((d) => `${d.path}: 
 
 // The diffs' cases run at once (vitest's maxConcurrency, 5): each outcome is the diff's, decided before
 // or while it applies, and each case has its own files under out/; one after the other they left the
-// machine waiting on container starts. The run-time cases (bombs, output, timeouts) stay one at a time.
+// machine waiting on container starts. The run-time cases (bombs, output, timeouts) stay one at a time;
+// the forged results' cases run at once too (each forgery is its own diff's, synchronised in its own
+// containers by pipes, not by time).
 describe.concurrent("hostile diffs", () => {
   it("'../' paths: dropped, nothing written outside -> PASS on the rest", async () => {
     const g = await py("dotdot", RAW.dotdot);
@@ -360,7 +362,7 @@ describe("hostile tests at run time", () => {
   });
 });
 
-describe("forged results", () => {
+describe.concurrent("forged results", () => {
   it("the report rewritten at exit (atexit + exit 0) -> must-fail sentinel passes, FAIL REPORT_INCONSISTENT", async () => {
     const g = await py(
       "forge-at-exit",
