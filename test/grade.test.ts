@@ -11,7 +11,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LABEL, labelFilter } from "@oracle/engine";
 import { type GradeResult, listTaskIds, loadTask, REASON_CLASS } from "@oracle/spec";
-import { binPath, containersWithLabel, makeTempRoot, repoRoot, requireDocker, run } from "@oracle/test-utils";
+import {
+  binPath,
+  containersWithLabel,
+  keepImageRecords,
+  makeTempRoot,
+  repoRoot,
+  requireDocker,
+  run,
+  seedImageRecords,
+} from "@oracle/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const GIT_ENV = {
@@ -121,12 +130,15 @@ beforeAll(async () => {
   rmSync(join(root, "images", ".registry.lock"), { recursive: true, force: true });
   rmSync(join(root, "images", ".registry.lock.owner"), { force: true });
   scratch = mkdtempSync(join(tmpdir(), "oracle-grade-e2e-"));
+  // The images as the run's global set-up built them, where their folders are the same (seedImageRecords).
+  await seedImageRecords(root);
   const built = await run(
     binPath("oracle-build-images"),
     ["--root", root, "--no-push", "--ca-file", "/etc/ssl/certs/ca-certificates.crt"],
     { timeoutMs: 1_500_000 },
   );
   if (built.code !== 0) throw new Error(`oracle-build-images failed: ${built.stderr}`);
+  await keepImageRecords(root);
 }, 1_600_000);
 
 afterAll(async () => {

@@ -8,7 +8,15 @@
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { binPath, makeTempRoot, repoRoot, requireDocker, run } from "@oracle/test-utils";
+import {
+  binPath,
+  keepImageRecords,
+  makeTempRoot,
+  repoRoot,
+  requireDocker,
+  run,
+  seedImageRecords,
+} from "@oracle/test-utils";
 import { afterAll, beforeAll } from "vitest";
 import {
   type Corpus,
@@ -116,12 +124,15 @@ export async function makeConformance(shapes: readonly Shape[]): Promise<Conform
     cpSync(join(repoRoot, "images", image), join(temp.root, "images", image), { recursive: true });
   mkdirSync(join(temp.root, "canary"));
   mkdirSync(join(temp.root, "out"));
+  // The images as another root of this run built them, where their folders are the same (seedImageRecords).
+  await seedImageRecords(temp.root);
   const built = await run(
     binPath("oracle-build-images"),
     ["--root", temp.root, "--no-push", "--ca-file", "/etc/ssl/certs/ca-certificates.crt"],
     { timeoutMs: 1_500_000 },
   );
   if (built.code !== 0) throw new Error(`oracle-build-images failed (${built.code}): ${built.stderr}`);
+  await keepImageRecords(temp.root);
   const corpus: Corpus = {
     root: temp.root,
     work: work as unknown as Corpus["work"],

@@ -9,7 +9,14 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { connectDocker, LABEL, labelFilter } from "@oracle/engine";
 import type { GradeResult } from "@oracle/spec";
-import { binPath, containersWithLabel, makeTempRoot, run } from "@oracle/test-utils";
+import {
+  binPath,
+  containersWithLabel,
+  keepImageRecords,
+  makeTempRoot,
+  run,
+  seedImageRecords,
+} from "@oracle/test-utils";
 import { expect } from "vitest";
 
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "fixtures");
@@ -99,6 +106,8 @@ export async function makeCorpus(options: { images?: string[] } = {}): Promise<C
   writeFileSync(join(root, "canary", "secret.txt"), "the host's own file\n");
   const out = join(root, "out");
   mkdirSync(out);
+  // The images as another root of this run built them, where their folders are the same (seedImageRecords).
+  await seedImageRecords(root);
   const built = await run(
     binPath("oracle-build-images"),
     [
@@ -112,6 +121,7 @@ export async function makeCorpus(options: { images?: string[] } = {}): Promise<C
     { timeoutMs: 1_500_000 },
   );
   if (built.code !== 0) throw new Error(`oracle-build-images failed (${built.code}): ${built.stderr}`);
+  await keepImageRecords(root);
   return { root, work, out, cleanup };
 }
 

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { copyFile, cp, mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { copyFile, cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
@@ -83,6 +83,52 @@ async function keepCaches(root: string, shared: string): Promise<void> {
     await rename(temp, join(shared, name));
   }
 }
+
+/**
+ * The run's image records (images/registry.json entries that `oracle-build-images --no-push` wrote), for
+ * the roots that build the same image folders only to grade with them (the hostile corpus, the
+ * conformance shapes): each such root ran a build of its own, every step a cache hit after the first
+ * root's. A seeded record is used only as build-images uses any record: where the folder's fingerprint
+ * (its Dockerfile, lockfiles and every context file) is the recorded one and the recorded image is
+ * still in the engine; else the image is built as before. Pushed records are never shared.
+ */
+const IMAGE_RECORDS = "image-records.json";
+
+/** Before `oracle-build-images --no-push` in a root that has no registry.json: the run's records of its image folders. */
+export async function seedImageRecords(root: string): Promise<void> {
+  const shared = process.env[SHARED_CACHES_ENV];
+  if (!shared) return;
+  const file = join(root, "images", "registry.json");
+  if ((await readJson(file)) !== undefined) return;
+  const records = (await readJson(join(shared, IMAGE_RECORDS))) ?? {};
+  const names = new Set(await readdir(join(root, "images")).catch(() => []));
+  const images = Object.fromEntries(
+    Object.entries(records).filter(([name, record]) => names.has(name) && isUnpushed(record)),
+  );
+  if (Object.keys(images).length === 0) return;
+  await writeFile(file, `${JSON.stringify({ version: 1, images }, null, 2)}\n`);
+}
+
+/** After the build: the root's unpushed records (history left out) added to the run's. */
+export async function keepImageRecords(root: string): Promise<void> {
+  const shared = process.env[SHARED_CACHES_ENV];
+  if (!shared) return;
+  const registry = await readJson(join(root, "images", "registry.json"));
+  const images = registry?.images;
+  if (typeof images !== "object" || images === null) return;
+  const mine = Object.fromEntries(
+    Object.entries(images as Record<string, unknown>)
+      .filter(([, record]) => isUnpushed(record))
+      .map(([name, record]) => [name, { ...(record as Record<string, unknown>), history: [] }]),
+  );
+  const theirs = (await readJson(join(shared, IMAGE_RECORDS))) ?? {};
+  const temp = join(shared, `.${IMAGE_RECORDS}.${process.pid}.${Date.now()}`);
+  await writeFile(temp, `${JSON.stringify({ ...theirs, ...mine }, null, 2)}\n`);
+  await rename(temp, join(shared, IMAGE_RECORDS));
+}
+
+const isUnpushed = (record: unknown): boolean =>
+  typeof record === "object" && record !== null && (record as { pushed?: unknown }).pushed === false;
 
 /**
  * A temporary folder, removed by the returned `cleanup`. Copies `from` (folders relative to the repo root)
