@@ -11,6 +11,8 @@ const env = { ...process.env };
 // Image builds reach the npm registry from inside containers; behind a TLS-intercepting proxy they
 // need the host's CA bundle (see docs/reference.md, "Extra CA for builds").
 if (!env.ORACLE_BUILD_CA_FILE && existsSync(hostCa)) env.ORACLE_BUILD_CA_FILE = hostCa;
+// The whole suite: its global set-up builds the sample images once before the files (test/global-setup.ts).
+env.ORACLE_TEST_PREBUILD ??= "1";
 
 mkdirSync(join(root, "logs"), { recursive: true });
 const report = join(root, "logs", "vitest-report.json");

@@ -2,14 +2,45 @@
 // content-keyed caches through (makeTempRoot in @oracle/test-utils seeds each new root's .oracle/ from
 // it and gives back what the root added). Made fresh for every run and removed after it, so no entry
 // outlives the build that computed it; the workers inherit its path from this process's environment.
+//
+// With ORACLE_TEST_PREBUILD=1 (`npm test`, scripts/test.mjs: the whole suite) it also builds the
+// repository's sample images once, in a root of its own, and keeps their records for the roots that
+// build only to grade (seedImageRecords): without it the two files that start the run (the
+// conformance set and grade.test.ts, each building every sample image) built the same images at once
+// from an empty cache, every step twice (the Go image's standard-library warm-up among them), and
+// each later root that builds them ran the engine's build again, every step a cache hit.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SHARED_CACHES_ENV } from "@oracle/test-utils";
+import { binPath, keepImageRecords, makeTempRoot, run, SHARED_CACHES_ENV } from "@oracle/test-utils";
+
+const CA = "/etc/ssl/certs/ca-certificates.crt";
+
+async function prebuildImages(): Promise<void> {
+  const started = Date.now();
+  const { root, cleanup } = await makeTempRoot({ images: "images" });
+  try {
+    // A lock or records copied from a build-images run in the repository are not this root's.
+    for (const name of [".registry.lock", ".registry.lock.owner", "registry.json"])
+      await rm(join(root, "images", name), { recursive: true, force: true });
+    const built = await run(binPath("oracle-build-images"), ["--root", root, "--no-push", "--ca-file", CA], {
+      timeoutMs: 1_800_000,
+    });
+    if (built.code !== 0)
+      throw new Error(`oracle-build-images (the run's sample images) failed: ${built.stderr}`);
+    await keepImageRecords(root);
+  } finally {
+    await cleanup();
+  }
+  process.stderr.write(
+    `global setup: the sample images built in ${Math.round((Date.now() - started) / 1000)} s\n`,
+  );
+}
 
 export default async function setup(): Promise<() => Promise<void>> {
   const dir = await mkdtemp(join(tmpdir(), "oracle-test-caches-"));
   process.env[SHARED_CACHES_ENV] = dir;
+  if (process.env.ORACLE_TEST_PREBUILD === "1") await prebuildImages();
   return async () => {
     await rm(dir, { recursive: true, force: true });
   };
