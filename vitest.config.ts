@@ -12,27 +12,29 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 // exec roots, bridge and registry port (test/hostile/private-engine.ts), so no other file sees them.
 
 /**
- * The longest files first (their seconds in CI: tests, and the set-up before them where it is long),
- * so that the two workers finish together: vitest's default runs the unit project after the end-to-end
+ * The longest files first (their seconds: tests, and the set-up before them where it is long), so
+ * that the two workers finish together: vitest's default runs the unit project after the end-to-end
  * one and unknown files largest first, so the conformance set, a short file of long grades, once came
- * last with the other worker idle, and so did image.test.ts (108 s of npm installs, a unit file).
- * Measured on a loaded CI run of f5ebbe5; grade.test.ts since its cases run at once.
+ * last with the other worker idle, and so did image.test.ts (npm installs, a unit file). Seconds
+ * measured at 9b6c13b (979 s idle) for conformance, image, grade, corpus, new-task-shapes, new-task
+ * and seals, the rest on a loaded CI run of f5ebbe5. The sample images are built once by the run's
+ * global set-up now (test/global-setup.ts), not by the first two files at once.
  */
 const LONGEST_FIRST = [
-  "test/conformance/conformance.test.ts", // 157
-  "test/grade.test.ts", // ~130
-  "test/hostile/corpus.test.ts", // 125
+  "test/conformance/conformance.test.ts", // 167
   "apps/quarantine/src/new-task/image.test.ts", // 108
-  "test/new-task.test.ts", // 91
+  "test/grade.test.ts", // 100 (its image builds included)
+  "test/hostile/corpus.test.ts", // 88
+  "test/new-task-shapes.test.ts", // 86
   "test/hostile/attacks.test.ts", // 78
   "test/quarantine.test.ts", // 74
-  "test/hostile/seals.test.ts", // 67
   "test/health.test.ts", // 66
+  "test/new-task.test.ts", // 63
+  "test/hostile/seals.test.ts", // 61
   "test/hostile/engine-faults.test.ts", // 27 + ~45 (a private engine: start, image load, stop; leases too)
   "test/gate.test.ts", // 31 + ~25
   "test/hostile/redteam.test.ts", // 55
   "test/hostile/go.test.ts", // 54
-  "test/new-task-shapes.test.ts", // 51
   "test/new-task-mine.test.ts", // 47
   "test/hostile/redteam2.test.ts", // 43
   "test/hostile/queue-answers.test.ts", // 36
