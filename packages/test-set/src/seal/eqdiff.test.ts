@@ -79,102 +79,34 @@ function unexplained(
 }
 
 describe("the host's equality against the runner's, differentially", () => {
-  it(`python: pytest 7 and unittest as written vs sealed (seed ${SEED}, ${COUNT} pairs)`, () => {
-    const random = seededRandom(SEED);
-    const pairs = pythonPairs(random, COUNT);
-    const found: Disagreement[] = [];
-    let sealed = 0;
-    let passed = 0;
-    for (let start = 0; start < pairs.length; start += BATCH) {
-      const batch = pairs.slice(start, start + BATCH);
-      const path = "tests/test_eq.py";
-      const text = pythonTests(batch);
-      const calc = pythonModule(batch);
-      const plan = sealPython(parsers, { path, text, index: 0 })!;
-      // One pytest for both: the file as written beside the sealed one (which alone writes records).
-      const written = "tests/test_written.py";
-      const both = runPytest({ "calc.py": calc, [path]: plan.text, [written]: text }, [path, written]);
-      const ran = { tests: both.tests.filter((t) => t.id.includes("test_written")) };
-      const run = { ...both, tests: both.tests.filter((t) => !t.id.includes("test_written")) };
-      expect(ran.tests.length + run.tests.length).toBe(2 * batch.length);
-      const judged = judgeSeals(plan, run.records, run.tests);
-      expect(judged.inconsistent).toBeNull();
-      const n = (id: string) => Number(id.split("::").pop()!.replace("test_", ""));
-      const real = new Map(ran.tests.map((t) => [n(t.id), t.outcome]));
-      const host = new Map(judged.tests.map((t) => [n(t.id), t]));
-      const sealedTests = new Set(plan.tests.map((t) => n(t.test.entry)));
-      sealed += sealedTests.size;
-      for (const i of sealedTests) {
-        const [r, h] = [real.get(i), host.get(i)];
-        expect(r !== undefined && h !== undefined, `test ${i} in both runs`).toBe(true);
-        if (r === "passed") passed++;
-        if ((r === "passed") !== (h?.outcome === "passed"))
-          found.push({ pair: batch[i]!, runner: String(r), host: String(h?.outcome), message: h?.message });
-      }
-    }
-    expect(unexplained("python", pairs.length, sealed, found, passed)).toEqual([]);
-  }, TIMEOUT);
-
-  it(`js: vitest's expect, node:assert and chai as written vs sealed (seed ${SEED}, ${COUNT} pairs)`, () => {
-    const random = seededRandom(SEED + 1);
-    const pairs = jsPairs(random, COUNT);
-    const found: Disagreement[] = [];
-    let sealed = 0;
-    let passed = 0;
-    for (let start = 0; start < pairs.length; start += BATCH) {
-      const batch = pairs.slice(start, start + BATCH);
-      const lib = jsModule(batch);
-      // The runner's verdict, in this process: vitest's expect (its chai too), node's assert, chai.
-      const module = { exports: [] as Array<() => unknown> };
-      new Function("module", "exports", "require", lib)(
-        module,
-        module.exports,
-        createRequire(import.meta.url),
-      );
-      const fns = module.exports;
-      const real = new Map<number, string>();
-      batch.forEach((pair, i) => {
-        const scope = {
-          expect,
-          assert: pair.file === "strict" ? nodeStrict : pair.file === "chai" ? chai.assert : nodeAssert,
-        };
-        const chaiScope = { expect: chai.expect, assert: chai.assert };
-        const { expect: e, assert: a } = pair.file === "chai" ? chaiScope : scope;
-        try {
-          new Function(
-            "expect",
-            "assert",
-            "lib",
-            `${jsAssertion(pair.file, pair.form, `lib[${i}]()`, pair.expected)};`,
-          )(e, a, fns);
-          real.set(i, "passed");
-        } catch {
-          real.set(i, "failed");
-        }
-      });
-      // The sealed files, run on node (their comparisons are all the seals'), judged on the host.
-      for (const file of ["vitest", "assert", "strict", "chai"] as const satisfies readonly JsFile[]) {
-        const mine = batch.flatMap((p, i) => (p.file === file ? [[i, p] as const] : []));
-        if (mine.length === 0) continue;
-        const path = `test/${file}.test.js`;
-        const plan = planSeals(parsers, [{ path, text: jsTests(file, mine) }], {
-          framework: file === "vitest" ? "vitest" : "mocha",
-        });
-        const run = runNode(
-          {
-            "src/lib.js": lib,
-            [path]: plan.files[0]!.text,
-            "node_modules/chai/index.js": "module.exports = { expect() {}, assert: {} };\n",
-          },
-          path,
-        );
+  it(
+    `python: pytest 7 and unittest as written vs sealed (seed ${SEED}, ${COUNT} pairs)`,
+    () => {
+      const random = seededRandom(SEED);
+      const pairs = pythonPairs(random, COUNT);
+      const found: Disagreement[] = [];
+      let sealed = 0;
+      let passed = 0;
+      for (let start = 0; start < pairs.length; start += BATCH) {
+        const batch = pairs.slice(start, start + BATCH);
+        const path = "tests/test_eq.py";
+        const text = pythonTests(batch);
+        const calc = pythonModule(batch);
+        const plan = sealPython(parsers, { path, text, index: 0 })!;
+        // One pytest for both: the file as written beside the sealed one (which alone writes records).
+        const written = "tests/test_written.py";
+        const both = runPytest({ "calc.py": calc, [path]: plan.text, [written]: text }, [path, written]);
+        const ran = { tests: both.tests.filter((t) => t.id.includes("test_written")) };
+        const run = { ...both, tests: both.tests.filter((t) => !t.id.includes("test_written")) };
+        expect(ran.tests.length + run.tests.length).toBe(2 * batch.length);
         const judged = judgeSeals(plan, run.records, run.tests);
         expect(judged.inconsistent).toBeNull();
-        const n = (id: string) => Number(id.split("case ").pop());
+        const n = (id: string) => Number(id.split("::").pop()!.replace("test_", ""));
+        const real = new Map(ran.tests.map((t) => [n(t.id), t.outcome]));
         const host = new Map(judged.tests.map((t) => [n(t.id), t]));
-        for (const { test } of plan.tests) {
-          const i = n(test.entry);
-          sealed++;
+        const sealedTests = new Set(plan.tests.map((t) => n(t.test.entry)));
+        sealed += sealedTests.size;
+        for (const i of sealedTests) {
           const [r, h] = [real.get(i), host.get(i)];
           expect(r !== undefined && h !== undefined, `test ${i} in both runs`).toBe(true);
           if (r === "passed") passed++;
@@ -182,9 +114,90 @@ describe("the host's equality against the runner's, differentially", () => {
             found.push({ pair: batch[i]!, runner: String(r), host: String(h?.outcome), message: h?.message });
         }
       }
-    }
-    expect(unexplained("js", pairs.length, sealed, found, passed)).toEqual([]);
-  }, TIMEOUT);
+      expect(unexplained("python", pairs.length, sealed, found, passed)).toEqual([]);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    `js: vitest's expect, node:assert and chai as written vs sealed (seed ${SEED}, ${COUNT} pairs)`,
+    () => {
+      const random = seededRandom(SEED + 1);
+      const pairs = jsPairs(random, COUNT);
+      const found: Disagreement[] = [];
+      let sealed = 0;
+      let passed = 0;
+      for (let start = 0; start < pairs.length; start += BATCH) {
+        const batch = pairs.slice(start, start + BATCH);
+        const lib = jsModule(batch);
+        // The runner's verdict, in this process: vitest's expect (its chai too), node's assert, chai.
+        const module = { exports: [] as Array<() => unknown> };
+        new Function("module", "exports", "require", lib)(
+          module,
+          module.exports,
+          createRequire(import.meta.url),
+        );
+        const fns = module.exports;
+        const real = new Map<number, string>();
+        batch.forEach((pair, i) => {
+          const scope = {
+            expect,
+            assert: pair.file === "strict" ? nodeStrict : pair.file === "chai" ? chai.assert : nodeAssert,
+          };
+          const chaiScope = { expect: chai.expect, assert: chai.assert };
+          const { expect: e, assert: a } = pair.file === "chai" ? chaiScope : scope;
+          try {
+            new Function(
+              "expect",
+              "assert",
+              "lib",
+              `${jsAssertion(pair.file, pair.form, `lib[${i}]()`, pair.expected)};`,
+            )(e, a, fns);
+            real.set(i, "passed");
+          } catch {
+            real.set(i, "failed");
+          }
+        });
+        // The sealed files, run on node (their comparisons are all the seals'), judged on the host.
+        for (const file of ["vitest", "assert", "strict", "chai"] as const satisfies readonly JsFile[]) {
+          const mine = batch.flatMap((p, i) => (p.file === file ? [[i, p] as const] : []));
+          if (mine.length === 0) continue;
+          const path = `test/${file}.test.js`;
+          const plan = planSeals(parsers, [{ path, text: jsTests(file, mine) }], {
+            framework: file === "vitest" ? "vitest" : "mocha",
+          });
+          const run = runNode(
+            {
+              "src/lib.js": lib,
+              [path]: plan.files[0]!.text,
+              "node_modules/chai/index.js": "module.exports = { expect() {}, assert: {} };\n",
+            },
+            path,
+          );
+          const judged = judgeSeals(plan, run.records, run.tests);
+          expect(judged.inconsistent).toBeNull();
+          const n = (id: string) => Number(id.split("case ").pop());
+          const host = new Map(judged.tests.map((t) => [n(t.id), t]));
+          for (const { test } of plan.tests) {
+            const i = n(test.entry);
+            sealed++;
+            const [r, h] = [real.get(i), host.get(i)];
+            expect(r !== undefined && h !== undefined, `test ${i} in both runs`).toBe(true);
+            if (r === "passed") passed++;
+            if ((r === "passed") !== (h?.outcome === "passed"))
+              found.push({
+                pair: batch[i]!,
+                runner: String(r),
+                host: String(h?.outcome),
+                message: h?.message,
+              });
+          }
+        }
+      }
+      expect(unexplained("js", pairs.length, sealed, found, passed)).toEqual([]);
+    },
+    TIMEOUT,
+  );
 
   it(
     `go: reflect.DeepEqual, testify's Equal and == as written vs sealed (seed ${SEED}, ${COUNT} pairs)`,
