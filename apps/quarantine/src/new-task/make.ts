@@ -329,6 +329,8 @@ export interface TaskJsonInput {
   suites: SuitePlan;
   hidden: readonly string[];
   hasVendor: boolean;
+  /** Go: whether the base commit has a go.mod (templates.ts `goModule`); false runs the suites in GOPATH mode. */
+  goModule?: boolean;
   /** A Python repository whose packages live under `src/` ({@link pythonSrcLayout}). */
   srcLayout?: boolean;
   /** Variables the repository's own script sets for its runner (templates.ts `scriptEnv`). */
@@ -350,7 +352,7 @@ export interface TaskJsonInput {
 export const NEW_TASK_TIMEOUT_SECONDS = 900;
 
 export function taskJson(input: TaskJsonInput): Record<string, unknown> {
-  const env = suiteEnv(input.framework, input.hasVendor, input.srcLayout, input.scriptEnv);
+  const env = suiteEnv(input.framework, input.hasVendor, input.srcLayout, input.scriptEnv, input.goModule);
   const task = {
     $schema: input.schema,
     id: input.id,

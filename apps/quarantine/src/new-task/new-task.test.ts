@@ -18,6 +18,7 @@ import {
   detectFramework,
   forJestVersion,
   forVitestVersion,
+  goModule,
   jestRunFlags,
   jestSplitRule,
   pythonSrcLayout,
@@ -268,6 +269,26 @@ describe("a Python repository's src/ layout", () => {
     expect(pythonSrcLayout(["pkg/__init__.py", "src/pkg/__init__.py"])).toBe(false);
     expect(pythonSrcLayout(["src/__init__.py", "src/tools/run.sh"])).toBe(false);
     expect(suiteEnv("pytest", false)).toEqual({ PYTHONDONTWRITEBYTECODE: "1" });
+  });
+});
+
+describe("a Go repository from before modules (go-humanize bb3d318, 2017: no go.mod at the base)", () => {
+  it("runs its suites in GOPATH mode, where a module build said 'cannot find main module' and ran no test", () => {
+    const humanize = ["bytes.go", "bytes_test.go", "comma.go", "README.markdown", ".travis.yml"];
+    expect(goModule(humanize)).toBe(false);
+    expect(suiteEnv("go", false, false, {}, goModule(humanize))).toEqual({
+      GOPROXY: "off",
+      GO111MODULE: "off",
+      GOFLAGS: "",
+      CGO_ENABLED: "0",
+    });
+    expect(goModule(["go.mod", "version.go"])).toBe(true);
+    expect(goModule(["tools/go.mod", "tools/main.go"])).toBe(true);
+    expect(suiteEnv("go", false, false, {}, true)).toEqual({
+      GOPROXY: "off",
+      GOFLAGS: "-mod=readonly",
+      CGO_ENABLED: "0",
+    });
   });
 });
 

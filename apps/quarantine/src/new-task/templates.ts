@@ -395,13 +395,24 @@ export function suiteEnv(
   srcLayout = false,
   /** What the repository's own script sets for its runner ({@link scriptEnv}). */
   script: Record<string, string> = {},
+  /** Go: whether the base commit has a go.mod ({@link goModule}); without one the suites run in GOPATH mode. */
+  goModuleAtBase = true,
 ): Record<string, string> {
   if (framework === "pytest" || framework === "unittest")
     return { PYTHONDONTWRITEBYTECODE: "1", ...(srcLayout ? { PYTHONPATH: "src" } : {}) };
+  // A repository from before Go modules (no go.mod: go-humanize bb3d318, 2017) made every suite say
+  // "go: cannot find main module" and run no test; in GOPATH mode its package's own tests run
+  // (-mod is refused there, and nothing is fetched either way).
+  if (framework === "go" && !goModuleAtBase)
+    return { GOPROXY: "off", GO111MODULE: "off", GOFLAGS: "", CGO_ENABLED: "0" };
   if (framework === "go")
     return { GOPROXY: "off", GOFLAGS: hasVendor ? "-mod=vendor" : "-mod=readonly", CGO_ENABLED: "0" };
   return { ...script };
 }
+
+/** Whether the base commit's files hold a go.mod anywhere (a module at the root or in a folder). */
+export const goModule = (baseFiles: readonly string[]): boolean =>
+  baseFiles.some((p) => p === "go.mod" || p.endsWith("/go.mod"));
 
 /**
  * The version file a Python repository's build writes and its package imports (python-humanize:
