@@ -183,7 +183,7 @@ describe("oracle-new-task --repo --fix", () => {
     const task = await readTask("words-jest");
     expect(task.framework).toBe("jest");
     expect(task.suites.hidden.command).toMatch(
-      /jest .*'test\/count\\\.js\$' --reporters=default --reporters=jest-junit$/,
+      /jest .*'\/test\/count\\\.js\$' --reporters=default --reporters=jest-junit$/,
     );
     expect(task.suites.existing.command).toContain("'/test/upper\\.js$'");
   });

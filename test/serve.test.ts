@@ -212,6 +212,8 @@ describe("oracle-grade --serve", () => {
       // A server holds other descriptors than the client (its stdin is /dev/null here): handed these
       // names it would read its own (serve/client.ts sameFileForServer, servablePaths). And a FIFO
       // renamed over by an atomic write would leave its reader waiting forever (spec files.ts writeJsonAtomic).
+      // (The case before leaves a plain file at the socket's path, which a server refuses to replace.)
+      await rm(socket, { force: true });
       const { server, log, ready } = startServer("serve-4");
       await ready;
       const goldPath = join(temp.root, "tasks", TASK, "gold.diff");
