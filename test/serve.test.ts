@@ -3,8 +3,7 @@
 // grade of a task runs in the containers it made ahead, and nothing of it is left after a SIGTERM;
 // after a SIGKILL the next grade's start removes its containers, the client grades in process past
 // the stale socket, and the next --serve replaces it. A socket path not this user's is refused.
-import { execFileSync, spawn } from "node:child_process";
-import { lstatSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -202,69 +201,6 @@ describe("oracle-grade --serve", () => {
       // The client does not take it for one either: the grade runs in process.
       const graded = await grade("past-a-file", "--baseline");
       expect(logOf(graded.stderr).pid).toBe(graded.pid);
-    },
-    CASE_MS,
-  );
-
-  it(
-    "grades in process a diff named through /dev/stdin, /proc/self/fd/0 or a FIFO, and writes --result and --log into FIFOs as they are",
-    async () => {
-      // A server holds other descriptors than the client (its stdin is /dev/null here): handed these
-      // names it would read its own (serve/client.ts sameFileForServer, servablePaths). And a FIFO
-      // renamed over by an atomic write would leave its reader waiting forever (spec files.ts writeJsonAtomic).
-      // (The case before leaves a plain file at the socket's path, which a server refuses to replace.)
-      await rm(socket, { force: true });
-      const { server, log, ready } = startServer("serve-4");
-      await ready;
-      const goldPath = join(temp.root, "tasks", TASK, "gold.diff");
-      const gold = readFileSync(goldPath, "utf8");
-      for (const [name, path] of [
-        ["stdin", "/dev/stdin"],
-        ["proc-fd", "/proc/self/fd/0"],
-      ] as const) {
-        const out = await run(
-          GRADE,
-          ["--root", temp.root, TASK, "--diff", path, "--result", join(temp.root, `${name}.json`)],
-          { timeoutMs: 1_000_000, input: gold },
-        );
-        expect(out.code, `${path}: ${out.stderr}`).toBe(0);
-        expect(logOf(out.stderr).pid, path).toBe(out.pid);
-        expect(JSON.parse(readFileSync(join(temp.root, `${name}.json`), "utf8")).verdict).toBe("PASS");
-      }
-      const dir = mkdtempSync(join(temp.root, "fifos-"));
-      const [diffFifo, resultFifo, logFifo] = ["diff", "result", "log"].map((n) => join(dir, n)) as [
-        string,
-        string,
-        string,
-      ];
-      for (const fifo of [diffFifo, resultFifo, logFifo]) execFileSync("mkfifo", [fifo]);
-      const writer = spawn("sh", ["-c", 'cat "$1" > "$2"', "sh", goldPath, diffFifo], { stdio: "ignore" });
-      const readers = [resultFifo, logFifo].map((fifo) => {
-        const reader = spawn("cat", [fifo], { stdio: ["ignore", "pipe", "ignore"] });
-        let text = "";
-        reader.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-          text += chunk;
-        });
-        return { reader, text: () => text };
-      });
-      const out = await run(
-        GRADE,
-        ["--root", temp.root, TASK, "--diff", diffFifo, "--result", resultFifo, "--log", logFifo],
-        { timeoutMs: 1_000_000 },
-      );
-      const stillFifos = [resultFifo, logFifo].map((fifo) => lstatSync(fifo).isFIFO());
-      // A reader left waiting on a FIFO that was replaced is stopped, not left to the end of the run.
-      if (stillFifos.includes(false) || out.code !== 0)
-        for (const child of [writer, ...readers.map((r) => r.reader)]) child.kill("SIGTERM");
-      await Promise.all([writer, ...readers.map((r) => r.reader)].map((child) => exited(child)));
-      expect(out.code, out.stderr).toBe(0);
-      expect(stillFifos).toEqual([true, true]);
-      const [resultText, logText] = readers.map((r) => r.text());
-      expect((JSON.parse(resultText!) as GradeResult).verdict).toBe("PASS");
-      const start = logText!.split("\n").find((line) => line.includes('"start"'));
-      expect((JSON.parse(start!) as { pid: number }).pid, readLog(log)).toBe(out.pid);
-      server.kill("SIGTERM");
-      expect(await exited(server), readLog(log)).toBe(143);
     },
     CASE_MS,
   );
