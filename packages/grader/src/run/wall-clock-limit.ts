@@ -79,7 +79,15 @@ async function cleanUp(scope: RunScope, work: Promise<unknown>, log: RunLog, bou
       log.event("container.removed", { id: container.id, removed: removed === true });
     }),
   );
-  if (scope.folder) await rm(scope.folder, { recursive: true, force: true });
+  // A step that has not settled within its bound (planting the hidden files on a loaded machine) may
+  // still write into the folder: rm then meets a folder that is not empty (ENOTEMPTY, seen when an
+  // abort came while the sentinels were planned). It retries, and a folder it still cannot remove is
+  // warned of, never put in place of the run's outcome or the abort's reason; a later grader removes
+  // it (run-folder.ts removeOrphanRunDirs).
+  if (scope.folder)
+    await rm(scope.folder, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }).catch(
+      (error: Error) => log.warn(`could not remove the run folder ${scope.folder}: ${error.message}`),
+    );
 }
 
 /**
