@@ -62,13 +62,7 @@ function moduleFacts(root: SyntaxNode): ModuleFacts {
   walk(root);
   const constants = new Map<string, Canon>();
   const assignments = new Map<string, SyntaxNode>();
-  for (const statement of named(root)) {
-    if (statement.type !== "expression_statement") continue;
-    const assignment = named(statement)[0];
-    if (assignment?.type !== "assignment" || assignment.childForFieldName("type")) continue;
-    const left = assignment.childForFieldName("left");
-    const right = assignment.childForFieldName("right");
-    if (left?.type !== "identifier" || !right) continue;
+  for (const { assignment, left, right } of plainAssignments(root)) {
     const value = pythonLiteral(right);
     if (value && !assignments.has(left.text)) {
       constants.set(left.text, value);
@@ -1061,13 +1055,7 @@ function localLiterals(
 ): Array<{ name: string; value: Canon; right: SyntaxNode }> {
   const bindings = bindingsIn(definition, true);
   const out: Array<{ name: string; value: Canon; right: SyntaxNode }> = [];
-  for (const statement of named(body)) {
-    if (statement.type !== "expression_statement") continue;
-    const assignment = named(statement)[0];
-    if (assignment?.type !== "assignment" || assignment.childForFieldName("type")) continue;
-    const left = assignment.childForFieldName("left");
-    const right = assignment.childForFieldName("right");
-    if (left?.type !== "identifier" || !right) continue;
+  for (const { left, right } of plainAssignments(body)) {
     if (bindings.get(left.text) !== 1 || globals.has(left.text)) continue;
     const value = pythonLiteral(right);
     if (!value) continue;
@@ -1076,6 +1064,22 @@ function localLiterals(
       named(node).some(before);
     if (before(definition)) continue;
     out.push({ name: left.text, value, right });
+  }
+  return out;
+}
+
+/** The block's statements of the shape `name = <expression>` (no annotation, one plain name on the left), in order. */
+function plainAssignments(
+  block: SyntaxNode,
+): Array<{ assignment: SyntaxNode; left: SyntaxNode; right: SyntaxNode }> {
+  const out: Array<{ assignment: SyntaxNode; left: SyntaxNode; right: SyntaxNode }> = [];
+  for (const statement of named(block)) {
+    if (statement.type !== "expression_statement") continue;
+    const assignment = named(statement)[0];
+    if (assignment?.type !== "assignment" || assignment.childForFieldName("type")) continue;
+    const left = assignment.childForFieldName("left");
+    const right = assignment.childForFieldName("right");
+    if (left?.type === "identifier" && right) out.push({ assignment, left, right });
   }
   return out;
 }
