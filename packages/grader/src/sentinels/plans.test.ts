@@ -37,11 +37,14 @@ interface Fixture {
 /** The sample tasks and the hostile corpus's fixture tasks. */
 function fixtures(): Fixture[] {
   const found: Array<{ id: string; dir: string; task: string }> = [
-    ...readdirSync(join(ROOT, "tasks")).map((id) => ({
-      id,
-      dir: join(ROOT, "tasks", id),
-      task: "task.json",
-    })),
+    // Folders only: a sweep run here writes tasks/health.json and tasks/quarantine.json beside them.
+    ...readdirSync(join(ROOT, "tasks"), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map(({ name: id }) => ({
+        id,
+        dir: join(ROOT, "tasks", id),
+        task: "task.json",
+      })),
     ...["hostile-py", "hostile-node"].map((id) => ({
       id,
       dir: join(ROOT, "test/hostile/fixtures", id),

@@ -124,18 +124,20 @@ export function planSeals(
   };
   // unittest's asserts swapped from outside a class body (a helper, a conftest): none is sealed.
   const assertsSwapped = readers.some((f) => assertsSwappedIn(f.text));
+  // The JS files the planner reads for what changes a matcher's meaning: the hidden ones and the context.
+  const jsAround = [...js, ...(options.context ?? [])];
   const titles = js.length > 0 ? jsTitles(parsers, js) : new Map<string, number>();
   // jest's and vitest's equality testers change what toEqual and toStrictEqual mean, wherever they
   // are registered (a hidden file, a setup file): those comparisons are left to the runner.
-  const testers = [...js, ...(options.context ?? [])].some((f) => equalityTestersIn(f.text));
+  const testers = jsAround.some((f) => equalityTestersIn(f.text));
   // So does a matcher a file redefines through expect.extend.
-  const extended = extendedMatchers([...js, ...(options.context ?? [])]);
+  const extended = extendedMatchers(jsAround);
   // And a chai plugin: chai's matchers, and vitest's (chai methods too), may be redefined.
-  const chaiPlugins = [...js, ...(options.context ?? [])].some((f) => chaiPluginIn(f.text));
+  const chaiPlugins = jsAround.some((f) => chaiPluginIn(f.text));
   // And an assignment to a member of node's or chai's assert (`assert.equal = assert.strictEqual`).
-  const assertPatched = [...js, ...(options.context ?? [])].some((f) => assertPatchedIn(f.text));
+  const assertPatched = jsAround.some((f) => assertPatchedIn(f.text));
   // And a setup file rebinding the global expect, or a setup module the planner cannot read.
-  const rebound = [...js, ...(options.context ?? [])].some((f) => expectRebound(f.text));
+  const rebound = jsAround.some((f) => expectRebound(f.text));
   const setupModule = setupModuleIn(options.context ?? [], options.framework);
   const { demoted } = options;
   files.forEach((file, index) => {
