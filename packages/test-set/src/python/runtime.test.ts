@@ -660,6 +660,16 @@ from calc import v
     ["test_f16_tie", 'v("f16tie") == 2049.0', "passed"],
     ["test_f16_tiny", 'v("f16tiny") == 6e-8', "passed"],
     ["test_f16_complex", 'v("f16") == 0.1 + 0j', "failed"],
+    // A 0-d array of dtype object (an int beyond int64) or of str is recorded as its Python item, yet
+    // its == is numpy's element-wise one against a list (eqdiff python seed 9001: a false FAIL).
+    ["test_zero_d_list", 'v("zero") == [5]', "passed"],
+    ["test_zero_d_object_list", 'v("zobj") == [-9223372036854775809]', "passed"],
+    ["test_zero_d_object_tuple", 'v("zobj") == (-9223372036854775809,)', "passed"],
+    ["test_zero_d_object_two", 'v("zobj") == [-9223372036854775809, 1]', "failed"],
+    ["test_zero_d_object_ne", 'v("zobj") != [-9223372036854775809]', "failed"],
+    ["test_zero_d_object_ne_other", 'v("zobj") != [1]', "passed"],
+    ["test_zero_d_str_list", 'v("zstr") == ["ab"]', "passed"],
+    ["test_zero_d_str", 'v("zstr") == "ab"', "passed"],
   ];
   const TEST = oneAssertEach(HEAD, ROWS);
   const CALC = `import numpy as np
@@ -684,6 +694,8 @@ VALUES = {
     "f16max": np.array([65504], dtype=np.float16),
     "f16tie": np.array([2049], dtype=np.float16),
     "f16tiny": np.array([6e-8], dtype=np.float16),
+    "zobj": np.array(-9223372036854775809),
+    "zstr": np.array("ab"),
 }
 
 
@@ -693,7 +705,7 @@ def v(name):
 
   it("the host's verdict is pytest's, test by test (a size-1 result's truth is its element)", () => {
     const { plan, real, host } = pytestAndHost("tests/test_np.py", TEST, CALC);
-    expect(plan.sites.filter((s) => s.expected !== undefined)).toHaveLength(30);
+    expect(plan.sites.filter((s) => s.expected !== undefined)).toHaveLength(38);
     expect(real).toEqual(outcomes(ROWS));
     expect(host).toEqual(real);
   });

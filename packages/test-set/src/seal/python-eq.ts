@@ -107,6 +107,15 @@ function sequenceClass(node: Canon): string | null {
 /** Whether a canon number was a numpy scalar (the runtime names its type in `np`). */
 const numpyScalar = (node: Canon): boolean => typeof node.np === "string" && NUMERIC.has(node.t);
 
+/**
+ * A 0-d numpy array, recorded as its item with numpy.ndarray as its class: of dtype object (an int
+ * beyond int64, a str, None), its item is a Python value, no numpy scalar, yet == is numpy's
+ * element-wise one (`np.array(-2**63 - 1) == [-2**63 - 1]` holds: eqdiff python seed 9001). So is
+ * a numpy scalar's; both broadcast against a list or tuple to its one element.
+ */
+const zeroDimensional = (node: Canon): boolean => node.cls === "numpy.ndarray" && node.t !== "ndarray";
+const broadcastsAsItem = (node: Canon): boolean => numpyScalar(node) || zeroDimensional(node);
+
 /** Combines item verdicts: any false is false (Python's result cannot be true then), else any unknown is unknown. */
 function all(verdicts: Iterable<Verdict>): Verdict {
   let unknown = false;
@@ -210,7 +219,7 @@ export function pyEq(a: Canon, b: Canon): Verdict {
       // reads the sequence as an array.
       const other = p === null ? a : b;
       if (sequenceClass(other) === null && UNJUDGEABLE.has(other.t)) return "unknown";
-      if (other.t === "ndarray" || numpyScalar(other)) return "unknown";
+      if (other.t === "ndarray" || broadcastsAsItem(other)) return "unknown";
       return false;
     }
     const [x, y] = [a.seq as Canon[], b.seq as Canon[]];
@@ -222,7 +231,7 @@ export function pyEq(a: Canon, b: Canon): Verdict {
   // A numpy scalar (recorded as its item, with its type in `np`) against a list or tuple is numpy's
   // element-wise ==, whose truth is its one element (np.float64(-0.0) == [-0.0] and [[1.0]] hold;
   // [1.0, 1.0] raises; [] is False): the item against the one element the sequence broadcasts to.
-  const [scalar, sequence] = numpyScalar(a) ? [a, b] : numpyScalar(b) ? [b, a] : [];
+  const [scalar, sequence] = broadcastsAsItem(a) ? [a, b] : broadcastsAsItem(b) ? [b, a] : [];
   if (scalar && sequence && (sequence.t === "list" || sequence.t === "tuple")) {
     const element = single(sequence);
     return element ? pyEq(scalar, element) : false;
@@ -410,7 +419,7 @@ function single(node: Canon): Canon | null {
 export function pyArraysSingle(a: Canon, b: Canon): boolean {
   if (a.t === "ndarray" || b.t === "ndarray") return single(a) !== null && single(b) !== null;
   const sequence = (x: Canon) => x.t === "list" || x.t === "tuple";
-  if ((numpyScalar(a) && sequence(b)) || (numpyScalar(b) && sequence(a)))
+  if ((broadcastsAsItem(a) && sequence(b)) || (broadcastsAsItem(b) && sequence(a)))
     return single(a) !== null && single(b) !== null;
   if ((a.t === "list" || a.t === "tuple") && a.t === b.t) {
     const [x, y] = [items(a), items(b)];
