@@ -857,4 +857,72 @@ func Parse(s string) interface{} {
     ]);
     expect(plan.sites.map((s) => s.test.entry)).toEqual(["TestCount", "TestParse", "TestParse"]);
   });
+
+  it("interface-column-named: a column of a named empty interface (driver.Value, a package's own `type Value any`) compares as interfaces too", () => {
+    // attack review s28: an int64 count against `want driver.Value: 11` PASSed the sealed run (the
+    // host converted 11 to got's type, the column's type unknown to it) where go test fails.
+    const text = TABLE.replace("want any", "want driver.Value").replace(
+      '\t"reflect"\n',
+      '\t"database/sql/driver"\n\t"reflect"\n',
+    );
+    const named = `${text}
+func TestCountOwn(t *testing.T) {
+	tests := []struct {
+		in   string
+		want calc.Value
+	}{
+		{"héllo wörld", 11},
+		{"ab", 2},
+	}
+	for _, tt := range tests {
+		if got := calc.Count(tt.in); got != tt.want {
+			t.Errorf("Count(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestCelsius(t *testing.T) {
+	tests := []struct {
+		in   string
+		want calc.Celsius
+	}{
+		{"ab", 2},
+	}
+	for _, tt := range tests {
+		if got := calc.Temp(tt.in); got != tt.want {
+			t.Errorf("Temp(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+`;
+    const extra = "type Value any\n\ntype Celsius float64\n\nfunc Temp(s string) Celsius { return Celsius(len(s)) }\n";
+    const run = (count: string) => {
+      const plan = planSeals(parsers, [{ path: "calc/iface_test.go", text: named }]);
+      const files = (test: string, added: Record<string, string>) => ({
+        "go.mod": "module example.com\n\ngo 1.18\n",
+        "calc/calc.go": `${calc(count, ERROR)}\n${extra}`,
+        "calc/iface_test.go": test,
+        ...added,
+      });
+      const real = runGo(files(named, {}), "calc");
+      const ran = runGo(
+        files(plan.files[0]!.text, Object.fromEntries(plan.added.map((a) => [a.path, a.text]))),
+        "calc",
+      );
+      const judged = judgeSeals(plan, ran.records, ran.tests);
+      const outcome = (tests: typeof real.tests) =>
+        Object.fromEntries(tests.map((t) => [t.id.split("::").pop(), t.outcome]));
+      const sealed = Object.fromEntries(
+        judged.tests.map((t) => [t.id.split("::").pop(), t.outcome === "passed" ? "passed" : "failed"]),
+      );
+      return { plan, real: outcome(real.tests), sealed: { ...outcome(ran.tests), ...sealed }, output: ran.output };
+    };
+    const right = run("int");
+    expect(right.plan.sites.filter((s) => ["TestCount", "TestCountOwn", "TestCelsius"].includes(s.test.entry)).length).toBe(3);
+    expect(right.real).toMatchObject({ TestCount: "passed", TestCountOwn: "passed", TestCelsius: "passed" });
+    expect(right.sealed, right.output).toEqual(right.real);
+    const wrongType = run("int64");
+    expect(wrongType.real).toMatchObject({ TestCount: "failed", TestCountOwn: "failed", TestCelsius: "passed" });
+    expect(wrongType.sealed, wrongType.output).toEqual(wrongType.real);
+  });
 });

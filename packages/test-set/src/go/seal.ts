@@ -637,12 +637,17 @@ function goTable(literal: SyntaxNode): GoTable | null {
       // A cell takes its field's type (`want int64: 5` is an int64; `want []string: nil` a nil
       // []string): what reflect.DeepEqual compares. A field type the host does not model leaves the
       // constant untyped (good for `!=`, which converts it to the other side's type).
+      // A constant of a named column type the host does not know (`want driver.Value`, a package's
+      // own `type Value any`) names it: when that type is an interface, Go compares got's dynamic
+      // type with the constant's default one (go-eq.ts goEq).
       const value =
         literal?.t === "const" && ty !== null
           ? literal.c === "nil" && (ty.startsWith("[]") || ty.startsWith("map["))
             ? zeroCanon(ty)
             : { ...literal, as: ty }
-          : literal;
+          : literal?.t === "const" && literal.c !== "nil" && mayBeInterface(f.type)
+            ? { ...literal, named: f.type.text }
+            : literal;
       if (!value || (ty === null && value.t === "const" && value.c === "nil" && mayBeInterface(f.type)))
         usable.delete(f.name);
       else table.columns.get(f.name)!.push(value);

@@ -113,7 +113,27 @@ export function goEq(actual: Canon, expected: Canon): Verdict {
     return inner.ty === type && basicEqualsConst(inner, expected);
   }
   if (iface) return actual.ty === type && basicEqualsConst(actual, expected);
+  if (typeof expected.named === "string") return namedColumnEq(actual, expected, expected.named);
   return basicEqualsConst(actual, expected);
+}
+
+/** Whether a runtime type string (`calc.Celsius`) is the type a column names (`calc.Celsius`, or `Celsius` in its own package). */
+const isNamed = (ty: unknown, named: string): boolean =>
+  typeof ty === "string" && (ty === named || (!named.includes(".") && ty.endsWith(`.${named}`)));
+
+/**
+ * `got != tt.want` for a concrete got and a constant of a column whose named type the host does not
+ * know (`want driver.Value`, `want Celsius`): a concrete type (then got is of that very type, or the
+ * file would not compile, and the constant converts to it) or an interface (then Go compares got's
+ * dynamic type with the constant's default one: an int64 count is no `want driver.Value: 11`, attack
+ * review s28). Equal values of the default type or of the column's type are equal either way; any
+ * other type is unequal under an interface, equal under an alias of it: unknown.
+ */
+function namedColumnEq(actual: Canon, expected: Canon, named: string): Verdict {
+  const same = basicEqualsConst(actual, expected);
+  if (same !== true) return same;
+  if (actual.ty === DEFAULT_TYPE[expected.c as string] || isNamed(actual.ty, named)) return true;
+  return "unknown";
 }
 
 /** An expected value's type as reflect names it. */
@@ -128,7 +148,14 @@ export function goDeepEqual(actual: Canon, expected: Canon, as?: string): Verdic
   if (UNJUDGEABLE.has(actual.t)) return "unknown";
   let value = actual;
   while (value.t === "iface" && value.nil !== true) value = value.v as Canon;
-  const want = as ?? (typeof expected.as === "string" ? expected.as : typeOf(expected));
+  // A constant of a named column (`want Celsius: 2`) is of that type when got is (else an interface's).
+  const want =
+    as ??
+    (typeof expected.as === "string"
+      ? expected.as
+      : typeof expected.named === "string" && isNamed(value.ty, expected.named)
+        ? (value.ty as string)
+        : typeOf(expected));
   if (expected.t === "const" && expected.c === "nil") return value.t === "iface" && value.nil === true;
   if (want === null) return "unknown";
   if (want !== null && INTERFACES.has(want)) {

@@ -150,6 +150,24 @@ describe("planSeals strength against what else the container holds", () => {
     expect(strengths([core, twice])).toMatchObject({ "test_accents:5": "strong", "test_again:5": "strong" });
   });
 
+  it("sibling-container: a list another hidden file spells (a helper's argument) is exposed, strings or numbers in a row", () => {
+    // attack review s28: only scalars were read in the siblings, so the whole list a helper call in
+    // another hidden file hands the code stayed "strong".
+    const words = {
+      path: "tests/test_core.py",
+      text: `from slug import words, scores\n\n\ndef test_words():\n    assert words("Crème Brûlée") == ["creme", "brulee-q"]\n\n\ndef test_scores():\n    assert scores([17, 18]) == [4253, 4503]\n`,
+    };
+    expect(strengths([words])).toEqual({ "test_words:5": "strong", "test_scores:9": "strong" });
+    const helper = {
+      path: "tests/test_api.py",
+      text: `from slug import words, scores\n\n\ndef _check(f, raw, want):\n    assert f(raw) == want\n\n\ndef test_api():\n    _check(words, "Crème Brûlée", ["creme", "brulee-q"])\n    _check(scores, [17, 18], [\n        4253,\n        4503,\n    ])\n`,
+    };
+    expect(strengths([words, helper])).toEqual({ "test_words:5": "exposed", "test_scores:9": "exposed" });
+    // The numbers apart, or another order, do not spell the list.
+    const apart = { ...helper, text: helper.text.replace("4253,\n        4503", "4503,\n        4253") };
+    expect(strengths([words, apart])).toMatchObject({ "test_scores:9": "strong" });
+  });
+
   it("a Python test's or class's name that spells the value exposes it; a bytes value is read as its text", () => {
     const named = core.text.replace("def test_ready", "def test_status_is_ready_ok");
     expect(strengths([{ ...core, text: named }])).toMatchObject({ "test_status_is_ready_ok:9": "exposed" });
@@ -184,6 +202,11 @@ describe("planSeals strength against what else the container holds", () => {
     expect(Object.values(strengths(file(table.replace("seventeen gives 4253", "seventeen"))))).toEqual([
       "strong",
     ]);
+    // go-typed-cell: a `want int` row's 4253 is the 4253 another test of the file hands the code
+    // (attack review s28: the cell's column type made its key differ from the literal's).
+    const inverse = "func TestInverse(t *testing.T) {\n\tif calc.Inverse(4253) != 17 {\n\t\tt.Error(17)\n\t}\n}\n";
+    const typed = table.replace("seventeen gives 4253", "seventeen");
+    expect(Object.values(strengths(file(`${typed}\n${inverse}`)))).toEqual(["exposed", "exposed"]);
     const sibling = {
       path: "calc/word_test.go",
       text: go("func TestWord(t *testing.T) {\n\tcheckScore(t, 17, 4253)\n}\n"),

@@ -15,7 +15,7 @@ import type { Parsers } from "../parsers.js";
 import { grammarOf } from "../parsers.js";
 import { assertsSwappedIn, sealPython, subclassesIn } from "../python/seal.js";
 import type { AddedFile, FileSeals, SealSite, TestRef, Unsealed } from "./plan.js";
-import { readAround } from "./strength.js";
+import { readAround, readInSiblings } from "./strength.js";
 
 /** A run's seals: the sealed files' texts, files added beside them, and what the host judges. */
 export interface SealRun {
@@ -207,7 +207,7 @@ export function planSeals(
   for (const site of run.sites) {
     if (site.strength !== "strong") continue;
     const siblings = [...entering].filter(([path]) => path !== site.test.file).map(([, text]) => text);
-    if (readAround(site, [...around, ...siblings])) site.strength = "exposed";
+    if (readAround(site, around) || readInSiblings(site, siblings)) site.strength = "exposed";
   }
   // The sweep records the plan it ran first, before any demotion: a plan with demotions is named by
   // the plan it came from.

@@ -32,6 +32,12 @@ export function valueKey(node: Canon): string {
     }
   }
   if (node.t === "str") return `s:${JSON.stringify(node.v)}`;
+  // A Go table's cell carries its column's type (`as`, `named`): the same constant as a literal
+  // elsewhere in the file (`Inverse(4253)` beside a `want int` row of 4253) is the same value.
+  if (node.t === "const" && (node.as !== undefined || node.named !== undefined)) {
+    const { as: _as, named: _named, ...bare } = node;
+    return valueKey(bare as Canon);
+  }
   const items = (node.v ?? node.items) as unknown;
   if (Array.isArray(items))
     return `${node.t}:[${items.map((i) => (Array.isArray(i) ? `(${i.map((p) => valueKey(p as Canon)).join(",")})` : valueKey(i as Canon))).join(",")}]`;
@@ -157,6 +163,35 @@ export function readAround(site: SealSite, around: readonly string[]): boolean {
   if (around.length === 0) return false;
   const values = site.rows ?? (site.expected ? [site.expected] : []);
   return values.some((value) => isScalar(value) && readIn(value, around, around));
+}
+
+/**
+ * Whether another hidden file spells a site's expected value (or one of its rows) as it enters the
+ * container: a scalar as {@link readAround} reads it; a container too, when each of its leaves stands
+ * in one text and one leaf is a string of MIN_EXPOSED characters or more, or when its numbers stand in
+ * a row in its order in one text (`[4253, 4503]`, `[[17, 4253]]`: spaces and brackets aside). A sibling test that hands a helper the
+ * whole list a sealed test expects hands it to the code too (attack review s28: `words(…) ==
+ * ["creme", "brulee-q"]` strong beside `_check(…, ["creme", "brulee-q"])` in another hidden file).
+ */
+export function readInSiblings(site: SealSite, siblings: readonly string[]): boolean {
+  if (siblings.length === 0) return false;
+  if (readAround(site, siblings)) return true;
+  const values = site.rows ?? (site.expected ? [site.expected] : []);
+  const squeezed = siblings.map((t) => t.replace(/\s+/g, ""));
+  return values.some((value) => {
+    if (isScalar(value)) return false;
+    const leaves = leavesOf(value);
+    if (!leaves) return false;
+    if (leaves.strings.some((t) => t.length >= MIN_EXPOSED)) return readIn(value, siblings, siblings);
+    const numbers = leaves.numbers;
+    if (leaves.strings.length > 0 || numbers.length < 2 || numbers.every(isTrivial)) return false;
+    const esc = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    const row = numbers
+      .map((n) => `(?:${(numberSpellings(n) ?? []).map(esc).join("|")})`)
+      .join("[\\[\\](){},]+");
+    const inRow = new RegExp(`(?<![\\d.])${row}(?![\\d]|\\.\\d)`);
+    return squeezed.some((text) => inRow.test(text));
+  });
 }
 
 /**
