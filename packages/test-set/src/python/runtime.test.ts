@@ -1372,7 +1372,7 @@ describe("unittest.mock's call objects under pytest 7: recorded as calls, judged
 from unittest import mock
 from unittest.mock import call
 
-from calc import sent
+from calc import sent, sent2
 
 
 `;
@@ -1385,6 +1385,13 @@ def sent():
     m.send("ann", urgent=False)
     m.send("bob", urgent=False)
     m.other.x(1)
+    return m
+
+
+def sent2():
+    m = mock.Mock()
+    m(1)
+    m.foo(2)
     return m
 `;
   const ROWS: readonly Row[] = [
@@ -1427,6 +1434,15 @@ def sent():
     ["test_parents", "call.a.b(1) == call.a.b(1)", "passed"],
     ["test_parents_differ", "call.a.b(1) == call.c.b(1)", "failed"],
     ["test_method_calls", "sent().method_calls[-1] == call.other.x(1)", "passed"],
+    // mock-calls-reflected (attack review s28): mock_calls is a _CallList, a list subclass, whose
+    // reflected == answers first against a plain list on the left: its items are the left operands.
+    ["test_list_left_unnamed", "[call(1), call(2)] == sent2().mock_calls", "failed"],
+    ["test_list_right_unnamed", "sent2().mock_calls == [call(1), call.foo(2)]", "passed"],
+    [
+      "test_list_left_unnamed_ne",
+      '[call("ann", urgent=False), call("bob", urgent=False), call(1)] != sent().mock_calls',
+      "passed",
+    ],
   ];
   const CASE = `
 

@@ -325,7 +325,12 @@ def _oracle_canon(v, budget, depth=0, stack=()):
             return {"t": "dict", "v": [[sub(k), sub(x)] for k, x in dict.items(v)]}
         if base is set or base is frozenset:
             return {"t": "set", "frozen": base is frozenset, "v": [sub(x) for x in base.__iter__(v)]}
-        return {"t": base.__name__, "v": [sub(x) for x in base.__iter__(v)]}
+        node = {"t": base.__name__, "v": [sub(x) for x in base.__iter__(v)]}
+        # A strict subclass of list (mock's call_args_list and mock_calls are _CallList): Python asks
+        # its reflected == first against a plain list, which makes its items the left operands.
+        if base is list and t is not list:
+            node["sub"] = _oracle_cls(t)
+        return node
     dc = _oracle_sys.modules.get("dataclasses")
     # The class whose __eq__ instances of t use: t's own, or a base's (a plain subclass of a dataclass
     # inherits its generated __eq__, which compares that dataclass's fields when both sides are of one

@@ -293,3 +293,23 @@ describe("values whose == never looks inside, and the stdlib sequences (eqdiff p
     expect(pyEq(arr, seq("collections.deque", float("2.5")))).toBe("unknown");
   });
 });
+
+describe("mock-calls-reflected: a list subclass on the right answers first (attack review s28)", () => {
+  // m = Mock(); m(1); m.foo(2): m.mock_calls is a _CallList (a list subclass), its second item call.foo(2).
+  const str = (v: string): Canon => ({ t: "str", v });
+  const call = (name: string, arg: string): Canon => ({
+    t: "call",
+    v: [str(name), { t: "tuple", v: [int(arg)] }, { t: "dict", v: [] }],
+  });
+  const plain: Canon = { t: "list", v: [call("", "1"), call("", "2")] };
+  const calls: Canon = { t: "list", sub: "unittest.mock._CallList", v: [call("", "1"), call("foo", "2")] };
+
+  it("[call(1), call(2)] == m.mock_calls is False and != True, as pytest 7 says; the other order too", () => {
+    expect(holds({ kind: "py.eq" }, plain, calls)).toBe(false);
+    expect(holds({ kind: "py.ne" }, plain, calls)).toBe(true);
+    expect(holds({ kind: "py.eq" }, calls, plain)).toBe(false);
+    // Item by item, call(2) == call.foo(2) holds (a call without a name ignores the other's).
+    expect(pyEq(call("", "2"), call("foo", "2"))).toBe(true);
+    expect(pyEq({ t: "list", v: [call("", "2")] }, { t: "list", v: [call("foo", "2")] })).toBe(true);
+  });
+});

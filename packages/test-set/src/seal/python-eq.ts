@@ -251,7 +251,17 @@ export function pyEq(a: Canon, b: Canon): Verdict {
     case "list":
     case "tuple": {
       const [x, y] = [items(a), items(b)];
-      return x.length === y.length && all(x.map((item, i) => pyEq(item, y[i]!)));
+      const pairwise = (p: Canon[], q: Canon[]) =>
+        p.length === q.length && all(p.map((item, i) => pyEq(item, q[i]!)));
+      // A strict subclass of list on the right of a plain one answers first (Python's reflected
+      // priority), so its items are the left operands: `[call(2)] == m.mock_calls` is
+      // `call.foo(2) == call(2)`, False, where `call(2) == call.foo(2)` holds (attack review s28).
+      // Two different subclasses: the one that answers is unknown here, so both orders must agree.
+      if (a.sub === undefined && b.sub === undefined) return pairwise(x, y);
+      if (a.sub === undefined) return pairwise(y, x);
+      if (b.sub === undefined || a.sub === b.sub) return pairwise(x, y);
+      const [one, two] = [pairwise(x, y), pairwise(y, x)];
+      return one === two ? one : "unknown";
     }
     case "set":
       return setsEqual(a, b);
