@@ -895,7 +895,8 @@ func TestCelsius(t *testing.T) {
 	}
 }
 `;
-    const extra = "type Value any\n\ntype Celsius float64\n\nfunc Temp(s string) Celsius { return Celsius(len(s)) }\n";
+    const extra =
+      "type Value any\n\ntype Celsius float64\n\nfunc Temp(s string) Celsius { return Celsius(len(s)) }\n";
     const run = (count: string) => {
       const plan = planSeals(parsers, [{ path: "calc/iface_test.go", text: named }]);
       const files = (test: string, added: Record<string, string>) => ({
@@ -915,14 +916,26 @@ func TestCelsius(t *testing.T) {
       const sealed = Object.fromEntries(
         judged.tests.map((t) => [t.id.split("::").pop(), t.outcome === "passed" ? "passed" : "failed"]),
       );
-      return { plan, real: outcome(real.tests), sealed: { ...outcome(ran.tests), ...sealed }, output: ran.output };
+      return {
+        plan,
+        real: outcome(real.tests),
+        sealed: { ...outcome(ran.tests), ...sealed },
+        output: ran.output,
+      };
     };
     const right = run("int");
-    expect(right.plan.sites.filter((s) => ["TestCount", "TestCountOwn", "TestCelsius"].includes(s.test.entry)).length).toBe(3);
+    expect(
+      right.plan.sites.filter((s) => ["TestCount", "TestCountOwn", "TestCelsius"].includes(s.test.entry))
+        .length,
+    ).toBe(3);
     expect(right.real).toMatchObject({ TestCount: "passed", TestCountOwn: "passed", TestCelsius: "passed" });
     expect(right.sealed, right.output).toEqual(right.real);
     const wrongType = run("int64");
-    expect(wrongType.real).toMatchObject({ TestCount: "failed", TestCountOwn: "failed", TestCelsius: "passed" });
+    expect(wrongType.real).toMatchObject({
+      TestCount: "failed",
+      TestCountOwn: "failed",
+      TestCelsius: "passed",
+    });
     expect(wrongType.sealed, wrongType.output).toEqual(wrongType.real);
   });
 });

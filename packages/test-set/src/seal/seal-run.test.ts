@@ -204,7 +204,8 @@ describe("planSeals strength against what else the container holds", () => {
     ]);
     // go-typed-cell: a `want int` row's 4253 is the 4253 another test of the file hands the code
     // (attack review s28: the cell's column type made its key differ from the literal's).
-    const inverse = "func TestInverse(t *testing.T) {\n\tif calc.Inverse(4253) != 17 {\n\t\tt.Error(17)\n\t}\n}\n";
+    const inverse =
+      "func TestInverse(t *testing.T) {\n\tif calc.Inverse(4253) != 17 {\n\t\tt.Error(17)\n\t}\n}\n";
     const typed = table.replace("seventeen gives 4253", "seventeen");
     expect(Object.values(strengths(file(`${typed}\n${inverse}`)))).toEqual(["exposed", "exposed"]);
     const sibling = {
