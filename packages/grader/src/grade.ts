@@ -28,8 +28,10 @@ async function preparedTask(root: string, options: GradeOptions): Promise<Prepar
  * Grades one task: the diff (grade mode) or nothing (baseline mode) against the task's existing and
  * hidden suites inside a pinned, network-less container. Throws an OracleError only when no run
  * happened (USAGE, TASK_NOT_FOUND, TASK_INVALID, TASK_QUARANTINED, DIFF_UNREADABLE); every run that
- * started returns a result, FAIL with its reason when anything went wrong. When `signal` aborts, the
- * container is removed and the promise rejects with `signal.reason`.
+ * started returns a result, FAIL with its reason when anything went wrong, except a bug in the
+ * oracle's own judge of the run, which rejects with INTERNAL (judges/oracle-bug.ts: no verdict, never
+ * an INFRA_ERROR or a FAIL). When `signal` aborts, the container is removed and the promise rejects
+ * with `signal.reason`.
  */
 export async function grade(options: GradeOptions): Promise<GradeResult> {
   checkGradeOptions(options);

@@ -16,7 +16,8 @@ import type { PackageScripts } from "../sentinels/runner-command.js";
 import { deselectedByName } from "../sentinels/sentinel-selection.js";
 import type { Sentinel } from "../sentinels/sentinels.js";
 import { checkExpected, type Expectation } from "./expected-judge.js";
-import { judgeSuite, listedTests, unbuiltGoPackages } from "./judge-report.js";
+import { judgeSuite, listedTests, type ReportRead, unbuiltGoPackages } from "./judge-report.js";
+import { judging } from "./oracle-bug.js";
 import { sealsResult } from "./seals-result.js";
 
 /**
@@ -77,7 +78,10 @@ function logExit(log: RunLog, driver: DriverResult): void {
   });
 }
 
-/** Judges a suite from what its driver collected after it; throws when the driver's account cannot be trusted or is cut short. */
+/**
+ * Judges a suite from what its driver collected after it; throws when the driver's account cannot be
+ * trusted or is cut short (an engine fault), and INTERNAL when the judge itself fails (oracle-bug.ts).
+ */
 export function judgeCollected(driver: DriverResult, judge: SuiteJudge): SuiteJudgement {
   const { record, suite, output } = driver;
   const { log } = judge;
@@ -117,7 +121,34 @@ export function judgeCollected(driver: DriverResult, judge: SuiteJudge): SuiteJu
       `the oracle's driver ended (exit code ${driver.exitCode}) before the ${suite} suite's report was read: the engine stopped the container`,
     );
   }
-  const { sentinel } = judge;
+  // From here on the oracle judges what the driver collected: a throw is its own bug (oracle-bug.ts).
+  return judging(`the ${suite} suite`, () =>
+    judgeReport(driver, judge, {
+      exitCode,
+      oomKills,
+      bounded,
+      report,
+      goOutput: [out.head, out.tail, err.head, err.tail],
+    }),
+  );
+}
+
+/** Judges a suite's report (its sentinels, seals and tests) once the driver's account is trusted. */
+function judgeReport(
+  driver: DriverResult,
+  judge: SuiteJudge,
+  collected: {
+    exitCode: number | null;
+    oomKills: number;
+    bounded: SuiteResult["output"];
+    report: ReportRead;
+    /** The suite's output, where Go names the packages that did not build. */
+    goOutput: string[];
+  },
+): SuiteJudgement {
+  const { record, suite, output } = driver;
+  const { log, sentinel } = judge;
+  const { exitCode, oomKills, bounded, report } = collected;
   const judged = judgeSuite({
     suite,
     exitCode,
@@ -125,7 +156,7 @@ export function judgeCollected(driver: DriverResult, judge: SuiteJudge): SuiteJu
     report,
     output: bounded,
     sentinel,
-    ...(driver.goRunner ? { unbuilt: unbuiltGoPackages(out.head, out.tail, err.head, err.tail) } : {}),
+    ...(driver.goRunner ? { unbuilt: unbuiltGoPackages(...collected.goOutput) } : {}),
     ...(judge.seals
       ? {
           seals: {

@@ -10,6 +10,7 @@ import {
   judgeExpected,
   type SuiteJudgement,
 } from "../judges/judge-suite.js";
+import { judging } from "../judges/oracle-bug.js";
 import type { RunLog } from "../log/oracle-log.js";
 import type { SuiteName } from "../reports/junit.js";
 import { baseInputs, existingSentinels } from "../sentinels/existing-sentinels.js";
@@ -287,14 +288,16 @@ async function runBothSuites(run: Prepared, scope: RunScope): Promise<RunOutcome
       ...(hiddenJudged.failure ? { hidden: hiddenJudged.failure } : {}),
     },
   };
-  const checked = judgeExpected(
-    run.expectation,
-    judged,
-    { command: inputs.loaded.task.suites.hidden.command, scripts: inputs.scripts },
-    inputs.log,
+  const checked = judging("the expected tests", () =>
+    judgeExpected(
+      run.expectation,
+      judged,
+      { command: inputs.loaded.task.suites.hidden.command, scripts: inputs.scripts },
+      inputs.log,
+    ),
   );
   scope.learn({ expected: checked.expected, suites: checked.suites });
-  return bothSuitesOutcome(checked);
+  return judging("both suites", () => bothSuitesOutcome(checked));
 }
 
 /** The hidden suite's container, made and started (its driver prepares, then waits for the go-ahead) while the existing suite runs. */

@@ -2,11 +2,12 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Writable } from "node:stream";
-import { type LoadedTask, loadTask } from "@oracle/spec";
+import { isOracleError, type LoadedTask, loadTask } from "@oracle/spec";
 import type Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AttachedStreams, GradeContainer, GradeDocker } from "../image/docker.js";
 import { cachedFingerprint } from "../image/fingerprint-cache.js";
+import { judgeBug } from "../judges/oracle-bug.js";
 import type { RunLog } from "../log/oracle-log.js";
 import type { PreparedTask } from "../task/prepare.js";
 import { RunClosed, type RunOutcome, RunScope } from "./run-scope.js";
@@ -197,6 +198,36 @@ describe("withinLimit", () => {
     expect(warnings).toContain(
       "could not remove container fake-0: connect ECONNREFUSED /var/run/docker.sock",
     );
+  });
+
+  it("a bug in the oracle's own judge: rejects with INTERNAL once the container is removed, never an INFRA_ERROR outcome (brief s28 fix, item 1)", async () => {
+    const engine = new FakeEngine();
+    const { log, warnings } = recordingLog();
+    const scope = new RunScope(log, { name: "i", reference: null, digest: null });
+    const bug = judgeBug(
+      "the hidden suite",
+      new TypeError("Cannot read properties of undefined (reading 'length')"),
+    );
+    const run = async (): Promise<RunOutcome> => {
+      const container = await engine.createContainer({});
+      scope.adopt(container);
+      await container.start();
+      throw bug;
+    };
+    await expect(withinLimit(scope, limit(60_000), log, run)).rejects.toSatisfy(
+      (error) => isOracleError(error, "INTERNAL") && error === bug,
+    );
+    expect(bug.message).toBe(
+      "the oracle failed while judging the hidden suite: TypeError: Cannot read properties of undefined (reading 'length')",
+    );
+    expect(engine.containers[0]!.calls).toEqual(["start", "remove"]);
+    expect(warnings).toContain(`no verdict: ${bug.message}`);
+    // Any other throw of the run stays the engine's or the host's.
+    const other = new RunScope(log, { name: "i", reference: null, digest: null });
+    const failed = await withinLimit(other, limit(60_000), log, async () => {
+      throw new Error("no such container");
+    });
+    expect(failed).toEqual({ reason: "INFRA_ERROR", message: "engine or host failure: no such container" });
   });
 
   it("an engine that hangs: every wait is bounded, the run ends within its limit and the bounds", async () => {

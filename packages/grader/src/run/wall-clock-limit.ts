@@ -1,5 +1,6 @@
 import { rm } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
+import { isOracleBug } from "../judges/oracle-bug.js";
 import type { RunLog } from "../log/oracle-log.js";
 import { RunClosed, type RunOutcome, type RunScope } from "./run-scope.js";
 
@@ -94,7 +95,7 @@ async function cleanUp(scope: RunScope, work: Promise<unknown>, log: RunLog, bou
  * Runs `run` under the run's one wall-clock deadline and the caller's abort signal; whichever way it
  * ends, closes the scope, kills its containers (deadline, abort), removes them and the run folder.
  * Returns the run's outcome (TIMEOUT past the deadline, INFRA_ERROR when it threw); rejects with the
- * signal's reason when aborted.
+ * signal's reason when aborted, and with the oracle's own error when its judge failed (INTERNAL).
  */
 export async function withinLimit(
   scope: RunScope,
@@ -114,6 +115,12 @@ export async function withinLimit(
   if (ending.kind === "abort") {
     log.warn("aborted: the container was removed");
     throw limit.signal?.reason ?? new Error("aborted");
+  }
+  // The oracle's own bug (a judge that threw: oracle-bug.ts) is no outcome of the run: not an
+  // INFRA_ERROR to retry, not a FAIL of the diff. The grade rejects with it (INTERNAL, exit 3).
+  if (ending.kind === "error" && isOracleBug(ending.error)) {
+    log.warn(`no verdict: ${(ending.error as Error).message}`);
+    throw ending.error;
   }
   return endingOutcome(ending, limit.timeoutMs);
 }
