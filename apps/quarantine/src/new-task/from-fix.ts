@@ -26,6 +26,7 @@ import {
   readJestConfigs,
   readPackageJson,
   readPackageLock,
+  readVitestConfigs,
   type SuitePlan,
   type SuitePlanInput,
   schemaRef,
@@ -52,7 +53,9 @@ import {
   scriptEnv,
   scriptTestPaths,
   versionFilePrelude,
+  vitestSplitRule,
 } from "./templates.js";
+import { vitestTests } from "./vitest-config.js";
 
 export interface FromFixOptions {
   root: string;
@@ -112,6 +115,8 @@ export async function repoSuiteInputs(input: {
   framework: Framework;
   packageJson: string | null;
   jestConfigs: ReadonlyArray<{ path: string; text: string }>;
+  /** The vitest config file at the root (vitest-config.ts), read for test.include. */
+  vitestConfigs?: ReadonlyArray<{ path: string; text: string }>;
   baseFiles: readonly string[];
   hidden: readonly string[];
 }): Promise<Pick<SuitePlanInput, "goTexts" | "runnerFlags" | "repoTests" | "scriptPaths" | "prelude">> {
@@ -134,7 +139,12 @@ export async function repoSuiteInputs(input: {
             jestConfigs.map((c) => c.text),
           )
         : repoRunnerFlags(framework, packageJson),
-    repoTests: framework === "jest" ? jestTests(packageJson, jestConfigs).tests : null,
+    repoTests:
+      framework === "jest"
+        ? jestTests(packageJson, jestConfigs).tests
+        : framework === "vitest"
+          ? vitestTests(input.vitestConfigs ?? []).tests
+          : null,
     scriptPaths: scriptTestPaths(framework, packageJson, baseFiles),
     ...(versionFile !== null && !baseFiles.includes(versionFile)
       ? { prelude: versionFilePrelude(versionFile) }
@@ -197,10 +207,13 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
   const packageJson = fixPackageJson ?? (await readPackageJson(repo, base));
   const jestConfigs = await readJestConfigs(repo, fix);
   const jest = jestTests(packageJson, jestConfigs);
+  const vitestConfigs = await readVitestConfigs(repo, fix);
+  const vitest = vitestTests(vitestConfigs);
   const split = splitFix(
     await changedFiles(repo, base, fix),
     options.tests,
-    jestSplitRule(jest.tests, packageJson, options.framework),
+    jestSplitRule(jest.tests, packageJson, options.framework) ??
+      vitestSplitRule(vitest.tests, packageJson, options.framework),
   );
   if (split.hidden.length === 0)
     throw new OracleError(
@@ -229,7 +242,11 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
     await treeFiles(repo, fix),
     split.code,
     (p) =>
-      runsAsTest(framework, p, framework === "jest" ? jest.tests : null) ||
+      runsAsTest(
+        framework,
+        p,
+        framework === "jest" ? jest.tests : framework === "vitest" ? vitest.tests : null,
+      ) ||
       (namedTests(p) && runsByName(framework, p)),
   );
   split.hidden.push(...added);
@@ -242,6 +259,7 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
       framework,
       packageJson,
       jestConfigs,
+      vitestConfigs,
       baseFiles,
       hidden: split.hidden,
     })),
@@ -271,6 +289,10 @@ export async function planFromFix(options: FromFixOptions): Promise<{ plan: Task
   if (framework === "jest" && jest.warning)
     warnings.push(
       `${jest.warning}: new-task took jest's default test files (**/__tests__/**/*.[jt]s?(x), **/?(*.)+(spec|test).[jt]s?(x))`,
+    );
+  if (framework === "vitest" && vitest.warning)
+    warnings.push(
+      `${vitest.warning}: ${vitest.tests ? "new-task left out only what vitest's default exclude leaves out" : "new-task took the test files by name (*.test.*, *.spec.*, __tests__/)"}`,
     );
   const hasVendor = baseFiles.some((p) => p.startsWith("vendor/"));
   // A pnpm or yarn repository's lockfile pins its runner (npm reads only package-lock.json).

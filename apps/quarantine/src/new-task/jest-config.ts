@@ -124,7 +124,7 @@ const KEY = (name: string) => new RegExp(`(?:^|[\\s,{])["']?${name}["']?\\s*:\\s
 const STRING = /'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"|`((?:[^`\\$]|\\.)*)`/y;
 
 /** One literal value after `key:` in JavaScript source: a string, or an array of strings. */
-function literalAfter(source: string, name: string): string[] | "unreadable" | null {
+export function literalAfter(source: string, name: string): string[] | "unreadable" | null {
   const matches = [...source.matchAll(KEY(name))];
   if (matches.length === 0) return null;
   if (matches.length > 1) return "unreadable";
@@ -182,7 +182,8 @@ function fromSource(source: string, path: string): JestTestsResult {
 const ROOT_DIR = /^<rootDir>\/?/;
 const NODE_MODULES = /(^|\/)node_modules\//;
 
-function globMatcher(globs: readonly string[]): (path: string) => boolean {
+/** Globs as jest and vitest match them (picomatch, dot files too), `!` ones taken out, `<rootDir>/` dropped. */
+export function globMatcher(globs: readonly string[]): (path: string) => boolean {
   const negated = globs.filter((g) => g.startsWith("!")).map((g) => g.slice(1).replace(ROOT_DIR, ""));
   const positive = globs.filter((g) => !g.startsWith("!")).map((g) => g.replace(ROOT_DIR, ""));
   const yes = picomatch(positive, { dot: true });

@@ -19,6 +19,7 @@ import {
   suiteEnv,
   taskFramework,
 } from "./templates.js";
+import { VITEST_CONFIG_FILES } from "./vitest-config.js";
 
 /** Everything a task folder is made of, before it is written. */
 export interface TaskPlan {
@@ -289,10 +290,10 @@ export async function goRunSelection(
 function noTestsHint(framework: Framework, repoTests: RepoTests | null | undefined): string {
   if (framework === "jest" && !repoTests)
     return "jest runs the files its testMatch or testRegex names (default: **/__tests__/**/*.[jt]s?(x), **/?(*.)+(spec|test).[jt]s?(x): a.test.js, spec/a.spec.ts, a bare test.js, not tests.js); new-task reads them from package.json's jest key or a jest.config file when they are literal: write them there as a list of strings, or say the runner with --framework";
-  if (framework === "jest")
+  if (framework === "jest" || (framework === "vitest" && repoTests))
     return `the hidden test files must be files ${repoTests!.source} names; name the fix's test files with --tests GLOB when the path rule missed them, or say the runner with --framework`;
   if (framework === "vitest")
-    return "vitest runs only the files its include names (default: **/*.{test,spec}.?(c|m)[jt]s?(x)), even when they are named on its command line, and new-task does not read a vitest config's include: when the fix's tests are test files by another name, make the task by hand (docs/tasks.md, Making a task by hand); when the fix changes only a fixture its tests import, name the fixture and those tests (--tests 'test/fixtures/**' --tests 'test/*.test.ts'); or say the runner with --framework";
+    return "vitest runs only the files its include names (default: **/*.{test,spec}.?(c|m)[jt]s?(x)), even when they are named on its command line; new-task reads test.include and test.exclude from a vitest.config or vite.config file when they are literal: write them there as a list of strings; when the fix changes only a fixture its tests import, name the fixture and those tests (--tests 'test/fixtures/**' --tests 'test/*.test.ts'); or say the runner with --framework";
   if (framework === "go")
     return "go test runs the *_test.go files of a package (never those under testdata/): when the fix changes only data its tests read, name that data and the test files that read it (--tests 'testdata/**' --tests 'parse_test.go'), which then run as at the fix; or say the runner with --framework";
   return `name the fix's test files with --tests GLOB (${framework === "mocha" ? "mocha" : "pytest"} is given them by name, whatever they are called), or say the runner with --framework`;
@@ -481,6 +482,22 @@ export async function readJestConfigs(
     if (text !== null) return [{ path, text }];
   }
   return [];
+}
+
+/** The vitest config file vitest would read at the root of `commit` (the first of its names that exists). */
+export async function readVitestConfigs(
+  repo: string,
+  commit: string,
+): Promise<Array<{ path: string; text: string }>> {
+  // One listing of the root's config names, not a read per name (--mine scans every commit).
+  const listed = await git(repo, ["ls-tree", "--name-only", commit, "--", ...VITEST_CONFIG_FILES]).catch(
+    () => "",
+  );
+  const present = new Set(listed.split("\n"));
+  const path = VITEST_CONFIG_FILES.find((name) => present.has(name));
+  if (path === undefined) return [];
+  const text = await git(repo, ["cat-file", "blob", `${commit}:${path}`]).catch(() => null);
+  return text === null ? [] : [{ path, text }];
 }
 
 /** The repository's package-lock.json at `commit` when it has one that npm reads (lockfileVersion 1 to 3). */

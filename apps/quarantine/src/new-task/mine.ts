@@ -18,11 +18,12 @@ import { brokenTests, leaveOut, someOf } from "./broken.js";
 import { defaultTaskId, planFromFix } from "./from-fix.js";
 import { type ChangedFile, changedFiles, checkRepo, git } from "./git.js";
 import { jestTests } from "./jest-config.js";
-import { readJestConfigs, readPackageJson } from "./make.js";
+import { readJestConfigs, readPackageJson, readVitestConfigs } from "./make.js";
 import { buildWriteValidate } from "./pipeline.js";
 import { type FixInput, type LeftOut, repair } from "./repair.js";
 import { splitFix } from "./split.js";
-import { type Framework, jestSplitRule } from "./templates.js";
+import { type Framework, jestSplitRule, vitestSplitRule } from "./templates.js";
+import { vitestTests } from "./vitest-config.js";
 
 /** What a commit is, from its files alone (nothing built): only a `candidate` becomes a task. */
 export type CommitKind =
@@ -451,6 +452,15 @@ async function scanCommit(repo: string, c: HistoryCommit, args: MineArguments) {
     const configs = await readJestConfigs(repo, c.sha);
     if (configs.length > 0 || packageJson?.includes('"jest"'))
       runnerTests = jestSplitRule(jestTests(packageJson, configs).tests, packageJson, args.framework);
+  }
+  if (runnerTests === undefined && (args.framework === undefined || args.framework === "vitest")) {
+    const configs = await readVitestConfigs(repo, c.sha);
+    if (configs.length > 0)
+      runnerTests = vitestSplitRule(
+        vitestTests(configs).tests,
+        await readPackageJson(repo, c.sha),
+        args.framework,
+      );
   }
   return classifyCommit(
     { parents: 1, files, lines: await lineCounts(repo, parent, c.sha) },

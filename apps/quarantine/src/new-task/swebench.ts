@@ -14,6 +14,7 @@ import {
   npmLockfile,
   planSuites,
   readJestConfigs,
+  readVitestConfigs,
   type SuitePlan,
   schemaRef,
   type TaskPlan,
@@ -231,6 +232,7 @@ async function planRow(options: SwebenchOptions, { line, row }: ParsedRow, label
     if (hiddenPass.length > 0) hiddenExpected.passToPass = hiddenPass;
     const baseFiles = await treeFiles(bare, row.base_commit);
     const jestConfigs = framework === "jest" ? await readJestConfigs(bare, row.base_commit) : [];
+    const vitestConfigs = framework === "vitest" ? await readVitestConfigs(bare, row.base_commit) : [];
     // As --fix reads the repository (from-fix.ts): its runner flags and jest rule, the folders its
     // test script names, a version file's stand-in, Go's changed test files kept for their helpers.
     const repoInputs = await repoSuiteInputs({
@@ -239,6 +241,7 @@ async function planRow(options: SwebenchOptions, { line, row }: ParsedRow, label
       framework,
       packageJson,
       jestConfigs,
+      vitestConfigs,
       baseFiles,
       hidden: hiddenPaths,
     });

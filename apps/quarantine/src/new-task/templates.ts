@@ -33,6 +33,8 @@ export function runsAsTest(framework: Framework, path: string, repoTests?: RepoT
     case "go":
       return base.endsWith("_test.go") && !path.split("/").includes("testdata");
     case "vitest":
+      // The repository's test.include (less its exclude), else the path rule.
+      if (repoTests) return !HELPER_DIR.test(path) && repoTests.match(path);
       return (
         !HELPER_DIR.test(path) &&
         (JS_TEST_NAME.test(base) || (/(^|\/)__tests__\//.test(path) && JS.test(base)))
@@ -95,6 +97,20 @@ export function jestSplitRule(
   if (rule) return rule.match;
   const deps = packageDeps(packageJson);
   return framework === "jest" || ("jest" in deps && !("vitest" in deps)) ? jestDefaultTests : undefined;
+}
+
+/**
+ * Which changed files a fix's split takes as tests for vitest (besides the path rule): the
+ * repository's test.include (`rule`, vitest-config.ts) when vitest is the runner (`--framework
+ * vitest`, or package.json names vitest, as detectFramework reads it). Undefined otherwise.
+ */
+export function vitestSplitRule(
+  rule: RepoTests | null,
+  packageJson: string | null,
+  framework: Framework | undefined,
+): ((path: string) => boolean) | undefined {
+  if (rule === null || (framework !== undefined && framework !== "vitest")) return undefined;
+  return framework === "vitest" || "vitest" in packageDeps(packageJson) ? rule.match : undefined;
 }
 
 /** dependencies + devDependencies of a package.json text (empty when there is none). */
