@@ -459,6 +459,48 @@ describe("planExisting: only files the existing command provably runs (plant onl
       }).sentinel,
     ).not.toBeNull();
   });
+
+  it("a --config FILE is read instead of the default names (jest, vitest, mocha; brief s28 fix, item 3)", () => {
+    const jsTexts = { texts: [js("src/a.test.js")], capped: false };
+    const testTexts = { texts: [js("test/a.js")], capped: false };
+    const note = (command: string, base: typeof jsTexts, configs: Record<string, string | null>) =>
+      planExisting(task(command), { ...base, configs: new Map(Object.entries(configs)) }).none?.note ?? null;
+    const narrowing = "module.exports = { testMatch: ['**/x/*.js'] };";
+    // The file the command names narrows the selection: nothing planted, that file named.
+    expect(note("jest --config jest.ci.js", jsTexts, { "jest.ci.js": narrowing })).toMatch(
+      /jest\.ci\.js \(its --config\) may change which files jest runs/,
+    );
+    expect(note("jest -c jest.ci.js", jsTexts, { "jest.ci.js": narrowing })).toMatch(/its --config/);
+    expect(note("jest --config=jest.ci.js", jsTexts, { "jest.ci.js": narrowing })).toMatch(/its --config/);
+    expect(
+      note("vitest run --config vitest.unit.mts", jsTexts, {
+        "vitest.unit.mts": "export default { test: { include: ['x/**'] } }",
+      }),
+    ).toMatch(/vitest\.unit\.mts \(its --config\) may change which files vitest runs/);
+    expect(
+      note("mocha --config .mocharc.ci.yml test", testTexts, { ".mocharc.ci.yml": "ignore: test/a.js\n" }),
+    ).toMatch(/\.mocharc\.ci\.yml \(its --config\) may change which files mocha runs/);
+    // The default names are not read then: a narrowing jest.config.js beside a named plain one is jest's to ignore.
+    const plain = "module.exports = { verbose: true };";
+    const named = { "jest.config.js": narrowing, "jest.ci.js": plain, "ci/jest.ci.js": plain };
+    expect(note("jest --config jest.ci.js", jsTexts, named)).toBeNull();
+    expect(note("jest", jsTexts, named)).toMatch(/^cannot prove[\s\S]*jest\.config\.js may change/);
+    // A plain one in another folder makes that folder jest's rootDir: tests are looked for there.
+    expect(note("jest --config ci/jest.ci.js", jsTexts, named)).toMatch(
+      /ci\/jest\.ci\.js \(its --config\) makes its own folder jest's rootDir/,
+    );
+    // A named file the oracle did not read, one outside the checkout, or an inline config that narrows.
+    expect(note("jest --config ci/missing.js", jsTexts, {})).toMatch(
+      /--config ci\/missing\.js is not a file of the base commit the oracle read/,
+    );
+    expect(note("jest --config /etc/jest.js", jsTexts, {})).toMatch(/names a file the oracle cannot read/);
+    expect(note(`jest --config '{"testMatch":["**/x/*.js"]}'`, jsTexts, {})).toMatch(
+      /the --config given inline may change which files jest runs/,
+    );
+    expect(note(`jest --config '{"verbose":true}'`, jsTexts, {})).toBeNull();
+    // mocha's -c is --colors, not its config.
+    expect(note("mocha -c test", testTexts, {})).toBeNull();
+  });
 });
 
 describe("SETUP_SHAPES: the grep for setup files and the seal plan's readers (brief s26 sealjs3, item 5)", () => {

@@ -12,7 +12,7 @@ import {
   type RunnerCall,
   scriptCall,
 } from "./runner-command.js";
-import { CONFIG_NAMES, configDoubts, type RunnerConfigs } from "./runner-config.js";
+import { CONFIG_NAMES, configDoubts, namedConfig, type RunnerConfigs } from "./runner-config.js";
 import {
   type HiddenText,
   MAX_TEST_FILE_BYTES,
@@ -164,9 +164,11 @@ export async function baseInputs(
   const reading = basePackageScripts(repo, commit, commands);
   // The configs the commands name by --config (in a package script too) are read once the scripts are.
   const calls = reading.then((scripts) => commandConfigs(commands, scripts)).catch(() => []);
+  // Any runner's --config file (mocha's too), which runner-config.ts reads instead of the default names.
+  const named = reading.then((scripts) => namedConfigPaths(commands, scripts)).catch(() => []);
   const [scripts, base] = await Promise.all([
     reading,
-    baseTestTexts(repo, commit, task.suites.existing.files, calls),
+    baseTestTexts(repo, commit, task.suites.existing.files, calls, named),
   ]);
   return { scripts, base };
 }
@@ -180,24 +182,39 @@ export function commandConfigs(commands: readonly string[], scripts: PackageScri
   });
 }
 
+/** The configuration files the suites' commands name by --config (runner-config.ts namedConfig). */
+export function namedConfigPaths(commands: readonly string[], scripts: PackageScripts | null): string[] {
+  return commands.flatMap((command) => {
+    const call = findRunner(command, scripts);
+    const named = call === null ? null : namedConfig(call.framework, call.args, call.cwd);
+    return named !== null && "path" in named ? [named.path] : [];
+  });
+}
+
 /**
  * The text of the base commit's files that match the existing suite's globs and look like test
  * sources, and of the runner configuration files anywhere in it (runner-config.ts: CONFIG_NAMES),
- * with those the suites' commands name by `--config` (`commands`).
+ * with those the suites' commands name by `--config` (`commands`, `namedPaths`).
  */
 export async function baseTestTexts(
   repo: string,
   commit: string,
   globs: readonly string[],
   commands: readonly CommandConfig[] | Promise<readonly CommandConfig[]> = [],
+  /** Other configuration files the commands name (mocha's --config). */
+  namedPaths: readonly string[] | Promise<readonly string[]> = [],
 ): Promise<BaseTests> {
   const matches = picomatch([...globs], { dot: true });
-  const [tree, commandsNamed] = await Promise.all([
+  const [tree, commandsNamed, otherNamed] = await Promise.all([
     gitBuffer(repo, ["ls-tree", "-r", "-z", "-l", commit]),
     commands,
+    namedPaths,
   ]);
   const listing = tree.toString("utf8");
-  const namedConfigs = new Set(commandsNamed.flatMap((c) => (c.config === null ? [] : [c.config])));
+  const namedConfigs = new Set([
+    ...commandsNamed.flatMap((c) => (c.config === null ? [] : [c.config])),
+    ...otherNamed,
+  ]);
   const wanted: Array<{ oid: string; path: string }> = [];
   const configs: Array<{ oid: string; path: string; size: number }> = [];
   const configsPast: string[] = [];
@@ -641,7 +658,7 @@ export function planExisting(
   const doubts = [
     ...proof.unreadable,
     ...(runner && call
-      ? configDoubts(runner.framework, base.configs ?? new Map(), call.cwd, namesPaths(call))
+      ? configDoubts(runner.framework, base.configs ?? new Map(), call.cwd, namesPaths(call), call.args)
       : []),
   ];
   if (doubts.length > 0)

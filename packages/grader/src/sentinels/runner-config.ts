@@ -85,8 +85,67 @@ function packageKey(text: string, key: string): unknown {
 }
 
 /**
+ * The configuration file a JS runner's command names (`--config FILE`, `--config=FILE`; jest's and
+ * vitest's `-c` too, which is mocha's `--colors`): the runner then reads that file instead of finding
+ * one by its default names. `path` is from the checkout's root; `outside` a file the oracle cannot
+ * read (absolute, above the checkout, computed by the shell, given twice); `inline` jest's JSON.
+ */
+export type NamedConfig = { path: string } | { outside: string } | { inline: string };
+
+export function namedConfig(
+  framework: SentinelFramework,
+  args: readonly string[],
+  cwd: string,
+): NamedConfig | null {
+  if (framework !== "jest" && framework !== "vitest" && framework !== "mocha") return null;
+  const names = framework === "mocha" ? ["--config"] : ["--config", "-c"];
+  const values: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "--") break;
+    const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
+    if (eq > 0 && names.includes(arg.slice(0, eq))) values.push(arg.slice(eq + 1));
+    else if (names.includes(arg) && args[i + 1] !== undefined) values.push(args[++i]!);
+  }
+  if (values.length === 0) return null;
+  const value = values[0]!;
+  if (values.length > 1) return { outside: values.join(" and ") };
+  if (framework === "jest" && value.trimStart().startsWith("{")) return { inline: value };
+  if (/[$`*?]/.test(value) || posix.isAbsolute(value)) return { outside: value };
+  const path = posix.normalize(posix.join(cwd, value));
+  return path.startsWith("../") ? { outside: value } : { path };
+}
+
+/** What a runner's named config file may change, by the keys the oracle looks for. */
+function namedDoubts(
+  framework: SentinelFramework,
+  named: NamedConfig,
+  configs: RunnerConfigs,
+  cwd: string,
+): string[] {
+  if ("outside" in named) return [`--config ${named.outside} names a file the oracle cannot read`];
+  if ("inline" in named)
+    return JEST_KEYS.test(named.inline) ? ["the --config given inline may change which files jest runs"] : [];
+  const body = configs.get(named.path);
+  if (body === undefined) return [`--config ${named.path} is not a file of the base commit the oracle read`];
+  if (body === null) return [`--config ${named.path} is too large to read`];
+  // jest's rootDir is the config file's folder unless the config says otherwise: one in another folder
+  // than the runner's looks for tests there.
+  if (framework === "jest" && posix.dirname(named.path) !== (cwd === "" ? "." : cwd))
+    return [`${named.path} (its --config) makes its own folder jest's rootDir, where jest looks for tests`];
+  const keys = framework === "jest" ? JEST_KEYS : framework === "vitest" ? VITEST_KEYS : MOCHA_KEYS;
+  // jest reads a package.json given as its config by its `jest` key.
+  const read =
+    framework === "jest" && posix.basename(named.path) === "package.json"
+      ? JSON.stringify(packageKey(body, "jest") ?? {})
+      : body;
+  return keys.test(read) ? [`${named.path} (its --config) may change which files ${framework} runs`] : [];
+}
+
+/**
  * Why the runner's configuration at the base commit may leave a file out that the command seems to
- * select; empty when nothing the oracle reads does. `cwd` is the folder the runner starts in.
+ * select; empty when nothing the oracle reads does. `cwd` is the folder the runner starts in; `args`
+ * the runner's arguments, whose `--config FILE` replaces the files found by their default names.
  */
 export function configDoubts(
   framework: SentinelFramework,
@@ -94,11 +153,23 @@ export function configDoubts(
   cwd: string,
   /** The command names the paths to run (pytest's `testpaths` then does not apply). */
   namesPaths = true,
+  args: readonly string[] = [],
 ): string[] {
   const doubts: string[] = [];
   const seen = (path: string, why: string) => doubts.push(`${path} ${why}`);
   const dirs = upwards(cwd);
   const text = (path: string) => configs.get(path);
+  const named = namedConfig(framework, args, cwd);
+  if (named !== null) {
+    doubts.push(...namedDoubts(framework, named, configs, cwd));
+    // jest and vitest read nothing else; mocha still reads package.json's `mocha` key.
+    if (framework !== "mocha") return doubts;
+    for (const dir of dirs) {
+      const pkg = text(at(dir, "package.json"));
+      if (pkg && packageKey(pkg, "mocha") !== undefined) seen(at(dir, "package.json"), "configures mocha");
+    }
+    return doubts;
+  }
   if (framework === "pytest") {
     for (const dir of dirs)
       for (const [name, section] of Object.entries(PYTEST_SECTIONS)) {
