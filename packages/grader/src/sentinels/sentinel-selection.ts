@@ -260,6 +260,12 @@ const JEST_VALUES = new Set(
   ),
 );
 const JS_TEST_FILE = /(?:\/__tests__\/.*|\.(?:test|spec))\.[cm]?[jt]sx?$/;
+/**
+ * jest's default testMatch (`**\/?(*.)+(spec|test).[jt]s?(x)`) also takes a bare `test.js` or
+ * `spec.ts` in any folder (new-task makes such tasks: templates.ts jestDefaultTests); vitest's
+ * default include (`**\/*.{test,spec}.?(c|m)[jt]s?(x)`) does not.
+ */
+const JEST_BARE_TEST_FILE = /\/(?:test|spec)\.[cm]?[jt]sx?$/;
 
 /**
  * jest's `--testPathIgnorePatterns` (regular expressions over the absolute path; one that does not
@@ -300,7 +306,9 @@ function jestLikeSelection(call: RunnerCall, files: string[]): Selection {
   const positionals = p.positionals.filter((w, i) => !(i === 0 && ["run", "related", "watch"].includes(w)));
   const patterns = [...positionals, ...(p.values.get("--testPathPattern") ?? [])];
   for (const file of files) {
-    if (!JS_TEST_FILE.test(`/${file}`) || !under(file, call.cwd)) continue;
+    const named =
+      JS_TEST_FILE.test(`/${file}`) || (call.framework === "jest" && JEST_BARE_TEST_FILE.test(`/${file}`));
+    if (!named || !under(file, call.cwd)) continue;
     const abs = `/work/repo/${file}`;
     const picked =
       patterns.length === 0 ||

@@ -395,6 +395,21 @@ describe("planSentinels: mocha", () => {
 });
 
 describe("planSentinels: jest and vitest", () => {
+  it("jest's default testMatch runs a bare test.js or spec.ts in any folder: its pair is required there; vitest's include does not take it (brief s28 fix, item 4)", () => {
+    const files = {
+      "test.js": 'test("x", () => expect(1).toBe(1));\n',
+      "src/spec.ts": 'it("y", () => {});\n',
+    };
+    expect(plan("npx jest", files)!.required.sort()).toEqual(["src/spec.ts", "test.js"]);
+    expect(plan("npx jest test.js", files)!.required).toEqual(["test.js"]);
+    const vitest = plan("npx vitest run", files);
+    expect(vitest?.required ?? []).toEqual([]);
+    // Not a name jest's default takes: tests.js, mytest.js.
+    expect(
+      plan("npx jest", { "tests.js": files["test.js"], "mytest.js": files["test.js"] })?.required ?? [],
+    ).toEqual([]);
+  });
+
   it("path patterns select the files, -t like --grep", () => {
     const files = {
       "src/a.test.js": 'test("x", () => expect(1).toBe(1));\n',
