@@ -87,3 +87,47 @@ describe("the sweep's unsealed FAIL_TO_PASS tests, by rule", () => {
     expect(describeTask(all).split("\n")).toContain("  sealed: 1 of 1 FAIL_TO_PASS test(s) strong");
   });
 });
+
+describe("new-task's account of a task (brief s28 fix, item 5)", () => {
+  const task = {
+    id: "t",
+    status: "quarantined" as const,
+    reasons: [
+      {
+        flag: "GOLD_FAILS" as const,
+        message: "gold.diff FAILs",
+        evidence: [],
+        hint: "read the failing suite's output",
+      },
+    ],
+    infra: { failedRuns: 0, retries: 0, messages: [], logs: [] },
+    wasQuarantined: false,
+    change: "new" as const,
+    firstSeen: null,
+    hasGold: true,
+    unprotected: false,
+    expected: "not recorded: the task is quarantined",
+    runs: [],
+    runMs: 0,
+  } as unknown as Parameters<typeof describeTask>[0];
+
+  it("a quarantined task: the commands that show its runs carry --allow-quarantined (plain --baseline answers TASK_QUARANTINED)", () => {
+    const text = describeTask(task);
+    expect(text).toContain(
+      "  to see its runs: pnpm grade t --baseline --allow-quarantined, pnpm grade t --diff tasks/t/gold.diff --allow-quarantined",
+    );
+    for (const command of text.matchAll(/pnpm grade [^,;(]*/g))
+      expect(command[0], command[0]).toMatch(/--allow-quarantined/);
+    expect(describeTask({ ...task, hasGold: false })).not.toContain("--diff tasks/t/gold.diff");
+    expect(describeTask({ ...task, status: "healthy", reasons: [] })).not.toContain("to see its runs");
+  });
+
+  it("no seal record written: one line says so, where it printed nothing", () => {
+    expect(describeTask(task, false).split("\n")).toContain(
+      "  sealed: no seal record written (tasks/t/seals.recorded.json): no run sealed a comparison of the hidden tests, so none of its FAIL_TO_PASS tests is sealed (docs/security.md, Sealed expectations)",
+    );
+    expect(describeTask(task, true)).toMatch(
+      /^ {2}sealed: tasks\/t\/seals\.recorded\.json names no FAIL_TO_PASS test/m,
+    );
+  });
+});

@@ -1,5 +1,8 @@
+import { existsSync } from "node:fs";
 import { join, relative } from "node:path";
 import { type Command, EXIT, printable, type RunContext, runCommand, withRoot, write } from "@oracle/cli-kit";
+import { SEAL_RECORD_FILE } from "@oracle/grader";
+import { tasksDir } from "@oracle/spec";
 import { formatDuration } from "../summary.js";
 import type { SweepReport } from "../types.js";
 import { DEFAULT_REPEAT, HELP, type NewTaskOptions, parseNewTaskArgs } from "./args.js";
@@ -155,7 +158,7 @@ async function run(options: NewTaskOptions, { signal }: RunContext): Promise<num
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const lines = report.tasks.map((t) =>
     withRoot(
-      `${describeTask(t)}${t.status === "healthy" ? `\n${flakyLine(t.id, options.repeat)}` : ""}`,
+      `${describeTask(t, existsSync(join(tasksDir(root), t.id, SEAL_RECORD_FILE)))}${t.status === "healthy" ? `\n${flakyLine(t.id, options.repeat)}` : ""}`,
       rootGiven,
     ),
   );

@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { printable } from "@oracle/cli-kit";
 import { connectDocker, dockerEngine } from "@oracle/engine";
+import { SEAL_RECORD_FILE } from "@oracle/grader";
 import { OracleError } from "@oracle/spec";
 import { closeLogger, createSweepLogger } from "../logger.js";
 import { plainProgress } from "../progress.js";
@@ -137,8 +138,12 @@ export async function validateTasks(
   }
 }
 
-/** What a task's author reads: healthy with what was recorded, or each flag with what fixes it. */
-export function describeTask(task: TaskReport): string {
+/**
+ * What a task's author reads: healthy with what was recorded, or each flag with what fixes it and the
+ * commands that show its runs (a quarantined task is graded only with --allow-quarantined).
+ * `sealRecord`: whether tasks/<id>/seals.recorded.json exists, for the line on the seals.
+ */
+export function describeTask(task: TaskReport, sealRecord?: boolean): string {
   const lines: string[] = [];
   const runs = task.runs.length;
   if (task.status === "healthy") {
@@ -154,6 +159,9 @@ export function describeTask(task: TaskReport): string {
       for (const e of reason.evidence.slice(0, 5)) lines.push(`    ${e}`);
       if (reason.hint) lines.push(`    fix: ${reason.hint}`);
     }
+    lines.push(
+      `  to see its runs: pnpm grade ${task.id} --baseline --allow-quarantined${task.hasGold ? `, pnpm grade ${task.id} --diff tasks/${task.id}/gold.diff --allow-quarantined` : ""} (a quarantined task is graded only with --allow-quarantined); the sweep's logs: pnpm oracle-log LOG`,
+    );
   }
   lines.push(`  expected tests: ${task.expected}`);
   if (task.seals && task.seals.unsealed.length === 0)
@@ -161,6 +169,14 @@ export function describeTask(task: TaskReport): string {
   else if (task.seals)
     lines.push(
       `  sealed: ${task.seals.sealed} of ${task.seals.failToPass} FAIL_TO_PASS test(s) strong; no strong seal, by the rule of docs/security.md (Sealed expectations) that leaves each so: ${unsealedWithRules(task.seals).join(", ")}${task.seals.failToPass - task.seals.sealed > task.seals.unsealed.length ? ", …" : ""}`,
+    );
+  else if (sealRecord === false)
+    lines.push(
+      `  sealed: no seal record written (tasks/${task.id}/${SEAL_RECORD_FILE}): no run sealed a comparison of the hidden tests, so none of its FAIL_TO_PASS tests is sealed (docs/security.md, Sealed expectations)`,
+    );
+  else if (sealRecord === true)
+    lines.push(
+      `  sealed: tasks/${task.id}/${SEAL_RECORD_FILE} names no FAIL_TO_PASS test (none is known: the sweep records them from a healthy task's runs)`,
     );
   if (task.unprotected) lines.push("  unprotected: a run had no sentinel (see docs/security.md, Sentinels)");
   return lines.join("\n");
