@@ -259,6 +259,27 @@ describe("a numpy scalar against a list or tuple (eqdiff python seed 1)", () => 
   });
 });
 
+describe("a numpy scalar against an int, in doubles (eqdiff python seed 4242)", () => {
+  // numpy 1.24: np.float64(10**16 + 1) holds 1e16, and np.float64(1e16) == 10**16 + 1 is True (the
+  // int is read as int64, their common dtype float64); Python's float == int is exact. A correct fix
+  // returning a numpy float where the test wrote a large int FAILed.
+  const np = (node: Canon, type: string): Canon => ({ ...node, np: type });
+  const e16 = { t: "float", x: "0x1.1c37937e08000p+53" } as Canon;
+  it("rounds the int as numpy does, alone or in a list, either side numpy's", () => {
+    expect(pyEq(np(e16, "float64"), int("10000000000000001"))).toBe(true);
+    expect(pyEq(np(e16, "float64"), { t: "list", v: [int("10000000000000001")] })).toBe(true);
+    expect(pyEq(np({ t: "int", x: "0x2386f26fc10001" }, "int64"), float("1e16"))).toBe(true);
+    expect(holds({ kind: "py.ne" }, np(e16, "float64"), int("10000000000000001"))).toBe(false);
+    expect(pyEq(np(e16, "float64"), int("10000000000000002"))).toBe(false);
+    expect(pyEq(np({ t: "float", x: "0x1.0p+63" }, "float64"), int("9223372036854775809"))).toBe(true);
+    expect(pyEq(np(e16, "float64"), int("10000000000000003"))).toBe(false);
+  });
+  it("Python's own float and int stay exact, and an int past uint64 is not read as one", () => {
+    expect(pyEq(e16, int("10000000000000001"))).toBe(false);
+    expect(pyEq(np({ t: "float", x: "0x1.0p+64" }, "float64"), int("18446744073709551617"))).toBe(false);
+  });
+});
+
 describe("values whose == never looks inside, and the stdlib sequences (eqdiff python seed 2)", () => {
   const arr: Canon = {
     t: "ndarray",
