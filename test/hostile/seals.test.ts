@@ -237,6 +237,10 @@ const forgedAfter = pyCore(
 );
 
 const suppressed = pyCore(pyHook("    return []"));
+const malformed = pyCore(pyHook('    return [{"k": record["k"], "s": record["s"], "v": {"t": "int"}}]'));
+const hugeExponent = pyCore(
+  pyHook('    return [{"k": record["k"], "s": record["s"], "v": {"t": "float", "x": "0x1.8p+999999999"}}]'),
+);
 const throws = pyCore(pyHook('    raise OSError("no space left on device")'));
 const exitFirst = {
   "calc/core.py": `import os
@@ -580,6 +584,16 @@ const CASES: Case[] = [
     reason: "SEAL_RECORDS_INCONSISTENT",
   },
   { name: "seal-suppressed-py", shape: PY, diff: () => suppressed, reason: "SEAL_RECORDS_INCONSISTENT" },
+  // A record the runtime never writes (an int without its value, a float with an exponent no float
+  // has): before vocabulary.ts the host's equality threw on it, or computed for minutes, and the
+  // grade ended INTERNAL with no verdict.
+  { name: "record-malformed-py", shape: PY, diff: () => malformed, reason: "SEAL_RECORDS_INCONSISTENT" },
+  {
+    name: "record-huge-exponent-py",
+    shape: PY,
+    diff: () => hugeExponent,
+    reason: "SEAL_RECORDS_INCONSISTENT",
+  },
   { name: "seal-throws-py", shape: PY, diff: () => throws, reason: "TESTS_FAILED" },
   { name: "exit-before-asserts-py", shape: PY, diff: () => exitFirst, reason: "REPORT_MISSING" },
   { name: "checked-records-rewritten-freebusy", shape: FREEBUSY, diff: checkedRewritten, reason: "PASS" },
@@ -604,6 +618,12 @@ const CASES: Case[] = [
     name: "records-forged-before-vitest",
     shape: VITEST,
     diff: vitestHook("  return [{ ...record, v: __nearest(record.v) }, record];"),
+    reason: "SEAL_RECORDS_INCONSISTENT",
+  },
+  {
+    name: "record-malformed-vitest",
+    shape: VITEST,
+    diff: vitestHook('  return [{ ...record, v: { t: "arr", v: [] } }];'),
     reason: "SEAL_RECORDS_INCONSISTENT",
   },
   {

@@ -210,7 +210,13 @@ def _oracle_canon(v, budget, depth=0, stack=()):
             return {"t": "opaque", "cls": _oracle_cls(t), "why": "not one dimension of unsigned bytes, or released"}
         return _oracle_as({"t": "bytes", "v": data.hex()}, t)
     if t is _oracle_module_type("decimal", "Decimal"):
-        return {"t": "decimal", "v": str(v)}
+        # The host computes a Decimal's exact value: one whose exponent has more than five digits
+        # (Decimal("1E+999999999"), which no context need allow) is not read.
+        text = str(v)
+        e = text.rfind("E")
+        if e >= 0 and len(text) - e - 2 > 5:
+            return {"t": "opaque", "cls": _oracle_cls(t), "why": "an exponent of more than five digits"}
+        return {"t": "decimal", "v": text}
     if t is _oracle_module_type("fractions", "Fraction"):
         return {"t": "fraction", "n": hex(v.numerator), "d": hex(v.denominator)}
     # A numpy array, the exact class and numpy's own (a static type: not one a diff defines and

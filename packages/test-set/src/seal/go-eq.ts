@@ -171,6 +171,8 @@ export function goDeepEqual(actual: Canon, expected: Canon, as?: string): Verdic
   }
   if (expected.nil === true) return (value.t === "slice" || value.t === "map") && value.nil === true;
   const items = (expected.v as unknown[]) ?? [];
+  // (A record whose type names a slice but whose kind is a map, say, is not one reflect writes.)
+  if ((value.t === "map") !== (expected.k === "map")) return false;
   if (value.t === "slice" || value.t === "array") {
     if (value.nil === true) return false;
     const got = (value.v as Canon[]) ?? [];

@@ -176,7 +176,7 @@ describe("judgeSeals: a failed seal's message", () => {
     const plan = sealPython(parsers, { path: "tests/test_kw.py", text, index: 0 })!;
     const records = [
       JSON.stringify({ k: plan.sites[0]!.key, s: 0, v: { t: "none" } }),
-      JSON.stringify({ k: plan.sites[1]!.key, s: 0, v: { t: "int", v: "3" } }),
+      JSON.stringify({ k: plan.sites[1]!.key, s: 0, v: { t: "int", x: "0x3" } }),
     ].join("\n");
     const report = ["test_found", "test_count"].map((name) => ({
       id: `hidden:tests.test_kw::${name}`,

@@ -2,7 +2,9 @@ import type { TestCase } from "@oracle/spec";
 import { ReportIndex } from "../expected-tests.js";
 import { type Canon, isCanon, unjudgeableWhy } from "./canon.js";
 import { holds, render } from "./equality.js";
+import { COMPARISONS } from "./kinds.js";
 import type { SealSite, TestRef } from "./plan.js";
+import { vocabularyProblem } from "./vocabulary.js";
 
 /**
  * Judges what the seals recorded against what the oracle expects (docs/security.md, "Sealed
@@ -275,11 +277,20 @@ export function judgeSeals(
   const owner = new Map<string, string>();
   for (const { test, keys } of plan.tests) for (const key of keys) owner.set(key, test.entry);
   const byTest = new Map<string, SealRecord[]>();
-  for (const record of records) {
+  for (const [i, record] of records.entries()) {
     const entry = owner.get(record.key);
     if (entry === undefined)
       return judgement(
         `a seal record names a key the oracle did not plan (${JSON.stringify(record.key).slice(0, 60)})`,
+      );
+    // A value the runtime never writes is not one the host's equality was written for (vocabulary.ts).
+    const site = sites.get(record.key);
+    const wrong = site ? vocabularyProblem(COMPARISONS[site.kind].language, record.value) : null;
+    if (wrong)
+      return judgement(
+        `seal record ${i + 1} (${record.key}) is not a value the seal runtime writes: ${wrong}`,
+        false,
+        entry,
       );
     byTest.set(entry, [...(byTest.get(entry) ?? []), record]);
   }
