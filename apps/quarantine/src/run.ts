@@ -101,13 +101,20 @@ function fromError(
 ): RunObservation {
   const taskFault = TASK_ERRORS.some((code) => isOracleError(error, code));
   const message = error instanceof Error ? error.message : String(error);
+  // The oracle's own bug (INTERNAL) is no more the task's fault than the engine's: the run proves
+  // nothing, as an INFRA_ERROR run does, but it says whose it is (and runCheck does not retry it).
+  const own = isOracleError(error, "INTERNAL");
   const record: RunRecord = {
     mode,
     repeat,
     attempts: 1,
     verdict: taskFault ? "FAIL" : null,
     reason: taskFault ? "TASK_INVALID" : "INFRA_ERROR",
-    message: taskFault ? message : `the grader threw: ${message}`,
+    message: taskFault
+      ? message
+      : own
+        ? `the oracle's own bug (INTERNAL), not the task's nor the engine's: ${message}; report it with the run's log`
+        : `the grader threw: ${message}`,
     existing: null,
     hidden: null,
     sentinel: null,
@@ -117,7 +124,7 @@ function fromError(
     log,
     retriedLogs: [],
   };
-  return { record, tests: new Map(), complete: false };
+  return { record, tests: new Map(), complete: false, ...(own ? { oracleBug: true } : {}) };
 }
 
 function gradeOptions(ctx: RunContext, mode: CheckMode, logFile: string): GradeOptions {
@@ -161,7 +168,8 @@ export async function runCheck(ctx: RunContext, mode: CheckMode, repeat: number)
     ctx.signal.throwIfAborted();
     const observation = await attempt(ctx, mode, repeat, n);
     const { record } = observation;
-    if (record.reason !== "INFRA_ERROR" || n > ctx.infraRetries) {
+    // (A bug of the oracle's own judge is deterministic: retrying it only repeats it.)
+    if (record.reason !== "INFRA_ERROR" || observation.oracleBug === true || n > ctx.infraRetries) {
       record.attempts = n;
       record.retriedLogs = retriedLogs;
       return observation;

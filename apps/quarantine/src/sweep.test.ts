@@ -237,6 +237,20 @@ describe("sweep", () => {
     expect(report.counts).toMatchObject({ infraError: 2, newlyQuarantined: 0, released: 0, infraRetries: 9 });
   });
 
+  it("records the oracle's own bug (INTERNAL) as a run that proves nothing, says whose it is, and does not retry it", async () => {
+    await writeTask(root, "judge-bug", { gold: true });
+    const grade = fakeGrade((): FakeRun => {
+      throw new OracleError("INTERNAL", "the oracle failed while judging the hidden suite: TypeError: x");
+    });
+    const report = await run({ grade, infraRetries: 2 });
+    const [task] = report.tasks;
+    expect(task).toMatchObject({ status: "infra-error", reasons: [], infra: { failedRuns: 2, retries: 0 } });
+    expect(task?.infra.messages[0]).toMatch(
+      /^the oracle's own bug \(INTERNAL\), not the task's nor the engine's: the oracle failed while judging/,
+    );
+    expect(grade.calls.filter((c) => c.task === "judge-bug")).toHaveLength(2);
+  });
+
   it("holds the concurrency limit and keeps going when one task's grade throws a task error", async () => {
     for (const id of ["t1", "t2", "t3", "t4", "t5"]) await writeTask(root, id, { gold: true });
     let active = 0;

@@ -27,4 +27,6 @@ export interface RunObservation {
   tests: ReadonlyMap<string, string>;
   /** Whether `tests` holds every test of both reports (the result listed them all). */
   complete: boolean;
+  /** The grade ended in the oracle's own bug (INTERNAL): recorded as an INFRA_ERROR run, never retried. */
+  oracleBug?: true;
 }
