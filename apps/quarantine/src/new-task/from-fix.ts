@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { basename, resolve } from "node:path";
+import { basename, dirname, resolve } from "node:path";
 import { OracleError } from "@oracle/spec";
 import picomatch from "picomatch";
 import type { LeaveOut } from "./broken.js";
@@ -176,9 +176,18 @@ export async function addOwnModulesCheck(
   ];
 }
 
-/** A fix commit's task id when --id is not given: `<repo folder>-<sha7>`. */
+/** Folder names that say nothing of the repository: a clone's `.git`, a mirror's `repo` or `repo.git`. */
+const GENERIC = new Set(["", ".git", "repo", "git", "src", "source", "checkout"]);
+
+/**
+ * A fix commit's task id when --id is not given: `<repo folder>-<sha7>`; for a folder named only
+ * `.git`, `repo` (a mirror's `owner+name/repo`) or the like, the folder that holds it.
+ */
 export function defaultTaskId(repo: string, fix: string): string {
-  return taskIdFrom(`${basename(resolve(repo)).replace(/\.git$/, "")}-${fix.slice(0, 7)}`);
+  const path = resolve(repo);
+  const own = basename(path).replace(/\.git$/, "");
+  const name = GENERIC.has(own.toLowerCase()) ? basename(dirname(path)).replace(/\.git$/, "") || own : own;
+  return taskIdFrom(`${name}-${fix.slice(0, 7)}`);
 }
 
 /**
