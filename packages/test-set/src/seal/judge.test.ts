@@ -207,3 +207,20 @@ describe("judgeSeals: a failed seal's message, rendered", () => {
     expect(judged.tests[0]!.message).toMatch(/actual: {3}Fraction\(-1, 2\)$/);
   });
 });
+
+// Attack review s29 (atk), finding 1: the records of a test were gathered by copying its list once a
+// record, so a file of the 200,000 records read, all for one planned key, took minutes to judge
+// (20,000: 10 s; 100,000: over 100 s) before the count said they did not add up.
+describe("judgeSeals: many records for one test", () => {
+  it("are gathered in time linear in their number", () => {
+    const plan = sealPython(parsers, { path: "tests/test_calc.py", text: HIDDEN, index: 0 })!;
+    const key = plan.tests[0]!.keys[0]!;
+    const line = `${JSON.stringify({ k: key, s: 0, v: { t: "int", x: "0x5" } })}\n`;
+    const started = performance.now();
+    const judged = judgeSeals(plan, line.repeat(200_000), [
+      { id: "hidden:tests.test_calc::test_add", outcome: "passed" },
+    ]);
+    expect(judged.inconsistent).toMatch(/its seals ran 200000 time\(s\), the runner ran the test 1 time/);
+    expect(performance.now() - started).toBeLessThan(5_000);
+  }, 60_000);
+});

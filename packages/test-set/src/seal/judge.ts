@@ -292,7 +292,10 @@ export function judgeSeals(
         false,
         entry,
       );
-    byTest.set(entry, [...(byTest.get(entry) ?? []), record]);
+    // Pushed, not copied: a copy a record made 200,000 records for one key minutes of work (s29 atk).
+    const list = byTest.get(entry);
+    if (list) list.push(record);
+    else byTest.set(entry, [record]);
   }
   const index = new ReportIndex(tests);
   const failed = new Map<TestCase, { message: string; notPlain: boolean }>();
