@@ -334,7 +334,9 @@ function __literals() {
   return out;
 }
 function __canon(v) {
-  if (Array.isArray(v)) return { t: "arr", proto: "Array", v: v.map(__canon), props: [], syms: [] };
+  // As the runtime writes an array (its reference and constructor too): a record outside its
+  // vocabulary is SEAL_RECORDS_INCONSISTENT before any value is compared.
+  if (Array.isArray(v)) return { t: "arr", proto: "Array", ref: 1, ctor: "Array", v: v.map(__canon), props: [], syms: [] };
   if (typeof v === "number") return { t: "num", v: String(v) };
   if (typeof v === "boolean") return { t: "bool", v };
   return { t: "str", v: String(v) };
