@@ -1757,3 +1757,39 @@ def test_add_metaclass_nested():
     expect(judged.tests[0]!.message).toContain("expected: 'test_add_metaclass_nested.<locals>.A.B'");
   });
 });
+
+// Attack review s29 (atk), finding 3: a numpy long double of 2**128 or more is written as its exact
+// numerator, `0x<hex>p-0` (_oracle_long_hex), up to 4,096 hex digits; the vocabulary read at most 32
+// and a correct fix returning one was SEAL_RECORDS_INCONSISTENT.
+describe("numpy long doubles past 2**128 (their numerator written whole)", () => {
+  const HEAD = `from pytest import approx
+
+from calc import v
+`;
+  const ROWS: readonly Row[] = [
+    ["test_huge", 'v("huge") == v("huge")', "passed"],
+    ["test_huge_twice", 'v("huge") == v("huge") * 2', "failed"],
+    ["test_huge_approx", 'v("huge") == approx(v("huge"))', "passed"],
+    ["test_neg", 'v("neg") == v("neg")', "passed"],
+    ["test_neg_float", 'v("neg") == -1.6069380442589903e60', "failed"],
+    ["test_neg_list", '[v("neg")] == [v("neg") + 2**137]', "failed"],
+    ["test_tiny", 'v("tiny") == 0', "failed"],
+  ];
+  const CALC = `import numpy as np
+
+VALUES = {
+    "huge": np.longdouble(2) ** 16000,
+    "tiny": np.nextafter(np.longdouble(0), np.longdouble(1)),
+    "neg": -(np.longdouble(2) ** 200) - np.longdouble(2) ** 137,
+}
+
+
+def v(name):
+    return VALUES[name]
+`;
+  it("are read, and judged as pytest judges them", () => {
+    const { real, host } = pytestAndHost("tests/test_ld.py", oneAssertEach(HEAD, ROWS), CALC);
+    expect(real).toEqual(outcomes(ROWS));
+    expect(host).toEqual(real);
+  });
+});
