@@ -2,7 +2,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { sealJs } from "../js/seal.js";
 import { loadParsers, type Parsers } from "../parsers.js";
 import { sealPython } from "../python/seal.js";
+import type { Canon } from "./canon.js";
 import { judgeSeals } from "./judge.js";
+import type { SealSite } from "./plan.js";
 
 let parsers: Parsers;
 beforeAll(async () => {
@@ -223,4 +225,93 @@ describe("judgeSeals: many records for one test", () => {
     expect(judged.inconsistent).toMatch(/its seals ran 200000 time\(s\), the runner ran the test 1 time/);
     expect(performance.now() - started).toBeLessThan(5_000);
   }, 60_000);
+});
+
+// Attack review s29 (atk), finding 2: numbers the Python runtime writes, whose exact values cost the
+// host quadratic work or a power of ten of 100,000 digits: a record of a thousand `1E+99999` dict keys
+// took 18 s, a Fraction of two Fibonacci numbers of 80,000 hex digits 219 s (the 16 MiB read holds
+// hundreds of times that). Each case took over 60 s before; the host now refuses such records (the
+// sweep leaves the seal out if gold writes them), and still judges large numbers a test may hold.
+describe("judgeSeals: numbers too large to judge in time", () => {
+  const test = { file: "tests/test_n.py", entry: "tests/test_n.py::test_n" };
+  const judge = (expected: Canon, kind: SealSite["kind"], ...values: Canon[]) => {
+    const site: SealSite = { key: "0.0", test, line: 1, kind, expected, source: "x", strength: "strong" };
+    const text = values.map((v) => `${JSON.stringify({ k: "0.0", s: 0, v })}\n`).join("");
+    const started = performance.now();
+    const judged = judgeSeals(
+      { sites: [site], tests: [{ test, keys: ["0.0"] }] },
+      text,
+      values.map(() => ({ id: "hidden:tests.test_n::test_n", outcome: "passed" as const })),
+    );
+    return { judged, ms: performance.now() - started };
+  };
+  const ONE: Canon = {
+    t: "dict",
+    v: [
+      [
+        { t: "str", v: "a" },
+        { t: "int", x: "0x1" },
+      ],
+    ],
+  };
+  /** F(k) and F(k + 1) by fast doubling, for the first k with F(k + 1) of `hexDigits` hex digits or more. */
+  const fibonacci = (hexDigits: number) => {
+    const pair = (k: number): [bigint, bigint] => {
+      if (k === 0) return [0n, 1n];
+      const [a, b] = pair(Math.floor(k / 2));
+      const [c, d] = [a * (2n * b - a), a * a + b * b];
+      return k % 2 === 0 ? [c, d] : [d, c + d];
+    };
+    // log2 of the golden ratio: F(k) has about 0.694 k bits.
+    return pair(Math.ceil((hexDigits * 4) / 0.694));
+  };
+
+  it("a dict of 5,000 Decimal keys of exponent 99999 (90 s before)", () => {
+    const keys = Array.from({ length: 5000 }, (_, i) => [
+      { t: "decimal", v: `${i + 1}E+99999` },
+      { t: "none" },
+    ]);
+    const { judged, ms } = judge(ONE, "py.eq", { t: "dict", v: keys });
+    expect(judged.inconsistent).toMatch(/numbers up to it are too large to judge/);
+    expect(judged.inconsistentTest).toBe(test.entry);
+    expect(ms).toBeLessThan(5_000);
+  }, 120_000);
+
+  it("a Fraction of two Fibonacci numbers of 40,000 hex digits (over 15 s before)", () => {
+    const [n, d] = fibonacci(40_000);
+    const fraction = { t: "fraction", n: `0x${n.toString(16)}`, d: `0x${d.toString(16)}` };
+    const { judged, ms } = judge({ t: "int", x: "0x3" }, "py.eq", fraction);
+    expect(judged.inconsistent).toMatch(/too large to judge/);
+    expect(ms).toBeLessThan(5_000);
+  }, 120_000);
+
+  it("a float exponent no float has (2**99999) is not one the runtime writes", () => {
+    const keys = Array.from({ length: 3000 }, (_, i) => ({
+      t: "float",
+      x: `0x1.${(i + 1).toString(16)}p+99999`,
+    }));
+    const { judged } = judge({ t: "set", frozen: false, v: [{ t: "int", x: "0x1" }] }, "py.eq", {
+      t: "set",
+      frozen: false,
+      v: keys,
+    });
+    expect(judged.inconsistent).toMatch(/not a value the seal runtime writes: value\.v\[0\]\.x/);
+  });
+
+  it("large numbers a test may hold are still judged: 1E+9999, a Fraction of 2,000 hex digits, a long double's numerator", () => {
+    const [n, d] = fibonacci(2000);
+    const fraction: Canon = { t: "fraction", n: `0x${n.toString(16)}`, d: `0x${d.toString(16)}` };
+    expect(judge(fraction, "py.eq", fraction, fraction).judged).toMatchObject({
+      inconsistent: null,
+      tests: [{ outcome: "passed" }, { outcome: "passed" }],
+    });
+    const big: Canon = { t: "int", x: `0x${(10n ** 9999n).toString(16)}` };
+    expect(judge(big, "py.eq", { t: "decimal", v: "1E+9999" }).judged.tests[0]!.outcome).toBe("passed");
+    const long: Canon = { t: "float", x: `0x1${"0".repeat(4000)}p-0`, np: "longdouble" };
+    // (numpy 1.24: a long double never equals an int past int64.)
+    expect(judge({ t: "int", x: `0x1${"0".repeat(4000)}` }, "py.eq", long).judged).toMatchObject({
+      inconsistent: null,
+      tests: [{ outcome: "failed" }],
+    });
+  });
 });

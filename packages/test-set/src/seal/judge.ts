@@ -4,7 +4,7 @@ import { type Canon, isCanon, unjudgeableWhy } from "./canon.js";
 import { holds, render } from "./equality.js";
 import { COMPARISONS } from "./kinds.js";
 import type { SealSite, TestRef } from "./plan.js";
-import { vocabularyProblem } from "./vocabulary.js";
+import { MAX_NUMBER_COST, numberCost, vocabularyProblem } from "./vocabulary.js";
 
 /**
  * Judges what the seals recorded against what the oracle expects (docs/security.md, "Sealed
@@ -277,6 +277,7 @@ export function judgeSeals(
   const owner = new Map<string, string>();
   for (const { test, keys } of plan.tests) for (const key of keys) owner.set(key, test.entry);
   const byTest = new Map<string, SealRecord[]>();
+  let cost = 0;
   for (const [i, record] of records.entries()) {
     const entry = owner.get(record.key);
     if (entry === undefined)
@@ -285,10 +286,19 @@ export function judgeSeals(
       );
     // A value the runtime never writes is not one the host's equality was written for (vocabulary.ts).
     const site = sites.get(record.key);
-    const wrong = site ? vocabularyProblem(COMPARISONS[site.kind].language, record.value) : null;
+    const language = site ? COMPARISONS[site.kind].language : null;
+    const wrong = language ? vocabularyProblem(language, record.value) : null;
     if (wrong)
       return judgement(
         `seal record ${i + 1} (${record.key}) is not a value the seal runtime writes: ${wrong}`,
+        false,
+        entry,
+      );
+    // Numbers the runtime writes, but whose exact values would take the host minutes (vocabulary.ts).
+    cost += language ? numberCost(language, record.value) : 0;
+    if (cost > MAX_NUMBER_COST)
+      return judgement(
+        `seal record ${i + 1} (${record.key}): the records' numbers up to it are too large to judge (Decimals, Fractions or ints of that many digits)`,
         false,
         entry,
       );

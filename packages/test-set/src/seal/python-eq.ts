@@ -2,7 +2,7 @@ import { type Canon, canonChildren, UNJUDGEABLE } from "./canon.js";
 import {
   type Exact,
   exactEqual,
-  exactKey,
+  exactHexKey,
   fraction,
   fromDecimal,
   fromDouble,
@@ -162,7 +162,7 @@ export function pyKey(node: Canon): string | null {
   if (NUMERIC.has(node.t)) {
     const { re, im } = pyNumber(node);
     if (re === "nan" || im === "nan") return null;
-    return exactEqual(im, integer(0n)) ? `n:${exactKey(re)}` : `c:${exactKey(re)},${exactKey(im)}`;
+    return exactEqual(im, integer(0n)) ? `n:${exactHexKey(re)}` : `c:${exactHexKey(re)},${exactHexKey(im)}`;
   }
   if (node.t === "str") return `s:${codePoints(node).join(",")}`;
   if (node.t === "bytes") return `b:${node.v}`;
