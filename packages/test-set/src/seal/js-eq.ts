@@ -374,16 +374,97 @@ function arraysEqual(a: Canon, b: Canon, rules: DeepRules): Verdict {
   return all(rules.forIn ? pairs : [...pairs, keysEqual(a, b, rules)]);
 }
 
-/** Members of `b` that some member of `a` equals, one each (Set and Map equality without order). */
-function matchMembers(a: Canon[], b: Canon[], equal: (p: Canon, q: Canon) => Verdict): Verdict {
+/**
+ * A member's kind and value where deepEquals under `rules` can say true or "unknown" only between
+ * members of the same one: a primitive's type and value under Object.is and `===` (0 and -0 one), an
+ * object's type tag; under `==` a primitive's number (1, "1", true and 1n one kind); null where it
+ * cannot tell (a value not plain data, a function under `==`), which is compared with every member. Two members of different
+ * kinds are unequal, so matching need not try them (attack review s29, finding 4).
+ */
+function memberKind(node: Canon, rules: DeepRules): string | null {
+  if (UNJUDGEABLE.has(node.t)) return null;
+  if (rules.primitive === "loose" || rules.primitive === "nodeLoose") {
+    // `==` between primitives: by the number each converts to (a string only equals another string
+    // when it names no number), null and undefined one kind; a function's conversion is unknown.
+    switch (node.t) {
+      case "fn":
+        return null;
+      case "undefined":
+      case "null":
+        return "nullish";
+      case "sym":
+        return `sym#${String(node.id)}`;
+      case "num":
+      case "bool":
+      case "bigint":
+      case "str": {
+        const n =
+          node.t === "bool"
+            ? node.v === true
+              ? 1
+              : 0
+            : node.t === "bigint"
+              ? Number(BigInt(node.v as string))
+              : Number(node.t === "str" ? String(node.v).trim() : node.v);
+        if (node.t === "str" && Number.isNaN(n)) return `str:${String(node.v)}`;
+        return `num:${n === 0 ? 0 : n}`;
+      }
+    }
+  }
+  switch (node.t) {
+    case "undefined":
+    case "null":
+      return node.t;
+    case "num": {
+      const n = num(node);
+      return `num:${n === 0 ? 0 : n}`;
+    }
+    case "bool":
+    case "str":
+    case "bigint":
+      return `${node.t}:${String(node.v)}`;
+    case "sym":
+    case "fn":
+      return `${node.t}#${String(node.id)}`;
+    default:
+      return `tag:${tagOf(node)}`;
+  }
+}
+
+/**
+ * Members of `b` that some member of `a` equals, one each (Set and Map equality without order): for
+ * each member of `a` in order, the first unused member of `b` it equals, tried among those of its kind
+ * (memberKind, by `kindOf`) and those of no known kind, in `b`'s order, as trying every member did.
+ */
+function matchMembers(
+  a: Canon[],
+  b: Canon[],
+  equal: (p: Canon, q: Canon) => Verdict,
+  kindOf: (node: Canon) => string | null,
+): Verdict {
   if (a.length !== b.length) return false;
+  const byKind = new Map<string, number[]>();
+  const unkinded: number[] = [];
+  for (const [j, q] of b.entries()) {
+    const kind = kindOf(q);
+    if (kind === null) unkinded.push(j);
+    else {
+      const list = byKind.get(kind);
+      if (list) list.push(j);
+      else byKind.set(kind, [j]);
+    }
+  }
+  const all = b.map((_, j) => j);
   const used = new Set<number>();
+  // Where each list's unused members begin (members are used in order within a kind, mostly).
+  const start = new Map<number[], number>();
   let unknown = false;
   for (const p of a) {
+    const kind = kindOf(p);
+    const lists = kind === null ? [all] : [byKind.get(kind) ?? [], unkinded];
     let found = false;
-    for (const [j, q] of b.entries()) {
-      if (used.has(j)) continue;
-      const v = equal(p, q);
+    for (const j of merged(lists, used, start)) {
+      const v = equal(p, b[j]!);
       if (v === true) {
         used.add(j);
         found = true;
@@ -394,6 +475,28 @@ function matchMembers(a: Canon[], b: Canon[], equal: (p: Canon, q: Canon) => Ver
     if (!found) return unknown ? "unknown" : false;
   }
   return true;
+}
+
+/** The unused indices of sorted lists, merged in ascending order (each list's used prefix skipped once). */
+function* merged(
+  lists: number[][],
+  used: ReadonlySet<number>,
+  start: Map<number[], number>,
+): Generator<number> {
+  const at = lists.map((list) => {
+    let i = start.get(list) ?? 0;
+    while (i < list.length && used.has(list[i]!)) i++;
+    start.set(list, i);
+    return i;
+  });
+  for (;;) {
+    let best = -1;
+    for (const [k, list] of lists.entries())
+      if (at[k]! < list.length && (best < 0 || list[at[k]!]! < lists[best]![at[best]!]!)) best = k;
+    if (best < 0) return;
+    const j = lists[best]![at[best]!++]!;
+    if (!used.has(j)) yield j;
+  }
 }
 
 /** The recursive equality under `rules`. */
@@ -430,10 +533,21 @@ function sameKind(a: Canon, b: Canon, rules: DeepRules): Verdict {
         (n.v as Array<[Canon, Canon]>).map(
           ([k, v]): Canon => ({ t: "arr", proto: "Array", v: [k, v], props: [], syms: [] }),
         );
-      return matchMembers(entries(a), entries(b), (p, q) => deepEquals(p, q, rules));
+      // An entry equals another only when their keys are equal: its kind is its key's.
+      return matchMembers(
+        entries(a),
+        entries(b),
+        (p, q) => deepEquals(p, q, rules),
+        (entry) => memberKind((entry.v as Canon[])[0]!, rules),
+      );
     }
     case "set":
-      return matchMembers(items(a), items(b), (p, q) => deepEquals(p, q, rules));
+      return matchMembers(
+        items(a),
+        items(b),
+        (p, q) => deepEquals(p, q, rules),
+        (member) => memberKind(member, rules),
+      );
     case "date":
       return a.v === b.v && a.v !== "NaN";
     case "regexp":
