@@ -456,14 +456,34 @@ function matchMembers(
   }
   const all = b.map((_, j) => j);
   const used = new Set<number>();
-  // Where each list's unused members begin (members are used in order within a kind, mostly).
+  // Where each list's unused members begin (a kind's members are mostly used in order).
   const start = new Map<number[], number>();
+  const firstUnused = (list: number[], from: number) => {
+    let i = from;
+    while (i < list.length && used.has(list[i]!)) i++;
+    return i;
+  };
   let unknown = false;
   for (const p of a) {
     const kind = kindOf(p);
     const lists = kind === null ? [all] : [byKind.get(kind) ?? [], unkinded];
+    // The lists' unused members in ascending order (b's order), merged.
+    const at = lists.map((list) => {
+      const i = firstUnused(list, start.get(list) ?? 0);
+      start.set(list, i);
+      return i;
+    });
     let found = false;
-    for (const j of merged(lists, used, start)) {
+    for (;;) {
+      let best = -1;
+      for (let k = 0; k < lists.length; k++) {
+        at[k] = firstUnused(lists[k]!, at[k]!);
+        if (at[k]! < lists[k]!.length && (best < 0 || lists[k]![at[k]!]! < lists[best]![at[best]!]!))
+          best = k;
+      }
+      if (best < 0) break;
+      const j = lists[best]![at[best]!]!;
+      at[best]!++;
       const v = equal(p, b[j]!);
       if (v === true) {
         used.add(j);
@@ -475,28 +495,6 @@ function matchMembers(
     if (!found) return unknown ? "unknown" : false;
   }
   return true;
-}
-
-/** The unused indices of sorted lists, merged in ascending order (each list's used prefix skipped once). */
-function* merged(
-  lists: number[][],
-  used: ReadonlySet<number>,
-  start: Map<number[], number>,
-): Generator<number> {
-  const at = lists.map((list) => {
-    let i = start.get(list) ?? 0;
-    while (i < list.length && used.has(list[i]!)) i++;
-    start.set(list, i);
-    return i;
-  });
-  for (;;) {
-    let best = -1;
-    for (const [k, list] of lists.entries())
-      if (at[k]! < list.length && (best < 0 || list[at[k]!]! < lists[best]![at[best]!]!)) best = k;
-    if (best < 0) return;
-    const j = lists[best]![at[best]!++]!;
-    if (!used.has(j)) yield j;
-  }
 }
 
 /** The recursive equality under `rules`. */
