@@ -334,3 +334,27 @@ describe("mock-calls-reflected: a list subclass on the right answers first (atta
     expect(pyEq({ t: "list", v: [call("", "2")] }, { t: "list", v: [call("foo", "2")] })).toBe(true);
   });
 });
+
+// Attack review s29 (atk), finding 5: pytest's ApproxScalar takes an array as `all(x == self for x in
+// asarray.flat)`, which holds for an array without elements whatever the expected number: a record of
+// np.array([]) (or rows of them against an approx list of the right length) passed every strong
+// approx seal without its value. An array of no elements now fails a scalar's approx on the host
+// (where gold itself returns one, the sweep leaves the seal out); one with elements is as before.
+describe("pytest.approx of an array without elements", () => {
+  const array = (v: Canon[], shape: number[]): Canon => ({ t: "ndarray", dtype: "<f8", shape, v });
+  const EMPTY = array([], [0]);
+  it("equals no number, alone, as rows, or in a list", () => {
+    expect(pyApprox(EMPTY, float("0.3"), {})).toBe(false);
+    expect(pyApprox(array([array([], [0])], [1, 0]), float("0.3"), {})).toBe(false);
+    expect(
+      pyApprox({ t: "list", v: [EMPTY, EMPTY] }, { t: "list", v: [float("0.1"), float("7.5")] }, {}),
+    ).toBe(false);
+    expect(holds({ kind: "py.approx" }, EMPTY, float("12.5"))).toBe(false);
+  });
+  it("an array with elements is approx to a number when every element is", () => {
+    const items = [{ t: "float", x: "0x1.3333333333333p-2" }];
+    expect(pyApprox(array(items, [1]), float("0.3"), {})).toBe(true);
+    expect(pyApprox(array([...items, ...items], [2]), float("0.3"), {})).toBe(true);
+    expect(pyApprox(array([...items, { t: "float", x: "0x1.0p+0" }], [2]), float("0.3"), {})).toBe(false);
+  });
+});
