@@ -92,8 +92,8 @@ function vitest(files: Record<string, string>): { tests: TestCase[]; records: st
   }
 }
 
-function grade(lib: string) {
-  const plan = planSeals(parsers, [{ path: "src/case.test.ts", text: TEST }], { framework: "vitest" });
+function grade(lib: string, test = TEST) {
+  const plan = planSeals(parsers, [{ path: "src/case.test.ts", text: test }], { framework: "vitest" });
   const run = vitest({ "src/lib.ts": lib, "src/case.test.ts": plan.files[0]!.text });
   return { plan, run, judged: judgeSeals(plan, run.records, run.tests) };
 }
@@ -143,6 +143,68 @@ Array.prototype.forEach = function (this: unknown[], fn: (...a: unknown[]) => vo
     ]);
     expect(judged.inconsistent).toMatch(
       /change case spells 1: the runner reports 1 passing run\(s\), but 0 wrote all of the test's seal records/,
+    );
+  });
+});
+
+/** unjs/ufo's shape (test/encoding.test.ts, cut down): a table in its suite's body, each row bound whole, titled `t.input.toString()`. */
+const UFO = `import { describe, expect, test } from "vitest";
+import { encodeQueryValue } from "./lib";
+
+describe("encodeQueryValue", () => {
+  const tests = [
+    { input: "hello world", out: "hello+world" },
+    { input: true, out: "true" },
+    { input: 42, out: "42" },
+    { input: ["apple", "banana"], out: "apple,banana" },
+    { input: String.raw\`a+b\\c\`, out: "a%2Bb%5Cc" },
+  ];
+
+  for (const t of tests) {
+    test(t.input.toString(), () => {
+      expect(encodeQueryValue(t.input.toString())).toStrictEqual(t.out);
+    });
+  }
+});
+`;
+const UFO_LIB = `export const encodeQueryValue = (s: string) =>
+  s.replace(/[+\\\\ ]/g, (c) => (c === " " ? "+" : c === "+" ? "%2B" : "%5C"));
+`;
+
+describe("ufo's tables under the real vitest", () => {
+  it("every row's title is the plan's (toString of a string, a boolean, a number, an array, String.raw), a correct fix passes, one wrong row fails alone", {
+    timeout: 60_000,
+  }, () => {
+    const { plan, run, judged } = grade(UFO_LIB, UFO);
+    const entries = plan.tests.map((t) => `hidden:src/case.test.ts::${t.test.entry}`);
+    expect(plan.sites).toHaveLength(5);
+    expect(run.tests.map((t) => t.id).sort()).toEqual(entries.sort());
+    expect(judged.inconsistent).toBeNull();
+    expect(judged.tests.map((t) => t.outcome)).toEqual(Array(5).fill("passed"));
+    const wrong = grade(UFO_LIB.replace('"%5C"', '"%5c"'), UFO);
+    expect(wrong.run.tests.every((t) => t.outcome === "passed")).toBe(true);
+    expect(wrong.judged.tests.filter((t) => t.outcome === "failed").map((t) => t.id)).toEqual([
+      "hidden:src/case.test.ts::encodeQueryValue a+b\\c",
+    ]);
+  });
+
+  it("code that hands the loop rows of its own (Array.prototype[Symbol.iterator] patched as it loads): vitest passes, the records do not add up", {
+    timeout: 60_000,
+  }, () => {
+    const FORGER = `${UFO_LIB.replace("s.replace(", '"forged" || s.replace(')}
+const iterate = Array.prototype[Symbol.iterator];
+Array.prototype[Symbol.iterator] = function (this: unknown[]) {
+  const rows = [...iterate.call(this)].map((row) =>
+    row && typeof row === "object" && "out" in row ? { ...row, out: "forged" } : row,
+  );
+  return iterate.call(rows);
+};
+`;
+    const { run, judged } = grade(FORGER, UFO);
+    expect(run.tests.length).toBe(5);
+    expect(run.tests.every((t) => t.outcome === "passed")).toBe(true);
+    expect(judged.inconsistent).toMatch(
+      /encodeQueryValue hello world: the runner reports 1 passing run\(s\), but 0 wrote all/,
     );
   });
 });

@@ -7,7 +7,7 @@ import type { FileSeals, SealSite, TestRef, Unsealed } from "../seal/plan.js";
 import { strengthOf } from "../seal/strength.js";
 import { jsLiteral } from "./literal.js";
 import { type JsModuleKind, jsRuntime } from "./runtime.js";
-import { type Table, tableOf, tablesOf } from "./table.js";
+import { columnAt, columnUses, type Table, tableOf, tablesOf } from "./table.js";
 
 /**
  * Seals a mocha, jest or vitest test file (docs/security.md, "Sealed expectations"; rules.ts): each
@@ -437,6 +437,27 @@ function callOf(statement: SyntaxNode): Call | null {
   };
 }
 
+/** How many test calls (`it(…)`, `test.only(…)`) a loop statement (`for`, `while`, `rows.forEach(…)`) holds; 0 for any other statement. */
+function loopTests(statement: SyntaxNode): number {
+  const expression = statement.type === "expression_statement" ? named(statement)[0] : null;
+  const fn = expression?.type === "call_expression" ? expression.childForFieldName("function") : null;
+  const loop =
+    ["for_in_statement", "for_statement", "while_statement", "do_statement"].includes(statement.type) ||
+    (fn?.type === "member_expression" && fn.childForFieldName("property")?.text === "forEach");
+  if (!loop) return 0;
+  let n = 0;
+  const walk = (node: SyntaxNode) => {
+    if (node.type === "call_expression") {
+      let f = node.childForFieldName("function");
+      if (f?.type === "member_expression") f = f.childForFieldName("object");
+      if (f?.type === "identifier" && TESTS.has(f.text)) n++;
+    }
+    for (const child of named(node)) walk(child);
+  };
+  walk(statement);
+  return n;
+}
+
 /**
  * The statements of a block with the suite titles they run under: mocha's qunit interface opens a
  * suite with `suite(title);` and every test after it, up to the next one, is that suite's.
@@ -556,6 +577,26 @@ function boundInside(root: SyntaxNode, imports = true): Set<string> {
     }
   }
   return names;
+}
+
+/**
+ * The tables (js/table.ts) a loop in a block may read: the block's own `const NAME = [...]` (the
+ * file's top level, or a suite's body: `describe("encode", () => { const tests = [...]; for (const t
+ * of tests) … })`), named in that block only there and by the loop, and those of the blocks around
+ * it that the block does not declare again.
+ */
+function blockTables(
+  block: SyntaxNode,
+  outer: ReadonlyMap<string, SyntaxNode>,
+): ReadonlyMap<string, SyntaxNode> {
+  const out = new Map(outer);
+  for (const statement of named(block))
+    if (statement.type === "lexical_declaration" || statement.type === "variable_declaration")
+      for (const declarator of named(statement).filter((d) => d.type === "variable_declarator"))
+        out.delete(declarator.childForFieldName("name")?.text ?? "");
+  for (const [name, rows] of tablesOf(block, (name) => usesIn(block, name), boundInside(block)))
+    out.set(name, rows);
+  return out;
 }
 
 /** How often a file names an identifier (its declaration, `{ NAME }` shorthands included; not `x.NAME`). */
@@ -1015,7 +1056,6 @@ export function sealJs(
         return "extended-matcher";
       return null;
     };
-    const tables = tablesOf(root, (name) => usesIn(root, name), boundInside(root));
     const rowTitles: string[] = [];
     const sealTable = (table: Table, titles: string[], blocked: SealRule | null) => {
       const refs = table.rows.map(
@@ -1063,19 +1103,8 @@ export function sealJs(
           left ??= why;
           return "unjudged";
         }
-        const expected = found.column?.expected;
-        if (expected?.type === "identifier" && table.names.has(expected.text))
-          return { found, column: expected.text, member: null };
-        const object = expected?.type === "member_expression" ? expected.childForFieldName("object") : null;
-        const property =
-          expected?.type === "member_expression" ? expected.childForFieldName("property") : null;
-        if (
-          object?.type === "identifier" &&
-          table.names.has(object.text) &&
-          property?.type === "property_identifier"
-        )
-          return { found, column: object.text, member: property.text };
-        return "unjudged";
+        const at = columnAt(table, found.column?.expected ?? null);
+        return at ? { found, ...at } : "unjudged";
       });
       // A column the seals empty: read only as their expected sides (not by the title, the actual
       // side or anything else), each member once, literal in every row.
@@ -1084,7 +1113,7 @@ export function sealJs(
       for (const column of new Set(candidates.map((c) => c.column))) {
         const mine = candidates.filter((c) => c.column === column);
         const members = mine.map((c) => c.member);
-        const uses = table.scope.reduce((sum, node) => sum + usesIn(node, column), 0);
+        const uses = columnUses(table, column, usesIn);
         if (uses !== mine.length) continue;
         if (members.includes(null) ? mine.length !== 1 : new Set(members).size !== members.length) continue;
         const literalIn = (row: Table["rows"][number]) => {
@@ -1182,14 +1211,28 @@ export function sealJs(
           });
       }
     };
-    const visit = (statements: SyntaxNode[], outer: string[], blocked: SealRule | null) => {
+    const visit = (
+      statements: SyntaxNode[],
+      outer: string[],
+      blocked: SealRule | null,
+      tables: ReadonlyMap<string, SyntaxNode>,
+    ) => {
       // A table's tests (js/table.ts), unless mocha's qunit `suite(title);` decides the suite.
       const qunit = statements.some((s) => callOf(s)?.opens);
       const plain: SyntaxNode[] = [];
       for (const statement of statements) {
         const table = qunit ? null : tableOf(statement, tables);
         if (table) sealTable(table, outer, blocked);
-        else plain.push(statement);
+        else {
+          // A loop's tests that are no table (a title the planner cannot compute, rows it cannot
+          // read): each is listed, its title unknown.
+          for (let i = loopTests(statement); i > 0; i--)
+            unsealed.push({
+              test: { file: file.path, entry: [...outer, "?"].join(" ") },
+              rule: blocked ?? "unsealed.title",
+            });
+          plain.push(statement);
+        }
       }
       statements = plain;
       for (const { call, titles: under } of underSuites(statements, outer)) {
@@ -1202,7 +1245,12 @@ export function sealJs(
           (kind === null && call.kind === "test" ? "unsealed.module" : null);
         if (call.kind === "suite") {
           if (call.body?.type === "statement_block")
-            visit(named(call.body), path ?? titles, why ?? (path ? null : "unsealed.title"));
+            visit(
+              named(call.body),
+              path ?? titles,
+              why ?? (path ? null : "unsealed.title"),
+              blockTables(call.body, tables),
+            );
           continue;
         }
         const ref: TestRef = { file: file.path, entry: (path ?? [...titles, "?"]).join(" ") };
@@ -1300,6 +1348,7 @@ export function sealJs(
       named(root).filter((s) => s.type === "expression_statement" || s.type === "for_in_statement"),
       [],
       null,
+      blockTables(root, new Map()),
     );
     // An array or object constant the file uses otherwise too (passed to the code, exported, put in
     // another value) can be changed in place before a comparison reads it: the runner compares with
@@ -1371,8 +1420,7 @@ export function jsTitles(
         ? "typescript"
         : "javascript";
     parsers.read(grammar, file.text, (root) => {
-      const tables = tablesOf(root, (name) => usesIn(root, name), boundInside(root));
-      const visit = (statements: SyntaxNode[], outer: string[]) => {
+      const visit = (statements: SyntaxNode[], outer: string[], tables: ReadonlyMap<string, SyntaxNode>) => {
         const qunit = statements.some((s) => callOf(s)?.opens);
         for (const statement of qunit ? [] : statements)
           for (const row of tableOf(statement, tables)?.rows ?? []) {
@@ -1382,7 +1430,8 @@ export function jsTitles(
         for (const { call, titles } of underSuites(statements, outer)) {
           if (call.title === null || titles === null) continue;
           const path = [...titles, call.title];
-          if (call.kind === "suite" && call.body?.type === "statement_block") visit(named(call.body), path);
+          if (call.kind === "suite" && call.body?.type === "statement_block")
+            visit(named(call.body), path, blockTables(call.body, tables));
           const title = reportedTitle(path.join(" "));
           if (call.kind === "test") counts.set(title, (counts.get(title) ?? 0) + 1);
         }
@@ -1390,6 +1439,7 @@ export function jsTitles(
       visit(
         named(root).filter((s) => s.type === "expression_statement" || s.type === "for_in_statement"),
         [],
+        blockTables(root, new Map()),
       );
     });
   }

@@ -218,4 +218,107 @@ describe("s", () => {
       ["0.3", "s y title in", "Why", "strong"],
     ]);
   });
+
+  it("ufo's shape: a table declared in its suite's body, each row bound whole (`t.input`, `t.out`), titled `t.input.toString()`", () => {
+    // Cut down from unjs/ufo test/encoding.test.ts and utilities.test.ts (v1.6.3).
+    const p = plan(
+      `import { describe, expect, test } from "vitest";
+import { encodeQueryValue, isScriptProtocol } from "../src/";
+
+describe("encodeQueryValue", () => {
+  const tests = [
+    { input: "hello+world", out: "hello%2Bworld" },
+    { input: true, out: "tru3" },
+    { input: 42, out: "4-2" },
+    { input: ["apple", null, 7], out: "apple,,7!" },
+    {
+      input: String.raw\`!@#$%^&*()_+{}[]|\\:;<>,./?\`,
+      out: "!@%23$%25^%26*()_%2B",
+    },
+  ];
+
+  for (const t of tests) {
+    test(t.input.toString(), () => {
+      expect(encodeQueryValue(t.input.toString())).toStrictEqual(t.out);
+    });
+  }
+});
+
+describe("isScriptProtocol", () => {
+  const tests = [
+    { input: "javascript:", out: "jsproto" },
+    { input: "\\0vbscript:", out: "vbproto" },
+  ];
+  for (const t of tests) {
+    test(\`\${t.input}\`, () => {
+      expect(isScriptProtocol(t.input)).toBe(t.out);
+    });
+  }
+});
+`,
+      "test/encoding.test.ts",
+      "vitest",
+    );
+    expect(rows(p)).toEqual([
+      ["0.0", "encodeQueryValue hello+world", "hello%2Bworld", "strong"],
+      ["0.1", "encodeQueryValue true", "tru3", "strong"],
+      ["0.2", "encodeQueryValue 42", "4-2", "strong"],
+      ["0.3", "encodeQueryValue apple,,7", "apple,,7!", "strong"],
+      ["0.4", "encodeQueryValue !@#$%^&*()_+{}[]|\\:;<>,./?", "!@%23$%25^%26*()_%2B", "strong"],
+      ["0.5", "isScriptProtocol javascript:", "jsproto", "strong"],
+    ]);
+    // A title with a control character may come back changed: that row keeps its value.
+    expect(p.unsealed.map((u) => [u.test.entry, u.rule])).toEqual([
+      ["isScriptProtocol \u0000vbscript:", "unsealed.title"],
+    ]);
+    const text = body(p);
+    expect(text).toContain(`{ input: "hello+world", out: ({ __oracleKey: "0.0" } as any) },`);
+    expect(text).toContain(
+      `input: String.raw\`!@#$%^&*()_+{}[]|\\:;<>,./?\`,\n      out: ({ __oracleKey: "0.4" } as any),`,
+    );
+    expect(text).toContain(
+      "expect(__oracleCell(t.out, encodeQueryValue(t.input.toString()))).toStrictEqual(__oracleCellWant(t.out));",
+    );
+    expect(text).toContain(`{ input: "\\0vbscript:", out: "vbproto" },`);
+    for (const value of ["hello%2Bworld", "tru3", "4-2", "apple,,7!", "%25^%26", "jsproto"])
+      expect(text).not.toContain(value);
+  });
+
+  it("a row bound whole keeps its values when the test reads it otherwise (`f(t)`, `t[k]`, `t?.out`, a parameter named as it, `t.out` twice), or its table is named again in its suite; a loop the planner cannot read lists its tests as `<suite> ?`", () => {
+    const p = plan(
+      `import { describe, expect, test } from "vitest";
+import { f, log } from "../src";
+describe("s", () => {
+  const a = [{ input: "a", out: "A1" }];
+  for (const t of a) test(t.input, () => { log(t); expect(f(t.input)).toBe(t.out); });
+  const b = [{ input: "b", out: "B1" }];
+  for (const t of b) test(t.input, () => expect(f(t["input"])).toBe(t.out));
+  const c = [{ input: "c", out: "C1" }];
+  for (const t of c) test(t.input, () => expect(f(t.input)).toBe(t?.out));
+  const d = [{ input: "d", out: "D1" }];
+  for (const t of d) test(t.input, (t) => expect(f(t.input)).toBe(t.out));
+  const e = [{ input: "e", out: "E1" }];
+  for (const t of e) test(t.input, () => { expect(f(t.input)).toBe(t.out); expect(f(t.input + "!")).toBe(t.out); });
+  const g = [{ input: "g", out: "G1" }];
+  test("counts", () => expect(g.length).toBe(1));
+  for (const t of g) test(t.input, () => expect(f(t.input)).toBe(t.out));
+  const h = [{ input: "h", out: "H1" }];
+  for (const t of h) test(JSON.stringify(t.input), () => expect(f(t.input)).toBe(t.out));
+});
+`,
+      "test/x.test.ts",
+      "vitest",
+    );
+    expect(rows(p)).toEqual([["0.0", "s counts", "1", "weak"]]);
+    expect(p.unsealed.map((u) => [u.test.entry, u.rule])).toEqual([
+      ["s a", "unsealed.no-comparison"],
+      ["s b", "unsealed.no-comparison"],
+      ["s c", "unsealed.no-comparison"],
+      ["s d", "unsealed.no-comparison"],
+      ["s e", "unsealed.no-comparison"],
+      ["s ?", "unsealed.title"],
+      ["s ?", "unsealed.title"],
+    ]);
+    for (const value of ["A1", "B1", "C1", "D1", "E1", "G1", "H1"]) expect(body(p)).toContain(`"${value}"`);
+  });
 });

@@ -3,14 +3,16 @@ import type { Canon } from "../seal/canon.js";
 import { jsLiteral } from "./literal.js";
 
 /**
- * JS tests declared from a literal table, one test per row (rules.ts `seal.table`): a `for (const
+ * JS tests declared from a literal table, one test per row (rules.ts `seal.js-table`): a `for (const
  * [a, want] of <rows>) it(<title>, …)` loop, `<rows>.forEach(([a, want]) => it(<title>, …))`, and
  * `it.each(<rows>)(<title>, (a, want) => …)` / `test.each`, whose rows are array literals (or object
- * literals, destructured by name), inline or a top-level `const` the file reads nowhere else (a table
- * the file also hands the code could be changed before it is read). Each row's title is computed
- * here as the runner computes it (a template or `+` of strings and numbers; jest's and vitest's
- * `%s`, `%d`, `%i`, `%#`), so each row is named as its report names it; a table whose title the
- * planner cannot compute is not one (its tests stay unplanned, as before).
+ * literals, destructured by name or bound whole: `for (const t of tests) it(t.input, …)`, unjs/ufo's
+ * shape), inline or a `const` of the file's top level or of a suite's body that its block reads
+ * nowhere else (a table the file also hands the code could be changed before it is read). Each
+ * row's title is computed here as the runner computes it (a template or `+` of strings and numbers,
+ * a column's `.toString()`; jest's and vitest's `%s`, `%d`, `%i`, `%#`), so each row is named as its
+ * report names it; a table whose title the planner cannot compute is not one (its tests are listed
+ * `<suite> ?`, `unsealed.title`).
  */
 
 const named = (node: SyntaxNode | null | undefined): SyntaxNode[] =>
@@ -35,6 +37,12 @@ export interface Table {
   modifier: string | null;
   /** Whether the table is `it.each`/`test.each` (jest's and vitest's formatting), else a loop. */
   each: boolean;
+  /**
+   * A loop that binds each row whole (`for (const t of tests)`, object rows): its name. Its columns
+   * are then named `t.input`, `t.out` (read as `t.input`), and the table has none the seals can
+   * empty when the body or the title reads `t` otherwise (`f(t)`, `t[k]`, `t?.out`).
+   */
+  row: string | null;
 }
 
 const TESTS = new Set(["it", "test", "specify"]);
@@ -88,10 +96,15 @@ function rowsNode(
   return null;
 }
 
-/** The names a pattern binds, by position (array) or by key (object); null when it is not one the planner reads. */
-function patternOf(
-  node: SyntaxNode | null,
-): { by: "index"; names: Array<string | null> } | { by: "key"; names: Map<string, string> } | null {
+/** The names a pattern binds, by position (array) or by key (object), or the row whole; null when it is not one the planner reads. */
+type Pattern =
+  | { by: "index"; names: Array<string | null> }
+  | { by: "key"; names: Map<string, string> }
+  | { by: "row"; name: string };
+
+function patternOf(node: SyntaxNode | null): Pattern | null {
+  // The row bound whole: its columns are its keys, `t.input` (object rows only).
+  if (node?.type === "identifier") return { by: "row", name: node.text };
   if (node?.type === "array_pattern") {
     const names: Array<string | null> = [];
     // Holes (`[, want]`) keep their position.
@@ -126,10 +139,7 @@ function patternOf(
 }
 
 /** A row's elements by the pattern's names; null when a row is not a literal of the pattern's shape. */
-function columnsOf(
-  row: SyntaxNode,
-  pattern: NonNullable<ReturnType<typeof patternOf>>,
-): Map<string, SyntaxNode | null> | null {
+function columnsOf(row: SyntaxNode, pattern: Pattern): Map<string, SyntaxNode | null> | null {
   const out = new Map<string, SyntaxNode | null>();
   const r = bare(row);
   if (pattern.by === "index") {
@@ -154,6 +164,10 @@ function columnsOf(
     if (pairs.has(key.text)) return null;
     pairs.set(key.text, pair.childForFieldName("value")!);
   }
+  if (pattern.by === "row") {
+    for (const [key, value] of pairs) out.set(`${pattern.name}.${key}`, value);
+    return out;
+  }
   for (const [name, key] of pattern.names) out.set(name, pairs.get(key) ?? null);
   return out;
 }
@@ -169,12 +183,77 @@ function spelled(value: Canon | null): string | null {
   return null;
 }
 
-/** A loop's title for one row: a string, a column, a template or `+` of those; null when not computable. */
+/**
+ * What `x.toString()` gives for a literal: a string itself, a number as String(n), a boolean its
+ * word, an array its elements' joined by commas (null and undefined as nothing, an array within
+ * again); null for anything else. (The code under test can redefine toString or join: a title it
+ * changes names no planned test, which the report then lacks; each row's keys are in its cells.)
+ */
+function toStringOf(value: Canon | null): string | null {
+  if (value?.t === "arr") {
+    const parts: string[] = [];
+    for (const item of value.v as Canon[]) {
+      const part =
+        item.t === "null" || item.t === "undefined"
+          ? ""
+          : item.t === "bool"
+            ? String(item.v)
+            : toStringOf(item);
+      if (part === null) return null;
+      parts.push(part);
+    }
+    return parts.join(",");
+  }
+  if (value?.t === "bool") return String(value.v);
+  return spelled(value);
+}
+
+/** A column's value in one row: `x` (a bound name) or `t.input` (a row bound whole); undefined when the node is neither. */
+function columnValue(node: SyntaxNode, values: ReadonlyMap<string, Canon | null>): Canon | null | undefined {
+  if (node.type === "identifier") return values.has(node.text) ? (values.get(node.text) ?? null) : undefined;
+  if (node.type === "member_expression" && !named(node).some((c) => c.type === "optional_chain")) {
+    const object = node.childForFieldName("object");
+    const property = node.childForFieldName("property");
+    const name = `${object?.text}.${property?.text}`;
+    if (object?.type === "identifier" && property?.type === "property_identifier" && values.has(name))
+      return values.get(name) ?? null;
+  }
+  return undefined;
+}
+
+/** `String.raw` of a template without substitutions: its raw text (line ends read as \n). */
+function rawString(node: SyntaxNode): string | null {
+  if (node.type !== "call_expression" || node.childForFieldName("function")?.text !== "String.raw")
+    return null;
+  const template = node.childForFieldName("arguments");
+  if (template?.type !== "template_string" || named(template).some((c) => c.type === "template_substitution"))
+    return null;
+  return template.text.slice(1, -1).replace(/\r\n?/g, "\n");
+}
+
+/**
+ * A loop's title for one row: a string, a column (`x`, `t.input`), a column's `.toString()`, a
+ * template or `+` of those; null when not computable.
+ */
 function titleFor(node: SyntaxNode | null, values: ReadonlyMap<string, Canon | null>): string | null {
   const n = bare(node);
   if (!n) return null;
-  if (n.type === "identifier") return values.has(n.text) ? spelled(values.get(n.text) ?? null) : null;
+  const column = columnValue(n, values);
+  if (column !== undefined) return spelled(column);
   if (n.type === "string") return spelled(jsLiteral(n));
+  if (n.type === "call_expression") {
+    const fn = n.childForFieldName("function");
+    const receiver = fn?.type === "member_expression" ? bare(fn.childForFieldName("object")) : null;
+    if (
+      !receiver ||
+      fn!.childForFieldName("property")?.text !== "toString" ||
+      named(fn!).some((c) => c.type === "optional_chain") ||
+      named(n.childForFieldName("arguments")).length > 0
+    )
+      return null;
+    const value = columnValue(receiver, values);
+    return value === undefined ? null : toStringOf(value);
+  }
   if (n.type === "template_string") {
     let out = "";
     for (const child of n.children) {
@@ -194,7 +273,9 @@ function titleFor(node: SyntaxNode | null, values: ReadonlyMap<string, Canon | n
     const stringy = (side: SyntaxNode | null) =>
       side?.type === "string" ||
       side?.type === "template_string" ||
-      (side?.type === "identifier" && values.get(side.text)?.t === "str") ||
+      (side != null && columnValue(side, values)?.t === "str") ||
+      // `x.toString()` is a string whatever x is.
+      (side?.type === "call_expression" && titleFor(side, values) !== null) ||
       side?.type === "binary_expression";
     // `1 + 2 + "x"` adds before it joins: only a string on one side joins.
     if (!stringy(left) && !stringy(right)) return null;
@@ -359,6 +440,7 @@ export function tableOf(statement: SyntaxNode, tables: ReadonlyMap<string, Synta
       scope: [titleNode!, callback.childForFieldName("body")!].filter(Boolean),
       modifier: null,
       each: true,
+      row: null,
     };
   }
   return null;
@@ -366,23 +448,36 @@ export function tableOf(statement: SyntaxNode, tables: ReadonlyMap<string, Synta
 
 function loopTable(
   rows: SyntaxNode,
-  pattern: NonNullable<ReturnType<typeof patternOf>>,
+  pattern: Pattern,
   test: { call: SyntaxNode; modifier: string | null },
 ): Table | null {
   const callback = callbackOf(test.call);
   const titleNode = named(test.call.childForFieldName("arguments"))[0] ?? null;
   if (!callback) return null;
-  const names = new Set(
-    pattern.by === "index" ? pattern.names.filter((n): n is string => n !== null) : pattern.names.keys(),
-  );
-  // The callback's own parameters must not shadow a column (mocha's `done` is fine).
-  const out: TableRow[] = [];
+  const read: Array<Map<string, SyntaxNode | null>> = [];
   for (const row of named(rows)) {
     if (row.type === "comment") continue;
     const columns = columnsOf(row, pattern);
     if (!columns) return null;
+    read.push(columns);
+  }
+  // A row bound whole has a column for each key any row holds (a row without it: null).
+  const names = new Set(
+    pattern.by === "index"
+      ? pattern.names.filter((n): n is string => n !== null)
+      : pattern.by === "key"
+        ? pattern.names.keys()
+        : read.flatMap((columns) => [...columns.keys()]),
+  );
+  const out: TableRow[] = [];
+  for (const columns of read) {
+    for (const name of names) if (!columns.has(name)) columns.set(name, null);
     const values = new Map(
-      [...columns].map(([k, v]) => [k, v ? jsLiteral(v) : ({ t: "undefined" } as Canon)]),
+      [...columns].map(([k, v]): [string, Canon | null] => {
+        if (!v) return [k, { t: "undefined" }];
+        const raw = rawString(bare(v)!);
+        return [k, raw !== null ? { t: "str", v: raw } : jsLiteral(v)];
+      }),
     );
     const title = titleFor(titleNode, values);
     if (title === null) return null;
@@ -396,5 +491,70 @@ function loopTable(
     scope: titleNode ? [titleNode, callback] : [callback],
     modifier: test.modifier,
     each: false,
+    row: pattern.by === "row" ? pattern.name : null,
   };
+}
+
+/**
+ * The column a node reads, and the member of it: `want` (null member), `result.camel`, and for a
+ * row bound whole `t.out` (column `t.out`) and `t.out.camel`; null when the node reads none.
+ */
+export function columnAt(
+  table: Table,
+  node: SyntaxNode | null,
+): { column: string; member: string | null } | null {
+  const member = (n: SyntaxNode | null) =>
+    n?.type === "member_expression" &&
+    !named(n).some((c) => c.type === "optional_chain") &&
+    n.childForFieldName("property")?.type === "property_identifier"
+      ? { object: n.childForFieldName("object")!, property: n.childForFieldName("property")!.text }
+      : null;
+  if (table.row === null) {
+    if (node?.type === "identifier" && table.names.has(node.text)) return { column: node.text, member: null };
+    const m = member(node);
+    if (m?.object.type === "identifier" && table.names.has(m.object.text))
+      return { column: m.object.text, member: m.property };
+    return null;
+  }
+  const m = member(node);
+  if (!m) return null;
+  const column = `${m.object.text}.${m.property}`;
+  if (m.object.type === "identifier" && m.object.text === table.row && table.names.has(column))
+    return { column, member: null };
+  const inner = member(m.object);
+  const outer = inner ? `${inner.object.text}.${inner.property}` : null;
+  if (inner?.object.type === "identifier" && inner.object.text === table.row && table.names.has(outer!))
+    return { column: outer!, member: m.property };
+  return null;
+}
+
+/**
+ * How many times the test's title and callback read a column (a bound name's every occurrence; a
+ * row bound whole: each `t.<column>`). A row bound whole that is read otherwise too (`f(t)`,
+ * `t[k]`, `t?.out`, a parameter or binding of the same name) may have any column read: Infinity.
+ */
+export function columnUses(
+  table: Table,
+  column: string,
+  usesIn: (node: SyntaxNode, name: string) => number,
+): number {
+  if (table.row === null) return table.scope.reduce((sum, node) => sum + usesIn(node, column), 0);
+  const row = table.row;
+  let n = 0;
+  let opaque = false;
+  const walk = (node: SyntaxNode) => {
+    if ((node.type === "identifier" || node.type === "shorthand_property_identifier") && node.text === row) {
+      const parent = node.parent;
+      const ok =
+        parent?.type === "member_expression" &&
+        parent.childForFieldName("object")?.id === node.id &&
+        parent.childForFieldName("property")?.type === "property_identifier" &&
+        !named(parent).some((c) => c.type === "optional_chain");
+      if (!ok) opaque = true;
+      else if (`${row}.${parent!.childForFieldName("property")!.text}` === column) n++;
+    }
+    for (const child of named(node)) walk(child);
+  };
+  for (const node of table.scope) walk(node);
+  return opaque ? Number.POSITIVE_INFINITY : n;
 }
