@@ -805,16 +805,16 @@ func Parse(s string) interface{} {
   const ERROR = "func Validate(s string) error { return nil }";
   const TYPED_NIL = "func Validate(s string) *ValidationError { return nil }";
 
-  /** go test's own outcome of each test, and the sealed run's judged outcome. */
-  function both(code: string) {
-    const plan = planSeals(parsers, [{ path: "calc/iface_test.go", text: TABLE }]);
+  /** go test's own outcome of each test of `text`, and the sealed run's judged outcome; `extra` is source added after `code`. */
+  function both(code: string, text = TABLE, extra = "") {
+    const plan = planSeals(parsers, [{ path: "calc/iface_test.go", text }]);
     const files = (test: string, added: Record<string, string>) => ({
       "go.mod": "module example.com\n\ngo 1.18\n",
-      "calc/calc.go": code,
+      "calc/calc.go": extra ? `${code}\n${extra}` : code,
       "calc/iface_test.go": test,
       ...added,
     });
-    const real = runGo(files(TABLE, {}), "calc");
+    const real = runGo(files(text, {}), "calc");
     const ran = runGo(
       files(plan.files[0]!.text, Object.fromEntries(plan.added.map((a) => [a.path, a.text]))),
       "calc",
@@ -897,32 +897,7 @@ func TestCelsius(t *testing.T) {
 `;
     const extra =
       "type Value any\n\ntype Celsius float64\n\nfunc Temp(s string) Celsius { return Celsius(len(s)) }\n";
-    const run = (count: string) => {
-      const plan = planSeals(parsers, [{ path: "calc/iface_test.go", text: named }]);
-      const files = (test: string, added: Record<string, string>) => ({
-        "go.mod": "module example.com\n\ngo 1.18\n",
-        "calc/calc.go": `${calc(count, ERROR)}\n${extra}`,
-        "calc/iface_test.go": test,
-        ...added,
-      });
-      const real = runGo(files(named, {}), "calc");
-      const ran = runGo(
-        files(plan.files[0]!.text, Object.fromEntries(plan.added.map((a) => [a.path, a.text]))),
-        "calc",
-      );
-      const judged = judgeSeals(plan, ran.records, ran.tests);
-      const outcome = (tests: typeof real.tests) =>
-        Object.fromEntries(tests.map((t) => [t.id.split("::").pop(), t.outcome]));
-      const sealed = Object.fromEntries(
-        judged.tests.map((t) => [t.id.split("::").pop(), t.outcome === "passed" ? "passed" : "failed"]),
-      );
-      return {
-        plan,
-        real: outcome(real.tests),
-        sealed: { ...outcome(ran.tests), ...sealed },
-        output: ran.output,
-      };
-    };
+    const run = (count: string) => both(calc(count, ERROR), named, extra);
     const right = run("int");
     expect(
       right.plan.sites.filter((s) => ["TestCount", "TestCountOwn", "TestCelsius"].includes(s.test.entry))
