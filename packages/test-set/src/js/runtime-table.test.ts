@@ -149,7 +149,7 @@ Array.prototype.forEach = function (this: unknown[], fn: (...a: unknown[]) => vo
 
 /** unjs/ufo's shape (test/encoding.test.ts, cut down): a table in its suite's body, each row bound whole, titled `t.input.toString()`. */
 const UFO = `import { describe, expect, test } from "vitest";
-import { encodeQueryValue } from "./lib";
+import { encodeQueryValue, withBase } from "./lib";
 
 describe("encodeQueryValue", () => {
   const tests = [
@@ -166,21 +166,37 @@ describe("encodeQueryValue", () => {
     });
   }
 });
+
+describe("withBase", () => {
+  const tests = [
+    { base: '/a"b', input: 7, out: '/a"b/7' },
+    { base: "x\\ty\\\\", input: null, out: "x\\ty\\\\/null" },
+    { base: "é", input: true, out: "é/true" },
+  ];
+
+  for (const t of tests) {
+    test(JSON.stringify(t.base) + " + " + JSON.stringify(t.input), () => {
+      expect(withBase(t.input, t.base)).toBe(t.out);
+    });
+  }
+});
 `;
 const UFO_LIB = `export const encodeQueryValue = (s: string) =>
   s.replace(/[+\\\\ ]/g, (c) => (c === " " ? "+" : c === "+" ? "%2B" : "%5C"));
+export const withBase = (input: unknown, base: string) => \`\${base}/\${input}\`;
 `;
 
 describe("ufo's tables under the real vitest", () => {
-  it("every row's title is the plan's (toString of a string, a boolean, a number, an array, String.raw), a correct fix passes, one wrong row fails alone", {
+  it("every row's title is the plan's (toString of a string, a boolean, a number, an array, String.raw; JSON.stringify), a correct fix passes, one wrong row fails alone", {
     timeout: 60_000,
   }, () => {
     const { plan, run, judged } = grade(UFO_LIB, UFO);
     const entries = plan.tests.map((t) => `hidden:src/case.test.ts::${t.test.entry}`);
-    expect(plan.sites).toHaveLength(5);
+    expect(plan.sites).toHaveLength(8);
+    expect(entries).toContain('hidden:src/case.test.ts::withBase "x\\ty\\\\" + null');
     expect(run.tests.map((t) => t.id).sort()).toEqual(entries.sort());
     expect(judged.inconsistent).toBeNull();
-    expect(judged.tests.map((t) => t.outcome)).toEqual(Array(5).fill("passed"));
+    expect(judged.tests.map((t) => t.outcome)).toEqual(Array(8).fill("passed"));
     const wrong = grade(UFO_LIB.replace('"%5C"', '"%5c"'), UFO);
     expect(wrong.run.tests.every((t) => t.outcome === "passed")).toBe(true);
     expect(wrong.judged.tests.filter((t) => t.outcome === "failed").map((t) => t.id)).toEqual([
@@ -191,7 +207,8 @@ describe("ufo's tables under the real vitest", () => {
   it("code that hands the loop rows of its own (Array.prototype[Symbol.iterator] patched as it loads): vitest passes, the records do not add up", {
     timeout: 60_000,
   }, () => {
-    const FORGER = `${UFO_LIB.replace("s.replace(", '"forged" || s.replace(')}
+    const FORGER = `export const encodeQueryValue = (_s: string) => "forged";
+export const withBase = (_input: unknown, _base: string) => "forged";
 const iterate = Array.prototype[Symbol.iterator];
 Array.prototype[Symbol.iterator] = function (this: unknown[]) {
   const rows = [...iterate.call(this)].map((row) =>
@@ -201,7 +218,7 @@ Array.prototype[Symbol.iterator] = function (this: unknown[]) {
 };
 `;
     const { run, judged } = grade(FORGER, UFO);
-    expect(run.tests.length).toBe(5);
+    expect(run.tests.length).toBe(8);
     expect(run.tests.every((t) => t.outcome === "passed")).toBe(true);
     expect(judged.inconsistent).toMatch(
       /encodeQueryValue hello world: the runner reports 1 passing run\(s\), but 0 wrote all/,

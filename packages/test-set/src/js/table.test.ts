@@ -303,7 +303,7 @@ describe("s", () => {
   test("counts", () => expect(g.length).toBe(1));
   for (const t of g) test(t.input, () => expect(f(t.input)).toBe(t.out));
   const h = [{ input: "h", out: "H1" }];
-  for (const t of h) test(JSON.stringify(t.input), () => expect(f(t.input)).toBe(t.out));
+  for (const t of h) test(log(t.input), () => expect(f(t.input)).toBe(t.out));
 });
 `,
       "test/x.test.ts",
@@ -320,5 +320,47 @@ describe("s", () => {
       ["s ?", "unsealed.title"],
     ]);
     for (const value of ["A1", "B1", "C1", "D1", "E1", "G1", "H1"]) expect(body(p)).toContain(`"${value}"`);
+  });
+
+  it("ufo's base.test.ts shape: titles through JSON.stringify of a string, number, boolean or null column; of an array, or mapped, not computed", () => {
+    const p = plan(
+      `import { describe, expect, test } from "vitest";
+import { joinURL, withBase } from "../src";
+describe("withBase", () => {
+  const tests = [
+    { base: "/foo", input: "", out: "/foo-x" },
+    { base: 'a"\\t', input: 2, out: "/quoted" },
+    { base: null, input: false, out: "/nothing" },
+  ];
+  for (const t of tests) {
+    test(JSON.stringify(t.base) + " + " + JSON.stringify(t.input), () => {
+      expect(withBase(t.input, t.base)).toBe(t.out);
+    });
+  }
+});
+describe("joinURL", () => {
+  const tests = [{ input: ["a", "b"], out: "a/b" }];
+  for (const t of tests) {
+    test(JSON.stringify(t.input), () => expect(joinURL(...t.input)).toBe(t.out));
+  }
+  const more = [{ input: ["c"], out: "c" }];
+  for (const t of more) {
+    test(\`\${t.input.map((i) => JSON.stringify(i)).join(", ")}\`, () => expect(joinURL(...t.input)).toBe(t.out));
+  }
+});
+`,
+      "test/base.test.ts",
+      "vitest",
+    );
+    expect(rows(p)).toEqual([
+      ["0.0", 'withBase "/foo" + ""', "/foo-x", "strong"],
+      // The row's tab is JSON's \\t in the title: no control character.
+      ["0.1", 'withBase "a\\"\\t" + 2', "/quoted", "strong"],
+      ["0.2", "withBase null + false", "/nothing", "strong"],
+    ]);
+    expect(p.unsealed.map((u) => [u.test.entry, u.rule])).toEqual([
+      ["joinURL ?", "unsealed.title"],
+      ["joinURL ?", "unsealed.title"],
+    ]);
   });
 });

@@ -10,9 +10,9 @@ import { jsLiteral } from "./literal.js";
  * shape), inline or a `const` of the file's top level or of a suite's body that its block reads
  * nowhere else (a table the file also hands the code could be changed before it is read). Each
  * row's title is computed here as the runner computes it (a template or `+` of strings and numbers,
- * a column's `.toString()`; jest's and vitest's `%s`, `%d`, `%i`, `%#`), so each row is named as its
- * report names it; a table whose title the planner cannot compute is not one (its tests are listed
- * `<suite> ?`, `unsealed.title`).
+ * a column's `.toString()` or `JSON.stringify`; jest's and vitest's `%s`, `%d`, `%i`, `%#`), so
+ * each row is named as its report names it; a table whose title the planner cannot compute is not
+ * one (its tests are listed `<suite> ?`, `unsealed.title`).
  */
 
 const named = (node: SyntaxNode | null | undefined): SyntaxNode[] =>
@@ -208,6 +208,15 @@ function toStringOf(value: Canon | null): string | null {
   return spelled(value);
 }
 
+/** What `JSON.stringify(x)` gives for a string, number, boolean or null literal; null for anything else. */
+function jsonOf(value: Canon | null): string | null {
+  if (value?.t === "str") return JSON.stringify(value.v as string);
+  if (value?.t === "num") return JSON.stringify(Number(value.v as string));
+  if (value?.t === "bool") return String(value.v);
+  if (value?.t === "null") return "null";
+  return null;
+}
+
 /** A column's value in one row: `x` (a bound name) or `t.input` (a row bound whole); undefined when the node is neither. */
 function columnValue(node: SyntaxNode, values: ReadonlyMap<string, Canon | null>): Canon | null | undefined {
   if (node.type === "identifier") return values.has(node.text) ? (values.get(node.text) ?? null) : undefined;
@@ -232,8 +241,9 @@ function rawString(node: SyntaxNode): string | null {
 }
 
 /**
- * A loop's title for one row: a string, a column (`x`, `t.input`), a column's `.toString()`, a
- * template or `+` of those; null when not computable.
+ * A loop's title for one row: a string, a column (`x`, `t.input`), a column's `.toString()` or
+ * `JSON.stringify` (a string, number, boolean or null), a template or `+` of those; null when not
+ * computable. (`JSON.stringify` too is the code's to redefine, as `toString` is.)
  */
 function titleFor(node: SyntaxNode | null, values: ReadonlyMap<string, Canon | null>): string | null {
   const n = bare(node);
@@ -241,6 +251,12 @@ function titleFor(node: SyntaxNode | null, values: ReadonlyMap<string, Canon | n
   const column = columnValue(n, values);
   if (column !== undefined) return spelled(column);
   if (n.type === "string") return spelled(jsLiteral(n));
+  if (n.type === "call_expression" && n.childForFieldName("function")?.text === "JSON.stringify") {
+    const args = named(n.childForFieldName("arguments"));
+    const arg = args.length === 1 ? bare(args[0]) : null;
+    const value = arg ? (columnValue(arg, values) ?? jsLiteral(arg)) : null;
+    return jsonOf(value);
+  }
   if (n.type === "call_expression") {
     const fn = n.childForFieldName("function");
     const receiver = fn?.type === "member_expression" ? bare(fn.childForFieldName("object")) : null;
