@@ -426,8 +426,21 @@ function memberKind(node: Canon, rules: DeepRules): string | null {
     case "sym":
     case "fn":
       return `${node.t}#${String(node.id)}`;
-    default:
-      return `tag:${tagOf(node)}`;
+    default: {
+      // A plain object equals another only with the same own keys holding equal values: its keys
+      // whose values are primitives (under toEqual, not undefined) belong to its kind, each with its
+      // value's (not under chai's deep-eql, which reads inherited keys too).
+      const tag = `tag:${tagOf(node)}`;
+      if (node.t !== "obj" || rules.forIn) return tag;
+      const own = new Map<string, Canon>(props(node));
+      const parts: string[] = [];
+      for (const [k, v] of own) {
+        if (!PRIMITIVES.has(v.t) || (!rules.undefinedCounts && v.t === "undefined")) continue;
+        const kind = memberKind(v, rules);
+        if (kind !== null) parts.push(`${JSON.stringify(k)}=${kind}`);
+      }
+      return `${tag}{${parts.sort().join(",")}}`;
+    }
   }
 }
 
