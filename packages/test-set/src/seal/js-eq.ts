@@ -385,15 +385,17 @@ function memberKind(node: Canon, rules: DeepRules): string | null {
   if (UNJUDGEABLE.has(node.t)) return null;
   if (rules.primitive === "loose" || rules.primitive === "nodeLoose") {
     // `==` between primitives: by the number each converts to (a string only equals another string
-    // when it names no number), null and undefined one kind; a function's conversion is unknown.
+    // when it names no number), null and undefined one kind (each marked `=`); a function by its
+    // identity (`~`), but against a primitive its conversion is unknown: matchMembers tries each
+    // function against every primitive, and each primitive against every function.
     switch (node.t) {
       case "fn":
-        return null;
+        return `~fn#${String(node.id)}`;
       case "undefined":
       case "null":
-        return "nullish";
+        return "=nullish";
       case "sym":
-        return `sym#${String(node.id)}`;
+        return `=sym#${String(node.id)}`;
       case "num":
       case "bool":
       case "bigint":
@@ -406,8 +408,8 @@ function memberKind(node: Canon, rules: DeepRules): string | null {
             : node.t === "bigint"
               ? Number(BigInt(node.v as string))
               : Number(node.t === "str" ? String(node.v).trim() : node.v);
-        if (node.t === "str" && Number.isNaN(n)) return `str:${String(node.v)}`;
-        return `num:${n === 0 ? 0 : n}`;
+        if (node.t === "str" && Number.isNaN(n)) return `=str:${String(node.v)}`;
+        return `=num:${n === 0 ? 0 : n}`;
       }
     }
   }
@@ -458,8 +460,12 @@ function matchMembers(
   if (a.length !== b.length) return false;
   const byKind = new Map<string, number[]>();
   const unkinded: number[] = [];
+  // Under `==`: the primitives (kinds marked `=`) and the functions (`~`), each tried against the other.
+  const [primitives, functions]: [number[], number[]] = [[], []];
   for (const [j, q] of b.entries()) {
     const kind = kindOf(q);
+    if (kind?.startsWith("=")) primitives.push(j);
+    if (kind?.startsWith("~")) functions.push(j);
     if (kind === null) unkinded.push(j);
     else {
       const list = byKind.get(kind);
@@ -479,7 +485,14 @@ function matchMembers(
   let unknown = false;
   for (const p of a) {
     const kind = kindOf(p);
-    const lists = kind === null ? [all] : [byKind.get(kind) ?? [], unkinded];
+    const lists =
+      kind === null
+        ? [all]
+        : [
+            byKind.get(kind) ?? [],
+            unkinded,
+            ...(kind.startsWith("=") ? [functions] : kind.startsWith("~") ? [primitives] : []),
+          ];
     // The lists' unused members in ascending order (b's order), merged.
     const at = lists.map((list) => {
       const i = firstUnused(list, start.get(list) ?? 0);
