@@ -149,7 +149,7 @@ Array.prototype.forEach = function (this: unknown[], fn: (...a: unknown[]) => vo
 
 /** unjs/ufo's shape (test/encoding.test.ts, cut down): a table in its suite's body, each row bound whole, titled `t.input.toString()`. */
 const UFO = `import { describe, expect, test } from "vitest";
-import { encodeQueryValue, withBase } from "./lib";
+import { encodeQueryValue, withBase, withTrailingSlash } from "./lib";
 
 describe("encodeQueryValue", () => {
   const tests = [
@@ -180,23 +180,37 @@ describe("withBase", () => {
     });
   }
 });
+
+describe("withTrailingSlash", () => {
+  const tests = {
+    bar: "bar/",
+    "/foo?123": "/foo/?123",
+  };
+
+  for (const input in tests) {
+    test(input, () => {
+      expect(withTrailingSlash(input)).toBe(tests[input]);
+    });
+  }
+});
 `;
 const UFO_LIB = `export const encodeQueryValue = (s: string) =>
   s.replace(/[+\\\\ ]/g, (c) => (c === " " ? "+" : c === "+" ? "%2B" : "%5C"));
 export const withBase = (input: unknown, base: string) => \`\${base}/\${input}\`;
+export const withTrailingSlash = (s: string) => (s.includes("?") ? s.replace("?", "/?") : \`\${s}/\`);
 `;
 
 describe("ufo's tables under the real vitest", () => {
-  it("every row's title is the plan's (toString of a string, a boolean, a number, an array, String.raw; JSON.stringify), a correct fix passes, one wrong row fails alone", {
+  it("every row's title is the plan's (toString of a string, a boolean, a number, an array, String.raw; JSON.stringify; an object's keys), a correct fix passes, one wrong row fails alone", {
     timeout: 60_000,
   }, () => {
     const { plan, run, judged } = grade(UFO_LIB, UFO);
     const entries = plan.tests.map((t) => `hidden:src/case.test.ts::${t.test.entry}`);
-    expect(plan.sites).toHaveLength(8);
+    expect(plan.sites).toHaveLength(10);
     expect(entries).toContain('hidden:src/case.test.ts::withBase "x\\ty\\\\" + null');
     expect(run.tests.map((t) => t.id).sort()).toEqual(entries.sort());
     expect(judged.inconsistent).toBeNull();
-    expect(judged.tests.map((t) => t.outcome)).toEqual(Array(8).fill("passed"));
+    expect(judged.tests.map((t) => t.outcome)).toEqual(Array(10).fill("passed"));
     const wrong = grade(UFO_LIB.replace('"%5C"', '"%5c"'), UFO);
     expect(wrong.run.tests.every((t) => t.outcome === "passed")).toBe(true);
     expect(wrong.judged.tests.filter((t) => t.outcome === "failed").map((t) => t.id)).toEqual([
@@ -209,6 +223,7 @@ describe("ufo's tables under the real vitest", () => {
   }, () => {
     const FORGER = `export const encodeQueryValue = (_s: string) => "forged";
 export const withBase = (_input: unknown, _base: string) => "forged";
+export const withTrailingSlash = (_s: string) => "forged";
 const iterate = Array.prototype[Symbol.iterator];
 Array.prototype[Symbol.iterator] = function (this: unknown[]) {
   const rows = [...iterate.call(this)].map((row) =>
@@ -218,7 +233,7 @@ Array.prototype[Symbol.iterator] = function (this: unknown[]) {
 };
 `;
     const { run, judged } = grade(FORGER, UFO);
-    expect(run.tests.length).toBe(8);
+    expect(run.tests.length).toBe(10);
     expect(run.tests.every((t) => t.outcome === "passed")).toBe(true);
     expect(judged.inconsistent).toMatch(
       /encodeQueryValue hello world: the runner reports 1 passing run\(s\), but 0 wrote all/,

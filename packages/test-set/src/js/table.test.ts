@@ -363,4 +363,75 @@ describe("joinURL", () => {
       ["joinURL ?", "unsealed.title"],
     ]);
   });
+
+  it("ufo's trailing-slash.test.ts shape: an object table read by key in a for…in loop, `tests[input]` each row's column", () => {
+    const p = plan(
+      `import { describe, expect, test } from "vitest";
+import { withTrailingSlash } from "../src";
+describe("withTrailingSlash", () => {
+  const tests = {
+    bar: "bar/x",
+    "/foo?123": "/foo/?123x",
+    "\\0x": "x-zero",
+  };
+  for (const input in tests) {
+    test(input, () => {
+      expect(withTrailingSlash(input)).toBe(tests[input]);
+    });
+  }
+});
+`,
+      "test/trailing-slash.test.ts",
+      "vitest",
+    );
+    expect(rows(p)).toEqual([
+      ["0.0", "withTrailingSlash bar", "bar/x", "strong"],
+      ["0.1", "withTrailingSlash /foo?123", "/foo/?123x", "strong"],
+    ]);
+    expect(p.unsealed.map((u) => [u.test.entry, u.rule])).toEqual([
+      ["withTrailingSlash \u0000x", "unsealed.title"],
+    ]);
+    const text = body(p);
+    expect(text).toContain(
+      `    bar: ({ __oracleKey: "0.0" } as any),\n    "/foo?123": ({ __oracleKey: "0.1" } as any),\n    "\\0x": "x-zero",`,
+    );
+    expect(text).toContain(
+      "expect(__oracleCell(tests[input], withTrailingSlash(input))).toBe(__oracleCellWant(tests[input]));",
+    );
+  });
+
+  it("an object table keeps its values when its loop reads it otherwise (twice, `tests?.[input]`, a key bound again) or the block names it elsewhere; an array-index key or a computed one is no table", () => {
+    const p = plan(
+      `import { describe, expect, test } from "vitest";
+import { f } from "../src";
+describe("s", () => {
+  const a = { a: "A1" };
+  for (const k in a) test(k, () => { expect(f(k)).toBe(a[k]); expect(f(k + k)).toBe(a[k]); });
+  const b = { b: "B1" };
+  for (const k in b) test(k, () => expect(f(k)).toBe(b?.[k]));
+  const c = { c: "C1" };
+  for (const k in c) test(k, (k) => expect(f(k)).toBe(c[k]));
+  const d = { d: "D1" };
+  test("keys", () => expect(Object.keys(d)).toEqual(["d"]));
+  for (const k in d) test(k, () => expect(f(k)).toBe(d[k]));
+  const e = { 1: "E1" };
+  for (const k in e) test(k, () => expect(f(k)).toBe(e[k]));
+  const g = { ["g"]: "G1" };
+  for (const k in g) test(k, () => expect(f(k)).toBe(g[k]));
+});
+`,
+      "test/x.test.ts",
+      "vitest",
+    );
+    expect(rows(p).map((r) => r[1])).toEqual(["s keys"]);
+    expect(p.unsealed.map((u) => [u.test.entry, u.rule])).toEqual([
+      ["s a", "unsealed.no-comparison"],
+      ["s b", "unsealed.no-comparison"],
+      ["s c", "unsealed.no-comparison"],
+      ["s ?", "unsealed.title"],
+      ["s ?", "unsealed.title"],
+      ["s ?", "unsealed.title"],
+    ]);
+    for (const value of ["A1", "B1", "C1", "D1", "E1", "G1"]) expect(body(p)).toContain(`"${value}"`);
+  });
 });

@@ -7,7 +7,7 @@ import { jsLiteral } from "./literal.js";
  * [a, want] of <rows>) it(<title>, …)` loop, `<rows>.forEach(([a, want]) => it(<title>, …))`, and
  * `it.each(<rows>)(<title>, (a, want) => …)` / `test.each`, whose rows are array literals (or object
  * literals, destructured by name or bound whole: `for (const t of tests) it(t.input, …)`, unjs/ufo's
- * shape), inline or a `const` of the file's top level or of a suite's body that its block reads
+ * shape; or an object literal's own keys, `for (const input in tests)`: keyedTable), inline or a `const` of the file's top level or of a suite's body that its block reads
  * nowhere else (a table the file also hands the code could be changed before it is read). Each
  * row's title is computed here as the runner computes it (a template or `+` of strings and numbers,
  * a column's `.toString()` or `JSON.stringify`; jest's and vitest's `%s`, `%d`, `%i`, `%#`), so
@@ -43,6 +43,8 @@ export interface Table {
    * empty when the body or the title reads `t` otherwise (`f(t)`, `t[k]`, `t?.out`).
    */
   row: string | null;
+  /** An object table read by key (`tests[input]`, keyedTable): the table's and the key's names. */
+  keyed?: { table: string; key: string };
 }
 
 const TESTS = new Set(["it", "test", "specify"]);
@@ -92,7 +94,7 @@ function rowsNode(
 ): SyntaxNode | null {
   const n = bare(node);
   if (n?.type === "array") return n;
-  if (n?.type === "identifier") return tables.get(n.text) ?? null;
+  if (n?.type === "identifier") return tables.get(n.text)?.type === "array" ? tables.get(n.text)! : null;
   return null;
 }
 
@@ -338,7 +340,11 @@ function formatEach(
   return { title: out, used };
 }
 
-/** The top-level `const NAME = [...]` tables a file names only there and in one place else. */
+/**
+ * The `const NAME = [...]` tables a block (the file, a suite's body) names only there and in one
+ * place else, and its `const NAME = { ... }` ones (tableOf checks that their other reads are their
+ * loop's).
+ */
 export function tablesOf(
   root: SyntaxNode,
   usesIn: (name: string) => number,
@@ -350,8 +356,10 @@ export function tablesOf(
     for (const declarator of named(statement).filter((d) => d.type === "variable_declarator")) {
       const name = declarator.childForFieldName("name");
       const value = bare(declarator.childForFieldName("value"));
-      if (name?.type !== "identifier" || value?.type !== "array") continue;
-      if (boundInside.has(name.text) || usesIn(name.text) !== 2) continue;
+      if (name?.type !== "identifier" || (value?.type !== "array" && value?.type !== "object")) continue;
+      // An object table's keys are read in its loop too (`tests[input]`): tableOf counts those.
+      if (boundInside.has(name.text) || usesIn(name.text) < 2) continue;
+      if (value.type === "array" && usesIn(name.text) !== 2) continue;
       out.set(name.text, value);
     }
   }
@@ -360,6 +368,28 @@ export function tablesOf(
 
 /** The table a statement declares tests from, or null (also when a row's title cannot be computed). */
 export function tableOf(statement: SyntaxNode, tables: ReadonlyMap<string, SyntaxNode>): Table | null {
+  // for (const key in ROWS) { it(key, () => … ROWS[key] …) }
+  if (statement.type === "for_in_statement" && statement.childForFieldName("operator")?.text === "in") {
+    const right = bare(statement.childForFieldName("right"));
+    const left = statement.childForFieldName("left");
+    const rows = right?.type === "identifier" ? tables.get(right.text) : undefined;
+    if (
+      statement.childForFieldName("kind")?.text !== "const" ||
+      left?.type !== "identifier" ||
+      rows?.type !== "object"
+    )
+      return null;
+    const body = statement.childForFieldName("body");
+    const statements = body?.type === "statement_block" ? named(body) : body ? [body] : [];
+    const tests = statements.map((s) =>
+      s.type === "expression_statement" ? testCall(named(s)[0] ?? null) : null,
+    );
+    if (tests.length !== 1 || !tests[0] || !body) return null;
+    // Every read of the table but its declaration and this loop's right side is in the loop.
+    const block = rows.parent?.parent?.parent;
+    if (!block || countIn(block, right!.text) !== 2 + countIn(body, right!.text)) return null;
+    return keyedTable(rows, right!.text, left.text, tests[0]);
+  }
   // for (const [a, want] of ROWS) { it(…); … }
   if (statement.type === "for_in_statement") {
     if (
@@ -511,6 +541,65 @@ function loopTable(
   };
 }
 
+/** How often a node names an identifier (`{ NAME }` shorthands included; not `x.NAME`). */
+function countIn(node: SyntaxNode, name: string): number {
+  let n =
+    (node.type === "identifier" || node.type === "shorthand_property_identifier") && node.text === name
+      ? 1
+      : 0;
+  for (const child of named(node)) n += countIn(child, name);
+  return n;
+}
+
+/**
+ * An object table read by key, `for (const input in tests) it(input, () => expect(f(input)).toBe(tests[input]))`
+ * (unjs/ufo's trailing-slash.test.ts): each own key a row, titled by the loop's title with the key
+ * bound; its one column `tests[input]`. Keys a string or a name, each once, none an array index
+ * (for…in visits those first, in another order), no `__proto__`, no spread, method or shorthand:
+ * else no table.
+ */
+function keyedTable(
+  rows: SyntaxNode,
+  table: string,
+  key: string,
+  test: { call: SyntaxNode; modifier: string | null },
+): Table | null {
+  const callback = callbackOf(test.call);
+  const titleNode = named(test.call.childForFieldName("arguments"))[0] ?? null;
+  if (!callback) return null;
+  const column = `${table}[${key}]`;
+  const seen = new Set<string>();
+  const out: TableRow[] = [];
+  for (const pair of named(rows)) {
+    if (pair.type === "comment") continue;
+    if (pair.type !== "pair") return null;
+    const keyNode = pair.childForFieldName("key");
+    const name =
+      keyNode?.type === "property_identifier"
+        ? keyNode.text
+        : keyNode?.type === "string"
+          ? (jsLiteral(keyNode)?.v as string | undefined)
+          : undefined;
+    if (name === undefined || name === "__proto__" || seen.has(name) || /^(0|[1-9][0-9]*)$/.test(name))
+      return null;
+    seen.add(name);
+    const title = titleFor(titleNode, new Map([[key, { t: "str", v: name }]]));
+    if (title === null) return null;
+    out.push({ title, columns: new Map([[column, pair.childForFieldName("value")]]) });
+  }
+  if (out.length === 0) return null;
+  return {
+    rows: out,
+    names: new Set([column]),
+    body: callback.childForFieldName("body"),
+    scope: titleNode ? [titleNode, callback] : [callback],
+    modifier: test.modifier,
+    each: false,
+    row: null,
+    keyed: { table, key },
+  };
+}
+
 /**
  * The column a node reads, and the member of it: `want` (null member), `result.camel`, and for a
  * row bound whole `t.out` (column `t.out`) and `t.out.camel`; null when the node reads none.
@@ -525,6 +614,20 @@ export function columnAt(
     n.childForFieldName("property")?.type === "property_identifier"
       ? { object: n.childForFieldName("object")!, property: n.childForFieldName("property")!.text }
       : null;
+  if (table.keyed) {
+    const { table: name, key } = table.keyed;
+    const read = (n: SyntaxNode | null) =>
+      n?.type === "subscript_expression" &&
+      !named(n).some((c) => c.type === "optional_chain") &&
+      n.childForFieldName("object")?.type === "identifier" &&
+      n.childForFieldName("object")!.text === name &&
+      n.childForFieldName("index")?.type === "identifier" &&
+      n.childForFieldName("index")!.text === key;
+    const column = `${name}[${key}]`;
+    if (read(node)) return { column, member: null };
+    const m = member(node);
+    return m && read(m.object) ? { column, member: m.property } : null;
+  }
   if (table.row === null) {
     if (node?.type === "identifier" && table.names.has(node.text)) return { column: node.text, member: null };
     const m = member(node);
@@ -544,6 +647,25 @@ export function columnAt(
   return null;
 }
 
+/** Where an identifier is read, not bound (an object table's key may stand only there). */
+const READS = new Set([
+  "arguments",
+  "subscript_expression",
+  "member_expression",
+  "call_expression",
+  "binary_expression",
+  "template_substitution",
+  "expression_statement",
+  "parenthesized_expression",
+  "as_expression",
+  "non_null_expression",
+  "array",
+  "unary_expression",
+  "ternary_expression",
+  "spread_element",
+  "return_statement",
+]);
+
 /**
  * How many times the test's title and callback read a column (a bound name's every occurrence; a
  * row bound whole: each `t.<column>`). A row bound whole that is read otherwise too (`f(t)`,
@@ -554,6 +676,34 @@ export function columnUses(
   column: string,
   usesIn: (node: SyntaxNode, name: string) => number,
 ): number {
+  if (table.keyed) {
+    // Each `tests[input]`; the table named otherwise, or the key bound again (a parameter, a
+    // declaration: `tests[input]` would then read another key), may read any row.
+    const { table: name, key } = table.keyed;
+    let n = 0;
+    let opaque = false;
+    const walk = (node: SyntaxNode) => {
+      if (node.type === "identifier" || node.type === "shorthand_property_identifier") {
+        const parent = node.parent;
+        if (node.text === name) {
+          const index = parent?.childForFieldName("index");
+          if (
+            parent?.type === "subscript_expression" &&
+            parent.childForFieldName("object")?.id === node.id &&
+            index?.type === "identifier" &&
+            index.text === key &&
+            !named(parent).some((c) => c.type === "optional_chain")
+          )
+            n++;
+          else opaque = true;
+        } else if (node.text === key && parent && !READS.has(parent.type)) opaque = true;
+      }
+      if (node.type === "shorthand_property_identifier_pattern" && node.text === key) opaque = true;
+      for (const child of named(node)) walk(child);
+    };
+    for (const node of table.scope) walk(node);
+    return opaque ? Number.POSITIVE_INFINITY : n;
+  }
   if (table.row === null) return table.scope.reduce((sum, node) => sum + usesIn(node, column), 0);
   const row = table.row;
   let n = 0;
